@@ -1,0 +1,155 @@
+package io.pistore.integrity;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An immutable sequence of byte ranges, each the {@code [position, limit)} window of a
+ * {@link ByteBuffer} (heap or direct) at the time the list is made. Segment boundaries are arbitrary:
+ * one may cut through a block, its metadata, its PI tuple or a single field. Operations read and
+ * write through the list with absolute indexes and never move the callers' buffers.
+ */
+public final class ScatterList {
+    private static final ScatterList EMPTY = new ScatterList(new ByteBuffer[0]);
+
+    /** Big-endian views, position 0, limit = segment length. */
+    private final ByteBuffer[] segments;
+    /** starts[i] = logical offset of segment i; starts[n] = total length. */
+    private final long[] starts;
+
+    private ScatterList(ByteBuffer[] views) {
+        this.segments = views;
+        this.starts = new long[views.length + 1];
+        long off = 0;
+        for (int i = 0; i < views.length; i++) {
+            starts[i] = off;
+            off += views[i].limit();
+        }
+        starts[views.length] = off;
+    }
+
+    /** A list over the remaining bytes of each buffer, in order. Empty buffers are skipped. */
+    public static ScatterList of(ByteBuffer... buffers) {
+        int n = 0;
+        ByteBuffer[] views = new ByteBuffer[buffers.length];
+        for (ByteBuffer b : buffers) {
+            if (b.remaining() > 0) {
+                views[n++] = b.slice().order(ByteOrder.BIG_ENDIAN);
+            }
+        }
+        return n == 0 ? EMPTY : new ScatterList(Arrays.copyOf(views, n));
+    }
+
+    public static ScatterList of(List<ByteBuffer> buffers) {
+        return of(buffers.toArray(new ByteBuffer[0]));
+    }
+
+    /** A single heap segment over the whole array. */
+    public static ScatterList wrap(byte[] array) {
+        return of(ByteBuffer.wrap(array));
+    }
+
+    /** Total bytes. */
+    public long length() {
+        return starts[segments.length];
+    }
+
+    public int segmentCount() {
+        return segments.length;
+    }
+
+    /** A fresh big-endian view of segment {@code i} (position 0); writes go to the caller's memory. */
+    public ByteBuffer segment(int i) {
+        return segments[i].duplicate().order(ByteOrder.BIG_ENDIAN);
+    }
+
+    /** The bytes {@code [offset, offset + len)} of this list as a new list sharing the memory. */
+    public ScatterList slice(long offset, long len) {
+        if (offset < 0 || len < 0 || offset + len > length()) {
+            throw new IndexOutOfBoundsException("slice [" + offset + ", " + (offset + len) + ") of a list of "
+                    + length() + " bytes");
+        }
+        if (len == 0) {
+            return EMPTY;
+        }
+        int first = segmentAt(offset);
+        int last = segmentAt(offset + len - 1);
+        ByteBuffer[] views = new ByteBuffer[last - first + 1];
+        for (int i = first; i <= last; i++) {
+            long s = Math.max(offset, starts[i]) - starts[i];
+            long e = Math.min(offset + len, starts[i + 1]) - starts[i];
+            ByteBuffer d = segments[i].duplicate();
+            d.limit((int) e).position((int) s);
+            views[i - first] = d.slice().order(ByteOrder.BIG_ENDIAN);
+        }
+        return new ScatterList(views);
+    }
+
+    /** Index of the segment that holds byte {@code offset} (0 <= offset < length). */
+    int segmentAt(long offset) {
+        int i = Arrays.binarySearch(starts, 0, segments.length, offset);
+        return i >= 0 ? i : -i - 2;
+    }
+
+    ByteBuffer view(int i) {
+        return segments[i];
+    }
+
+    long start(int i) {
+        return starts[i];
+    }
+
+    int segmentLength(int i) {
+        return segments[i].limit();
+    }
+
+    /** Copies {@code len} bytes at logical {@code offset} into {@code dst[dstOff..]}. */
+    void read(long offset, byte[] dst, int dstOff, int len) {
+        int i = segmentAt(offset);
+        int local = (int) (offset - starts[i]);
+        while (len > 0) {
+            ByteBuffer s = segments[i];
+            int n = Math.min(len, s.limit() - local);
+            s.get(local, dst, dstOff, n);
+            dstOff += n;
+            len -= n;
+            i++;
+            local = 0;
+        }
+    }
+
+    /** Copies {@code len} bytes of {@code src[srcOff..]} to logical {@code offset}. */
+    void write(long offset, byte[] src, int srcOff, int len) {
+        int i = segmentAt(offset);
+        int local = (int) (offset - starts[i]);
+        while (len > 0) {
+            ByteBuffer s = segments[i];
+            int n = Math.min(len, s.limit() - local);
+            s.put(local, src, srcOff, n);
+            srcOff += n;
+            len -= n;
+            i++;
+            local = 0;
+        }
+    }
+
+    /** Copies all bytes into a new array (tests, tools and small lists only). */
+    public byte[] toArray() {
+        long n = length();
+        if (n > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("scatter list of " + n + " bytes does not fit an array");
+        }
+        byte[] a = new byte[(int) n];
+        if (n > 0) {
+            read(0, a, 0, (int) n);
+        }
+        return a;
+    }
+
+    @Override
+    public String toString() {
+        return "ScatterList{" + segments.length + " segments, " + length() + " bytes}";
+    }
+}
