@@ -1,0 +1,167 @@
+package io.pistore.integrity;
+
+import io.pistore.integrity.internal.GuardAlgorithm;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Streaming generate or verify over interleaved blocks that arrive in chunks of any size: each
+ * chunk is looked at once, in order, and can be released as soon as {@link #update} returns. The
+ * partial guard of a block cut between chunks is carried in this object (SPDK keeps it in
+ * {@code ctx->last_guard}); so are the tuple bytes seen so far.
+ *
+ * <p>A <b>generator</b> overwrites the tuple bytes of each block in the chunk as they go by (the
+ * guard covers only bytes before the tuple, so it is known by then). A <b>verifier</b> checks each
+ * block as soon as its tuple is complete. Not thread-safe: one stream belongs to one transfer.
+ */
+public final class PiStream {
+    private final PiContext ctx;
+    private final BlockFormat f;
+    private final GuardType g;
+    private final GuardAlgorithm alg;
+    private final boolean generator;
+    private final long nblocks;
+    private final int blockSize;
+    private final int tupleStart;
+    private final int tupleEnd;
+    private final byte[] tuple;
+    private final ByteBuffer tupleBuf;
+    /** A verifier without the guard check skips the CRC work. */
+    private final boolean needGuard;
+
+    private long block;
+    private int pos;
+    private long state;
+    private PiError firstError;
+    private long errorCount;
+
+    private PiStream(PiContext ctx, long nblocks, boolean generator) {
+        if (nblocks < 0) {
+            throw new IllegalArgumentException("block count must not be negative: " + nblocks);
+        }
+        this.ctx = ctx;
+        this.f = ctx.format();
+        this.g = f.guard();
+        this.alg = g.algorithm();
+        this.generator = generator;
+        this.nblocks = nblocks;
+        this.blockSize = f.blockSize();
+        this.tupleStart = f.dataSize() + f.tupleOffsetInMetadata();
+        this.tupleEnd = tupleStart + f.tupleSize();
+        this.tuple = new byte[Math.max(f.tupleSize(), 1)];
+        this.tupleBuf = ByteBuffer.wrap(tuple).order(ByteOrder.BIG_ENDIAN);
+        this.needGuard = generator || ctx.checks().guard();
+        this.state = alg.start(ctx.guardSeed());
+    }
+
+    /** A stream that writes the PI of {@code nblocks} interleaved blocks into the chunks it is given. */
+    public static PiStream generator(PiContext ctx, long nblocks) {
+        return new PiStream(ctx, nblocks, true);
+    }
+
+    /** A stream that checks the PI of {@code nblocks} interleaved blocks as their chunks arrive. */
+    public static PiStream verifier(PiContext ctx, long nblocks) {
+        return new PiStream(ctx, nblocks, false);
+    }
+
+    /** Total bytes the stream expects: {@code nblocks * (DATA + META)}. */
+    public long expectedBytes() {
+        return nblocks * blockSize;
+    }
+
+    /** Bytes consumed so far. */
+    public long bytesSeen() {
+        return block * blockSize + pos;
+    }
+
+    /** Whole blocks finished so far. */
+    public long blocksDone() {
+        return block;
+    }
+
+    public boolean isComplete() {
+        return block == nblocks;
+    }
+
+    /** The first failed check seen by a verifier, or null. */
+    public PiError firstError() {
+        return firstError;
+    }
+
+    /** How many blocks failed a check so far. */
+    public long errorCount() {
+        return errorCount;
+    }
+
+    /**
+     * Consumes the chunk's bytes from position to limit (the position ends at the limit). A generator
+     * writes tuple bytes into the chunk. Returns the first error found in this chunk, or null.
+     *
+     * @throws IllegalStateException if the chunk runs past the end of the last block (nothing of it
+     *     is consumed then)
+     */
+    public PiError update(ByteBuffer chunk) {
+        int len = chunk.remaining();
+        if (len > expectedBytes() - bytesSeen()) {
+            throw new IllegalStateException("chunk of " + len + " bytes runs past the end of the stream: "
+                    + (expectedBytes() - bytesSeen()) + " bytes remain of " + nblocks + " blocks");
+        }
+        ByteBuffer c = chunk.order() == ByteOrder.BIG_ENDIAN ? chunk : chunk.duplicate().order(ByteOrder.BIG_ENDIAN);
+        int i = chunk.position();
+        int end = chunk.limit();
+        PiError found = null;
+        if (!f.hasPi()) {
+            advancePlain(len);
+            chunk.position(end);
+            return null;
+        }
+        while (i < end) {
+            int n;
+            if (pos < tupleStart) {
+                n = Math.min(end - i, tupleStart - pos);
+                if (needGuard) {
+                    state = alg.update(state, c, i, n);
+                }
+            } else if (pos < tupleEnd) {
+                if (pos == tupleStart && generator) {
+                    Tuples.put(g, tupleBuf, 0, alg.finish(state), ctx.appTag(), ctx.refTag(block));
+                }
+                n = Math.min(end - i, tupleEnd - pos);
+                if (generator) {
+                    c.put(i, tuple, pos - tupleStart, n);
+                } else {
+                    c.get(i, tuple, pos - tupleStart, n);
+                    if (pos + n == tupleEnd) {
+                        PiError e = Pi.check(ctx, tupleBuf, 0, block, alg.finish(state));
+                        if (e != null) {
+                            errorCount++;
+                            if (firstError == null) {
+                                firstError = e;
+                            }
+                            if (found == null) {
+                                found = e;
+                            }
+                        }
+                    }
+                }
+            } else {
+                n = Math.min(end - i, blockSize - pos);
+            }
+            i += n;
+            pos += n;
+            if (pos == blockSize) {
+                block++;
+                pos = 0;
+                state = alg.start(ctx.guardSeed());
+            }
+        }
+        chunk.position(end);
+        return found;
+    }
+
+    private void advancePlain(long len) {
+        long total = bytesSeen() + len;
+        block = total / blockSize;
+        pos = (int) (total % blockSize);
+    }
+}
