@@ -1,0 +1,116 @@
+package io.pistore.spi;
+
+import io.pistore.integrity.ScatterList;
+import java.util.Objects;
+
+/**
+ * One block request as it crosses the transport SPI. Data is always a list of {@code DATA}-byte
+ * blocks; metadata, when present, is a separate list of {@code META}-byte blocks (DIX layout in
+ * memory; a transport may interleave them on the wire).
+ *
+ * <ul>
+ *   <li>READ: {@code data} (and {@code metadata} if given) receive the blocks;
+ *   <li>WRITE: {@code data} (and {@code metadata}) hold them; with PRACT and no metadata the next hop
+ *       inserts the PI;
+ *   <li>FLUSH: no LBA range, no buffers; WRITE_ZEROES and DEALLOCATE: an LBA range, no buffers.
+ * </ul>
+ */
+public final class BlockRequest {
+    private static final ScatterList NO_BUFFER = ScatterList.of();
+
+    private final Operation op;
+    private final String volume;
+    private final long lba;
+    private final int blocks;
+    private final ScatterList data;
+    private final ScatterList metadata;
+    private final Protection protection;
+    private final boolean fua;
+
+    private BlockRequest(Operation op, String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
+                         Protection protection, boolean fua) {
+        this.op = Objects.requireNonNull(op, "op");
+        this.volume = Objects.requireNonNull(volume, "volume");
+        this.lba = lba;
+        this.blocks = blocks;
+        this.data = data == null ? NO_BUFFER : data;
+        this.metadata = metadata;
+        this.protection = protection == null ? Protection.NONE : protection;
+        this.fua = fua;
+    }
+
+    public static BlockRequest read(String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
+                                    Protection protection) {
+        return new BlockRequest(Operation.READ, volume, lba, blocks, data, metadata, protection, false);
+    }
+
+    public static BlockRequest write(String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
+                                     Protection protection, boolean fua) {
+        return new BlockRequest(Operation.WRITE, volume, lba, blocks, data, metadata, protection, fua);
+    }
+
+    public static BlockRequest flush(String volume) {
+        return new BlockRequest(Operation.FLUSH, volume, 0, 0, null, null, null, false);
+    }
+
+    public static BlockRequest writeZeroes(String volume, long lba, int blocks, boolean fua) {
+        return new BlockRequest(Operation.WRITE_ZEROES, volume, lba, blocks, null, null, null, fua);
+    }
+
+    public static BlockRequest deallocate(String volume, long lba, int blocks) {
+        return new BlockRequest(Operation.DEALLOCATE, volume, lba, blocks, null, null, null, false);
+    }
+
+    /** The same request with other buffers (a transport rebuilding a request on the target side). */
+    public BlockRequest withBuffers(ScatterList newData, ScatterList newMetadata) {
+        return new BlockRequest(op, volume, lba, blocks, newData, newMetadata, protection, fua);
+    }
+
+    /** The same request with other protection fields (e.g. PRACT cleared after a hop inserted the PI). */
+    public BlockRequest withProtection(Protection p) {
+        return new BlockRequest(op, volume, lba, blocks, data, metadata, p, fua);
+    }
+
+    public Operation op() {
+        return op;
+    }
+
+    public String volume() {
+        return volume;
+    }
+
+    public long lba() {
+        return lba;
+    }
+
+    public int blocks() {
+        return blocks;
+    }
+
+    public ScatterList data() {
+        return data;
+    }
+
+    /** The separate metadata list, or null when the request carries none. */
+    public ScatterList metadata() {
+        return metadata;
+    }
+
+    public boolean hasMetadata() {
+        return metadata != null;
+    }
+
+    public Protection protection() {
+        return protection;
+    }
+
+    public boolean fua() {
+        return fua;
+    }
+
+    @Override
+    public String toString() {
+        return op + " " + volume + " lba=" + lba + " blocks=" + blocks + (metadata != null ? " +meta" : "") + " "
+                + protection + (fua ? " fua" : "");
+    }
+}

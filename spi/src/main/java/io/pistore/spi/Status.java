@@ -1,0 +1,29 @@
+package io.pistore.spi;
+
+/** The outcome of a request. */
+public enum Status {
+    SUCCESS,
+    /** The LBA range runs past the end of the volume. */
+    LBA_OUT_OF_RANGE,
+    /** A field of the request is invalid (block count, buffer sizes, flags). */
+    INVALID_FIELD,
+    /** No volume of that name. */
+    NO_SUCH_VOLUME,
+    /** End-to-end guard check error. */
+    GUARD_CHECK,
+    /** End-to-end application tag check error. */
+    APP_TAG_CHECK,
+    /** End-to-end reference tag check error. */
+    REF_TAG_CHECK,
+    /** The queue had no free slot (backpressure): retry after a completion. */
+    QUEUE_FULL,
+    /** The connection failed or was closed before the request completed. */
+    TRANSPORT_ERROR,
+    /** The target failed while executing (e.g. a media I/O error). */
+    MEDIA_ERROR,
+    INTERNAL_ERROR;
+
+    public boolean isPiError() {
+        return this == GUARD_CHECK || this == APP_TAG_CHECK || this == REF_TAG_CHECK;
+    }
+}

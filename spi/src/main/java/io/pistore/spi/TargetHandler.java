@@ -1,0 +1,20 @@
+package io.pistore.spi;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The target side's callback, implemented by the engine: a transport's listener hands it each
+ * request it receives, with buffers already laid out as {@link BlockRequest} describes, and delivers
+ * the completion back to the host. {@code execute} may complete on any thread, exactly once.
+ */
+public interface TargetHandler {
+    /** The volumes this target serves (for discovery). */
+    List<VolumeInfo> volumes();
+
+    /**
+     * Executes a request. {@code piCheckedInTransport} is true when the transport has already checked
+     * the request's PI in hardware on the way in, so the engine does not check it again.
+     */
+    void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done);
+}
