@@ -1,0 +1,172 @@
+package io.pistore.engine;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.Protection;
+import io.pistore.spi.Status;
+import io.pistore.spi.VolumeInfo;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The host-side view of one volume over a {@link HostConnection}. Two ways to write and read:
+ * <ul>
+ *   <li><b>data only</b> ({@link #write(long, ScatterList)}, {@link #read(long, ScatterList)}): the
+ *       caller has no PI in memory; it is inserted on the way out and checked and stripped on the
+ *       way in (PRACT=1), with the LBA as the initial reference tag;
+ *   <li><b>data and metadata</b>: the caller's own PI travels and is checked at each hop as the
+ *       {@link Protection} says (PRACT=0).
+ * </ul>
+ * Asynchronous methods spread requests over the connection's queues; the sync helpers wait and
+ * throw {@link BlockIoException} on failure, retrying while a queue is full. Thread-safe.
+ */
+public final class BlockDevice {
+    private final HostConnection connection;
+    private final VolumeInfo info;
+    private final AtomicInteger next = new AtomicInteger();
+
+    private BlockDevice(HostConnection connection, VolumeInfo info) {
+        this.connection = connection;
+        this.info = info;
+    }
+
+    /** The device for volume {@code name} of the connection's target. */
+    public static BlockDevice open(HostConnection connection, String name) {
+        for (VolumeInfo v : connection.volumes()) {
+            if (v.name().equals(name)) {
+                return new BlockDevice(connection, v);
+            }
+        }
+        throw new IllegalArgumentException("the target has no volume named '" + name + "'");
+    }
+
+    public VolumeInfo info() {
+        return info;
+    }
+
+    public BlockFormat format() {
+        return info.format();
+    }
+
+    public HostConnection connection() {
+        return connection;
+    }
+
+    /** PRACT=1 protection for a request at {@code lba}: all checks, ref tag from the LBA, app tag unchecked. */
+    public Protection insertStrip(long lba) {
+        BlockFormat f = info.format();
+        if (!f.hasPi()) {
+            return Protection.NONE;
+        }
+        return Protection.insertStrip(lba & f.guard().refTagMask());
+    }
+
+    private int blocksOf(ScatterList data) {
+        long ds = info.format().dataSize();
+        if (data.length() % ds != 0) {
+            throw new IllegalArgumentException("data of " + data.length() + " bytes is not a whole number of "
+                    + ds + "-byte blocks");
+        }
+        return (int) (data.length() / ds);
+    }
+
+    /** Submits on the next queue, round robin. */
+    public CompletableFuture<Completion> submit(BlockRequest r) {
+        int q = Math.floorMod(next.getAndIncrement(), connection.queueCount());
+        return connection.queue(q).submit(r);
+    }
+
+    /** Submits on a chosen queue. */
+    public CompletableFuture<Completion> submit(int queue, BlockRequest r) {
+        return connection.queue(queue).submit(r);
+    }
+
+    public CompletableFuture<Completion> write(long lba, ScatterList data) {
+        return submit(BlockRequest.write(info.name(), lba, blocksOf(data), data, null, insertStrip(lba), false));
+    }
+
+    public CompletableFuture<Completion> write(long lba, ScatterList data, ScatterList metadata, Protection p,
+                                               boolean fua) {
+        return submit(BlockRequest.write(info.name(), lba, blocksOf(data), data, metadata, p, fua));
+    }
+
+    public CompletableFuture<Completion> read(long lba, ScatterList data) {
+        return submit(BlockRequest.read(info.name(), lba, blocksOf(data), data, null, insertStrip(lba)));
+    }
+
+    public CompletableFuture<Completion> read(long lba, ScatterList data, ScatterList metadata, Protection p) {
+        return submit(BlockRequest.read(info.name(), lba, blocksOf(data), data, metadata, p));
+    }
+
+    public CompletableFuture<Completion> flush() {
+        return submit(BlockRequest.flush(info.name()));
+    }
+
+    public CompletableFuture<Completion> writeZeroes(long lba, int blocks) {
+        return submit(BlockRequest.writeZeroes(info.name(), lba, blocks, false));
+    }
+
+    public CompletableFuture<Completion> deallocate(long lba, int blocks) {
+        return submit(BlockRequest.deallocate(info.name(), lba, blocks));
+    }
+
+    // ------------------------------------------------------------------ sync helpers
+
+    /** Writes data-only blocks (PI inserted), waiting for the completion. */
+    public void writeSync(long lba, ByteBuffer data) throws BlockIoException {
+        ScatterList d = ScatterList.of(data);
+        await(() -> write(lba, d));
+    }
+
+    /** Reads data-only blocks (PI checked and stripped), waiting for the completion. */
+    public void readSync(long lba, ByteBuffer data) throws BlockIoException {
+        ScatterList d = ScatterList.of(data);
+        await(() -> read(lba, d));
+    }
+
+    public void writeSync(long lba, ByteBuffer data, ByteBuffer metadata, Protection p) throws BlockIoException {
+        ScatterList d = ScatterList.of(data);
+        ScatterList m = ScatterList.of(metadata);
+        await(() -> write(lba, d, m, p, false));
+    }
+
+    public void readSync(long lba, ByteBuffer data, ByteBuffer metadata, Protection p) throws BlockIoException {
+        ScatterList d = ScatterList.of(data);
+        ScatterList m = ScatterList.of(metadata);
+        await(() -> read(lba, d, m, p));
+    }
+
+    public void flushSync() throws BlockIoException {
+        await(this::flush);
+    }
+
+    /** Waits for a request, resubmitting while its queue is full. */
+    public static Completion await(java.util.function.Supplier<CompletableFuture<Completion>> submit)
+            throws BlockIoException {
+        while (true) {
+            Completion c;
+            try {
+                c = submit.get().get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BlockIoException(Completion.failure(Status.TRANSPORT_ERROR, "interrupted"));
+            } catch (ExecutionException e) {
+                throw new BlockIoException(Completion.failure(Status.INTERNAL_ERROR, String.valueOf(e.getCause())));
+            }
+            if (c.status() == Status.QUEUE_FULL) {
+                LockSupport.parkNanos(50_000);
+                continue;
+            }
+            if (!c.isSuccess()) {
+                throw new BlockIoException(c);
+            }
+            return c;
+        }
+    }
+}

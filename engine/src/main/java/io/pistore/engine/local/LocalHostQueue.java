@@ -1,0 +1,126 @@
+package io.pistore.engine.local;
+
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.HostQueue;
+import io.pistore.spi.Status;
+import io.pistore.spi.TargetHandler;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.jctools.queues.MpscArrayQueue;
+
+/**
+ * A host queue of the local transport: any thread submits into a bounded multi-producer,
+ * single-consumer queue (JCTools), drained by one worker thread that runs the target handler. The
+ * worker parks when idle; a producer unparks it only if it announced that it sleeps.
+ */
+final class LocalHostQueue implements HostQueue {
+    private final TargetHandler handler;
+    private final int depth;
+    private final MpscArrayQueue<Pending> queue;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Thread worker;
+    private volatile boolean sleeping;
+    private volatile boolean closed;
+    private boolean workerExited;
+
+    private static final class Pending {
+        final BlockRequest request;
+        final CompletableFuture<Completion> future = new CompletableFuture<>();
+
+        Pending(BlockRequest request) {
+            this.request = request;
+        }
+    }
+
+    LocalHostQueue(String name, TargetHandler handler, int depth) {
+        this.handler = handler;
+        this.depth = depth;
+        this.queue = new MpscArrayQueue<>(Math.max(2, depth));
+        this.worker = new Thread(this::drain, "pistore-local-" + name);
+        this.worker.setDaemon(true);
+        this.worker.start();
+    }
+
+    @Override
+    public CompletableFuture<Completion> submit(BlockRequest request) {
+        if (closed) {
+            return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, "connection closed"));
+        }
+        if (inFlight.incrementAndGet() > depth) {
+            inFlight.decrementAndGet();
+            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL,
+                    "queue depth " + depth + " reached"));
+        }
+        Pending p = new Pending(request);
+        if (!queue.offer(p)) {
+            // Cannot happen while inFlight bounds the queue, but never lose a request silently.
+            inFlight.decrementAndGet();
+            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL, "queue full"));
+        }
+        if (sleeping) {
+            LockSupport.unpark(worker);
+        }
+        if (closed) {
+            // The worker may have made its last pass before our offer: then fail what is left here.
+            synchronized (this) {
+                if (workerExited) {
+                    failQueued();
+                }
+            }
+        }
+        return p.future;
+    }
+
+    private void finish(Pending p, Completion c) {
+        inFlight.decrementAndGet();
+        p.future.complete(c);
+    }
+
+    private void drain() {
+        while (!closed) {
+            Pending p = queue.relaxedPoll();
+            if (p != null) {
+                try {
+                    handler.execute(p.request, false, c -> finish(p, c));
+                } catch (RuntimeException e) {
+                    finish(p, Completion.failure(Status.INTERNAL_ERROR, e.toString()));
+                }
+                continue;
+            }
+            sleeping = true;
+            if (queue.isEmpty() && !closed) {
+                LockSupport.parkNanos(50_000_000);
+            }
+            sleeping = false;
+        }
+        synchronized (this) {
+            failQueued();
+            workerExited = true;
+        }
+    }
+
+    /** Fails every queued request; only under the lock, by the worker or after it exited (one consumer). */
+    private void failQueued() {
+        Pending p;
+        while ((p = queue.poll()) != null) {
+            finish(p, Completion.failure(Status.TRANSPORT_ERROR, "connection closed before the request ran"));
+        }
+    }
+
+    @Override
+    public int depth() {
+        return depth;
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    void close() {
+        closed = true;
+        LockSupport.unpark(worker);
+    }
+}

@@ -1,0 +1,224 @@
+package io.pistore.engine.volume;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.ScatterList;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A durable volume: {@code NAME.data} holds the data blocks back to back, {@code NAME.meta} the
+ * metadata blocks back to back (block {@code i}'s metadata at {@code i * META}). Both are plain files
+ * read and written with positional I/O; {@code flush} and FUA force both to the disk. The layout is
+ * documented in docs/FORMAT.md.
+ */
+public final class FileVolume implements Volume {
+    private static final int ZERO_CHUNK = 1 << 20;
+
+    private final String name;
+    private final BlockFormat format;
+    private final long blockCount;
+    private final FileChannel data;
+    private final FileChannel meta;
+    private final byte[] unwrittenMeta;
+
+    private FileVolume(String name, BlockFormat format, long blockCount, FileChannel data, FileChannel meta) {
+        this.name = name;
+        this.format = format;
+        this.blockCount = blockCount;
+        this.data = data;
+        this.meta = meta;
+        this.unwrittenMeta = UnwrittenBlock.metadata(format);
+    }
+
+    /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks; forced to disk. */
+    static FileVolume create(Path dataFile, Path metaFile, String name, BlockFormat format, long blockCount)
+            throws IOException {
+        FileChannel d = FileChannel.open(dataFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+        FileChannel m = null;
+        try {
+            d.truncate(0);
+            if (blockCount > 0) {
+                // A sparse file: writing the last byte sets the length without writing the rest.
+                d.write(ByteBuffer.allocate(1), blockCount * format.dataSize() - 1);
+            }
+            if (format.metadataSize() > 0) {
+                m = FileChannel.open(metaFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
+            }
+            FileVolume v = new FileVolume(name, format, blockCount, d, m);
+            if (m != null) {
+                v.fillUnwrittenMetadata(0, blockCount);
+                m.force(true);
+            }
+            d.force(true);
+            return v;
+        } catch (IOException | RuntimeException e) {
+            d.close();
+            if (m != null) {
+                m.close();
+            }
+            throw e;
+        }
+    }
+
+    /** Opens the files of an existing volume, checking their sizes against the manifest. */
+    static FileVolume open(Path dataFile, Path metaFile, String name, BlockFormat format, long blockCount)
+            throws IOException {
+        FileChannel d = FileChannel.open(dataFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel m = null;
+        try {
+            long wantData = blockCount * format.dataSize();
+            if (d.size() != wantData) {
+                throw new IOException("volume " + name + ": " + dataFile + " has " + d.size() + " bytes, the manifest says "
+                        + wantData);
+            }
+            if (format.metadataSize() > 0) {
+                m = FileChannel.open(metaFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                long wantMeta = blockCount * format.metadataSize();
+                if (m.size() != wantMeta) {
+                    throw new IOException("volume " + name + ": " + metaFile + " has " + m.size()
+                            + " bytes, the manifest says " + wantMeta);
+                }
+            }
+            return new FileVolume(name, format, blockCount, d, m);
+        } catch (IOException | RuntimeException e) {
+            d.close();
+            if (m != null) {
+                m.close();
+            }
+            throw e;
+        }
+    }
+
+    private void fillUnwrittenMetadata(long lba, long blocks) throws IOException {
+        int ms = format.metadataSize();
+        int perChunk = Math.max(1, ZERO_CHUNK / ms);
+        byte[] pattern = new byte[(int) Math.min(blocks, perChunk) * ms];
+        for (int i = 0; i < pattern.length / ms; i++) {
+            System.arraycopy(unwrittenMeta, 0, pattern, i * ms, ms);
+        }
+        long done = 0;
+        while (done < blocks) {
+            int n = (int) Math.min(blocks - done, pattern.length / ms);
+            writeFully(meta, ByteBuffer.wrap(pattern, 0, n * ms), (lba + done) * ms);
+            done += n;
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public BlockFormat format() {
+        return format;
+    }
+
+    @Override
+    public long blockCount() {
+        return blockCount;
+    }
+
+    @Override
+    public void read(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
+        readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
+        if (metaOut != null && format.metadataSize() > 0) {
+            readInto(meta, metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+        }
+    }
+
+    @Override
+    public void write(long lba, int blocks, ScatterList dataIn, ScatterList metaIn, boolean fua) throws IOException {
+        writeFrom(data, dataIn, lba * format.dataSize(), (long) blocks * format.dataSize());
+        if (format.metadataSize() > 0) {
+            if (metaIn == null) {
+                throw new IllegalArgumentException("format " + format.sizes() + " needs metadata for a write");
+            }
+            writeFrom(meta, metaIn, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+        }
+        if (fua) {
+            flush();
+        }
+    }
+
+    @Override
+    public void writeZeroes(long lba, int blocks, boolean fua) throws IOException {
+        long pos = lba * format.dataSize();
+        long len = (long) blocks * format.dataSize();
+        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(len, ZERO_CHUNK));
+        while (len > 0) {
+            zeros.clear().limit((int) Math.min(len, zeros.capacity()));
+            int n = zeros.remaining();
+            writeFully(data, zeros, pos);
+            pos += n;
+            len -= n;
+        }
+        if (format.metadataSize() > 0) {
+            fillUnwrittenMetadata(lba, blocks);
+        }
+        if (fua) {
+            flush();
+        }
+    }
+
+    @Override
+    public void flush() throws IOException {
+        data.force(false);
+        if (meta != null) {
+            meta.force(false);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            data.close();
+        } finally {
+            if (meta != null) {
+                meta.close();
+            }
+        }
+    }
+
+    private static void readInto(FileChannel ch, ScatterList out, long pos, long len) throws IOException {
+        for (int i = 0; i < out.segmentCount() && len > 0; i++) {
+            ByteBuffer s = out.segment(i);
+            if (s.remaining() > len) {
+                s.limit((int) len);
+            }
+            int n = s.remaining();
+            while (s.hasRemaining()) {
+                int r = ch.read(s, pos + (n - s.remaining()));
+                if (r < 0) {
+                    throw new IOException("unexpected end of file at " + (pos + n - s.remaining()));
+                }
+            }
+            pos += n;
+            len -= n;
+        }
+    }
+
+    private static void writeFrom(FileChannel ch, ScatterList in, long pos, long len) throws IOException {
+        for (int i = 0; i < in.segmentCount() && len > 0; i++) {
+            ByteBuffer s = in.segment(i);
+            if (s.remaining() > len) {
+                s.limit((int) len);
+            }
+            int n = s.remaining();
+            writeFully(ch, s, pos);
+            pos += n;
+            len -= n;
+        }
+    }
+
+    private static void writeFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
+        while (b.hasRemaining()) {
+            pos += ch.write(b, pos);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.pistore.engine.volume;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.ScatterList;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * A volume in heap memory, for tests and benchmarks. Blocks live in chunks of 256 blocks that are
+ * allocated on first write, so a large, mostly unwritten volume costs little. Not durable.
+ */
+public final class MemoryVolume implements Volume {
+    private static final int CHUNK_BLOCKS = 256;
+
+    private final String name;
+    private final BlockFormat format;
+    private final long blockCount;
+    private final byte[] unwrittenMeta;
+    /** Each chunk: CHUNK_BLOCKS data blocks, then CHUNK_BLOCKS metadata blocks. */
+    private final AtomicReferenceArray<byte[]> chunks;
+
+    public MemoryVolume(String name, BlockFormat format, long blockCount) {
+        if (blockCount <= 0) {
+            throw new IllegalArgumentException("a volume needs at least one block");
+        }
+        long nchunks = (blockCount + CHUNK_BLOCKS - 1) / CHUNK_BLOCKS;
+        if (nchunks > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("memory volume too large: " + blockCount + " blocks");
+        }
+        this.name = name;
+        this.format = format;
+        this.blockCount = blockCount;
+        this.unwrittenMeta = UnwrittenBlock.metadata(format);
+        this.chunks = new AtomicReferenceArray<>((int) nchunks);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public BlockFormat format() {
+        return format;
+    }
+
+    @Override
+    public long blockCount() {
+        return blockCount;
+    }
+
+    private byte[] chunk(int index, boolean create) {
+        byte[] c = chunks.get(index);
+        if (c == null && create) {
+            int ds = format.dataSize();
+            int ms = format.metadataSize();
+            c = new byte[CHUNK_BLOCKS * (ds + ms)];
+            for (int b = 0; b < CHUNK_BLOCKS; b++) {
+                System.arraycopy(unwrittenMeta, 0, c, CHUNK_BLOCKS * ds + b * ms, ms);
+            }
+            if (!chunks.compareAndSet(index, null, c)) {
+                c = chunks.get(index);
+            }
+        }
+        return c;
+    }
+
+    @Override
+    public void read(long lba, int blocks, ScatterList data, ScatterList metadata) {
+        int ds = format.dataSize();
+        int ms = format.metadataSize();
+        Cursor d = new Cursor(data);
+        Cursor m = metadata == null ? null : new Cursor(metadata);
+        for (int i = 0; i < blocks; i++) {
+            long b = lba + i;
+            byte[] c = chunk((int) (b / CHUNK_BLOCKS), false);
+            int k = (int) (b % CHUNK_BLOCKS);
+            if (c == null) {
+                d.zero(ds);
+                if (m != null) {
+                    m.put(unwrittenMeta, 0, ms);
+                }
+            } else {
+                d.put(c, k * ds, ds);
+                if (m != null) {
+                    m.put(c, CHUNK_BLOCKS * ds + k * ms, ms);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) {
+        int ds = format.dataSize();
+        int ms = format.metadataSize();
+        Cursor d = new Cursor(data);
+        Cursor m = metadata == null ? null : new Cursor(metadata);
+        for (int i = 0; i < blocks; i++) {
+            long b = lba + i;
+            byte[] c = chunk((int) (b / CHUNK_BLOCKS), true);
+            int k = (int) (b % CHUNK_BLOCKS);
+            d.get(c, k * ds, ds);
+            if (ms > 0) {
+                if (m != null) {
+                    m.get(c, CHUNK_BLOCKS * ds + k * ms, ms);
+                } else {
+                    java.util.Arrays.fill(c, CHUNK_BLOCKS * ds + k * ms, CHUNK_BLOCKS * ds + (k + 1) * ms, (byte) 0);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void writeZeroes(long lba, int blocks, boolean fua) {
+        int ds = format.dataSize();
+        int ms = format.metadataSize();
+        for (int i = 0; i < blocks; i++) {
+            long b = lba + i;
+            byte[] c = chunk((int) (b / CHUNK_BLOCKS), false);
+            if (c == null) {
+                continue;
+            }
+            int k = (int) (b % CHUNK_BLOCKS);
+            java.util.Arrays.fill(c, k * ds, (k + 1) * ds, (byte) 0);
+            System.arraycopy(unwrittenMeta, 0, c, CHUNK_BLOCKS * ds + k * ms, ms);
+        }
+    }
+
+    @Override
+    public void flush() {
+    }
+
+    @Override
+    public void close() {
+    }
+
+    /** Sequential copy to or from a scatter list. */
+    static final class Cursor {
+        private static final byte[] ZEROS = new byte[4096];
+        private final ScatterList list;
+        private int seg;
+        private ByteBuffer view;
+        private int pos;
+
+        Cursor(ScatterList list) {
+            this.list = list;
+            this.view = list.segmentCount() > 0 ? list.segment(0) : null;
+        }
+
+        private void next() {
+            seg++;
+            view = list.segment(seg);
+            pos = 0;
+        }
+
+        /** Copies {@code len} bytes of {@code src} into the list. */
+        void put(byte[] src, int off, int len) {
+            while (len > 0) {
+                if (pos == view.limit()) {
+                    next();
+                }
+                int n = Math.min(len, view.limit() - pos);
+                view.put(pos, src, off, n);
+                pos += n;
+                off += n;
+                len -= n;
+            }
+        }
+
+        /** Copies {@code len} bytes from the list into {@code dst}. */
+        void get(byte[] dst, int off, int len) {
+            while (len > 0) {
+                if (pos == view.limit()) {
+                    next();
+                }
+                int n = Math.min(len, view.limit() - pos);
+                view.get(pos, dst, off, n);
+                pos += n;
+                off += n;
+                len -= n;
+            }
+        }
+
+        void zero(int len) {
+            while (len > 0) {
+                if (pos == view.limit()) {
+                    next();
+                }
+                int n = Math.min(Math.min(len, view.limit() - pos), ZEROS.length);
+                view.put(pos, ZEROS, 0, n);
+                pos += n;
+                len -= n;
+            }
+        }
+    }
+}

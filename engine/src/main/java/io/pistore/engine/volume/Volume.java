@@ -1,0 +1,41 @@
+package io.pistore.engine.volume;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.ScatterList;
+import java.io.IOException;
+
+/**
+ * A volume's storage: fixed-size blocks of data, each with its metadata (the PI lives there) stored
+ * beside it. The store never checks or repairs PI; the target service does the checking.
+ *
+ * <p>A block that was never written, written with zeroes or deallocated reads back as zero data
+ * with the <b>unwritten metadata</b>: zero bytes except the PI tuple, whose guard is the guard of the
+ * zero data, whose app tag is 0xFFFF and whose ref tag is all-ones. That tuple is an escape in every
+ * PI type, so any reader's checks pass, and a scrub can tell an unwritten block from a written one
+ * (see docs/FORMAT.md). Callers validate ranges and buffer sizes first.
+ */
+public interface Volume extends AutoCloseable {
+    String name();
+
+    BlockFormat format();
+
+    long blockCount();
+
+    /** Reads blocks into {@code data} ({@code DATA} bytes each) and, if non-null, {@code metadata}. */
+    void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws IOException;
+
+    /**
+     * Writes blocks; {@code metadata} is required when the format has metadata. With {@code fua} the
+     * blocks are durable when this returns.
+     */
+    void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) throws IOException;
+
+    /** Makes the blocks read as unwritten. */
+    void writeZeroes(long lba, int blocks, boolean fua) throws IOException;
+
+    /** Makes everything written so far durable. */
+    void flush() throws IOException;
+
+    @Override
+    void close() throws IOException;
+}

@@ -1,0 +1,228 @@
+package io.pistore.engine.volume;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.GuardType;
+import io.pistore.integrity.PiLocation;
+import io.pistore.integrity.PiType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+/**
+ * The volumes of one target: either a directory of file volumes, each described by a manifest
+ * {@code NAME.volume} (see docs/FORMAT.md), or an in-memory set. Creating writes the data and
+ * metadata files first and the manifest last (atomically, by rename), so a crash never leaves a
+ * manifest without its files; deleting removes the manifest first. Thread-safe.
+ */
+public final class VolumeStore implements AutoCloseable {
+    public static final String MANIFEST_SUFFIX = ".volume";
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    private static final int MANIFEST_VERSION = 1;
+
+    private final Path dir;
+    private final Map<String, Volume> volumes = new ConcurrentHashMap<>();
+    private final List<String> openProblems = new ArrayList<>();
+
+    private VolumeStore(Path dir) {
+        this.dir = dir;
+    }
+
+    /** A store whose volumes live in memory only. */
+    public static VolumeStore inMemory() {
+        return new VolumeStore(null);
+    }
+
+    /**
+     * Opens (creating if needed) a directory store and every volume in it. A volume that cannot be
+     * opened is left closed and named in {@link #openProblems()}; the others still open.
+     */
+    public static VolumeStore open(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        VolumeStore s = new VolumeStore(dir);
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + MANIFEST_SUFFIX)) {
+            for (Path manifest : ds) {
+                String file = manifest.getFileName().toString();
+                String name = file.substring(0, file.length() - MANIFEST_SUFFIX.length());
+                try {
+                    s.volumes.put(name, s.openFileVolume(name, manifest));
+                } catch (IOException | RuntimeException e) {
+                    s.openProblems.add("volume " + name + " not opened: " + e.getMessage());
+                }
+            }
+        }
+        return s;
+    }
+
+    /** Whether the volumes are durable files. */
+    public boolean isDurable() {
+        return dir != null;
+    }
+
+    /** One line per volume that failed to open, with the reason. */
+    public List<String> openProblems() {
+        return Collections.unmodifiableList(openProblems);
+    }
+
+    public static void checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("volume name must be 1-64 characters of letters, digits, '.', '_' or '-',"
+                    + " starting with a letter or digit, not '" + name + "'");
+        }
+    }
+
+    /** Creates a volume of {@code blocks} blocks. */
+    public synchronized Volume create(String name, BlockFormat format, long blocks) throws IOException {
+        checkName(name);
+        if (blocks <= 0) {
+            throw new IllegalArgumentException("volume size must be at least one block");
+        }
+        if (volumes.containsKey(name)) {
+            throw new IllegalArgumentException("volume " + name + " already exists");
+        }
+        Volume v;
+        if (dir == null) {
+            v = new MemoryVolume(name, format, blocks);
+        } else {
+            Path manifest = dir.resolve(name + MANIFEST_SUFFIX);
+            if (Files.exists(manifest)) {
+                throw new IllegalArgumentException("volume " + name + " already exists in " + dir);
+            }
+            Path data = dir.resolve(name + ".data");
+            Path meta = dir.resolve(name + ".meta");
+            // Leftovers of a create that crashed before its manifest was written.
+            Files.deleteIfExists(data);
+            Files.deleteIfExists(meta);
+            v = FileVolume.create(data, meta, name, format, blocks);
+            try {
+                writeManifest(manifest, name, format, blocks);
+            } catch (IOException e) {
+                v.close();
+                Files.deleteIfExists(data);
+                Files.deleteIfExists(meta);
+                throw e;
+            }
+        }
+        volumes.put(name, v);
+        return v;
+    }
+
+    /** Deletes a volume and its files. */
+    public synchronized void delete(String name) throws IOException {
+        Volume v = volumes.remove(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no volume named " + name);
+        }
+        v.close();
+        if (dir != null) {
+            Files.deleteIfExists(dir.resolve(name + MANIFEST_SUFFIX));
+            syncDirectory(dir);
+            Files.deleteIfExists(dir.resolve(name + ".data"));
+            Files.deleteIfExists(dir.resolve(name + ".meta"));
+        }
+    }
+
+    /** The volume of that name, or null. */
+    public Volume get(String name) {
+        return volumes.get(name);
+    }
+
+    /** The volumes, sorted by name. */
+    public List<Volume> list() {
+        return new ArrayList<>(new TreeMap<>(volumes).values());
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        IOException first = null;
+        for (Volume v : volumes.values()) {
+            try {
+                v.close();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        volumes.clear();
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private Volume openFileVolume(String name, Path manifest) throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = Files.newInputStream(manifest)) {
+            p.load(in);
+        }
+        int version = Integer.parseInt(required(p, "version"));
+        if (version != MANIFEST_VERSION) {
+            throw new IOException("manifest version " + version + " is not supported (expected " + MANIFEST_VERSION + ")");
+        }
+        if (!name.equals(required(p, "name"))) {
+            throw new IOException("manifest " + manifest.getFileName() + " names volume " + p.getProperty("name"));
+        }
+        BlockFormat format = BlockFormat.of(Integer.parseInt(required(p, "data.size")),
+                Integer.parseInt(required(p, "metadata.size")), GuardType.parse(required(p, "guard")),
+                PiType.of(Integer.parseInt(required(p, "pi.type"))), PiLocation.parse(required(p, "pi.location")));
+        long blocks = Long.parseLong(required(p, "blocks"));
+        return FileVolume.open(dir.resolve(name + ".data"), dir.resolve(name + ".meta"), name, format, blocks);
+    }
+
+    private static String required(Properties p, String key) throws IOException {
+        String v = p.getProperty(key);
+        if (v == null) {
+            throw new IOException("manifest has no '" + key + "'");
+        }
+        return v.trim();
+    }
+
+    private static void writeManifest(Path manifest, String name, BlockFormat f, long blocks) throws IOException {
+        Properties p = new Properties();
+        p.setProperty("version", Integer.toString(MANIFEST_VERSION));
+        p.setProperty("name", name);
+        p.setProperty("blocks", Long.toString(blocks));
+        p.setProperty("data.size", Integer.toString(f.dataSize()));
+        p.setProperty("metadata.size", Integer.toString(f.metadataSize()));
+        p.setProperty("guard", f.guard().cliName());
+        p.setProperty("pi.type", Integer.toString(f.type().number()));
+        p.setProperty("pi.location", f.location().name().toLowerCase(Locale.ROOT));
+        Path tmp = manifest.resolveSibling(manifest.getFileName() + ".tmp");
+        try (OutputStream out = Files.newOutputStream(tmp)) {
+            p.store(out, "pistore volume manifest");
+        }
+        try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            c.force(true);
+        }
+        try {
+            Files.move(tmp, manifest, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, manifest, StandardCopyOption.REPLACE_EXISTING);
+        }
+        syncDirectory(manifest.getParent());
+    }
+
+    /** fsync of a directory, so that a created, renamed or removed name is durable. */
+    static void syncDirectory(Path dir) {
+        try (FileChannel c = FileChannel.open(dir, StandardOpenOption.READ)) {
+            c.force(true);
+        } catch (IOException e) {
+            // Some file systems refuse to open directories; the rename is still ordered after the data.
+        }
+    }
+}
