@@ -19,6 +19,11 @@ public interface BlockTransportProvider {
     /** Creates a transport; only called when available. */
     BlockTransport create();
 
+    /** Where an embedded target of this transport listens by default (a free loopback port for networks). */
+    default String embeddedListenAddress() {
+        return "127.0.0.1:0";
+    }
+
     /** Every provider on the class path, in a stable order (by name). */
     static List<BlockTransportProvider> all() {
         List<BlockTransportProvider> list = new ArrayList<>();

@@ -31,6 +31,11 @@ public final class LocalTransportProvider implements BlockTransportProvider {
     }
 
     @Override
+    public String embeddedListenAddress() {
+        return "";
+    }
+
+    @Override
     public BlockTransport create() {
         return new LocalTransport();
     }

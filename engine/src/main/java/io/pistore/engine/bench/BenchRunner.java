@@ -1,0 +1,383 @@
+package io.pistore.engine.bench;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.Transports;
+import io.pistore.engine.target.TargetService;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.BlockTransportProvider;
+import io.pistore.spi.Completion;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.Protection;
+import io.pistore.spi.Status;
+import io.pistore.spi.TargetListener;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * A fio-like load generator over a {@link BlockDevice}: {@code queues × qd} request slots, each
+ * resubmitting from its completion, for a fixed time. Latency goes into HdrHistogram recorders;
+ * a progress line is printed each second.
+ *
+ * <p>{@code verify} gives each slot its own share of the volume, writes blocks whose data names
+ * their LBA and a generation number, reads them back and counts blocks whose content is wrong
+ * although no error was reported ({@code data_mismatches}) apart from detected errors.
+ */
+public final class BenchRunner {
+    private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    private final BenchOptions o;
+    private final PrintStream progressOut;
+
+    public BenchRunner(BenchOptions options, PrintStream progressOut) {
+        this.o = options;
+        this.progressOut = progressOut;
+    }
+
+    /** Runs against {@code o.target} or an embedded target, on transport {@code name}. */
+    public BenchResult run(String name) throws Exception {
+        o.validate();
+        BlockTransportProvider p = Transports.find(name);
+        try (BlockTransport t = p.create()) {
+            if (o.target == null) {
+                BlockFormat f = o.pi == BenchOptions.PiMode.OFF
+                        ? BlockFormat.of(o.format.dataSize(), 0) : o.format;
+                long blocks = o.sizeBytes / f.dataSize();
+                try (VolumeStore store = VolumeStore.inMemory()) {
+                    store.create(o.volume, f, blocks);
+                    try (TargetListener l = t.listen(p.embeddedListenAddress(), new TargetService(store))) {
+                        return runOn(name, t, l.address());
+                    }
+                }
+            }
+            return runOn(name, t, o.target);
+        }
+    }
+
+    private BenchResult runOn(String name, BlockTransport t, String address) throws Exception {
+        try (HostConnection c = t.connect(address, new ConnectOptions(o.queues, o.queueDepth))) {
+            BlockDevice dev = BlockDevice.open(c, o.volume);
+            return new Run(name, dev).execute();
+        }
+    }
+
+    /** The state of one run. */
+    private final class Run {
+        final String transport;
+        final BlockDevice dev;
+        final BlockFormat f;
+        final int blocksPerIo;
+        final long chunks;
+        final Recorder recorder = new Recorder(HIGHEST_NANOS, 3);
+        final LongAdder ops = new LongAdder();
+        final LongAdder guard = new LongAdder();
+        final LongAdder app = new LongAdder();
+        final LongAdder ref = new LongAdder();
+        final LongAdder io = new LongAdder();
+        final LongAdder mismatches = new LongAdder();
+        final AtomicLong sequential = new AtomicLong();
+        final String[] firstProblemHolder = new String[1];
+        volatile boolean measuring;
+        volatile boolean stop;
+        CountDownLatch done;
+        long[] generations;
+
+        Run(String transport, BlockDevice dev) {
+            this.transport = transport;
+            this.dev = dev;
+            this.f = dev.format();
+            if (o.blockSize % f.dataSize() != 0) {
+                throw new IllegalArgumentException("--bs " + o.blockSize + " is not a multiple of the volume's "
+                        + f.dataSize() + "-byte blocks");
+            }
+            this.blocksPerIo = o.blockSize / f.dataSize();
+            this.chunks = dev.info().blockCount() / blocksPerIo;
+            if (chunks < (long) o.queues * o.queueDepth) {
+                throw new IllegalArgumentException("volume " + dev.info().name() + " is too small for "
+                        + o.queues * o.queueDepth + " requests of " + o.blockSize + " bytes in flight");
+            }
+            if (o.rw == BenchOptions.Rw.VERIFY) {
+                if (chunks > 64L << 20) {
+                    throw new IllegalArgumentException("--rw verify tracks at most 64 Mi blocks of --bs; use a larger --bs");
+                }
+                generations = new long[(int) chunks];
+            }
+        }
+
+        BenchResult execute() throws InterruptedException {
+            int slots = o.queues * o.queueDepth;
+            done = new CountDownLatch(slots);
+            long t0 = System.nanoTime();
+            for (int q = 0; q < o.queues; q++) {
+                for (int k = 0; k < o.queueDepth; k++) {
+                    new Slot(q, q * o.queueDepth + k, slots).issue();
+                }
+            }
+            Histogram total = new Histogram(HIGHEST_NANOS, 3);
+            Histogram interval = null;
+            long measureStart = 0;
+            long lastOps = 0;
+            int tick = 0;
+            int totalTicks = o.rampSeconds + o.seconds;
+            long opsAtMeasureStart = 0;
+            while (tick < totalTicks) {
+                long wake = t0 + TimeUnit.SECONDS.toNanos(tick + 1);
+                long now;
+                while ((now = System.nanoTime()) < wake) {
+                    TimeUnit.NANOSECONDS.sleep(Math.min(wake - now, 50_000_000));
+                }
+                tick++;
+                interval = recorder.getIntervalHistogram(interval);
+                long opsNow = ops.sum();
+                long delta = opsNow - lastOps;
+                lastOps = opsNow;
+                if (tick == o.rampSeconds) {
+                    measuring = true;
+                    measureStart = System.nanoTime();
+                    opsAtMeasureStart = opsNow;
+                } else if (tick > o.rampSeconds) {
+                    total.add(interval);
+                }
+                if (o.progress && progressOut != null) {
+                    progressOut.printf(Locale.ROOT, "[%s %3ds%s] iops=%.0f mib_per_s=%.1f p99_us=%.1f errors=%d%n",
+                            transport, tick, tick <= o.rampSeconds ? " ramp" : "", (double) delta,
+                            delta * (double) o.blockSize / (1 << 20),
+                            interval.getTotalCount() == 0 ? 0.0 : interval.getValueAtPercentile(99) / 1000.0,
+                            guard.sum() + app.sum() + ref.sum() + io.sum() + mismatches.sum());
+                }
+            }
+            long measureEnd = System.nanoTime();
+            stop = true;
+            if (!done.await(60, TimeUnit.SECONDS)) {
+                io.add(done.getCount());
+            }
+            if (o.rampSeconds == 0) {
+                measureStart = t0;
+                opsAtMeasureStart = 0;
+            }
+            long measuredOps = lastOps - opsAtMeasureStart;
+            double secs = (measureEnd - measureStart) / 1e9;
+            BenchResult r = new BenchResult();
+            r.transport = transport;
+            r.rw = o.rw.cliName();
+            r.blockSize = o.blockSize;
+            r.queueDepth = o.queueDepth;
+            r.queues = o.queues;
+            r.pi = o.pi.cliName();
+            r.seconds = secs;
+            r.ops = measuredOps;
+            r.bytes = measuredOps * o.blockSize;
+            r.iops = measuredOps / secs;
+            r.mibPerSec = r.bytes / secs / (1 << 20);
+            if (total.getTotalCount() > 0) {
+                r.p50us = total.getValueAtPercentile(50) / 1000.0;
+                r.p99us = total.getValueAtPercentile(99) / 1000.0;
+                r.p999us = total.getValueAtPercentile(99.9) / 1000.0;
+            }
+            r.guardErrors = guard.sum();
+            r.appErrors = app.sum();
+            r.refErrors = ref.sum();
+            r.ioErrors = io.sum();
+            r.dataMismatches = mismatches.sum();
+            if (firstProblemHolder[0] != null && progressOut != null) {
+                progressOut.println("first problem: " + firstProblemHolder[0]);
+            }
+            return r;
+        }
+
+        void problem(String s) {
+            synchronized (firstProblemHolder) {
+                if (firstProblemHolder[0] == null) {
+                    firstProblemHolder[0] = s;
+                }
+            }
+        }
+
+        /** One request slot: its own buffers, one request in flight at a time. */
+        private final class Slot {
+            final int queue;
+            final int index;
+            final int slots;
+            final SplittableRandom rnd;
+            final ByteBuffer data;
+            final ByteBuffer meta;
+            final ScatterList dataList;
+            final ScatterList metaList;
+            long lba;
+            long chunk;
+            boolean write;
+            long started;
+
+            Slot(int queue, int index, int slots) {
+                this.queue = queue;
+                this.index = index;
+                this.slots = slots;
+                this.rnd = new SplittableRandom(0x5EED + index);
+                this.data = ByteBuffer.allocateDirect(o.blockSize).order(ByteOrder.BIG_ENDIAN);
+                byte[] fill = new byte[o.blockSize];
+                for (int i = 0; i < fill.length; i++) {
+                    fill[i] = (byte) rnd.nextInt();
+                }
+                data.put(fill).clear();
+                this.dataList = ScatterList.of(data);
+                if (o.pi == BenchOptions.PiMode.PASS && f.metadataSize() > 0) {
+                    meta = ByteBuffer.allocateDirect(blocksPerIo * f.metadataSize());
+                    metaList = ScatterList.of(meta);
+                } else {
+                    meta = null;
+                    metaList = null;
+                }
+            }
+
+            void issue() {
+                choose();
+                BlockRequest r = write ? writeRequest() : readRequest();
+                started = System.nanoTime();
+                dev.submit(queue, r).whenComplete((c, e) -> complete(c, e));
+            }
+
+            private void choose() {
+                switch (o.rw) {
+                    case RANDREAD: write = false; chunk = rnd.nextLong(chunks); break;
+                    case RANDWRITE: write = true; chunk = rnd.nextLong(chunks); break;
+                    case RANDRW: write = rnd.nextBoolean(); chunk = rnd.nextLong(chunks); break;
+                    case READ: write = false; chunk = Math.floorMod(sequential.getAndIncrement(), chunks); break;
+                    case WRITE: write = true; chunk = Math.floorMod(sequential.getAndIncrement(), chunks); break;
+                    default: // VERIFY: only this slot's chunks, so the expected content is known
+                        write = rnd.nextBoolean();
+                        long mine = (chunks - index + slots - 1) / slots;
+                        chunk = index + rnd.nextLong(mine) * slots;
+                        break;
+                }
+                lba = chunk * blocksPerIo;
+            }
+
+            private Protection protection() {
+                switch (o.pi) {
+                    case INSERT: return dev.insertStrip(lba);
+                    case PASS: return f.hasPi()
+                            ? Protection.pass(CheckFlags.ALL, lba & f.guard().refTagMask(), 0, 0xFFFF)
+                            : Protection.NONE;
+                    default: return f.hasPi() ? new Protection(true, CheckFlags.NONE, lba & f.guard().refTagMask(), 0, 0)
+                            : Protection.NONE;
+                }
+            }
+
+            private PiContext hostContext() {
+                return PiContext.builder(f).initialRefTag(lba & f.guard().refTagMask()).build();
+            }
+
+            private BlockRequest writeRequest() {
+                if (o.rw == BenchOptions.Rw.VERIFY) {
+                    long gen = generations[(int) chunk] + 1;
+                    fillPattern(gen);
+                }
+                if (metaList != null) {
+                    Pi.generate(hostContext(), dataList, metaList, blocksPerIo);
+                }
+                return BlockRequest.write(o.volume, lba, blocksPerIo, dataList, metaList, protection(), false);
+            }
+
+            private BlockRequest readRequest() {
+                return BlockRequest.read(o.volume, lba, blocksPerIo, dataList, metaList, protection());
+            }
+
+            /** Each block: LBA, generation, then a value derived from both, as longs. */
+            private void fillPattern(long gen) {
+                int ds = f.dataSize();
+                for (int b = 0; b < blocksPerIo; b++) {
+                    long blockLba = lba + b;
+                    int base = b * ds;
+                    data.putLong(base, blockLba);
+                    data.putLong(base + 8, gen);
+                    long v = blockLba * 0x9E3779B97F4A7C15L ^ gen;
+                    for (int i = 16; i < ds; i += 8) {
+                        data.putLong(base + i, v);
+                    }
+                }
+            }
+
+            private boolean matches(long gen) {
+                int ds = f.dataSize();
+                for (int b = 0; b < blocksPerIo; b++) {
+                    long blockLba = lba + b;
+                    int base = b * ds;
+                    long v = gen == 0 ? 0 : blockLba * 0x9E3779B97F4A7C15L ^ gen;
+                    if (data.getLong(base) != (gen == 0 ? 0 : blockLba) || data.getLong(base + 8) != gen) {
+                        return false;
+                    }
+                    for (int i = 16; i < ds; i += 8) {
+                        if (data.getLong(base + i) != v) {
+                            return false;
+                        }
+                    }
+                }
+                return true;
+            }
+
+            private void complete(Completion c, Throwable e) {
+                long lat = System.nanoTime() - started;
+                if (e != null || c == null) {
+                    io.increment();
+                    problem(String.valueOf(e));
+                } else if (c.isSuccess()) {
+                    if (o.rw == BenchOptions.Rw.VERIFY) {
+                        if (write) {
+                            generations[(int) chunk]++;
+                        } else if (!matches(generations[(int) chunk])) {
+                            mismatches.increment();
+                            problem("data mismatch at lba " + lba + " (no error reported)");
+                        }
+                    }
+                    if (!write && metaList != null) {
+                        PiError pe = Pi.verify(hostContext(), dataList, metaList, blocksPerIo);
+                        if (pe != null) {
+                            count(pe.kind().shortName());
+                            problem("host check at lba " + (lba + pe.blockIndex()) + ": " + pe);
+                        }
+                    }
+                } else if (c.status().isPiError()) {
+                    count(c.piError() == null ? "guard" : c.piError().kind().shortName());
+                    problem(c.toString());
+                } else {
+                    io.increment();
+                    problem(c.toString());
+                }
+                ops.increment();
+                if (measuring || o.rampSeconds == 0) {
+                    recorder.recordValue(Math.min(lat, HIGHEST_NANOS));
+                }
+                if (stop || (c != null && c.status() == Status.TRANSPORT_ERROR)) {
+                    done.countDown();
+                } else {
+                    issue();
+                }
+            }
+
+            private void count(String kind) {
+                switch (kind) {
+                    case "guard": guard.increment(); break;
+                    case "app": app.increment(); break;
+                    default: ref.increment(); break;
+                }
+            }
+        }
+    }
+}

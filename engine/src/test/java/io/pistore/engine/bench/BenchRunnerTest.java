@@ -1,0 +1,61 @@
+package io.pistore.engine.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+class BenchRunnerTest {
+
+    private static BenchOptions small(String rw, String pi) {
+        BenchOptions o = new BenchOptions();
+        o.rw = BenchOptions.Rw.parse(rw);
+        o.pi = BenchOptions.PiMode.parse(pi);
+        o.seconds = 1;
+        o.rampSeconds = 0;
+        o.queueDepth = 4;
+        o.queues = 2;
+        o.sizeBytes = 8 << 20;
+        return o;
+    }
+
+    @ParameterizedTest
+    @CsvSource({"randrw,insert", "randrw,pass", "randrw,off", "read,insert", "write,pass", "verify,insert",
+            "verify,pass", "verify,off", "randread,insert", "randwrite,insert"})
+    void aShortRunOnTheLocalTransportCompletesWithoutErrors(String rw, String pi) throws Exception {
+        ByteArrayOutputStream progress = new ByteArrayOutputStream();
+        BenchResult r = new BenchRunner(small(rw, pi), new PrintStream(progress, true, StandardCharsets.UTF_8))
+                .run("local");
+        assertTrue(r.ops > 0, r.summary());
+        assertEquals(0, r.piErrors(), r.summary());
+        assertEquals(0, r.ioErrors, r.summary());
+        assertEquals(0, r.dataMismatches, r.summary());
+        assertTrue(r.p50us > 0 && r.p50us <= r.p99us && r.p99us <= r.p999us, r.summary());
+        String json = r.toJson();
+        for (String key : new String[] {"\"transport\":\"local\"", "\"iops\":", "\"mib_per_s\":", "\"p50\":", "\"p99\":",
+                "\"p999\":", "\"pi_errors\":0", "\"io_errors\":0", "\"data_mismatches\":0"}) {
+            assertTrue(json.contains(key), key + " missing in " + json);
+        }
+        assertTrue(progress.toString(StandardCharsets.UTF_8).contains("iops="), "a progress line each second");
+    }
+
+    @Test
+    void impossibleOptionsAreRefusedWithAReason() {
+        BenchOptions o = small("randrw", "insert");
+        o.blockSize = 1000;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new BenchRunner(o, null).run("local"));
+        assertTrue(e.getMessage().contains("multiple"), e.getMessage());
+        BenchOptions q = small("randrw", "insert");
+        q.queueDepth = 0;
+        assertThrows(IllegalArgumentException.class, () -> new BenchRunner(q, null).run("local"));
+        IllegalArgumentException t = assertThrows(IllegalArgumentException.class,
+                () -> new BenchRunner(small("randrw", "insert"), null).run("carrier-pigeon"));
+        assertTrue(t.getMessage().contains("unknown transport") && t.getMessage().contains("local"), t.getMessage());
+    }
+}
