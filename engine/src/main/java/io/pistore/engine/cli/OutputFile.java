@@ -15,8 +15,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * An output written all or nothing: a regular file is written under a temporary name in its own
  * directory and renamed over the target by {@link #commit()}; closing without a commit removes the
  * temporary file, so a failed or refused run leaves no partial output (and the output may be the
- * input file itself). An existing non-regular target (a device, a pipe, {@code /dev/null}) is written
- * in place: it cannot be replaced.
+ * input file itself). A symbolic link is followed: the file it names is replaced, the link stays. An
+ * existing non-regular target (a device, a pipe, {@code /dev/null}) is written in place: it cannot be
+ * replaced.
  */
 final class OutputFile implements AutoCloseable {
     private final Path target;
@@ -30,6 +31,14 @@ final class OutputFile implements AutoCloseable {
         this.channel = channel;
     }
 
+    /**
+     * Whether {@code target} is an existing device or pipe (such as {@code /dev/stdout}): written in
+     * place, so it cannot be left untouched by a run that fails half way.
+     */
+    static boolean isStream(Path target) {
+        return Files.exists(target) && !Files.isRegularFile(target) && !Files.isDirectory(target);
+    }
+
     static OutputFile create(Path target) {
         try {
             if (Files.exists(target) && !Files.isRegularFile(target)) {
@@ -38,11 +47,11 @@ final class OutputFile implements AutoCloseable {
                 }
                 return new OutputFile(target, null, FileChannel.open(target, StandardOpenOption.WRITE));
             }
-            Path abs = target.toAbsolutePath();
-            Path dir = abs.getParent();
-            Path temp = dir.resolve("." + abs.getFileName() + "." + Long.toHexString(ThreadLocalRandom.current().nextLong())
-                    + ".pistore-tmp");
-            return new OutputFile(target, temp,
+            // Through symbolic links (such as /dev/stdout redirected to a file): the file is replaced, not the link.
+            Path real = Files.exists(target) ? target.toRealPath() : target.toAbsolutePath();
+            Path temp = real.resolveSibling("." + real.getFileName() + "."
+                    + Long.toHexString(ThreadLocalRandom.current().nextLong()) + ".pistore-tmp");
+            return new OutputFile(real, temp,
                     FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE));
         } catch (NoSuchFileException e) {
             throw CliException.usage(target + ": cannot create: no such directory");

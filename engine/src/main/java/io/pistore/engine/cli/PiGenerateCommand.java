@@ -5,6 +5,7 @@ import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.ScatterList;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -85,7 +86,9 @@ final class PiGenerateCommand implements Callable<Integer> {
                 o.commit();
             }
         }
-        spec.commandLine().getOut().println("generated " + done + (done == 1 ? " block (" : " blocks (") + f + ") into "
+        // With OUT a stream (say /dev/stdout), the summary goes to stderr to keep that stream clean.
+        PrintWriter report = OutputFile.isStream(out) ? spec.commandLine().getErr() : spec.commandLine().getOut();
+        report.println("generated " + done + (done == 1 ? " block (" : " blocks (") + f + ") into "
                 + out + (separate ? " (metadata only)" : ""));
         return ExitCodes.OK;
     }

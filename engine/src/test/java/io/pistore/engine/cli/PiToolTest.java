@@ -443,6 +443,29 @@ class PiToolTest {
         assertFalse(Files.isRegularFile(devNull), "/dev/null is still a device");
     }
 
+    @Test
+    void outputThroughASymlinkReplacesTheFileAndKeepsTheLink() throws IOException {
+        byte[] raw = random(4 * 512, 4);
+        Path in = write("raw.img", raw);
+        Path real = write("real.img", new byte[] {9});
+        Path link = Files.createSymbolicLink(dir.resolve("link.img"), real.getFileName());
+        Result g = run("pi", "generate", "--format", "512+8", p(in), p(link));
+        assertEquals(0, g.code(), g.toString());
+        assertTrue(Files.isSymbolicLink(link), "the link stays a link");
+        assertArrayEquals(new ReferencePi(512, 8, GuardType.CRC16, 1, false, 0, 0).interleaved(raw),
+                Files.readAllBytes(real));
+    }
+
+    @Test
+    void generateInPlaceReplacesTheInput() throws IOException {
+        byte[] raw = random(3 * 4096, 12);
+        Path f = write("same.img", raw);
+        Result g = run("pi", "generate", "--format", "4096+8", p(f), p(f));
+        assertEquals(0, g.code(), g.toString());
+        assertArrayEquals(new ReferencePi(4096, 8, GuardType.CRC16, 1, false, 0, 0).interleaved(raw),
+                Files.readAllBytes(f));
+    }
+
     // ------------------------------------------------------------------ crc
 
     @Test
