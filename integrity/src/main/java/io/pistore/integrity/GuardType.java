@@ -110,6 +110,11 @@ public enum GuardType {
         return a.finish(a.update(a.start(0), b, off, len));
     }
 
+    /** A running guard (seed 0) to feed a stream of bytes in pieces. */
+    public GuardDigest newDigest() {
+        return new GuardDigest(this);
+    }
+
     /** Engine access: the algorithm behind this guard. */
     GuardAlgorithm algorithm() {
         return algorithm;
