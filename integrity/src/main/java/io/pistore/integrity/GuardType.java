@@ -126,7 +126,7 @@ public enum GuardType {
         switch (n) {
             case "crc16": case "t10dif": case "crc16-t10dif": return CRC16;
             case "ip": case "ipcsum": case "ip-checksum": case "csum": return IP_CHECKSUM;
-            case "crc32c": case "crc32": return CRC32C;
+            case "crc32c": case "castagnoli": return CRC32C;
             case "crc64": case "crc64nvme": case "crc64-nvme": return CRC64;
             default:
                 throw new IllegalArgumentException("unknown guard '" + s + "' (expected crc16, ip, crc32c or crc64)");

@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "pistore", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
-        subcommands = {PiCommand.class},
+        subcommands = {ServeCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, PiCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:done; for checks, every block passed",
@@ -49,7 +49,13 @@ public final class Main implements Callable<Integer> {
 
     /** Runs one command line with the given writers; returns the exit code. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
-        int code = commandLine(out, err).execute(args);
+        int code;
+        try {
+            code = commandLine(out, err, args).execute(args);
+        } catch (CliException e) {
+            err.println("pistore: " + oneLine(e.getMessage()));
+            code = e.exitCode();
+        }
         out.flush();
         err.flush();
         return code;
@@ -57,12 +63,50 @@ public final class Main implements Callable<Integer> {
 
     /** The configured command line: writers, one-line errors, exit codes. */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        return commandLine(out, err, new String[0]);
+    }
+
+    /**
+     * The configured command line; a {@code --config FILE} among {@code args} supplies defaults for
+     * the options (keys are long option names without dashes).
+     */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err, String[] args) {
         CommandLine cl = new CommandLine(new Main());
+        Properties config = configFrom(args);
+        if (config != null) {
+            cl.setDefaultValueProvider(new CommandLine.PropertiesDefaultProvider(config));
+        }
         cl.setOut(out);
         cl.setErr(err);
         cl.setParameterExceptionHandler(Main::parameterError);
         cl.setExecutionExceptionHandler(Main::executionError);
         return cl;
+    }
+
+    /** The properties of the first {@code --config FILE} in {@code args}, or null when there is none. */
+    static Properties configFrom(String[] args) {
+        String file = null;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--config") && i + 1 < args.length) {
+                file = args[i + 1];
+                break;
+            }
+            if (args[i].startsWith("--config=")) {
+                file = args[i].substring("--config=".length());
+                break;
+            }
+        }
+        if (file == null) {
+            return null;
+        }
+        Properties p = new Properties();
+        try (InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(file))) {
+            p.load(in);
+        } catch (IOException | RuntimeException e) {
+            throw CliException.usage("cannot read config " + file + ": " + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : " " + e.getMessage()));
+        }
+        return p;
     }
 
     /** Without a subcommand: the usage on stderr, and a usage exit. */

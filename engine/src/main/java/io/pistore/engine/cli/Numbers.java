@@ -22,9 +22,12 @@ final class Numbers {
         }
     }
 
-    /** A byte count with an optional binary suffix: 4096, 0x1000, 64k, 1m, 2g. */
+    /** A byte count with an optional binary suffix: 4096, 0x1000, 64k, 1m, 2g, 1t, also 64KiB, 1GiB. */
     static long parseSize(String s) {
         String t = s.trim().toLowerCase(Locale.ROOT);
+        if (t.endsWith("ib")) {
+            t = t.substring(0, t.length() - 2);
+        }
         int shift = 0;
         if (t.endsWith("k")) {
             shift = 10;
@@ -32,6 +35,8 @@ final class Numbers {
             shift = 20;
         } else if (t.endsWith("g")) {
             shift = 30;
+        } else if (t.endsWith("t")) {
+            shift = 40;
         }
         if (shift != 0) {
             t = t.substring(0, t.length() - 1);
@@ -60,6 +65,14 @@ final class Numbers {
                 throw new TypeConversionException("'" + value + "' is too large");
             }
             return (int) v;
+        }
+    }
+
+    /** For byte-count options that need 64 bits (volume sizes). */
+    static final class LongSizeConverter implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            return parseSize(value);
         }
     }
 
