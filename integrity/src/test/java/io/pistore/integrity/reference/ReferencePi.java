@@ -37,7 +37,7 @@ public final class ReferencePi {
         return g == GuardType.CRC16 || g == GuardType.IP_CHECKSUM ? 8 : 16;
     }
 
-    static int guardBytes(GuardType g) {
+    public static int guardBytes(GuardType g) {
         switch (g) {
             case CRC16: case IP_CHECKSUM: return 2;
             case CRC32C: return 4;
@@ -45,11 +45,11 @@ public final class ReferencePi {
         }
     }
 
-    static int appAt(GuardType g) {
+    public static int appAt(GuardType g) {
         return guardBytes(g);
     }
 
-    static int refAt(GuardType g) {
+    public static int refAt(GuardType g) {
         switch (g) {
             case CRC16: case IP_CHECKSUM: return 4;
             case CRC32C: return 8;
@@ -57,7 +57,7 @@ public final class ReferencePi {
         }
     }
 
-    static int refBytes(GuardType g) {
+    public static int refBytes(GuardType g) {
         switch (g) {
             case CRC16: case IP_CHECKSUM: return 4;
             case CRC32C: return 8;
@@ -86,7 +86,7 @@ public final class ReferencePi {
         return (initial + i) & mask;
     }
 
-    static long getBe(byte[] b, int at, int n) {
+    public static long getBe(byte[] b, int at, int n) {
         long v = 0;
         for (int k = 0; k < n; k++) {
             v = (v << 8) | (b[at + k] & 0xFF);
@@ -94,7 +94,7 @@ public final class ReferencePi {
         return v;
     }
 
-    static void putBe(byte[] b, int at, int n, long v) {
+    public static void putBe(byte[] b, int at, int n, long v) {
         for (int k = n - 1; k >= 0; k--) {
             b[at + k] = (byte) v;
             v >>>= 8;
