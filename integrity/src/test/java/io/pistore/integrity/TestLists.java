@@ -136,7 +136,7 @@ final class TestLists {
         /** Pads untouched, positions and limits of the caller's buffers unchanged. */
         void assertIntact() {
             for (int i = 0; i < backing.size(); i++) {
-                ByteBuffer b = backing.get(i);
+                ByteBuffer b = backing.get(i).duplicate().clear();
                 assertEquals(positions[i], handedOut.get(i).position(), "segment " + i + " position moved");
                 assertEquals(limits[i], handedOut.get(i).limit(), "segment " + i + " limit moved");
                 if (kind.offset) {
