@@ -27,7 +27,7 @@ public enum GuardType {
     /** 16-bit ones' complement IP checksum (the DIX memory-side guard of SCSI). */
     IP_CHECKSUM("ip", 8, 2, 2, 4, 4, IpChecksum.INSTANCE),
     /** CRC-32C (Castagnoli), the NVMe 32b guard. */
-    CRC32C("crc32c", 16, 4, 4, 8, 8, Crc32cGuard.INSTANCE),
+    CRC32C("crc32c", 16, 4, 4, 8, 8, NativeGuards.select(Crc32cGuard.INSTANCE)),
     /** CRC-64/NVME (Rocksoft), the NVMe 64b guard. */
     CRC64("crc64", 16, 8, 8, 10, 6, NativeGuards.select(Crc64Nvme.INSTANCE));
 

@@ -28,6 +28,7 @@ class NativePathTest {
                     + NativeGuards.unavailabilityCause());
             assertTrue(GuardType.CRC16.algorithm().name().endsWith("-native"), GuardType.CRC16.algorithm().name());
             assertTrue(GuardType.CRC64.algorithm().name().endsWith("-native"), GuardType.CRC64.algorithm().name());
+            assertTrue(GuardType.CRC32C.algorithm().name().endsWith("-native"), GuardType.CRC32C.algorithm().name());
         } else if (expect.equals("false")) {
             assertFalse(NativeGuards.isAvailable());
             assertNotNull(NativeGuards.unavailabilityCause());
@@ -39,12 +40,14 @@ class NativePathTest {
     @Test
     void generateAndVerifyOnTheActivePath() {
         SplittableRandom r = new SplittableRandom(13);
-        String[] formats = {"512+8", "4096+8", "4096+16", "4096+64"};
-        for (String fs : formats) {
+        String[] formats = {"512+8", "4096+8", "4096+16", "4096+64", "4096+16/crc32c", "4096+64/crc32c"};
+        for (String fspec : formats) {
+            String fs = fspec.split("/")[0];
+            int[] dm = BlockFormat.parseSizes(fs);
+            GuardType guard = fspec.contains("/") ? GuardType.parse(fspec.split("/")[1]) : BlockFormat.defaultGuard(dm[1]);
             for (PiLocation loc : PiLocation.values()) {
                 for (boolean direct : new boolean[] {false, true}) {
-                    BlockFormat f0 = BlockFormat.parse(fs);
-                    BlockFormat f = BlockFormat.of(f0.dataSize(), f0.metadataSize(), f0.guard(), PiType.TYPE_1, loc);
+                    BlockFormat f = BlockFormat.of(dm[0], dm[1], guard, PiType.TYPE_1, loc);
                     int nblocks = 1 + r.nextInt(150);
                     int bs = f.dataSize() + f.metadataSize();
                     byte[] raw = new byte[nblocks * bs];
