@@ -1,7 +1,6 @@
 package io.pistore.it.nativebench;
 
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.GuardType;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
@@ -113,7 +112,7 @@ public class NativeGuardBench {
             list = ScatterList.of(b);
             Pi.generate(ctx, list, nblocks);
             System.out.println("[pistore] " + NativeGuards.describe() + " format " + format + " guard "
-                    + f.guard().cliName() + (f.guard() == GuardType.CRC64 || f.guard() == GuardType.CRC16 ? "" : ""));
+                    + f.guard().cliName());
         }
     }
 
