@@ -1,0 +1,188 @@
+package io.pistore.engine.target;
+
+import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.Protection;
+import io.pistore.spi.Status;
+import io.pistore.spi.TargetHandler;
+import io.pistore.spi.VolumeInfo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Executes block requests against the volumes of a {@link VolumeStore}.
+ *
+ * <p>Writes: the request is validated, its PI is checked as its check flags say (unless the
+ * transport already checked it in hardware) and only then stored: a failing write stores nothing.
+ * With PRACT and no metadata in the request, the PI is generated here (insert). Reads: the stored
+ * data and PI are read, the PI is checked as the flags say, and returned (pass) or checked and
+ * dropped (PRACT with no metadata buffer: strip).
+ */
+public final class TargetService implements TargetHandler {
+    /** Largest request the target accepts, data plus metadata. */
+    public static final int MAX_TRANSFER_BYTES = 8 << 20;
+
+    private final VolumeStore store;
+
+    public TargetService(VolumeStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public List<VolumeInfo> volumes() {
+        List<VolumeInfo> list = new ArrayList<>();
+        for (Volume v : store.list()) {
+            list.add(new VolumeInfo(v.name(), v.blockCount(), v.format()));
+        }
+        return list;
+    }
+
+    @Override
+    public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
+        Completion c;
+        try {
+            c = executeNow(request, piCheckedInTransport);
+        } catch (IOException e) {
+            c = Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            c = Completion.failure(Status.INTERNAL_ERROR, request.op() + ": " + e);
+        }
+        done.accept(c);
+    }
+
+    /** Executes a request on the calling thread. */
+    public Completion executeNow(BlockRequest r, boolean piCheckedInTransport) throws IOException {
+        Volume v = store.get(r.volume());
+        if (v == null) {
+            return Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + r.volume() + "'");
+        }
+        if (r.op() == io.pistore.spi.Operation.FLUSH) {
+            v.flush();
+            return Completion.success();
+        }
+        Completion bad = validate(r, v);
+        if (bad != null) {
+            return bad;
+        }
+        switch (r.op()) {
+            case WRITE:
+                return write(r, v, piCheckedInTransport);
+            case READ:
+                return read(r, v, piCheckedInTransport);
+            case WRITE_ZEROES:
+            case DEALLOCATE:
+                v.writeZeroes(r.lba(), r.blocks(), r.fua());
+                return Completion.success();
+            default:
+                return Completion.failure(Status.INVALID_FIELD, "unknown operation " + r.op());
+        }
+    }
+
+    private static Completion validate(BlockRequest r, Volume v) {
+        BlockFormat f = v.format();
+        if (r.blocks() <= 0) {
+            return Completion.failure(Status.INVALID_FIELD, "block count must be at least 1, not " + r.blocks());
+        }
+        if (r.lba() < 0 || r.lba() > v.blockCount() - r.blocks()) {
+            return Completion.failure(Status.LBA_OUT_OF_RANGE, "lba " + r.lba() + " + " + r.blocks()
+                    + " blocks is beyond the " + v.blockCount() + " blocks of volume " + v.name());
+        }
+        if (r.op() != io.pistore.spi.Operation.READ && r.op() != io.pistore.spi.Operation.WRITE) {
+            return null;
+        }
+        long dataLen = (long) r.blocks() * f.dataSize();
+        if ((long) r.blocks() * f.blockSize() > MAX_TRANSFER_BYTES) {
+            return Completion.failure(Status.INVALID_FIELD, r.blocks() + " blocks exceed the largest transfer of "
+                    + MAX_TRANSFER_BYTES + " bytes");
+        }
+        if (r.data().length() != dataLen) {
+            return Completion.failure(Status.INVALID_FIELD, "data buffer holds " + r.data().length() + " bytes, "
+                    + r.blocks() + " blocks of " + f.dataSize() + " need " + dataLen);
+        }
+        if (r.hasMetadata()) {
+            long metaLen = (long) r.blocks() * f.metadataSize();
+            if (f.metadataSize() == 0) {
+                return Completion.failure(Status.INVALID_FIELD, "volume " + v.name() + " (" + f.sizes()
+                        + ") has no metadata, the request carries some");
+            }
+            if (r.metadata().length() != metaLen) {
+                return Completion.failure(Status.INVALID_FIELD, "metadata buffer holds " + r.metadata().length()
+                        + " bytes, " + r.blocks() + " blocks of " + f.metadataSize() + " need " + metaLen);
+            }
+        } else if (f.hasPi() && !r.protection().pract() && r.op() == io.pistore.spi.Operation.WRITE) {
+            return Completion.failure(Status.INVALID_FIELD, "a write without PRACT to a volume with PI ("
+                    + f.sizes() + ") must carry its metadata");
+        }
+        Protection p = r.protection();
+        if (f.hasPi() && (p.initialRefTag() & ~f.guard().refTagMask()) != 0) {
+            return Completion.failure(Status.INVALID_FIELD, "initial ref tag 0x" + Long.toHexString(p.initialRefTag())
+                    + " does not fit the " + f.guard().refTagSize() * 8 + "-bit reference tag");
+        }
+        return null;
+    }
+
+    /** The PI context of a request on a volume. */
+    public static PiContext context(BlockFormat f, Protection p) {
+        return PiContext.builder(f).checks(p.checks()).initialRefTag(p.initialRefTag()).appTag(p.appTag())
+                .appMask(p.appMask()).build();
+    }
+
+    private static Completion write(BlockRequest r, Volume v, boolean checked) throws IOException {
+        BlockFormat f = v.format();
+        ScatterList meta = r.metadata();
+        if (f.hasPi()) {
+            PiContext ctx = context(f, r.protection());
+            if (r.protection().pract()) {
+                // Insert: with metadata exactly the tuple, the host's metadata (if any) is replaced;
+                // with more, only the tuple part is overwritten (NVMe PRACT semantics).
+                if (meta == null) {
+                    meta = ScatterList.of(ByteBuffer.allocate(r.blocks() * f.metadataSize()));
+                } else if (f.metadataSize() > f.tupleSize()) {
+                    meta = copy(meta);
+                } else {
+                    meta = ScatterList.of(ByteBuffer.allocate(r.blocks() * f.metadataSize()));
+                }
+                Pi.generate(ctx, r.data(), meta, r.blocks());
+            } else if (!checked) {
+                PiError e = Pi.verify(ctx, r.data(), meta, r.blocks());
+                if (e != null) {
+                    return Completion.piError(r.lba(), e);
+                }
+            }
+        }
+        v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
+        return Completion.success();
+    }
+
+    private static Completion read(BlockRequest r, Volume v, boolean checked) throws IOException {
+        BlockFormat f = v.format();
+        ScatterList meta = r.metadata();
+        boolean strip = meta == null && f.metadataSize() > 0;
+        if (strip) {
+            meta = ScatterList.of(ByteBuffer.allocate(r.blocks() * f.metadataSize()));
+        }
+        v.read(r.lba(), r.blocks(), r.data(), meta);
+        if (f.hasPi() && !checked && !r.protection().checks().isNone()) {
+            PiError e = Pi.verify(context(f, r.protection()), r.data(), meta, r.blocks());
+            if (e != null) {
+                return Completion.piError(r.lba(), e);
+            }
+        }
+        return Completion.success();
+    }
+
+    private static ScatterList copy(ScatterList src) {
+        byte[] a = src.toArray();
+        return ScatterList.wrap(a);
+    }
+}
