@@ -67,7 +67,7 @@ public final class BlockFormat {
         String m = plus < 0 ? "0" : t.substring(plus + 1);
         try {
             return new int[] {parseSize(d), parseSize(m)};
-        } catch (NumberFormatException e) {
+        } catch (NumberFormatException | ArithmeticException e) {
             throw new IllegalArgumentException("format must look like DATA+META, e.g. 4096+8, not '" + s + "'");
         }
     }

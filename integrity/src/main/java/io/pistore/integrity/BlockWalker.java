@@ -7,7 +7,8 @@ import java.nio.ByteOrder;
  * Walks the blocks of an interleaved list, or of a data list and a metadata list, and hands them to a
  * {@link RunOp} in runs: the fast path is a run of whole blocks that lie contiguously in one segment
  * (of each list); the split path gathers one block that straddles segments into a scratch buffer,
- * runs the op on it and, if the op writes, scatters the block back.
+ * runs the op on it and, if the op writes, scatters the block back (for separate lists, only the
+ * metadata: ops never write the data list).
  */
 final class BlockWalker {
     /** Longest run handed to an op at once (bounds its scratch arrays). */
@@ -157,13 +158,10 @@ final class BlockWalker {
                 mOff = 0;
             }
             boolean go = op.run(d, dOff, ds, m, mOff, ms, 1, blk);
-            if (op.writes) {
-                if (d == dScratchBuf) {
-                    data.write(dpos, dScratch, 0, ds);
-                }
-                if (m == mScratchBuf) {
-                    meta.write(mpos, mScratch, 0, ms);
-                }
+            // Ops on separate lists write metadata only: the data list may be read-only (a DIX insert
+            // of the caller's data), so a gathered data block is never scattered back.
+            if (op.writes && m == mScratchBuf) {
+                meta.write(mpos, mScratch, 0, ms);
             }
             blk++;
             dpos += ds;

@@ -5,6 +5,7 @@ import io.pistore.integrity.internal.Crc32cGuard;
 import io.pistore.integrity.internal.Crc64Nvme;
 import io.pistore.integrity.internal.GuardAlgorithm;
 import io.pistore.integrity.internal.IpChecksum;
+import io.pistore.integrity.internal.NativeGuards;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Locale;
@@ -22,13 +23,13 @@ import java.util.Locale;
  */
 public enum GuardType {
     /** CRC-16/T10-DIF: poly 0x8BB7, init 0, not reflected, no final xor. */
-    CRC16("crc16", 8, 2, 2, 4, 4, Crc16T10Dif.INSTANCE),
+    CRC16("crc16", 8, 2, 2, 4, 4, NativeGuards.select(Crc16T10Dif.INSTANCE)),
     /** 16-bit ones' complement IP checksum (the DIX memory-side guard of SCSI). */
     IP_CHECKSUM("ip", 8, 2, 2, 4, 4, IpChecksum.INSTANCE),
     /** CRC-32C (Castagnoli), the NVMe 32b guard. */
-    CRC32C("crc32c", 16, 4, 4, 8, 8, Crc32cGuard.INSTANCE),
+    CRC32C("crc32c", 16, 4, 4, 8, 8, NativeGuards.select(Crc32cGuard.INSTANCE)),
     /** CRC-64/NVME (Rocksoft), the NVMe 64b guard. */
-    CRC64("crc64", 16, 8, 8, 10, 6, Crc64Nvme.INSTANCE);
+    CRC64("crc64", 16, 8, 8, 10, 6, NativeGuards.select(Crc64Nvme.INSTANCE));
 
     private final String cliName;
     private final int tupleSize;
@@ -110,6 +111,11 @@ public enum GuardType {
         return a.finish(a.update(a.start(0), b, off, len));
     }
 
+    /** A running guard (seed 0) to feed a stream of bytes in pieces. */
+    public GuardDigest newDigest() {
+        return new GuardDigest(this);
+    }
+
     /** Engine access: the algorithm behind this guard. */
     GuardAlgorithm algorithm() {
         return algorithm;
@@ -121,7 +127,7 @@ public enum GuardType {
         switch (n) {
             case "crc16": case "t10dif": case "crc16-t10dif": return CRC16;
             case "ip": case "ipcsum": case "ip-checksum": case "csum": return IP_CHECKSUM;
-            case "crc32c": case "crc32": return CRC32C;
+            case "crc32c": case "castagnoli": return CRC32C;
             case "crc64": case "crc64nvme": case "crc64-nvme": return CRC64;
             default:
                 throw new IllegalArgumentException("unknown guard '" + s + "' (expected crc16, ip, crc32c or crc64)");

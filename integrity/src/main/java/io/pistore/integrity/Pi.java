@@ -46,6 +46,9 @@ public final class Pi {
     public static void generate(PiContext ctx, ScatterList data, ScatterList metadata, long nblocks) {
         if (ctx.format().hasPi()) {
             BlockWalker.separate(ctx.format(), data, metadata, nblocks, new GenerateOp(ctx));
+        } else {
+            BlockWalker.checkLength("the data list", data, nblocks * ctx.format().dataSize());
+            BlockWalker.checkLength("the metadata list", metadata, nblocks * ctx.format().metadataSize());
         }
     }
 
@@ -168,6 +171,7 @@ public final class Pi {
     public static PiError remapRefTag(PiContext ctx, ScatterList blocks, long nblocks, long newInitialRefTag,
                                       boolean checkOld) {
         if (!ctx.format().hasPi()) {
+            BlockWalker.checkLength("the interleaved list", blocks, nblocks * ctx.format().blockSize());
             return null;
         }
         RemapOp op = new RemapOp(ctx, newInitialRefTag, checkOld);
@@ -180,6 +184,7 @@ public final class Pi {
                                               long newInitialRefTag, boolean checkOld) {
         BlockFormat f = ctx.format();
         if (!f.hasPi()) {
+            BlockWalker.checkLength("the metadata list", metadata, nblocks * f.metadataSize());
             return null;
         }
         RemapOp op = new RemapOp(ctx, newInitialRefTag, checkOld);

@@ -32,13 +32,18 @@ public final class PiStream {
     private long block;
     private int pos;
     private long state;
-    private PiError firstError;
+    private final int keep;
+    private final java.util.List<PiError> errors = new java.util.ArrayList<>(1);
     private long errorCount;
 
-    private PiStream(PiContext ctx, long nblocks, boolean generator) {
+    private PiStream(PiContext ctx, long nblocks, boolean generator, int keep) {
         if (nblocks < 0) {
             throw new IllegalArgumentException("block count must not be negative: " + nblocks);
         }
+        if (keep < 1) {
+            throw new IllegalArgumentException("must keep at least one error, not " + keep);
+        }
+        this.keep = keep;
         this.ctx = ctx;
         this.f = ctx.format();
         this.g = f.guard();
@@ -56,12 +61,17 @@ public final class PiStream {
 
     /** A stream that writes the PI of {@code nblocks} interleaved blocks into the chunks it is given. */
     public static PiStream generator(PiContext ctx, long nblocks) {
-        return new PiStream(ctx, nblocks, true);
+        return new PiStream(ctx, nblocks, true, 1);
     }
 
     /** A stream that checks the PI of {@code nblocks} interleaved blocks as their chunks arrive. */
     public static PiStream verifier(PiContext ctx, long nblocks) {
-        return new PiStream(ctx, nblocks, false);
+        return new PiStream(ctx, nblocks, false, 1);
+    }
+
+    /** A verifier that keeps up to {@code keep} errors (in block order) for {@link #errors()}. */
+    public static PiStream verifier(PiContext ctx, long nblocks, int keep) {
+        return new PiStream(ctx, nblocks, false, keep);
     }
 
     /** Total bytes the stream expects: {@code nblocks * (DATA + META)}. */
@@ -85,7 +95,12 @@ public final class PiStream {
 
     /** The first failed check seen by a verifier, or null. */
     public PiError firstError() {
-        return firstError;
+        return errors.isEmpty() ? null : errors.get(0);
+    }
+
+    /** The errors kept so far, in block order (at most the number the verifier was made to keep). */
+    public java.util.List<PiError> errors() {
+        return java.util.Collections.unmodifiableList(errors);
     }
 
     /** How many blocks failed a check so far. */
@@ -135,8 +150,8 @@ public final class PiStream {
                         PiError e = Pi.check(ctx, tupleBuf, 0, block, alg.finish(state));
                         if (e != null) {
                             errorCount++;
-                            if (firstError == null) {
-                                firstError = e;
+                            if (errors.size() < keep) {
+                                errors.add(e);
                             }
                             if (found == null) {
                                 found = e;

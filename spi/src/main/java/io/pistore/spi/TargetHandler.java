@@ -17,4 +17,12 @@ public interface TargetHandler {
      * the request's PI in hardware on the way in, so the engine does not check it again.
      */
     void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done);
+
+    /** A host connected (for the one log line per connection a target prints); {@code peer} names it. */
+    default void connected(String peer) {
+    }
+
+    /** A host's connection ended; {@code reason} is one line ("closed by peer", "bad magic 0x…", …). */
+    default void disconnected(String peer, String reason) {
+    }
 }

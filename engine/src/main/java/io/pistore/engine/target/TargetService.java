@@ -33,9 +33,26 @@ public final class TargetService implements TargetHandler {
     public static final int MAX_TRANSFER_BYTES = 8 << 20;
 
     private final VolumeStore store;
+    private final Consumer<String> log;
 
     public TargetService(VolumeStore store) {
+        this(store, line -> { });
+    }
+
+    /** A target service that reports connections, one line each, to {@code log}. */
+    public TargetService(VolumeStore store, Consumer<String> log) {
         this.store = store;
+        this.log = log;
+    }
+
+    @Override
+    public void connected(String peer) {
+        log.accept("connection from " + peer);
+    }
+
+    @Override
+    public void disconnected(String peer, String reason) {
+        log.accept("connection from " + peer + " ended: " + reason);
     }
 
     @Override

@@ -46,6 +46,18 @@ class BenchRunnerTest {
     }
 
     @Test
+    void verifyCountsSilentCorruptionApartFromErrors() throws Exception {
+        SilentCorruptionProvider.enabled = true;
+        try {
+            BenchResult r = new BenchRunner(small("verify", "off"), null).run("corrupting");
+            assertTrue(r.dataMismatches > 0, "corrupted reads must be counted: " + r.summary());
+            assertEquals(0, r.ioErrors + r.piErrors(), "nothing reported them: " + r.summary());
+        } finally {
+            SilentCorruptionProvider.enabled = false;
+        }
+    }
+
+    @Test
     void impossibleOptionsAreRefusedWithAReason() {
         BenchOptions o = small("randrw", "insert");
         o.blockSize = 1000;

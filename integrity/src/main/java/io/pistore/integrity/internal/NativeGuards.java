@@ -1,0 +1,256 @@
+package io.pistore.integrity.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The optional native guard path: {@code libpistore-native.so}, built by the Maven build when gcc
+ * and the JNI headers are there, shipped in the jar under {@code META-INF/native/linux-x86_64/},
+ * and loaded once, on first use, from a temporary copy. When it cannot be used, the reason is kept
+ * and {@link #unavailabilityCause()} returns it (the way Netty's {@code Epoll} does); callers then
+ * stay on the pure-Java kernels.
+ *
+ * <p>Forcing pure Java: system property {@code pistore.native=false}, or environment variable
+ * {@code PISTORE_NATIVE=0}. A library elsewhere can be named with {@code pistore.native.library}.
+ *
+ * <p>Every native entry point is reached through the checked methods here: offsets, lengths and
+ * counts are validated against the buffer in Java before the call, so bad input throws
+ * {@link IndexOutOfBoundsException} and never reaches C.
+ */
+public final class NativeGuards {
+    /** Algorithm numbers shared with pistore_native.c. */
+    static final int ALG_CRC16 = 0;
+    static final int ALG_CRC64 = 1;
+    static final int ALG_CRC32C = 2;
+
+    private static final int CAP_CRC16 = 1;
+    private static final int CAP_CRC64 = 2;
+    private static final int CAP_CRC32C = 4;
+
+    static final String RESOURCE = "/META-INF/native/linux-x86_64/libpistore-native.so";
+
+    private static final int CAPS;
+    private static final Throwable CAUSE;
+    private static final String DESCRIPTION;
+
+    static {
+        int caps = 0;
+        Throwable cause = null;
+        String description = "";
+        try {
+            String reason = disabledBySetting();
+            if (reason != null) {
+                throw new UnsupportedOperationException(reason);
+            }
+            load();
+            caps = init0();
+            description = describe0();
+            if ((caps & (CAP_CRC16 | CAP_CRC64)) == 0) {
+                throw new UnsupportedOperationException("libpistore-native loaded but no kernel can run here: "
+                        + description);
+            }
+        } catch (Throwable t) {
+            caps = 0;
+            cause = t;
+        }
+        CAPS = caps;
+        CAUSE = cause;
+        DESCRIPTION = description;
+    }
+
+    private NativeGuards() {
+    }
+
+    /** Whether the native library is loaded and at least one native guard kernel is in use. */
+    public static boolean isAvailable() {
+        return CAUSE == null;
+    }
+
+    /** Why the native path is not in use, or null when it is. */
+    public static Throwable unavailabilityCause() {
+        return CAUSE;
+    }
+
+    /** Throws {@link #unavailabilityCause()} wrapped in an {@link UnsatisfiedLinkError} when not available. */
+    public static void ensureAvailability() {
+        if (CAUSE != null) {
+            throw (UnsatisfiedLinkError) new UnsatisfiedLinkError("pistore native guard path unavailable: "
+                    + CAUSE.getMessage()).initCause(CAUSE);
+        }
+    }
+
+    /** One line saying which guard path is active, for logs and {@code --version}. */
+    public static String describe() {
+        if (CAUSE != null) {
+            return "guards: pure Java (native unavailable: " + CAUSE.getMessage() + ")";
+        }
+        boolean c32 = hasCrc32c() && "true".equalsIgnoreCase(System.getProperty("pistore.native.crc32c"));
+        return "guards: native (library kernels: " + DESCRIPTION + "); bound: crc16="
+                + (hasCrc16() ? "native" : "java") + " crc64=" + (hasCrc64() ? "native" : "java")
+                + " crc32c=" + (c32 ? "native" : "jdk") + " ip=java";
+    }
+
+    static boolean hasCrc16() {
+        return (CAPS & CAP_CRC16) != 0;
+    }
+
+    static boolean hasCrc64() {
+        return (CAPS & CAP_CRC64) != 0;
+    }
+
+    static boolean hasCrc32c() {
+        return (CAPS & CAP_CRC32C) != 0;
+    }
+
+    /**
+     * The algorithm {@code GuardType} binds for a guard: the native variant of {@code java} when the
+     * library has a kernel for it, otherwise {@code java} itself.
+     */
+    public static GuardAlgorithm select(GuardAlgorithm java) {
+        if (java == Crc16T10Dif.INSTANCE && hasCrc16()) {
+            return new NativeGuardAlgorithm(java, ALG_CRC16, NativeGuardAlgorithm.NATIVE_MIN_LEN);
+        }
+        if (java == Crc64Nvme.INSTANCE && hasCrc64()) {
+            return new NativeGuardAlgorithm(java, ALG_CRC64, NativeGuardAlgorithm.NATIVE_MIN_LEN);
+        }
+        // CRC-32C: ISA-L through JNI did not beat the JDK intrinsic reliably (a tie in the calmer of
+        // two side-by-side runs, docs/NATIVE.md), so the JDK stays the default; opt in with
+        // -Dpistore.native.crc32c=true.
+        if (java == Crc32cGuard.INSTANCE && hasCrc32c()
+                && "true".equalsIgnoreCase(System.getProperty("pistore.native.crc32c"))) {
+            return new NativeGuardAlgorithm(java, ALG_CRC32C, NativeGuardAlgorithm.NATIVE_MIN_LEN);
+        }
+        return java;
+    }
+
+    /** The native variant of {@code java} regardless of {@link #select}'s policy, or null (tests, benchmarks). */
+    public static GuardAlgorithm nativeVariant(GuardAlgorithm java) {
+        if (java == Crc16T10Dif.INSTANCE && hasCrc16()) {
+            return new NativeGuardAlgorithm(java, ALG_CRC16, 0);
+        }
+        if (java == Crc64Nvme.INSTANCE && hasCrc64()) {
+            return new NativeGuardAlgorithm(java, ALG_CRC64, 0);
+        }
+        if (java == Crc32cGuard.INSTANCE && hasCrc32c()) {
+            return new NativeGuardAlgorithm(java, ALG_CRC32C, 0);
+        }
+        return null;
+    }
+
+    private static String disabledBySetting() {
+        String p = System.getProperty("pistore.native");
+        if (p != null && (p.equalsIgnoreCase("false") || p.equals("0") || p.equalsIgnoreCase("off"))) {
+            return "disabled by system property pistore.native=" + p;
+        }
+        String e = System.getenv("PISTORE_NATIVE");
+        if (e != null && (e.equals("0") || e.equalsIgnoreCase("false") || e.equalsIgnoreCase("off"))) {
+            return "disabled by environment PISTORE_NATIVE=" + e;
+        }
+        return null;
+    }
+
+    private static void load() throws IOException {
+        String explicit = System.getProperty("pistore.native.library");
+        if (explicit != null && !explicit.isEmpty()) {
+            System.load(Path.of(explicit).toAbsolutePath().toString());
+            return;
+        }
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+            throw new UnsupportedOperationException("no native library for " + os + "/" + arch
+                    + " (only linux/x86-64 is built)");
+        }
+        try (InputStream in = NativeGuards.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new UnsupportedOperationException("libpistore-native.so is not in this build (" + RESOURCE
+                        + " missing: built without gcc or JNI headers?)");
+            }
+            Path tmp = Files.createTempFile("libpistore-native", ".so");
+            try {
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                System.load(tmp.toAbsolutePath().toString());
+            } finally {
+                // Once loaded, the mapping keeps the file alive; nothing is left behind in /tmp.
+                Files.deleteIfExists(tmp);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- checked entry points
+
+    private static void checkRange(int capacity, int off, int len) {
+        Objects.checkFromIndexSize(off, len, capacity);
+    }
+
+    private static void checkBlocks(int capacity, int off, int stride, int len, int count, long[] out) {
+        if (count < 0 || len < 0 || stride < 0 || off < 0) {
+            throw new IndexOutOfBoundsException("negative argument: off=" + off + " stride=" + stride
+                    + " len=" + len + " count=" + count);
+        }
+        if (out.length < count) {
+            throw new IndexOutOfBoundsException("statesOut holds " + out.length + " < " + count);
+        }
+        if (count == 0) {
+            return;
+        }
+        long last = off + (long) (count - 1) * stride;
+        if (last + len > capacity) {
+            throw new IndexOutOfBoundsException("blocks [" + off + ", " + (last + len) + ") outside [0, "
+                    + capacity + ")");
+        }
+    }
+
+    static long update(int alg, long state, byte[] b, int off, int len) {
+        checkRange(b.length, off, len);
+        return updateArray0(alg, state, b, off, len);
+    }
+
+    /** {@code b} must be direct; indexes are absolute and bounded by its limit. */
+    static long updateDirect(int alg, long state, ByteBuffer b, int off, int len) {
+        checkRange(b.limit(), off, len);
+        return updateDirect0(alg, state, b, off, len);
+    }
+
+    static void blocks(int alg, long state, byte[] b, int off, int stride, int len, int count, long[] out) {
+        checkBlocks(b.length, off, stride, len, count, out);
+        if (count > 0) {
+            blocksArray0(alg, state, b, off, stride, len, count, out);
+        }
+    }
+
+    static void blocksDirect(int alg, long state, ByteBuffer b, int off, int stride, int len, int count, long[] out) {
+        checkBlocks(b.limit(), off, stride, len, count, out);
+        if (count > 0) {
+            blocksDirect0(alg, state, b, off, stride, len, count, out);
+        }
+    }
+
+    /** The CRC-64/NVME folding constants compiled into the library (see gen_crc64_constants.c). */
+    static long[] crc64Constants() {
+        ensureAvailability();
+        return crc64Constants0();
+    }
+
+    private static native int init0();
+
+    private static native String describe0();
+
+    private static native long[] crc64Constants0();
+
+    private static native long updateArray0(int alg, long state, byte[] b, int off, int len);
+
+    private static native long updateDirect0(int alg, long state, ByteBuffer b, int off, int len);
+
+    private static native void blocksArray0(int alg, long state, byte[] b, int off, int stride, int len, int count,
+                                            long[] out);
+
+    private static native void blocksDirect0(int alg, long state, ByteBuffer b, int off, int stride, int len,
+                                             int count, long[] out);
+}
