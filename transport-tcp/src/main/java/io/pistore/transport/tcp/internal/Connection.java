@@ -168,7 +168,7 @@ abstract class Connection implements Selectable {
 
     /** The reason logged when the peer closes between frames. */
     String eofReason() {
-        return "the peer closed the connection";
+        return "closed by peer";
     }
 
     private void parse() throws ProtocolException {

@@ -29,6 +29,7 @@ final class TargetConnection extends Connection {
     private final TargetHandler handler;
     private final BufferPool pool = new BufferPool(16);
     private boolean greeted;
+    private boolean announced;
     private int depth;
     private int outstanding;
     private TargetRequest rx;
@@ -381,8 +382,26 @@ final class TargetConnection extends Connection {
         });
     }
 
+    /** Tells the handler a host connected (the engine prints one line per connection). */
+    void opened() {
+        announced = true;
+        try {
+            handler.connected(peer);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "pistore tcp target: connected() of the handler failed", e);
+        }
+    }
+
     @Override
     void onClosed(String reason) {
         listener.forget(this);
+        if (!announced) {
+            return;
+        }
+        try {
+            handler.disconnected(peer, reason);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "pistore tcp target: disconnected() of the handler failed", e);
+        }
     }
 }

@@ -131,6 +131,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
                 }
                 try {
                     c.key = loop.register(ch, SelectionKey.OP_READ, c);
+                    c.opened();
                 } catch (IOException e) {
                     c.close("cannot register: " + Connection.ioReason(e), false);
                 }

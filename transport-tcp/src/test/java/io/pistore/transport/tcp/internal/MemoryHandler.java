@@ -43,6 +43,18 @@ final class MemoryHandler implements TargetHandler {
         this.meta = new byte[(int) (blocks * format.metadataSize())];
     }
 
+    final List<String> connections = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void connected(String peer) {
+        connections.add("connected " + peer);
+    }
+
+    @Override
+    public void disconnected(String peer, String reason) {
+        connections.add("disconnected " + peer + " " + reason);
+    }
+
     @Override
     public List<VolumeInfo> volumes() {
         return List.of(new VolumeInfo(VOLUME, blocks, format));

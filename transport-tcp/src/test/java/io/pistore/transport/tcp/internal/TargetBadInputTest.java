@@ -83,6 +83,14 @@ class TargetBadInputTest {
         String line = log.awaitWarning(5000, peer, reason);
         assertNotNull(line, "no warning naming " + peer + " and '" + reason + "' in " + log.warnings());
         assertFalse(line.contains("\n"), "one line");
+        assertTrue(handler.connections.contains("connected " + peer), handler.connections.toString());
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (handler.connections.stream().noneMatch(e -> e.startsWith("disconnected " + peer + " ")
+                && e.contains(reason)) && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertTrue(handler.connections.stream().anyMatch(e -> e.startsWith("disconnected " + peer + " ")
+                && e.contains(reason)), "the handler hears why: " + handler.connections);
         roundTrip(bystander, 2);
         try (HostConnection fresh = transport.connect(listener.address(), new ConnectOptions(1, 2))) {
             roundTrip(fresh, 3);
