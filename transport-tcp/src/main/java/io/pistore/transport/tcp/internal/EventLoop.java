@@ -15,21 +15,29 @@ import java.util.concurrent.TimeUnit;
  * One I/O thread: a selector, a task queue any thread may post to, and the connections whose output
  * must be flushed before the thread waits again.
  *
- * <p><b>Waiting.</b> Blocking in {@code select()} costs a kernel wake-up (tens of microseconds)
- * whenever the next event arrives; polling with {@code selectNow()} costs a core. The loop polls
- * only while an event is likely soon, in two cases, and blocks otherwise:
- * <ul>
- *   <li><b>completion polling</b>: while a host connection of this loop has requests in flight, a
- *       response is due; the loop polls for up to {@code pollNanos} after its last event (as blk-mq
- *       polls for an outstanding request), then blocks;
- *   <li><b>idle spin</b>: after any event, it polls for {@code spinNanos} more (the next request of
- *       a busy host usually follows within a few microseconds), then blocks.
- * </ul>
- * An idle loop therefore burns at most {@code max(spinNanos, pollNanos)} of CPU after its last
- * event, and nothing after that.
+ * <p><b>Waiting: adaptive polite polling.</b> Blocking in {@code select()} costs a kernel wake-up
+ * whenever the next event arrives (tens of microseconds when the CPU was idle); polling with
+ * {@code selectNow()} costs a CPU. Before it blocks, the loop polls for a budget that follows the
+ * recent gaps between events: an event that arrives while polling, or soon after blocking, sets the
+ * budget to twice the gap it came after; a poll that catches nothing halves it. The budget is capped
+ * by {@code pollNanos} while host requests are in flight on this loop (a response is due, as blk-mq
+ * polls for an outstanding request) and by {@code spinNanos} otherwise (the next request of a busy
+ * host usually follows within microseconds).
+ *
+ * <p>The loop polls <i>politely</i>: it yields the CPU between polls, and if one round of polling
+ * took so long that the thread must have lost its CPU, other threads want that CPU (on a small
+ * machine, often the peer's I/O thread that would produce the very event being polled for), so the
+ * loop stops polling and blocks for the next 20 ms. Idle, a loop burns at most one budget (at most
+ * {@code max(spinNanos, pollNanos)}) after its last event, and nothing after that.
  */
 final class EventLoop implements Runnable {
     private static final long TIMER_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long MIN_SPIN_NANOS = 2_000;
+    /** One poll round longer than this means the thread lost its CPU while polling. */
+    private static final long CONTENDED_NANOS = 30_000;
+    /** How long a loop that lost its CPU while polling blocks without polling. */
+    private static final long BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final boolean YIELD = Boolean.parseBoolean(System.getProperty("pistore.tcp.spinYield", "true"));
 
     private final Selector selector;
     private final Thread thread;
@@ -42,11 +50,14 @@ final class EventLoop implements Runnable {
     private volatile boolean terminated;
     /** Host requests in flight on connections of this loop (loop thread only). */
     private int awaiting;
-    private long lastActivity;
+    /** How long the next wait polls before it blocks (adapted, see waitForEvents). */
+    private long spinBudget;
+    private long backoffUntil = System.nanoTime();
     private long nextTimer;
     // counters for tests and notes (loop thread writes, others may read racy values)
     volatile long blockingWaits;
     volatile long polledEvents;
+    volatile long contendedSpins;
 
     EventLoop(String name, long spinNanos, long pollNanos) {
         try {
@@ -111,21 +122,15 @@ final class EventLoop implements Runnable {
 
     @Override
     public void run() {
-        lastActivity = System.nanoTime();
-        nextTimer = lastActivity + TIMER_NANOS;
+        nextTimer = System.nanoTime() + TIMER_NANOS;
         try {
             while (running) {
-                boolean work = runTasks();
+                runTasks();
                 flushDirty();
-                int n = waitForEvents();
-                if (n > 0) {
+                if (waitForEvents() > 0) {
                     processKeys();
-                    work = true;
                 }
                 long now = System.nanoTime();
-                if (work) {
-                    lastActivity = now;
-                }
                 if (now - nextTimer >= 0) {
                     nextTimer = now + TIMER_NANOS;
                     for (SelectionKey k : selector.keys()) {
@@ -179,32 +184,70 @@ final class EventLoop implements Runnable {
         dirty.clear();
     }
 
+    /**
+     * Waits for the next event: first by polling (selectNow, yielding the CPU between polls) for up
+     * to the current spin budget, then by blocking. The budget adapts: an event caught while polling
+     * or soon after blocking sets it to twice the gap that event came after (bounded by the cap), a
+     * poll that catches nothing halves it. The cap is {@code pollNanos} while host requests are in
+     * flight on this loop (a response is due) and {@code spinNanos} otherwise.
+     */
     private int waitForEvents() throws IOException {
-        long spinUntil = lastActivity + (awaiting > 0 ? Math.max(spinNanos, pollNanos) : spinNanos);
-        if (System.nanoTime() - spinUntil < 0) {
+        long cap = awaiting > 0 ? Math.max(spinNanos, pollNanos) : spinNanos;
+        long idleStart = System.nanoTime();
+        long budget = idleStart - backoffUntil < 0 ? 0 : Math.min(spinBudget, cap);
+        if (budget > 0) {
+            long spinUntil = idleStart + budget;
+            long prev = idleStart;
             do {
                 int n = selector.selectNow();
-                if (n > 0) {
-                    polledEvents++;
+                if (n > 0 || !tasks.isEmpty() || !running) {
+                    if (n > 0) {
+                        polledEvents++;
+                    }
+                    adapt(System.nanoTime() - idleStart, cap);
                     return n;
                 }
-                if (!tasks.isEmpty() || !running) {
-                    return 0;
+                if (YIELD) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
                 }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - spinUntil < 0);
+                long now = System.nanoTime();
+                if (now - prev > CONTENDED_NANOS) {
+                    // Descheduled while polling: other threads want this CPU (the peer's I/O thread, maybe).
+                    // Polling would only delay them; block instead for a while.
+                    contendedSpins++;
+                    backoffUntil = now + BACKOFF_NANOS;
+                    break;
+                }
+                prev = now;
+            } while (prev - spinUntil < 0);
+            spinBudget = budget / 2;
         }
+        int n;
         blocking = true;
         try {
             if (!tasks.isEmpty() || !running) {
-                return selector.selectNow();
+                n = selector.selectNow();
+            } else {
+                blockingWaits++;
+                long waitMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextTimer - System.nanoTime()));
+                n = selector.select(waitMs);
             }
-            blockingWaits++;
-            long waitMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextTimer - System.nanoTime()));
-            return selector.select(waitMs);
         } finally {
             blocking = false;
         }
+        if (n > 0 || !tasks.isEmpty()) {
+            long gap = System.nanoTime() - idleStart;
+            if (gap < cap) {
+                adapt(gap, cap);
+            }
+        }
+        return n;
+    }
+
+    private void adapt(long gap, long cap) {
+        spinBudget = Math.min(cap, Math.max(2 * gap, MIN_SPIN_NANOS));
     }
 
     private void processKeys() {
