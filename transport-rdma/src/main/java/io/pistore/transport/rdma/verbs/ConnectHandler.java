@@ -4,8 +4,12 @@ import java.nio.ByteBuffer;
 
 /** The passive side of connection management ({@code RDMA_CM_EVENT_CONNECT_REQUEST} and friends). */
 public interface ConnectHandler {
-    /** What the listener needs to create the QP of an accepted connection. */
-    record Accept(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QpConfig config) {
+    /**
+     * What the listener needs to create the QP of an accepted connection; {@code context} is handed
+     * back by {@link Connection#context()} (as {@code cm_id->context}).
+     */
+    record Accept(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QpConfig config,
+                  Object context) {
     }
 
     /**

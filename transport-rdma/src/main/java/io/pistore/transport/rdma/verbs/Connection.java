@@ -12,6 +12,9 @@ public interface Connection extends AutoCloseable {
     /** A name for the peer, for logs. */
     String peer();
 
+    /** The context the passive side's handler gave when it accepted (null on the active side). */
+    Object context();
+
     @Override
     void close();
 }

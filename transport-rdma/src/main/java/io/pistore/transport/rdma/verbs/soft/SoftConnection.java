@@ -12,9 +12,11 @@ final class SoftConnection implements Connection {
     private final String peer;
     private final ByteBuffer peerPrivateData;
     private final ConnectHandler handler;
+    private final Object context;
     private final AtomicBoolean disconnectedReported = new AtomicBoolean();
 
-    SoftConnection(SoftQp qp, String peer, ByteBuffer peerPrivateData, ConnectHandler handler) {
+    SoftConnection(SoftQp qp, String peer, ByteBuffer peerPrivateData, ConnectHandler handler, Object context) {
+        this.context = context;
         this.qp = qp;
         this.peer = peer;
         this.peerPrivateData = peerPrivateData.asReadOnlyBuffer();
@@ -30,6 +32,11 @@ final class SoftConnection implements Connection {
     @Override
     public ByteBuffer peerPrivateData() {
         return peerPrivateData.duplicate();
+    }
+
+    @Override
+    public Object context() {
+        return context;
     }
 
     @Override

@@ -137,8 +137,8 @@ public final class SoftDevice implements VerbsDevice {
                 acc.config(), SoftFabric.nextQpNum());
         mine.peer = theirs;
         theirs.peer = mine;
-        SoftConnection passive = new SoftConnection(theirs, me, pdata, l.handler);
-        SoftConnection active = new SoftConnection(mine, l.address, ByteBuffer.allocate(0), null);
+        SoftConnection passive = new SoftConnection(theirs, me, pdata, l.handler, acc.context());
+        SoftConnection active = new SoftConnection(mine, l.address, ByteBuffer.allocate(0), null, null);
         l.handler.onEstablished(passive);
         return active;
     }
