@@ -1,9 +1,23 @@
 package io.pistore.it.kit;
 
-/** The compatibility kit over the rdma transport with the soft verbs provider (integrity MRs where the format allows). */
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The compatibility kit over the rdma transport with the soft verbs provider: integrity MRs (the
+ * emulated signature engine) for 8-byte-tuple formats, software PI for the others.
+ */
 class RdmaTransportKitTest extends TransportCompatibilityKit {
-    static {
+    @BeforeAll
+    static void soft() {
         System.setProperty("rdma.provider", "soft");
+        System.setProperty("rdma.pi", "auto");
+    }
+
+    @AfterAll
+    static void reset() {
+        System.clearProperty("rdma.provider");
+        System.clearProperty("rdma.pi");
     }
 
     @Override

@@ -126,16 +126,7 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
      * @return null, or why the post is refused (EINVAL)
      */
     synchronized String register(int newKey, int newAccess) {
-        if (closed) {
-            return "integrity MR is deregistered";
-        }
-        if (!statusChecked) {
-            return "integrity MR 0x" + Integer.toHexString(key) + " registered again before its status was checked";
-        }
-        if ((newKey >>> 8) != index) {
-            return "key 0x" + Integer.toHexString(newKey) + " does not belong to integrity MR index " + index;
-        }
-        String bad = validateAttrs();
+        String bad = validateRegistration(newKey);
         if (bad != null) {
             return bad;
         }
@@ -152,6 +143,21 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
         key = newKey;
         valid = true;
         return null;
+    }
+
+    /** Why a REG_MR_INTEGRITY with {@code newKey} is refused at post time (mlx5's -EINVAL), or null. */
+    synchronized String validateRegistration(int newKey) {
+        if (closed) {
+            return "integrity MR is deregistered";
+        }
+        if (!statusChecked) {
+            return "integrity MR 0x" + Integer.toHexString(key)
+                    + " registered again before ib_check_mr_status (sig_status_checked is false)";
+        }
+        if ((newKey >>> 8) != index) {
+            return "key 0x" + Integer.toHexString(newKey) + " does not belong to integrity MR index " + index;
+        }
+        return validateAttrs();
     }
 
     private String validateAttrs() {

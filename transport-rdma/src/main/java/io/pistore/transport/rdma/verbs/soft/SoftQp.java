@@ -156,11 +156,7 @@ final class SoftQp implements QueuePair {
             if (!(wr.mr instanceof SoftIntegrityMr) || ((SoftIntegrityMr) wr.mr).pd != pd) {
                 return "REG_MR_INTEGRITY of an MR that is not an integrity MR of this QP's PD";
             }
-            SoftIntegrityMr mr = (SoftIntegrityMr) wr.mr;
-            if (!mr.statusChecked()) {
-                return "integrity MR 0x" + Integer.toHexString(mr.rkey())
-                        + " registered again before ib_check_mr_status (sig_status_checked is false)";
-            }
+            return ((SoftIntegrityMr) wr.mr).validateRegistration(wr.key);
         }
         return null;
     }
