@@ -170,7 +170,7 @@ final class RdmaHostQueue implements HostQueue {
         VolumeInfo v = owner.volume(r.volume());
         s.format = v == null ? null : v.format();
         boolean data = r.op() == Operation.READ || r.op() == Operation.WRITE;
-        if (data && v != null && pool != null && owner.offloads(v) && offloadable(r, v.format())) {
+        if (data && v != null && owner.offloads(v) && pool != null && offloadable(r, v.format())) {
             startOffload(s, r, v.format());
         } else {
             if (data && v != null) {

@@ -6,13 +6,13 @@ import io.pistore.transport.rdma.verbs.MemoryRegion;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.VerbsException;
 import java.nio.ByteBuffer;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A protection domain of the soft NIC: its own key table, so a key is only good on QPs of this PD. */
 final class SoftPd implements ProtectionDomain {
     final SoftDevice device;
-    private final ConcurrentHashMap<Integer, SoftRegion> table = new ConcurrentHashMap<>();
+    /** The key table, indexed by MR index; copy-on-write, so lookups take no lock and allocate nothing. */
+    private volatile SoftRegion[] table = new SoftRegion[64];
     private final AtomicInteger nextIndex;
 
     /** {@code indexes} is the device's counter, so keys are unique across the PDs of a device. */
@@ -32,7 +32,7 @@ final class SoftPd implements ProtectionDomain {
             throw new VerbsException(VerbsException.EINVAL, "cannot register an empty buffer");
         }
         SoftMr mr = new SoftMr(this, newIndex(), buffer, access);
-        table.put(mr.index, mr);
+        put(mr);
         return mr;
     }
 
@@ -50,13 +50,29 @@ final class SoftPd implements ProtectionDomain {
                     + ", not " + maxDataSg + "/" + maxMetaSg);
         }
         SoftIntegrityMr mr = new SoftIntegrityMr(this, newIndex(), maxDataSg, maxMetaSg);
-        table.put(mr.index, mr);
+        put(mr);
         return mr;
+    }
+
+    private synchronized void put(SoftRegion r) {
+        SoftRegion[] t = table;
+        if (r.index >= t.length) {
+            t = java.util.Arrays.copyOf(t, Math.max(t.length * 2, r.index + 1));
+        } else {
+            t = t.clone();
+        }
+        t[r.index] = r;
+        table = t;
+    }
+
+    private SoftRegion at(int index) {
+        SoftRegion[] t = table;
+        return index < t.length ? t[index] : null;
     }
 
     /** The region a key names, or null when the key is unknown, stale or invalidated. */
     SoftRegion lookup(int key) {
-        SoftRegion r = table.get(key >>> 8);
+        SoftRegion r = at(key >>> 8);
         if (r == null || !r.valid || r.key != key) {
             return null;
         }
@@ -65,18 +81,25 @@ final class SoftPd implements ProtectionDomain {
 
     /** The region with this key's index whatever its state (for local invalidate). */
     SoftRegion byIndex(int key) {
-        return table.get(key >>> 8);
+        return at(key >>> 8);
     }
 
-    void remove(SoftRegion r) {
-        table.remove(r.index, r);
+    synchronized void remove(SoftRegion r) {
+        SoftRegion[] t = table;
+        if (r.index < t.length && t[r.index] == r) {
+            t = t.clone();
+            t[r.index] = null;
+            table = t;
+        }
     }
 
     @Override
-    public void close() {
-        for (SoftRegion r : table.values()) {
-            r.valid = false;
+    public synchronized void close() {
+        for (SoftRegion r : table) {
+            if (r != null) {
+                r.valid = false;
+            }
         }
-        table.clear();
+        table = new SoftRegion[0];
     }
 }
