@@ -12,8 +12,8 @@ import java.nio.ByteOrder;
  *
  * <p>Speed notes (measured with the JMH benchmarks in the {@code it} module, see docs/BENCHMARKS.md):
  * the 16 tables are one flat {@code int[]} (a {@code char[]} of half the size measured slower on
- * our machine); words are read as big-endian longs through a byte-array view {@link VarHandle} (heap) or a byte-buffer
- * view {@link VarHandle} (direct and read-only buffers, whatever their byte order); and
+ * our machine); words are read as big-endian longs through a byte-array view {@link VarHandle}
+ * (heap) or a byte-buffer view one (direct and read-only buffers, whatever their byte order); and
  * {@link #updateBlocks} runs four blocks in one loop, because one block's slicing step is a chain of
  * dependent table loads that leaves the CPU idle, and four independent chains fill it.
  */
