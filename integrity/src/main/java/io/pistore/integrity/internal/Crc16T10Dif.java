@@ -12,10 +12,12 @@ import java.nio.ByteOrder;
  *
  * <p>Speed notes (measured with the JMH benchmarks in the {@code it} module, see docs/BENCHMARKS.md):
  * the 16 tables are one flat {@code int[]} (a {@code char[]} of half the size measured slower on
- * our machine); words are read as big-endian longs through a byte-array view {@link VarHandle}
- * (heap) or a byte-buffer view one (direct and read-only buffers, whatever their byte order); and
- * {@link #updateBlocks} runs four blocks in one loop, because one block's slicing step is a chain of
- * dependent table loads that leaves the CPU idle, and four independent chains fill it.
+ * our machine). One run ({@link #update}) reads its bytes one by one, each load feeding a table index
+ * directly. {@link #updateBlocks} runs four blocks in one loop, because one block's slicing step is a
+ * chain of dependent table loads that leaves the CPU idle and four independent chains fill it; there
+ * the loads would be the bottleneck, so it reads big-endian longs (a byte-array view
+ * {@link VarHandle} for heap buffers, a byte-buffer view one for direct and read-only buffers,
+ * whatever their byte order) and cuts them into bytes with shifts.
  */
 public final class Crc16T10Dif extends GuardAlgorithm {
     public static final Crc16T10Dif INSTANCE = new Crc16T10Dif();
@@ -75,6 +77,34 @@ public final class Crc16T10Dif extends GuardAlgorithm {
                 ^ t[256 + ((int) (w2 >>> 8) & 0xFF)] ^ t[(int) w2 & 0xFF];
     }
 
+    /**
+     * The register after the 16 bytes at {@code i}, read one by one: a byte load feeds a table index
+     * directly, where a word needs a shift and a mask per byte (the faster choice for one long run).
+     */
+    private static int step(int crc, byte[] b, int i) {
+        final int[] t = T;
+        return t[15 * 256 + ((b[i] ^ (crc >>> 8)) & 0xFF)] ^ t[14 * 256 + ((b[i + 1] ^ crc) & 0xFF)]
+                ^ t[13 * 256 + (b[i + 2] & 0xFF)] ^ t[12 * 256 + (b[i + 3] & 0xFF)]
+                ^ t[11 * 256 + (b[i + 4] & 0xFF)] ^ t[10 * 256 + (b[i + 5] & 0xFF)]
+                ^ t[9 * 256 + (b[i + 6] & 0xFF)] ^ t[8 * 256 + (b[i + 7] & 0xFF)]
+                ^ t[7 * 256 + (b[i + 8] & 0xFF)] ^ t[6 * 256 + (b[i + 9] & 0xFF)]
+                ^ t[5 * 256 + (b[i + 10] & 0xFF)] ^ t[4 * 256 + (b[i + 11] & 0xFF)]
+                ^ t[3 * 256 + (b[i + 12] & 0xFF)] ^ t[2 * 256 + (b[i + 13] & 0xFF)]
+                ^ t[256 + (b[i + 14] & 0xFF)] ^ t[b[i + 15] & 0xFF];
+    }
+
+    private static int step(int crc, ByteBuffer b, int i) {
+        final int[] t = T;
+        return t[15 * 256 + ((b.get(i) ^ (crc >>> 8)) & 0xFF)] ^ t[14 * 256 + ((b.get(i + 1) ^ crc) & 0xFF)]
+                ^ t[13 * 256 + (b.get(i + 2) & 0xFF)] ^ t[12 * 256 + (b.get(i + 3) & 0xFF)]
+                ^ t[11 * 256 + (b.get(i + 4) & 0xFF)] ^ t[10 * 256 + (b.get(i + 5) & 0xFF)]
+                ^ t[9 * 256 + (b.get(i + 6) & 0xFF)] ^ t[8 * 256 + (b.get(i + 7) & 0xFF)]
+                ^ t[7 * 256 + (b.get(i + 8) & 0xFF)] ^ t[6 * 256 + (b.get(i + 9) & 0xFF)]
+                ^ t[5 * 256 + (b.get(i + 10) & 0xFF)] ^ t[4 * 256 + (b.get(i + 11) & 0xFF)]
+                ^ t[3 * 256 + (b.get(i + 12) & 0xFF)] ^ t[2 * 256 + (b.get(i + 13) & 0xFF)]
+                ^ t[256 + (b.get(i + 14) & 0xFF)] ^ t[b.get(i + 15) & 0xFF];
+    }
+
     private static int bytes(int crc, byte[] b, int i, int end) {
         for (; i < end; i++) {
             crc = ((crc << 8) ^ T[((crc >>> 8) ^ b[i]) & 0xFF]) & 0xFFFF;
@@ -100,7 +130,7 @@ public final class Crc16T10Dif extends GuardAlgorithm {
     private static int run(int crc, byte[] b, int i, int len) {
         int end = i + len;
         for (; end - i >= 16; i += 16) {
-            crc = step(crc, word(b, i), word(b, i + 8));
+            crc = step(crc, b, i);
         }
         return bytes(crc, b, i, end);
     }
@@ -108,7 +138,7 @@ public final class Crc16T10Dif extends GuardAlgorithm {
     private static int run(int crc, ByteBuffer b, int i, int len) {
         int end = i + len;
         for (; end - i >= 16; i += 16) {
-            crc = step(crc, word(b, i), word(b, i + 8));
+            crc = step(crc, b, i);
         }
         return bytes(crc, b, i, end);
     }
