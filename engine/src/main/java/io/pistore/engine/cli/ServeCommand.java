@@ -41,6 +41,10 @@ final class ServeCommand implements Callable<Integer> {
             description = "Address to listen on (default: ${DEFAULT-VALUE}; config key: listen).")
     String listen;
 
+    @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
+            description = "Read cache of hot blocks and their PI per volume, e.g. 256m (default: none; config key: cache).")
+    long cache;
+
     /** Tests stop the server through this latch instead of a signal. */
     static volatile CountDownLatch stopForTests;
 
@@ -55,7 +59,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         CountDownLatch stop = stopForTests != null ? stopForTests : new CountDownLatch(1);
         DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");
-        try (VolumeStore store = VolumeCommand.open(data, spec.commandLine().getErr());
+        try (VolumeStore store = VolumeCommand.open(data, cache, spec.commandLine().getErr());
              BlockTransport t = p.create()) {
             TargetService service = new TargetService(store, line -> {
                 synchronized (out) {
