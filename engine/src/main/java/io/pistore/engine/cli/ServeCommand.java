@@ -75,8 +75,19 @@ final class ServeCommand implements Callable<Integer> {
     /** Tests stop the server through this latch instead of a signal. */
     static volatile CountDownLatch stopForTests;
 
+    /** Counted down when call() has closed and flushed everything; the signal hook waits for it. */
+    private final CountDownLatch finished = new CountDownLatch(1);
+
     @Override
     public Integer call() throws Exception {
+        try {
+            return serve();
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    private Integer serve() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         if (target != null && nbd == null) {
             throw CliException.usage("--target needs --nbd: it names the target whose volumes NBD exports");
@@ -231,8 +242,19 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private static void awaitStop(CountDownLatch stop) throws InterruptedException {
-        Thread hook = new Thread(stop::countDown, "pistore-serve-stop");
+    /**
+     * Waits for SIGINT/SIGTERM (or the test latch). The signal's hook lets the JVM exit only after
+     * call() has stopped the servers and flushed the volumes (at most 15 s).
+     */
+    private void awaitStop(CountDownLatch stop) throws InterruptedException {
+        Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                finished.await(15, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "pistore-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             stop.await();
