@@ -87,6 +87,14 @@ final class BenchCommand implements Callable<Integer> {
             description = "Embedded volume's size (default: ${DEFAULT-VALUE}).")
     long size;
 
+    @Option(names = "--data", paramLabel = "DIR",
+            description = "Embedded target on durable file volumes in DIR (the volume is created if absent).")
+    java.nio.file.Path data;
+
+    @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
+            description = "With --data: a read cache of hot blocks and their PI per volume (default: none).")
+    long cache;
+
     @Option(names = "--json", description = "Print one JSON object per transport on stdout (progress goes to stderr).")
     boolean json;
 
@@ -106,6 +114,11 @@ final class BenchCommand implements Callable<Integer> {
             o.seconds = seconds;
             o.rampSeconds = ramp;
             o.sizeBytes = size;
+            o.dataDir = data;
+            o.cacheBytes = cache;
+            if (cache > 0 && data == null) {
+                throw new IllegalArgumentException("--cache needs --data: the memory volume is its own cache");
+            }
             BlockFormat f = BlockFormat.of(sizes.data(), sizes.meta());
             if (guard != null) f = f.withGuard(guard);
             if (type != null) f = f.withType(PiType.of(type));

@@ -53,6 +53,10 @@ final class ServeCommand implements Callable<Integer> {
             description = "Address to listen on (default: ${DEFAULT-VALUE}; config key: listen).")
     String listen;
 
+    @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
+            description = "Read cache of hot blocks and their PI per volume, e.g. 256m (default: none; config key: cache).")
+    long cache;
+
     @Option(names = "--nbd", paramLabel = "HOST:PORT", arity = "0..1", fallbackValue = "127.0.0.1:10809",
             description = "Export the volumes over NBD on this address (bare --nbd: ${FALLBACK-VALUE}; host "
                     + "127.0.0.1 when only a port is given; config key: nbd).")
@@ -68,7 +72,7 @@ final class ServeCommand implements Callable<Integer> {
                     + "the volumes of --data; its content is lost at exit.")
     List<String> memoryVolumes = new ArrayList<>();
 
-    @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "2",
+    @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
             description = "Queues of the NBD frontend's connection to the volumes (default: ${DEFAULT-VALUE}).")
     int nbdQueues;
 
@@ -160,7 +164,7 @@ final class ServeCommand implements Callable<Integer> {
 
     private VolumeStore openStore() throws IOException {
         if (memoryVolumes.isEmpty()) {
-            return VolumeCommand.open(data, spec.commandLine().getErr());
+            return VolumeCommand.open(data, cache, spec.commandLine().getErr());
         }
         VolumeStore s = VolumeStore.inMemory();
         try {

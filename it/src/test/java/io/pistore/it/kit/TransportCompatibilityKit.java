@@ -76,26 +76,47 @@ public abstract class TransportCompatibilityKit {
                 "v4096_16_crc32c", "v4096_64_last", "v4096_16_t3");
     }
 
+    /** The volumes every kit target serves, by name, each of {@link #BLOCKS} blocks. */
+    public static Map<String, BlockFormat> kitFormats() {
+        Map<String, BlockFormat> m = new LinkedHashMap<>();
+        m.put("v512_0", BlockFormat.of(512, 0));
+        m.put("v512_8", BlockFormat.of(512, 8));
+        m.put("v512_8_ip", BlockFormat.of(512, 8).withGuard(GuardType.IP_CHECKSUM));
+        m.put("v4096_8", BlockFormat.of(4096, 8));
+        m.put("v4096_8_t2", BlockFormat.of(4096, 8).withType(PiType.TYPE_2));
+        m.put("v4096_8_t3", BlockFormat.of(4096, 8).withType(PiType.TYPE_3));
+        m.put("v4096_16_crc64", BlockFormat.of(4096, 16));
+        m.put("v4096_16_crc32c", BlockFormat.of(4096, 16).withGuard(GuardType.CRC32C));
+        m.put("v4096_64_last", BlockFormat.of(4096, 64, GuardType.CRC64, PiType.TYPE_1, PiLocation.LAST));
+        m.put("v4096_16_t3", BlockFormat.of(4096, 16).withType(PiType.TYPE_3));
+        return m;
+    }
+
+    /** An in-memory store with the kit's volumes. */
+    public static VolumeStore kitStore() throws java.io.IOException {
+        VolumeStore s = VolumeStore.inMemory();
+        for (Map.Entry<String, BlockFormat> e : kitFormats().entrySet()) {
+            s.create(e.getKey(), e.getValue(), BLOCKS);
+        }
+        return s;
+    }
+
     @BeforeEach
     void startTarget() throws Exception {
-        formats.put("v512_0", BlockFormat.of(512, 0));
-        formats.put("v512_8", BlockFormat.of(512, 8));
-        formats.put("v512_8_ip", BlockFormat.of(512, 8).withGuard(GuardType.IP_CHECKSUM));
-        formats.put("v4096_8", BlockFormat.of(4096, 8));
-        formats.put("v4096_8_t2", BlockFormat.of(4096, 8).withType(PiType.TYPE_2));
-        formats.put("v4096_8_t3", BlockFormat.of(4096, 8).withType(PiType.TYPE_3));
-        formats.put("v4096_16_crc64", BlockFormat.of(4096, 16));
-        formats.put("v4096_16_crc32c", BlockFormat.of(4096, 16).withGuard(GuardType.CRC32C));
-        formats.put("v4096_64_last", BlockFormat.of(4096, 64, GuardType.CRC64, PiType.TYPE_1, PiLocation.LAST));
-        formats.put("v4096_16_t3", BlockFormat.of(4096, 16).withType(PiType.TYPE_3));
-        store = VolumeStore.inMemory();
-        for (Map.Entry<String, BlockFormat> e : formats.entrySet()) {
-            store.create(e.getKey(), e.getValue(), BLOCKS);
-        }
+        formats.putAll(kitFormats());
         BlockTransportProvider p = Transports.find(transportName());
         transport = p.create();
-        listener = transport.listen(listenAddress(), new TargetService(store));
+        listener = startListener(transport);
         connection = transport.connect(listener.address(), new ConnectOptions(4, 16));
+    }
+
+    /**
+     * Starts the target the kit talks to. By default: in this JVM, the kit's volumes in memory
+     * behind the engine's {@link TargetService}, listening on {@link #listenAddress()}.
+     */
+    protected TargetListener startListener(BlockTransport t) throws Exception {
+        store = kitStore();
+        return t.listen(listenAddress(), new TargetService(store));
     }
 
     @AfterEach

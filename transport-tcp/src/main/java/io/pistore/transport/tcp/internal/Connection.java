@@ -1,0 +1,418 @@
+package io.pistore.transport.tcp.internal;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.zip.CRC32C;
+
+/**
+ * One TCP connection (one queue): framing, digests, the receive state machine and the send queue.
+ * Everything here runs on the connection's {@link EventLoop} thread.
+ *
+ * <p>Receive: bytes land in a direct buffer; a frame's fixed header is checked (magic, version,
+ * header digest, payload length against the negotiated maximum) before anything is sized from it;
+ * the payload is then handed to the subclass's {@link PayloadSink} chunk by chunk, straight out of
+ * the receive buffer, and the data digest is checked before the frame counts. Send: frames queue
+ * up and are written into a direct buffer as the socket drains it, so a large payload never needs
+ * a buffer of its own size.
+ *
+ * <p>Bad input closes the connection with one log line naming the peer and the reason; nothing
+ * else is affected.
+ */
+abstract class Connection implements Selectable {
+    static final System.Logger LOG = System.getLogger("io.pistore.transport.tcp");
+    static final int BUFFER_SIZE = 256 * 1024;
+
+    private static final int RX_HEADER = 0;
+    private static final int RX_PAYLOAD = 1;
+    private static final int RX_DIGEST = 2;
+    private static final int TX_HEADER = 0;
+    private static final int TX_PAYLOAD = 1;
+    private static final int TX_DIGEST = 2;
+
+    final EventLoop loop;
+    final SocketChannel ch;
+    final String peer;
+    private final String role;
+    SelectionKey key;
+
+    private final ByteBuffer in = ByteBuffer.allocateDirect(BUFFER_SIZE);
+    private final ByteBuffer out = ByteBuffer.allocateDirect(BUFFER_SIZE);
+    private final ArrayDeque<OutFrame> outQueue = new ArrayDeque<>();
+    private boolean dirty;
+    boolean closed;
+
+    /** Negotiated: payload limit of every frame after the handshake, and the digests. */
+    long maxPayload = Protocol.MAX_HANDSHAKE_PAYLOAD;
+    boolean rxHeaderDigest;
+    boolean rxDataDigest;
+    boolean txHeaderDigest;
+    boolean txDataDigest;
+
+    // receive state
+    final ByteBuffer header = ByteBuffer.allocate(Protocol.HEADER_SIZE);
+    private int rxState = RX_HEADER;
+    private int rxOpcode;
+    private long rxLeft;
+    private long rxLength;
+    private PayloadSink sink;
+    private final CRC32C rxCrc = new CRC32C();
+
+    // send state
+    private OutFrame tx;
+    private int txState;
+    private long txLeft;
+    private boolean txDigests;
+    private final CRC32C txCrc = new CRC32C();
+    private final CRC32C hdrCrc = new CRC32C();
+
+    Connection(EventLoop loop, SocketChannel ch, String role, String peer) {
+        this.loop = loop;
+        this.ch = ch;
+        this.role = role;
+        this.peer = peer;
+    }
+
+    static String describe(SocketChannel ch) {
+        try {
+            InetSocketAddress a = (InetSocketAddress) ch.getRemoteAddress();
+            if (a != null) {
+                return a.getAddress().getHostAddress() + ":" + a.getPort();
+            }
+        } catch (IOException | RuntimeException e) {
+            // fall through
+        }
+        return "unconnected";
+    }
+
+    // ------------------------------------------------------------------ subclass hooks
+
+    /**
+     * A frame header arrived and passed the generic checks. Returns the sink for its payload (null
+     * when the payload is empty), or throws for bad input.
+     */
+    abstract PayloadSink onHeader(int opcode, int flags, int commandId, long payloadLength) throws ProtocolException;
+
+    /** The frame's payload and digest arrived. */
+    abstract void onFrame(int opcode) throws ProtocolException;
+
+    /** The connection closed (once); fail or drop what is outstanding. */
+    abstract void onClosed(String reason);
+
+    // ------------------------------------------------------------------ events
+
+    @Override
+    public void onSelect(SelectionKey k) {
+        try {
+            if (k.isConnectable()) {
+                onConnectable();
+            }
+            if (k.isValid() && k.isWritable()) {
+                flush();
+            }
+            if (k.isValid() && k.isReadable()) {
+                onReadable();
+            }
+        } catch (ProtocolException e) {
+            close(e.getMessage(), true);
+        } catch (IOException e) {
+            close(ioReason(e), false);
+        }
+    }
+
+    void onConnectable() throws IOException, ProtocolException {
+    }
+
+    static String ioReason(IOException e) {
+        String m = e.getMessage();
+        return m == null ? e.getClass().getSimpleName() : m;
+    }
+
+    @Override
+    public void onLoopClose(String reason) {
+        close(reason, false);
+    }
+
+    private void onReadable() throws IOException, ProtocolException {
+        for (int i = 0; i < 16 && !closed; i++) {
+            int space = in.remaining();
+            int r = ch.read(in);
+            if (r < 0) {
+                onEof();
+                return;
+            }
+            in.flip();
+            parse();
+            in.compact();
+            if (r < space) {
+                return; // the socket is drained
+            }
+        }
+    }
+
+    private void onEof() {
+        int partial = in.position();
+        if (rxState == RX_HEADER && partial == 0) {
+            close(eofReason(), false);
+        } else if (rxState == RX_HEADER) {
+            close("truncated frame: the connection ended after " + partial + " of the "
+                    + (Protocol.HEADER_SIZE + (rxHeaderDigest ? Protocol.DIGEST_SIZE : 0)) + " header bytes", true);
+        } else {
+            close("truncated frame: the connection ended after " + (rxLength - rxLeft + partial) + " of the "
+                    + rxLength + " payload bytes of a " + Protocol.opName(rxOpcode) + " frame", true);
+        }
+    }
+
+    /** The reason logged when the peer closes between frames. */
+    String eofReason() {
+        return "closed by peer";
+    }
+
+    private void parse() throws ProtocolException {
+        while (!closed) {
+            if (rxState == RX_HEADER) {
+                if (in.remaining() < 8) {
+                    return;
+                }
+                int p = in.position();
+                int magic = in.getInt(p);
+                if (magic != Protocol.MAGIC) {
+                    throw new ProtocolException("bad magic 0x" + Integer.toHexString(magic));
+                }
+                int version = in.get(p + Protocol.O_VERSION) & 0xFF;
+                if (version != Protocol.VERSION) {
+                    throw new ProtocolException("unsupported protocol version " + version + " (this side speaks "
+                            + Protocol.VERSION + ")");
+                }
+                int hlen = Protocol.HEADER_SIZE + (rxHeaderDigest ? Protocol.DIGEST_SIZE : 0);
+                if (in.remaining() < hlen) {
+                    return;
+                }
+                header.clear();
+                in.get(p, header.array(), 0, Protocol.HEADER_SIZE);
+                in.position(p + hlen);
+                if (rxHeaderDigest) {
+                    hdrCrc.reset();
+                    hdrCrc.update(header.array(), 0, Protocol.HEADER_SIZE);
+                    int got = in.getInt(p + Protocol.HEADER_SIZE);
+                    if ((int) hdrCrc.getValue() != got) {
+                        throw new ProtocolException("header digest mismatch: computed 0x"
+                                + Integer.toHexString((int) hdrCrc.getValue()) + ", received 0x" + Integer.toHexString(got));
+                    }
+                }
+                rxOpcode = header.get(Protocol.O_OPCODE) & 0xFF;
+                int flags = header.getShort(Protocol.O_FLAGS) & 0xFFFF;
+                int cid = header.getInt(Protocol.O_COMMAND_ID);
+                rxLength = header.getInt(Protocol.O_PAYLOAD_LENGTH) & 0xFFFFFFFFL;
+                if (rxLength > maxPayload) {
+                    throw new ProtocolException("payload length " + rxLength + " of a " + Protocol.opName(rxOpcode)
+                            + " frame is beyond the " + (maxPayload == Protocol.MAX_HANDSHAKE_PAYLOAD
+                            ? "handshake limit of " : "negotiated maximum of ") + maxPayload + " bytes");
+                }
+                sink = onHeader(rxOpcode, flags, cid, rxLength);
+                rxLeft = rxLength;
+                if (rxLength > 0) {
+                    rxCrc.reset();
+                    rxState = RX_PAYLOAD;
+                } else {
+                    frameDone();
+                }
+            } else if (rxState == RX_PAYLOAD) {
+                if (!in.hasRemaining()) {
+                    return;
+                }
+                int n = (int) Math.min(in.remaining(), rxLeft);
+                int p = in.position();
+                ByteBuffer chunk = in.slice(p, n);
+                if (rxDataDigest) {
+                    rxCrc.update(chunk.duplicate());
+                }
+                sink.accept(chunk);
+                in.position(p + n);
+                rxLeft -= n;
+                if (rxLeft == 0) {
+                    if (rxDataDigest) {
+                        rxState = RX_DIGEST;
+                    } else {
+                        frameDone();
+                    }
+                }
+            } else {
+                if (in.remaining() < Protocol.DIGEST_SIZE) {
+                    return;
+                }
+                int got = in.getInt();
+                if ((int) rxCrc.getValue() != got) {
+                    throw new ProtocolException("data digest mismatch on a " + Protocol.opName(rxOpcode) + " frame of "
+                            + rxLength + " bytes: computed 0x" + Integer.toHexString((int) rxCrc.getValue())
+                            + ", received 0x" + Integer.toHexString(got));
+                }
+                frameDone();
+            }
+        }
+    }
+
+    private void frameDone() throws ProtocolException {
+        rxState = RX_HEADER;
+        sink = null;
+        onFrame(rxOpcode);
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    void send(OutFrame f) {
+        if (closed) {
+            f.released();
+            return;
+        }
+        outQueue.add(f);
+        if (!dirty) {
+            dirty = true;
+            loop.addDirty(this);
+        }
+    }
+
+    /** Writes queued frames until they are all out or the socket is full. */
+    void flush() {
+        dirty = false;
+        if (closed) {
+            return;
+        }
+        try {
+            while (true) {
+                fill();
+                out.flip();
+                if (!out.hasRemaining()) {
+                    out.clear();
+                    setWriteInterest(false);
+                    return;
+                }
+                ch.write(out);
+                boolean stuck = out.hasRemaining();
+                out.compact();
+                if (stuck) {
+                    setWriteInterest(true);
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            close(ioReason(e), false);
+        }
+    }
+
+    private void setWriteInterest(boolean on) {
+        if (key != null && key.isValid()) {
+            int ops = key.interestOps();
+            int want = on ? ops | SelectionKey.OP_WRITE : ops & ~SelectionKey.OP_WRITE;
+            if (want != ops) {
+                key.interestOps(want);
+            }
+        }
+    }
+
+    private void fill() {
+        while (out.hasRemaining()) {
+            if (tx == null) {
+                tx = outQueue.poll();
+                if (tx == null) {
+                    return;
+                }
+                txState = TX_HEADER;
+                txDigests = !tx.isHandshake();
+            }
+            if (txState == TX_HEADER) {
+                boolean hd = txDigests && txHeaderDigest;
+                if (out.remaining() < Protocol.HEADER_SIZE + (hd ? Protocol.DIGEST_SIZE : 0)) {
+                    return;
+                }
+                int p = out.position();
+                tx.writeHeader(out);
+                if (hd) {
+                    hdrCrc.reset();
+                    hdrCrc.update(out.slice(p, Protocol.HEADER_SIZE));
+                    out.putInt((int) hdrCrc.getValue());
+                }
+                txLeft = tx.payloadLength();
+                txCrc.reset();
+                if (txLeft > 0) {
+                    txState = TX_PAYLOAD;
+                } else {
+                    txDone();
+                }
+            } else if (txState == TX_PAYLOAD) {
+                int n = (int) Math.min(out.remaining(), txLeft);
+                int p = out.position();
+                tx.fillPayload(out, n);
+                if (txDigests && txDataDigest) {
+                    txCrc.update(out.slice(p, n));
+                }
+                txLeft -= n;
+                if (txLeft == 0) {
+                    if (txDigests && txDataDigest) {
+                        txState = TX_DIGEST;
+                    } else {
+                        txDone();
+                    }
+                }
+            } else {
+                if (out.remaining() < Protocol.DIGEST_SIZE) {
+                    return;
+                }
+                out.putInt((int) txCrc.getValue());
+                txDone();
+            }
+        }
+    }
+
+    private void txDone() {
+        OutFrame f = tx;
+        tx = null;
+        f.released();
+    }
+
+    // ------------------------------------------------------------------ closing
+
+    /**
+     * Closes the connection once. Bad input ({@code badInput}) and unexpected failures are logged
+     * as one warning line naming the peer and the reason.
+     */
+    void close(String reason, boolean badInput) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        logClose(reason, badInput);
+        if (key != null) {
+            key.cancel();
+        }
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // already gone
+        }
+        if (tx != null) {
+            txDone();
+        }
+        OutFrame f;
+        while ((f = outQueue.poll()) != null) {
+            f.released();
+        }
+        onClosed(reason);
+    }
+
+    /** Logs the close: a warning for bad input, else at the level the subclass picks (null: silent). */
+    void logClose(String reason, boolean badInput) {
+        System.Logger.Level level = badInput ? System.Logger.Level.WARNING : closeLevel();
+        if (level != null) {
+            LOG.log(level, "pistore tcp " + role + ": closing connection with " + peer + ": " + reason);
+        }
+    }
+
+    /** The log level of a close that is not caused by bad input. */
+    System.Logger.Level closeLevel() {
+        return System.Logger.Level.DEBUG;
+    }
+}

@@ -1,0 +1,33 @@
+package io.pistore.transport.tcp.internal;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A small, fixed set of I/O threads; channels are spread over them round robin. */
+final class EventLoopGroup {
+    private static final AtomicInteger GROUPS = new AtomicInteger();
+
+    private final EventLoop[] loops;
+    private final AtomicInteger next = new AtomicInteger();
+
+    EventLoopGroup(int threads, long spinNanos, long pollNanos) {
+        int g = GROUPS.incrementAndGet();
+        loops = new EventLoop[threads];
+        for (int i = 0; i < threads; i++) {
+            loops[i] = new EventLoop("pistore-tcp-" + g + "-io-" + i, spinNanos, pollNanos);
+        }
+    }
+
+    EventLoop next() {
+        return loops[Math.floorMod(next.getAndIncrement(), loops.length)];
+    }
+
+    EventLoop[] loops() {
+        return loops;
+    }
+
+    void shutdown() {
+        for (EventLoop l : loops) {
+            l.shutdown();
+        }
+    }
+}

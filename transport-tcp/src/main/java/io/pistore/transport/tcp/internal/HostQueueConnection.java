@@ -1,0 +1,559 @@
+package io.pistore.transport.tcp.internal;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.PiErrorKind;
+import io.pistore.integrity.PiStream;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.HostQueue;
+import io.pistore.spi.Operation;
+import io.pistore.spi.Protection;
+import io.pistore.spi.Status;
+import io.pistore.spi.VolumeInfo;
+import io.pistore.transport.tcp.TcpConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The host end of one queue: one TCP connection. Any thread submits; the request is validated here
+ * (so nothing malformed is sent), then the loop thread gives it a command slot and streams it out.
+ * For a write, the payload is built while it is copied into the socket buffer: the application's
+ * data (and metadata, or zeroes) interleaved block by block, and with PRACT the PI generated into
+ * each block's tuple in the same pass. A read response is verified while it is copied out of the
+ * socket buffer into the application's lists, and its metadata dropped when the application has no
+ * metadata list (strip). Responses may come in any order; they are matched by command id.
+ */
+final class HostQueueConnection extends Connection implements HostQueue {
+    private final TcpConfig cfg;
+    private final InetSocketAddress address;
+    private final int queueIndex;
+    private final int requestedDepth;
+    private final long session;
+    final CompletableFuture<Void> ready = new CompletableFuture<>();
+
+    private volatile boolean shut;
+    private volatile int depth;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile Map<String, WireVolume> byName = Collections.emptyMap();
+    volatile List<VolumeInfo> volumes = Collections.emptyList();
+    private volatile long maxTransfer;
+    private boolean greeted;
+    private boolean userClosed;
+    private final long startNanos = System.nanoTime();
+
+    private Pending[] slots;
+    private int[] generation;
+    private int[] free;
+    private int freeTop;
+
+    // the response being received
+    private Pending rx;
+    private Status rxStatus;
+    private PiError rxPiError;
+    private ByteBuffer rxMessage;
+    private ReadSink rxRead;
+
+    /** A request between submit and completion. */
+    static final class Pending {
+        final BlockRequest request;
+        final WireVolume volume;
+        final PiContext ctx;
+        final CompletableFuture<Completion> future = new CompletableFuture<>();
+        int slot = -1;
+        int commandId;
+        long sentNanos;
+
+        Pending(BlockRequest request, WireVolume volume, PiContext ctx) {
+            this.request = request;
+            this.volume = volume;
+            this.ctx = ctx;
+        }
+    }
+
+    HostQueueConnection(EventLoop loop, SocketChannel ch, TcpConfig cfg, InetSocketAddress address, String peer,
+                        int queueIndex, int depth, long session) {
+        super(loop, ch, "host", peer);
+        this.cfg = cfg;
+        this.address = address;
+        this.queueIndex = queueIndex;
+        this.requestedDepth = depth;
+        this.depth = depth;
+        this.session = session;
+    }
+
+    static HostQueueConnection open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
+                                    int queueIndex, int depth, long session) throws IOException {
+        SocketChannel ch = SocketChannel.open();
+        try {
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        HostQueueConnection q = new HostQueueConnection(loop, ch, cfg, address, peer, queueIndex, depth, session);
+        if (!loop.execute(q::begin)) {
+            ch.close();
+            throw new IOException("the transport is closed");
+        }
+        return q;
+    }
+
+    private void begin() {
+        try {
+            key = loop.register(ch, SelectionKey.OP_CONNECT, this);
+            if (ch.connect(address)) {
+                onConnectable();
+            }
+        } catch (IOException e) {
+            close("cannot connect: " + ioReason(e), false);
+        }
+    }
+
+    @Override
+    void onConnectable() throws IOException {
+        if (ch.isConnectionPending() && !ch.finishConnect()) {
+            return;
+        }
+        key.interestOps(SelectionKey.OP_READ);
+        send(new HelloFrame());
+    }
+
+    /** HELLO: what this host asks for. */
+    private final class HelloFrame implements OutFrame {
+        @Override
+        public void writeHeader(ByteBuffer d) {
+            int digests = (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0);
+            d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.OP_HELLO).putShort((short) 0)
+                    .putInt(0).putInt(0)
+                    .putInt(cfg.maxTransferBytes).putShort((short) requestedDepth).putShort((short) queueIndex)
+                    .put((byte) digests).put(new byte[7]).putLong(session).put(new byte[24]);
+        }
+
+        @Override
+        public int payloadLength() {
+            return 0;
+        }
+
+        @Override
+        public boolean isHandshake() {
+            return true;
+        }
+    }
+
+    // ------------------------------------------------------------------ submit (any thread)
+
+    @Override
+    public CompletableFuture<Completion> submit(BlockRequest r) {
+        if (shut) {
+            return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR,
+                    "connection to " + peer + " is closed"));
+        }
+        int d = depth;
+        if (inFlight.incrementAndGet() > d) {
+            inFlight.decrementAndGet();
+            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL, "queue depth " + d + " reached"));
+        }
+        WireVolume v = byName.get(r.volume());
+        Completion bad;
+        PiContext ctx = null;
+        if (v == null) {
+            bad = Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + r.volume() + "'");
+        } else {
+            bad = validate(r, v.info);
+            if (bad == null && v.info.format().hasPi() && (r.op() == Operation.READ || r.op() == Operation.WRITE)) {
+                Protection p = r.protection();
+                ctx = PiContext.builder(v.info.format()).checks(p.checks()).initialRefTag(p.initialRefTag())
+                        .appTag(p.appTag()).appMask(p.appMask()).build();
+            }
+        }
+        if (bad != null) {
+            inFlight.decrementAndGet();
+            return CompletableFuture.completedFuture(bad);
+        }
+        Pending p = new Pending(r, v, ctx);
+        if (loop.inLoop()) {
+            start(p);
+        } else if (!loop.execute(() -> start(p))) {
+            finish(p, Completion.failure(Status.TRANSPORT_ERROR, "the transport is closed"));
+        }
+        return p.future;
+    }
+
+    /** The checks of the target service, in its order, so that nothing malformed goes on the wire. */
+    private Completion validate(BlockRequest r, VolumeInfo v) {
+        if (r.op() == Operation.FLUSH) {
+            return null;
+        }
+        BlockFormat f = v.format();
+        if (r.blocks() <= 0) {
+            return Completion.failure(Status.INVALID_FIELD, "block count must be at least 1, not " + r.blocks());
+        }
+        if (r.lba() < 0 || r.lba() > v.blockCount() - r.blocks()) {
+            return Completion.failure(Status.LBA_OUT_OF_RANGE, "lba " + r.lba() + " + " + r.blocks()
+                    + " blocks is beyond the " + v.blockCount() + " blocks of volume " + v.name());
+        }
+        if (r.op() != Operation.READ && r.op() != Operation.WRITE) {
+            return null;
+        }
+        long payload = (long) r.blocks() * f.blockSize();
+        if (payload > maxTransfer) {
+            return Completion.failure(Status.INVALID_FIELD, r.blocks() + " blocks exceed the largest transfer of "
+                    + maxTransfer + " bytes");
+        }
+        long dataLen = (long) r.blocks() * f.dataSize();
+        if (r.data().length() != dataLen) {
+            return Completion.failure(Status.INVALID_FIELD, "data buffer holds " + r.data().length() + " bytes, "
+                    + r.blocks() + " blocks of " + f.dataSize() + " need " + dataLen);
+        }
+        if (r.hasMetadata()) {
+            long metaLen = (long) r.blocks() * f.metadataSize();
+            if (f.metadataSize() == 0) {
+                return Completion.failure(Status.INVALID_FIELD, "volume " + v.name() + " (" + f.sizes()
+                        + ") has no metadata, the request carries some");
+            }
+            if (r.metadata().length() != metaLen) {
+                return Completion.failure(Status.INVALID_FIELD, "metadata buffer holds " + r.metadata().length()
+                        + " bytes, " + r.blocks() + " blocks of " + f.metadataSize() + " need " + metaLen);
+            }
+        } else if (f.hasPi() && !r.protection().pract() && r.op() == Operation.WRITE) {
+            return Completion.failure(Status.INVALID_FIELD, "a write without PRACT to a volume with PI ("
+                    + f.sizes() + ") must carry its metadata");
+        }
+        Protection p = r.protection();
+        if (f.hasPi() && (p.initialRefTag() & ~f.guard().refTagMask()) != 0) {
+            return Completion.failure(Status.INVALID_FIELD, "initial ref tag 0x" + Long.toHexString(p.initialRefTag())
+                    + " does not fit the " + f.guard().refTagSize() * 8 + "-bit reference tag");
+        }
+        return null;
+    }
+
+    @Override
+    public int depth() {
+        return depth;
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** Volumes by name, as the target listed them. */
+    Map<String, WireVolume> volumesByName() {
+        return byName;
+    }
+
+    // ------------------------------------------------------------------ loop thread
+
+    private void start(Pending p) {
+        if (closed || !greeted) {
+            finish(p, Completion.failure(Status.TRANSPORT_ERROR, "connection to " + peer + " is closed"));
+            return;
+        }
+        int s = free[--freeTop];
+        generation[s] = (generation[s] + 1) & 0xFFFF;
+        p.slot = s;
+        p.commandId = generation[s] << 16 | s;
+        p.sentNanos = System.nanoTime();
+        slots[s] = p;
+        loop.awaitingChanged(1);
+        send(new RequestFrame(p));
+    }
+
+    private void finish(Pending p, Completion c) {
+        inFlight.decrementAndGet();
+        p.future.complete(c);
+    }
+
+    /** Frees the slot of a pending request (before its future completes, so a callback can reuse it). */
+    private void release(Pending p) {
+        slots[p.slot] = null;
+        free[freeTop++] = p.slot;
+        loop.awaitingChanged(-1);
+    }
+
+    /** A request: the header, and for a write the interleaved payload built on the way out. */
+    private static final class RequestFrame implements OutFrame {
+        private final Pending p;
+        private BlockShuttle shuttle;
+        private PiStream generator;
+
+        RequestFrame(Pending p) {
+            this.p = p;
+        }
+
+        @Override
+        public void writeHeader(ByteBuffer d) {
+            BlockRequest r = p.request;
+            Protection pr = r.protection();
+            int flags = (r.fua() ? Protocol.F_FUA : 0) | (pr.pract() ? Protocol.F_PRACT : 0)
+                    | Protocol.checkFlags(pr.checks());
+            d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.opcode(r.op()))
+                    .putShort((short) flags).putInt(p.commandId).putInt(payloadLength())
+                    .putInt(p.volume.id).putInt(r.blocks()).putLong(r.lba()).putLong(pr.initialRefTag())
+                    .putShort((short) pr.appTag()).putShort((short) pr.appMask()).putInt(0).putLong(0).putLong(0);
+        }
+
+        @Override
+        public int payloadLength() {
+            return p.request.op() == Operation.WRITE ? p.request.blocks() * p.volume.info.format().blockSize() : 0;
+        }
+
+        @Override
+        public void fillPayload(ByteBuffer d, int n) {
+            if (shuttle == null) {
+                BlockFormat f = p.volume.info.format();
+                shuttle = new BlockShuttle(f, p.request.data(), p.request.metadata());
+                if (p.ctx != null && p.request.protection().pract()) {
+                    generator = PiStream.generator(p.ctx, p.request.blocks());
+                }
+            }
+            int at = d.position();
+            shuttle.toWire(d, n);
+            if (generator != null) {
+                generator.update(d.slice(at, n));
+            }
+        }
+    }
+
+    /** A read response's payload: verified (as the check flags say) while it is copied to the application. */
+    private static final class ReadSink implements PayloadSink {
+        final BlockShuttle shuttle;
+        final PiStream verifier;
+
+        ReadSink(Pending p) {
+            BlockFormat f = p.volume.info.format();
+            shuttle = new BlockShuttle(f, p.request.data(), p.request.metadata());
+            verifier = p.ctx != null && !p.ctx.checks().isNone() ? PiStream.verifier(p.ctx, p.request.blocks()) : null;
+        }
+
+        @Override
+        public void accept(ByteBuffer chunk) {
+            if (verifier != null) {
+                verifier.update(chunk.duplicate());
+            }
+            shuttle.fromWire(chunk);
+        }
+    }
+
+    @Override
+    PayloadSink onHeader(int op, int flags, int cid, long len) throws ProtocolException {
+        if (!greeted) {
+            if (op != Protocol.OP_HELLO_REPLY) {
+                throw new ProtocolException("expected HELLO_REPLY, got opcode " + Protocol.opName(op));
+            }
+            rxMessage = ByteBuffer.allocate((int) len); // len <= MAX_HANDSHAKE_PAYLOAD, checked
+            return rxMessage::put;
+        }
+        if ((op & Protocol.RESPONSE) == 0 || !Protocol.isRequest(op & ~Protocol.RESPONSE)) {
+            throw new ProtocolException("unknown opcode 0x" + Integer.toHexString(op));
+        }
+        int s = cid & 0xFFFF;
+        Pending p = s < slots.length ? slots[s] : null;
+        if (p == null || p.commandId != cid) {
+            throw new ProtocolException("response to unknown command id 0x" + Integer.toHexString(cid));
+        }
+        int reqOp = Protocol.opcode(p.request.op());
+        if ((op & ~Protocol.RESPONSE) != reqOp) {
+            throw new ProtocolException("response opcode " + Protocol.opName(op) + " to a " + Protocol.opName(reqOp)
+                    + " command 0x" + Integer.toHexString(cid));
+        }
+        int code = header.getShort(Protocol.O_STATUS) & 0xFFFF;
+        Status st = Protocol.status(code);
+        if (st == null) {
+            throw new ProtocolException("unknown status code " + code);
+        }
+        rx = p;
+        rxStatus = st;
+        rxPiError = null;
+        rxMessage = null;
+        rxRead = null;
+        if (st == Status.SUCCESS) {
+            long expected = p.request.op() == Operation.READ
+                    ? (long) p.request.blocks() * p.volume.info.format().blockSize() : 0;
+            if (len != expected) {
+                throw new ProtocolException(Protocol.opName(op) + " carries " + len + " payload bytes, the command needs "
+                        + expected);
+            }
+            if (len > 0) {
+                rxRead = new ReadSink(p);
+                return rxRead;
+            }
+            return null;
+        }
+        if (len > Protocol.MAX_MESSAGE) {
+            throw new ProtocolException("error message of " + len + " bytes (at most " + Protocol.MAX_MESSAGE + ")");
+        }
+        if (st.isPiError()) {
+            PiErrorKind kind = st == Status.GUARD_CHECK ? PiErrorKind.GUARD
+                    : st == Status.APP_TAG_CHECK ? PiErrorKind.APP_TAG : PiErrorKind.REF_TAG;
+            long block = header.getInt(Protocol.O_ERROR_BLOCK) & 0xFFFFFFFFL;
+            if (block >= p.request.blocks()) {
+                throw new ProtocolException("PI error in block " + block + " of a " + p.request.blocks() + "-block command");
+            }
+            rxPiError = new PiError(kind, block, header.getLong(Protocol.O_EXPECTED), header.getLong(Protocol.O_ACTUAL));
+        }
+        rxMessage = ByteBuffer.allocate((int) len);
+        return len > 0 ? rxMessage::put : null;
+    }
+
+    @Override
+    void onFrame(int op) throws ProtocolException {
+        if (!greeted) {
+            onHelloReply();
+            return;
+        }
+        Pending p = rx;
+        rx = null;
+        Completion c;
+        if (rxStatus == Status.SUCCESS) {
+            PiError e = rxRead != null && rxRead.verifier != null ? rxRead.verifier.firstError() : null;
+            c = e == null ? Completion.success() : Completion.piError(p.request.lba(), e);
+        } else if (rxPiError != null) {
+            c = Completion.piError(p.request.lba(), rxPiError);
+        } else {
+            String m = new String(rxMessage.array(), 0, rxMessage.position(), StandardCharsets.UTF_8);
+            c = Completion.failure(rxStatus, m.isEmpty() ? rxStatus.toString() : m);
+        }
+        rxRead = null;
+        rxMessage = null;
+        release(p);
+        finish(p, c);
+    }
+
+    private void onHelloReply() throws ProtocolException {
+        long maxT = header.getInt(Protocol.O_MAX_TRANSFER) & 0xFFFFFFFFL;
+        int d = header.getShort(Protocol.O_QUEUE_DEPTH) & 0xFFFF;
+        int digests = header.get(Protocol.O_DIGESTS) & 0xFF;
+        int asked = (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0);
+        if (maxT == 0 || maxT > cfg.maxTransferBytes) {
+            throw new ProtocolException("HELLO_REPLY grants a max transfer of " + maxT + " bytes (asked "
+                    + cfg.maxTransferBytes + ")");
+        }
+        if (d == 0 || d > requestedDepth) {
+            throw new ProtocolException("HELLO_REPLY grants a queue depth of " + d + " (asked " + requestedDepth + ")");
+        }
+        if ((digests & ~asked) != 0) {
+            throw new ProtocolException("HELLO_REPLY turns on digests 0x" + Integer.toHexString(digests)
+                    + " that were not asked for");
+        }
+        rxMessage.flip();
+        List<WireVolume> vols = WireVolume.decode(rxMessage);
+        rxMessage = null;
+        Map<String, WireVolume> m = new HashMap<>();
+        List<VolumeInfo> infos = new ArrayList<>();
+        for (WireVolume v : vols) {
+            m.put(v.info.name(), v);
+            infos.add(v.info);
+        }
+        slots = new Pending[d];
+        generation = new int[d];
+        free = new int[d];
+        for (int i = 0; i < d; i++) {
+            free[i] = d - 1 - i;
+        }
+        freeTop = d;
+        maxTransfer = maxT;
+        maxPayload = maxT;
+        rxHeaderDigest = txHeaderDigest = (digests & Protocol.DIGEST_HEADER) != 0;
+        rxDataDigest = txDataDigest = (digests & Protocol.DIGEST_DATA) != 0;
+        byName = m;
+        volumes = Collections.unmodifiableList(infos);
+        depth = d;
+        greeted = true;
+        ready.complete(null);
+    }
+
+    @Override
+    public void onTimer(long now) {
+        if (closed) {
+            return;
+        }
+        if (!greeted) {
+            if (now - startNanos > TimeUnit.MILLISECONDS.toNanos(cfg.connectTimeoutMillis)) {
+                close("no HELLO_REPLY within " + cfg.connectTimeoutMillis + " ms", false);
+            }
+            return;
+        }
+        long limit = TimeUnit.MILLISECONDS.toNanos(cfg.requestTimeoutMillis);
+        for (Pending p : slots) {
+            if (p != null && now - p.sentNanos > limit) {
+                close("no response to " + p.request.op() + " command 0x" + Integer.toHexString(p.commandId) + " within "
+                        + cfg.requestTimeoutMillis + " ms", false);
+                return;
+            }
+        }
+    }
+
+    @Override
+    String eofReason() {
+        return "the target closed the connection";
+    }
+
+    @Override
+    System.Logger.Level closeLevel() {
+        return userClosed ? null : System.Logger.Level.WARNING;
+    }
+
+    @Override
+    void onClosed(String reason) {
+        shut = true;
+        if (!ready.isDone()) {
+            ready.completeExceptionally(new IOException(reason));
+        }
+        if (slots == null) {
+            return;
+        }
+        Completion c = Completion.failure(Status.TRANSPORT_ERROR, "connection to " + peer + " closed: " + reason);
+        for (int s = 0; s < slots.length; s++) {
+            Pending p = slots[s];
+            if (p != null) {
+                release(p);
+                finish(p, c);
+            }
+        }
+    }
+
+    /** Closes from any thread; returns once every outstanding request has failed (or after 10 s). */
+    void shutdown() {
+        shut = true;
+        if (loop.inLoop()) {
+            userClose();
+            return;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        if (loop.execute(() -> {
+            userClose();
+            done.countDown();
+        })) {
+            try {
+                done.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void userClose() {
+        if (!closed) {
+            userClosed = true;
+            close("closed by the host", false);
+        }
+    }
+}

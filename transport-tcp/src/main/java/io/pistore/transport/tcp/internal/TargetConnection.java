@@ -1,0 +1,407 @@
+package io.pistore.transport.tcp.internal;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.PiStream;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.Protection;
+import io.pistore.spi.Status;
+import io.pistore.spi.TargetHandler;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The target end of one queue. A write's payload is checked while it is copied out of the socket
+ * buffer into the request's separate data and metadata buffers (one pass over each chunk while it
+ * is in cache, the PI verified as the request's check flags say); the handler is then told the PI
+ * was checked in the transport, so the engine does not check it again, and a write that fails its
+ * check is answered with the error and never reaches the handler. A read hands the handler data and
+ * metadata buffers, so it returns the stored PI, which travels interleaved to the host; the host
+ * checks it (and strips it for PRACT reads), so the handler is told not to check it either.
+ */
+final class TargetConnection extends Connection {
+    private final TcpTargetListener listener;
+    private final TargetHandler handler;
+    private final BufferPool pool = new BufferPool(16);
+    private boolean greeted;
+    private boolean announced;
+    private int depth;
+    private int outstanding;
+    private TargetRequest rx;
+
+    /** One request between its header and its response. */
+    private static final class TargetRequest {
+        final int opcode;
+        final int commandId;
+        final int flags;
+        final long lba;
+        final long blocks;
+        final Protection protection;
+        WireVolume volume;
+        Completion error;
+        ByteBuffer data;
+        ByteBuffer meta;
+        BlockShuttle shuttle;
+        PiStream verifier;
+
+        TargetRequest(int opcode, int commandId, int flags, long lba, long blocks, Protection protection) {
+            this.opcode = opcode;
+            this.commandId = commandId;
+            this.flags = flags;
+            this.lba = lba;
+            this.blocks = blocks;
+            this.protection = protection;
+        }
+
+        boolean fua() {
+            return (flags & Protocol.F_FUA) != 0;
+        }
+    }
+
+    TargetConnection(EventLoop loop, SocketChannel ch, TcpTargetListener listener, TargetHandler handler) {
+        super(loop, ch, "target", describe(ch));
+        this.listener = listener;
+        this.handler = handler;
+    }
+
+    @Override
+    PayloadSink onHeader(int op, int flags, int cid, long len) throws ProtocolException {
+        if (!greeted) {
+            if (op != Protocol.OP_HELLO) {
+                throw new ProtocolException("the first frame must be HELLO, not opcode " + Protocol.opName(op));
+            }
+            if (len != 0) {
+                throw new ProtocolException("HELLO carries a payload of " + len + " bytes");
+            }
+            return null;
+        }
+        if (!Protocol.isRequest(op)) {
+            throw new ProtocolException(op == Protocol.OP_HELLO ? "a second HELLO"
+                    : "unknown opcode 0x" + Integer.toHexString(op));
+        }
+        if ((flags & ~Protocol.F_KNOWN) != 0) {
+            throw new ProtocolException("unknown flags 0x" + Integer.toHexString(flags & ~Protocol.F_KNOWN) + " on "
+                    + Protocol.opName(op));
+        }
+        if (op != Protocol.OP_WRITE && len != 0) {
+            throw new ProtocolException(Protocol.opName(op) + " carries a payload of " + len + " bytes");
+        }
+        if (++outstanding > depth) {
+            throw new ProtocolException("more than the negotiated " + depth + " commands outstanding");
+        }
+        ByteBuffer h = header;
+        int app = h.getShort(Protocol.O_APP_TAG) & 0xFFFF;
+        Protection p = new Protection((flags & Protocol.F_PRACT) != 0, Protocol.checkFlags(flags),
+                h.getLong(Protocol.O_REF_TAG), app, h.getShort(Protocol.O_APP_MASK) & 0xFFFF);
+        TargetRequest t = new TargetRequest(op, cid, flags, h.getLong(Protocol.O_LBA),
+                h.getInt(Protocol.O_BLOCKS) & 0xFFFFFFFFL, p);
+        rx = t;
+        t.volume = listener.volume(h.getInt(Protocol.O_VOLUME));
+        t.error = validate(t, len);
+        if (op != Protocol.OP_WRITE) {
+            return null;
+        }
+        if (t.error != null) {
+            return PayloadSink.DISCARD;
+        }
+        // Sizes below were checked: len == blocks * (DATA + META) <= the negotiated maximum.
+        BlockFormat f = t.volume.info.format();
+        int n = (int) t.blocks;
+        t.data = pool.acquire(n * f.dataSize());
+        t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
+        t.shuttle = new BlockShuttle(f, ScatterList.of(t.data.duplicate()),
+                t.meta == null ? null : ScatterList.of(t.meta.duplicate()));
+        if (f.hasPi() && !p.checks().isNone()) {
+            t.verifier = PiStream.verifier(context(f, p), n);
+        }
+        TargetRequest w = t;
+        return chunk -> {
+            if (w.verifier != null) {
+                w.verifier.update(chunk.duplicate());
+            }
+            w.shuttle.fromWire(chunk);
+        };
+    }
+
+    private static PiContext context(BlockFormat f, Protection p) {
+        return PiContext.builder(f).checks(p.checks()).initialRefTag(p.initialRefTag()).appTag(p.appTag())
+                .appMask(p.appMask()).build();
+    }
+
+    /** The target service's checks that the transport needs before it sizes anything; null when fine. */
+    private Completion validate(TargetRequest t, long len) {
+        if (t.volume == null) {
+            return Completion.failure(Status.NO_SUCH_VOLUME, "no volume with id " + header.getInt(Protocol.O_VOLUME));
+        }
+        if (t.opcode == Protocol.OP_FLUSH) {
+            return null;
+        }
+        BlockFormat f = t.volume.info.format();
+        if (t.blocks == 0 || t.blocks > Integer.MAX_VALUE) {
+            return Completion.failure(Status.INVALID_FIELD, "block count must be 1 to " + Integer.MAX_VALUE + ", not "
+                    + t.blocks);
+        }
+        long count = t.volume.info.blockCount();
+        if (t.lba < 0 || t.lba > count - t.blocks) {
+            return Completion.failure(Status.LBA_OUT_OF_RANGE, "lba " + t.lba + " + " + t.blocks
+                    + " blocks is beyond the " + count + " blocks of volume " + t.volume.info.name());
+        }
+        if (t.opcode != Protocol.OP_READ && t.opcode != Protocol.OP_WRITE) {
+            return null;
+        }
+        long bytes = t.blocks * f.blockSize();
+        if (bytes > maxPayload) {
+            return Completion.failure(Status.INVALID_FIELD, t.blocks + " blocks exceed the negotiated largest transfer of "
+                    + maxPayload + " bytes");
+        }
+        if (t.opcode == Protocol.OP_WRITE && len != bytes) {
+            return Completion.failure(Status.INVALID_FIELD, "payload of " + len + " bytes, " + t.blocks + " blocks of "
+                    + f.sizes() + " need " + bytes);
+        }
+        if (f.hasPi() && (t.protection.initialRefTag() & ~f.guard().refTagMask()) != 0) {
+            return Completion.failure(Status.INVALID_FIELD, "initial ref tag 0x"
+                    + Long.toHexString(t.protection.initialRefTag()) + " does not fit the "
+                    + f.guard().refTagSize() * 8 + "-bit reference tag");
+        }
+        return null;
+    }
+
+    @Override
+    void onFrame(int op) throws ProtocolException {
+        if (!greeted) {
+            onHello();
+            return;
+        }
+        TargetRequest t = rx;
+        rx = null;
+        if (t.error != null) {
+            respond(t, t.error);
+            return;
+        }
+        String name = t.volume.info.name();
+        BlockFormat f = t.volume.info.format();
+        BlockRequest r;
+        boolean checked = f.hasPi();
+        switch (op) {
+            case Protocol.OP_WRITE: {
+                PiError e = t.verifier == null ? null : t.verifier.firstError();
+                if (e != null) {
+                    respond(t, Completion.piError(t.lba, e));
+                    return;
+                }
+                Protection p = t.protection;
+                if (p.pract() && f.hasPi()) {
+                    // The host inserted the PI (and it was checked above): to the engine this is PI in the request.
+                    p = new Protection(false, p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
+                }
+                r = BlockRequest.write(name, t.lba, (int) t.blocks, ScatterList.of(t.data.duplicate()),
+                        t.meta == null ? null : ScatterList.of(t.meta.duplicate()), p, t.fua());
+                break;
+            }
+            case Protocol.OP_READ: {
+                int n = (int) t.blocks;
+                t.data = pool.acquire(n * f.dataSize());
+                t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
+                r = BlockRequest.read(name, t.lba, n, ScatterList.of(t.data.duplicate()),
+                        t.meta == null ? null : ScatterList.of(t.meta.duplicate()), t.protection);
+                break;
+            }
+            case Protocol.OP_FLUSH:
+                r = BlockRequest.flush(name);
+                break;
+            case Protocol.OP_WRITE_ZEROES:
+                r = BlockRequest.writeZeroes(name, t.lba, (int) t.blocks, t.fua());
+                break;
+            default:
+                r = BlockRequest.deallocate(name, t.lba, (int) t.blocks);
+                break;
+        }
+        try {
+            handler.execute(r, checked, c -> done(t, c));
+        } catch (RuntimeException e) {
+            done(t, Completion.failure(Status.INTERNAL_ERROR, r.op() + ": " + e));
+        }
+    }
+
+    private void done(TargetRequest t, Completion c) {
+        if (loop.inLoop()) {
+            respond(t, c);
+        } else if (!loop.execute(() -> respond(t, c))) {
+            // the transport closed; nobody is left to answer
+        }
+    }
+
+    private void respond(TargetRequest t, Completion c) {
+        if (closed) {
+            return;
+        }
+        outstanding--;
+        boolean payload = t.opcode == Protocol.OP_READ && c.isSuccess();
+        if (!payload) {
+            pool.release(t.data);
+            pool.release(t.meta);
+            t.data = null;
+            t.meta = null;
+        }
+        send(new ResponseFrame(t, c, payload));
+    }
+
+    /** A response; a successful read streams the stored data and PI, interleaved, from the request's buffers. */
+    private final class ResponseFrame implements OutFrame {
+        private final TargetRequest t;
+        private final Completion c;
+        private final byte[] message;
+        private final int payloadLength;
+        private BlockShuttle shuttle;
+        private int messageAt;
+
+        ResponseFrame(TargetRequest t, Completion c, boolean payload) {
+            this.t = t;
+            this.c = c;
+            if (payload) {
+                message = null;
+                payloadLength = (int) (t.blocks * t.volume.info.format().blockSize());
+            } else if (c.isSuccess() || c.status().isPiError() || c.message() == null) {
+                message = null;
+                payloadLength = 0;
+            } else {
+                message = truncate(c.message());
+                payloadLength = message.length;
+            }
+        }
+
+        @Override
+        public void writeHeader(ByteBuffer d) {
+            long block = 0;
+            long lba = 0;
+            long expected = 0;
+            long actual = 0;
+            if (c.piError() != null) {
+                block = c.piError().blockIndex();
+                lba = c.errorLba();
+                expected = c.piError().expected();
+                actual = c.piError().actual();
+            }
+            d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) (t.opcode | Protocol.RESPONSE))
+                    .putShort((short) 0).putInt(t.commandId).putInt(payloadLength)
+                    .putShort((short) Protocol.statusCode(c.status())).putShort((short) 0).putInt((int) block)
+                    .putLong(lba).putLong(expected).putLong(actual).putLong(0).putLong(0);
+        }
+
+        @Override
+        public int payloadLength() {
+            return payloadLength;
+        }
+
+        @Override
+        public void fillPayload(ByteBuffer d, int n) {
+            if (message != null) {
+                d.put(message, messageAt, n);
+                messageAt += n;
+                return;
+            }
+            if (shuttle == null) {
+                shuttle = new BlockShuttle(t.volume.info.format(), ScatterList.of(t.data.duplicate()),
+                        t.meta == null ? null : ScatterList.of(t.meta.duplicate()));
+            }
+            shuttle.toWire(d, n);
+        }
+
+        @Override
+        public void released() {
+            pool.release(t.data);
+            pool.release(t.meta);
+            t.data = null;
+            t.meta = null;
+        }
+    }
+
+    private static byte[] truncate(String m) {
+        byte[] b = m.getBytes(StandardCharsets.UTF_8);
+        if (b.length <= Protocol.MAX_MESSAGE) {
+            return b;
+        }
+        byte[] cut = new byte[Protocol.MAX_MESSAGE];
+        System.arraycopy(b, 0, cut, 0, cut.length);
+        return cut;
+    }
+
+    private void onHello() throws ProtocolException {
+        ByteBuffer h = header;
+        long maxT = h.getInt(Protocol.O_MAX_TRANSFER) & 0xFFFFFFFFL;
+        int d = h.getShort(Protocol.O_QUEUE_DEPTH) & 0xFFFF;
+        int digests = h.get(Protocol.O_DIGESTS) & 0xFF;
+        if (maxT == 0 || d == 0) {
+            throw new ProtocolException("HELLO asks for a max transfer of " + maxT + " bytes and a queue depth of " + d);
+        }
+        if ((digests & ~(Protocol.DIGEST_HEADER | Protocol.DIGEST_DATA)) != 0) {
+            throw new ProtocolException("HELLO asks for unknown digests 0x" + Integer.toHexString(digests));
+        }
+        long grantT = Math.min(maxT, listener.config().maxTransferBytes);
+        int grantD = Math.min(d, listener.config().maxQueueDepth);
+        short queueIndex = h.getShort(Protocol.O_QUEUE_INDEX);
+        long session = h.getLong(Protocol.O_SESSION);
+        List<WireVolume> vols = listener.refreshVolumes();
+        byte[] list = WireVolume.encode(vols, Protocol.MAX_HANDSHAKE_PAYLOAD);
+        greeted = true;
+        depth = grantD;
+        maxPayload = grantT;
+        rxHeaderDigest = txHeaderDigest = (digests & Protocol.DIGEST_HEADER) != 0;
+        rxDataDigest = txDataDigest = (digests & Protocol.DIGEST_DATA) != 0;
+        send(new OutFrame() {
+            private int at;
+
+            @Override
+            public void writeHeader(ByteBuffer b) {
+                b.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.OP_HELLO_REPLY)
+                        .putShort((short) 0).putInt(0).putInt(list.length)
+                        .putInt((int) grantT).putShort((short) grantD).putShort(queueIndex)
+                        .put((byte) digests).put(new byte[7]).putLong(session).put(new byte[24]);
+            }
+
+            @Override
+            public int payloadLength() {
+                return list.length;
+            }
+
+            @Override
+            public void fillPayload(ByteBuffer b, int n) {
+                b.put(list, at, n);
+                at += n;
+            }
+
+            @Override
+            public boolean isHandshake() {
+                return true;
+            }
+        });
+    }
+
+    /** Tells the handler a host connected (the engine prints one line per connection). */
+    void opened() {
+        announced = true;
+        try {
+            handler.connected(peer);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "pistore tcp target: connected() of the handler failed", e);
+        }
+    }
+
+    @Override
+    void onClosed(String reason) {
+        listener.forget(this);
+        if (!announced) {
+            return;
+        }
+        try {
+            handler.disconnected(peer, reason);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "pistore tcp target: disconnected() of the handler failed", e);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.pistore.transport.tcp.internal;
+
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.HostQueue;
+import io.pistore.spi.VolumeInfo;
+import io.pistore.transport.tcp.TcpConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** A host's connection to one target: one TCP connection per queue, each greeted on its own. */
+final class TcpHostConnection implements HostConnection {
+    private final TcpTransport transport;
+    private final HostQueueConnection[] queues;
+    private final List<VolumeInfo> volumes;
+    private volatile boolean closed;
+
+    private TcpHostConnection(TcpTransport transport, HostQueueConnection[] queues) {
+        this.transport = transport;
+        this.queues = queues;
+        this.volumes = queues[0].volumes;
+    }
+
+    static TcpHostConnection connect(TcpTransport transport, String address, ConnectOptions o) throws IOException {
+        TcpConfig cfg = transport.config();
+        InetSocketAddress a = Addresses.parse(address);
+        String peer = Addresses.format(a);
+        long session = ThreadLocalRandom.current().nextLong();
+        HostQueueConnection[] qs = new HostQueueConnection[o.queues()];
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.connectTimeoutMillis);
+        try {
+            for (int i = 0; i < qs.length; i++) {
+                qs[i] = HostQueueConnection.open(transport.group().next(), cfg, a, peer, i, o.queueDepth(), session);
+            }
+            for (HostQueueConnection q : qs) {
+                long left = deadline - System.nanoTime();
+                q.ready.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+            }
+        } catch (ExecutionException | TimeoutException | InterruptedException | IOException e) {
+            for (HostQueueConnection q : qs) {
+                if (q != null) {
+                    q.shutdown();
+                }
+            }
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            String why = e instanceof TimeoutException ? "no answer within " + cfg.connectTimeoutMillis + " ms"
+                    : e instanceof ExecutionException ? String.valueOf(e.getCause().getMessage()) : String.valueOf(e.getMessage());
+            throw new IOException("cannot connect to tcp target " + address + ": " + why);
+        }
+        TcpHostConnection c = new TcpHostConnection(transport, qs);
+        transport.track(c);
+        return c;
+    }
+
+    @Override
+    public List<VolumeInfo> volumes() {
+        return volumes;
+    }
+
+    @Override
+    public int queueCount() {
+        return queues.length;
+    }
+
+    @Override
+    public HostQueue queue(int index) {
+        return queues[index];
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (HostQueueConnection q : queues) {
+            q.shutdown();
+        }
+        transport.forget(this);
+    }
+}

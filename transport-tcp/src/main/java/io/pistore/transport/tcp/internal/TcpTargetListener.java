@@ -1,0 +1,207 @@
+package io.pistore.transport.tcp.internal;
+
+import io.pistore.spi.TargetHandler;
+import io.pistore.spi.TargetListener;
+import io.pistore.spi.VolumeInfo;
+import io.pistore.transport.tcp.TcpConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A listening target: accepts connections on one loop and spreads them over the group. Volume ids
+ * are assigned here, once per name, so every connection of this listener agrees on them.
+ */
+final class TcpTargetListener implements TargetListener, Selectable {
+    private final TcpTransport transport;
+    private final EventLoop acceptLoop;
+    private final ServerSocketChannel server;
+    private final TargetHandler handler;
+    private final String address;
+    private final Set<TargetConnection> connections = ConcurrentHashMap.newKeySet();
+    private final Map<String, Integer> ids = new ConcurrentHashMap<>();
+    private volatile Map<Integer, WireVolume> byId = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    TcpTargetListener(TcpTransport transport, InetSocketAddress bind, TargetHandler handler) throws IOException {
+        this.transport = transport;
+        this.handler = handler;
+        this.acceptLoop = transport.group().next();
+        this.server = ServerSocketChannel.open();
+        try {
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(bind, 128);
+            server.configureBlocking(false);
+        } catch (IOException e) {
+            server.close();
+            throw new IOException("cannot listen on " + bind + ": " + Connection.ioReason(e), e);
+        }
+        InetSocketAddress a = (InetSocketAddress) server.getLocalAddress();
+        this.address = Addresses.format(a);
+        refreshVolumes();
+        CountDownLatch registered = new CountDownLatch(1);
+        IOException[] failure = new IOException[1];
+        boolean queued = acceptLoop.execute(() -> {
+            try {
+                acceptLoop.register(server, SelectionKey.OP_ACCEPT, this);
+            } catch (IOException e) {
+                failure[0] = e;
+            }
+            registered.countDown();
+        });
+        try {
+            if (!queued || !registered.await(10, TimeUnit.SECONDS) || failure[0] != null) {
+                server.close();
+                throw new IOException("cannot listen on " + address + ": "
+                        + (failure[0] != null ? failure[0].getMessage() : "the transport is closed"));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            server.close();
+            throw new IOException("interrupted while starting to listen");
+        }
+    }
+
+    TcpConfig config() {
+        return transport.config();
+    }
+
+    @Override
+    public String address() {
+        return address;
+    }
+
+    /** Re-reads the handler's volumes; new names get new ids, known names keep theirs. */
+    synchronized List<WireVolume> refreshVolumes() {
+        List<WireVolume> list = new ArrayList<>();
+        Map<Integer, WireVolume> m = new ConcurrentHashMap<>();
+        for (VolumeInfo v : handler.volumes()) {
+            int id = ids.computeIfAbsent(v.name(), n -> ids.size() + 1);
+            WireVolume w = new WireVolume(id, v);
+            m.put(id, w);
+            list.add(w);
+        }
+        byId = m;
+        return list;
+    }
+
+    /** The volume of an id, or null. */
+    WireVolume volume(int id) {
+        return byId.get(id);
+    }
+
+    @Override
+    public void onSelect(SelectionKey key) {
+        for (int i = 0; i < 64; i++) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (IOException e) {
+                Connection.LOG.log(System.Logger.Level.WARNING, "pistore tcp target: accept on " + address + " failed: "
+                        + Connection.ioReason(e));
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            try {
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            } catch (IOException e) {
+                closeQuietly(ch);
+                continue;
+            }
+            EventLoop loop = transport.group().next();
+            TargetConnection c = new TargetConnection(loop, ch, this, handler);
+            connections.add(c);
+            Runnable reg = () -> {
+                if (closed) {
+                    c.close("the listener is closed", false);
+                    return;
+                }
+                try {
+                    c.key = loop.register(ch, SelectionKey.OP_READ, c);
+                    c.opened();
+                } catch (IOException e) {
+                    c.close("cannot register: " + Connection.ioReason(e), false);
+                }
+            };
+            if (loop.inLoop()) {
+                reg.run();
+            } else if (!loop.execute(reg)) {
+                connections.remove(c);
+                closeQuietly(ch);
+            }
+        }
+    }
+
+    private static void closeQuietly(SocketChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    void forget(TargetConnection c) {
+        connections.remove(c);
+    }
+
+    @Override
+    public void onLoopClose(String reason) {
+        closeServer();
+    }
+
+    private void closeServer() {
+        try {
+            server.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    /** Stops accepting and closes every connection of this listener; returns once they are closed (at most 10 s). */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        runOn(acceptLoop, this::closeServer);
+        for (TargetConnection c : new ArrayList<>(connections)) {
+            runOn(c.loop, () -> c.close("the listener is closed", false));
+        }
+        transport.forget(this);
+    }
+
+    private static void runOn(EventLoop loop, Runnable r) {
+        if (loop.inLoop()) {
+            r.run();
+            return;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        if (loop.execute(() -> {
+            try {
+                r.run();
+            } finally {
+                done.countDown();
+            }
+        })) {
+            try {
+                done.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.pistore.transport.tcp.internal;
+
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TargetHandler;
+import io.pistore.spi.TargetListener;
+import io.pistore.transport.tcp.TcpConfig;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/** The TCP transport: a group of I/O threads shared by its listeners and host connections. */
+public final class TcpTransport implements BlockTransport {
+    private final TcpConfig config;
+    private final EventLoopGroup group;
+    private final Set<TcpTargetListener> listeners = ConcurrentHashMap.newKeySet();
+    private final Set<TcpHostConnection> connections = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    public TcpTransport(TcpConfig config) {
+        this.config = config;
+        this.group = new EventLoopGroup(config.ioThreads, TimeUnit.MICROSECONDS.toNanos(config.spinMicros),
+                TimeUnit.MICROSECONDS.toNanos(config.pollMicros));
+    }
+
+    TcpConfig config() {
+        return config;
+    }
+
+    EventLoopGroup group() {
+        return group;
+    }
+
+    @Override
+    public TargetListener listen(String address, TargetHandler handler) throws IOException {
+        ensureOpen();
+        TcpTargetListener l = new TcpTargetListener(this, Addresses.parse(address), handler);
+        listeners.add(l);
+        return l;
+    }
+
+    @Override
+    public HostConnection connect(String address, ConnectOptions options) throws IOException {
+        ensureOpen();
+        return TcpHostConnection.connect(this, address, options);
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("the tcp transport is closed");
+        }
+    }
+
+    void track(TcpHostConnection c) {
+        connections.add(c);
+    }
+
+    void forget(TcpHostConnection c) {
+        connections.remove(c);
+    }
+
+    void forget(TcpTargetListener l) {
+        listeners.remove(l);
+    }
+
+    /** Polled events and blocking waits of every I/O thread (for notes and tests). */
+    public long[] waitCounters() {
+        long polled = 0;
+        long blocked = 0;
+        for (EventLoop l : group.loops()) {
+            polled += l.polledEvents;
+            blocked += l.blockingWaits;
+        }
+        return new long[] {polled, blocked};
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (TcpHostConnection c : new ArrayList<>(connections)) {
+            c.close();
+        }
+        for (TcpTargetListener l : new ArrayList<>(listeners)) {
+            l.close();
+        }
+        group.shutdown();
+    }
+}

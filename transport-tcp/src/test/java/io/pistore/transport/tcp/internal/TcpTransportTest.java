@@ -1,0 +1,232 @@
+package io.pistore.transport.tcp.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiErrorKind;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.BlockTransportProvider;
+import io.pistore.spi.Completion;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.Protection;
+import io.pistore.spi.Status;
+import io.pistore.spi.TargetListener;
+import io.pistore.transport.tcp.TcpConfig;
+import io.pistore.transport.tcp.TcpTransportProvider;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Behaviour of the transport with a well-behaved peer: ordering, backpressure, digests, PI, idling. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class TcpTransportTest {
+    static final BlockFormat F = BlockFormat.of(4096, 8);
+
+    TcpTransport transport;
+    MemoryHandler handler;
+    TargetListener listener;
+
+    @AfterEach
+    void stop() {
+        if (transport != null) {
+            transport.close();
+        }
+    }
+
+    HostConnection start(TcpConfig cfg, int queues, int depth) throws Exception {
+        transport = new TcpTransport(cfg);
+        handler = new MemoryHandler(F, 4096);
+        listener = transport.listen("127.0.0.1:0", handler);
+        return transport.connect(listener.address(), new ConnectOptions(queues, depth));
+    }
+
+    static byte[] random(long seed, int n) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void theProviderIsFoundByName() {
+        BlockTransportProvider p = BlockTransportProvider.all().stream().filter(x -> x.name().equals("tcp")).findFirst()
+                .orElseThrow();
+        assertTrue(p instanceof TcpTransportProvider);
+        assertTrue(p.availability().isAvailable());
+        assertTrue(p.capabilities().hardwareGuards().isEmpty(), "PI is checked in software");
+    }
+
+    @Test
+    void responsesOutOfOrderAreMatchedByCommandId() throws Exception {
+        HostConnection c = start(TcpConfig.defaults(), 1, 8);
+        for (int i = 0; i < 8; i++) {
+            byte[] d = random(i, 4096);
+            assertEquals(Status.SUCCESS, c.queue(0).submit(BlockRequest.write("v", i, 1, ScatterList.wrap(d), null,
+                    Protection.insertStrip(i), false)).get(10, TimeUnit.SECONDS).status());
+        }
+        handler.hold = true;
+        List<CompletableFuture<Completion>> fs = new ArrayList<>();
+        List<byte[]> bufs = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            byte[] b = new byte[4096];
+            bufs.add(b);
+            fs.add(c.queue(0).submit(BlockRequest.read("v", i, 1, ScatterList.wrap(b), null, Protection.insertStrip(i))));
+        }
+        while (handler.held.size() < 8) {
+            Thread.sleep(1);
+        }
+        handler.hold = false;
+        handler.releaseReversed();
+        for (int i = 0; i < 8; i++) {
+            Completion done = fs.get(i).get(10, TimeUnit.SECONDS);
+            assertEquals(Status.SUCCESS, done.status(), done.toString());
+            assertArrayEquals(random(i, 4096), bufs.get(i), "read " + i);
+        }
+    }
+
+    @Test
+    void aFullQueueRefusesWithQueueFull() throws Exception {
+        HostConnection c = start(TcpConfig.defaults(), 1, 2);
+        handler.hold = true;
+        CompletableFuture<Completion> a = c.queue(0).submit(BlockRequest.flush("v"));
+        CompletableFuture<Completion> b = c.queue(0).submit(BlockRequest.flush("v"));
+        Completion full = c.queue(0).submit(BlockRequest.flush("v")).get(1, TimeUnit.SECONDS);
+        assertEquals(Status.QUEUE_FULL, full.status());
+        assertEquals(2, c.queue(0).inFlight());
+        while (handler.held.size() < 2) {
+            Thread.sleep(1);
+        }
+        handler.hold = false;
+        handler.releaseReversed();
+        assertEquals(Status.SUCCESS, a.get(10, TimeUnit.SECONDS).status());
+        assertEquals(Status.SUCCESS, b.get(10, TimeUnit.SECONDS).status());
+        assertEquals(0, c.queue(0).inFlight());
+    }
+
+    @Test
+    void largeTransfersWithBothDigestsAcrossManySocketBuffers() throws Exception {
+        TcpConfig cfg = TcpConfig.defaults();
+        cfg.headerDigest = true;
+        cfg.dataDigest = true;
+        HostConnection c = start(cfg, 2, 4);
+        int n = 300; // 1.2 MB: several fills of the 256 KiB socket buffers
+        byte[] d = random(1, n * 4096);
+        byte[] m = new byte[n * 8];
+        PiContext ctx = PiContext.builder(F).initialRefTag(100).appTag(5).build();
+        Pi.generate(ctx, ScatterList.wrap(d), ScatterList.wrap(m), n);
+        Protection pass = Protection.pass(CheckFlags.ALL, 100, 5, 0xFFFF);
+        assertEquals(Status.SUCCESS, c.queue(1).submit(BlockRequest.write("v", 100, n, ScatterList.wrap(d),
+                ScatterList.wrap(m), pass, true)).get(10, TimeUnit.SECONDS).status());
+        byte[] d2 = new byte[d.length];
+        byte[] m2 = new byte[m.length];
+        Completion r = c.queue(0).submit(BlockRequest.read("v", 100, n, ScatterList.wrap(d2), ScatterList.wrap(m2), pass))
+                .get(10, TimeUnit.SECONDS);
+        assertEquals(Status.SUCCESS, r.status(), r.toString());
+        assertArrayEquals(d, d2);
+        assertArrayEquals(m, m2);
+    }
+
+    @Test
+    void readsAreCheckedByTheHostAndNotByTheTarget() throws Exception {
+        HostConnection c = start(TcpConfig.defaults(), 1, 4);
+        byte[] d = random(2, 3 * 4096);
+        assertEquals(Status.SUCCESS, c.queue(0).submit(BlockRequest.write("v", 50, 3, ScatterList.wrap(d), null,
+                Protection.insertStrip(50), false)).get(10, TimeUnit.SECONDS).status());
+        BlockRequest w = handler.requests.get(handler.requests.size() - 1);
+        assertFalse(w.protection().pract(), "the host inserted the PI, the engine gets a request with PI");
+        assertNotNull(w.metadata());
+        assertTrue(handler.checkedFlags.get(handler.checkedFlags.size() - 1));
+        // the stored PI of block 51 goes bad
+        handler.meta[51 * 8 + 1] ^= 0x40;
+        byte[] back = new byte[d.length];
+        Completion r = c.queue(0).submit(BlockRequest.read("v", 50, 3, ScatterList.wrap(back), null,
+                Protection.insertStrip(50))).get(10, TimeUnit.SECONDS);
+        assertEquals(Status.GUARD_CHECK, r.status(), r.toString());
+        assertEquals(51, r.errorLba());
+        assertEquals(PiErrorKind.GUARD, r.piError().kind());
+        BlockRequest rr = handler.requests.get(handler.requests.size() - 1);
+        assertNotNull(rr.metadata(), "the target asks the engine for the stored PI");
+        assertTrue(handler.checkedFlags.get(handler.checkedFlags.size() - 1), "the host checks; the engine must not");
+        // without checks, the stored PI comes back as it is
+        byte[] meta = new byte[24];
+        Completion r2 = c.queue(0).submit(BlockRequest.read("v", 50, 3, ScatterList.wrap(back),
+                ScatterList.wrap(meta), Protection.pass(CheckFlags.NONE, 50, 0, 0))).get(10, TimeUnit.SECONDS);
+        assertEquals(Status.SUCCESS, r2.status());
+        assertArrayEquals(java.util.Arrays.copyOfRange(handler.meta, 50 * 8, 53 * 8), meta);
+    }
+
+    @Test
+    void unknownVolumesAndBadBuffersNeverReachTheWire() throws Exception {
+        HostConnection c = start(TcpConfig.defaults(), 1, 4);
+        assertEquals(Status.NO_SUCH_VOLUME, c.queue(0).submit(BlockRequest.flush("nope")).get(1, TimeUnit.SECONDS).status());
+        assertEquals(Status.INVALID_FIELD, c.queue(0).submit(BlockRequest.write("v", 0, 2, ScatterList.wrap(new byte[4096]),
+                null, Protection.insertStrip(0), false)).get(1, TimeUnit.SECONDS).status());
+        assertEquals(0, handler.requests.size());
+        assertEquals(0, c.queue(0).inFlight());
+    }
+
+    @Test
+    void idleIoThreadsDoNotSpin() throws Exception {
+        TcpConfig cfg = TcpConfig.defaults();
+        cfg.spinMicros = 1000;
+        cfg.pollMicros = 2000;
+        HostConnection c = start(cfg, 2, 4);
+        byte[] d = new byte[4096];
+        for (int i = 0; i < 200; i++) {
+            assertEquals(Status.SUCCESS, c.queue(i & 1).submit(BlockRequest.write("v", i, 1, ScatterList.wrap(d), null,
+                    Protection.insertStrip(i), false)).get(10, TimeUnit.SECONDS).status());
+        }
+        Thread.sleep(50);
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long before = ioCpu(mx);
+        Thread.sleep(500);
+        long used = ioCpu(mx) - before;
+        assertTrue(used < TimeUnit.MILLISECONDS.toNanos(50), "idle I/O threads used " + used / 1000 + " us of CPU in 500 ms");
+    }
+
+    private static long ioCpu(ThreadMXBean mx) {
+        long sum = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("pistore-tcp-")) {
+                long v = mx.getThreadCpuTime(t.getId());
+                if (v > 0) {
+                    sum += v;
+                }
+            }
+        }
+        return sum;
+    }
+
+    @Test
+    void manyQueuesInParallel() throws Exception {
+        HostConnection c = start(TcpConfig.defaults(), 4, 16);
+        List<CompletableFuture<Completion>> fs = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            byte[] d = ByteBuffer.allocate(4096).putLong(0, i).array();
+            fs.add(c.queue(i % 4).submit(BlockRequest.write("v", i, 1, ScatterList.wrap(d), null,
+                    Protection.insertStrip(i), false)));
+        }
+        for (CompletableFuture<Completion> f : fs) {
+            assertEquals(Status.SUCCESS, f.get(10, TimeUnit.SECONDS).status());
+        }
+        for (int i = 0; i < 64; i++) {
+            assertEquals(i, ByteBuffer.wrap(handler.data).getLong(i * 4096));
+        }
+    }
+}
