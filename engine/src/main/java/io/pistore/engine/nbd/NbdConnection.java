@@ -430,8 +430,19 @@ final class NbdConnection implements Runnable {
             if (disc && inFlight.get() == 0 && pendingBytes.get() == 0) {
                 return "disconnect requested (NBD_CMD_DISC)";
             }
-            // 2. Wait for input, for the socket to take queued replies, or for completions.
+            // 2. A client that pipelines usually has more input ready: read it without asking the
+            //    selector. With one request in flight (queue depth 1) the read would find nothing.
             boolean reading = !disc && (cur != null || admit());
+            if (reading && pendingBytes.get() == 0 && (cur != null || inFlight.get() > 1)) {
+                int n = readInput(in, payload);
+                if (n < 0) {
+                    return endOfInput(cur);
+                }
+                if (n > 0) {
+                    continue;
+                }
+            }
+            // 3. Wait for input, for the socket to take queued replies, or for completions.
             wantWake = !reading;
             if (!reading && (disc ? inFlight.get() == 0 : admit())) {
                 continue; // a completion came between the checks and the flag
@@ -448,22 +459,29 @@ final class NbdConnection implements Runnable {
             if ((ready & SelectionKey.OP_WRITE) != 0) {
                 flushPending();
             }
-            if ((ready & SelectionKey.OP_READ) != 0) {
-                int n;
-                if (payload != null && !in.hasRemaining() && payload.remaining() >= DIRECT_READ) {
-                    n = ch.read(payload);
-                } else {
-                    in.compact();
-                    n = ch.read(in);
-                    in.flip();
-                }
-                if (n < 0) {
-                    return inFlight.get() > 0 || cur != null ? "closed by the client with requests in flight"
-                            : "closed by the client without NBD_CMD_DISC";
-                }
+            if ((ready & SelectionKey.OP_READ) != 0 && readInput(in, payload) < 0) {
+                return endOfInput(cur);
             }
         }
         return "server stopping";
+    }
+
+    /** One non-blocking read: into the write payload being filled when it is large, else the buffer. */
+    private int readInput(ByteBuffer in, ByteBuffer payload) throws IOException {
+        if (payload != null && !in.hasRemaining() && payload.remaining() >= DIRECT_READ) {
+            return ch.read(payload);
+        }
+        in.compact();
+        try {
+            return ch.read(in);
+        } finally {
+            in.flip();
+        }
+    }
+
+    private String endOfInput(NbdRequest cur) {
+        return inFlight.get() > 0 || cur != null ? "closed by the client with requests in flight"
+                : "closed by the client without NBD_CMD_DISC";
     }
 
     private static void move(ByteBuffer from, ByteBuffer to) {

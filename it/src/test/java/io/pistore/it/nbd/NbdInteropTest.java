@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.nbd.NbdServer;
 import io.pistore.engine.target.TargetService;
@@ -104,8 +105,9 @@ class NbdInteropTest {
     }
 
     /** Runs a command (stdout and stderr together), failing the test if it outlives {@code seconds}. */
-    static Run run(long seconds, String... cmd) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    Run run(long seconds, String... cmd) throws IOException, InterruptedException {
+        // In the test's directory: fio leaves its verify state file in the working directory.
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).directory(dir.toFile());
         Process p = pb.start();
         p.getOutputStream().close();
         StringBuilder out = new StringBuilder();
@@ -126,7 +128,7 @@ class NbdInteropTest {
         return new Run(p.exitValue(), out.toString());
     }
 
-    static Run ok(long seconds, String... cmd) throws IOException, InterruptedException {
+    Run ok(long seconds, String... cmd) throws IOException, InterruptedException {
         Run r = run(seconds, cmd);
         assertEquals(0, r.code(), String.join(" ", cmd) + " ->\n" + r.output());
         return r;
@@ -257,6 +259,32 @@ class NbdInteropTest {
             Run copy = run(60, "nbdcopy", uri("vol"), out.toString());
             assertNotEquals(0, copy.code(), copy.output());
             assertTrue(copy.output().contains("Input/output error"), copy.output());
+        }
+    }
+
+    @Test
+    void overTheTcpTransportPiIsCheckedAcrossTheNetworkToo() throws Exception {
+        assumeTool("qemu-img", "qemu-utils");
+        assumeTool("qemu-io", "qemu-utils");
+        assumeTrue(Transports.all().stream().anyMatch(p -> p.name().equals("tcp") && p.availability().isAvailable()),
+                "skipped: the tcp transport is not on the class path");
+        io.pistore.spi.BlockTransportProvider tcp = Transports.find("tcp");
+        try (BlockTransport t = tcp.create();
+             TargetListener l = t.listen("127.0.0.1:0", new TargetService(store));
+             HostConnection hc = t.connect(l.address(), new ConnectOptions(1, 64));
+             NbdServer remote = NbdServer.start("127.0.0.1:0", hc, new NbdServer.Options()
+                     .maxTransferBytes(Math.min(tcp.capabilities().maxTransferBytes(), TargetService.MAX_TRANSFER_BYTES))
+                     .log(log::add))) {
+            String img = "nbd://127.0.0.1:" + remote.address().getPort() + "/img";
+            Path image = randomImage("tcp-in.raw", IMAGE_BYTES, 3);
+            ok(120, "qemu-img", "convert", "-n", "-f", "raw", "-O", "raw", image.toString(), img);
+            Path back = dir.resolve("tcp-back.raw");
+            ok(120, "qemu-img", "convert", "-f", "raw", "-O", "raw", img, back.toString());
+            assertArrayEquals(Files.readAllBytes(image), Files.readAllBytes(back));
+            corruptStoredPi("img", 7);
+            Run bad = run(60, "qemu-io", "-f", "raw", "-c", "read 28k 4k", img);
+            assertTrue(bad.output().contains("Input/output error"), bad.output());
+            ok(60, "qemu-io", "-f", "raw", "-c", "read 24k 4k", "-c", "read 32k 4k", img);
         }
     }
 }
