@@ -4,7 +4,7 @@
 # command of each row and a Markdown table with the ratios. Loopback only; about 2 minutes.
 #
 #   it/bench/nbd-vs-nbdkit.sh [SECONDS_PER_RUN]   (default 5)
-#   QUEUES=N   queues (local-transport workers) of pistore's NBD frontend (default 2)
+#   QUEUES=N   queues (local-transport workers) of pistore's NBD frontend (default 1, as serve)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 secs="${1:-5}"
@@ -24,7 +24,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-queues="${QUEUES:-2}"
+queues="${QUEUES:-1}"
 "$root/pistore" serve --nbd "127.0.0.1:$pport" --nbd-queues "$queues" --memory-volume "mem:1GiB:4096+8" > "$work/pistore.log" 2>&1 &
 pids+=($!)
 nbdkit -f -i 127.0.0.1 -p "$kport" memory 1G > "$work/nbdkit.log" 2>&1 &
