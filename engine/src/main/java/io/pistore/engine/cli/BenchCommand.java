@@ -40,6 +40,11 @@ final class BenchCommand implements Callable<Integer> {
             description = "Transport, or 'all' for each available one in turn (default: ${DEFAULT-VALUE}).")
     String transport;
 
+    @Option(names = "--rdma-provider", paramLabel = "soft|disni|auto",
+            description = "Verbs provider of the rdma transport (sets rdma.provider; default: auto, i.e. disni when"
+                    + " usable, else the soft NIC).")
+    String rdmaProvider;
+
     @Option(names = "--target", paramLabel = "HOST:PORT", description = "A running target (default: embedded).")
     String target;
 
@@ -129,6 +134,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         PrintWriter progressWriter = json ? err : out;
         PrintStream progress = new PrintStream(new WriterStream(progressWriter), true, StandardCharsets.UTF_8);
+        if (rdmaProvider != null) {
+            System.setProperty("rdma.provider", rdmaProvider);
+        }
         List<String> names = new ArrayList<>();
         List<BenchResult> results = new ArrayList<>();
         if (transport.equals("all")) {
