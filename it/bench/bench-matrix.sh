@@ -9,6 +9,7 @@ rounds="${1:-3}"
 seconds="${2:-5}"
 transports="${3:-local}"
 shift $(( $# > 3 ? 3 : $# ))
+extra=("$@")
 out="$(mktemp -d)"
 "$root/pistore" --version > /dev/null
 cells=()
@@ -18,9 +19,9 @@ for t in $transports; do
 done
 for r in $(seq 1 "$rounds"); do
   for c in "${cells[@]}"; do
-    set -- $c
-    "$root/pistore" bench --transport "$1" --rw "$2" --bs "$3" --qd "$4" --pi "$5" --seconds "$seconds" --ramp 2 \
-        --size 1GiB --json "$@" 2>/dev/null >> "$out/$(echo "$c" | tr ' ' _).jsonl" || echo "failed: $c" >&2
+    read -r t rw bs qd pi <<< "$c"
+    "$root/pistore" bench --transport "$t" --rw "$rw" --bs "$bs" --qd "$qd" --pi "$pi" --seconds "$seconds" --ramp 2 \
+        --size 1GiB --json ${extra[@]+"${extra[@]}"} 2>/dev/null >> "$out/$(echo "$c" | tr ' ' _).jsonl" || echo "failed: $c" >&2
   done
 done
 python3 - "$out" <<'PY'
