@@ -153,14 +153,14 @@ public final class BlockFormat {
         return hasPi() ? guard.tupleSize() : 0;
     }
 
-    /** Offset of the tuple inside the metadata: 0 when first, {@code META - tuple} when last. */
+    /** Offset of the tuple inside the metadata: 0 when first (or without PI), {@code META - tuple} when last. */
     public int tupleOffsetInMetadata() {
-        return location == PiLocation.FIRST ? 0 : metadataSize - guard.tupleSize();
+        return location == PiLocation.FIRST || !hasPi() ? 0 : metadataSize - guard.tupleSize();
     }
 
-    /** Metadata bytes covered by the guard: those before the tuple. */
+    /** Metadata bytes covered by the guard: those before the tuple (none without PI). */
     public int guardedMetadataPrefix() {
-        return location == PiLocation.FIRST ? 0 : metadataSize - guard.tupleSize();
+        return tupleOffsetInMetadata();
     }
 
     /** {@code DATA+META}, e.g. {@code 4096+8}. */

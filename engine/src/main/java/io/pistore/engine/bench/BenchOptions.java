@@ -60,6 +60,10 @@ public final class BenchOptions {
     /** Embedded volume: format and size. */
     public BlockFormat format = BlockFormat.of(4096, 8);
     public long sizeBytes = 1L << 30;
+    /** Embedded target on file volumes in this directory instead of memory (null: memory). */
+    public java.nio.file.Path dataDir;
+    /** Embedded file volumes: bytes of Caffeine read cache in front of each (0: none). */
+    public long cacheBytes;
     public boolean progress = true;
 
     /** Checks the options against each other; throws IllegalArgumentException with a one-line reason. */

@@ -60,8 +60,11 @@ public final class BenchRunner {
                 BlockFormat f = o.pi == BenchOptions.PiMode.OFF
                         ? BlockFormat.of(o.format.dataSize(), 0) : o.format;
                 long blocks = o.sizeBytes / f.dataSize();
-                try (VolumeStore store = VolumeStore.inMemory()) {
-                    store.create(o.volume, f, blocks);
+                try (VolumeStore store = o.dataDir == null ? VolumeStore.inMemory()
+                        : VolumeStore.open(o.dataDir, o.cacheBytes)) {
+                    if (store.get(o.volume) == null) {
+                        store.create(o.volume, f, blocks);
+                    }
                     try (TargetListener l = t.listen(p.embeddedListenAddress(), new TargetService(store))) {
                         return runOn(name, t, l.address());
                     }

@@ -40,6 +40,11 @@ final class BenchCommand implements Callable<Integer> {
             description = "Transport, or 'all' for each available one in turn (default: ${DEFAULT-VALUE}).")
     String transport;
 
+    @Option(names = "--rdma-provider", paramLabel = "soft|disni|auto",
+            description = "Verbs provider of the rdma transport (sets rdma.provider; default: auto, i.e. disni when"
+                    + " usable, else the soft NIC).")
+    String rdmaProvider;
+
     @Option(names = "--target", paramLabel = "HOST:PORT", description = "A running target (default: embedded).")
     String target;
 
@@ -87,6 +92,14 @@ final class BenchCommand implements Callable<Integer> {
             description = "Embedded volume's size (default: ${DEFAULT-VALUE}).")
     long size;
 
+    @Option(names = "--data", paramLabel = "DIR",
+            description = "Embedded target on durable file volumes in DIR (the volume is created if absent).")
+    java.nio.file.Path data;
+
+    @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
+            description = "With --data: a read cache of hot blocks and their PI per volume (default: none).")
+    long cache;
+
     @Option(names = "--json", description = "Print one JSON object per transport on stdout (progress goes to stderr).")
     boolean json;
 
@@ -106,6 +119,11 @@ final class BenchCommand implements Callable<Integer> {
             o.seconds = seconds;
             o.rampSeconds = ramp;
             o.sizeBytes = size;
+            o.dataDir = data;
+            o.cacheBytes = cache;
+            if (cache > 0 && data == null) {
+                throw new IllegalArgumentException("--cache needs --data: the memory volume is its own cache");
+            }
             BlockFormat f = BlockFormat.of(sizes.data(), sizes.meta());
             if (guard != null) f = f.withGuard(guard);
             if (type != null) f = f.withType(PiType.of(type));
@@ -116,6 +134,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         PrintWriter progressWriter = json ? err : out;
         PrintStream progress = new PrintStream(new WriterStream(progressWriter), true, StandardCharsets.UTF_8);
+        if (rdmaProvider != null) {
+            System.setProperty("rdma.provider", rdmaProvider);
+        }
         List<String> names = new ArrayList<>();
         List<BenchResult> results = new ArrayList<>();
         if (transport.equals("all")) {

@@ -29,7 +29,14 @@ final class VolumeCommand implements Callable<Integer> {
     }
 
     static VolumeStore open(DataDirOption data, PrintWriter err) throws IOException {
-        VolumeStore s = VolumeStore.open(data.dir);
+        return open(data, 0, err);
+    }
+
+    static VolumeStore open(DataDirOption data, long cacheBytes, PrintWriter err) throws IOException {
+        if (cacheBytes < 0) {
+            throw CliException.usage("--cache must not be negative");
+        }
+        VolumeStore s = VolumeStore.open(data.dir, cacheBytes);
         for (String p : s.openProblems()) {
             err.println("pistore: " + p);
         }

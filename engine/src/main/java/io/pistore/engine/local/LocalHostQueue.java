@@ -8,6 +8,8 @@ import io.pistore.spi.TargetHandler;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.Queue;
+import java.util.concurrent.ArrayBlockingQueue;
 import org.jctools.queues.MpscArrayQueue;
 
 /**
@@ -18,7 +20,11 @@ import org.jctools.queues.MpscArrayQueue;
 final class LocalHostQueue implements HostQueue {
     private final TargetHandler handler;
     private final int depth;
-    private final MpscArrayQueue<Pending> queue;
+    /**
+     * JCTools' bounded MPSC array queue; {@code -Dpistore.local.queue=jdk} swaps in the JDK's
+     * {@link java.util.concurrent.ArrayBlockingQueue} so the difference can be measured (docs/BENCHMARKS.md).
+     */
+    private final Queue<Pending> queue;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Thread worker;
     private volatile boolean sleeping;
@@ -37,7 +43,8 @@ final class LocalHostQueue implements HostQueue {
     LocalHostQueue(String name, TargetHandler handler, int depth) {
         this.handler = handler;
         this.depth = depth;
-        this.queue = new MpscArrayQueue<>(Math.max(2, depth));
+        this.queue = "jdk".equals(System.getProperty("pistore.local.queue"))
+                ? new ArrayBlockingQueue<>(Math.max(2, depth)) : new MpscArrayQueue<>(Math.max(2, depth));
         this.worker = new Thread(this::drain, "pistore-local-" + name);
         this.worker.setDaemon(true);
         this.worker.start();
@@ -80,7 +87,7 @@ final class LocalHostQueue implements HostQueue {
 
     private void drain() {
         while (!closed) {
-            Pending p = queue.relaxedPoll();
+            Pending p = queue.poll();
             if (p != null) {
                 try {
                     handler.execute(p.request, false, c -> finish(p, c));

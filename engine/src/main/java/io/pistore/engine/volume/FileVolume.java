@@ -134,13 +134,16 @@ public final class FileVolume implements Volume {
 
     @Override
     public void write(long lba, int blocks, ScatterList dataIn, ScatterList metaIn, boolean fua) throws IOException {
-        writeFrom(data, dataIn, lba * format.dataSize(), (long) blocks * format.dataSize());
+        // Metadata first, then data: if the process dies between the two, the new PI sits over the
+        // old data and a read fails its guard check. The other order could leave new data under the
+        // unwritten pattern, whose escape tuple would let it read back unchecked.
         if (format.metadataSize() > 0) {
             if (metaIn == null) {
                 throw new IllegalArgumentException("format " + format.sizes() + " needs metadata for a write");
             }
             writeFrom(meta, metaIn, lba * format.metadataSize(), (long) blocks * format.metadataSize());
         }
+        writeFrom(data, dataIn, lba * format.dataSize(), (long) blocks * format.dataSize());
         if (fua) {
             flush();
         }
@@ -148,6 +151,8 @@ public final class FileVolume implements Volume {
 
     @Override
     public void writeZeroes(long lba, int blocks, boolean fua) throws IOException {
+        // Data first, then the unwritten metadata (the reverse of write): a death in between leaves
+        // zero data under the old PI, which fails its check, never old data under an escape tuple.
         long pos = lba * format.dataSize();
         long len = (long) blocks * format.dataSize();
         ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(len, ZERO_CHUNK));

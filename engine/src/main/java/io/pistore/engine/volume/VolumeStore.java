@@ -36,16 +36,18 @@ public final class VolumeStore implements AutoCloseable {
     private static final int MANIFEST_VERSION = 1;
 
     private final Path dir;
+    private final long cacheBytes;
     private final Map<String, Volume> volumes = new ConcurrentHashMap<>();
     private final List<String> openProblems = new ArrayList<>();
 
-    private VolumeStore(Path dir) {
+    private VolumeStore(Path dir, long cacheBytes) {
         this.dir = dir;
+        this.cacheBytes = cacheBytes;
     }
 
     /** A store whose volumes live in memory only. */
     public static VolumeStore inMemory() {
-        return new VolumeStore(null);
+        return new VolumeStore(null, 0);
     }
 
     /**
@@ -53,14 +55,25 @@ public final class VolumeStore implements AutoCloseable {
      * opened is left closed and named in {@link #openProblems()}; the others still open.
      */
     public static VolumeStore open(Path dir) throws IOException {
+        return open(dir, 0);
+    }
+
+    /**
+     * As {@link #open(Path)}, with a read cache of up to {@code cacheBytes} of hot blocks and their
+     * metadata in front of each file volume (0: no cache); see {@link CachingVolume}.
+     */
+    public static VolumeStore open(Path dir, long cacheBytes) throws IOException {
+        if (cacheBytes < 0) {
+            throw new IllegalArgumentException("cache size must not be negative");
+        }
         Files.createDirectories(dir);
-        VolumeStore s = new VolumeStore(dir);
+        VolumeStore s = new VolumeStore(dir, cacheBytes);
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + MANIFEST_SUFFIX)) {
             for (Path manifest : ds) {
                 String file = manifest.getFileName().toString();
                 String name = file.substring(0, file.length() - MANIFEST_SUFFIX.length());
                 try {
-                    s.volumes.put(name, s.openFileVolume(name, manifest));
+                    s.volumes.put(name, s.cached(s.openFileVolume(name, manifest)));
                 } catch (IOException | RuntimeException e) {
                     s.openProblems.add("volume " + name + " not opened: " + e.getMessage());
                 }
@@ -108,7 +121,7 @@ public final class VolumeStore implements AutoCloseable {
             // Leftovers of a create that crashed before its manifest was written.
             Files.deleteIfExists(data);
             Files.deleteIfExists(meta);
-            v = FileVolume.create(data, meta, name, format, blocks);
+            v = cached(FileVolume.create(data, meta, name, format, blocks));
             try {
                 writeManifest(manifest, name, format, blocks);
             } catch (IOException e) {
@@ -163,6 +176,10 @@ public final class VolumeStore implements AutoCloseable {
         if (first != null) {
             throw first;
         }
+    }
+
+    private Volume cached(Volume v) {
+        return cacheBytes > 0 ? new CachingVolume(v, cacheBytes) : v;
     }
 
     private Volume openFileVolume(String name, Path manifest) throws IOException {

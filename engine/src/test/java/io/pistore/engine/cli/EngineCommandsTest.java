@@ -167,4 +167,60 @@ class EngineCommandsTest {
         assertEquals(2, badTransport.code());
         assertTrue(badTransport.err().contains("unknown transport 'nope'"), badTransport.err());
     }
+
+    @Test
+    void serveNbdExportsMemoryVolumesOnAFreePort() throws Exception {
+        CountDownLatch stop = new CountDownLatch(1);
+        ServeCommand.stopForTests = stop;
+        ExecutorService ex = Executors.newSingleThreadExecutor();
+        try {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            Future<Integer> f = ex.submit(() -> Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
+                    "serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m1:1MiB", "--memory-volume", "m2:64k:512+8"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            java.util.regex.Pattern p = java.util.regex.Pattern.compile("NBD on 127\\.0\\.0\\.1:(\\d+)");
+            java.util.regex.Matcher m = p.matcher("");
+            while (System.nanoTime() < deadline) {
+                m = p.matcher(out.toString());
+                if (m.find() && out.toString().contains("/m2")) {
+                    break;
+                }
+                Thread.sleep(20);
+            }
+            assertTrue(m.find(0), out + " / " + err);
+            assertTrue(out.toString().contains("nbd://127.0.0.1:" + m.group(1) + "/m1  1048576 bytes"), out.toString());
+            assertTrue(out.toString().contains("/m2  65536 bytes  512+8"), out.toString());
+            assertTrue(!out.toString().contains(" on tcp "), "no transport listener without --listen: " + out);
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", Integer.parseInt(m.group(1)))) {
+                s.setSoTimeout(10_000);
+                java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+                assertEquals(0x4e42444d41474943L, in.readLong(), "NBDMAGIC");
+                assertEquals(0x49484156454F5054L, in.readLong(), "IHAVEOPT");
+            }
+            stop.countDown();
+            assertEquals(0, f.get(30, TimeUnit.SECONDS));
+            assertTrue(out.toString().contains("stopped"), out.toString());
+        } finally {
+            ServeCommand.stopForTests = null;
+            ex.shutdownNow();
+        }
+    }
+
+    @Test
+    void serveNbdRefusesInconsistentOptionsInOneLine() {
+        String[][] bad = {
+            {"serve", "--target", "127.0.0.1:4430"},
+            {"serve", "--nbd", "127.0.0.1:99999", "--memory-volume", "m:1m"},
+            {"serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1000"},
+            {"serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m"},
+            {"serve", "--nbd", "127.0.0.1:0", "--transport", "local", "--target", "x", "--memory-volume", "m:1m"},
+            {"serve", "--nbd", "127.0.0.1:0", "--transport", "nope", "--target", "127.0.0.1:1"},
+        };
+        for (String[] args : bad) {
+            Result r = run(args);
+            assertEquals(2, r.code(), String.join(" ", args) + " -> " + r.out() + r.err());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+        }
+    }
 }

@@ -9,11 +9,22 @@ import java.nio.ByteOrder;
  * CRC-16/T10-DIF (poly 0x8BB7, init 0, MSB first, no final xor), table driven, slicing by 16.
  * The state is the raw 16-bit register, so a seed is simply the initial register and chaining across
  * a split passes the previous value on.
+ *
+ * <p>Speed notes (measured with the JMH benchmarks in the {@code it} module, see docs/BENCHMARKS.md):
+ * the 16 tables are one flat {@code int[]} (a {@code char[]} of half the size measured slower on
+ * our machine). One run ({@link #update}) reads its bytes one by one, each load feeding a table index
+ * directly. {@link #updateBlocks} runs four blocks in one loop, because one block's slicing step is a
+ * chain of dependent table loads that leaves the CPU idle and four independent chains fill it; there
+ * the loads would be the bottleneck, so it reads big-endian longs (a byte-array view
+ * {@link VarHandle} for heap buffers, a byte-buffer view one for direct and read-only buffers,
+ * whatever their byte order) and cuts them into bytes with shifts.
  */
 public final class Crc16T10Dif extends GuardAlgorithm {
     public static final Crc16T10Dif INSTANCE = new Crc16T10Dif();
     static final int POLY = 0x8BB7;
     private static final VarHandle BE_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle BE_LONG_BUF =
+            MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     /** T[k * 256 + b]: CRC of byte b followed by k zero bytes, k = 0..15. */
     private static final int[] T = new int[16 * 256];
@@ -52,55 +63,157 @@ public final class Crc16T10Dif extends GuardAlgorithm {
         return "crc16-t10dif";
     }
 
-    @Override
-    public long update(long state, byte[] b, int off, int len) {
-        int crc = (int) state & 0xFFFF;
-        int i = off;
-        int end = off + len;
+    /** The register after the 16 bytes {@code w1 || w2} (big-endian words) from register {@code crc}. */
+    private static int step(int crc, long w1, long w2) {
         final int[] t = T;
-        while (end - i >= 16) {
-            long w1 = (long) BE_LONG.get(b, i) ^ ((long) crc << 48);
-            long w2 = (long) BE_LONG.get(b, i + 8);
-            crc = t[15 * 256 + (int) (w1 >>> 56)] ^ t[14 * 256 + ((int) (w1 >>> 48) & 0xFF)]
-                    ^ t[13 * 256 + ((int) (w1 >>> 40) & 0xFF)] ^ t[12 * 256 + ((int) (w1 >>> 32) & 0xFF)]
-                    ^ t[11 * 256 + ((int) (w1 >>> 24) & 0xFF)] ^ t[10 * 256 + ((int) (w1 >>> 16) & 0xFF)]
-                    ^ t[9 * 256 + ((int) (w1 >>> 8) & 0xFF)] ^ t[8 * 256 + ((int) w1 & 0xFF)]
-                    ^ t[7 * 256 + (int) (w2 >>> 56)] ^ t[6 * 256 + ((int) (w2 >>> 48) & 0xFF)]
-                    ^ t[5 * 256 + ((int) (w2 >>> 40) & 0xFF)] ^ t[4 * 256 + ((int) (w2 >>> 32) & 0xFF)]
-                    ^ t[3 * 256 + ((int) (w2 >>> 24) & 0xFF)] ^ t[2 * 256 + ((int) (w2 >>> 16) & 0xFF)]
-                    ^ t[256 + ((int) (w2 >>> 8) & 0xFF)] ^ t[(int) w2 & 0xFF];
-            i += 16;
-        }
-        while (i < end) {
-            crc = ((crc << 8) ^ t[((crc >>> 8) ^ b[i]) & 0xFF]) & 0xFFFF;
-            i++;
+        w1 ^= (long) crc << 48;
+        return t[15 * 256 + (int) (w1 >>> 56)] ^ t[14 * 256 + ((int) (w1 >>> 48) & 0xFF)]
+                ^ t[13 * 256 + ((int) (w1 >>> 40) & 0xFF)] ^ t[12 * 256 + ((int) (w1 >>> 32) & 0xFF)]
+                ^ t[11 * 256 + ((int) (w1 >>> 24) & 0xFF)] ^ t[10 * 256 + ((int) (w1 >>> 16) & 0xFF)]
+                ^ t[9 * 256 + ((int) (w1 >>> 8) & 0xFF)] ^ t[8 * 256 + ((int) w1 & 0xFF)]
+                ^ t[7 * 256 + (int) (w2 >>> 56)] ^ t[6 * 256 + ((int) (w2 >>> 48) & 0xFF)]
+                ^ t[5 * 256 + ((int) (w2 >>> 40) & 0xFF)] ^ t[4 * 256 + ((int) (w2 >>> 32) & 0xFF)]
+                ^ t[3 * 256 + ((int) (w2 >>> 24) & 0xFF)] ^ t[2 * 256 + ((int) (w2 >>> 16) & 0xFF)]
+                ^ t[256 + ((int) (w2 >>> 8) & 0xFF)] ^ t[(int) w2 & 0xFF];
+    }
+
+    /**
+     * The register after the 16 bytes at {@code i}, read one by one: a byte load feeds a table index
+     * directly, where a word needs a shift and a mask per byte (the faster choice for one long run).
+     */
+    private static int step(int crc, byte[] b, int i) {
+        final int[] t = T;
+        return t[15 * 256 + ((b[i] ^ (crc >>> 8)) & 0xFF)] ^ t[14 * 256 + ((b[i + 1] ^ crc) & 0xFF)]
+                ^ t[13 * 256 + (b[i + 2] & 0xFF)] ^ t[12 * 256 + (b[i + 3] & 0xFF)]
+                ^ t[11 * 256 + (b[i + 4] & 0xFF)] ^ t[10 * 256 + (b[i + 5] & 0xFF)]
+                ^ t[9 * 256 + (b[i + 6] & 0xFF)] ^ t[8 * 256 + (b[i + 7] & 0xFF)]
+                ^ t[7 * 256 + (b[i + 8] & 0xFF)] ^ t[6 * 256 + (b[i + 9] & 0xFF)]
+                ^ t[5 * 256 + (b[i + 10] & 0xFF)] ^ t[4 * 256 + (b[i + 11] & 0xFF)]
+                ^ t[3 * 256 + (b[i + 12] & 0xFF)] ^ t[2 * 256 + (b[i + 13] & 0xFF)]
+                ^ t[256 + (b[i + 14] & 0xFF)] ^ t[b[i + 15] & 0xFF];
+    }
+
+    private static int step(int crc, ByteBuffer b, int i) {
+        final int[] t = T;
+        return t[15 * 256 + ((b.get(i) ^ (crc >>> 8)) & 0xFF)] ^ t[14 * 256 + ((b.get(i + 1) ^ crc) & 0xFF)]
+                ^ t[13 * 256 + (b.get(i + 2) & 0xFF)] ^ t[12 * 256 + (b.get(i + 3) & 0xFF)]
+                ^ t[11 * 256 + (b.get(i + 4) & 0xFF)] ^ t[10 * 256 + (b.get(i + 5) & 0xFF)]
+                ^ t[9 * 256 + (b.get(i + 6) & 0xFF)] ^ t[8 * 256 + (b.get(i + 7) & 0xFF)]
+                ^ t[7 * 256 + (b.get(i + 8) & 0xFF)] ^ t[6 * 256 + (b.get(i + 9) & 0xFF)]
+                ^ t[5 * 256 + (b.get(i + 10) & 0xFF)] ^ t[4 * 256 + (b.get(i + 11) & 0xFF)]
+                ^ t[3 * 256 + (b.get(i + 12) & 0xFF)] ^ t[2 * 256 + (b.get(i + 13) & 0xFF)]
+                ^ t[256 + (b.get(i + 14) & 0xFF)] ^ t[b.get(i + 15) & 0xFF];
+    }
+
+    private static int bytes(int crc, byte[] b, int i, int end) {
+        for (; i < end; i++) {
+            crc = ((crc << 8) ^ T[((crc >>> 8) ^ b[i]) & 0xFF]) & 0xFFFF;
         }
         return crc;
     }
 
-    @Override
-    protected long updateDirect(long state, ByteBuffer b, int off, int len) {
-        int crc = (int) state & 0xFFFF;
-        int i = off;
-        int end = off + len;
-        final int[] t = T;
-        while (end - i >= 16) {
-            long w1 = b.getLong(i) ^ ((long) crc << 48);
-            long w2 = b.getLong(i + 8);
-            crc = t[15 * 256 + (int) (w1 >>> 56)] ^ t[14 * 256 + ((int) (w1 >>> 48) & 0xFF)]
-                    ^ t[13 * 256 + ((int) (w1 >>> 40) & 0xFF)] ^ t[12 * 256 + ((int) (w1 >>> 32) & 0xFF)]
-                    ^ t[11 * 256 + ((int) (w1 >>> 24) & 0xFF)] ^ t[10 * 256 + ((int) (w1 >>> 16) & 0xFF)]
-                    ^ t[9 * 256 + ((int) (w1 >>> 8) & 0xFF)] ^ t[8 * 256 + ((int) w1 & 0xFF)]
-                    ^ t[7 * 256 + (int) (w2 >>> 56)] ^ t[6 * 256 + ((int) (w2 >>> 48) & 0xFF)]
-                    ^ t[5 * 256 + ((int) (w2 >>> 40) & 0xFF)] ^ t[4 * 256 + ((int) (w2 >>> 32) & 0xFF)]
-                    ^ t[3 * 256 + ((int) (w2 >>> 24) & 0xFF)] ^ t[2 * 256 + ((int) (w2 >>> 16) & 0xFF)]
-                    ^ t[256 + ((int) (w2 >>> 8) & 0xFF)] ^ t[(int) w2 & 0xFF];
-            i += 16;
-        }
-        while (i < end) {
-            crc = ((crc << 8) ^ t[((crc >>> 8) ^ b.get(i)) & 0xFF]) & 0xFFFF;
-            i++;
+    private static int bytes(int crc, ByteBuffer b, int i, int end) {
+        for (; i < end; i++) {
+            crc = ((crc << 8) ^ T[((crc >>> 8) ^ b.get(i)) & 0xFF]) & 0xFFFF;
         }
         return crc;
+    }
+
+    private static long word(byte[] b, int i) {
+        return (long) BE_LONG.get(b, i);
+    }
+
+    private static long word(ByteBuffer b, int i) {
+        return (long) BE_LONG_BUF.get(b, i);
+    }
+
+    private static int run(int crc, byte[] b, int i, int len) {
+        int end = i + len;
+        for (; end - i >= 16; i += 16) {
+            crc = step(crc, b, i);
+        }
+        return bytes(crc, b, i, end);
+    }
+
+    private static int run(int crc, ByteBuffer b, int i, int len) {
+        int end = i + len;
+        for (; end - i >= 16; i += 16) {
+            crc = step(crc, b, i);
+        }
+        return bytes(crc, b, i, end);
+    }
+
+    @Override
+    public long update(long state, byte[] b, int off, int len) {
+        return run((int) state & 0xFFFF, b, off, len);
+    }
+
+    @Override
+    protected long updateDirect(long state, ByteBuffer b, int off, int len) {
+        return run((int) state & 0xFFFF, b, off, len);
+    }
+
+    @Override
+    public void updateBlocks(ByteBuffer b, int off, int stride, int len, int count, long seed, long[] statesOut) {
+        int s0 = (int) start(seed);
+        if (b.hasArray()) {
+            blocks(b.array(), b.arrayOffset() + off, stride, len, count, s0, statesOut);
+        } else {
+            blocks(b, off, stride, len, count, s0, statesOut);
+        }
+    }
+
+    private static void blocks(byte[] b, int p, int stride, int len, int count, int s0, long[] out) {
+        int body = len & ~15;
+        int k = 0;
+        for (; count - k >= 4; k += 4, p += 4 * stride) {
+            int p1 = p + stride;
+            int p2 = p1 + stride;
+            int p3 = p2 + stride;
+            int c0 = s0;
+            int c1 = s0;
+            int c2 = s0;
+            int c3 = s0;
+            for (int i = 0; i < body; i += 16) {
+                c0 = step(c0, word(b, p + i), word(b, p + i + 8));
+                c1 = step(c1, word(b, p1 + i), word(b, p1 + i + 8));
+                c2 = step(c2, word(b, p2 + i), word(b, p2 + i + 8));
+                c3 = step(c3, word(b, p3 + i), word(b, p3 + i + 8));
+            }
+            out[k] = bytes(c0, b, p + body, p + len);
+            out[k + 1] = bytes(c1, b, p1 + body, p1 + len);
+            out[k + 2] = bytes(c2, b, p2 + body, p2 + len);
+            out[k + 3] = bytes(c3, b, p3 + body, p3 + len);
+        }
+        for (; k < count; k++, p += stride) {
+            out[k] = run(s0, b, p, len);
+        }
+    }
+
+    private static void blocks(ByteBuffer b, int p, int stride, int len, int count, int s0, long[] out) {
+        int body = len & ~15;
+        int k = 0;
+        for (; count - k >= 4; k += 4, p += 4 * stride) {
+            int p1 = p + stride;
+            int p2 = p1 + stride;
+            int p3 = p2 + stride;
+            int c0 = s0;
+            int c1 = s0;
+            int c2 = s0;
+            int c3 = s0;
+            for (int i = 0; i < body; i += 16) {
+                c0 = step(c0, word(b, p + i), word(b, p + i + 8));
+                c1 = step(c1, word(b, p1 + i), word(b, p1 + i + 8));
+                c2 = step(c2, word(b, p2 + i), word(b, p2 + i + 8));
+                c3 = step(c3, word(b, p3 + i), word(b, p3 + i + 8));
+            }
+            out[k] = bytes(c0, b, p + body, p + len);
+            out[k + 1] = bytes(c1, b, p1 + body, p1 + len);
+            out[k + 2] = bytes(c2, b, p2 + body, p2 + len);
+            out[k + 3] = bytes(c3, b, p3 + body, p3 + len);
+        }
+        for (; k < count; k++, p += stride) {
+            out[k] = run(s0, b, p, len);
+        }
     }
 }

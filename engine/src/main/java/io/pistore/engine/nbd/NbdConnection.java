@@ -1,0 +1,731 @@
+package io.pistore.engine.nbd;
+
+import static io.pistore.engine.nbd.NbdProtocol.*;
+
+import io.pistore.spi.VolumeInfo;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One client connection: the fixed newstyle handshake, then the transmission phase.
+ *
+ * <p>The socket is non-blocking and has its own selector. The connection's thread does the
+ * handshake (each message within the handshake timeout), then loops: parse every complete request
+ * in the input buffer, hand it to the export (asynchronously), and wait for more input. A reply is
+ * written by the thread that completes its request, straight to the socket when nothing is queued
+ * before it; what the socket does not take is queued and written by the connection's thread when the
+ * socket becomes writable, so no engine thread ever waits for a slow client.
+ *
+ * <p>Bounds: requests in flight, and payload bytes in flight or waiting to be sent, are limited per
+ * connection (reading pauses at the limit); a write's payload buffer is allocated only after its
+ * length was checked against the largest payload; options longer than 16 KiB, writes longer than
+ * 32 MiB, bad magic numbers and unknown client flags end the connection (only this one).
+ */
+final class NbdConnection implements Runnable {
+    private static final int IN_BUFFER = 256 * 1024;
+    /** A write payload at least this large is read straight into its own buffer. */
+    private static final int DIRECT_READ = 64 * 1024;
+
+    private final NbdServer server;
+    private final SocketChannel ch;
+    private final String peer;
+    private Selector selector;
+    private SelectionKey key;
+
+    private boolean noZeroes;
+    private boolean structured;
+    private NbdExport export;
+
+    private final Object outLock = new Object();
+    /** Reply bytes the socket did not take yet; guarded by outLock. */
+    private final ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
+    private final AtomicLong pendingBytes = new AtomicLong();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicLong inFlightBytes = new AtomicLong();
+    /** Set by the loop when it waits for completions (paused reading or draining after DISC). */
+    private volatile boolean wantWake;
+    private volatile boolean closed;
+
+    NbdConnection(NbdServer server, SocketChannel ch, String peer) {
+        this.server = server;
+        this.ch = ch;
+        this.peer = peer;
+    }
+
+    int inFlight() {
+        return inFlight.get();
+    }
+
+    @Override
+    public void run() {
+        String end = "closed by the client";
+        try {
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            selector = Selector.open();
+            key = ch.register(selector, 0);
+            if (handshake()) {
+                server.log("nbd: " + peer + " export " + export.name + " (" + export.size + " bytes"
+                        + (structured ? ", structured replies" : "") + ")");
+                end = transmission();
+            }
+        } catch (EOFException e) {
+            end = "closed by the client";
+        } catch (NbdProtocolException e) {
+            end = "protocol error: " + e.getMessage();
+        } catch (IOException e) {
+            end = closed ? "server stopping" : "I/O error: " + e.getMessage();
+        } catch (RuntimeException e) {
+            end = closed ? "server stopping" : "internal error: " + e;
+        } finally {
+            close();
+            server.ended(this);
+            server.log("nbd: " + peer + " connection ended: " + end);
+        }
+    }
+
+    /** Ends the connection from another thread (server shutdown). */
+    void shutdown() {
+        close();
+    }
+
+    private void close() {
+        closed = true;
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        Selector s = selector;
+        if (s != null) {
+            s.wakeup();
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }
+    }
+
+    // ================================================================== handshake
+
+    /** Option haggling; true when an export was chosen and transmission begins. */
+    private boolean handshake() throws IOException {
+        ByteBuffer hello = ByteBuffer.allocate(18);
+        hello.putLong(NBDMAGIC).putLong(IHAVEOPT).putShort((short) (FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES)).flip();
+        writeFully(hello);
+        ByteBuffer cf = readFully(4);
+        int clientFlags = cf.getInt();
+        if ((clientFlags & ~(FLAG_C_FIXED_NEWSTYLE | FLAG_C_NO_ZEROES)) != 0) {
+            throw new NbdProtocolException("unknown client flags 0x" + Integer.toHexString(clientFlags));
+        }
+        boolean fixed = (clientFlags & FLAG_C_FIXED_NEWSTYLE) != 0;
+        noZeroes = (clientFlags & FLAG_C_NO_ZEROES) != 0;
+        while (true) {
+            ByteBuffer h = readFully(16);
+            long magic = h.getLong();
+            if (magic != IHAVEOPT) {
+                throw new NbdProtocolException("bad option magic 0x" + Long.toHexString(magic));
+            }
+            int option = h.getInt();
+            long length = Integer.toUnsignedLong(h.getInt());
+            if (length > MAX_OPTION_LENGTH) {
+                throw new NbdProtocolException("option " + option + " carries " + length + " bytes (limit "
+                        + MAX_OPTION_LENGTH + ")");
+            }
+            ByteBuffer data = readFully((int) length);
+            if (!fixed && option != OPT_EXPORT_NAME) {
+                throw new NbdProtocolException("option " + option + " without fixed newstyle");
+            }
+            if (server.isClosing() && option != OPT_ABORT) {
+                optionReply(option, REP_ERR_SHUTDOWN, "server is shutting down");
+                continue;
+            }
+            switch (option) {
+                case OPT_EXPORT_NAME:
+                    return exportName(data);
+                case OPT_ABORT:
+                    try {
+                        optionReply(option, REP_ACK, (ByteBuffer) null);
+                    } catch (IOException ignored) {
+                        // the client may already be gone; it asked to end anyway
+                    }
+                    server.log("nbd: " + peer + " aborted the handshake");
+                    return false;
+                case OPT_LIST:
+                    list(data);
+                    break;
+                case OPT_INFO:
+                case OPT_GO:
+                    if (infoOrGo(option, data)) {
+                        return true;
+                    }
+                    break;
+                case OPT_STRUCTURED_REPLY:
+                    if (data.hasRemaining()) {
+                        optionReply(option, REP_ERR_INVALID, "NBD_OPT_STRUCTURED_REPLY takes no data");
+                    } else {
+                        structured = true;
+                        optionReply(option, REP_ACK, (ByteBuffer) null);
+                    }
+                    break;
+                case OPT_STARTTLS:
+                    optionReply(option, REP_ERR_UNSUP, "TLS is not supported by this server");
+                    break;
+                default:
+                    optionReply(option, REP_ERR_UNSUP, "option " + option + " is not supported");
+                    break;
+            }
+        }
+    }
+
+    private boolean exportName(ByteBuffer data) throws IOException {
+        String name = utf8(data, data.remaining());
+        NbdExport e = server.export(name);
+        if (e == null) {
+            // NBD_OPT_EXPORT_NAME has no error reply: the only answer is to end the session.
+            throw new NbdProtocolException("no export named '" + name + "' (NBD_OPT_EXPORT_NAME)");
+        }
+        ByteBuffer b = ByteBuffer.allocate(noZeroes ? 10 : 134);
+        b.putLong(e.size).putShort((short) transmissionFlags());
+        b.position(b.limit()).flip();
+        writeFully(b);
+        export = e;
+        return true;
+    }
+
+    private void list(ByteBuffer data) throws IOException {
+        if (data.hasRemaining()) {
+            optionReply(OPT_LIST, REP_ERR_INVALID, "NBD_OPT_LIST takes no data");
+            return;
+        }
+        List<VolumeInfo> vols = server.volumes();
+        for (VolumeInfo v : vols) {
+            byte[] name = v.name().getBytes(StandardCharsets.UTF_8);
+            ByteBuffer b = ByteBuffer.allocate(4 + name.length);
+            b.putInt(name.length).put(name).flip();
+            optionReply(OPT_LIST, REP_SERVER, b);
+        }
+        optionReply(OPT_LIST, REP_ACK, (ByteBuffer) null);
+    }
+
+    /** NBD_OPT_INFO or NBD_OPT_GO; true when GO succeeded. */
+    private boolean infoOrGo(int option, ByteBuffer data) throws IOException {
+        if (data.remaining() < 6) {
+            optionReply(option, REP_ERR_INVALID, "option data of " + data.remaining() + " bytes is too short");
+            return false;
+        }
+        long nameLength = Integer.toUnsignedLong(data.getInt());
+        if (nameLength > data.remaining() - 2) {
+            optionReply(option, REP_ERR_INVALID, "name length " + nameLength + " exceeds the option data");
+            return false;
+        }
+        String name = utf8(data, (int) nameLength);
+        int requests = Short.toUnsignedInt(data.getShort());
+        if (data.remaining() != 2 * requests) {
+            optionReply(option, REP_ERR_INVALID, requests + " information requests need " + 2 * requests
+                    + " bytes, the option has " + data.remaining());
+            return false;
+        }
+        boolean wantName = false;
+        boolean wantDescription = false;
+        for (int i = 0; i < requests; i++) {
+            int info = Short.toUnsignedInt(data.getShort());
+            wantName |= info == INFO_NAME;
+            wantDescription |= info == INFO_DESCRIPTION;
+        }
+        NbdExport e = server.export(name);
+        if (e == null) {
+            optionReply(option, REP_ERR_UNKNOWN, name.isEmpty()
+                    ? "no default export: there is not exactly one volume; name one (NBD_OPT_LIST)"
+                    : "no export named '" + name + "'");
+            return false;
+        }
+        ByteBuffer ex = ByteBuffer.allocate(12);
+        ex.putShort((short) INFO_EXPORT).putLong(e.size).putShort((short) transmissionFlags()).flip();
+        optionReply(option, REP_INFO, ex);
+        if (wantName) {
+            optionReply(option, REP_INFO, infoString(INFO_NAME, e.name));
+        }
+        if (wantDescription) {
+            optionReply(option, REP_INFO, infoString(INFO_DESCRIPTION, "pistore volume " + e.description()));
+        }
+        // Always sent: a client that did not ask may ignore it; the constraints are the defaults'
+        // (minimum 1) except the maximum payload, and larger writes are refused cleanly.
+        ByteBuffer bs = ByteBuffer.allocate(14);
+        bs.putShort((short) INFO_BLOCK_SIZE).putInt(1).putInt(Math.max(512, e.dataSize)).putInt(e.maxPayload).flip();
+        optionReply(option, REP_INFO, bs);
+        optionReply(option, REP_ACK, (ByteBuffer) null);
+        if (option == OPT_GO) {
+            export = e;
+            return true;
+        }
+        return false;
+    }
+
+    private static ByteBuffer infoString(int type, String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(b.length, MAX_STRING);
+        ByteBuffer buf = ByteBuffer.allocate(2 + n);
+        buf.putShort((short) type).put(b, 0, n).flip();
+        return buf;
+    }
+
+    private int transmissionFlags() {
+        int f = TF_HAS_FLAGS | TF_SEND_FLUSH | TF_SEND_FUA | TF_SEND_TRIM | TF_SEND_WRITE_ZEROES | TF_CAN_MULTI_CONN;
+        if (structured) {
+            f |= TF_SEND_DF;
+        }
+        return f;
+    }
+
+    private void optionReply(int option, int type, String message) throws IOException {
+        ByteBuffer data = null;
+        if (message != null) {
+            data = ByteBuffer.wrap(truncate(message));
+        }
+        optionReply(option, type, data);
+    }
+
+    private void optionReply(int option, int type, ByteBuffer data) throws IOException {
+        int len = data == null ? 0 : data.remaining();
+        ByteBuffer h = ByteBuffer.allocate(20);
+        h.putLong(OPTION_REPLY_MAGIC).putInt(option).putInt(type).putInt(len).flip();
+        if (data == null) {
+            writeFully(h);
+        } else {
+            writeFully(h, data);
+        }
+    }
+
+    private static String utf8(ByteBuffer b, int n) {
+        byte[] a = new byte[n];
+        b.get(a);
+        return new String(a, StandardCharsets.UTF_8);
+    }
+
+    private ByteBuffer readFully(int n) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(n);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.options().handshakeTimeoutMillis);
+        while (b.hasRemaining()) {
+            int r = ch.read(b);
+            if (r < 0) {
+                throw new EOFException();
+            }
+            if (r == 0) {
+                awaitReady(SelectionKey.OP_READ, deadline);
+            }
+        }
+        return b.flip();
+    }
+
+    private void writeFully(ByteBuffer... bufs) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.options().handshakeTimeoutMillis);
+        while (remaining(bufs) > 0) {
+            if (ch.write(bufs) == 0) {
+                awaitReady(SelectionKey.OP_WRITE, deadline);
+            }
+        }
+    }
+
+    private void awaitReady(int op, long deadline) throws IOException {
+        if (closed) {
+            throw new IOException("connection closed");
+        }
+        long ms = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (ms <= 0) {
+            throw new NbdProtocolException("handshake timed out after "
+                    + server.options().handshakeTimeoutMillis + " ms");
+        }
+        key.interestOps(op);
+        selector.select(ms);
+        selector.selectedKeys().clear();
+        key.interestOps(0);
+        if (closed) {
+            throw new IOException("connection closed");
+        }
+    }
+
+    private static long remaining(ByteBuffer[] bufs) {
+        long n = 0;
+        for (ByteBuffer b : bufs) {
+            n += b.remaining();
+        }
+        return n;
+    }
+
+    // ================================================================== transmission
+
+    /** The transmission phase; returns why it ended. */
+    private String transmission() throws IOException {
+        ByteBuffer in = ByteBuffer.allocateDirect(IN_BUFFER);
+        in.flip();
+        NbdRequest cur = null;
+        ByteBuffer payload = null;
+        long discard = 0;
+        boolean disc = false;
+        while (!closed) {
+            // 1. Everything complete in the input buffer, as far as the limits allow.
+            while (true) {
+                if (cur != null) {
+                    if (payload != null) {
+                        move(in, payload);
+                        if (payload.hasRemaining()) {
+                            break;
+                        }
+                        payload.flip();
+                        write(cur, payload);
+                        cur = null;
+                        payload = null;
+                        continue;
+                    }
+                    int skip = (int) Math.min(in.remaining(), discard);
+                    in.position(in.position() + skip);
+                    discard -= skip;
+                    if (discard > 0) {
+                        break;
+                    }
+                    fail(cur, EINVAL, -1, "write of " + cur.length + " bytes exceeds the largest payload of "
+                            + export.maxPayload + " bytes");
+                    cur = null;
+                    continue;
+                }
+                if (disc || !admit() || in.remaining() < REQUEST_HEADER) {
+                    break;
+                }
+                NbdRequest r = NbdRequest.parse(in);
+                if (r.type == CMD_DISC) {
+                    disc = true;
+                    break;
+                }
+                begin(r);
+                if (r.type == CMD_WRITE) {
+                    if (r.length > PORTABLE_PAYLOAD_LIMIT) {
+                        throw new NbdProtocolException("write of " + r.length + " bytes (limit " + PORTABLE_PAYLOAD_LIMIT
+                                + ")");
+                    }
+                    cur = r;
+                    if (r.length > export.maxPayload) {
+                        discard = r.length;
+                    } else {
+                        payload = ByteBuffer.allocate((int) r.length);
+                        inFlightBytes.addAndGet(r.length);
+                    }
+                    continue;
+                }
+                dispatch(r);
+            }
+            if (disc && inFlight.get() == 0 && pendingBytes.get() == 0) {
+                return "disconnect requested (NBD_CMD_DISC)";
+            }
+            // 2. A client that pipelines usually has more input ready: read it without asking the
+            //    selector. With one request in flight (queue depth 1) the read would find nothing.
+            boolean reading = !disc && (cur != null || admit());
+            if (reading && pendingBytes.get() == 0 && (cur != null || inFlight.get() > 1)) {
+                int n = readInput(in, payload);
+                if (n < 0) {
+                    return endOfInput(cur);
+                }
+                if (n > 0) {
+                    continue;
+                }
+            }
+            // 3. Wait for input, for the socket to take queued replies, or for completions.
+            wantWake = !reading;
+            if (!reading && (disc ? inFlight.get() == 0 : admit())) {
+                continue; // a completion came between the checks and the flag
+            }
+            int ops = reading ? SelectionKey.OP_READ : 0;
+            if (pendingBytes.get() > 0) {
+                ops |= SelectionKey.OP_WRITE;
+            }
+            key.interestOps(ops);
+            selector.select();
+            wantWake = false;
+            int ready = selector.selectedKeys().isEmpty() ? 0 : key.readyOps();
+            selector.selectedKeys().clear();
+            if ((ready & SelectionKey.OP_WRITE) != 0) {
+                flushPending();
+            }
+            if ((ready & SelectionKey.OP_READ) != 0 && readInput(in, payload) < 0) {
+                return endOfInput(cur);
+            }
+        }
+        return "server stopping";
+    }
+
+    /** One non-blocking read: into the write payload being filled when it is large, else the buffer. */
+    private int readInput(ByteBuffer in, ByteBuffer payload) throws IOException {
+        if (payload != null && !in.hasRemaining() && payload.remaining() >= DIRECT_READ) {
+            return ch.read(payload);
+        }
+        in.compact();
+        try {
+            return ch.read(in);
+        } finally {
+            in.flip();
+        }
+    }
+
+    private String endOfInput(NbdRequest cur) {
+        return inFlight.get() > 0 || cur != null ? "closed by the client with requests in flight"
+                : "closed by the client without NBD_CMD_DISC";
+    }
+
+    private static void move(ByteBuffer from, ByteBuffer to) {
+        int n = Math.min(from.remaining(), to.remaining());
+        ByteBuffer part = from.duplicate();
+        part.limit(part.position() + n);
+        to.put(part);
+        from.position(from.position() + n);
+    }
+
+    private boolean admit() {
+        NbdServer.Options o = server.options();
+        return inFlight.get() < o.maxInFlight && inFlightBytes.get() + pendingBytes.get() < o.maxInFlightBytes;
+    }
+
+    /** Counts a request from its header until its reply is handed to the socket. */
+    private void begin(NbdRequest r) {
+        inFlight.incrementAndGet();
+    }
+
+    private void dispatch(NbdRequest r) {
+        switch (r.type) {
+            case CMD_READ:
+                read(r);
+                break;
+            case CMD_FLUSH:
+                if (!flagsAllowed(r, CMD_FLAG_FUA)) {
+                    return;
+                }
+                engine(r, export.flush(), 0);
+                break;
+            case CMD_TRIM:
+                if (!flagsAllowed(r, CMD_FLAG_FUA) || !inRange(r, EINVAL)) {
+                    return;
+                }
+                engine(r, r.length == 0 ? done() : export.trim(r.offset, r.length), 0);
+                break;
+            case CMD_WRITE_ZEROES:
+                if (!flagsAllowed(r, CMD_FLAG_FUA | CMD_FLAG_NO_HOLE) || !inRange(r, ENOSPC)) {
+                    return;
+                }
+                engine(r, r.length == 0 ? done() : export.writeZeroes(r.offset, r.length,
+                        (r.flags & CMD_FLAG_FUA) != 0, (r.flags & CMD_FLAG_NO_HOLE) != 0), 0);
+                break;
+            default:
+                fail(r, EINVAL, -1, "unknown command " + r.type);
+                break;
+        }
+    }
+
+    private void read(NbdRequest r) {
+        if (!flagsAllowed(r, CMD_FLAG_FUA | (structured ? CMD_FLAG_DF : 0)) || !inRange(r, EINVAL)) {
+            return;
+        }
+        if (r.length > export.maxPayload) {
+            fail(r, EINVAL, -1, "read of " + r.length + " bytes exceeds the largest payload of "
+                    + export.maxPayload + " bytes");
+            return;
+        }
+        int len = (int) r.length;
+        if (len == 0) {
+            engine(r, done(), 0);
+            return;
+        }
+        int header = structured ? STRUCTURED_REPLY_HEADER + 8 : SIMPLE_REPLY_HEADER;
+        ByteBuffer reply = ByteBuffer.allocate(header + len);
+        inFlightBytes.addAndGet(len);
+        ByteBuffer data = reply.duplicate();
+        data.position(header);
+        server.engineRequests.incrementAndGet();
+        export.read(r.offset, data.slice()).whenComplete((o, ex) -> {
+            server.engineRequests.decrementAndGet();
+            Outcome out = ex != null ? Outcome.error(EIO, String.valueOf(ex)) : o;
+            if (out.isOk()) {
+                if (structured) {
+                    reply.putInt(STRUCTURED_REPLY_MAGIC).putShort((short) REPLY_FLAG_DONE)
+                            .putShort((short) REPLY_TYPE_OFFSET_DATA).putLong(r.cookie).putInt(8 + len)
+                            .putLong(r.offset);
+                } else {
+                    reply.putInt(SIMPLE_REPLY_MAGIC).putInt(0).putLong(r.cookie);
+                }
+                reply.clear();
+                complete(r, reply, len);
+            } else {
+                failed(r, out, len);
+            }
+        });
+    }
+
+    private void write(NbdRequest r, ByteBuffer payload) {
+        long bytes = payload.capacity();
+        if (!flagsAllowed(r, CMD_FLAG_FUA, bytes) || !inRange(r, ENOSPC, bytes)) {
+            return;
+        }
+        engine(r, r.length == 0 ? done() : export.write(r.offset, payload, (r.flags & CMD_FLAG_FUA) != 0), bytes);
+    }
+
+    private static CompletableFuture<Outcome> done() {
+        return CompletableFuture.completedFuture(Outcome.OK);
+    }
+
+    /** Replies when the engine's part of a request (other than a read) is done. */
+    private void engine(NbdRequest r, CompletableFuture<Outcome> f, long bytes) {
+        server.engineRequests.incrementAndGet();
+        f.whenComplete((o, ex) -> {
+            server.engineRequests.decrementAndGet();
+            Outcome out = ex != null ? Outcome.error(EIO, String.valueOf(ex)) : o;
+            if (out.isOk()) {
+                complete(r, simpleReply(r.cookie, 0), bytes);
+            } else {
+                failed(r, out, bytes);
+            }
+        });
+    }
+
+    private boolean flagsAllowed(NbdRequest r, int allowed) {
+        return flagsAllowed(r, allowed, 0);
+    }
+
+    private boolean flagsAllowed(NbdRequest r, int allowed, long bytes) {
+        if ((r.flags & ~allowed) != 0) {
+            fail(r, EINVAL, -1, "flags 0x" + Integer.toHexString(r.flags & ~allowed) + " are not valid for "
+                    + NbdProtocol.commandName(r.type), bytes);
+            return false;
+        }
+        return true;
+    }
+
+    private boolean inRange(NbdRequest r, int error) {
+        return inRange(r, error, 0);
+    }
+
+    private boolean inRange(NbdRequest r, int error, long bytes) {
+        if (!r.inside(export.size)) {
+            fail(r, error, -1, "offset " + Long.toUnsignedString(r.offset) + " + length " + r.length
+                    + " is beyond the export size " + export.size, bytes);
+            return false;
+        }
+        return true;
+    }
+
+    private void fail(NbdRequest r, int error, long offset, String message) {
+        fail(r, error, offset, message, 0);
+    }
+
+    private void fail(NbdRequest r, int error, long offset, String message, long bytes) {
+        failed(r, offset >= 0 ? Outcome.errorAt(error, offset, message) : Outcome.error(error, message), bytes);
+    }
+
+    private void failed(NbdRequest r, Outcome o, long bytes) {
+        server.log("nbd: " + peer + " " + export.name + " " + r + " failed: " + o);
+        ByteBuffer reply;
+        if (structured) {
+            byte[] msg = truncate(o.message == null ? "" : o.message);
+            boolean at = o.offset >= 0;
+            int len = 6 + msg.length + (at ? 8 : 0);
+            reply = ByteBuffer.allocate(STRUCTURED_REPLY_HEADER + len);
+            reply.putInt(STRUCTURED_REPLY_MAGIC).putShort((short) REPLY_FLAG_DONE)
+                    .putShort((short) (at ? REPLY_TYPE_ERROR_OFFSET : REPLY_TYPE_ERROR)).putLong(r.cookie).putInt(len)
+                    .putInt(o.error).putShort((short) msg.length).put(msg);
+            if (at) {
+                reply.putLong(o.offset);
+            }
+            reply.flip();
+        } else {
+            reply = simpleReply(r.cookie, o.error);
+        }
+        complete(r, reply, bytes);
+    }
+
+    private static ByteBuffer simpleReply(long cookie, int error) {
+        ByteBuffer b = ByteBuffer.allocate(SIMPLE_REPLY_HEADER);
+        b.putInt(SIMPLE_REPLY_MAGIC).putInt(error).putLong(cookie).flip();
+        return b;
+    }
+
+    private static byte[] truncate(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        if (b.length <= 1024) {
+            return b;
+        }
+        return java.util.Arrays.copyOf(b, 1024);
+    }
+
+    /** Sends a request's reply and ends its accounting; any thread. */
+    private void complete(NbdRequest r, ByteBuffer reply, long bytes) {
+        try {
+            send(reply);
+        } finally {
+            inFlightBytes.addAndGet(-bytes);
+            inFlight.decrementAndGet();
+            if (wantWake) {
+                wakeup();
+            }
+        }
+    }
+
+    private void send(ByteBuffer reply) {
+        boolean queued = false;
+        synchronized (outLock) {
+            if (closed) {
+                return;
+            }
+            try {
+                if (pending.isEmpty()) {
+                    while (reply.hasRemaining() && ch.write(reply) > 0) {
+                        // the socket takes what it can without blocking
+                    }
+                }
+                if (reply.hasRemaining()) {
+                    pending.add(reply);
+                    pendingBytes.addAndGet(reply.remaining());
+                    queued = true;
+                }
+            } catch (IOException e) {
+                server.log("nbd: " + peer + " reply failed: " + e.getMessage());
+                close();
+                return;
+            }
+        }
+        if (queued) {
+            wakeup();
+        }
+    }
+
+    /** Writes queued replies while the socket takes them; the connection's thread, on OP_WRITE. */
+    private void flushPending() throws IOException {
+        synchronized (outLock) {
+            while (!pending.isEmpty()) {
+                ByteBuffer b = pending.peek();
+                int n = ch.write(b);
+                pendingBytes.addAndGet(-n);
+                if (b.hasRemaining()) {
+                    return;
+                }
+                pending.poll();
+            }
+        }
+    }
+
+    private void wakeup() {
+        Selector s = selector;
+        if (s != null) {
+            s.wakeup();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.pistore.transport.rdma;
+
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TargetHandler;
+import io.pistore.spi.TargetListener;
+import io.pistore.transport.rdma.internal.RdmaHostConnection;
+import io.pistore.transport.rdma.internal.RdmaTarget;
+import io.pistore.transport.rdma.verbs.VerbsDevice;
+import io.pistore.transport.rdma.verbs.VerbsProvider;
+import java.io.IOException;
+
+/** The rdma transport over one verbs device of the selected provider. */
+public final class RdmaTransport implements BlockTransport {
+    private final VerbsProvider provider;
+    private final RdmaOptions options;
+    private VerbsDevice device;
+
+    public RdmaTransport(VerbsProvider provider, RdmaOptions options) {
+        this.provider = provider;
+        this.options = options;
+    }
+
+    /** The verbs provider in use: soft or disni. */
+    public String providerName() {
+        return provider.name();
+    }
+
+    private synchronized VerbsDevice device() throws IOException {
+        if (device == null) {
+            device = provider.open(null);
+        }
+        return device;
+    }
+
+    @Override
+    public TargetListener listen(String address, TargetHandler handler) throws IOException {
+        return new RdmaTarget(device(), address, handler, options.pi() != RdmaOptions.PiMode.CPU);
+    }
+
+    @Override
+    public HostConnection connect(String address, ConnectOptions options) throws IOException {
+        return new RdmaHostConnection(provider.name(), device(), this.options, address, options);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (device != null) {
+            device.close();
+            device = null;
+        }
+    }
+}

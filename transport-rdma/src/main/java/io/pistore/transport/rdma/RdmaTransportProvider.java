@@ -1,0 +1,80 @@
+package io.pistore.transport.rdma;
+
+import io.pistore.integrity.GuardType;
+import io.pistore.spi.Availability;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.BlockTransportProvider;
+import io.pistore.spi.TransportCapabilities;
+import io.pistore.transport.rdma.verbs.VerbsProvider;
+import java.util.EnumSet;
+import java.util.List;
+
+/**
+ * The {@code rdma} transport: NVMe-oF-style capsules over RC queue pairs of a verbs provider, with
+ * one integrity MR per request where the device can check PI (see {@link SignatureMapping}), and
+ * software PI otherwise. The verbs provider is chosen by {@code rdma.provider} (see
+ * {@link RdmaOptions}).
+ */
+public final class RdmaTransportProvider implements BlockTransportProvider {
+    public static final String NAME = "rdma";
+    public static final int MAX_TRANSFER_BYTES = 8 << 20;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** The verbs provider the options select, or the reason none can be used. */
+    static Object select(RdmaOptions o) {
+        List<VerbsProvider> all = VerbsProvider.all();
+        if (o.provider().equals("auto")) {
+            VerbsProvider soft = null;
+            for (VerbsProvider p : all) {
+                if (p.name().equals("disni") && p.probe().isAvailable()) {
+                    return p;
+                }
+                if (p.name().equals("soft")) {
+                    soft = p;
+                }
+            }
+            return soft != null ? soft : "no verbs provider found";
+        }
+        for (VerbsProvider p : all) {
+            if (p.name().equals(o.provider())) {
+                Availability a = p.probe();
+                return a.isAvailable() ? p : "verbs provider " + p.name() + ": " + a.cause();
+            }
+        }
+        return "no verbs provider named '" + o.provider() + "' on the class path";
+    }
+
+    @Override
+    public Availability availability() {
+        try {
+            Object s = select(RdmaOptions.fromSystemProperties());
+            return s instanceof VerbsProvider ? Availability.available() : Availability.unavailable((String) s);
+        } catch (IllegalArgumentException | LinkageError e) {
+            return Availability.unavailable(e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+    }
+
+    @Override
+    public TransportCapabilities capabilities() {
+        Object s = select(RdmaOptions.fromSystemProperties());
+        boolean hw = s instanceof VerbsProvider && ((VerbsProvider) s).name().equals("soft")
+                && !"false".equals(System.getProperty("pistore.rdma.soft.integrity"))
+                && RdmaOptions.fromSystemProperties().pi() != RdmaOptions.PiMode.CPU;
+        return new TransportCapabilities(hw ? EnumSet.of(GuardType.CRC16, GuardType.IP_CHECKSUM)
+                : EnumSet.noneOf(GuardType.class), MAX_TRANSFER_BYTES, 256, true);
+    }
+
+    @Override
+    public BlockTransport create() {
+        RdmaOptions o = RdmaOptions.fromSystemProperties();
+        Object s = select(o);
+        if (!(s instanceof VerbsProvider)) {
+            throw new IllegalStateException((String) s);
+        }
+        return new RdmaTransport((VerbsProvider) s, o);
+    }
+}

@@ -1,0 +1,139 @@
+package io.pistore.transport.rdma.internal;
+
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.HostQueue;
+import io.pistore.spi.VolumeInfo;
+import io.pistore.transport.rdma.RdmaOptions;
+import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.Capability;
+import io.pistore.transport.rdma.verbs.ProtectionDomain;
+import io.pistore.transport.rdma.verbs.VerbsDevice;
+import io.pistore.transport.rdma.verbs.VerbsException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A host's connection over rdma: one QP per queue, volumes discovered on queue 0. */
+public final class RdmaHostConnection implements HostConnection {
+    private static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");
+    /** Path decisions already logged in this JVM (one line per provider, format and path). */
+    private static final Map<String, Boolean> LOGGED = new ConcurrentHashMap<>();
+
+    private final String providerName;
+    private final VerbsDevice device;
+    private final RdmaOptions options;
+    private final ProtectionDomain pd;
+    private final RdmaHostQueue[] queues;
+    private final Map<String, VolumeInfo> volumes = new LinkedHashMap<>();
+    private final Map<String, byte[]> names = new ConcurrentHashMap<>();
+    private final Map<String, String> paths = new ConcurrentHashMap<>();
+    private final AtomicLong offloaded = new AtomicLong();
+    private final AtomicLong software = new AtomicLong();
+
+    public RdmaHostConnection(String providerName, VerbsDevice device, RdmaOptions options, String address,
+                              ConnectOptions o) throws IOException {
+        this.providerName = providerName;
+        this.device = device;
+        this.options = options;
+        this.pd = device.allocPd();
+        boolean integrity = device.caps().has(Capability.INTEGRITY_MR) && options.pi() != RdmaOptions.PiMode.CPU;
+        if (options.pi() == RdmaOptions.PiMode.OFFLOAD && !integrity) {
+            pd.close();
+            throw new IOException("rdma.pi=offload, but verbs provider " + providerName + " has no integrity MR");
+        }
+        this.queues = new RdmaHostQueue[o.queues()];
+        try {
+            for (int i = 0; i < queues.length; i++) {
+                queues[i] = new RdmaHostQueue(this, device, pd, address, i, o.queueDepth(), integrity);
+            }
+            for (VolumeInfo v : VolumeList.decode(queues[0].discover())) {
+                volumes.put(v.name(), v);
+            }
+        } catch (VerbsException | InterruptedException | RuntimeException e) {
+            close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IOException("rdma connect to " + address + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public List<VolumeInfo> volumes() {
+        return List.copyOf(volumes.values());
+    }
+
+    @Override
+    public int queueCount() {
+        return queues.length;
+    }
+
+    @Override
+    public HostQueue queue(int index) {
+        return queues[index];
+    }
+
+    VolumeInfo volume(String name) {
+        return volumes.get(name);
+    }
+
+    byte[] nameBytes(String name) {
+        return names.computeIfAbsent(name, n -> n.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Whether READ/WRITE of this volume go through integrity MRs; logs the choice once per volume. */
+    boolean offloads(VolumeInfo v) {
+        String path = paths.get(v.name());
+        if (path == null) {
+            String refusal = options.pi() == RdmaOptions.PiMode.CPU ? "rdma.pi=cpu"
+                    : SignatureMapping.offloadRefusal(v.format(), device.caps());
+            path = refusal == null ? "offload" : "software: " + refusal;
+            if (paths.putIfAbsent(v.name(), path) == null
+                    && LOGGED.putIfAbsent(providerName + " " + v.format() + " " + path, Boolean.TRUE) == null) {
+                LOG.log(System.Logger.Level.INFO, "rdma(" + providerName + "): " + v.format() + " (volume " + v.name()
+                        + "): " + (refusal == null ? "PI checked by the NIC's signature engine, one integrity MR per request"
+                        : "PI in software on the CPU, because " + refusal));
+            }
+        }
+        return path.equals("offload");
+    }
+
+    void notePath(VolumeInfo unused, boolean offload) {
+        (offload ? offloaded : software).incrementAndGet();
+    }
+
+    /** {@code offload} or {@code software: <reason>} for a volume used so far, else null. */
+    public String pathOf(String volume) {
+        return paths.get(volume);
+    }
+
+    /** Requests that went through integrity MRs. */
+    public long offloadedRequests() {
+        return offloaded.get();
+    }
+
+    /** Data requests that went through the software-PI path. */
+    public long softwareRequests() {
+        return software.get();
+    }
+
+    public Map<String, String> paths() {
+        return Collections.unmodifiableMap(paths);
+    }
+
+    @Override
+    public void close() {
+        for (RdmaHostQueue q : queues) {
+            if (q != null) {
+                q.close();
+            }
+        }
+        pd.close();
+    }
+}

@@ -1,0 +1,545 @@
+package io.pistore.transport.rdma.internal;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.HostQueue;
+import io.pistore.spi.Operation;
+import io.pistore.spi.Protection;
+import io.pistore.spi.Status;
+import io.pistore.spi.VolumeInfo;
+import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.Access;
+import io.pistore.transport.rdma.verbs.CompletionQueue;
+import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.IntegrityMr;
+import io.pistore.transport.rdma.verbs.IntegrityMrPool;
+import io.pistore.transport.rdma.verbs.MemoryRegion;
+import io.pistore.transport.rdma.verbs.ProtectionDomain;
+import io.pistore.transport.rdma.verbs.QpConfig;
+import io.pistore.transport.rdma.verbs.QueuePair;
+import io.pistore.transport.rdma.verbs.RecvWr;
+import io.pistore.transport.rdma.verbs.SendWr;
+import io.pistore.transport.rdma.verbs.VerbsDevice;
+import io.pistore.transport.rdma.verbs.VerbsException;
+import io.pistore.transport.rdma.verbs.WcOpcode;
+import io.pistore.transport.rdma.verbs.WcStatus;
+import io.pistore.transport.rdma.verbs.WorkCompletion;
+import io.pistore.transport.rdma.verbs.WrOpcode;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One host queue: one RC QP to the target (NVMe-oF's one QP per queue), a command slot per unit of
+ * depth, and a per-queue pool of integrity MRs. Per READ/WRITE the host takes an MR, maps the
+ * request's data and metadata lists, sets the signature attributes, and posts REG_MR_INTEGRITY
+ * chained before the command SEND, which carries (address 0, wire length, key). On the response it
+ * checks the MR status, posts a LOCAL_INV of the key, and returns the MR. Formats the NIC cannot
+ * carry go through a registered staging buffer per slot, with PI done in software.
+ *
+ * <p>One poller thread per queue reaps completions and completes the futures. Submission is safe
+ * from any thread.
+ */
+final class RdmaHostQueue implements HostQueue {
+    static final int PAGE_SIZE = 4096;
+    private static final long T_SEND = 1L << 32;
+    private static final long T_REG = 2L << 32;
+    private static final long T_INV = 3L << 32;
+    private static final long T_RECV = 4L << 32;
+    private static final int DISCOVERY_BYTES = 64 * 1024;
+
+    private final RdmaHostConnection owner;
+    private final int index;
+    private final int depth;
+    private final ProtectionDomain pd;
+    private final CompletionQueue cq;
+    private final Connection cm;
+    private final QueuePair qp;
+    private final MemoryRegion cmdMr;
+    private final MemoryRegion rspMr;
+    private final ByteBuffer cmd;
+    private final ByteBuffer rsp;
+    private final IntegrityMrPool pool;
+    private final HostSlot[] slots;
+    private final int[] free;
+    private int freeTop;
+    private final RecvWr[] recvs;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final Thread poller;
+    private volatile boolean closed;
+    private volatile String closeReason = "connection closed";
+
+    RdmaHostQueue(RdmaHostConnection owner, VerbsDevice dev, ProtectionDomain pd, String address, int index,
+                  int depth, boolean integrity) throws VerbsException {
+        this.owner = owner;
+        this.index = index;
+        this.depth = depth;
+        this.pd = pd;
+        int sq = 3 * depth + 4; // REG + SEND + LOCAL_INV per request, as nvme-rdma's send_wr_factor
+        int rq = depth + 1;
+        this.cq = dev.createCq(2 * (sq + rq));
+        this.cmdMr = pd.register(ByteBuffer.allocateDirect((depth + 1) * Capsule.SIZE), Access.LOCAL_WRITE);
+        this.rspMr = pd.register(ByteBuffer.allocateDirect((depth + 1) * Capsule.SIZE), Access.LOCAL_WRITE);
+        this.cmd = cmdMr.buffer();
+        this.rsp = rspMr.buffer();
+        this.pool = integrity ? new IntegrityMrPool(pd, depth, maxSg(dev), maxSg(dev)) : null;
+        this.slots = new HostSlot[depth + 1];
+        this.free = new int[depth];
+        for (int i = 0; i <= depth; i++) {
+            slots[i] = new HostSlot(i);
+        }
+        for (int i = depth - 1; i >= 0; i--) {
+            free[freeTop++] = i;
+        }
+        this.recvs = new RecvWr[rq];
+        for (int i = 0; i < rq; i++) {
+            recvs[i] = new RecvWr(1);
+            recvs[i].wrId = T_RECV | i;
+            recvs[i].addSge(rspMr.addr(i * Capsule.SIZE), Capsule.SIZE, rspMr.lkey());
+        }
+        ByteBuffer pdata = ByteBuffer.allocate(12);
+        pdata.putInt(Capsule.MAGIC).putInt(index).putInt(depth).flip();
+        QpConfig cfg = new QpConfig(sq, rq, 1, 1, 7, integrity);
+        this.cm = dev.connect(address, pd, cq, cq, cfg, pdata, 10_000);
+        this.qp = cm.qp();
+        for (RecvWr r : recvs) {
+            qp.postRecv(r);
+        }
+        this.poller = new Thread(this::pollLoop, "pistore-rdma-host-" + address + "/q" + index);
+        this.poller.setDaemon(true);
+        this.poller.start();
+    }
+
+    static int maxSg(VerbsDevice dev) {
+        return Math.max(1, Math.min(256, dev.caps().maxPiFastRegPageListLen()));
+    }
+
+    @Override
+    public int depth() {
+        return depth;
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    private synchronized HostSlot takeSlot() {
+        return freeTop == 0 ? null : slots[free[--freeTop]];
+    }
+
+    @Override
+    public CompletableFuture<Completion> submit(BlockRequest r) {
+        if (closed) {
+            return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, closeReason));
+        }
+        if (inFlight.incrementAndGet() > depth) {
+            inFlight.decrementAndGet();
+            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL,
+                    "queue depth " + depth + " reached"));
+        }
+        HostSlot s = takeSlot();
+        if (s == null) { // cannot happen while inFlight bounds the slots
+            inFlight.decrementAndGet();
+            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL, "no free command slot"));
+        }
+        CompletableFuture<Completion> f = new CompletableFuture<>();
+        s.future = f;
+        s.request = r;
+        try {
+            start(s, r);
+        } catch (VerbsException e) {
+            abort(s, Completion.failure(Status.TRANSPORT_ERROR, "rdma: " + e.getMessage()));
+        } catch (RuntimeException e) {
+            abort(s, Completion.failure(Status.INTERNAL_ERROR, "rdma: " + e));
+        }
+        if (closed) {
+            failAll();
+        }
+        return f;
+    }
+
+    private void start(HostSlot s, BlockRequest r) throws VerbsException {
+        VolumeInfo v = owner.volume(r.volume());
+        s.format = v == null ? null : v.format();
+        boolean data = r.op() == Operation.READ || r.op() == Operation.WRITE;
+        if (data && v != null && owner.offloads(v) && pool != null && offloadable(r, v.format())) {
+            startOffload(s, r, v.format());
+        } else {
+            if (data && v != null) {
+                owner.notePath(v, false);
+            }
+            startSoftware(s, r);
+        }
+    }
+
+    /** Whether the request is well formed for the integrity MR path; otherwise the software path lets the target judge it. */
+    private static boolean offloadable(BlockRequest r, BlockFormat f) {
+        long n = r.blocks();
+        if (n < 1 || n * (f.dataSize() + 8L) > io.pistore.transport.rdma.RdmaTransportProvider.MAX_TRANSFER_BYTES) {
+            return false;
+        }
+        if (r.data().length() != n * f.dataSize()) {
+            return false;
+        }
+        if (r.hasMetadata() && r.metadata().length() != n * f.metadataSize()) {
+            return false;
+        }
+        Protection p = r.protection();
+        if (r.op() == Operation.WRITE && !p.pract() && !r.hasMetadata()) {
+            return false;
+        }
+        return (p.initialRefTag() & ~0xFFFFFFFFL) == 0;
+    }
+
+    private void startOffload(HostSlot s, BlockRequest r, BlockFormat f) throws VerbsException {
+        IntegrityMr mr = pool.take();
+        if (mr == null) {
+            throw new IllegalStateException("integrity MR pool empty with a free slot");
+        }
+        s.mr = mr;
+        s.path = HostSlot.PATH_OFFLOAD;
+        owner.notePath(null, true);
+        boolean write = r.op() == Operation.WRITE;
+        Protection p = r.protection();
+        boolean memPi = write ? !p.pract() : r.hasMetadata();
+        ScatterList dl = r.data();
+        ScatterList ml = memPi ? r.metadata() : ScatterList.of();
+        if (dl.segmentCount() > mr.maxDataSg()) {
+            s.userData = dl;
+            dl = Buffers.contiguous(dl, write);
+            s.bounceData = dl;
+        }
+        if (ml.segmentCount() > mr.maxMetaSg()) {
+            s.userMeta = ml;
+            ml = Buffers.contiguous(ml, write);
+            s.bounceMeta = ml;
+        }
+        try {
+            mr.map(dl, ml, PAGE_SIZE);
+            SignatureMapping.setHostAttrs(mr.sigAttrs(), f, write, p, memPi);
+            long wire = SignatureMapping.wireLength(mr.sigAttrs(), f, r.blocks());
+            int key = mr.nextKey();
+            SendWr reg = s.reg.reset();
+            reg.wrId = T_REG | s.cid;
+            reg.opcode = WrOpcode.REG_MR_INTEGRITY;
+            reg.mr = mr;
+            reg.key = key;
+            reg.access = Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE;
+            int flags = Capsule.F_OFFLOAD | (r.fua() ? Capsule.F_FUA : 0); // PRACT cleared: the NIC inserts/strips
+            int len = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, p, r.blocks(),
+                    r.lba(), mr.iova(), wire, key, 0, owner.nameBytes(r.volume()));
+            SendWr send = s.send.reset();
+            send.wrId = T_SEND | s.cid;
+            send.opcode = WrOpcode.SEND;
+            send.signaled = true;
+            send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), len, cmdMr.lkey());
+            reg.next = send;
+            qp.postSend(reg);
+        } catch (VerbsException | RuntimeException e) {
+            releaseMr(s, false);
+            throw e;
+        }
+    }
+
+    private void startSoftware(HostSlot s, BlockRequest r) throws VerbsException {
+        s.path = HostSlot.PATH_SOFTWARE;
+        boolean data = r.op() == Operation.READ || r.op() == Operation.WRITE;
+        long dataLen = data ? r.data().length() : 0;
+        boolean meta = data && r.hasMetadata();
+        long metaLen = meta ? r.metadata().length() : 0;
+        long len = dataLen + metaLen;
+        if (len > io.pistore.transport.rdma.RdmaTransportProvider.MAX_TRANSFER_BYTES + (1 << 20)) {
+            throw new IllegalArgumentException("request of " + len + " bytes exceeds the largest transfer");
+        }
+        long addr = 0;
+        int key = 0;
+        if (len > 0) {
+            if (s.staging == null || s.staging.length() < len) {
+                if (s.staging != null) {
+                    s.staging.close();
+                }
+                s.staging = pd.register(ByteBuffer.allocateDirect((int) Math.max(len, 4096)),
+                        Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE);
+            }
+            if (r.op() == Operation.WRITE) {
+                ByteBuffer b = s.staging.buffer();
+                Buffers.gather(r.data(), b, 0);
+                if (meta) {
+                    Buffers.gather(r.metadata(), b, (int) dataLen);
+                }
+            }
+            addr = s.staging.iova();
+            key = s.staging.rkey();
+        }
+        int flags = (r.fua() ? Capsule.F_FUA : 0) | (r.protection().pract() ? Capsule.F_PRACT : 0)
+                | (meta ? Capsule.F_META : 0);
+        int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, r.protection(),
+                r.blocks(), r.lba(), addr, len, key, dataLen, owner.nameBytes(r.volume()));
+        SendWr send = s.send.reset();
+        send.wrId = T_SEND | s.cid;
+        send.signaled = true;
+        send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), n, cmdMr.lkey());
+        qp.postSend(send);
+    }
+
+    // ------------------------------------------------------------------ discovery (queue 0, at connect)
+
+    /** Asks the target for its volumes: it RDMA-WRITEs the list into a buffer registered here. */
+    byte[] discover() throws VerbsException, InterruptedException {
+        HostSlot s = slots[depth];
+        MemoryRegion buf = pd.register(ByteBuffer.allocateDirect(DISCOVERY_BYTES), Access.LOCAL_WRITE
+                | Access.REMOTE_WRITE);
+        try {
+            CompletableFuture<Completion> f = new CompletableFuture<>();
+            s.future = f;
+            s.path = HostSlot.PATH_NONE;
+            int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.OP_DISCOVER, 0, s.cid, Protection.NONE, 0, 0,
+                    buf.iova(), DISCOVERY_BYTES, buf.rkey(), 0, new byte[0]);
+            SendWr send = s.send.reset();
+            send.wrId = T_SEND | s.cid;
+            send.signaled = true;
+            send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), n, cmdMr.lkey());
+            qp.postSend(send);
+            Completion c;
+            try {
+                c = f.get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new VerbsException(VerbsException.ENOTCONN, "discovery got no answer: " + e);
+            }
+            if (!c.isSuccess()) {
+                throw new VerbsException(VerbsException.ECONNREFUSED, "discovery failed: " + c);
+            }
+            byte[] out = new byte[discoveredLength];
+            buf.buffer().get(0, out);
+            return out;
+        } finally {
+            buf.close();
+        }
+    }
+
+    private volatile int discoveredLength;
+
+    // ------------------------------------------------------------------ completions
+
+    private void pollLoop() {
+        WorkCompletion[] wcs = new WorkCompletion[32];
+        for (int i = 0; i < wcs.length; i++) {
+            wcs[i] = new WorkCompletion();
+        }
+        try {
+            while (true) {
+                int n = cq.poll(wcs);
+                if (n == 0) {
+                    if (closed) {
+                        break;
+                    }
+                    cq.await(TimeUnit.MILLISECONDS.toNanos(100));
+                    continue;
+                }
+                for (int i = 0; i < n; i++) {
+                    handle(wcs[i]);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            closeReason = "rdma queue failed: " + e;
+            closed = true;
+        }
+        failAll();
+    }
+
+    private void handle(WorkCompletion wc) {
+        if (wc.status != WcStatus.SUCCESS) {
+            if (!closed) {
+                closeReason = wc.status == WcStatus.WR_FLUSH_ERR ? "connection lost" : "rdma " + wc.opcode + " failed: "
+                        + wc.status;
+                closed = true;
+            }
+            failAll();
+            return;
+        }
+        if (wc.opcode != WcOpcode.RECV) {
+            return;
+        }
+        int slot = (int) wc.wrId;
+        int at = slot * Capsule.SIZE;
+        int cid = Capsule.responseCid(rsp, at);
+        HostSlot s = cid < slots.length ? slots[cid] : null;
+        if (s == null || s.future == null) {
+            repost(slot);
+            return;
+        }
+        Completion c = Capsule.decodeResponse(rsp, at, s.request == null ? 0 : s.request.lba());
+        if (cid == depth) {
+            discoveredLength = Capsule.responsePayload(rsp, at);
+        }
+        repost(slot);
+        CompletableFuture<Completion> f;
+        synchronized (this) {
+            if (s.future == null) {
+                return; // failed meanwhile
+            }
+            c = finish(s, c);
+            f = detach(s);
+        }
+        f.complete(c);
+    }
+
+    private void repost(int slot) {
+        try {
+            qp.postRecv(recvs[slot]);
+        } catch (VerbsException e) {
+            closed = true;
+            closeReason = "cannot post a receive: " + e.getMessage();
+        }
+    }
+
+    /** Finishes a request whose response arrived (under the queue's lock); returns its completion. */
+    private Completion finish(HostSlot s, Completion c) {
+        BlockRequest r = s.request;
+        if (s.path == HostSlot.PATH_OFFLOAD) {
+            IntegrityMr mr = s.mr;
+            mr.checkStatus(s.status);
+            if (c.isSuccess() && s.status.failed) {
+                c = SignatureMapping.toCompletion(s.status, mr.sigAttrs(), r.lba());
+            }
+            releaseMr(s, true);
+            if (c.isSuccess() && r.op() == Operation.READ) {
+                if (s.bounceData != null) {
+                    Buffers.scatter(s.bounceData.segment(0), 0, s.userData);
+                }
+                if (s.bounceMeta != null) {
+                    Buffers.scatter(s.bounceMeta.segment(0), 0, s.userMeta);
+                }
+            }
+        } else if (s.path == HostSlot.PATH_SOFTWARE && c.isSuccess() && r.op() == Operation.READ) {
+            ByteBuffer b = s.staging.buffer();
+            Buffers.scatter(b, 0, r.data());
+            if (r.hasMetadata()) {
+                Buffers.scatter(b, (int) r.data().length(), r.metadata());
+                BlockFormat f = s.format;
+                if (f != null && f.hasPi() && !r.protection().checks().isNone()) {
+                    // The receiving hop checks what the flags ask (software PI).
+                    Protection p = r.protection();
+                    PiContext ctx = PiContext.builder(f).checks(p.checks()).initialRefTag(p.initialRefTag())
+                            .appTag(p.appTag()).appMask(p.appMask()).build();
+                    PiError e = Pi.verify(ctx, r.data(), r.metadata(), r.blocks());
+                    if (e != null) {
+                        c = Completion.piError(r.lba(), e);
+                    }
+                }
+            }
+        }
+        return c;
+    }
+
+    /** Invalidates the key (unsignalled LOCAL_INV, ordered before any later registration) and returns the MR. */
+    private void releaseMr(HostSlot s, boolean invalidate) {
+        IntegrityMr mr = s.mr;
+        if (mr == null) {
+            return;
+        }
+        s.mr = null;
+        if (invalidate) {
+            SendWr inv = s.inv.reset();
+            inv.wrId = T_INV | s.cid;
+            inv.opcode = WrOpcode.LOCAL_INV;
+            inv.invalidateKey = mr.rkey();
+            try {
+                qp.postSend(inv);
+            } catch (VerbsException e) {
+                closed = true;
+                closeReason = "cannot invalidate an integrity MR: " + e.getMessage();
+            }
+        } else {
+            mr.checkStatus(s.status);
+        }
+        pool.put(mr);
+    }
+
+    private void complete(HostSlot s, Completion c) {
+        CompletableFuture<Completion> f = detach(s);
+        if (f != null) {
+            f.complete(c);
+        }
+    }
+
+    /** Frees the slot and returns its future, or null when someone else already completed it. */
+    private synchronized CompletableFuture<Completion> detach(HostSlot s) {
+        CompletableFuture<Completion> f = s.future;
+        if (f == null) {
+            return null;
+        }
+        boolean admin = s.cid == depth;
+        s.clear();
+        if (!admin) {
+            free[freeTop++] = s.cid;
+            inFlight.decrementAndGet();
+        }
+        return f;
+    }
+
+    private void abort(HostSlot s, Completion c) {
+        releaseMr(s, false);
+        complete(s, c);
+    }
+
+    /** Fails every request in flight (the connection is gone). */
+    private void failAll() {
+        java.util.List<CompletableFuture<Completion>> fs = new java.util.ArrayList<>();
+        synchronized (this) {
+            for (HostSlot s : slots) {
+                if (s.future != null) {
+                    if (s.mr != null) {
+                        IntegrityMr mr = s.mr;
+                        s.mr = null;
+                        mr.checkStatus(s.status);
+                        pool.put(mr);
+                    }
+                    fs.add(detach(s));
+                }
+            }
+        }
+        Completion c = Completion.failure(Status.TRANSPORT_ERROR, closeReason);
+        for (CompletableFuture<Completion> f : fs) {
+            f.complete(c);
+        }
+    }
+
+    void close() {
+        closed = true;
+        cm.close();
+        cq.wakeup();
+        try {
+            poller.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        failAll();
+        if (pool != null) {
+            pool.close();
+        }
+        for (HostSlot s : slots) {
+            if (s.staging != null) {
+                s.staging.close();
+            }
+        }
+        cmdMr.close();
+        rspMr.close();
+        cq.close();
+    }
+
+    @SuppressWarnings("unused")
+    private static String str(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}

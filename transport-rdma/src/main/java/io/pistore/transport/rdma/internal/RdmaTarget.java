@@ -1,0 +1,115 @@
+package io.pistore.transport.rdma.internal;
+
+import io.pistore.spi.TargetHandler;
+import io.pistore.spi.TargetListener;
+import io.pistore.transport.rdma.verbs.Capability;
+import io.pistore.transport.rdma.verbs.CompletionQueue;
+import io.pistore.transport.rdma.verbs.ConnectHandler;
+import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.IntegrityMrPool;
+import io.pistore.transport.rdma.verbs.Listener;
+import io.pistore.transport.rdma.verbs.ProtectionDomain;
+import io.pistore.transport.rdma.verbs.QpConfig;
+import io.pistore.transport.rdma.verbs.VerbsDevice;
+import io.pistore.transport.rdma.verbs.VerbsException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A listening rdma target: accepts one connection per host queue (private data: magic, queue, depth). */
+public final class RdmaTarget implements TargetListener, ConnectHandler {
+    private static final int MAX_DEPTH = 4096;
+
+    private final VerbsDevice device;
+    private final TargetHandler handler;
+    private final ProtectionDomain pd;
+    private final Listener listener;
+    private final boolean integrity;
+    private final Map<Connection, TargetConnection> live = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private record Pending(CompletionQueue cq, IntegrityMrPool pool, int depth) {
+    }
+
+    public RdmaTarget(VerbsDevice device, String address, TargetHandler handler, boolean integrity) throws IOException {
+        this.device = device;
+        this.handler = handler;
+        this.integrity = integrity && device.caps().has(Capability.INTEGRITY_MR);
+        this.pd = device.allocPd();
+        this.listener = device.listen(address, this);
+    }
+
+    @Override
+    public String address() {
+        return listener.address();
+    }
+
+    @Override
+    public Accept onConnectRequest(String peer, ByteBuffer pdata) throws IOException {
+        if (closed) {
+            throw new IOException("target is closing");
+        }
+        if (pdata.remaining() < 12 || pdata.getInt(pdata.position()) != Capsule.MAGIC) {
+            throw new IOException("bad connect private data (not a pistore host)");
+        }
+        int depth = pdata.getInt(pdata.position() + 8);
+        if (depth < 1 || depth > MAX_DEPTH) {
+            throw new IOException("queue depth " + depth + " is out of range");
+        }
+        int sq = 4 * (depth + 1) + 4; // REG + READ/WRITE + LOCAL_INV + SEND per command
+        int rq = depth + 1;
+        CompletionQueue cq = device.createCq(2 * (sq + rq));
+        IntegrityMrPool pool = null;
+        try {
+            if (integrity) {
+                int sg = RdmaHostQueue.maxSg(device);
+                pool = new IntegrityMrPool(pd, depth, sg, sg);
+            }
+        } catch (VerbsException e) {
+            cq.close();
+            throw e;
+        }
+        return new Accept(pd, cq, cq, new QpConfig(sq, rq, 1, 1, 7, integrity), new Pending(cq, pool, depth));
+    }
+
+    @Override
+    public void onEstablished(Connection c) {
+        Pending p = (Pending) c.context();
+        if (p == null) {
+            c.close();
+            return;
+        }
+        try {
+            TargetConnection tc = new TargetConnection(handler, c, p.cq(), pd, p.pool(), p.depth());
+            tc.caps(device.caps());
+            live.put(c, tc);
+            handler.connected(c.peer());
+            tc.start();
+            if (closed) {
+                tc.stop("target closed");
+            }
+        } catch (VerbsException e) {
+            c.close();
+            handler.disconnected(c.peer(), "setup failed: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public void onDisconnected(Connection c) {
+        TargetConnection tc = live.remove(c);
+        if (tc != null) {
+            tc.stop("closed by peer");
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        listener.close();
+        for (TargetConnection tc : live.values()) {
+            tc.stop("target closed");
+        }
+        live.clear();
+    }
+}

@@ -1,0 +1,6 @@
+package io.pistore.transport.rdma.verbs;
+
+/** {@code enum ib_sig_err_type}. */
+public enum SigErrorType {
+    BAD_GUARD, BAD_REFTAG, BAD_APPTAG
+}

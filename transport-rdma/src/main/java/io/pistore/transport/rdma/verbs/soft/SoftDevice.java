@@ -1,0 +1,155 @@
+package io.pistore.transport.rdma.verbs.soft;
+
+import io.pistore.transport.rdma.verbs.Capability;
+import io.pistore.transport.rdma.verbs.CompletionQueue;
+import io.pistore.transport.rdma.verbs.ConnectHandler;
+import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.DeviceCaps;
+import io.pistore.transport.rdma.verbs.DifGuard;
+import io.pistore.transport.rdma.verbs.Listener;
+import io.pistore.transport.rdma.verbs.ProtectionDomain;
+import io.pistore.transport.rdma.verbs.QpConfig;
+import io.pistore.transport.rdma.verbs.VerbsDevice;
+import io.pistore.transport.rdma.verbs.VerbsException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A soft NIC: devices share the JVM-wide {@link SoftFabric}. */
+public final class SoftDevice implements VerbsDevice {
+    public static final int MAX_QP_WR = 16384;
+    public static final int MAX_SGE = 32;
+    public static final int MAX_CQE = 1 << 20;
+    /** As {@code max_pi_fast_reg_page_list_len} on mlx5 after rdma_rw's cap. */
+    public static final int MAX_PI_PAGE_LIST = 256;
+
+    private final DeviceCaps caps;
+    private final AtomicInteger nextIndex = new AtomicInteger(1);
+
+    /** A device; without {@code integrity} it reports no integrity MR support (as DiSNI hardware would). */
+    public SoftDevice(boolean integrity) {
+        EnumSet<Capability> c = EnumSet.of(Capability.RDMA_READ, Capability.RDMA_WRITE, Capability.LOCAL_INV,
+                Capability.SEND_WITH_INV);
+        if (integrity) {
+            c.add(Capability.INTEGRITY_MR);
+        }
+        caps = new DeviceCaps(c, MAX_QP_WR, MAX_SGE, MAX_CQE, integrity ? MAX_PI_PAGE_LIST : 0,
+                integrity ? Set.of(1, 2, 3) : Set.of(),
+                integrity ? EnumSet.of(DifGuard.CRC, DifGuard.CSUM) : EnumSet.noneOf(DifGuard.class),
+                integrity ? Set.of(512, 4096) : Set.of());
+    }
+
+    @Override
+    public DeviceCaps caps() {
+        return caps;
+    }
+
+    @Override
+    public ProtectionDomain allocPd() {
+        return new SoftPd(this, nextIndex);
+    }
+
+    @Override
+    public CompletionQueue createCq(int entries) throws VerbsException {
+        if (entries < 1 || entries > MAX_CQE) {
+            throw new VerbsException(VerbsException.EINVAL, "CQ size must be 1 to " + MAX_CQE + ", not " + entries);
+        }
+        return new SoftCq(entries);
+    }
+
+    final class SoftListener implements Listener {
+        final String address;
+        final ConnectHandler handler;
+
+        SoftListener(String address, ConnectHandler handler) {
+            this.address = address;
+            this.handler = handler;
+        }
+
+        SoftDevice device() {
+            return SoftDevice.this;
+        }
+
+        @Override
+        public String address() {
+            return address;
+        }
+
+        @Override
+        public void close() {
+            SoftFabric.LISTENERS.remove(address, this);
+        }
+    }
+
+    @Override
+    public Listener listen(String address, ConnectHandler handler) throws VerbsException {
+        String a = address == null || address.isEmpty() ? "127.0.0.1:0" : address;
+        if (a.endsWith(":0")) {
+            a = a.substring(0, a.length() - 1) + SoftFabric.nextPort();
+        }
+        SoftListener l = new SoftListener(a, handler);
+        if (SoftFabric.LISTENERS.putIfAbsent(a, l) != null) {
+            throw new VerbsException(98, "address " + a + " is already in use");
+        }
+        return l;
+    }
+
+    private void checkQp(QpConfig cfg) throws VerbsException {
+        if (cfg.maxSendWr() > MAX_QP_WR || cfg.maxRecvWr() > MAX_QP_WR || cfg.maxSendSge() > MAX_SGE
+                || cfg.maxRecvSge() > MAX_SGE) {
+            throw new VerbsException(VerbsException.EINVAL, "QP limits exceed the device's (" + MAX_QP_WR + " WRs, "
+                    + MAX_SGE + " SGEs)");
+        }
+        if (cfg.integrity() && !caps.has(Capability.INTEGRITY_MR)) {
+            throw new VerbsException(VerbsException.EINVAL, "IB_QP_CREATE_INTEGRITY_EN without integrity handover");
+        }
+    }
+
+    @Override
+    public Connection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+                              QpConfig config, ByteBuffer privateData, long timeoutMillis) throws VerbsException {
+        checkQp(config);
+        SoftListener l = SoftFabric.LISTENERS.get(address);
+        if (l == null) {
+            throw new VerbsException(VerbsException.ECONNREFUSED, "no soft RDMA listener at " + address
+                    + " (RDMA_CM_EVENT_REJECTED)");
+        }
+        SoftQp mine = new SoftQp(this, (SoftPd) pd, (SoftCq) sendCq, (SoftCq) recvCq, config, SoftFabric.nextQpNum());
+        ByteBuffer pdata = privateData == null ? ByteBuffer.allocate(0) : copy(privateData);
+        if (pdata.remaining() > 196) {
+            throw new VerbsException(VerbsException.EINVAL, "private data is limited to 196 bytes (RDMA_PS_TCP)");
+        }
+        String me = "soft-qp" + mine.qpNum();
+        ConnectHandler.Accept acc;
+        try {
+            acc = l.handler.onConnectRequest(me, pdata.duplicate());
+        } catch (IOException | RuntimeException e) {
+            throw new VerbsException(VerbsException.ECONNREFUSED, "connection rejected: " + e.getMessage());
+        }
+        try {
+            l.device().checkQp(acc.config());
+        } catch (VerbsException e) {
+            throw new VerbsException(VerbsException.ECONNREFUSED, "connection rejected: " + e.getMessage());
+        }
+        SoftQp theirs = new SoftQp(l.device(), (SoftPd) acc.pd(), (SoftCq) acc.sendCq(), (SoftCq) acc.recvCq(),
+                acc.config(), SoftFabric.nextQpNum());
+        mine.peer = theirs;
+        theirs.peer = mine;
+        SoftConnection passive = new SoftConnection(theirs, me, pdata, l.handler, acc.context());
+        SoftConnection active = new SoftConnection(mine, l.address, ByteBuffer.allocate(0), null, null);
+        l.handler.onEstablished(passive);
+        return active;
+    }
+
+    private static ByteBuffer copy(ByteBuffer b) {
+        ByteBuffer c = ByteBuffer.allocate(b.remaining());
+        c.put(b.duplicate()).flip();
+        return c;
+    }
+
+    @Override
+    public void close() {
+    }
+}

@@ -1,0 +1,556 @@
+package io.pistore.transport.rdma.verbs.soft;
+
+import io.pistore.transport.rdma.verbs.Access;
+import io.pistore.transport.rdma.verbs.QpConfig;
+import io.pistore.transport.rdma.verbs.QpState;
+import io.pistore.transport.rdma.verbs.QueuePair;
+import io.pistore.transport.rdma.verbs.RecvWr;
+import io.pistore.transport.rdma.verbs.SendWr;
+import io.pistore.transport.rdma.verbs.Sge;
+import io.pistore.transport.rdma.verbs.VerbsException;
+import io.pistore.transport.rdma.verbs.WcOpcode;
+import io.pistore.transport.rdma.verbs.WcStatus;
+import io.pistore.transport.rdma.verbs.WrOpcode;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An RC queue pair of the soft NIC. Work requests execute in posting order on the posting thread
+ * (the "NIC" is whoever posts), so RC ordering holds and completions appear in order. What a real
+ * NIC does and this one does too:
+ * <ul>
+ *   <li>a SEND consumes the peer's oldest posted RECV; with none posted it waits (receiver not
+ *       ready) and retries every {@link #RNR_DELAY_NANOS} up to the RNR retry count (7: forever),
+ *       then fails with RNR_RETRY_EXC_ERR; later work waits behind it;
+ *   <li>every remote access checks the key in the peer's PD table (unknown, stale or invalidated
+ *       key, missing access right, out of bounds: REM_ACCESS_ERR); a bad local SGE is LOC_PROT_ERR;
+ *       an error completes even unsignalled work and moves the QP to the error state, where all
+ *       outstanding and later work completes with WR_FLUSH_ERR;
+ *   <li>unsignalled work completes silently; a WQE holds its send-queue slot until a later
+ *       signalled completion is polled; posting beyond {@code maxSendWr} or {@code maxRecvWr} fails
+ *       with ENOMEM;
+ *   <li>closing flushes posted receives and waiting sends, and moves the peer to the error state.
+ * </ul>
+ */
+final class SoftQp implements QueuePair {
+    static final long RNR_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    final SoftDevice device;
+    final SoftPd pd;
+    final SoftCq sendCq;
+    final SoftCq recvCq;
+    final QpConfig config;
+    private final int qpNum;
+    volatile QpState state = QpState.RTS;
+    volatile SoftQp peer;
+    volatile SoftConnection connection;
+
+    private final Object sqLock = new Object();
+    private final Object rqLock = new Object();
+
+    // receive queue: a ring of copied receive WRs
+    private final long[] rqWrId;
+    private final long[][] rqAddr;
+    private final int[][] rqLen;
+    private final int[][] rqKey;
+    private final int[] rqNum;
+    private int rqHead;
+    private int rqCount;
+
+    // send queue accounting and the work waiting behind a receiver-not-ready SEND
+    private long postedSeq;
+    private final AtomicLong retiredSeq = new AtomicLong();
+    private final ArrayDeque<Stalled> stalled = new ArrayDeque<>();
+    private int rnrAttempts;
+    private boolean retryScheduled;
+    private byte[] scratch = new byte[4096];
+
+    private static final class Stalled {
+        final SendWr wr;
+        final long seq;
+
+        Stalled(SendWr wr, long seq) {
+            this.wr = wr;
+            this.seq = seq;
+        }
+    }
+
+    SoftQp(SoftDevice device, SoftPd pd, SoftCq sendCq, SoftCq recvCq, QpConfig config, int qpNum) {
+        this.device = device;
+        this.pd = pd;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.config = config;
+        this.qpNum = qpNum;
+        int n = config.maxRecvWr();
+        rqWrId = new long[n];
+        rqAddr = new long[n][config.maxRecvSge()];
+        rqLen = new int[n][config.maxRecvSge()];
+        rqKey = new int[n][config.maxRecvSge()];
+        rqNum = new int[n];
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpState state() {
+        return state;
+    }
+
+    /** Send-queue slots in use (posted and not yet retired by a polled completion). */
+    long sendQueueInUse() {
+        synchronized (sqLock) {
+            return postedSeq - retiredSeq.get();
+        }
+    }
+
+    void retire(long seq) {
+        retiredSeq.accumulateAndGet(seq, Math::max);
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    @Override
+    public void postSend(SendWr chain) throws VerbsException {
+        synchronized (sqLock) {
+            for (SendWr wr = chain; wr != null; wr = wr.next) {
+                if (state == QpState.CLOSED) {
+                    throw new VerbsException(VerbsException.ENOTCONN, "queue pair " + qpNum + " is destroyed");
+                }
+                String bad = validate(wr);
+                if (bad != null) {
+                    throw new VerbsException(VerbsException.EINVAL, bad);
+                }
+                if (postedSeq - retiredSeq.get() >= config.maxSendWr()) {
+                    throw new VerbsException(VerbsException.ENOMEM, "send queue full (" + config.maxSendWr()
+                            + " work requests outstanding)");
+                }
+                long seq = ++postedSeq;
+                if (state != QpState.RTS) {
+                    sendCq.push(this, wr.wrId, WcStatus.WR_FLUSH_ERR, wcOpcode(wr.opcode), 0, true, seq);
+                } else if (!stalled.isEmpty()) {
+                    stalled.add(new Stalled(copy(wr), seq));
+                } else if (!execute(wr, seq)) {
+                    stalled.add(new Stalled(copy(wr), seq));
+                    scheduleRnrRetry();
+                }
+            }
+        }
+    }
+
+    private String validate(SendWr wr) {
+        if (wr.numSge > config.maxSendSge()) {
+            return wr.numSge + " SGEs exceed the QP's max_send_sge " + config.maxSendSge();
+        }
+        if (wr.opcode == WrOpcode.REG_MR_INTEGRITY) {
+            if (!config.integrity()) {
+                return "REG_MR_INTEGRITY on a QP created without IB_QP_CREATE_INTEGRITY_EN";
+            }
+            if (wr.numSge != 0) {
+                return "REG_MR_INTEGRITY takes no SGEs";
+            }
+            if (!(wr.mr instanceof SoftIntegrityMr) || ((SoftIntegrityMr) wr.mr).pd != pd) {
+                return "REG_MR_INTEGRITY of an MR that is not an integrity MR of this QP's PD";
+            }
+            return ((SoftIntegrityMr) wr.mr).validateRegistration(wr.key);
+        }
+        return null;
+    }
+
+    @Override
+    public void postRecv(RecvWr chain) throws VerbsException {
+        synchronized (rqLock) {
+            for (RecvWr wr = chain; wr != null; wr = wr.next) {
+                if (state == QpState.CLOSED) {
+                    throw new VerbsException(VerbsException.ENOTCONN, "queue pair " + qpNum + " is destroyed");
+                }
+                if (wr.numSge > config.maxRecvSge()) {
+                    throw new VerbsException(VerbsException.EINVAL, wr.numSge + " SGEs exceed max_recv_sge "
+                            + config.maxRecvSge());
+                }
+                if (state == QpState.ERROR) {
+                    recvCq.push(this, wr.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0);
+                    continue;
+                }
+                if (rqCount == rqWrId.length) {
+                    throw new VerbsException(VerbsException.ENOMEM, "receive queue full (" + rqWrId.length + ")");
+                }
+                int slot = (rqHead + rqCount) % rqWrId.length;
+                rqWrId[slot] = wr.wrId;
+                rqNum[slot] = wr.numSge;
+                for (int i = 0; i < wr.numSge; i++) {
+                    Sge s = wr.sgl[i];
+                    rqAddr[slot][i] = s.addr;
+                    rqLen[slot][i] = s.length;
+                    rqKey[slot][i] = s.lkey;
+                }
+                rqCount++;
+            }
+        }
+        SoftQp p = peer;
+        if (p != null) {
+            p.resume();
+        }
+    }
+
+    // ------------------------------------------------------------------ execution
+
+    /** Executes one WR; false when the peer had no receive posted (the WR must wait). */
+    private boolean execute(SendWr wr, long seq) {
+        SoftQp p = peer;
+        switch (wr.opcode) {
+            case SEND:
+            case SEND_WITH_INV: {
+                if (p == null || p.state != QpState.RTS) {
+                    complete(wr, seq, WcStatus.RETRY_EXC_ERR, 0);
+                    return true;
+                }
+                int len = gather(wr);
+                if (len < 0) {
+                    complete(wr, seq, WcStatus.LOC_PROT_ERR, 0);
+                    return true;
+                }
+                int r = p.deliver(scratch, len, wr.opcode == WrOpcode.SEND_WITH_INV ? wr.invalidateKey : 0);
+                if (r == DELIVER_RNR) {
+                    return false;
+                }
+                complete(wr, seq, r == DELIVER_OK ? WcStatus.SUCCESS
+                        : r == DELIVER_LEN ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR, len);
+                return true;
+            }
+            case RDMA_WRITE: {
+                if (p == null || p.state != QpState.RTS) {
+                    complete(wr, seq, WcStatus.RETRY_EXC_ERR, 0);
+                    return true;
+                }
+                int len = gather(wr);
+                if (len < 0) {
+                    complete(wr, seq, WcStatus.LOC_PROT_ERR, 0);
+                    return true;
+                }
+                SoftRegion r = p.pd.lookup(wr.rkey);
+                if (r == null || (r.access & Access.REMOTE_WRITE) == 0 || !r.covers(wr.remoteAddr, len)) {
+                    complete(wr, seq, WcStatus.REM_ACCESS_ERR, 0);
+                    return true;
+                }
+                SoftFabric.tap(WrOpcode.RDMA_WRITE, scratch, len);
+                String bad = r.writeWire(wr.remoteAddr - r.base(), scratch, 0, len);
+                complete(wr, seq, bad == null ? WcStatus.SUCCESS : WcStatus.REM_OP_ERR, len);
+                return true;
+            }
+            case RDMA_READ: {
+                if (p == null || p.state != QpState.RTS) {
+                    complete(wr, seq, WcStatus.RETRY_EXC_ERR, 0);
+                    return true;
+                }
+                long total = wr.totalLength();
+                if (total > Integer.MAX_VALUE - 16) {
+                    complete(wr, seq, WcStatus.LOC_LEN_ERR, 0);
+                    return true;
+                }
+                int len = (int) total;
+                SoftRegion r = p.pd.lookup(wr.rkey);
+                if (r == null || (r.access & Access.REMOTE_READ) == 0 || !r.covers(wr.remoteAddr, len)) {
+                    complete(wr, seq, WcStatus.REM_ACCESS_ERR, 0);
+                    return true;
+                }
+                ensureScratch(len);
+                String bad = r.readWire(wr.remoteAddr - r.base(), scratch, 0, len);
+                if (bad != null) {
+                    complete(wr, seq, WcStatus.REM_OP_ERR, 0);
+                    return true;
+                }
+                SoftFabric.tap(WrOpcode.RDMA_READ, scratch, len);
+                complete(wr, seq, scatter(wr.sgl, wr.numSge, scratch, len) ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR,
+                        len);
+                return true;
+            }
+            case LOCAL_INV: {
+                SoftRegion r = pd.byIndex(wr.invalidateKey);
+                if (r == null || r.key != wr.invalidateKey) {
+                    complete(wr, seq, WcStatus.LOC_PROT_ERR, 0);
+                    return true;
+                }
+                r.valid = false;
+                complete(wr, seq, WcStatus.SUCCESS, 0);
+                return true;
+            }
+            case REG_MR_INTEGRITY: {
+                String bad = ((SoftIntegrityMr) wr.mr).register(wr.key, wr.access);
+                complete(wr, seq, bad == null ? WcStatus.SUCCESS : WcStatus.LOC_QP_OP_ERR, 0);
+                return true;
+            }
+            default:
+                complete(wr, seq, WcStatus.LOC_QP_OP_ERR, 0);
+                return true;
+        }
+    }
+
+    private void complete(SendWr wr, long seq, WcStatus status, int len) {
+        if (status != WcStatus.SUCCESS || wr.signaled) {
+            sendCq.push(this, wr.wrId, status, wcOpcode(wr.opcode), len, true, seq);
+        }
+        if (status != WcStatus.SUCCESS) {
+            toError();
+        }
+    }
+
+    static WcOpcode wcOpcode(WrOpcode op) {
+        switch (op) {
+            case RDMA_WRITE: return WcOpcode.RDMA_WRITE;
+            case RDMA_READ: return WcOpcode.RDMA_READ;
+            case LOCAL_INV: return WcOpcode.LOCAL_INV;
+            case REG_MR_INTEGRITY: return WcOpcode.REG_MR;
+            default: return WcOpcode.SEND;
+        }
+    }
+
+    private void ensureScratch(long len) {
+        if (scratch.length < len) {
+            scratch = new byte[(int) Math.max(len, Math.min(Integer.MAX_VALUE - 16, scratch.length * 2L))];
+        }
+    }
+
+    /** Copies the WR's local SGEs into the scratch buffer; the length, or -1 for a bad SGE. */
+    private int gather(SendWr wr) {
+        long total = wr.totalLength();
+        if (total > Integer.MAX_VALUE - 16) {
+            return -1;
+        }
+        ensureScratch(total);
+        int pos = 0;
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge s = wr.sgl[i];
+            SoftRegion r = pd.lookup(s.lkey);
+            if (r == null || !r.covers(s.addr, s.length) || r.readWire(s.addr - r.base(), scratch, pos, s.length) != null) {
+                return -1;
+            }
+            pos += s.length;
+        }
+        return pos;
+    }
+
+    /** Writes {@code src} into local SGEs (which must allow local write); false for a bad SGE. */
+    private boolean scatter(Sge[] sgl, int n, byte[] src, int len) {
+        int pos = 0;
+        for (int i = 0; i < n && pos < len; i++) {
+            Sge s = sgl[i];
+            int part = Math.min(s.length, len - pos);
+            SoftRegion r = pd.lookup(s.lkey);
+            if (r == null || (r.access & Access.LOCAL_WRITE) == 0 || !r.covers(s.addr, part)
+                    || r.writeWire(s.addr - r.base(), src, pos, part) != null) {
+                return false;
+            }
+            pos += part;
+        }
+        return true;
+    }
+
+    private static final int DELIVER_OK = 0;
+    private static final int DELIVER_RNR = 1;
+    private static final int DELIVER_LEN = 2;
+    private static final int DELIVER_PROT = 3;
+
+    /** The responder side of a SEND: consumes the oldest posted receive. */
+    private int deliver(byte[] src, int len, int invalidateKey) {
+        long wrId;
+        WcStatus st;
+        synchronized (rqLock) {
+            if (state != QpState.RTS) {
+                return DELIVER_PROT;
+            }
+            if (rqCount == 0) {
+                return DELIVER_RNR;
+            }
+            int slot = rqHead;
+            wrId = rqWrId[slot];
+            long room = 0;
+            for (int i = 0; i < rqNum[slot]; i++) {
+                room += rqLen[slot][i];
+            }
+            rqHead = (rqHead + 1) % rqWrId.length;
+            rqCount--;
+            if (len > room) {
+                st = WcStatus.LOC_LEN_ERR;
+            } else {
+                st = WcStatus.SUCCESS;
+                int pos = 0;
+                for (int i = 0; i < rqNum[slot] && pos < len; i++) {
+                    int part = Math.min(rqLen[slot][i], len - pos);
+                    SoftRegion r = pd.lookup(rqKey[slot][i]);
+                    if (r == null || (r.access & Access.LOCAL_WRITE) == 0 || !r.covers(rqAddr[slot][i], part)
+                            || r.writeWire(rqAddr[slot][i] - r.base(), src, pos, part) != null) {
+                        st = WcStatus.LOC_PROT_ERR;
+                        break;
+                    }
+                    pos += part;
+                }
+            }
+        }
+        if (st == WcStatus.SUCCESS && invalidateKey != 0) {
+            SoftRegion r = pd.byIndex(invalidateKey);
+            if (r != null && r.key == invalidateKey) {
+                r.valid = false;
+            }
+        }
+        recvCq.push(this, wrId, st, WcOpcode.RECV, st == WcStatus.SUCCESS ? len : 0, false, 0);
+        if (st != WcStatus.SUCCESS) {
+            toErrorResponder();
+            return st == WcStatus.LOC_LEN_ERR ? DELIVER_LEN : DELIVER_PROT;
+        }
+        return DELIVER_OK;
+    }
+
+    // ------------------------------------------------------------------ receiver not ready
+
+    private void scheduleRnrRetry() {
+        if (!retryScheduled) {
+            retryScheduled = true;
+            SoftFabric.schedule(this::rnrRetry, RNR_DELAY_NANOS);
+        }
+    }
+
+    private void rnrRetry() {
+        synchronized (sqLock) {
+            retryScheduled = false;
+            if (stalled.isEmpty()) {
+                return;
+            }
+            if (state != QpState.RTS) {
+                flushStalled();
+                return;
+            }
+            rnrAttempts++;
+            if (config.rnrRetry() != 7 && rnrAttempts > config.rnrRetry()) {
+                Stalled s = stalled.poll();
+                rnrAttempts = 0;
+                complete(s.wr, s.seq, WcStatus.RNR_RETRY_EXC_ERR, 0);
+                return;
+            }
+            drain();
+        }
+    }
+
+    /** Called when the peer posts receives: work waiting for them goes on. */
+    void resume() {
+        synchronized (sqLock) {
+            if (stalled.isEmpty()) {
+                return;
+            }
+            if (state != QpState.RTS) {
+                flushStalled();
+                return;
+            }
+            drain();
+        }
+    }
+
+    private void drain() {
+        while (!stalled.isEmpty() && state == QpState.RTS) {
+            Stalled s = stalled.poll();
+            if (!execute(s.wr, s.seq)) {
+                stalled.addFirst(s);
+                scheduleRnrRetry();
+                return;
+            }
+            rnrAttempts = 0;
+        }
+        if (state != QpState.RTS) {
+            flushStalled();
+        }
+    }
+
+    private void flushStalled() {
+        Stalled s;
+        while ((s = stalled.poll()) != null) {
+            sendCq.push(this, s.wr.wrId, WcStatus.WR_FLUSH_ERR, wcOpcode(s.wr.opcode), 0, true, s.seq);
+        }
+    }
+
+    private void flushRecvs() {
+        synchronized (rqLock) {
+            while (rqCount > 0) {
+                recvCq.push(this, rqWrId[rqHead], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0);
+                rqHead = (rqHead + 1) % rqWrId.length;
+                rqCount--;
+            }
+        }
+    }
+
+    /** Requester-side error: called with the send-queue lock held. */
+    private void toError() {
+        if (state == QpState.RTS) {
+            state = QpState.ERROR;
+        }
+        flushRecvs();
+        flushStalled();
+    }
+
+    /** Responder-side error (another QP's thread): waiting sends are flushed when next touched. */
+    private void toErrorResponder() {
+        if (state == QpState.RTS) {
+            state = QpState.ERROR;
+        }
+        flushRecvs();
+        SoftFabric.schedule(this::resume, 0);
+    }
+
+    /** The peer went away: this QP goes to the error state. */
+    void peerGone() {
+        toErrorResponder();
+    }
+
+    /** Destroys the QP: flushes its work and tells the peer. */
+    void close() {
+        SoftQp p;
+        synchronized (sqLock) {
+            if (state == QpState.CLOSED) {
+                return;
+            }
+            state = QpState.CLOSED;
+            flushStalled();
+            p = peer;
+        }
+        synchronized (rqLock) {
+            while (rqCount > 0) {
+                recvCq.push(this, rqWrId[rqHead], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0);
+                rqHead = (rqHead + 1) % rqWrId.length;
+                rqCount--;
+            }
+        }
+        if (p != null) {
+            p.peerGone();
+            SoftConnection pc = p.connection;
+            if (pc != null) {
+                pc.peerDisconnected();
+            }
+        }
+    }
+
+    private static SendWr copy(SendWr w) {
+        SendWr c = new SendWr(Math.max(1, w.numSge));
+        c.wrId = w.wrId;
+        c.opcode = w.opcode;
+        c.signaled = w.signaled;
+        c.fence = w.fence;
+        for (int i = 0; i < w.numSge; i++) {
+            c.addSge(w.sgl[i].addr, w.sgl[i].length, w.sgl[i].lkey);
+        }
+        c.remoteAddr = w.remoteAddr;
+        c.rkey = w.rkey;
+        c.invalidateKey = w.invalidateKey;
+        c.mr = w.mr;
+        c.key = w.key;
+        c.access = w.access;
+        return c;
+    }
+
+    @Override
+    public String toString() {
+        return "soft-qp" + qpNum + "(" + state + ")";
+    }
+}
