@@ -6,7 +6,6 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * A read cache of hot blocks with their metadata (Caffeine, bounded by bytes) in front of another
@@ -18,12 +17,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * the page cache (a system call and a copy) with a hash lookup and a copy.
  */
 public final class CachingVolume implements Volume {
-    private static final int STRIPES = 64;
-
     private final Volume inner;
     private final BlockFormat format;
     private final Cache<Long, byte[]> cache;
-    private final ReentrantReadWriteLock[] locks = new ReentrantReadWriteLock[STRIPES];
+    private final BlockLocks locks = new BlockLocks();
 
     public CachingVolume(Volume inner, long maxBytes) {
         if (maxBytes <= 0) {
@@ -33,9 +30,6 @@ public final class CachingVolume implements Volume {
         this.format = inner.format();
         this.cache = Caffeine.newBuilder().maximumWeight(maxBytes)
                 .weigher((Long k, byte[] v) -> v.length + 64).build();
-        for (int i = 0; i < STRIPES; i++) {
-            locks[i] = new ReentrantReadWriteLock();
-        }
     }
 
     @Override
@@ -58,38 +52,11 @@ public final class CachingVolume implements Volume {
         return cache.estimatedSize();
     }
 
-    private void lock(long lba, int blocks, boolean write) {
-        int n = Math.min(blocks, STRIPES);
-        // Ascending stripe order for every caller: no lock-order deadlock.
-        boolean[] take = new boolean[STRIPES];
-        for (int i = 0; i < n; i++) {
-            take[(int) Math.floorMod(lba + i, (long) STRIPES)] = true;
-        }
-        for (int s = 0; s < STRIPES; s++) {
-            if (take[s]) {
-                if (write) locks[s].writeLock().lock(); else locks[s].readLock().lock();
-            }
-        }
-    }
-
-    private void unlock(long lba, int blocks, boolean write) {
-        int n = Math.min(blocks, STRIPES);
-        for (int i = 0; i < n; i++) {
-            int s = (int) Math.floorMod(lba + i, (long) STRIPES);
-            ReentrantReadWriteLock l = locks[s];
-            if (write) {
-                if (l.isWriteLockedByCurrentThread()) l.writeLock().unlock();
-            } else if (l.getReadHoldCount() > 0) {
-                l.readLock().unlock();
-            }
-        }
-    }
-
     @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        lock(lba, blocks, false);
+        long token = locks.lock(lba, blocks, false);
         try {
             MemoryVolume.Cursor d = new MemoryVolume.Cursor(data);
             MemoryVolume.Cursor m = metadata == null ? null : new MemoryVolume.Cursor(metadata);
@@ -108,7 +75,7 @@ public final class CachingVolume implements Volume {
                 }
             }
         } finally {
-            unlock(lba, blocks, false);
+            locks.unlock(token, false);
         }
     }
 
@@ -116,7 +83,7 @@ public final class CachingVolume implements Volume {
     public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        lock(lba, blocks, true);
+        long token = locks.lock(lba, blocks, true);
         try {
             inner.write(lba, blocks, data, metadata, fua);
             MemoryVolume.Cursor d = new MemoryVolume.Cursor(data);
@@ -130,20 +97,20 @@ public final class CachingVolume implements Volume {
                 cache.put(lba + i, block);
             }
         } finally {
-            unlock(lba, blocks, true);
+            locks.unlock(token, true);
         }
     }
 
     @Override
     public void writeZeroes(long lba, int blocks, boolean fua) throws IOException {
-        lock(lba, blocks, true);
+        long token = locks.lock(lba, blocks, true);
         try {
             inner.writeZeroes(lba, blocks, fua);
             for (int i = 0; i < blocks; i++) {
                 cache.invalidate(lba + i);
             }
         } finally {
-            unlock(lba, blocks, true);
+            locks.unlock(token, true);
         }
     }
 

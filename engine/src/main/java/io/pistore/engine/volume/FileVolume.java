@@ -23,6 +23,7 @@ public final class FileVolume implements Volume {
     private final FileChannel data;
     private final FileChannel meta;
     private final byte[] unwrittenMeta;
+    private final BlockLocks locks = new BlockLocks();
 
     private FileVolume(String name, BlockFormat format, long blockCount, FileChannel data, FileChannel meta) {
         this.name = name;
@@ -126,6 +127,15 @@ public final class FileVolume implements Volume {
 
     @Override
     public void read(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
+        long token = locks.lock(lba, blocks, false);
+        try {
+            readUnlocked(lba, blocks, dataOut, metaOut);
+        } finally {
+            locks.unlock(token, false);
+        }
+    }
+
+    private void readUnlocked(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
         readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
         if (metaOut != null && format.metadataSize() > 0) {
             readInto(meta, metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
@@ -134,6 +144,18 @@ public final class FileVolume implements Volume {
 
     @Override
     public void write(long lba, int blocks, ScatterList dataIn, ScatterList metaIn, boolean fua) throws IOException {
+        long token = locks.lock(lba, blocks, true);
+        try {
+            writeUnlocked(lba, blocks, dataIn, metaIn, false);
+        } finally {
+            locks.unlock(token, true);
+        }
+        if (fua) {
+            flush(); // outside the lock: readers of these blocks need not wait for the disk
+        }
+    }
+
+    private void writeUnlocked(long lba, int blocks, ScatterList dataIn, ScatterList metaIn, boolean fua) throws IOException {
         // Metadata first, then data: if the process dies between the two, the new PI sits over the
         // old data and a read fails its guard check. The other order could leave new data under the
         // unwritten pattern, whose escape tuple would let it read back unchecked.
@@ -151,6 +173,18 @@ public final class FileVolume implements Volume {
 
     @Override
     public void writeZeroes(long lba, int blocks, boolean fua) throws IOException {
+        long token = locks.lock(lba, blocks, true);
+        try {
+            writeZeroesUnlocked(lba, blocks, false);
+        } finally {
+            locks.unlock(token, true);
+        }
+        if (fua) {
+            flush(); // outside the lock: readers of these blocks need not wait for the disk
+        }
+    }
+
+    private void writeZeroesUnlocked(long lba, int blocks, boolean fua) throws IOException {
         // Data first, then the unwritten metadata (the reverse of write): a death in between leaves
         // zero data under the old PI, which fails its check, never old data under an escape tuple.
         long pos = lba * format.dataSize();

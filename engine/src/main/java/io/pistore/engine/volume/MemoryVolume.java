@@ -16,6 +16,7 @@ public final class MemoryVolume implements Volume {
     private final BlockFormat format;
     private final long blockCount;
     private final byte[] unwrittenMeta;
+    private final BlockLocks locks = new BlockLocks();
     /** Each chunk: CHUNK_BLOCKS data blocks, then CHUNK_BLOCKS metadata blocks. */
     private final AtomicReferenceArray<byte[]> chunks;
 
@@ -67,6 +68,15 @@ public final class MemoryVolume implements Volume {
 
     @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata) {
+        long token = locks.lock(lba, blocks, false);
+        try {
+            readUnlocked(lba, blocks, data, metadata);
+        } finally {
+            locks.unlock(token, false);
+        }
+    }
+
+    private void readUnlocked(long lba, int blocks, ScatterList data, ScatterList metadata) {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         Cursor d = new Cursor(data);
@@ -91,6 +101,15 @@ public final class MemoryVolume implements Volume {
 
     @Override
     public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) {
+        long token = locks.lock(lba, blocks, true);
+        try {
+            writeUnlocked(lba, blocks, data, metadata, fua);
+        } finally {
+            locks.unlock(token, true);
+        }
+    }
+
+    private void writeUnlocked(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         Cursor d = new Cursor(data);
@@ -112,6 +131,15 @@ public final class MemoryVolume implements Volume {
 
     @Override
     public void writeZeroes(long lba, int blocks, boolean fua) {
+        long token = locks.lock(lba, blocks, true);
+        try {
+            writeZeroesUnlocked(lba, blocks, fua);
+        } finally {
+            locks.unlock(token, true);
+        }
+    }
+
+    private void writeZeroesUnlocked(long lba, int blocks, boolean fua) {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         for (int i = 0; i < blocks; i++) {
