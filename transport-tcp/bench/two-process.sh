@@ -18,7 +18,13 @@ cp="engine/target/pistore-engine-0.1.0-SNAPSHOT.jar:engine/target/lib/*:transpor
 pistore() { java ${JAVA_OPTS:-} -cp "$cp" io.pistore.engine.cli.Main "$@"; }
 pistore volume create --data "$data" --size 256MiB --format 4096+8 pi > /dev/null
 pistore volume create --data "$data" --size 256MiB --format 4096+0 nopi > /dev/null
-pistore serve --transport tcp --data "$data" --listen 127.0.0.1:$port > "$data/serve.log" 2>&1 &
+if (exec 3<> /dev/tcp/127.0.0.1/$port) 2> /dev/null; then
+    echo "port $port is in use (an earlier serve?)" >&2
+    exit 2
+fi
+# shellcheck disable=SC2086
+java ${JAVA_OPTS:-} -cp "$cp" io.pistore.engine.cli.Main serve --transport tcp --data "$data" \
+    --listen 127.0.0.1:$port > "$data/serve.log" 2>&1 &
 serve=$!
 nbd=""
 if command -v nbdkit > /dev/null && command -v fio > /dev/null; then
@@ -27,6 +33,7 @@ if command -v nbdkit > /dev/null && command -v fio > /dev/null; then
 fi
 cleanup() {
     kill "$serve" 2> /dev/null || true
+    wait "$serve" 2> /dev/null || true
     [ -n "$nbd" ] && kill "$nbd" 2> /dev/null || true
     rm -rf "$data"
 }
