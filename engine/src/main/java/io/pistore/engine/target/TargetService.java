@@ -8,6 +8,7 @@ import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiErrorKind;
+import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
@@ -181,6 +182,16 @@ public final class TargetService implements TargetHandler {
                     return Completion.piError(r.lba(), e);
                 }
             }
+        }
+        Protection p = r.protection();
+        if (f.type() == PiType.TYPE_1 && p.initialRefTag() != (r.lba() & f.guard().refTagMask())) {
+            // Type 1: the reference tag follows the LBA (NVMe: ILBRT must equal the low bits of SLBA).
+            // Checked after the PI itself, so a PI that does not match the request is reported as
+            // such; this catches the PI that matches a request whose LBA was changed on the way (a
+            // header bit flip without a digest), which would otherwise be stored at the wrong place:
+            // a lost write. expected: the tag this LBA needs; actual: the one the request carries.
+            return Completion.piError(r.lba(), new PiError(PiErrorKind.REF_TAG, 0, r.lba() & f.guard().refTagMask(),
+                    p.initialRefTag()));
         }
         v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
         return Completion.success();
