@@ -190,3 +190,255 @@ uint64_t pistore_crc64_nvme(uint64_t crc, const uint8_t *p, size_t len) {
     }
     return crc64_kernel ? crc64_kernel(crc, p, len) : pistore_crc64_table(crc, p, len);
 }
+
+/* ------------------------------------------------------------------------------------------------
+ * Run-level PI: one call generates (guard + complete tuple) or verifies (escape, guard, app, ref)
+ * a run of whole blocks. Layout of block k: data at d + k*dStride (dataLen bytes), metadata at
+ * m + k*mStride; the guard covers the data and then the first `prefix` metadata bytes (PI last);
+ * the tuple sits at metadata + tupleOff. Interleaved lists are the case m == d + dataLen with equal
+ * strides, where data and prefix are one contiguous range. The tuple layout follows the algorithm
+ * (GuardType): CRC-16 guard u16|app u16|ref u32; CRC-64 guard u64|app u16|ref u48; CRC-32C guard
+ * u32|app u16|zero u16|ref u64; big-endian. Semantics are those of io.pistore.integrity.Pi.
+ * ------------------------------------------------------------------------------------------------ */
+
+#define OP_GENERATE 0
+#define OP_VERIFY 1
+#define F_GUARD 1
+#define F_APP 2
+#define F_REF 4
+#define F_TYPE3 8
+#define F_D_DIRECT 16
+#define F_M_DIRECT 32
+
+#define KIND_GUARD 0
+#define KIND_APP 1
+#define KIND_REF 2
+
+static inline void st16(uint8_t *p, uint64_t v) {
+    uint16_t x = __builtin_bswap16((uint16_t) v);
+    memcpy(p, &x, 2);
+}
+static inline void st32(uint8_t *p, uint64_t v) {
+    uint32_t x = __builtin_bswap32((uint32_t) v);
+    memcpy(p, &x, 4);
+}
+static inline void st64(uint8_t *p, uint64_t v) {
+    uint64_t x = __builtin_bswap64(v);
+    memcpy(p, &x, 8);
+}
+static inline uint64_t ld16(const uint8_t *p) {
+    uint16_t x;
+    memcpy(&x, p, 2);
+    return __builtin_bswap16(x);
+}
+static inline uint64_t ld32(const uint8_t *p) {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return __builtin_bswap32(x);
+}
+static inline uint64_t ld64(const uint8_t *p) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return __builtin_bswap64(x);
+}
+
+static inline uint64_t finish(int alg, uint64_t s) {
+    switch (alg) {
+    case ALG_CRC16:
+        return s & 0xFFFF;
+    case ALG_CRC64:
+        return ~s;
+    default:
+        return ~s & 0xFFFFFFFFu;
+    }
+}
+
+struct pi_run {
+    int alg;
+    uint64_t s0;
+    const uint8_t *d;
+    size_t d_stride;
+    uint8_t *m;
+    size_t m_stride;
+    int count;
+    size_t data_len;
+    size_t prefix;
+    size_t tuple_off;
+    int flags;
+    uint64_t app;
+    uint64_t app_mask;
+    uint64_t ref0;
+    uint64_t ref_mask;
+};
+
+static inline uint64_t run_guard(const struct pi_run *r, int k) {
+    const uint8_t *blk = r->d + (size_t) k * r->d_stride;
+    const uint8_t *md = r->m + (size_t) k * r->m_stride;
+    uint64_t s;
+    if (r->prefix && md == blk + r->data_len) {
+        s = update(r->alg, r->s0, blk, r->data_len + r->prefix);
+    } else {
+        s = update(r->alg, r->s0, blk, r->data_len);
+        if (r->prefix) {
+            s = update(r->alg, s, md, r->prefix);
+        }
+    }
+    return finish(r->alg, s);
+}
+
+static inline uint64_t run_ref(const struct pi_run *r, int k) {
+    return (r->flags & F_TYPE3) ? r->ref0 : (r->ref0 + (uint64_t) k) & r->ref_mask;
+}
+
+static void generate_run(const struct pi_run *r) {
+    for (int k = 0; k < r->count; k++) {
+        uint64_t g = run_guard(r, k);
+        uint64_t ref = run_ref(r, k);
+        uint8_t *t = r->m + (size_t) k * r->m_stride + r->tuple_off;
+        switch (r->alg) {
+        case ALG_CRC16:
+            st16(t, g);
+            st16(t + 2, r->app);
+            st32(t + 4, ref);
+            break;
+        case ALG_CRC64:
+            st64(t, g);
+            st16(t + 8, r->app);
+            st16(t + 10, ref >> 32);
+            st32(t + 12, ref);
+            break;
+        default:
+            st32(t, g);
+            st16(t + 4, r->app);
+            st16(t + 6, 0);
+            st64(t + 8, ref);
+            break;
+        }
+    }
+}
+
+/* The index of the first bad block (res = kind, expected, actual), or count when all pass. */
+static int verify_run(const struct pi_run *r, jlong res[3]) {
+    for (int k = 0; k < r->count; k++) {
+        const uint8_t *t = r->m + (size_t) k * r->m_stride + r->tuple_off;
+        uint64_t stored, app, ref;
+        switch (r->alg) {
+        case ALG_CRC16:
+            stored = ld16(t);
+            app = ld16(t + 2);
+            ref = ld32(t + 4);
+            break;
+        case ALG_CRC64:
+            stored = ld64(t);
+            app = ld16(t + 8);
+            ref = (ld16(t + 10) << 32) | ld32(t + 12);
+            break;
+        default:
+            stored = ld32(t);
+            app = ld16(t + 4);
+            ref = ld64(t + 8);
+            break;
+        }
+        if (app == 0xFFFF && (!(r->flags & F_TYPE3) || ref == r->ref_mask)) {
+            continue; /* escaped: no check at all */
+        }
+        if (r->flags & F_GUARD) {
+            uint64_t g = run_guard(r, k);
+            if (g != stored) {
+                res[0] = KIND_GUARD;
+                res[1] = (jlong) g;
+                res[2] = (jlong) stored;
+                return k;
+            }
+        }
+        if ((r->flags & F_APP) && (app & r->app_mask) != (r->app & r->app_mask)) {
+            res[0] = KIND_APP;
+            res[1] = (jlong) (r->app & r->app_mask);
+            res[2] = (jlong) (app & r->app_mask);
+            return k;
+        }
+        if (r->flags & F_REF) {
+            uint64_t want = run_ref(r, k);
+            if (ref != want) {
+                res[0] = KIND_REF;
+                res[1] = (jlong) want;
+                res[2] = (jlong) ref;
+                return k;
+            }
+        }
+    }
+    return r->count;
+}
+
+/*
+ * d and m are each a direct ByteBuffer (flag F_D_DIRECT / F_M_DIRECT) or a byte[]; offsets are
+ * absolute (array offsets already added). Returns count for a generate, the verify answer for a
+ * verify (result[0..2] filled when a block is bad), or -1 when a buffer address cannot be had.
+ * Heap arrays are held with GetPrimitiveArrayCritical, and no JNI call is made while they are held.
+ */
+JNIEXPORT jint JNICALL Java_io_pistore_integrity_internal_NativeGuards_run0(
+    JNIEnv *env, jclass cls, jint op, jint alg, jlong s0, jobject d, jint dOff, jint dStride, jobject m, jint mOff,
+    jint mStride, jint count, jint dataLen, jint prefix, jint tupleOff, jint flags, jint app, jint appMask,
+    jlong ref0, jlong refMask, jlongArray result) {
+    (void) cls;
+    int d_direct = (flags & F_D_DIRECT) != 0;
+    int m_direct = (flags & F_M_DIRECT) != 0;
+    int same = d_direct == m_direct && (*env)->IsSameObject(env, d, m);
+    uint8_t *dp, *mp;
+    if (d_direct) {
+        dp = (*env)->GetDirectBufferAddress(env, d);
+        if (!dp) {
+            return -1;
+        }
+    }
+    if (m_direct && !same) {
+        mp = (*env)->GetDirectBufferAddress(env, m);
+        if (!mp) {
+            return -1;
+        }
+    }
+    if (!d_direct) {
+        dp = (*env)->GetPrimitiveArrayCritical(env, d, NULL);
+        if (!dp) {
+            return -1;
+        }
+    }
+    if (same) {
+        mp = dp;
+    } else if (!m_direct) {
+        mp = (*env)->GetPrimitiveArrayCritical(env, m, NULL);
+        if (!mp) {
+            if (!d_direct) {
+                (*env)->ReleasePrimitiveArrayCritical(env, d, dp, JNI_ABORT);
+            }
+            return -1;
+        }
+    }
+    struct pi_run r = {
+        .alg = alg, .s0 = (uint64_t) s0,
+        .d = dp + dOff, .d_stride = (size_t) dStride,
+        .m = mp + mOff, .m_stride = (size_t) mStride,
+        .count = count, .data_len = (size_t) dataLen, .prefix = (size_t) prefix, .tuple_off = (size_t) tupleOff,
+        .flags = flags, .app = (uint64_t) app, .app_mask = (uint64_t) appMask,
+        .ref0 = (uint64_t) ref0, .ref_mask = (uint64_t) refMask,
+    };
+    jlong res[3] = {0, 0, 0};
+    jint ans;
+    if (op == OP_GENERATE) {
+        generate_run(&r);
+        ans = count;
+    } else {
+        ans = verify_run(&r, res);
+    }
+    int wrote = op == OP_GENERATE;
+    if (!m_direct && !same) {
+        (*env)->ReleasePrimitiveArrayCritical(env, m, mp, wrote ? 0 : JNI_ABORT);
+    }
+    if (!d_direct) {
+        (*env)->ReleasePrimitiveArrayCritical(env, d, dp, wrote && same ? 0 : JNI_ABORT);
+    }
+    if (op == OP_VERIFY && ans < count) {
+        (*env)->SetLongArrayRegion(env, result, 0, 3, res);
+    }
+    return ans;
+}

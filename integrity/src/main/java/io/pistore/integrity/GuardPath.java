@@ -12,6 +12,28 @@ public final class GuardPath {
     private GuardPath() {
     }
 
+    /**
+     * Which guard implementation one operation uses ({@link PiContext.Builder#guardPath}), without
+     * changing what the rest of the process uses: {@link #DEFAULT} is what {@link GuardType} bound
+     * (native where available, per docs/NATIVE.md); {@link #JAVA} the pure-Java kernels;
+     * {@link #NATIVE} the native kernel of the guard even where it is not the default (CRC-32C
+     * through ISA-L), and only where {@link GuardType#hasNativePath()}.
+     */
+    public enum Use {
+        DEFAULT, JAVA, NATIVE;
+
+        /** Parses default | java | native (case-insensitive). */
+        public static Use parse(String s) {
+            switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+                case "default": return DEFAULT;
+                case "java": return JAVA;
+                case "native": return NATIVE;
+                default: throw new IllegalArgumentException("unknown guard path '" + s
+                        + "' (expected default, java or native)");
+            }
+        }
+    }
+
     /** Whether the native guard path is loaded and in use. */
     public static boolean isNative() {
         return NativeGuards.isAvailable();

@@ -23,13 +23,13 @@ import java.util.Locale;
  */
 public enum GuardType {
     /** CRC-16/T10-DIF: poly 0x8BB7, init 0, not reflected, no final xor. */
-    CRC16("crc16", 8, 2, 2, 4, 4, NativeGuards.select(Crc16T10Dif.INSTANCE)),
+    CRC16("crc16", 8, 2, 2, 4, 4, Crc16T10Dif.INSTANCE),
     /** 16-bit ones' complement IP checksum (the DIX memory-side guard of SCSI). */
     IP_CHECKSUM("ip", 8, 2, 2, 4, 4, IpChecksum.INSTANCE),
     /** CRC-32C (Castagnoli), the NVMe 32b guard. */
-    CRC32C("crc32c", 16, 4, 4, 8, 8, NativeGuards.select(Crc32cGuard.INSTANCE)),
+    CRC32C("crc32c", 16, 4, 4, 8, 8, Crc32cGuard.INSTANCE),
     /** CRC-64/NVME (Rocksoft), the NVMe 64b guard. */
-    CRC64("crc64", 16, 8, 8, 10, 6, NativeGuards.select(Crc64Nvme.INSTANCE));
+    CRC64("crc64", 16, 8, 8, 10, 6, Crc64Nvme.INSTANCE);
 
     private final String cliName;
     private final int tupleSize;
@@ -38,16 +38,20 @@ public enum GuardType {
     private final int refTagOffset;
     private final int refTagSize;
     private final GuardAlgorithm algorithm;
+    private final GuardAlgorithm javaAlgorithm;
+    private final GuardAlgorithm nativeAlgorithm;
 
     GuardType(String cliName, int tupleSize, int guardSize, int appTagOffset, int refTagOffset,
-              int refTagSize, GuardAlgorithm algorithm) {
+              int refTagSize, GuardAlgorithm java) {
         this.cliName = cliName;
         this.tupleSize = tupleSize;
         this.guardSize = guardSize;
         this.appTagOffset = appTagOffset;
         this.refTagOffset = refTagOffset;
         this.refTagSize = refTagSize;
-        this.algorithm = algorithm;
+        this.javaAlgorithm = java;
+        this.algorithm = NativeGuards.select(java);
+        this.nativeAlgorithm = NativeGuards.nativeAlgorithm(java);
     }
 
     /** Short name used on the command line and in configuration: crc16, ip, crc32c, crc64. */
@@ -119,6 +123,32 @@ public enum GuardType {
     /** Engine access: the algorithm behind this guard. */
     GuardAlgorithm algorithm() {
         return algorithm;
+    }
+
+    /**
+     * The algorithm a {@link GuardPath.Use} asks for. NATIVE on a guard without a native kernel gives
+     * the Java one ({@link PiContext} refuses NATIVE for such a format's own guard; this covers the
+     * target guard of a conversion, e.g. to the IP checksum).
+     */
+    GuardAlgorithm algorithm(GuardPath.Use use) {
+        switch (use) {
+            case JAVA: return javaAlgorithm;
+            case NATIVE: return nativeAlgorithm != null ? nativeAlgorithm : javaAlgorithm;
+            default: return algorithm;
+        }
+    }
+
+    /**
+     * Whether this process has a native kernel for this guard (whether or not it is the default
+     * one: CRC-32C through ISA-L is native-capable but the JDK intrinsic is bound by default).
+     */
+    public boolean hasNativePath() {
+        return nativeAlgorithm != null;
+    }
+
+    /** Whether the path this guard uses by default ({@link GuardPath.Use#DEFAULT}) is native. */
+    public boolean isNativeByDefault() {
+        return algorithm != javaAlgorithm;
     }
 
     /** Parses crc16 | ip | crc32c | crc64 (case-insensitive; also t10dif, ipcsum, crc64nvme). */

@@ -316,10 +316,19 @@ public final class Pi {
         }
     }
 
+    /** The guard algorithm of a context's format on the context's {@link GuardPath.Use}. */
+    static GuardAlgorithm algorithm(PiContext ctx, GuardType g) {
+        return g.algorithm(ctx.guardPath());
+    }
+
+    /** Runs of at least this many whole blocks go to the algorithm's run-level hook first. */
+    static final int RUN_HOOK_MIN_BLOCKS = 2;
+
     private static final class GenerateOp extends BlockWalker.RunOp {
         private final PiContext ctx;
         private final BlockFormat f;
         private final GuardType g;
+        private final GuardAlgorithm alg;
         private final long[] guards = new long[BlockWalker.MAX_RUN];
 
         GenerateOp(PiContext ctx) {
@@ -327,12 +336,18 @@ public final class Pi {
             this.ctx = ctx;
             this.f = ctx.format();
             this.g = f.guard();
+            this.alg = algorithm(ctx, g);
         }
 
         @Override
         boolean run(ByteBuffer d, int dOff, int dStride, ByteBuffer m, int mOff, int mStride, int count, long index) {
-            guards(g.algorithm(), f, ctx.guardSeed(), d, dOff, dStride, m, mOff, mStride, count, guards);
             int tupleOff = f.tupleOffsetInMetadata();
+            if (count >= RUN_HOOK_MIN_BLOCKS && alg.generateRun(d, dOff, dStride, m, mOff, mStride, count,
+                    f.dataSize(), f.guardedMetadataPrefix(), tupleOff, ctx.guardSeed(), ctx.appTag(),
+                    ctx.refTag(index), g.refTagMask(), f.type() == PiType.TYPE_3)) {
+                return true;
+            }
+            guards(alg, f, ctx.guardSeed(), d, dOff, dStride, m, mOff, mStride, count, guards);
             int app = ctx.appTag();
             for (int k = 0; k < count; k++) {
                 Tuples.put(g, m, mOff + k * mStride + tupleOff, guards[k], app, ctx.refTag(index + k));
@@ -345,8 +360,11 @@ public final class Pi {
         private final PiContext ctx;
         private final BlockFormat f;
         private final GuardType g;
+        private final GuardAlgorithm alg;
         private final int max;
+        private final int runChecks;
         private final long[] guards = new long[BlockWalker.MAX_RUN];
+        private final long[] bad = new long[3];
         final List<PiError> errors = new ArrayList<>(1);
 
         VerifyOp(PiContext ctx, int max) {
@@ -354,14 +372,50 @@ public final class Pi {
             this.ctx = ctx;
             this.f = ctx.format();
             this.g = f.guard();
+            this.alg = algorithm(ctx, g);
             this.max = max;
+            CheckFlags c = ctx.checks();
+            this.runChecks = (c.guard() ? GuardAlgorithm.CHECK_GUARD : 0) | (c.app() ? GuardAlgorithm.CHECK_APP : 0)
+                    | (c.ref() && f.type() != PiType.TYPE_3 ? GuardAlgorithm.CHECK_REF : 0);
         }
 
         @Override
         boolean run(ByteBuffer d, int dOff, int dStride, ByteBuffer m, int mOff, int mStride, int count, long index) {
+            int from = 0;
+            if (count >= RUN_HOOK_MIN_BLOCKS) {
+                // The hook answers the first bad block of what is left; continue after it until done
+                // or enough errors (one per bad block, in order, as the Java loop below).
+                while (from < count) {
+                    int n = count - from;
+                    int r = alg.verifyRun(d, dOff + from * dStride, dStride, m, mOff + from * mStride, mStride, n,
+                            f.dataSize(), f.guardedMetadataPrefix(), f.tupleOffsetInMetadata(), ctx.guardSeed(),
+                            runChecks, ctx.appTag(), ctx.appMask(), ctx.refTag(index + from), g.refTagMask(),
+                            f.type() == PiType.TYPE_3, bad);
+                    if (r == GuardAlgorithm.NOT_HANDLED) {
+                        break;
+                    }
+                    if (r >= n) {
+                        return true;
+                    }
+                    errors.add(new PiError(kind((int) bad[0]), index + from + r, bad[1], bad[2]));
+                    if (errors.size() >= max) {
+                        return false;
+                    }
+                    from += r + 1;
+                }
+                if (from >= count) {
+                    return true;
+                }
+            }
+            return javaRun(d, dOff + from * dStride, dStride, m, mOff + from * mStride, mStride, count - from,
+                    index + from);
+        }
+
+        private boolean javaRun(ByteBuffer d, int dOff, int dStride, ByteBuffer m, int mOff, int mStride, int count,
+                                long index) {
             CheckFlags c = ctx.checks();
             if (c.guard()) {
-                guards(g.algorithm(), f, ctx.guardSeed(), d, dOff, dStride, m, mOff, mStride, count, guards);
+                guards(alg, f, ctx.guardSeed(), d, dOff, dStride, m, mOff, mStride, count, guards);
             }
             int tupleOff = f.tupleOffsetInMetadata();
             for (int k = 0; k < count; k++) {
@@ -375,6 +429,15 @@ public final class Pi {
                 }
             }
             return true;
+        }
+
+        private static PiErrorKind kind(int k) {
+            switch (k) {
+                case GuardAlgorithm.KIND_GUARD: return PiErrorKind.GUARD;
+                case GuardAlgorithm.KIND_APP: return PiErrorKind.APP_TAG;
+                case GuardAlgorithm.KIND_REF: return PiErrorKind.REF_TAG;
+                default: throw new IllegalStateException("unknown run-level error kind " + k);
+            }
         }
     }
 
@@ -466,9 +529,9 @@ public final class Pi {
             GuardType from = f.guard();
             boolean checkOld = ctx.checks().guard();
             if (checkOld) {
-                guards(from.algorithm(), f, ctx.guardSeed(), d, dOff, dStride, m, mOff, mStride, count, oldGuards);
+                guards(algorithm(ctx, from), f, ctx.guardSeed(), d, dOff, dStride, m, mOff, mStride, count, oldGuards);
             }
-            guards(to.algorithm(), toFormat, ctx.guardSeed(), d, dOff, dStride, m, mOff, mStride, count, newGuards);
+            guards(algorithm(ctx, to), toFormat, ctx.guardSeed(), d, dOff, dStride, m, mOff, mStride, count, newGuards);
             int tupleOff = f.tupleOffsetInMetadata();
             for (int k = 0; k < count; k++) {
                 int at = mOff + k * mStride + tupleOff;

@@ -17,6 +17,7 @@ public final class PiContext {
     private final int appTag;
     private final int appMask;
     private final long guardSeed;
+    private final GuardPath.Use guardPath;
 
     private PiContext(Builder b) {
         this.format = Objects.requireNonNull(b.format, "format");
@@ -25,6 +26,11 @@ public final class PiContext {
         this.appTag = b.appTag;
         this.appMask = b.appMask;
         this.guardSeed = b.guardSeed;
+        this.guardPath = Objects.requireNonNull(b.guardPath, "guardPath");
+        if (guardPath == GuardPath.Use.NATIVE && format.hasPi() && !format.guard().hasNativePath()) {
+            throw new IllegalArgumentException("no native path for guard " + format.guard().cliName() + " ("
+                    + GuardPath.describe() + ")");
+        }
         if (appTag < 0 || appTag > 0xFFFF) {
             throw new IllegalArgumentException("app tag must be 0 to 0xFFFF, not 0x" + Integer.toHexString(appTag));
         }
@@ -54,7 +60,7 @@ public final class PiContext {
 
     public Builder toBuilder() {
         return new Builder(format).checks(checks).initialRefTag(initialRefTag).appTag(appTag).appMask(appMask)
-                .guardSeed(guardSeed);
+                .guardSeed(guardSeed).guardPath(guardPath);
     }
 
     public BlockFormat format() {
@@ -81,6 +87,11 @@ public final class PiContext {
         return guardSeed;
     }
 
+    /** Which guard implementation operations with this context use (default: {@link GuardPath.Use#DEFAULT}). */
+    public GuardPath.Use guardPath() {
+        return guardPath;
+    }
+
     /** The reference tag that block {@code index} of this I/O carries. */
     public long refTag(long index) {
         if (format.type() == PiType.TYPE_3) {
@@ -104,7 +115,8 @@ public final class PiContext {
     public String toString() {
         return "PiContext{" + format + ", checks=" + checks + ", ref=0x" + Long.toHexString(initialRefTag)
                 + ", app=0x" + Integer.toHexString(appTag) + "/0x" + Integer.toHexString(appMask)
-                + ", seed=0x" + Long.toHexString(guardSeed) + "}";
+                + ", seed=0x" + Long.toHexString(guardSeed)
+                + (guardPath == GuardPath.Use.DEFAULT ? "" : ", path=" + guardPath) + "}";
     }
 
     /** Builder; defaults: all checks, ref tag 0, app tag 0, app mask 0xFFFF, seed 0. */
@@ -115,6 +127,7 @@ public final class PiContext {
         private int appTag;
         private int appMask = 0xFFFF;
         private long guardSeed;
+        private GuardPath.Use guardPath = GuardPath.Use.DEFAULT;
 
         private Builder(BlockFormat format) {
             this.format = Objects.requireNonNull(format, "format");
@@ -142,6 +155,15 @@ public final class PiContext {
 
         public Builder guardSeed(long s) {
             this.guardSeed = s;
+            return this;
+        }
+
+        /**
+         * Which guard implementation to use for this context's operations (benchmarks, cross-checks,
+         * {@code pistore pi speed}); NATIVE where the guard has none is an IllegalArgumentException.
+         */
+        public Builder guardPath(GuardPath.Use use) {
+            this.guardPath = use;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.pistore.engine.cli;
 
+import io.pistore.integrity.GuardPath;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -174,7 +175,8 @@ public final class Main implements Callable<Integer> {
     static final class Version implements IVersionProvider {
         @Override
         public String[] getVersion() {
-            return new String[] {"pistore " + version()};
+            // the second line says which guard path (native or pure Java) this process uses, and why
+            return new String[] {"pistore " + version(), GuardPath.describe()};
         }
 
         static String version() {

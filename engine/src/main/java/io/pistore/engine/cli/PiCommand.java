@@ -8,8 +8,10 @@ import picocli.CommandLine.Spec;
 /** {@code pistore pi}: the PI file tool. */
 @Command(name = "pi", sortOptions = false,
         description = {"Protection Information on files: generate, verify, strip, and guard checksums.",
-            "Files stream through in chunks, so any size works in bounded memory."},
-        subcommands = {PiGenerateCommand.class, PiVerifyCommand.class, PiStripCommand.class, PiCrcCommand.class})
+            "Files stream through in chunks, so any size works in bounded memory.",
+            "'pi speed' measures what PI costs in memory on this machine."},
+        subcommands = {PiGenerateCommand.class, PiVerifyCommand.class, PiStripCommand.class, PiCrcCommand.class,
+            PiSpeedCommand.class})
 final class PiCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -575,7 +575,7 @@ class PiToolTest {
     void versionAndHelp() {
         Result v = run("--version");
         assertEquals(0, v.code());
-        assertTrue(v.out().matches("pistore \\d+\\.\\d+\\.\\d+.*\\n"), v.toString());
+        assertTrue(v.out().matches("pistore \\d+\\.\\d+\\.\\d+.*\\nguards: .*\\n"), v.toString());
         Result h = run("pi", "verify", "--help");
         assertEquals(0, h.code());
         assertTrue(h.out().contains("--max-errors"), h.toString());

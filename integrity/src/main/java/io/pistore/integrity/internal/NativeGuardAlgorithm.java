@@ -93,6 +93,26 @@ final class NativeGuardAlgorithm extends GuardAlgorithm {
     }
 
     @Override
+    public boolean generateRun(ByteBuffer d, int dOff, int dStride, ByteBuffer m, int mOff, int mStride, int count,
+                               int dataLen, int prefix, int tupleOff, long seed, int app, long ref0, long refMask,
+                               boolean type3) {
+        return NativeGuards.run(NativeGuards.OP_GENERATE, alg, javaKernel.start(seed), d, dOff, dStride, m, mOff,
+                mStride, count, dataLen, prefix, tupleOff, type3 ? NativeGuards.F_TYPE3 : 0, app, 0, ref0, refMask,
+                null) >= 0;
+    }
+
+    @Override
+    public int verifyRun(ByteBuffer d, int dOff, int dStride, ByteBuffer m, int mOff, int mStride, int count,
+                         int dataLen, int prefix, int tupleOff, long seed, int checks, int app, int appMask, long ref0,
+                         long refMask, boolean type3, long[] result) {
+        // CHECK_* bits are the library's F_GUARD / F_APP / F_REF
+        int flags = (checks & (CHECK_GUARD | CHECK_APP | CHECK_REF)) | (type3 ? NativeGuards.F_TYPE3 : 0);
+        int r = NativeGuards.run(NativeGuards.OP_VERIFY, alg, javaKernel.start(seed), d, dOff, dStride, m, mOff,
+                mStride, count, dataLen, prefix, tupleOff, flags, app, appMask, ref0, refMask, result);
+        return r < 0 ? NOT_HANDLED : r;
+    }
+
+    @Override
     public String name() {
         return javaKernel.name() + "-native";
     }

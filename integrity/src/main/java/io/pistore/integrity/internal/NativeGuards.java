@@ -129,6 +129,22 @@ public final class NativeGuards {
         return java;
     }
 
+    /**
+     * The native algorithm for {@code java} whatever {@link #select}'s default policy (so also CRC-32C
+     * through ISA-L), with the same short-update threshold as the bound one; null when the library
+     * has no kernel for it. What {@code GuardPath.Use.NATIVE} runs.
+     */
+    public static GuardAlgorithm nativeAlgorithm(GuardAlgorithm java) {
+        GuardAlgorithm bound = select(java);
+        if (bound != java) {
+            return bound;
+        }
+        if (java == Crc32cGuard.INSTANCE && hasCrc32c()) {
+            return new NativeGuardAlgorithm(java, ALG_CRC32C, NativeGuardAlgorithm.NATIVE_MIN_LEN);
+        }
+        return null;
+    }
+
     /** The native variant of {@code java} regardless of {@link #select}'s policy, or null (tests, benchmarks). */
     public static GuardAlgorithm nativeVariant(GuardAlgorithm java) {
         if (java == Crc16T10Dif.INSTANCE && hasCrc16()) {
@@ -232,6 +248,82 @@ public final class NativeGuards {
         }
     }
 
+    // ---------------------------------------------------------------- run-level PI (pistore_native.c)
+
+    static final int OP_GENERATE = 0;
+    static final int OP_VERIFY = 1;
+    /** Flags shared with pistore_native.c: checks, the Type 3 rules, and which buffers are direct. */
+    static final int F_GUARD = 1;
+    static final int F_APP = 2;
+    static final int F_REF = 4;
+    static final int F_TYPE3 = 8;
+    private static final int F_D_DIRECT = 16;
+    private static final int F_M_DIRECT = 32;
+
+    /** Tuple bytes of each algorithm's format (CRC-16: 8; CRC-64 and CRC-32C: 16). */
+    static int tupleSize(int alg) {
+        return alg == ALG_CRC16 ? 8 : 16;
+    }
+
+    /**
+     * One native call over a run of {@code count} whole blocks: generate (writes complete tuples;
+     * returns {@code count}) or verify (returns the index of the first bad block, with kind,
+     * expected and actual in {@code result[0..2]}, or {@code count} when all pass). Returns -1
+     * when the buffers cannot be handled natively (a heap buffer without an accessible array, a
+     * read-only metadata buffer for generate): the caller then runs the Java path. Every offset,
+     * stride and length is checked here against each buffer's limit before C is reached.
+     */
+    static int run(int op, int alg, long s0, ByteBuffer d, int dOff, int dStride, ByteBuffer m, int mOff,
+                   int mStride, int count, int dataLen, int prefix, int tupleOff, int flags, int app, int appMask,
+                   long ref0, long refMask, long[] result) {
+        Objects.requireNonNull(d, "data buffer");
+        Objects.requireNonNull(m, "metadata buffer");
+        if (op != OP_GENERATE && op != OP_VERIFY || alg < ALG_CRC16 || alg > ALG_CRC32C) {
+            throw new IllegalArgumentException("op " + op + " alg " + alg);
+        }
+        if (count < 1 || dataLen < 0 || prefix < 0 || tupleOff < 0 || dOff < 0 || mOff < 0 || dStride < 0
+                || mStride < 0) {
+            throw new IndexOutOfBoundsException("bad run: count=" + count + " dataLen=" + dataLen + " prefix="
+                    + prefix + " tupleOff=" + tupleOff + " dOff=" + dOff + " dStride=" + dStride + " mOff=" + mOff
+                    + " mStride=" + mStride);
+        }
+        if (op == OP_VERIFY && (result == null || result.length < 3)) {
+            throw new IllegalArgumentException("verify needs a result array of 3");
+        }
+        long dEnd = dOff + (long) (count - 1) * dStride + dataLen;
+        long mEnd = mOff + (long) (count - 1) * mStride + Math.max(prefix, (long) tupleOff + tupleSize(alg));
+        if (dEnd > d.limit() || mEnd > m.limit()) {
+            throw new IndexOutOfBoundsException("run outside its buffers: data [" + dOff + ", " + dEnd + ") of "
+                    + d.limit() + ", metadata [" + mOff + ", " + mEnd + ") of " + m.limit());
+        }
+        if (op == OP_GENERATE && m.isReadOnly()) {
+            return -1;
+        }
+        Object dObj;
+        Object mObj;
+        int f = flags & (F_GUARD | F_APP | F_REF | F_TYPE3);
+        if (d.isDirect()) {
+            dObj = d;
+            f |= F_D_DIRECT;
+        } else if (d.hasArray()) {
+            dObj = d.array();
+            dOff += d.arrayOffset();
+        } else {
+            return -1;
+        }
+        if (m.isDirect()) {
+            mObj = m;
+            f |= F_M_DIRECT;
+        } else if (m.hasArray()) {
+            mObj = m.array();
+            mOff += m.arrayOffset();
+        } else {
+            return -1;
+        }
+        return run0(op, alg, s0, dObj, dOff, dStride, mObj, mOff, mStride, count, dataLen, prefix, tupleOff, f,
+                app & 0xFFFF, appMask & 0xFFFF, ref0, refMask, result);
+    }
+
     /** The CRC-64/NVME folding constants compiled into the library (see gen_crc64_constants.c). */
     static long[] crc64Constants() {
         ensureAvailability();
@@ -239,6 +331,10 @@ public final class NativeGuards {
     }
 
     private static native int init0();
+
+    private static native int run0(int op, int alg, long s0, Object d, int dOff, int dStride, Object m, int mOff,
+                                   int mStride, int count, int dataLen, int prefix, int tupleOff, int flags, int app,
+                                   int appMask, long ref0, long refMask, long[] result);
 
     private static native String describe0();
 

@@ -1,6 +1,7 @@
 package io.pistore.it.nativebench;
 
 import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.GuardPath;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
@@ -27,8 +28,10 @@ import org.openjdk.jmh.annotations.State;
  * Native vs pure-Java guard kernels (issue 3), side by side in one JVM, over 1 MiB of data cut
  * into blocks: {@code guards} is the kernel call Pi makes per run of up to 64 blocks
  * ({@code GuardAlgorithm.updateBlocks}); {@code generate} and {@code verify} are whole
- * {@code Pi} operations on an interleaved 1 MiB buffer through whichever path {@code GuardType}
- * bound in this JVM (run once more with {@code -jvmArgsAppend -Dpistore.native=false} for Java).
+ * {@code Pi} operations on an interleaved buffer of 1 MiB of data, on the guard path named by
+ * {@code path} ({@code PiContext.guardPath}: native and pure Java side by side in one JVM; native
+ * generate/verify run one JNI call per run of whole blocks); {@code copy} is a plain copy of a
+ * buffer of the same size (the memory-bandwidth yardstick).
  * Time is per 1 MiB of data: GB/s = 1.048576 / (µs/op) * 1000 / 1000.
  * See docs/NATIVE.md for the commands and the figures.
  */
@@ -94,6 +97,8 @@ public class NativeGuardBench {
         public String format;
         @Param({"direct", "heap"})
         public String memory;
+        @Param({"native", "java"})
+        public String path;
 
         PiContext ctx;
         ScatterList list;
@@ -108,11 +113,12 @@ public class NativeGuardBench {
             byte[] r = new byte[len];
             new SplittableRandom(2).nextBytes(r);
             b.put(r).clear();
-            ctx = PiContext.builder(f).initialRefTag(1).build();
+            ctx = PiContext.builder(f).initialRefTag(1)
+                    .guardPath(path.equals("native") ? GuardPath.Use.NATIVE : GuardPath.Use.JAVA).build();
             list = ScatterList.of(b);
             Pi.generate(ctx, list, nblocks);
             System.out.println("[pistore] " + NativeGuards.describe() + " format " + format + " guard "
-                    + f.guard().cliName());
+                    + f.guard().cliName() + " path " + path);
         }
     }
 
@@ -125,5 +131,29 @@ public class NativeGuardBench {
     @Benchmark
     public PiError verify(PiState s) {
         return Pi.verify(s.ctx, s.list, s.nblocks);
+    }
+
+    @State(Scope.Thread)
+    public static class CopyState {
+        @Param({"direct", "heap"})
+        public String memory;
+
+        ByteBuffer src;
+        ByteBuffer dst;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            int len = MIB + MIB / 512 * 8; // the 512+8 interleaved size, the largest of the formats
+            src = memory.equals("direct") ? ByteBuffer.allocateDirect(len) : ByteBuffer.allocate(len);
+            dst = memory.equals("direct") ? ByteBuffer.allocateDirect(len) : ByteBuffer.allocate(len);
+        }
+    }
+
+    /** A plain copy of the (512+8) buffer: what moving the bytes once costs. */
+    @Benchmark
+    public ByteBuffer copy(CopyState c) {
+        c.dst.clear();
+        c.dst.put(0, c.src, 0, c.src.capacity());
+        return c.dst;
     }
 }
