@@ -65,6 +65,8 @@ public final class BenchOptions {
     /** Embedded file volumes: bytes of Caffeine read cache in front of each (0: none). */
     public long cacheBytes;
     public boolean progress = true;
+    /** Embedded target, workloads that read: write every block once before starting. */
+    public boolean prefill = true;
 
     /** Checks the options against each other; throws IllegalArgumentException with a one-line reason. */
     public void validate() {

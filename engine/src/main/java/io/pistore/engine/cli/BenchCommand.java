@@ -100,6 +100,11 @@ final class BenchCommand implements Callable<Integer> {
             description = "With --data: a read cache of hot blocks and their PI per volume (default: none).")
     long cache;
 
+    @Option(names = "--no-prefill", negatable = false,
+            description = "Embedded target: do not write every block before a workload that reads "
+                    + "(unwritten blocks carry an escape tuple, so their PI checks are skipped).")
+    boolean noPrefill;
+
     @Option(names = "--json", description = "Print one JSON object per transport on stdout (progress goes to stderr).")
     boolean json;
 
@@ -120,6 +125,7 @@ final class BenchCommand implements Callable<Integer> {
             o.rampSeconds = ramp;
             o.sizeBytes = size;
             o.dataDir = data;
+            o.prefill = !noPrefill;
             o.cacheBytes = cache;
             if (cache > 0 && data == null) {
                 throw new IllegalArgumentException("--cache needs --data: the memory volume is its own cache");
