@@ -1,7 +1,6 @@
 package io.pistore.it.reliability;
 
 import io.pistore.engine.Transports;
-import io.pistore.engine.volume.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.InjectTarget;
@@ -210,7 +209,6 @@ public final class FaultInjectingProvider implements BlockTransportProvider {
             if (!checked) {
                 return false;
             }
-            byte[] unwritten = UnwrittenBlock.metadata(f);
             byte[] meta = r.metadata().toArray();
             for (int i = 0; i < r.blocks(); i++) {
                 int app = f.tupleOffsetInMetadata() + f.guard().appTagOffset() + i * f.metadataSize();
@@ -218,9 +216,6 @@ public final class FaultInjectingProvider implements BlockTransportProvider {
                     n.skippedEscape.increment();
                     return false;
                 }
-            }
-            if (unwritten.length == 0) {
-                return false;
             }
             PiContext ctx = PiContext.builder(f).build();
             Pi.injectError(ctx, r.data(), r.metadata(), r.blocks(), t, new Random(seed));
