@@ -13,8 +13,11 @@ public interface TargetHandler {
     List<VolumeInfo> volumes();
 
     /**
-     * Executes a request. {@code piCheckedInTransport} is true when the transport has already checked
-     * the request's PI in hardware on the way in, so the engine does not check it again.
+     * Executes a request. {@code piCheckedInTransport} is true when the transport checks the
+     * request's PI itself, in hardware or in software, so the engine does not check it again: for a
+     * write, the transport has checked it on the way in; for a read (which then must carry a
+     * metadata list), the transport checks the returned PI further along the path (the RDMA
+     * target's integrity MR, the TCP host), so the engine returns the stored PI unchecked.
      */
     void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done);
 

@@ -62,26 +62,33 @@ public final class BenchRunner {
                 long blocks = o.sizeBytes / f.dataSize();
                 try (VolumeStore store = o.dataDir == null ? VolumeStore.inMemory()
                         : VolumeStore.open(o.dataDir, o.cacheBytes)) {
-                    if (store.get(o.volume) == null) {
+                    boolean reused = store.get(o.volume) != null;
+                    if (!reused) {
                         store.create(o.volume, f, blocks);
                     }
                     try (TargetListener l = t.listen(p.embeddedListenAddress(), new TargetService(store))) {
-                        return runOn(name, t, l.address(), o.prefill && o.rw != BenchOptions.Rw.VERIFY
-                                && o.rw != BenchOptions.Rw.WRITE && o.rw != BenchOptions.Rw.RANDWRITE);
+                        boolean fresh = store.get(o.volume).blockCount() == blocks && !reused;
+                        return runOn(name, t, l.address(), fresh && o.prefill && o.rw != BenchOptions.Rw.VERIFY
+                                && o.rw != BenchOptions.Rw.WRITE && o.rw != BenchOptions.Rw.RANDWRITE, fresh);
                     }
                 }
             }
-            return runOn(name, t, o.target, false);
+            return runOn(name, t, o.target, false, false);
         }
     }
 
-    private BenchResult runOn(String name, BlockTransport t, String address, boolean prefill) throws Exception {
+    /**
+     * {@code fresh}: the volume was created for this run, so blocks it has not written read as zeros
+     * (verify checks that); on an existing volume, verify checks only blocks this run wrote.
+     */
+    private BenchResult runOn(String name, BlockTransport t, String address, boolean prefill, boolean fresh)
+            throws Exception {
         try (HostConnection c = t.connect(address, new ConnectOptions(o.queues, o.queueDepth))) {
             BlockDevice dev = BlockDevice.open(c, o.volume);
             if (prefill) {
                 prefill(name, dev);
             }
-            return new Run(name, dev).execute();
+            return new Run(name, dev, fresh && !prefill).execute();
         }
     }
 
@@ -131,7 +138,11 @@ public final class BenchRunner {
         CountDownLatch done;
         long[] generations;
 
-        Run(String transport, BlockDevice dev) {
+        /** Whether a block this run never wrote is known to read as zeros. */
+        final boolean unwrittenIsZero;
+
+        Run(String transport, BlockDevice dev, boolean unwrittenIsZero) {
+            this.unwrittenIsZero = unwrittenIsZero;
             this.transport = transport;
             this.dev = dev;
             this.f = dev.format();
@@ -380,7 +391,8 @@ public final class BenchRunner {
                     } else if (o.rw == BenchOptions.Rw.VERIFY) {
                         if (write) {
                             generations[(int) chunk]++;
-                        } else if (!matches(generations[(int) chunk])) {
+                        } else if ((generations[(int) chunk] != 0 || unwrittenIsZero)
+                                && !matches(generations[(int) chunk])) {
                             mismatches.increment();
                             problem("data mismatch at lba " + lba + " (no error reported)");
                         }

@@ -72,15 +72,31 @@ public final class TargetService implements TargetHandler {
 
     @Override
     public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
-        Completion c;
-        try {
-            c = executeNow(request, piCheckedInTransport);
-        } catch (IOException e) {
-            c = Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
-        } catch (RuntimeException e) {
-            c = Completion.failure(Status.INTERNAL_ERROR, request.op() + ": " + e);
+        if (store.isDurable() && (request.op() == io.pistore.spi.Operation.FLUSH || request.fua())) {
+            // A flush or FUA write waits for the disk: not on a transport's I/O thread, where it
+            // would stall every other connection that thread serves.
+            DISK_WAITS.execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
+            return;
         }
-        done.accept(c);
+        done.accept(executeCatching(request, piCheckedInTransport));
+    }
+
+    /** Threads that wait for fsync on behalf of transports' I/O threads. */
+    private static final java.util.concurrent.ExecutorService DISK_WAITS =
+            java.util.concurrent.Executors.newFixedThreadPool(4, r -> {
+                Thread t = new Thread(r, "pistore-disk-wait");
+                t.setDaemon(true);
+                return t;
+            });
+
+    private Completion executeCatching(BlockRequest request, boolean piCheckedInTransport) {
+        try {
+            return executeNow(request, piCheckedInTransport);
+        } catch (IOException e) {
+            return Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            return Completion.failure(Status.INTERNAL_ERROR, request.op() + ": " + e);
+        }
     }
 
     /** Executes a request on the calling thread. */

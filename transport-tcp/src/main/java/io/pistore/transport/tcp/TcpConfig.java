@@ -15,13 +15,13 @@ import java.util.Locale;
  *       last event while host requests are in flight on it (0: no completion polling);
  *   <li>{@code headerDigest}, {@code dataDigest} ({@code pistore.tcp.headerDigest},
  *       {@code pistore.tcp.dataDigest}, default false): CRC-32C digests a host asks for (a target
- *       grants what it allows; these flags also say what a target allows when true, and a target
- *       allows both by default);
+ *       grants the digests a host asks for);
  *   <li>{@code maxTransferBytes} ({@code pistore.tcp.maxTransfer}, default 8 MiB): largest payload
  *       (data plus metadata) of one request;
  *   <li>{@code requestTimeoutMillis} ({@code pistore.tcp.requestTimeoutMs}, default 30000): a host
  *       connection that waits longer than this for a response is closed and its requests fail;
- *   <li>{@code connectTimeoutMillis} ({@code pistore.tcp.connectTimeoutMs}, default 10000).
+ *   <li>{@code connectTimeoutMillis} ({@code pistore.tcp.connectTimeoutMs}, default 10000);
+ *   <li>{@code maxQueueDepth}: the deepest queue a target grants (4096).
  * </ul>
  */
 public final class TcpConfig {

@@ -120,6 +120,10 @@ abstract class Connection implements Selectable {
             close(e.getMessage(), true);
         } catch (IOException e) {
             close(ioReason(e), false);
+        } catch (RuntimeException e) {
+            // A bug or an unusable application buffer (e.g. read-only): this connection only.
+            LOG.log(System.Logger.Level.ERROR, "pistore tcp " + role + ": failure on the connection with " + peer, e);
+            close("internal error: " + e, false);
         }
     }
 

@@ -21,6 +21,16 @@ final class EventLoopGroup {
         return loops[Math.floorMod(next.getAndIncrement(), loops.length)];
     }
 
+    /** Whether the calling thread is one of this group's I/O threads. */
+    boolean inAnyLoop() {
+        for (EventLoop l : loops) {
+            if (l.inLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     EventLoop[] loops() {
         return loops;
     }

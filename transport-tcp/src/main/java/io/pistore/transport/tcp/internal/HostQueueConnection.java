@@ -236,12 +236,24 @@ final class HostQueueConnection extends Connection implements HostQueue {
             return Completion.failure(Status.INVALID_FIELD, "a write without PRACT to a volume with PI ("
                     + f.sizes() + ") must carry its metadata");
         }
+        if (r.op() == Operation.READ && (readOnly(r.data()) || r.hasMetadata() && readOnly(r.metadata()))) {
+            return Completion.failure(Status.INVALID_FIELD, "a read needs writable buffers");
+        }
         Protection p = r.protection();
         if (f.hasPi() && (p.initialRefTag() & ~f.guard().refTagMask()) != 0) {
             return Completion.failure(Status.INVALID_FIELD, "initial ref tag 0x" + Long.toHexString(p.initialRefTag())
                     + " does not fit the " + f.guard().refTagSize() * 8 + "-bit reference tag");
         }
         return null;
+    }
+
+    private static boolean readOnly(io.pistore.integrity.ScatterList l) {
+        for (int i = 0; i < l.segmentCount(); i++) {
+            if (l.segment(i).isReadOnly()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

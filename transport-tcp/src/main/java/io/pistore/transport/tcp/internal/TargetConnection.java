@@ -46,6 +46,8 @@ final class TargetConnection extends Connection {
         Completion error;
         ByteBuffer data;
         ByteBuffer meta;
+        ScatterList dataList;
+        ScatterList metaList;
         BlockShuttle shuttle;
         PiStream verifier;
 
@@ -114,8 +116,9 @@ final class TargetConnection extends Connection {
         int n = (int) t.blocks;
         t.data = pool.acquire(n * f.dataSize());
         t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
-        t.shuttle = new BlockShuttle(f, ScatterList.of(t.data.duplicate()),
-                t.meta == null ? null : ScatterList.of(t.meta.duplicate()));
+        t.dataList = ScatterList.of(t.data);
+        t.metaList = t.meta == null ? null : ScatterList.of(t.meta);
+        t.shuttle = new BlockShuttle(f, t.dataList, t.metaList);
         if (f.hasPi() && !p.checks().isNone()) {
             t.verifier = PiStream.verifier(context(f, p), n);
         }
@@ -199,16 +202,16 @@ final class TargetConnection extends Connection {
                     // The host inserted the PI (and it was checked above): to the engine this is PI in the request.
                     p = new Protection(false, p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
                 }
-                r = BlockRequest.write(name, t.lba, (int) t.blocks, ScatterList.of(t.data.duplicate()),
-                        t.meta == null ? null : ScatterList.of(t.meta.duplicate()), p, t.fua());
+                r = BlockRequest.write(name, t.lba, (int) t.blocks, t.dataList, t.metaList, p, t.fua());
                 break;
             }
             case Protocol.OP_READ: {
                 int n = (int) t.blocks;
                 t.data = pool.acquire(n * f.dataSize());
                 t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
-                r = BlockRequest.read(name, t.lba, n, ScatterList.of(t.data.duplicate()),
-                        t.meta == null ? null : ScatterList.of(t.meta.duplicate()), t.protection);
+                t.dataList = ScatterList.of(t.data);
+                t.metaList = t.meta == null ? null : ScatterList.of(t.meta);
+                r = BlockRequest.read(name, t.lba, n, t.dataList, t.metaList, t.protection);
                 break;
             }
             case Protocol.OP_FLUSH:
@@ -306,8 +309,7 @@ final class TargetConnection extends Connection {
                 return;
             }
             if (shuttle == null) {
-                shuttle = new BlockShuttle(t.volume.info.format(), ScatterList.of(t.data.duplicate()),
-                        t.meta == null ? null : ScatterList.of(t.meta.duplicate()));
+                shuttle = new BlockShuttle(t.volume.info.format(), t.dataList, t.metaList);
             }
             shuttle.toWire(d, n);
         }

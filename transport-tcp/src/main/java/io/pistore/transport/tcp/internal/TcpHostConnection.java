@@ -27,6 +27,10 @@ final class TcpHostConnection implements HostConnection {
     }
 
     static TcpHostConnection connect(TcpTransport transport, String address, ConnectOptions o) throws IOException {
+        if (transport.group().inAnyLoop()) {
+            // connect waits for the handshake, which needs the I/O threads: never block one.
+            throw new IOException("connect must not be called from a tcp I/O thread (e.g. a completion callback)");
+        }
         TcpConfig cfg = transport.config();
         InetSocketAddress a = Addresses.parse(address);
         String peer = Addresses.format(a);

@@ -30,7 +30,8 @@ final class TcpTargetListener implements TargetListener, Selectable {
     private final String address;
     private final Set<TargetConnection> connections = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> ids = new ConcurrentHashMap<>();
-    private volatile Map<Integer, WireVolume> byId = new ConcurrentHashMap<>();
+    /** Volumes by id (index = id; ids are small and dense). */
+    private volatile WireVolume[] byId = new WireVolume[0];
     private volatile boolean closed;
 
     TcpTargetListener(TcpTransport transport, InetSocketAddress bind, TargetHandler handler) throws IOException {
@@ -84,20 +85,22 @@ final class TcpTargetListener implements TargetListener, Selectable {
     /** Re-reads the handler's volumes; new names get new ids, known names keep theirs. */
     synchronized List<WireVolume> refreshVolumes() {
         List<WireVolume> list = new ArrayList<>();
-        Map<Integer, WireVolume> m = new ConcurrentHashMap<>();
         for (VolumeInfo v : handler.volumes()) {
             int id = ids.computeIfAbsent(v.name(), n -> ids.size() + 1);
-            WireVolume w = new WireVolume(id, v);
-            m.put(id, w);
-            list.add(w);
+            list.add(new WireVolume(id, v));
         }
-        byId = m;
+        WireVolume[] a = new WireVolume[ids.size() + 1];
+        for (WireVolume w : list) {
+            a[w.id] = w;
+        }
+        byId = a;
         return list;
     }
 
     /** The volume of an id, or null. */
     WireVolume volume(int id) {
-        return byId.get(id);
+        WireVolume[] a = byId;
+        return id > 0 && id < a.length ? a[id] : null;
     }
 
     @Override

@@ -66,15 +66,20 @@ public final class TcpTransport implements BlockTransport {
         listeners.remove(l);
     }
 
-    /** Polled events and blocking waits of every I/O thread (for notes and tests). */
+    /**
+     * How the I/O threads waited, summed over them: {events caught while polling, blocking waits,
+     * polls abandoned because the thread lost its CPU}. For notes and tests.
+     */
     public long[] waitCounters() {
         long polled = 0;
         long blocked = 0;
+        long contended = 0;
         for (EventLoop l : group.loops()) {
             polled += l.polledEvents;
             blocked += l.blockingWaits;
+            contended += l.contendedSpins;
         }
-        return new long[] {polled, blocked};
+        return new long[] {polled, blocked, contended};
     }
 
     @Override

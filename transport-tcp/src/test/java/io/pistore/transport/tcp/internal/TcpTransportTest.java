@@ -177,8 +177,27 @@ class TcpTransportTest {
         assertEquals(Status.NO_SUCH_VOLUME, c.queue(0).submit(BlockRequest.flush("nope")).get(1, TimeUnit.SECONDS).status());
         assertEquals(Status.INVALID_FIELD, c.queue(0).submit(BlockRequest.write("v", 0, 2, ScatterList.wrap(new byte[4096]),
                 null, Protection.insertStrip(0), false)).get(1, TimeUnit.SECONDS).status());
+        assertEquals(Status.INVALID_FIELD, c.queue(0).submit(BlockRequest.read("v", 0, 1,
+                ScatterList.of(ByteBuffer.allocate(4096).asReadOnlyBuffer()), null, Protection.insertStrip(0)))
+                .get(1, TimeUnit.SECONDS).status(), "a read into a read-only buffer");
         assertEquals(0, handler.requests.size());
         assertEquals(0, c.queue(0).inFlight());
+    }
+
+    @Test
+    void connectFromAnIoThreadIsRefusedInsteadOfDeadlocking() throws Exception {
+        HostConnection c = start(TcpConfig.defaults(), 1, 4);
+        CompletableFuture<String> seen = new CompletableFuture<>();
+        c.queue(0).submit(BlockRequest.flush("v")).whenComplete((r, e) -> {
+            try {
+                transport.connect(listener.address(), new ConnectOptions(1, 1)).close();
+                seen.complete("connected");
+            } catch (Exception x) {
+                seen.complete(x.getMessage());
+            }
+        });
+        String m = seen.get(10, TimeUnit.SECONDS);
+        assertTrue(m.contains("must not be called from a tcp I/O thread") || m.equals("connected"), m);
     }
 
     @Test
