@@ -381,20 +381,20 @@ public final class BenchRunner {
                     io.increment();
                     problem(String.valueOf(e));
                 } else if (c.isSuccess()) {
-                    if (o.rw == BenchOptions.Rw.VERIFY) {
+                    // Pass mode: the host's own check comes first; a block it rejects is a detected
+                    // error, not a data mismatch (which counts only wrong data nobody reported).
+                    PiError pe = !write && metaList != null
+                            ? Pi.verify(hostContext(), dataList, metaList, blocksPerIo) : null;
+                    if (pe != null) {
+                        count(pe.kind().shortName());
+                        problem("host check at lba " + (lba + pe.blockIndex()) + ": " + pe);
+                    } else if (o.rw == BenchOptions.Rw.VERIFY) {
                         if (write) {
                             generations[(int) chunk]++;
                         } else if ((generations[(int) chunk] != 0 || unwrittenIsZero)
                                 && !matches(generations[(int) chunk])) {
                             mismatches.increment();
                             problem("data mismatch at lba " + lba + " (no error reported)");
-                        }
-                    }
-                    if (!write && metaList != null) {
-                        PiError pe = Pi.verify(hostContext(), dataList, metaList, blocksPerIo);
-                        if (pe != null) {
-                            count(pe.kind().shortName());
-                            problem("host check at lba " + (lba + pe.blockIndex()) + ": " + pe);
                         }
                     }
                 } else if (c.status().isPiError()) {

@@ -1,11 +1,14 @@
 package io.pistore.engine.target;
 
+import io.pistore.engine.volume.UnwrittenBlock;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
+import io.pistore.integrity.PiErrorKind;
+import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
@@ -31,6 +34,9 @@ import java.util.function.Consumer;
 public final class TargetService implements TargetHandler {
     /** Largest request the target accepts, data plus metadata. */
     public static final int MAX_TRANSFER_BYTES = 8 << 20;
+
+    /** The unwritten metadata pattern of each format seen. */
+    private static final java.util.Map<BlockFormat, byte[]> UNWRITTEN = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final VolumeStore store;
     private final Consumer<String> log;
@@ -193,6 +199,16 @@ public final class TargetService implements TargetHandler {
                 }
             }
         }
+        Protection p = r.protection();
+        if (f.type() == PiType.TYPE_1 && p.initialRefTag() != (r.lba() & f.guard().refTagMask())) {
+            // Type 1: the reference tag follows the LBA (NVMe: ILBRT must equal the low bits of SLBA).
+            // Checked after the PI itself, so a PI that does not match the request is reported as
+            // such; this catches the PI that matches a request whose LBA was changed on the way (a
+            // header bit flip without a digest), which would otherwise be stored at the wrong place:
+            // a lost write. expected: the tag this LBA needs; actual: the one the request carries.
+            return Completion.piError(r.lba(), new PiError(PiErrorKind.REF_TAG, 0, r.lba() & f.guard().refTagMask(),
+                    p.initialRefTag()));
+        }
         v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
         return Completion.success();
     }
@@ -205,6 +221,12 @@ public final class TargetService implements TargetHandler {
             meta = ScatterList.of(ByteBuffer.allocate(r.blocks() * f.metadataSize()));
         }
         v.read(r.lba(), r.blocks(), r.data(), meta);
+        if (f.hasPi()) {
+            PiError e = unwrittenWithData(f, r.data(), meta, r.blocks());
+            if (e != null) {
+                return Completion.piError(r.lba(), e);
+            }
+        }
         if (f.hasPi() && !checked && !r.protection().checks().isNone()) {
             PiError e = Pi.verify(context(f, r.protection()), r.data(), meta, r.blocks());
             if (e != null) {
@@ -212,6 +234,43 @@ public final class TargetService implements TargetHandler {
             }
         }
         return Completion.success();
+    }
+
+    /**
+     * A block stored with the unwritten pattern is an escape that no PI check looks behind, so the
+     * store checks what the pattern promises: zero data (its guard is the guard of zeros). Data found
+     * there (a bit flipped at rest, data that reached the media without its metadata) is a guard
+     * error, here as in {@code scrub}, instead of reading back silently.
+     */
+    private static PiError unwrittenWithData(BlockFormat f, ScatterList data, ScatterList meta, int blocks) {
+        byte[] m = meta.toArray();
+        byte[] pattern = null;
+        int ms = f.metadataSize();
+        int ds = f.dataSize();
+        int app = f.tupleOffsetInMetadata() + f.guard().appTagOffset();
+        for (int i = 0; i < blocks; i++) {
+            if (m[i * ms + app] != (byte) 0xFF || m[i * ms + app + 1] != (byte) 0xFF) {
+                continue; // not an escape: the PI checks see this block
+            }
+            if (pattern == null) {
+                pattern = UNWRITTEN.computeIfAbsent(f, UnwrittenBlock::metadata);
+            }
+            if (!UnwrittenBlock.isUnwritten(f, pattern, m, i * ms)) {
+                continue;
+            }
+            ScatterList block = data.slice((long) i * ds, ds);
+            long zerosGuard = f.guard().compute(new byte[ds], 0, ds);
+            for (int s = 0; s < block.segmentCount(); s++) {
+                ByteBuffer b = block.segment(s);
+                for (int k = b.position(); k < b.limit(); k++) {
+                    if (b.get(k) != 0) {
+                        ByteBuffer copy = ByteBuffer.wrap(block.toArray());
+                        return new PiError(PiErrorKind.GUARD, i, f.guard().compute(copy), zerosGuard);
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     private static ScatterList copy(ScatterList src) {

@@ -36,6 +36,6 @@ abstract class SoftRegion {
     /** Whether {@code [addr, addr+len)} lies inside the key's range. */
     boolean covers(long addr, long len) {
         long off = addr - base();
-        return off >= 0 && len >= 0 && off + len <= wireLength();
+        return off >= 0 && len >= 0 && off <= wireLength() - len; // not off + len: it overflows for a huge offset
     }
 }

@@ -1,0 +1,128 @@
+package io.pistore.it.reliability;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A {@code pistore} CLI command in a process of its own: the same JVM and class path as the tests
+ * (the built engine and transport jars and their libraries, which is what the {@code pistore}
+ * launcher runs), main class {@code io.pistore.engine.cli.Main}. Output lines are kept; the test
+ * stops the process it started, by its handle, never by name.
+ */
+final class PistoreProcess implements AutoCloseable {
+    private static final Pattern SERVING = Pattern.compile("^pistore serve: .* on \\S+ (\\S+:\\d+)\\s*$");
+
+    final Process process;
+    final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    private final LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
+    private final Thread reader;
+
+    private PistoreProcess(Process p) {
+        this.process = p;
+        this.reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String l;
+                while ((l = r.readLine()) != null) {
+                    lines.add(l);
+                    queue.add(l);
+                }
+            } catch (IOException e) {
+                // the process went away
+            }
+            queue.add("\u0000eof");
+        }, "pistore-process-out");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    static List<String> command(List<String> jvmOptions, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
+        cmd.add("-Xss1m");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.add("--add-exports");
+        cmd.add("java.base/sun.nio.ch=ALL-UNNAMED");
+        cmd.addAll(jvmOptions);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("io.pistore.engine.cli.Main");
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    static PistoreProcess start(List<String> jvmOptions, String... args) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(command(jvmOptions, args));
+        pb.redirectErrorStream(true);
+        return new PistoreProcess(pb.start());
+    }
+
+    /** Starts {@code pistore serve ARGS} and waits until it says where it listens; returns that address. */
+    static PistoreProcess serve(List<String> jvmOptions, String... args) throws IOException {
+        List<String> a = new ArrayList<>(List.of("serve"));
+        a.addAll(List.of(args));
+        return start(jvmOptions, a.toArray(new String[0]));
+    }
+
+    /** The address a serve process printed (waits up to 60 s). */
+    String awaitListening() throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < end) {
+            String l = queue.poll(100, TimeUnit.MILLISECONDS);
+            if (l == null) {
+                continue;
+            }
+            if (l.equals("\u0000eof")) {
+                throw new IllegalStateException("pistore serve ended before listening: " + lines);
+            }
+            Matcher m = SERVING.matcher(l);
+            if (m.matches()) {
+                return m.group(1);
+            }
+        }
+        throw new IllegalStateException("pistore serve did not say where it listens: " + lines);
+    }
+
+    /** Waits for the process to end; its exit code. */
+    int await(long seconds) throws InterruptedException {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+            throw new IllegalStateException("process did not end within " + seconds + " s: " + lines);
+        }
+        reader.join(5000);
+        return process.exitValue();
+    }
+
+    String output() {
+        synchronized (lines) {
+            return String.join("\n", lines);
+        }
+    }
+
+    /** kill -9. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy(); // SIGTERM: serve flushes and stops
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                kill();
+            }
+        }
+    }
+}
