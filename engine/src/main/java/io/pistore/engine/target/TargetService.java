@@ -13,6 +13,7 @@ import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
+import io.pistore.spi.RequestCheck;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.VolumeInfo;
@@ -109,7 +110,8 @@ public final class TargetService implements TargetHandler {
             v.flush();
             return Completion.success();
         }
-        Completion bad = validate(r, v);
+        Completion bad = RequestCheck.validate(r, new VolumeInfo(v.name(), v.blockCount(), v.format()),
+                MAX_TRANSFER_BYTES);
         if (bad != null) {
             return bad;
         }
@@ -125,49 +127,6 @@ public final class TargetService implements TargetHandler {
             default:
                 return Completion.failure(Status.INVALID_FIELD, "unknown operation " + r.op());
         }
-    }
-
-    private static Completion validate(BlockRequest r, Volume v) {
-        BlockFormat f = v.format();
-        if (r.blocks() <= 0) {
-            return Completion.failure(Status.INVALID_FIELD, "block count must be at least 1, not " + r.blocks());
-        }
-        if (r.lba() < 0 || r.lba() > v.blockCount() - r.blocks()) {
-            return Completion.failure(Status.LBA_OUT_OF_RANGE, "lba " + r.lba() + " + " + r.blocks()
-                    + " blocks is beyond the " + v.blockCount() + " blocks of volume " + v.name());
-        }
-        if (r.op() != io.pistore.spi.Operation.READ && r.op() != io.pistore.spi.Operation.WRITE) {
-            return null;
-        }
-        long dataLen = (long) r.blocks() * f.dataSize();
-        if ((long) r.blocks() * f.blockSize() > MAX_TRANSFER_BYTES) {
-            return Completion.failure(Status.INVALID_FIELD, r.blocks() + " blocks exceed the largest transfer of "
-                    + MAX_TRANSFER_BYTES + " bytes");
-        }
-        if (r.data().length() != dataLen) {
-            return Completion.failure(Status.INVALID_FIELD, "data buffer holds " + r.data().length() + " bytes, "
-                    + r.blocks() + " blocks of " + f.dataSize() + " need " + dataLen);
-        }
-        if (r.hasMetadata()) {
-            long metaLen = (long) r.blocks() * f.metadataSize();
-            if (f.metadataSize() == 0) {
-                return Completion.failure(Status.INVALID_FIELD, "volume " + v.name() + " (" + f.sizes()
-                        + ") has no metadata, the request carries some");
-            }
-            if (r.metadata().length() != metaLen) {
-                return Completion.failure(Status.INVALID_FIELD, "metadata buffer holds " + r.metadata().length()
-                        + " bytes, " + r.blocks() + " blocks of " + f.metadataSize() + " need " + metaLen);
-            }
-        } else if (f.hasPi() && !r.protection().pract() && r.op() == io.pistore.spi.Operation.WRITE) {
-            return Completion.failure(Status.INVALID_FIELD, "a write without PRACT to a volume with PI ("
-                    + f.sizes() + ") must carry its metadata");
-        }
-        Protection p = r.protection();
-        if (f.hasPi() && (p.initialRefTag() & ~f.guard().refTagMask()) != 0) {
-            return Completion.failure(Status.INVALID_FIELD, "initial ref tag 0x" + Long.toHexString(p.initialRefTag())
-                    + " does not fit the " + f.guard().refTagSize() * 8 + "-bit reference tag");
-        }
-        return null;
     }
 
     /** The PI context of a request on a volume. */

@@ -10,6 +10,7 @@ import io.pistore.spi.Completion;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.Operation;
 import io.pistore.spi.Protection;
+import io.pistore.spi.RequestCheck;
 import io.pistore.spi.Status;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.tcp.TcpConfig;
@@ -176,7 +177,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
         if (v == null) {
             bad = Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + r.volume() + "'");
         } else {
-            bad = validate(r, v.info);
+            bad = RequestCheck.validate(r, v.info, maxTransfer);
             if (bad == null && v.info.format().hasPi() && (r.op() == Operation.READ || r.op() == Operation.WRITE)) {
                 Protection p = r.protection();
                 ctx = PiContext.builder(v.info.format()).checks(p.checks()).initialRefTag(p.initialRefTag())
@@ -197,65 +198,6 @@ final class HostQueueConnection extends Connection implements HostQueue {
     }
 
     /** The checks of the target service, in its order, so that nothing malformed goes on the wire. */
-    private Completion validate(BlockRequest r, VolumeInfo v) {
-        if (r.op() == Operation.FLUSH) {
-            return null;
-        }
-        BlockFormat f = v.format();
-        if (r.blocks() <= 0) {
-            return Completion.failure(Status.INVALID_FIELD, "block count must be at least 1, not " + r.blocks());
-        }
-        if (r.lba() < 0 || r.lba() > v.blockCount() - r.blocks()) {
-            return Completion.failure(Status.LBA_OUT_OF_RANGE, "lba " + r.lba() + " + " + r.blocks()
-                    + " blocks is beyond the " + v.blockCount() + " blocks of volume " + v.name());
-        }
-        if (r.op() != Operation.READ && r.op() != Operation.WRITE) {
-            return null;
-        }
-        long payload = (long) r.blocks() * f.blockSize();
-        if (payload > maxTransfer) {
-            return Completion.failure(Status.INVALID_FIELD, r.blocks() + " blocks exceed the largest transfer of "
-                    + maxTransfer + " bytes");
-        }
-        long dataLen = (long) r.blocks() * f.dataSize();
-        if (r.data().length() != dataLen) {
-            return Completion.failure(Status.INVALID_FIELD, "data buffer holds " + r.data().length() + " bytes, "
-                    + r.blocks() + " blocks of " + f.dataSize() + " need " + dataLen);
-        }
-        if (r.hasMetadata()) {
-            long metaLen = (long) r.blocks() * f.metadataSize();
-            if (f.metadataSize() == 0) {
-                return Completion.failure(Status.INVALID_FIELD, "volume " + v.name() + " (" + f.sizes()
-                        + ") has no metadata, the request carries some");
-            }
-            if (r.metadata().length() != metaLen) {
-                return Completion.failure(Status.INVALID_FIELD, "metadata buffer holds " + r.metadata().length()
-                        + " bytes, " + r.blocks() + " blocks of " + f.metadataSize() + " need " + metaLen);
-            }
-        } else if (f.hasPi() && !r.protection().pract() && r.op() == Operation.WRITE) {
-            return Completion.failure(Status.INVALID_FIELD, "a write without PRACT to a volume with PI ("
-                    + f.sizes() + ") must carry its metadata");
-        }
-        if (r.op() == Operation.READ && (readOnly(r.data()) || r.hasMetadata() && readOnly(r.metadata()))) {
-            return Completion.failure(Status.INVALID_FIELD, "a read needs writable buffers");
-        }
-        Protection p = r.protection();
-        if (f.hasPi() && (p.initialRefTag() & ~f.guard().refTagMask()) != 0) {
-            return Completion.failure(Status.INVALID_FIELD, "initial ref tag 0x" + Long.toHexString(p.initialRefTag())
-                    + " does not fit the " + f.guard().refTagSize() * 8 + "-bit reference tag");
-        }
-        return null;
-    }
-
-    private static boolean readOnly(io.pistore.integrity.ScatterList l) {
-        for (int i = 0; i < l.segmentCount(); i++) {
-            if (l.segment(i).isReadOnly()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     @Override
     public int depth() {
         return depth;
