@@ -58,7 +58,6 @@ public final class Scrubber {
         int per = Math.max(1, CHUNK_BYTES / f.dataSize());
         ByteBuffer data = ByteBuffer.allocateDirect(per * f.dataSize());
         byte[] meta = new byte[per * f.metadataSize()];
-        byte[] unwritten = UnwrittenBlock.metadata(f);
         CheckFlags checks = checks(f);
         for (long lba = 0; lba < v.blockCount(); lba += per) {
             int n = (int) Math.min(per, v.blockCount() - lba);
@@ -71,36 +70,14 @@ public final class Scrubber {
                 r.badBlocks++;
                 bad.accept(e.offsetBy(lba));
             }
-            for (int i = 0; i < n; i++) {
-                if (UnwrittenBlock.isUnwritten(f, unwritten, meta, i * f.metadataSize())) {
-                    // The unwritten tuple is an escape, which would hide data written without its
-                    // metadata (a torn write): its guard is the guard of zeros, so check it anyway.
-                    PiError e = unescapedGuardError(f, data, i, meta);
-                    if (e != null) {
-                        r.badBlocks++;
-                        bad.accept(e.offsetBy(lba));
-                    } else {
-                        r.unwrittenBlocks++;
-                    }
-                }
-            }
+            long base = lba;
+            r.unwrittenBlocks += UnwrittenBlock.checkData(f, dl, ml, n, e -> {
+                r.badBlocks++;
+                bad.accept(e.offsetBy(base));
+            });
             r.blocks += n;
             progress.accept(r.blocks);
         }
         return r;
-    }
-
-    /** Checks block {@code i}'s guard as if its tuple were not an escape. */
-    private static PiError unescapedGuardError(BlockFormat f, ByteBuffer data, int i, byte[] meta) {
-        int ms = f.metadataSize();
-        byte[] m = java.util.Arrays.copyOfRange(meta, i * ms, (i + 1) * ms);
-        int app = f.tupleOffsetInMetadata() + f.guard().appTagOffset();
-        m[app] = 0;
-        m[app + 1] = 0;
-        ByteBuffer block = data.duplicate();
-        block.limit((i + 1) * f.dataSize()).position(i * f.dataSize());
-        PiContext ctx = PiContext.builder(f.withType(PiType.TYPE_3)).checks(CheckFlags.GUARD).build();
-        PiError e = Pi.verify(ctx, ScatterList.of(block), ScatterList.wrap(m), 1);
-        return e == null ? null : e.offsetBy(i);
     }
 }

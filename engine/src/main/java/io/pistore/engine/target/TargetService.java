@@ -36,8 +36,6 @@ public final class TargetService implements TargetHandler {
     /** Largest request the target accepts, data plus metadata. */
     public static final int MAX_TRANSFER_BYTES = 8 << 20;
 
-    /** The unwritten metadata pattern of each format seen. */
-    private static final java.util.Map<BlockFormat, byte[]> UNWRITTEN = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final VolumeStore store;
     private final Consumer<String> log;
@@ -181,9 +179,14 @@ public final class TargetService implements TargetHandler {
         }
         v.read(r.lba(), r.blocks(), r.data(), meta);
         if (f.hasPi()) {
-            PiError e = unwrittenWithData(f, r.data(), meta, r.blocks());
-            if (e != null) {
-                return Completion.piError(r.lba(), e);
+            PiError[] first = new PiError[1];
+            UnwrittenBlock.checkData(f, r.data(), meta, r.blocks(), e -> {
+                if (first[0] == null) {
+                    first[0] = e;
+                }
+            });
+            if (first[0] != null) {
+                return Completion.piError(r.lba(), first[0]);
             }
         }
         if (f.hasPi() && !checked && !r.protection().checks().isNone()) {
@@ -193,43 +196,6 @@ public final class TargetService implements TargetHandler {
             }
         }
         return Completion.success();
-    }
-
-    /**
-     * A block stored with the unwritten pattern is an escape that no PI check looks behind, so the
-     * store checks what the pattern promises: zero data (its guard is the guard of zeros). Data found
-     * there (a bit flipped at rest, data that reached the media without its metadata) is a guard
-     * error, here as in {@code scrub}, instead of reading back silently.
-     */
-    private static PiError unwrittenWithData(BlockFormat f, ScatterList data, ScatterList meta, int blocks) {
-        byte[] m = meta.toArray();
-        byte[] pattern = null;
-        int ms = f.metadataSize();
-        int ds = f.dataSize();
-        int app = f.tupleOffsetInMetadata() + f.guard().appTagOffset();
-        for (int i = 0; i < blocks; i++) {
-            if (m[i * ms + app] != (byte) 0xFF || m[i * ms + app + 1] != (byte) 0xFF) {
-                continue; // not an escape: the PI checks see this block
-            }
-            if (pattern == null) {
-                pattern = UNWRITTEN.computeIfAbsent(f, UnwrittenBlock::metadata);
-            }
-            if (!UnwrittenBlock.isUnwritten(f, pattern, m, i * ms)) {
-                continue;
-            }
-            ScatterList block = data.slice((long) i * ds, ds);
-            long zerosGuard = f.guard().compute(new byte[ds], 0, ds);
-            for (int s = 0; s < block.segmentCount(); s++) {
-                ByteBuffer b = block.segment(s);
-                for (int k = b.position(); k < b.limit(); k++) {
-                    if (b.get(k) != 0) {
-                        ByteBuffer copy = ByteBuffer.wrap(block.toArray());
-                        return new PiError(PiErrorKind.GUARD, i, f.guard().compute(copy), zerosGuard);
-                    }
-                }
-            }
-        }
-        return null;
     }
 
     private static ScatterList copy(ScatterList src) {
