@@ -21,6 +21,15 @@ import java.util.Locale;
  *   <li>{@code requestTimeoutMillis} ({@code pistore.tcp.requestTimeoutMs}, default 30000): a host
  *       connection that waits longer than this for a response is closed and its requests fail;
  *   <li>{@code connectTimeoutMillis} ({@code pistore.tcp.connectTimeoutMs}, default 10000);
+ *   <li>{@code frameTimeoutMillis} ({@code pistore.tcp.frameTimeoutMs}, default 30000): a
+ *       connection whose peer stops sending in the middle of a frame is closed after this long
+ *       without a byte (checked once a second); a target also closes a connection that has not
+ *       said HELLO within {@code connectTimeoutMillis};
+ *   <li>{@code reconnect} ({@code pistore.tcp.reconnect}, default true): a host queue whose
+ *       connection is lost reconnects in the background (requests fail with a transport error
+ *       meanwhile), first after {@code reconnectDelayMillis} ({@code pistore.tcp.reconnectDelayMs},
+ *       default 100), then twice as long each time up to {@code reconnectMaxDelayMillis}
+ *       ({@code pistore.tcp.reconnectMaxDelayMs}, default 5000), until the host closes it;
  *   <li>{@code maxQueueDepth}: the deepest queue a target grants (4096).
  * </ul>
  */
@@ -34,6 +43,10 @@ public final class TcpConfig {
     public int maxQueueDepth = 4096;
     public long requestTimeoutMillis = 30_000;
     public long connectTimeoutMillis = 10_000;
+    public long frameTimeoutMillis = 30_000;
+    public boolean reconnect = true;
+    public long reconnectDelayMillis = 100;
+    public long reconnectMaxDelayMillis = 5_000;
 
     public static TcpConfig defaults() {
         return new TcpConfig();
@@ -49,6 +62,10 @@ public final class TcpConfig {
         c.maxTransferBytes = (int) longProp("maxTransfer", c.maxTransferBytes, 4096 + 128, 64 << 20);
         c.requestTimeoutMillis = longProp("requestTimeoutMs", c.requestTimeoutMillis, 1, Long.MAX_VALUE / 2_000_000);
         c.connectTimeoutMillis = longProp("connectTimeoutMs", c.connectTimeoutMillis, 1, Long.MAX_VALUE / 2_000_000);
+        c.frameTimeoutMillis = longProp("frameTimeoutMs", c.frameTimeoutMillis, 1, Long.MAX_VALUE / 2_000_000);
+        c.reconnect = Boolean.parseBoolean(System.getProperty("pistore.tcp.reconnect", "true"));
+        c.reconnectDelayMillis = longProp("reconnectDelayMs", c.reconnectDelayMillis, 1, 3_600_000);
+        c.reconnectMaxDelayMillis = longProp("reconnectMaxDelayMs", c.reconnectMaxDelayMillis, 1, 3_600_000);
         return c;
     }
 

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 
 /**
@@ -51,6 +52,13 @@ abstract class Connection implements Selectable {
     boolean rxDataDigest;
     boolean txHeaderDigest;
     boolean txDataDigest;
+
+    /**
+     * How long a frame may stay half-received with no byte arriving before the connection is closed
+     * (a peer that stalls mid-frame would otherwise hold its buffers and command slots forever).
+     */
+    long frameTimeoutNanos = Long.MAX_VALUE;
+    private long rxActivityNanos = System.nanoTime();
 
     // receive state
     final ByteBuffer header = ByteBuffer.allocate(Protocol.HEADER_SIZE);
@@ -148,12 +156,32 @@ abstract class Connection implements Selectable {
                 onEof();
                 return;
             }
+            if (r > 0) {
+                rxActivityNanos = System.nanoTime();
+            }
             in.flip();
             parse();
             in.compact();
             if (r < space) {
                 return; // the socket is drained
             }
+        }
+    }
+
+    /**
+     * Closes the connection when a frame has been half-received for longer than the frame timeout
+     * with no byte arriving. Called from the loop's once-a-second timer.
+     */
+    @Override
+    public void onTimer(long now) {
+        if (closed || frameTimeoutNanos == Long.MAX_VALUE) {
+            return;
+        }
+        boolean midFrame = rxState != RX_HEADER || in.position() > 0;
+        if (midFrame && now - rxActivityNanos > frameTimeoutNanos) {
+            close("stalled mid-frame: no byte for " + TimeUnit.NANOSECONDS.toMillis(now - rxActivityNanos)
+                    + " ms with a " + (rxState == RX_HEADER ? "frame header" : Protocol.opName(rxOpcode) + " frame")
+                    + " half received", true);
         }
     }
 

@@ -29,7 +29,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * The host end of one queue: one TCP connection. Any thread submits; the request is validated here
@@ -49,13 +51,17 @@ final class HostQueueConnection extends Connection implements HostQueue {
     final CompletableFuture<Void> ready = new CompletableFuture<>();
 
     private volatile boolean shut;
+    private volatile Consumer<String> lostListener;
+    private final AtomicBoolean lostReported = new AtomicBoolean();
+    private volatile String closeReason;
     private volatile int depth;
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile Map<String, WireVolume> byName = Collections.emptyMap();
     volatile List<VolumeInfo> volumes = Collections.emptyList();
     private volatile long maxTransfer;
     private boolean greeted;
-    private boolean userClosed;
+    private volatile boolean userClosed;
+    private boolean quietHandshake;
     private final long startNanos = System.nanoTime();
 
     private Pending[] slots;
@@ -96,10 +102,21 @@ final class HostQueueConnection extends Connection implements HostQueue {
         this.requestedDepth = depth;
         this.depth = depth;
         this.session = session;
+        this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.frameTimeoutMillis);
     }
 
     static HostQueueConnection open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
                                     int queueIndex, int depth, long session) throws IOException {
+        return open(loop, cfg, address, peer, queueIndex, depth, session, false);
+    }
+
+    /**
+     * Opens a queue connection; the handshake completes {@link #ready}. With {@code quietHandshake}
+     * (reconnect attempts, whose caller reports failures in its own words) a failure before the
+     * handshake completes is not logged, unless the target sent bad input.
+     */
+    static HostQueueConnection open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
+                                    int queueIndex, int depth, long session, boolean quietHandshake) throws IOException {
         SocketChannel ch = SocketChannel.open();
         try {
             ch.configureBlocking(false);
@@ -109,6 +126,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
             throw e;
         }
         HostQueueConnection q = new HostQueueConnection(loop, ch, cfg, address, peer, queueIndex, depth, session);
+        q.quietHandshake = quietHandshake;
         if (!loop.execute(q::begin)) {
             ch.close();
             throw new IOException("the transport is closed");
@@ -436,6 +454,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
 
     @Override
     public void onTimer(long now) {
+        super.onTimer(now);
         if (closed) {
             return;
         }
@@ -462,16 +481,43 @@ final class HostQueueConnection extends Connection implements HostQueue {
 
     @Override
     System.Logger.Level closeLevel() {
-        return userClosed ? null : System.Logger.Level.WARNING;
+        return userClosed || (quietHandshake && !greeted) ? null : System.Logger.Level.WARNING;
+    }
+
+    /** Whether the connection is closed (or closing): submit then fails at once. */
+    boolean isShut() {
+        return shut;
+    }
+
+    /**
+     * Runs {@code listener} with the reason once, when this connection closes other than by
+     * {@link #shutdown} (at once if that has already happened).
+     */
+    void onLost(Consumer<String> listener) {
+        lostListener = listener;
+        if (shut && !userClosed) {
+            reportLost();
+        }
+    }
+
+    private void reportLost() {
+        Consumer<String> l = lostListener;
+        if (l != null && lostReported.compareAndSet(false, true)) {
+            l.accept(closeReason);
+        }
     }
 
     @Override
     void onClosed(String reason) {
+        closeReason = reason;
         shut = true;
         if (!ready.isDone()) {
             ready.completeExceptionally(new IOException(reason));
         }
         if (slots == null) {
+            if (!userClosed) {
+                reportLost();
+            }
             return;
         }
         Completion c = Completion.failure(Status.TRANSPORT_ERROR, "connection to " + peer + " closed: " + reason);
@@ -481,6 +527,9 @@ final class HostQueueConnection extends Connection implements HostQueue {
                 release(p);
                 finish(p, c);
             }
+        }
+        if (!userClosed) {
+            reportLost();
         }
     }
 

@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The target end of one queue. A write's payload is checked while it is copied out of the socket
@@ -65,10 +66,23 @@ final class TargetConnection extends Connection {
         }
     }
 
+    private final long acceptedNanos = System.nanoTime();
+
     TargetConnection(EventLoop loop, SocketChannel ch, TcpTargetListener listener, TargetHandler handler) {
         super(loop, ch, "target", describe(ch));
         this.listener = listener;
         this.handler = handler;
+        this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(listener.config().frameTimeoutMillis);
+    }
+
+    /** Mid-frame stalls (see {@link Connection#onTimer}), and a peer that never says HELLO. */
+    @Override
+    public void onTimer(long now) {
+        super.onTimer(now);
+        long limit = listener.config().connectTimeoutMillis;
+        if (!closed && !greeted && now - acceptedNanos > TimeUnit.MILLISECONDS.toNanos(limit)) {
+            close("no HELLO within " + limit + " ms of connecting", true);
+        }
     }
 
     @Override

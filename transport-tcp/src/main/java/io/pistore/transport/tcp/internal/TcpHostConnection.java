@@ -16,14 +16,14 @@ import java.util.concurrent.TimeoutException;
 /** A host's connection to one target: one TCP connection per queue, each greeted on its own. */
 final class TcpHostConnection implements HostConnection {
     private final TcpTransport transport;
-    private final HostQueueConnection[] queues;
+    private final ReconnectingQueue[] queues;
     private final List<VolumeInfo> volumes;
     private volatile boolean closed;
 
-    private TcpHostConnection(TcpTransport transport, HostQueueConnection[] queues) {
+    private TcpHostConnection(TcpTransport transport, ReconnectingQueue[] queues) {
         this.transport = transport;
         this.queues = queues;
-        this.volumes = queues[0].volumes;
+        this.volumes = queues[0].connection().volumes;
     }
 
     static TcpHostConnection connect(TcpTransport transport, String address, ConnectOptions o) throws IOException {
@@ -58,7 +58,11 @@ final class TcpHostConnection implements HostConnection {
                     : e instanceof ExecutionException ? String.valueOf(e.getCause().getMessage()) : String.valueOf(e.getMessage());
             throw new IOException("cannot connect to tcp target " + address + ": " + why);
         }
-        TcpHostConnection c = new TcpHostConnection(transport, qs);
+        ReconnectingQueue[] rq = new ReconnectingQueue[qs.length];
+        for (int i = 0; i < qs.length; i++) {
+            rq[i] = new ReconnectingQueue(transport, qs[i], a, peer, i, o.queueDepth(), session);
+        }
+        TcpHostConnection c = new TcpHostConnection(transport, rq);
         transport.track(c);
         return c;
     }
@@ -84,8 +88,8 @@ final class TcpHostConnection implements HostConnection {
             return;
         }
         closed = true;
-        for (HostQueueConnection q : queues) {
-            q.shutdown();
+        for (ReconnectingQueue q : queues) {
+            q.close();
         }
         transport.forget(this);
     }

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /** The TCP transport: a group of I/O threads shared by its listeners and host connections. */
@@ -19,6 +21,7 @@ public final class TcpTransport implements BlockTransport {
     private final Set<TcpTargetListener> listeners = ConcurrentHashMap.newKeySet();
     private final Set<TcpHostConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
+    private ScheduledExecutorService reconnects;
 
     public TcpTransport(TcpConfig config) {
         this.config = config;
@@ -54,6 +57,26 @@ public final class TcpTransport implements BlockTransport {
         }
     }
 
+    /**
+     * Runs {@code attempt} after {@code delayMillis} on the transport's reconnect thread (one thread,
+     * made on first use, so attempts never run concurrently nor on an I/O thread, where waiting for
+     * a handshake would deadlock). Returns false when the transport is closed.
+     */
+    synchronized boolean scheduleReconnect(Runnable attempt, long delayMillis) {
+        if (closed) {
+            return false;
+        }
+        if (reconnects == null) {
+            reconnects = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "pistore-tcp-reconnect");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        reconnects.schedule(attempt, delayMillis, TimeUnit.MILLISECONDS);
+        return true;
+    }
+
     void track(TcpHostConnection c) {
         connections.add(c);
     }
@@ -87,7 +110,12 @@ public final class TcpTransport implements BlockTransport {
         if (closed) {
             return;
         }
-        closed = true;
+        synchronized (this) {
+            closed = true;
+            if (reconnects != null) {
+                reconnects.shutdownNow();
+            }
+        }
         for (TcpHostConnection c : new ArrayList<>(connections)) {
             c.close();
         }

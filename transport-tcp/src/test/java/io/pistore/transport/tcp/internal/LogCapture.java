@@ -24,9 +24,17 @@ final class LogCapture extends Handler implements AutoCloseable {
     }
 
     synchronized List<String> warnings() {
+        return atLeast(Level.WARNING);
+    }
+
+    synchronized List<String> all() {
+        return atLeast(Level.ALL);
+    }
+
+    private List<String> atLeast(Level level) {
         List<String> l = new ArrayList<>();
         for (LogRecord r : records) {
-            if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+            if (r.getLevel().intValue() >= level.intValue()) {
                 l.add(r.getMessage());
             }
         }
@@ -35,9 +43,18 @@ final class LogCapture extends Handler implements AutoCloseable {
 
     /** Waits until a warning containing every fragment is logged, and returns it; null on timeout. */
     synchronized String awaitWarning(long millis, String... fragments) throws InterruptedException {
+        return await(Level.WARNING, millis, fragments);
+    }
+
+    /** Waits until a line of level INFO or above containing every fragment is logged; null on timeout. */
+    synchronized String awaitInfo(long millis, String... fragments) throws InterruptedException {
+        return await(Level.INFO, millis, fragments);
+    }
+
+    private String await(Level level, long millis, String... fragments) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         while (true) {
-            for (String w : warnings()) {
+            for (String w : atLeast(level)) {
                 boolean all = true;
                 for (String f : fragments) {
                     all &= w.contains(f);

@@ -186,6 +186,49 @@ class TargetBadInputTest {
         }
     }
 
+    /** Restarts the target with short timeouts (the frame timer runs once a second). */
+    void restartWithShortTimeouts() throws Exception {
+        transport.close();
+        TcpConfig cfg = TcpConfig.defaults();
+        cfg.frameTimeoutMillis = 300;
+        cfg.connectTimeoutMillis = 300;
+        transport = new TcpTransport(cfg);
+        handler = new MemoryHandler(F, 64);
+        listener = transport.listen("127.0.0.1:0", handler);
+        bystander = transport.connect(listener.address(), new ConnectOptions(1, 4));
+        roundTrip(bystander, 1);
+    }
+
+    @Test
+    void aPeerThatStallsMidPayloadIsClosed() throws Exception {
+        restartWithShortTimeouts();
+        try (RawPeer p = raw()) {
+            p.greet(1 << 16, 4, 0);
+            p.sendFrame(RawPeer.request(Protocol.OP_WRITE, 0, 1, BS, 1, 1, 0, 0, 0, 0), null);
+            p.sendRaw(new byte[1000]); // and then nothing, with the socket left open
+            assertClosedFor(p, "stalled mid-frame");
+            assertTrue(handler.requests.stream().noneMatch(r -> r.lba() == 0), "nothing reaches the handler");
+        }
+    }
+
+    @Test
+    void aPeerThatStallsMidHeaderIsClosed() throws Exception {
+        restartWithShortTimeouts();
+        try (RawPeer p = raw()) {
+            p.greet(1 << 16, 4, 0);
+            p.sendRaw(Arrays.copyOf(RawPeer.request(Protocol.OP_FLUSH, 0, 1, 0, 1, 0, 0, 0, 0, 0).array(), 20));
+            assertClosedFor(p, "stalled mid-frame: no byte for");
+        }
+    }
+
+    @Test
+    void aPeerThatNeverSaysHelloIsClosed() throws Exception {
+        restartWithShortTimeouts();
+        try (RawPeer p = raw()) {
+            assertClosedFor(p, "no HELLO within 300 ms");
+        }
+    }
+
     @Test
     void truncatedPayload() throws Exception {
         try (RawPeer p = raw()) {
