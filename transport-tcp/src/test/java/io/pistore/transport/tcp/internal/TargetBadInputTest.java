@@ -49,6 +49,10 @@ class TargetBadInputTest {
         log = new LogCapture();
         TcpConfig cfg = TcpConfig.defaults();
         cfg.maxTransferBytes = 1 << 20;
+        start(cfg);
+    }
+
+    void start(TcpConfig cfg) throws Exception {
         transport = new TcpTransport(cfg);
         handler = new MemoryHandler(F, 64);
         listener = transport.listen("127.0.0.1:0", handler);
@@ -192,11 +196,7 @@ class TargetBadInputTest {
         TcpConfig cfg = TcpConfig.defaults();
         cfg.frameTimeoutMillis = 300;
         cfg.connectTimeoutMillis = 300;
-        transport = new TcpTransport(cfg);
-        handler = new MemoryHandler(F, 64);
-        listener = transport.listen("127.0.0.1:0", handler);
-        bystander = transport.connect(listener.address(), new ConnectOptions(1, 4));
-        roundTrip(bystander, 1);
+        start(cfg);
     }
 
     @Test
