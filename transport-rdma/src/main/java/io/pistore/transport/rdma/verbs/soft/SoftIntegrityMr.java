@@ -14,7 +14,7 @@ import io.pistore.transport.rdma.verbs.VerbsException;
  * here while the transfer itself succeeds; {@link #checkStatus} reports and clears it and allows the
  * next registration.
  */
-final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
+final class SoftIntegrityMr extends SoftRegion implements IntegrityMr, SigLatch {
     private final int maxDataSg;
     private final int maxMetaSg;
     private final SigAttrs attrs = new SigAttrs();
@@ -36,6 +36,7 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
     private long activeWireLength;
     private boolean statusChecked = true;
     private final MrStatus latched = new MrStatus();
+    private final SignatureEngine engine = new SignatureEngine();
     private volatile boolean closed;
 
     SoftIntegrityMr(SoftPd pd, int index, int maxDataSg, int maxMetaSg) {
@@ -204,7 +205,8 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
     }
 
     /** Latches the first signature error of this registration. */
-    void latch(io.pistore.transport.rdma.verbs.SigErrorType type, long expected, long actual, long offset) {
+    @Override
+    public void latch(io.pistore.transport.rdma.verbs.SigErrorType type, long expected, long actual, long offset) {
         if (!latched.failed) {
             latched.failed = true;
             latched.errType = type;
@@ -235,13 +237,13 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
     @Override
     synchronized String readWire(long offset, byte[] dst, int pos, int len) {
         views();
-        return SignatureEngine.memoryToWire(this, active, dataView, metaView, offset, dst, pos, len);
+        return engine.memoryToWire(this, active, dataView, metaView, offset, dst, pos, len);
     }
 
     @Override
     synchronized String writeWire(long offset, byte[] src, int pos, int len) {
         views();
-        return SignatureEngine.wireToMemory(this, active, dataView, metaView, offset, src, pos, len);
+        return engine.wireToMemory(this, active, dataView, metaView, offset, src, pos, len);
     }
 
     @Override
