@@ -35,6 +35,8 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr, SigLatch 
     private long activeDataLength;
     private long activeWireLength;
     private boolean statusChecked = true;
+    /** The last protection interval found in the device's sigIntervals (0: none yet). */
+    private int supportedInterval;
     private final MrStatus latched = new MrStatus();
     private final SignatureEngine engine = new SignatureEngine();
     private volatile boolean closed;
@@ -171,8 +173,13 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr, SigLatch 
         if (mem.isDif() && wire.isDif() && mem.piInterval != wire.piInterval) {
             return "memory and wire protection intervals differ (" + mem.piInterval + ", " + wire.piInterval + ")";
         }
-        if (!pd.device.caps().sigIntervals().contains(interval)) {
-            return "protection interval " + interval + " is not supported by the signature engine";
+        // Set<Integer>.contains boxes the interval (4096 is outside the Integer cache): remember the
+        // last interval found supported, so a registration allocates nothing in the steady state
+        if (interval != supportedInterval) {
+            if (!pd.device.caps().sigIntervals().contains(interval)) {
+                return "protection interval " + interval + " is not supported by the signature engine";
+            }
+            supportedInterval = interval;
         }
         if (dataLength % interval != 0) {
             return "data length " + dataLength + " is not a multiple of the protection interval " + interval;
@@ -181,10 +188,13 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr, SigLatch 
             return "memory domain T10-DIF needs " + (dataLength / interval * SigAttrs.DIF_SIZE)
                     + " metadata bytes (8 per interval), " + metaLength + " are mapped";
         }
-        for (SigDomain d : new SigDomain[] {mem, wire}) {
-            if (d.isDif() && !pd.device.caps().sigGuards().contains(d.bgType)) {
-                return "guard " + d.bgType + " is not supported by the signature engine";
-            }
+        String bad = unsupportedGuard(mem);
+        return bad != null ? bad : unsupportedGuard(wire);
+    }
+
+    private String unsupportedGuard(SigDomain d) {
+        if (d.isDif() && !pd.device.caps().sigGuards().contains(d.bgType)) {
+            return "guard " + d.bgType + " is not supported by the signature engine";
         }
         return null;
     }
