@@ -43,6 +43,15 @@ final class FakeDisni implements DisniOps {
     final FCtx ctx = new FCtx();
     final List<FQp> qps = Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger destroyedIds = new AtomicInteger();
+    /** Registered memory by lkey (rkey = lkey | 0x10000), for the data movement of executed posts. */
+    private final Map<Integer, Region> regions = new ConcurrentHashMap<>();
+
+    /** A registration: its address range over its buffer, its PD and access. */
+    record Region(long addr, ByteBuffer buf, FPd pd, int access) {
+        boolean covers(long a, int len) {
+            return a >= addr && a + len <= addr + buf.capacity() && len >= 0;
+        }
+    }
     final AtomicInteger deregistered = new AtomicInteger();
 
     static final class FChannel implements Channel {
@@ -112,6 +121,10 @@ final class FakeDisni implements DisniOps {
         final int maxRecvWr;
         final List<List<Posted>> sends = Collections.synchronizedList(new ArrayList<>());
         final List<List<Posted>> recvs = Collections.synchronizedList(new ArrayList<>());
+        /** Posted receives not yet consumed, and SENDs waiting for one (receiver not ready). */
+        final ArrayDeque<Posted> rq = new ArrayDeque<>();
+        final ArrayDeque<Object[]> waiting = new ArrayDeque<>();
+        volatile FId id;
 
         FQp(int num, FPd pd, FCq sendCq, FCq recvCq, int maxSendWr, int maxRecvWr) {
             this.num = num;
@@ -246,6 +259,18 @@ final class FakeDisni implements DisniOps {
     @Override
     public void disconnect(Id id) {
         FId f = (FId) id;
+        if (moveData) {
+            synchronized (this) {
+                for (FId x : new FId[] {f, f.peer}) {
+                    if (x != null && x.qp != null) {
+                        Posted r;
+                        while ((r = x.qp.rq.poll()) != null) {
+                            x.qp.recvCq.complete(r.wrId(), 5, 128, 0, x.qp.num);
+                        }
+                    }
+                }
+            }
+        }
         if (f.established) {
             f.established = false;
             event(f, CmEventType.DISCONNECTED, null);
@@ -319,6 +344,7 @@ final class FakeDisni implements DisniOps {
     public Qp createQp(Id id, Pd pd, Cq sendCq, Cq recvCq, int maxSendWr, int maxRecvWr, int maxInline) {
         FQp q = new FQp(qpNums.incrementAndGet(), (FPd) pd, (FCq) sendCq, (FCq) recvCq, maxSendWr, maxRecvWr);
         ((FId) id).qp = q;
+        q.id = (FId) id;
         qps.add(q);
         return q;
     }
@@ -332,11 +358,14 @@ final class FakeDisni implements DisniOps {
     public Mr regMr(Pd pd, ByteBuffer buffer, int ibvAccess) {
         int k = keys.incrementAndGet();
         log.add("reg_mr len=" + buffer.remaining() + " access=" + ibvAccess);
-        return new Mr(new Object(), 0x7f0000000000L + (long) k * 0x100000, buffer.remaining(), k, k | 0x10000);
+        long addr = 0x7f0000000000L + (long) k * 0x1000000;
+        regions.put(k, new Region(addr, buffer.slice(), (FPd) pd, ibvAccess));
+        return new Mr(k, addr, buffer.remaining(), k, k | 0x10000);
     }
 
     @Override
     public void deregMr(Mr mr) {
+        regions.remove((Integer) mr.handle());
         deregistered.incrementAndGet();
     }
 
@@ -349,7 +378,7 @@ final class FakeDisni implements DisniOps {
     }
 
     /** A post-send call over its own copy of the list, patched through the *Mod views. */
-    static final class SendCall extends SVCPostSend {
+    final class SendCall extends SVCPostSend {
         final FQp qp;
         final List<IbvSendWR> wrs;
         boolean freed;
@@ -404,6 +433,11 @@ final class FakeDisni implements DisniOps {
                         w.getRdma().getRkey(), sges(w.getSg_list())));
             }
             qp.sends.add(snap);
+            if (moveData) {
+                for (Posted w : snap) {
+                    nic(qp, w);
+                }
+            }
             return this;
         }
 
@@ -419,7 +453,7 @@ final class FakeDisni implements DisniOps {
         }
     }
 
-    static final class RecvCall extends SVCPostRecv {
+    final class RecvCall extends SVCPostRecv {
         final FQp qp;
         final List<IbvRecvWR> wrs;
         boolean freed;
@@ -445,6 +479,15 @@ final class FakeDisni implements DisniOps {
                 snap.add(new Posted(w.getWr_id(), -1, 0, 0, 0, sges(w.getSg_list())));
             }
             qp.recvs.add(snap);
+            if (moveData) {
+                synchronized (FakeDisni.this) {
+                    qp.rq.addAll(snap);
+                    while (!qp.waiting.isEmpty() && !qp.rq.isEmpty()) {
+                        Object[] w = qp.waiting.poll();
+                        deliver((FQp) w[0], (Posted) w[1], (byte[]) w[2], qp);
+                    }
+                }
+            }
             return this;
         }
 
@@ -457,6 +500,113 @@ final class FakeDisni implements DisniOps {
         public SVCPostRecv free() {
             freed = true;
             return this;
+        }
+    }
+
+    /** Whether executed posts move data between registered buffers, as a NIC would. */
+    volatile boolean moveData;
+    final AtomicInteger bytesMoved = new AtomicInteger();
+
+    private Region local(FQp qp, long addr, int len, int lkey) {
+        Region r = regions.get(lkey);
+        return r != null && r.pd == qp.pd && r.covers(addr, len) ? r : null;
+    }
+
+    private Region remote(FQp peer, long addr, int len, int rkey, int access) {
+        Region r = regions.get(rkey & ~0x10000);
+        return r != null && (rkey & 0x10000) != 0 && r.pd == peer.pd && (r.access & access) != 0
+                && r.covers(addr, len) ? r : null;
+    }
+
+    private byte[] gather(FQp qp, Posted w) {
+        int len = 0;
+        for (long[] g : w.sges()) len += (int) g[1];
+        byte[] b = new byte[len];
+        int at = 0;
+        for (long[] g : w.sges()) {
+            Region r = local(qp, g[0], (int) g[1], (int) g[2]);
+            if (r == null) return null;
+            r.buf.get((int) (g[0] - r.addr), b, at, (int) g[1]);
+            at += (int) g[1];
+        }
+        return b;
+    }
+
+    private boolean scatter(FQp qp, List<long[]> sges, byte[] b) {
+        int at = 0;
+        for (long[] g : sges) {
+            int n = Math.min((int) g[1], b.length - at);
+            if (n <= 0) break;
+            Region r = local(qp, g[0], n, (int) g[2]);
+            if (r == null) return false;
+            r.buf.put((int) (g[0] - r.addr), b, at, n);
+            at += n;
+        }
+        return at == b.length;
+    }
+
+    /** Executes one posted request as the NIC would (RC, in order, on the posting thread). */
+    private synchronized void nic(FQp qp, Posted w) {
+        FId peerId = qp.id == null ? null : qp.id.peer;
+        FQp peer = peerId == null ? null : peerId.qp;
+        boolean signaled = (w.flags() & IbvSendWR.IBV_SEND_SIGNALED) != 0;
+        if (peer == null || !qp.id.established) {
+            qp.sendCq.complete(w.wrId(), 5, 0, 0, qp.num); // WR_FLUSH_ERR
+            return;
+        }
+        byte[] b;
+        switch (w.opcode()) {
+            case IbvSendWR.IBV_WR_SEND -> {
+                b = gather(qp, w);
+                if (b == null) {
+                    qp.sendCq.complete(w.wrId(), 4, 0, 0, qp.num); // LOC_PROT_ERR
+                    return;
+                }
+                if (peer.rq.isEmpty()) {
+                    peer.waiting.add(new Object[] {qp, w, b});
+                    return;
+                }
+                deliver(qp, w, b, peer);
+            }
+            case IbvSendWR.IBV_WR_RDMA_WRITE -> {
+                b = gather(qp, w);
+                Region r = b == null ? null : remote(peer, w.remoteAddr(), b.length, w.rkey(), 2);
+                if (r == null) {
+                    qp.sendCq.complete(w.wrId(), 10, 1, 0, qp.num); // REM_ACCESS_ERR
+                    return;
+                }
+                r.buf.put((int) (w.remoteAddr() - r.addr), b, 0, b.length);
+                bytesMoved.addAndGet(b.length);
+                if (signaled) qp.sendCq.complete(w.wrId(), 0, 1, b.length, qp.num);
+            }
+            case IbvSendWR.IBV_WR_RDMA_READ -> {
+                int len = 0;
+                for (long[] g : w.sges()) len += (int) g[1];
+                Region r = remote(peer, w.remoteAddr(), len, w.rkey(), 4);
+                if (r == null) {
+                    qp.sendCq.complete(w.wrId(), 10, 2, 0, qp.num);
+                    return;
+                }
+                b = new byte[len];
+                r.buf.get((int) (w.remoteAddr() - r.addr), b, 0, len);
+                if (!scatter(qp, w.sges(), b)) {
+                    qp.sendCq.complete(w.wrId(), 4, 2, 0, qp.num);
+                    return;
+                }
+                bytesMoved.addAndGet(len);
+                if (signaled) qp.sendCq.complete(w.wrId(), 0, 2, len, qp.num);
+            }
+            default -> qp.sendCq.complete(w.wrId(), 2, 0, 0, qp.num); // LOC_QP_OP_ERR
+        }
+    }
+
+    /** A SEND into the peer's oldest receive. */
+    private void deliver(FQp qp, Posted w, byte[] b, FQp peer) {
+        Posted r = peer.rq.poll();
+        boolean ok = scatter(peer, r.sges(), b);
+        peer.recvCq.complete(r.wrId(), ok ? 0 : 1, 128, ok ? b.length : 0, peer.num);
+        if ((w.flags() & IbvSendWR.IBV_SEND_SIGNALED) != 0 || !ok) {
+            qp.sendCq.complete(w.wrId(), ok ? 0 : 9, 0, b.length, qp.num);
         }
     }
 

@@ -162,13 +162,14 @@ class SignatureEngineCrossCheckTest {
     void batchedAndPerBlockEnginesAgreeOnRandomTransfers() {
         Random r = new Random(0x51C5EED);
         int[] intervals = {512, 512, 1024, 4096, 520};
-        SignatureEngine engine = new SignatureEngine();
+        SignatureEngine engine = new SignatureEngine(1); // batch every transfer the library can carry
+        SignatureEngine usual = new SignatureEngine();   // the NIC's engine: batches from 8 blocks
         int errors = 0;
         int cases = 4000;
         for (int c = 0; c < cases; c++) {
             int interval = intervals[r.nextInt(intervals.length)];
             SigAttrs a = attrs(r, interval);
-            int blocks = 1 + r.nextInt(12);
+            int blocks = 1 + r.nextInt(r.nextBoolean() ? 12 : 24);
             int wb = interval + (a.wire.isDif() ? DIF : 0);
             int from = r.nextInt(blocks);
             int count = 1 + r.nextInt(blocks - from);
@@ -197,6 +198,11 @@ class SignatureEngineCrossCheckTest {
                 assertNull(ReferenceSignatureEngine.memoryToWire(ref, a, dv, mv, (long) from * wb, dstRef, 3, count * wb));
                 assertNull(engine.memoryToWire(got, a, dv, mv, (long) from * wb, dstNew, 3, count * wb));
                 assertArrayEquals(dstRef, dstNew, where + ": wire bytes");
+                byte[] dstUsual = new byte[count * wb + 7];
+                First usualGot = new First();
+                assertNull(usual.memoryToWire(usualGot, a, dv, mv, (long) from * wb, dstUsual, 3, count * wb));
+                assertArrayEquals(dstRef, dstUsual, where + ": wire bytes (usual engine)");
+                assertEquals(ref.toString(), usualGot.toString(), where + ": latched error (usual engine)");
             } else {
                 // wire -> memory: the wire holds data + (wire PI, correct then corrupted)
                 byte[] wire = new byte[blocks * wb];
@@ -235,5 +241,7 @@ class SignatureEngineCrossCheckTest {
         assertTrue(engine.batched > cases / 2, "the batched path ran: " + engine.batched + " batched, "
                 + engine.perBlock + " block by block");
         assertTrue(engine.perBlock > 0, "520-byte intervals ran block by block");
+        assertTrue(usual.batched > 0 && usual.perBlock > 0, "the usual engine batched long transfers only: "
+                + usual.batched + " batched, " + usual.perBlock + " block by block");
     }
 }
