@@ -13,6 +13,7 @@ public class VerbsException extends IOException {
     public static final int ENOTCONN = 107;
     public static final int ECONNREFUSED = 111;
     public static final int ENODEV = 19;
+    public static final int ETIMEDOUT = 110;
 
     private final int errno;
 

@@ -7,7 +7,13 @@ import io.pistore.transport.rdma.verbs.DifGuard;
 import io.pistore.transport.rdma.verbs.VerbsDevice;
 import io.pistore.transport.rdma.verbs.VerbsException;
 import io.pistore.transport.rdma.verbs.VerbsProvider;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -15,12 +21,17 @@ import java.util.Set;
  * registration, local invalidate or device queries), so its devices report no
  * {@link Capability#INTEGRITY_MR} and the transport does PI in software on every format.
  *
- * <p>Status: the probe and the work-request mapping are done and tested; the device binding (CM
- * event loop with deadlines, QP/CQ creation, SVC-cached posting) is not yet written, so
- * {@link #open} refuses with a clear message. See docs/RDMA.md.
+ * <p>{@link #open} opens a {@link DisniDevice} over {@link RealDisniOps}: the device of
+ * {@code rdma.disni.local} (an IP) or, without it, of the first local address RDMA CM binds to a
+ * device. {@code rdma.disni.maxQpWr} (default 16384) bounds QP sizes. The binding's logic is tested
+ * against a fake of {@link DisniOps}; it has not run on an RDMA NIC (docs/RDMA.md).
  */
 public final class DisniVerbsProvider implements VerbsProvider {
     public static final String NAME = "disni";
+    public static final String LOCAL_PROPERTY = "rdma.disni.local";
+    public static final String MAX_QP_WR_PROPERTY = "rdma.disni.maxQpWr";
+    /** libdisni's {@code _createQP} fixes max_send_sge and max_recv_sge at 4. */
+    public static final int MAX_SGE = 4;
     private static volatile Availability cached;
 
     @Override
@@ -36,10 +47,6 @@ public final class DisniVerbsProvider implements VerbsProvider {
                 a = cached;
                 if (a == null) {
                     a = DisniProbe.run(DisniProbe.REAL);
-                    if (a.isAvailable()) {
-                        a = Availability.unavailable("DiSNI and an RDMA device are present, but pistore's DiSNI device"
-                                + " binding is not implemented yet (docs/RDMA.md)");
-                    }
                     cached = a;
                 }
             }
@@ -49,7 +56,7 @@ public final class DisniVerbsProvider implements VerbsProvider {
 
     /** What a DiSNI device can do: RC send/recv and one-sided READ/WRITE, four SGEs (fixed in libdisni). */
     public static DeviceCaps caps(int maxQpWr) {
-        return new DeviceCaps(EnumSet.of(Capability.RDMA_READ, Capability.RDMA_WRITE), maxQpWr, 4, 65536, 0,
+        return new DeviceCaps(EnumSet.of(Capability.RDMA_READ, Capability.RDMA_WRITE), maxQpWr, MAX_SGE, 65536, 0,
                 Set.of(), EnumSet.noneOf(DifGuard.class), Set.of());
     }
 
@@ -59,7 +66,40 @@ public final class DisniVerbsProvider implements VerbsProvider {
         if (!a.isAvailable()) {
             throw new VerbsException(VerbsException.ENODEV, "disni: " + a.cause());
         }
-        throw new VerbsException(VerbsException.EOPNOTSUPP, "disni: the device binding (RDMA CM, QP, CQ over DiSNI)"
-                + " is not implemented yet; use rdma.provider=soft");
+        String local = localAddress != null ? localAddress : System.getProperty(LOCAL_PROPERTY);
+        int maxQpWr;
+        try {
+            maxQpWr = Integer.parseInt(System.getProperty(MAX_QP_WR_PROPERTY, "16384").trim());
+        } catch (NumberFormatException e) {
+            maxQpWr = -1;
+        }
+        if (maxQpWr < 1) {
+            throw new VerbsException(VerbsException.EINVAL, "disni: " + MAX_QP_WR_PROPERTY + " must be a positive"
+                    + " number, not '" + System.getProperty(MAX_QP_WR_PROPERTY) + "'");
+        }
+        return new DisniDevice(new RealDisniOps(), local, local == null ? candidates() : List.of(), caps(maxQpWr));
+    }
+
+    /** Local unicast addresses of interfaces that are up, loopback last (soft RoCE on lo is possible). */
+    static List<InetAddress> candidates() {
+        List<InetAddress> l = new ArrayList<>();
+        List<InetAddress> loop = new ArrayList<>();
+        try {
+            for (NetworkInterface n : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!n.isUp()) {
+                    continue;
+                }
+                for (InetAddress a : Collections.list(n.getInetAddresses())) {
+                    if (a.isLinkLocalAddress() || a.isMulticastAddress()) {
+                        continue;
+                    }
+                    (a.isLoopbackAddress() ? loop : l).add(a);
+                }
+            }
+        } catch (SocketException e) {
+            // no interfaces: nothing to try
+        }
+        l.addAll(loop);
+        return l;
     }
 }

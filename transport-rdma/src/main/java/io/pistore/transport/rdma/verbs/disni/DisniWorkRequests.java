@@ -42,13 +42,9 @@ public final class DisniWorkRequests {
                 case RDMA_WRITE: d.setOpcode(IbvSendWR.IBV_WR_RDMA_WRITE); break;
                 case RDMA_READ: d.setOpcode(IbvSendWR.IBV_WR_RDMA_READ); break;
                 default:
-                    throw new VerbsException(VerbsException.EOPNOTSUPP, "DiSNI cannot post " + w.opcode
-                            + " (no integrity MR, fast registration or invalidation)");
+                    throw unsupported(w.opcode);
             }
-            int flags = 0;
-            if (w.signaled) flags |= IbvSendWR.IBV_SEND_SIGNALED;
-            if (w.fence) flags |= IbvSendWR.IBV_SEND_FENCE;
-            d.setSend_flags(flags);
+            d.setSend_flags(flags(w));
             if (w.opcode != io.pistore.transport.rdma.verbs.WrOpcode.SEND) {
                 d.getRdma().setRemote_addr(w.remoteAddr);
                 d.getRdma().setRkey(w.rkey);
@@ -58,6 +54,20 @@ public final class DisniWorkRequests {
             out.add(d);
         }
         return out;
+    }
+
+    /** Why DiSNI cannot post {@code op} (EOPNOTSUPP). */
+    static VerbsException unsupported(io.pistore.transport.rdma.verbs.WrOpcode op) {
+        return new VerbsException(VerbsException.EOPNOTSUPP, "DiSNI cannot post " + op
+                + " (no integrity MR, fast registration or invalidation)");
+    }
+
+    /** {@code ibv_send_flags} of a request: SIGNALED and FENCE (never INLINE: the SGEs name registered memory). */
+    static int flags(SendWr w) {
+        int flags = 0;
+        if (w.signaled) flags |= IbvSendWR.IBV_SEND_SIGNALED;
+        if (w.fence) flags |= IbvSendWR.IBV_SEND_FENCE;
+        return flags;
     }
 
     public static List<IbvRecvWR> toRecv(RecvWr chain) {
@@ -84,6 +94,12 @@ public final class DisniWorkRequests {
         return l;
     }
 
+    /** Fills {@code out} from DiSNI's copy of an {@code ibv_wc}. */
+    static WorkCompletion fromWc(com.ibm.disni.verbs.IbvWC wc, WorkCompletion out) {
+        return fromWc(wc.getWr_id(), wc.getStatus(), wc.getOpcode(), wc.getByte_len(), wc.getQp_num(),
+                wc.getVendor_err(), out);
+    }
+
     /** Fills {@code out} from a raw {@code ibv_wc}: status by C value, opcode by {@code ibv_wc_opcode}. */
     public static WorkCompletion fromWc(long wrId, int status, int opcode, int byteLen, int qpNum, int vendorErr,
                                         WorkCompletion out) {
@@ -94,7 +110,8 @@ public final class DisniWorkRequests {
             case IBV_WC_RDMA_WRITE -> WcOpcode.RDMA_WRITE;
             case IBV_WC_RDMA_READ -> WcOpcode.RDMA_READ;
             case IBV_WC_RECV, IBV_WC_RECV_RDMA_WITH_IMM -> WcOpcode.RECV;
-            default -> out.status == WcStatus.SUCCESS ? WcOpcode.SEND : out.opcode;
+            // ibv_wc.opcode is undefined on a failed completion; callers go by wr_id
+            default -> WcOpcode.SEND;
         };
         out.byteLen = byteLen;
         out.qpNum = qpNum;

@@ -8,10 +8,13 @@ import java.util.Arrays;
 final class MemView {
     static final MemView EMPTY = new MemView(ScatterList.of());
 
+    /** The list itself, for the integrity library's batched operations. */
+    final ScatterList list;
     private final ByteBuffer[] segs;
     private final long[] starts;
 
     MemView(ScatterList list) {
+        this.list = list;
         int n = list.segmentCount();
         segs = new ByteBuffer[n];
         starts = new long[n + 1];

@@ -14,7 +14,7 @@ import io.pistore.transport.rdma.verbs.VerbsException;
  * here while the transfer itself succeeds; {@link #checkStatus} reports and clears it and allows the
  * next registration.
  */
-final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
+final class SoftIntegrityMr extends SoftRegion implements IntegrityMr, SigLatch {
     private final int maxDataSg;
     private final int maxMetaSg;
     private final SigAttrs attrs = new SigAttrs();
@@ -35,7 +35,10 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
     private long activeDataLength;
     private long activeWireLength;
     private boolean statusChecked = true;
+    /** The last protection interval found in the device's sigIntervals (0: none yet). */
+    private int supportedInterval;
     private final MrStatus latched = new MrStatus();
+    private final SignatureEngine engine = new SignatureEngine();
     private volatile boolean closed;
 
     SoftIntegrityMr(SoftPd pd, int index, int maxDataSg, int maxMetaSg) {
@@ -170,8 +173,13 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
         if (mem.isDif() && wire.isDif() && mem.piInterval != wire.piInterval) {
             return "memory and wire protection intervals differ (" + mem.piInterval + ", " + wire.piInterval + ")";
         }
-        if (!pd.device.caps().sigIntervals().contains(interval)) {
-            return "protection interval " + interval + " is not supported by the signature engine";
+        // Set<Integer>.contains boxes the interval (4096 is outside the Integer cache): remember the
+        // last interval found supported, so a registration allocates nothing in the steady state
+        if (interval != supportedInterval) {
+            if (!pd.device.caps().sigIntervals().contains(interval)) {
+                return "protection interval " + interval + " is not supported by the signature engine";
+            }
+            supportedInterval = interval;
         }
         if (dataLength % interval != 0) {
             return "data length " + dataLength + " is not a multiple of the protection interval " + interval;
@@ -180,10 +188,13 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
             return "memory domain T10-DIF needs " + (dataLength / interval * SigAttrs.DIF_SIZE)
                     + " metadata bytes (8 per interval), " + metaLength + " are mapped";
         }
-        for (SigDomain d : new SigDomain[] {mem, wire}) {
-            if (d.isDif() && !pd.device.caps().sigGuards().contains(d.bgType)) {
-                return "guard " + d.bgType + " is not supported by the signature engine";
-            }
+        String bad = unsupportedGuard(mem);
+        return bad != null ? bad : unsupportedGuard(wire);
+    }
+
+    private String unsupportedGuard(SigDomain d) {
+        if (d.isDif() && !pd.device.caps().sigGuards().contains(d.bgType)) {
+            return "guard " + d.bgType + " is not supported by the signature engine";
         }
         return null;
     }
@@ -204,7 +215,8 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
     }
 
     /** Latches the first signature error of this registration. */
-    void latch(io.pistore.transport.rdma.verbs.SigErrorType type, long expected, long actual, long offset) {
+    @Override
+    public void latch(io.pistore.transport.rdma.verbs.SigErrorType type, long expected, long actual, long offset) {
         if (!latched.failed) {
             latched.failed = true;
             latched.errType = type;
@@ -235,13 +247,13 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr {
     @Override
     synchronized String readWire(long offset, byte[] dst, int pos, int len) {
         views();
-        return SignatureEngine.memoryToWire(this, active, dataView, metaView, offset, dst, pos, len);
+        return engine.memoryToWire(this, active, dataView, metaView, offset, dst, pos, len);
     }
 
     @Override
     synchronized String writeWire(long offset, byte[] src, int pos, int len) {
         views();
-        return SignatureEngine.wireToMemory(this, active, dataView, metaView, offset, src, pos, len);
+        return engine.wireToMemory(this, active, dataView, metaView, offset, src, pos, len);
     }
 
     @Override

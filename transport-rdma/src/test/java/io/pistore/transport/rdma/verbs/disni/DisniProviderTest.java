@@ -73,6 +73,27 @@ class DisniProviderTest {
     }
 
     @Test
+    void selectingDisniWithoutADeviceIsUnavailableWithTheProbesLine() {
+        String before = System.getProperty("rdma.provider");
+        System.setProperty("rdma.provider", "disni");
+        try {
+            io.pistore.transport.rdma.RdmaTransportProvider p = new io.pistore.transport.rdma.RdmaTransportProvider();
+            Availability a = p.availability();
+            assertFalse(a.isAvailable());
+            assertEquals("verbs provider disni: " + new DisniVerbsProvider().probe().cause(), a.cause());
+            assertFalse(a.cause().contains("\n"));
+            IllegalStateException e = assertThrows(IllegalStateException.class, p::create);
+            assertEquals(a.cause(), e.getMessage());
+        } finally {
+            if (before == null) {
+                System.clearProperty("rdma.provider");
+            } else {
+                System.setProperty("rdma.provider", before);
+            }
+        }
+    }
+
+    @Test
     void disniDevicesHaveNoIntegrityMr() {
         assertFalse(DisniVerbsProvider.caps(1024).has(Capability.INTEGRITY_MR));
         assertTrue(DisniVerbsProvider.caps(1024).has(Capability.RDMA_READ));
