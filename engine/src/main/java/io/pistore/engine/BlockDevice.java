@@ -82,6 +82,17 @@ public final class BlockDevice {
         return connection.queue(q).submit(r);
     }
 
+    /**
+     * Submits on the next queue, round robin, and calls {@code done} with the completion, possibly
+     * on this thread before returning: see {@link io.pistore.spi.HostQueue#submitMayCompleteOnCaller}
+     * (a request submitted from inside a {@code done} running on the caller's stack is queued, not
+     * run inline again, so chaining from {@code done} nests at most one level).
+     */
+    public void submitMayCompleteOnCaller(BlockRequest r, java.util.function.Consumer<Completion> done) {
+        int q = Math.floorMod(next.getAndIncrement(), connection.queueCount());
+        connection.queue(q).submitMayCompleteOnCaller(r, done);
+    }
+
     /** Submits on a chosen queue. */
     public CompletableFuture<Completion> submit(int queue, BlockRequest r) {
         return connection.queue(queue).submit(r);

@@ -23,10 +23,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The socket is non-blocking and has its own selector. The connection's thread does the
  * handshake (each message within the handshake timeout), then loops: parse every complete request
- * in the input buffer, hand it to the export (asynchronously), and wait for more input. A reply is
- * written by the thread that completes its request, straight to the socket when nothing is queued
- * before it; what the socket does not take is queued and written by the connection's thread when the
- * socket becomes writable, so no engine thread ever waits for a slow client.
+ * in the input buffer, hand it to the export, send the replies that are ready, and wait for more
+ * input. With the in-process {@code local} transport a request runs on this thread while it is
+ * handed over (see {@link io.pistore.spi.HostQueue#submitMayCompleteOnCaller}); its reply is then
+ * kept in a batch that this thread writes with one gathering write once the input buffer holds no
+ * further complete request (one write per request at queue depth 1, one per burst when the client
+ * pipelines). A reply completed on another thread is written by that thread, straight to the socket
+ * when nothing is queued before it; what the socket does not take is queued and written by the
+ * connection's thread when the socket becomes writable, so no engine thread ever waits for a slow
+ * client.
  *
  * <p>Bounds: requests in flight, and payload bytes in flight or waiting to be sent, are limited per
  * connection (reading pauses at the limit); a write's payload buffer is allocated only after its
@@ -48,9 +53,16 @@ final class NbdConnection implements Runnable {
     private boolean structured;
     private NbdExport export;
 
+    /** The thread of the transmission loop (replies it completes go to {@link #batch}). */
+    private Thread loopThread;
+    /** Replies completed on the loop's own thread, not written yet; only that thread. */
+    private final java.util.ArrayList<ByteBuffer> batch = new java.util.ArrayList<>();
+    private ByteBuffer[] gather = new ByteBuffer[16];
+
     private final Object outLock = new Object();
     /** Reply bytes the socket did not take yet; guarded by outLock. */
     private final ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
+    /** Bytes in {@link #pending} and in {@link #batch}. */
     private final AtomicLong pendingBytes = new AtomicLong();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong inFlightBytes = new AtomicLong();
@@ -370,14 +382,17 @@ final class NbdConnection implements Runnable {
 
     /** The transmission phase; returns why it ended. */
     private String transmission() throws IOException {
+        loopThread = Thread.currentThread();
         ByteBuffer in = ByteBuffer.allocateDirect(IN_BUFFER);
         in.flip();
         NbdRequest cur = null;
         ByteBuffer payload = null;
         long discard = 0;
         boolean disc = false;
+        boolean pipelining = false;
         while (!closed) {
             // 1. Everything complete in the input buffer, as far as the limits allow.
+            int parsed = 0;
             while (true) {
                 if (cur != null) {
                     if (payload != null) {
@@ -406,6 +421,7 @@ final class NbdConnection implements Runnable {
                     break;
                 }
                 NbdRequest r = NbdRequest.parse(in);
+                parsed++;
                 if (r.type == CMD_DISC) {
                     disc = true;
                     break;
@@ -427,13 +443,18 @@ final class NbdConnection implements Runnable {
                 }
                 dispatch(r);
             }
+            // The replies this thread completed, in one gathering write.
+            flushBatch();
             if (disc && inFlight.get() == 0 && pendingBytes.get() == 0) {
                 return "disconnect requested (NBD_CMD_DISC)";
             }
             // 2. A client that pipelines usually has more input ready: read it without asking the
             //    selector. With one request in flight (queue depth 1) the read would find nothing.
+            if (parsed > 0) {
+                pipelining = parsed > 1;
+            }
             boolean reading = !disc && (cur != null || admit());
-            if (reading && pendingBytes.get() == 0 && (cur != null || inFlight.get() > 1)) {
+            if (reading && pendingBytes.get() == 0 && (cur != null || pipelining || inFlight.get() > 1)) {
                 int n = readInput(in, payload);
                 if (n < 0) {
                     return endOfInput(cur);
@@ -666,8 +687,18 @@ final class NbdConnection implements Runnable {
         return java.util.Arrays.copyOf(b, 1024);
     }
 
-    /** Sends a request's reply and ends its accounting; any thread. */
+    /**
+     * Sends a request's reply and ends its accounting; any thread. On the loop's thread the reply
+     * joins the batch the loop writes before it next reads or waits.
+     */
     private void complete(NbdRequest r, ByteBuffer reply, long bytes) {
+        if (Thread.currentThread() == loopThread) {
+            batch.add(reply);
+            pendingBytes.addAndGet(reply.remaining());
+            inFlightBytes.addAndGet(-bytes);
+            inFlight.decrementAndGet();
+            return;
+        }
         try {
             send(reply);
         } finally {
@@ -675,6 +706,51 @@ final class NbdConnection implements Runnable {
             inFlight.decrementAndGet();
             if (wantWake) {
                 wakeup();
+            }
+        }
+    }
+
+    /**
+     * Writes the batch with as few gathering writes as the socket takes without blocking, behind
+     * whatever is queued already; the rest joins the queue. Only the loop's thread.
+     */
+    private void flushBatch() {
+        int n = batch.size();
+        if (n == 0) {
+            return;
+        }
+        if (gather.length < n) {
+            gather = new ByteBuffer[Integer.highestOneBit(n) << 1];
+        }
+        batch.toArray(gather);
+        batch.clear();
+        synchronized (outLock) {
+            if (closed) {
+                java.util.Arrays.fill(gather, 0, n, null);
+                return;
+            }
+            try {
+                int first = 0;
+                if (pending.isEmpty()) {
+                    while (first < n) {
+                        long w = ch.write(gather, first, Math.min(n - first, 1024));
+                        pendingBytes.addAndGet(-w);
+                        while (first < n && !gather[first].hasRemaining()) {
+                            first++;
+                        }
+                        if (w == 0) {
+                            break;
+                        }
+                    }
+                }
+                for (int i = first; i < n; i++) {
+                    pending.add(gather[i]);
+                }
+            } catch (IOException e) {
+                server.log("nbd: " + peer + " reply failed: " + e.getMessage());
+                close();
+            } finally {
+                java.util.Arrays.fill(gather, 0, n, null);
             }
         }
     }

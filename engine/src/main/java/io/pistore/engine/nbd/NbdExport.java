@@ -83,13 +83,14 @@ final class NbdExport {
         if (aligned(offset, len)) {
             ScatterList d = ScatterList.of(dst.slice());
             long lba = offset / dataSize;
-            return backend.submit(() -> device.read(lba, d)).thenApply(c -> Outcome.of(c, offset, len, dataSize));
+            return backend.submit(device, readRequest(lba, len / dataSize, d))
+                    .thenApply(c -> Outcome.of(c, offset, len, dataSize));
         }
         long first = offset / dataSize;
         long last = (offset + len - 1) / dataSize;
         ByteBuffer span = ByteBuffer.allocate((int) ((last - first + 1) * dataSize));
         ScatterList d = ScatterList.of(span.duplicate());
-        return backend.submit(() -> device.read(first, d)).thenApply(c -> {
+        return backend.submit(device, readRequest(first, (int) (last - first + 1), d)).thenApply(c -> {
             Outcome o = Outcome.of(c, offset, len, dataSize);
             if (o.isOk()) {
                 ByteBuffer part = span.duplicate();
@@ -114,8 +115,9 @@ final class NbdExport {
     private CompletableFuture<Outcome> writeBlocks(long lba, ByteBuffer blocks, boolean fua, long reqOffset,
                                                    long reqLength) {
         ScatterList d = ScatterList.of(blocks);
-        return backend.submit(() -> device.write(lba, d, null, device.insertStrip(lba), fua))
-                .thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
+        BlockRequest w = BlockRequest.write(name, lba, blocks.remaining() / dataSize, d, null, device.insertStrip(lba),
+                fua);
+        return backend.submit(device, w).thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
     }
 
     /**
@@ -170,7 +172,13 @@ final class NbdExport {
         ByteBuffer one = span.duplicate();
         one.position(at).limit(at + dataSize);
         ScatterList d = ScatterList.of(one.slice());
-        return backend.submit(() -> device.read(lba, d)).thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
+        return backend.submit(device, readRequest(lba, 1, d))
+                .thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
+    }
+
+    /** A data-only read: PI checked and stripped on the way out. */
+    private BlockRequest readRequest(long lba, int blocks, ScatterList data) {
+        return BlockRequest.read(name, lba, blocks, data, null, device.insertStrip(lba));
     }
 
     private static int stripe(long lba) {
@@ -181,7 +189,7 @@ final class NbdExport {
     // ------------------------------------------------------------------ flush, trim, zeroes
 
     CompletableFuture<Outcome> flush() {
-        return backend.submit(device::flush).thenApply(c -> Outcome.of(c, 0, 0, dataSize));
+        return backend.submit(device, BlockRequest.flush(name)).thenApply(c -> Outcome.of(c, 0, 0, dataSize));
     }
 
     /** Deallocates the whole blocks inside the range; partial edge blocks are left as they are. */
@@ -192,7 +200,7 @@ final class NbdExport {
         for (long lba = first; lba < end; lba += ZERO_CHUNK_BLOCKS) {
             long l = lba;
             int n = (int) Math.min(ZERO_CHUNK_BLOCKS, end - lba);
-            steps.add(() -> backend.submit(() -> device.deallocate(l, n))
+            steps.add(() -> backend.submit(device, BlockRequest.deallocate(name, l, n))
                     .thenApply(c -> Outcome.of(c, offset, length, dataSize)));
         }
         return sequence(steps);
@@ -227,7 +235,7 @@ final class NbdExport {
             for (long lba = firstWhole; lba < endWhole; lba += ZERO_CHUNK_BLOCKS) {
                 long l = lba;
                 int n = (int) Math.min(ZERO_CHUNK_BLOCKS, endWhole - lba);
-                steps.add(() -> backend.submit(() -> device.submit(BlockRequest.writeZeroes(name, l, n, fua)))
+                steps.add(() -> backend.submit(device, BlockRequest.writeZeroes(name, l, n, fua))
                         .thenApply(c -> Outcome.of(c, offset, length, dataSize)));
             }
         }
