@@ -86,6 +86,7 @@ PY
 for uri in "${uris[@]}"; do
     fio --name=fill --ioengine=nbd --uri="$uri" --size=$size --rw=write --bs=1M --iodepth=8 > /dev/null
     fio --name=warm --ioengine=nbd --uri="$uri" --size=$size --rw=randrw --bs=4k --iodepth=32 --time_based --runtime=3 > /dev/null
+    fio --name=warm --ioengine=nbd --uri="$uri" --size=$size --rw=randrw --bs=4k --iodepth=1 --time_based --runtime=2 > /dev/null
 done
 
 echo "fio $(fio --version | sed 's/fio-//'), nbdkit $(nbdkit --version | awk '{print $2}'), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -42,6 +42,12 @@ final class NbdConnection implements Runnable {
     private static final int IN_BUFFER = 256 * 1024;
     /** A write payload at least this large is read straight into its own buffer. */
     private static final int DIRECT_READ = 64 * 1024;
+    /** Read replies up to 4 KiB << (REPLY_CLASSES - 1) = 1 MiB of data use pooled direct buffers. */
+    private static final int REPLY_CLASSES = 9;
+    /** Room for the largest read reply header (structured: 20 + 8 bytes). */
+    private static final int REPLY_HEADER_ROOM = 32;
+    private static final int POOLED_PER_CLASS = 64;
+    private static final long POOLED_BYTES = 16L << 20;
 
     private final NbdServer server;
     private final SocketChannel ch;
@@ -60,6 +66,14 @@ final class NbdConnection implements Runnable {
     private ByteBuffer[] gather = new ByteBuffer[16];
 
     private final Object outLock = new Object();
+    /**
+     * Direct buffers for read replies, by data size class (4 KiB << class), returned once written:
+     * the volume's bytes are copied once into memory the socket sends from, where a heap buffer
+     * costs a zeroing and one more copy into the JDK's temporary direct buffer. Guarded by outLock.
+     */
+    @SuppressWarnings("unchecked")
+    private final ArrayDeque<ByteBuffer>[] replyPool = new ArrayDeque[REPLY_CLASSES];
+    private long pooledBytes;
     /** Reply bytes the socket did not take yet; guarded by outLock. */
     private final ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
     /** Bytes in {@link #pending} and in {@link #batch}. */
@@ -568,7 +582,7 @@ final class NbdConnection implements Runnable {
             return;
         }
         int header = structured ? STRUCTURED_REPLY_HEADER + 8 : SIMPLE_REPLY_HEADER;
-        ByteBuffer reply = ByteBuffer.allocate(header + len);
+        ByteBuffer reply = replyBuffer(header, len);
         inFlightBytes.addAndGet(len);
         ByteBuffer data = reply.duplicate();
         data.position(header);
@@ -584,12 +598,52 @@ final class NbdConnection implements Runnable {
                 } else {
                     reply.putInt(SIMPLE_REPLY_MAGIC).putInt(0).putLong(r.cookie);
                 }
-                reply.clear();
+                reply.position(0);
                 complete(r, reply, len);
             } else {
+                synchronized (outLock) {
+                    recycle(reply);
+                }
                 failed(r, out, len);
             }
         });
+    }
+
+    /** A buffer for a read reply: {@code header + len} bytes between position 0 and the limit. */
+    private ByteBuffer replyBuffer(int header, int len) {
+        int cls = 32 - Integer.numberOfLeadingZeros((len - 1) >>> 12);
+        if (cls >= REPLY_CLASSES) {
+            return ByteBuffer.allocate(header + len);
+        }
+        ByteBuffer b;
+        synchronized (outLock) {
+            ArrayDeque<ByteBuffer> q = replyPool[cls];
+            b = q == null ? null : q.poll();
+            if (b != null) {
+                pooledBytes -= b.capacity();
+            }
+        }
+        if (b == null) {
+            b = ByteBuffer.allocateDirect(REPLY_HEADER_ROOM + (4096 << cls));
+        }
+        b.clear().limit(header + len);
+        return b;
+    }
+
+    /** Returns a written read reply's buffer to the pool; under outLock, any thread. */
+    private void recycle(ByteBuffer b) {
+        if (!b.isDirect()) {
+            return;
+        }
+        int cls = Integer.numberOfTrailingZeros((b.capacity() - REPLY_HEADER_ROOM) >>> 12);
+        ArrayDeque<ByteBuffer> q = replyPool[cls];
+        if (q == null) {
+            q = replyPool[cls] = new ArrayDeque<>();
+        }
+        if (q.size() < POOLED_PER_CLASS && pooledBytes + b.capacity() <= POOLED_BYTES) {
+            q.push(b);
+            pooledBytes += b.capacity();
+        }
     }
 
     private void write(NbdRequest r, ByteBuffer payload) {
@@ -736,6 +790,7 @@ final class NbdConnection implements Runnable {
                         long w = ch.write(gather, first, Math.min(n - first, 1024));
                         pendingBytes.addAndGet(-w);
                         while (first < n && !gather[first].hasRemaining()) {
+                            recycle(gather[first]);
                             first++;
                         }
                         if (w == 0) {
@@ -767,7 +822,9 @@ final class NbdConnection implements Runnable {
                         // the socket takes what it can without blocking
                     }
                 }
-                if (reply.hasRemaining()) {
+                if (!reply.hasRemaining()) {
+                    recycle(reply);
+                } else {
                     pending.add(reply);
                     pendingBytes.addAndGet(reply.remaining());
                     queued = true;
@@ -793,7 +850,7 @@ final class NbdConnection implements Runnable {
                 if (b.hasRemaining()) {
                     return;
                 }
-                pending.poll();
+                recycle(pending.poll());
             }
         }
     }
