@@ -58,6 +58,10 @@ final class NbdConnection implements Runnable {
     private boolean noZeroes;
     private boolean structured;
     private NbdExport export;
+    /** The export whose base:allocation context NBD_OPT_SET_META_CONTEXT selected, or null. */
+    private String allocationContextExport;
+    /** Whether base:allocation is selected for the transmission phase (NBD_CMD_BLOCK_STATUS allowed). */
+    private boolean allocationContext;
 
     /** The thread of the transmission loop (replies it completes go to {@link #batch}). */
     private Thread loopThread;
@@ -207,6 +211,10 @@ final class NbdConnection implements Runnable {
                         optionReply(option, REP_ACK, (ByteBuffer) null);
                     }
                     break;
+                case OPT_LIST_META_CONTEXT:
+                case OPT_SET_META_CONTEXT:
+                    metaContext(option, data);
+                    break;
                 case OPT_STARTTLS:
                     optionReply(option, REP_ERR_UNSUP, "TLS is not supported by this server");
                     break;
@@ -228,8 +236,73 @@ final class NbdConnection implements Runnable {
         b.putLong(e.size).putShort((short) transmissionFlags());
         b.position(b.limit()).flip();
         writeFully(b);
-        export = e;
+        chosen(e);
         return true;
+    }
+
+    /** The export of the transmission phase; a meta context selected for another export is dropped. */
+    private void chosen(NbdExport e) {
+        export = e;
+        allocationContext = allocationContextExport != null && allocationContextExport.equals(e.name);
+    }
+
+    /**
+     * NBD_OPT_LIST_META_CONTEXT and NBD_OPT_SET_META_CONTEXT: the export name, then the queries.
+     * The only context is {@code base:allocation}; LIST with no query, or with {@code base:}, names
+     * it. SET selects it when asked for by name (and replaces any earlier selection), and needs
+     * structured replies first.
+     */
+    private void metaContext(int option, ByteBuffer data) throws IOException {
+        boolean set = option == OPT_SET_META_CONTEXT;
+        if (set && !structured) {
+            optionReply(option, REP_ERR_INVALID, "NBD_OPT_SET_META_CONTEXT needs NBD_OPT_STRUCTURED_REPLY first");
+            return;
+        }
+        if (data.remaining() < 8) {
+            optionReply(option, REP_ERR_INVALID, "option data of " + data.remaining() + " bytes is too short");
+            return;
+        }
+        long nameLength = Integer.toUnsignedLong(data.getInt());
+        if (nameLength > data.remaining() - 4) {
+            optionReply(option, REP_ERR_INVALID, "name length " + nameLength + " exceeds the option data");
+            return;
+        }
+        String name = utf8(data, (int) nameLength);
+        long queries = Integer.toUnsignedLong(data.getInt());
+        boolean match = false;
+        for (long q = 0; q < queries; q++) {
+            if (data.remaining() < 4) {
+                optionReply(option, REP_ERR_INVALID, queries + " queries do not fit the option data");
+                return;
+            }
+            long len = Integer.toUnsignedLong(data.getInt());
+            if (len > data.remaining()) {
+                optionReply(option, REP_ERR_INVALID, "query length " + len + " exceeds the option data");
+                return;
+            }
+            String query = utf8(data, (int) len);
+            match |= query.equals(BASE_ALLOCATION) || (!set && query.equals("base:"));
+        }
+        if (data.hasRemaining()) {
+            optionReply(option, REP_ERR_INVALID, data.remaining() + " bytes after the last query");
+            return;
+        }
+        NbdExport e = server.export(name);
+        if (e == null) {
+            optionReply(option, REP_ERR_UNKNOWN, "no export named '" + name + "'");
+            return;
+        }
+        boolean selected = match || (!set && queries == 0);
+        if (set) {
+            allocationContextExport = match ? e.name : null;
+        }
+        if (selected) {
+            byte[] n = BASE_ALLOCATION.getBytes(StandardCharsets.US_ASCII);
+            ByteBuffer b = ByteBuffer.allocate(4 + n.length);
+            b.putInt(BASE_ALLOCATION_ID).put(n).flip();
+            optionReply(option, REP_META_CONTEXT, b);
+        }
+        optionReply(option, REP_ACK, (ByteBuffer) null);
     }
 
     private void list(ByteBuffer data) throws IOException {
@@ -295,7 +368,7 @@ final class NbdConnection implements Runnable {
         optionReply(option, REP_INFO, bs);
         optionReply(option, REP_ACK, (ByteBuffer) null);
         if (option == OPT_GO) {
-            export = e;
+            chosen(e);
             return true;
         }
         return false;
@@ -542,6 +615,9 @@ final class NbdConnection implements Runnable {
             case CMD_READ:
                 read(r);
                 break;
+            case CMD_BLOCK_STATUS:
+                blockStatus(r);
+                break;
             case CMD_FLUSH:
                 if (!flagsAllowed(r, CMD_FLAG_FUA)) {
                     return;
@@ -644,6 +720,38 @@ final class NbdConnection implements Runnable {
             q.push(b);
             pooledBytes += b.capacity();
         }
+    }
+
+    /** NBD_CMD_BLOCK_STATUS for base:allocation: one NBD_REPLY_TYPE_BLOCK_STATUS chunk. */
+    private void blockStatus(NbdRequest r) {
+        if (!allocationContext) {
+            fail(r, EINVAL, -1, "NBD_CMD_BLOCK_STATUS without the base:allocation meta context (NBD_OPT_SET_META_CONTEXT)");
+            return;
+        }
+        if (!flagsAllowed(r, CMD_FLAG_REQ_ONE) || !inRange(r, EINVAL)) {
+            return;
+        }
+        if (r.length == 0) {
+            fail(r, EINVAL, -1, "NBD_CMD_BLOCK_STATUS of length 0");
+            return;
+        }
+        server.engineRequests.incrementAndGet();
+        export.blockStatus(r.offset, r.length, (r.flags & CMD_FLAG_REQ_ONE) != 0).whenComplete((x, ex) -> {
+            server.engineRequests.decrementAndGet();
+            Outcome out = ex != null ? Outcome.error(EIO, String.valueOf(ex)) : x.outcome;
+            if (!out.isOk()) {
+                failed(r, out, 0);
+                return;
+            }
+            int len = 4 + 8 * x.count;
+            ByteBuffer reply = ByteBuffer.allocate(STRUCTURED_REPLY_HEADER + len);
+            reply.putInt(STRUCTURED_REPLY_MAGIC).putShort((short) REPLY_FLAG_DONE)
+                    .putShort((short) REPLY_TYPE_BLOCK_STATUS).putLong(r.cookie).putInt(len).putInt(BASE_ALLOCATION_ID);
+            for (int i = 0; i < x.count; i++) {
+                reply.putInt(x.lengths[i]).putInt(x.flags[i]);
+            }
+            complete(r, reply.flip(), 0);
+        });
     }
 
     private void write(NbdRequest r, ByteBuffer payload) {

@@ -258,6 +258,64 @@ final class NbdExport {
         return b.slice();
     }
 
+    // ------------------------------------------------------------------ block status
+
+    /** The {@code base:allocation} extents of a range: byte lengths and NBD state flags, in order. */
+    static final class Extents {
+        final Outcome outcome;
+        final int count;
+        final int[] lengths;
+        final int[] flags;
+
+        Extents(Outcome outcome, int count, int[] lengths, int[] flags) {
+            this.outcome = outcome;
+            this.count = count;
+            this.lengths = lengths;
+            this.flags = flags;
+        }
+    }
+
+    /**
+     * The allocation of {@code [offset, offset+length)} (inside the export, length at least 1), from
+     * its start, for as many blocks as one read of data and metadata carries (the client asks again
+     * for the rest, as the protocol allows): unwritten blocks are {@code HOLE|ZERO}, written ones 0.
+     * With {@code one}, only the first extent. Never longer than asked.
+     */
+    CompletableFuture<Extents> blockStatus(long offset, long length, boolean one) {
+        long end = offset + length;
+        long first = offset / dataSize;
+        long endBlock = (end + dataSize - 1) / dataSize;
+        int blocks = (int) Math.min(endBlock - first, maxPayload / dataSize);
+        return device.unwrittenBlocks(first, blocks, r -> backend.submit(device, r)).handle((holes, ex) -> {
+            if (ex != null) {
+                Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
+                        ? ex.getCause() : ex;
+                Outcome o = cause instanceof io.pistore.engine.BlockIoException
+                        ? Outcome.of(((io.pistore.engine.BlockIoException) cause).completion(), offset, length, dataSize)
+                        : Outcome.error(NbdProtocol.EIO, String.valueOf(cause));
+                return new Extents(o, 0, null, null);
+            }
+            int[] lengths = new int[one ? 1 : blocks];
+            int[] flags = new int[lengths.length];
+            int n = 0;
+            int i = 0;
+            while (i < blocks && n < lengths.length) {
+                boolean hole = holes.get(i);
+                int j = hole ? holes.nextClearBit(i) : holes.nextSetBit(i);
+                if (j < 0 || j > blocks) {
+                    j = blocks;
+                }
+                long from = Math.max(offset, (first + i) * dataSize);
+                long to = Math.min(end, (first + j) * dataSize);
+                lengths[n] = (int) (to - from);
+                flags[n] = hole ? NbdProtocol.STATE_HOLE | NbdProtocol.STATE_ZERO : 0;
+                n++;
+                i = j;
+            }
+            return new Extents(Outcome.OK, n, lengths, flags);
+        });
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** Runs the steps one after the other, stopping at the first failure. */
