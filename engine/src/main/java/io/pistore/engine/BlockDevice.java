@@ -82,6 +82,17 @@ public final class BlockDevice {
         return connection.queue(q).submit(r);
     }
 
+    /**
+     * Submits on the next queue, round robin, and calls {@code done} with the completion, possibly
+     * on this thread before returning: see {@link io.pistore.spi.HostQueue#submitMayCompleteOnCaller}
+     * (a request submitted from inside a {@code done} running on the caller's stack is queued, not
+     * run inline again, so chaining from {@code done} nests at most one level).
+     */
+    public void submitMayCompleteOnCaller(BlockRequest r, java.util.function.Consumer<Completion> done) {
+        int q = Math.floorMod(next.getAndIncrement(), connection.queueCount());
+        connection.queue(q).submitMayCompleteOnCaller(r, done);
+    }
+
     /** Submits on a chosen queue. */
     public CompletableFuture<Completion> submit(int queue, BlockRequest r) {
         return connection.queue(queue).submit(r);
@@ -114,6 +125,53 @@ public final class BlockDevice {
 
     public CompletableFuture<Completion> deallocate(long lba, int blocks) {
         return submit(BlockRequest.deallocate(info.name(), lba, blocks));
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    /**
+     * Which of {@code blocks} blocks from {@code lba} are <b>unwritten</b>: never written, written
+     * with zeroes or deallocated, so that they read as zeros (docs/FORMAT.md). Bit {@code i} of the
+     * result stands for block {@code lba + i}. Works over every transport: one read of data and
+     * metadata without PI checks (PRACT=0), whose metadata is compared with the unwritten pattern;
+     * the target refuses such a read when a block with the pattern holds anything but zeros, so a
+     * reported block really reads as zeros. Formats without PI cannot tell: every block is reported
+     * written, without I/O. {@code blocks} must fit one transfer. Fails with a
+     * {@link BlockIoException} carrying the completion.
+     */
+    public CompletableFuture<java.util.BitSet> unwrittenBlocks(long lba, int blocks) {
+        return unwrittenBlocks(lba, blocks, this::submit);
+    }
+
+    /** {@link #unwrittenBlocks(long, int)}, its read submitted by {@code submitter}. */
+    public CompletableFuture<java.util.BitSet> unwrittenBlocks(long lba, int blocks,
+            java.util.function.Function<BlockRequest, CompletableFuture<Completion>> submitter) {
+        BlockFormat f = info.format();
+        if (!f.hasPi()) {
+            return CompletableFuture.completedFuture(new java.util.BitSet());
+        }
+        if (blocks < 1) {
+            throw new IllegalArgumentException("block count must be at least 1, not " + blocks);
+        }
+        int ms = f.metadataSize();
+        ByteBuffer meta = ByteBuffer.allocate(blocks * ms);
+        ScatterList data = ScatterList.of(ByteBuffer.allocate(blocks * f.dataSize()));
+        BlockRequest r = BlockRequest.read(info.name(), lba, blocks, data, ScatterList.of(meta),
+                Protection.pass(io.pistore.integrity.CheckFlags.NONE, lba & f.guard().refTagMask(), 0, 0));
+        return submitter.apply(r).thenApply(c -> {
+            if (!c.isSuccess()) {
+                throw new java.util.concurrent.CompletionException(new BlockIoException(c));
+            }
+            byte[] pattern = io.pistore.engine.volume.UnwrittenBlock.metadata(f);
+            byte[] m = meta.array();
+            java.util.BitSet unwritten = new java.util.BitSet(blocks);
+            for (int i = 0; i < blocks; i++) {
+                if (io.pistore.engine.volume.UnwrittenBlock.isUnwritten(f, pattern, m, i * ms)) {
+                    unwritten.set(i);
+                }
+            }
+            return unwritten;
+        });
     }
 
     // ------------------------------------------------------------------ sync helpers

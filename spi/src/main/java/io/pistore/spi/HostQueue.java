@@ -1,6 +1,7 @@
 package io.pistore.spi;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * One submission queue of a host connection. Requests complete asynchronously, in any order. The
@@ -9,7 +10,29 @@ import java.util.concurrent.CompletableFuture;
  * Safe to call from any thread.
  */
 public interface HostQueue {
+    /**
+     * Submits a request. The {@code local} transport never runs an accepted request on the calling
+     * thread through this method (only a refusal, such as {@link Status#QUEUE_FULL}, comes back
+     * already completed), so a caller may chain its next request from the future's callbacks; see
+     * {@link #submitMayCompleteOnCaller} for the variant that saves the thread hand-off.
+     */
     CompletableFuture<Completion> submit(BlockRequest request);
+
+    /**
+     * Submits a request and calls {@code done} with its completion, exactly once, on <b>any</b>
+     * thread, <b>possibly the calling thread before this method returns</b>: a transport that can
+     * run the request on the submitter's thread (the in-process {@code local} transport) does, which
+     * saves a thread hand-off per request. The guarantee that bounds recursion: a request submitted
+     * through this method from inside a {@code done} that runs on the caller's stack is not run on
+     * the caller's thread again (it is queued), so a caller that chains its next request from
+     * {@code done} nests at most one level. {@code done} must not block.
+     *
+     * <p>The default runs {@link #submit} and calls {@code done} from its future.
+     */
+    default void submitMayCompleteOnCaller(BlockRequest request, Consumer<Completion> done) {
+        submit(request).whenComplete((c, ex) -> done.accept(ex != null
+                ? Completion.failure(Status.INTERNAL_ERROR, String.valueOf(ex)) : c));
+    }
 
     /** Most requests in flight at once. */
     int depth();

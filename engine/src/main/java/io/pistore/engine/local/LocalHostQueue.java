@@ -6,7 +6,9 @@ import io.pistore.spi.HostQueue;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.LockSupport;
 import java.util.Queue;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -16,6 +18,11 @@ import org.jctools.queues.MpscArrayQueue;
  * A host queue of the local transport: any thread submits into a bounded multi-producer,
  * single-consumer queue (JCTools), drained by one worker thread that runs the target handler. The
  * worker parks when idle; a producer unparks it only if it announced that it sleeps.
+ *
+ * <p>{@link #submitMayCompleteOnCaller} skips the worker: the request runs on the submitting
+ * thread, unless that thread is already running one inline further up its stack (a completion that
+ * chains its next request), in which case the nested request goes through the queue and the worker.
+ * So inline execution nests at most one level on any thread, whatever the caller chains.
  */
 final class LocalHostQueue implements HostQueue {
     private final TargetHandler handler;
@@ -78,6 +85,55 @@ final class LocalHostQueue implements HostQueue {
             }
         }
         return p.future;
+    }
+
+    /** Whether this thread is running a request inline (per thread, across every local queue). */
+    private static final ThreadLocal<boolean[]> RUNNING_INLINE = ThreadLocal.withInitial(() -> new boolean[1]);
+
+    /** Calls the caller's {@code done} once, and frees the request's slot first. */
+    private final class InlineDone extends AtomicBoolean implements Consumer<Completion> {
+        private final Consumer<Completion> done;
+
+        InlineDone(Consumer<Completion> done) {
+            this.done = done;
+        }
+
+        @Override
+        public void accept(Completion c) {
+            if (compareAndSet(false, true)) {
+                inFlight.decrementAndGet();
+                done.accept(c);
+            }
+        }
+    }
+
+    /**
+     * Runs the request on the calling thread (and {@code done} there too, unless the target hands
+     * the request to a thread of its own, such as a flush waiting for the disk), except when this
+     * thread already runs a request inline: then the request is queued to the worker like
+     * {@link #submit}, which bounds the nesting of a caller that chains from {@code done} to one.
+     */
+    @Override
+    public void submitMayCompleteOnCaller(BlockRequest request, Consumer<Completion> done) {
+        boolean[] inline = RUNNING_INLINE.get();
+        if (inline[0] || closed) {
+            HostQueue.super.submitMayCompleteOnCaller(request, done);
+            return;
+        }
+        if (inFlight.incrementAndGet() > depth) {
+            inFlight.decrementAndGet();
+            done.accept(Completion.failure(Status.QUEUE_FULL, "queue depth " + depth + " reached"));
+            return;
+        }
+        InlineDone once = new InlineDone(done);
+        inline[0] = true;
+        try {
+            handler.execute(request, false, once);
+        } catch (RuntimeException e) {
+            once.accept(Completion.failure(Status.INTERNAL_ERROR, e.toString()));
+        } finally {
+            inline[0] = false;
+        }
     }
 
     private void finish(Pending p, Completion c) {

@@ -23,10 +23,15 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The socket is non-blocking and has its own selector. The connection's thread does the
  * handshake (each message within the handshake timeout), then loops: parse every complete request
- * in the input buffer, hand it to the export (asynchronously), and wait for more input. A reply is
- * written by the thread that completes its request, straight to the socket when nothing is queued
- * before it; what the socket does not take is queued and written by the connection's thread when the
- * socket becomes writable, so no engine thread ever waits for a slow client.
+ * in the input buffer, hand it to the export, send the replies that are ready, and wait for more
+ * input. With the in-process {@code local} transport a request runs on this thread while it is
+ * handed over (see {@link io.pistore.spi.HostQueue#submitMayCompleteOnCaller}); its reply is then
+ * kept in a batch that this thread writes with one gathering write once the input buffer holds no
+ * further complete request (one write per request at queue depth 1, one per burst when the client
+ * pipelines). A reply completed on another thread is written by that thread, straight to the socket
+ * when nothing is queued before it; what the socket does not take is queued and written by the
+ * connection's thread when the socket becomes writable, so no engine thread ever waits for a slow
+ * client.
  *
  * <p>Bounds: requests in flight, and payload bytes in flight or waiting to be sent, are limited per
  * connection (reading pauses at the limit); a write's payload buffer is allocated only after its
@@ -37,6 +42,12 @@ final class NbdConnection implements Runnable {
     private static final int IN_BUFFER = 256 * 1024;
     /** A write payload at least this large is read straight into its own buffer. */
     private static final int DIRECT_READ = 64 * 1024;
+    /** Read replies up to 4 KiB << (REPLY_CLASSES - 1) = 1 MiB of data use pooled direct buffers. */
+    private static final int REPLY_CLASSES = 9;
+    /** Room for the largest read reply header (structured: 20 + 8 bytes). */
+    private static final int REPLY_HEADER_ROOM = 32;
+    private static final int POOLED_PER_CLASS = 64;
+    private static final long POOLED_BYTES = 16L << 20;
 
     private final NbdServer server;
     private final SocketChannel ch;
@@ -47,10 +58,29 @@ final class NbdConnection implements Runnable {
     private boolean noZeroes;
     private boolean structured;
     private NbdExport export;
+    /** The export whose base:allocation context NBD_OPT_SET_META_CONTEXT selected, or null. */
+    private String allocationContextExport;
+    /** Whether base:allocation is selected for the transmission phase (NBD_CMD_BLOCK_STATUS allowed). */
+    private boolean allocationContext;
+
+    /** The thread of the transmission loop (replies it completes go to {@link #batch}). */
+    private Thread loopThread;
+    /** Replies completed on the loop's own thread, not written yet; only that thread. */
+    private final java.util.ArrayList<ByteBuffer> batch = new java.util.ArrayList<>();
+    private ByteBuffer[] gather = new ByteBuffer[16];
 
     private final Object outLock = new Object();
+    /**
+     * Direct buffers for read replies, by data size class (4 KiB << class), returned once written:
+     * the volume's bytes are copied once into memory the socket sends from, where a heap buffer
+     * costs a zeroing and one more copy into the JDK's temporary direct buffer. Guarded by outLock.
+     */
+    @SuppressWarnings("unchecked")
+    private final ArrayDeque<ByteBuffer>[] replyPool = new ArrayDeque[REPLY_CLASSES];
+    private long pooledBytes;
     /** Reply bytes the socket did not take yet; guarded by outLock. */
     private final ArrayDeque<ByteBuffer> pending = new ArrayDeque<>();
+    /** Bytes in {@link #pending} and in {@link #batch}. */
     private final AtomicLong pendingBytes = new AtomicLong();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong inFlightBytes = new AtomicLong();
@@ -181,6 +211,10 @@ final class NbdConnection implements Runnable {
                         optionReply(option, REP_ACK, (ByteBuffer) null);
                     }
                     break;
+                case OPT_LIST_META_CONTEXT:
+                case OPT_SET_META_CONTEXT:
+                    metaContext(option, data);
+                    break;
                 case OPT_STARTTLS:
                     optionReply(option, REP_ERR_UNSUP, "TLS is not supported by this server");
                     break;
@@ -202,8 +236,73 @@ final class NbdConnection implements Runnable {
         b.putLong(e.size).putShort((short) transmissionFlags());
         b.position(b.limit()).flip();
         writeFully(b);
-        export = e;
+        chosen(e);
         return true;
+    }
+
+    /** The export of the transmission phase; a meta context selected for another export is dropped. */
+    private void chosen(NbdExport e) {
+        export = e;
+        allocationContext = allocationContextExport != null && allocationContextExport.equals(e.name);
+    }
+
+    /**
+     * NBD_OPT_LIST_META_CONTEXT and NBD_OPT_SET_META_CONTEXT: the export name, then the queries.
+     * The only context is {@code base:allocation}; LIST with no query, or with {@code base:}, names
+     * it. SET selects it when asked for by name (and replaces any earlier selection), and needs
+     * structured replies first.
+     */
+    private void metaContext(int option, ByteBuffer data) throws IOException {
+        boolean set = option == OPT_SET_META_CONTEXT;
+        if (set && !structured) {
+            optionReply(option, REP_ERR_INVALID, "NBD_OPT_SET_META_CONTEXT needs NBD_OPT_STRUCTURED_REPLY first");
+            return;
+        }
+        if (data.remaining() < 8) {
+            optionReply(option, REP_ERR_INVALID, "option data of " + data.remaining() + " bytes is too short");
+            return;
+        }
+        long nameLength = Integer.toUnsignedLong(data.getInt());
+        if (nameLength > data.remaining() - 4) {
+            optionReply(option, REP_ERR_INVALID, "name length " + nameLength + " exceeds the option data");
+            return;
+        }
+        String name = utf8(data, (int) nameLength);
+        long queries = Integer.toUnsignedLong(data.getInt());
+        boolean match = false;
+        for (long q = 0; q < queries; q++) {
+            if (data.remaining() < 4) {
+                optionReply(option, REP_ERR_INVALID, queries + " queries do not fit the option data");
+                return;
+            }
+            long len = Integer.toUnsignedLong(data.getInt());
+            if (len > data.remaining()) {
+                optionReply(option, REP_ERR_INVALID, "query length " + len + " exceeds the option data");
+                return;
+            }
+            String query = utf8(data, (int) len);
+            match |= query.equals(BASE_ALLOCATION) || (!set && query.equals("base:"));
+        }
+        if (data.hasRemaining()) {
+            optionReply(option, REP_ERR_INVALID, data.remaining() + " bytes after the last query");
+            return;
+        }
+        NbdExport e = server.export(name);
+        if (e == null) {
+            optionReply(option, REP_ERR_UNKNOWN, "no export named '" + name + "'");
+            return;
+        }
+        boolean selected = match || (!set && queries == 0);
+        if (set) {
+            allocationContextExport = match ? e.name : null;
+        }
+        if (selected) {
+            byte[] n = BASE_ALLOCATION.getBytes(StandardCharsets.US_ASCII);
+            ByteBuffer b = ByteBuffer.allocate(4 + n.length);
+            b.putInt(BASE_ALLOCATION_ID).put(n).flip();
+            optionReply(option, REP_META_CONTEXT, b);
+        }
+        optionReply(option, REP_ACK, (ByteBuffer) null);
     }
 
     private void list(ByteBuffer data) throws IOException {
@@ -269,7 +368,7 @@ final class NbdConnection implements Runnable {
         optionReply(option, REP_INFO, bs);
         optionReply(option, REP_ACK, (ByteBuffer) null);
         if (option == OPT_GO) {
-            export = e;
+            chosen(e);
             return true;
         }
         return false;
@@ -370,14 +469,17 @@ final class NbdConnection implements Runnable {
 
     /** The transmission phase; returns why it ended. */
     private String transmission() throws IOException {
+        loopThread = Thread.currentThread();
         ByteBuffer in = ByteBuffer.allocateDirect(IN_BUFFER);
         in.flip();
         NbdRequest cur = null;
         ByteBuffer payload = null;
         long discard = 0;
         boolean disc = false;
+        boolean pipelining = false;
         while (!closed) {
             // 1. Everything complete in the input buffer, as far as the limits allow.
+            int parsed = 0;
             while (true) {
                 if (cur != null) {
                     if (payload != null) {
@@ -406,6 +508,7 @@ final class NbdConnection implements Runnable {
                     break;
                 }
                 NbdRequest r = NbdRequest.parse(in);
+                parsed++;
                 if (r.type == CMD_DISC) {
                     disc = true;
                     break;
@@ -427,13 +530,18 @@ final class NbdConnection implements Runnable {
                 }
                 dispatch(r);
             }
+            // The replies this thread completed, in one gathering write.
+            flushBatch();
             if (disc && inFlight.get() == 0 && pendingBytes.get() == 0) {
                 return "disconnect requested (NBD_CMD_DISC)";
             }
             // 2. A client that pipelines usually has more input ready: read it without asking the
             //    selector. With one request in flight (queue depth 1) the read would find nothing.
+            if (parsed > 0) {
+                pipelining = parsed > 1;
+            }
             boolean reading = !disc && (cur != null || admit());
-            if (reading && pendingBytes.get() == 0 && (cur != null || inFlight.get() > 1)) {
+            if (reading && pendingBytes.get() == 0 && (cur != null || pipelining || inFlight.get() > 1)) {
                 int n = readInput(in, payload);
                 if (n < 0) {
                     return endOfInput(cur);
@@ -507,6 +615,9 @@ final class NbdConnection implements Runnable {
             case CMD_READ:
                 read(r);
                 break;
+            case CMD_BLOCK_STATUS:
+                blockStatus(r);
+                break;
             case CMD_FLUSH:
                 if (!flagsAllowed(r, CMD_FLAG_FUA)) {
                     return;
@@ -547,7 +658,7 @@ final class NbdConnection implements Runnable {
             return;
         }
         int header = structured ? STRUCTURED_REPLY_HEADER + 8 : SIMPLE_REPLY_HEADER;
-        ByteBuffer reply = ByteBuffer.allocate(header + len);
+        ByteBuffer reply = replyBuffer(header, len);
         inFlightBytes.addAndGet(len);
         ByteBuffer data = reply.duplicate();
         data.position(header);
@@ -563,11 +674,83 @@ final class NbdConnection implements Runnable {
                 } else {
                     reply.putInt(SIMPLE_REPLY_MAGIC).putInt(0).putLong(r.cookie);
                 }
-                reply.clear();
+                reply.position(0);
                 complete(r, reply, len);
             } else {
+                synchronized (outLock) {
+                    recycle(reply);
+                }
                 failed(r, out, len);
             }
+        });
+    }
+
+    /** A buffer for a read reply: {@code header + len} bytes between position 0 and the limit. */
+    private ByteBuffer replyBuffer(int header, int len) {
+        int cls = 32 - Integer.numberOfLeadingZeros((len - 1) >>> 12);
+        if (cls >= REPLY_CLASSES) {
+            return ByteBuffer.allocate(header + len);
+        }
+        ByteBuffer b;
+        synchronized (outLock) {
+            ArrayDeque<ByteBuffer> q = replyPool[cls];
+            b = q == null ? null : q.poll();
+            if (b != null) {
+                pooledBytes -= b.capacity();
+            }
+        }
+        if (b == null) {
+            b = ByteBuffer.allocateDirect(REPLY_HEADER_ROOM + (4096 << cls));
+        }
+        b.clear().limit(header + len);
+        return b;
+    }
+
+    /** Returns a written read reply's buffer to the pool; under outLock, any thread. */
+    private void recycle(ByteBuffer b) {
+        if (!b.isDirect()) {
+            return;
+        }
+        int cls = Integer.numberOfTrailingZeros((b.capacity() - REPLY_HEADER_ROOM) >>> 12);
+        ArrayDeque<ByteBuffer> q = replyPool[cls];
+        if (q == null) {
+            q = replyPool[cls] = new ArrayDeque<>();
+        }
+        if (q.size() < POOLED_PER_CLASS && pooledBytes + b.capacity() <= POOLED_BYTES) {
+            q.push(b);
+            pooledBytes += b.capacity();
+        }
+    }
+
+    /** NBD_CMD_BLOCK_STATUS for base:allocation: one NBD_REPLY_TYPE_BLOCK_STATUS chunk. */
+    private void blockStatus(NbdRequest r) {
+        if (!allocationContext) {
+            fail(r, EINVAL, -1, "NBD_CMD_BLOCK_STATUS without the base:allocation meta context (NBD_OPT_SET_META_CONTEXT)");
+            return;
+        }
+        if (!flagsAllowed(r, CMD_FLAG_REQ_ONE) || !inRange(r, EINVAL)) {
+            return;
+        }
+        if (r.length == 0) {
+            fail(r, EINVAL, -1, "NBD_CMD_BLOCK_STATUS of length 0");
+            return;
+        }
+        server.engineRequests.incrementAndGet();
+        export.blockStatus(r.offset, r.length, (r.flags & CMD_FLAG_REQ_ONE) != 0).whenComplete((x, ex) -> {
+            server.engineRequests.decrementAndGet();
+            Outcome out = ex != null ? Outcome.error(EIO, String.valueOf(ex)) : x.outcome;
+            if (!out.isOk()) {
+                failed(r, out, 0);
+                return;
+            }
+            int len = 4 + 8 * x.count;
+            ByteBuffer reply = ByteBuffer.allocate(STRUCTURED_REPLY_HEADER + len);
+            reply.putInt(STRUCTURED_REPLY_MAGIC).putShort((short) REPLY_FLAG_DONE)
+                    .putShort((short) REPLY_TYPE_BLOCK_STATUS).putLong(r.cookie).putInt(len).putInt(BASE_ALLOCATION_ID);
+            for (int i = 0; i < x.count; i++) {
+                reply.putInt(x.lengths[i]).putInt(x.flags[i]);
+            }
+            complete(r, reply.flip(), 0);
         });
     }
 
@@ -666,8 +849,18 @@ final class NbdConnection implements Runnable {
         return java.util.Arrays.copyOf(b, 1024);
     }
 
-    /** Sends a request's reply and ends its accounting; any thread. */
+    /**
+     * Sends a request's reply and ends its accounting; any thread. On the loop's thread the reply
+     * joins the batch the loop writes before it next reads or waits.
+     */
     private void complete(NbdRequest r, ByteBuffer reply, long bytes) {
+        if (Thread.currentThread() == loopThread) {
+            batch.add(reply);
+            pendingBytes.addAndGet(reply.remaining());
+            inFlightBytes.addAndGet(-bytes);
+            inFlight.decrementAndGet();
+            return;
+        }
         try {
             send(reply);
         } finally {
@@ -675,6 +868,52 @@ final class NbdConnection implements Runnable {
             inFlight.decrementAndGet();
             if (wantWake) {
                 wakeup();
+            }
+        }
+    }
+
+    /**
+     * Writes the batch with as few gathering writes as the socket takes without blocking, behind
+     * whatever is queued already; the rest joins the queue. Only the loop's thread.
+     */
+    private void flushBatch() {
+        int n = batch.size();
+        if (n == 0) {
+            return;
+        }
+        if (gather.length < n) {
+            gather = new ByteBuffer[Integer.highestOneBit(n) << 1];
+        }
+        batch.toArray(gather);
+        batch.clear();
+        synchronized (outLock) {
+            if (closed) {
+                java.util.Arrays.fill(gather, 0, n, null);
+                return;
+            }
+            try {
+                int first = 0;
+                if (pending.isEmpty()) {
+                    while (first < n) {
+                        long w = ch.write(gather, first, Math.min(n - first, 1024));
+                        pendingBytes.addAndGet(-w);
+                        while (first < n && !gather[first].hasRemaining()) {
+                            recycle(gather[first]);
+                            first++;
+                        }
+                        if (w == 0) {
+                            break;
+                        }
+                    }
+                }
+                for (int i = first; i < n; i++) {
+                    pending.add(gather[i]);
+                }
+            } catch (IOException e) {
+                server.log("nbd: " + peer + " reply failed: " + e.getMessage());
+                close();
+            } finally {
+                java.util.Arrays.fill(gather, 0, n, null);
             }
         }
     }
@@ -691,7 +930,9 @@ final class NbdConnection implements Runnable {
                         // the socket takes what it can without blocking
                     }
                 }
-                if (reply.hasRemaining()) {
+                if (!reply.hasRemaining()) {
+                    recycle(reply);
+                } else {
                     pending.add(reply);
                     pendingBytes.addAndGet(reply.remaining());
                     queued = true;
@@ -717,7 +958,7 @@ final class NbdConnection implements Runnable {
                 if (b.hasRemaining()) {
                     return;
                 }
-                pending.poll();
+                recycle(pending.poll());
             }
         }
     }

@@ -83,13 +83,14 @@ final class NbdExport {
         if (aligned(offset, len)) {
             ScatterList d = ScatterList.of(dst.slice());
             long lba = offset / dataSize;
-            return backend.submit(() -> device.read(lba, d)).thenApply(c -> Outcome.of(c, offset, len, dataSize));
+            return backend.submit(device, readRequest(lba, len / dataSize, d))
+                    .thenApply(c -> Outcome.of(c, offset, len, dataSize));
         }
         long first = offset / dataSize;
         long last = (offset + len - 1) / dataSize;
         ByteBuffer span = ByteBuffer.allocate((int) ((last - first + 1) * dataSize));
         ScatterList d = ScatterList.of(span.duplicate());
-        return backend.submit(() -> device.read(first, d)).thenApply(c -> {
+        return backend.submit(device, readRequest(first, (int) (last - first + 1), d)).thenApply(c -> {
             Outcome o = Outcome.of(c, offset, len, dataSize);
             if (o.isOk()) {
                 ByteBuffer part = span.duplicate();
@@ -114,8 +115,9 @@ final class NbdExport {
     private CompletableFuture<Outcome> writeBlocks(long lba, ByteBuffer blocks, boolean fua, long reqOffset,
                                                    long reqLength) {
         ScatterList d = ScatterList.of(blocks);
-        return backend.submit(() -> device.write(lba, d, null, device.insertStrip(lba), fua))
-                .thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
+        BlockRequest w = BlockRequest.write(name, lba, blocks.remaining() / dataSize, d, null, device.insertStrip(lba),
+                fua);
+        return backend.submit(device, w).thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
     }
 
     /**
@@ -170,7 +172,13 @@ final class NbdExport {
         ByteBuffer one = span.duplicate();
         one.position(at).limit(at + dataSize);
         ScatterList d = ScatterList.of(one.slice());
-        return backend.submit(() -> device.read(lba, d)).thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
+        return backend.submit(device, readRequest(lba, 1, d))
+                .thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
+    }
+
+    /** A data-only read: PI checked and stripped on the way out. */
+    private BlockRequest readRequest(long lba, int blocks, ScatterList data) {
+        return BlockRequest.read(name, lba, blocks, data, null, device.insertStrip(lba));
     }
 
     private static int stripe(long lba) {
@@ -181,7 +189,7 @@ final class NbdExport {
     // ------------------------------------------------------------------ flush, trim, zeroes
 
     CompletableFuture<Outcome> flush() {
-        return backend.submit(device::flush).thenApply(c -> Outcome.of(c, 0, 0, dataSize));
+        return backend.submit(device, BlockRequest.flush(name)).thenApply(c -> Outcome.of(c, 0, 0, dataSize));
     }
 
     /** Deallocates the whole blocks inside the range; partial edge blocks are left as they are. */
@@ -192,7 +200,7 @@ final class NbdExport {
         for (long lba = first; lba < end; lba += ZERO_CHUNK_BLOCKS) {
             long l = lba;
             int n = (int) Math.min(ZERO_CHUNK_BLOCKS, end - lba);
-            steps.add(() -> backend.submit(() -> device.deallocate(l, n))
+            steps.add(() -> backend.submit(device, BlockRequest.deallocate(name, l, n))
                     .thenApply(c -> Outcome.of(c, offset, length, dataSize)));
         }
         return sequence(steps);
@@ -227,7 +235,7 @@ final class NbdExport {
             for (long lba = firstWhole; lba < endWhole; lba += ZERO_CHUNK_BLOCKS) {
                 long l = lba;
                 int n = (int) Math.min(ZERO_CHUNK_BLOCKS, endWhole - lba);
-                steps.add(() -> backend.submit(() -> device.submit(BlockRequest.writeZeroes(name, l, n, fua)))
+                steps.add(() -> backend.submit(device, BlockRequest.writeZeroes(name, l, n, fua))
                         .thenApply(c -> Outcome.of(c, offset, length, dataSize)));
             }
         }
@@ -248,6 +256,64 @@ final class NbdExport {
         ByteBuffer b = z.duplicate();
         b.limit(blocks * dataSize);
         return b.slice();
+    }
+
+    // ------------------------------------------------------------------ block status
+
+    /** The {@code base:allocation} extents of a range: byte lengths and NBD state flags, in order. */
+    static final class Extents {
+        final Outcome outcome;
+        final int count;
+        final int[] lengths;
+        final int[] flags;
+
+        Extents(Outcome outcome, int count, int[] lengths, int[] flags) {
+            this.outcome = outcome;
+            this.count = count;
+            this.lengths = lengths;
+            this.flags = flags;
+        }
+    }
+
+    /**
+     * The allocation of {@code [offset, offset+length)} (inside the export, length at least 1), from
+     * its start, for as many blocks as one read of data and metadata carries (the client asks again
+     * for the rest, as the protocol allows): unwritten blocks are {@code HOLE|ZERO}, written ones 0.
+     * With {@code one}, only the first extent. Never longer than asked.
+     */
+    CompletableFuture<Extents> blockStatus(long offset, long length, boolean one) {
+        long end = offset + length;
+        long first = offset / dataSize;
+        long endBlock = (end + dataSize - 1) / dataSize;
+        int blocks = (int) Math.min(endBlock - first, maxPayload / dataSize);
+        return device.unwrittenBlocks(first, blocks, r -> backend.submit(device, r)).handle((holes, ex) -> {
+            if (ex != null) {
+                Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
+                        ? ex.getCause() : ex;
+                Outcome o = cause instanceof io.pistore.engine.BlockIoException
+                        ? Outcome.of(((io.pistore.engine.BlockIoException) cause).completion(), offset, length, dataSize)
+                        : Outcome.error(NbdProtocol.EIO, String.valueOf(cause));
+                return new Extents(o, 0, null, null);
+            }
+            int[] lengths = new int[one ? 1 : blocks];
+            int[] flags = new int[lengths.length];
+            int n = 0;
+            int i = 0;
+            while (i < blocks && n < lengths.length) {
+                boolean hole = holes.get(i);
+                int j = hole ? holes.nextClearBit(i) : holes.nextSetBit(i);
+                if (j < 0 || j > blocks) {
+                    j = blocks;
+                }
+                long from = Math.max(offset, (first + i) * dataSize);
+                long to = Math.min(end, (first + j) * dataSize);
+                lengths[n] = (int) (to - from);
+                flags[n] = hole ? NbdProtocol.STATE_HOLE | NbdProtocol.STATE_ZERO : 0;
+                n++;
+                i = j;
+            }
+            return new Extents(Outcome.OK, n, lengths, flags);
+        });
     }
 
     // ------------------------------------------------------------------ helpers

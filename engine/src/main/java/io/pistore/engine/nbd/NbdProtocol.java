@@ -2,7 +2,8 @@ package io.pistore.engine.nbd;
 
 /**
  * Numbers of the NBD protocol (NetworkBlockDevice/nbd doc/proto.md) that the frontend speaks:
- * fixed newstyle handshake, option haggling, simple and structured replies.
+ * fixed newstyle handshake, option haggling, simple and structured replies, the
+ * {@code base:allocation} meta context.
  */
 final class NbdProtocol {
     private NbdProtocol() {
@@ -25,11 +26,14 @@ final class NbdProtocol {
     static final int OPT_INFO = 6;
     static final int OPT_GO = 7;
     static final int OPT_STRUCTURED_REPLY = 8;
+    static final int OPT_LIST_META_CONTEXT = 9;
+    static final int OPT_SET_META_CONTEXT = 10;
 
     // Option replies
     static final int REP_ACK = 1;
     static final int REP_SERVER = 2;
     static final int REP_INFO = 3;
+    static final int REP_META_CONTEXT = 4;
     static final int REP_ERR_UNSUP = 0x80000001;
     static final int REP_ERR_INVALID = 0x80000003;
     static final int REP_ERR_UNKNOWN = 0x80000006;
@@ -59,9 +63,18 @@ final class NbdProtocol {
     static final int CMD_FLUSH = 3;
     static final int CMD_TRIM = 4;
     static final int CMD_WRITE_ZEROES = 6;
+    static final int CMD_BLOCK_STATUS = 7;
     static final int CMD_FLAG_FUA = 1;
     static final int CMD_FLAG_NO_HOLE = 1 << 1;
     static final int CMD_FLAG_DF = 1 << 2;
+    static final int CMD_FLAG_REQ_ONE = 1 << 3;
+
+    // Meta contexts
+    static final String BASE_ALLOCATION = "base:allocation";
+    /** The id this server gives {@code base:allocation}, its only context. */
+    static final int BASE_ALLOCATION_ID = 1;
+    static final int STATE_HOLE = 1;
+    static final int STATE_ZERO = 1 << 1;
 
     // Replies
     static final int SIMPLE_REPLY_MAGIC = 0x67446698;
@@ -71,6 +84,7 @@ final class NbdProtocol {
     static final int REPLY_FLAG_DONE = 1;
     static final int REPLY_TYPE_NONE = 0;
     static final int REPLY_TYPE_OFFSET_DATA = 1;
+    static final int REPLY_TYPE_BLOCK_STATUS = 5;
     static final int REPLY_TYPE_ERROR = (1 << 15) + 1;
     static final int REPLY_TYPE_ERROR_OFFSET = (1 << 15) + 2;
 
@@ -99,6 +113,7 @@ final class NbdProtocol {
             case CMD_FLUSH: return "FLUSH";
             case CMD_TRIM: return "TRIM";
             case CMD_WRITE_ZEROES: return "WRITE_ZEROES";
+            case CMD_BLOCK_STATUS: return "BLOCK_STATUS";
             default: return "command " + type;
         }
     }

@@ -54,6 +54,7 @@ class NbdServerTest {
     static final int FLUSH = 3;
     static final int TRIM = 4;
     static final int WRITE_ZEROES = 6;
+    static final int BLOCK_STATUS = 7;
     static final int FUA = 1;
     static final int NO_HOLE = 2;
     static final int EIO = 5;
@@ -185,6 +186,116 @@ class NbdServerTest {
         }
     }
 
+    /** LIST_META_CONTEXT / SET_META_CONTEXT option data: export name, then the queries. */
+    static byte[] metaData(String export, String... queries) {
+        byte[] n = export.getBytes(StandardCharsets.UTF_8);
+        int len = 4 + n.length + 4;
+        for (String q : queries) {
+            len += 4 + q.length();
+        }
+        ByteBuffer b = ByteBuffer.allocate(len);
+        b.putInt(n.length).put(n).putInt(queries.length);
+        for (String q : queries) {
+            b.putInt(q.length()).put(q.getBytes(StandardCharsets.US_ASCII));
+        }
+        return b.array();
+    }
+
+    /** The (length, flags) pairs of a block status chunk for context 1. */
+    static List<long[]> extents(NbdTestClient.Reply r) {
+        assertEquals(5, r.type(), "NBD_REPLY_TYPE_BLOCK_STATUS");
+        assertEquals(1, r.flags() & 1, "the last chunk");
+        ByteBuffer b = ByteBuffer.wrap(r.payload());
+        assertEquals(1, b.getInt(), "the id of base:allocation");
+        List<long[]> list = new ArrayList<>();
+        while (b.hasRemaining()) {
+            list.add(new long[] {Integer.toUnsignedLong(b.getInt()), b.getInt()});
+        }
+        return list;
+    }
+
+    static String text(List<long[]> extents) {
+        StringBuilder sb = new StringBuilder();
+        for (long[] e : extents) {
+            sb.append(e[0]).append(':').append(e[1]).append(' ');
+        }
+        return sb.toString().trim();
+    }
+
+    @Test
+    void metaContextsAndBlockStatusReportUnwrittenBlocksAsHoles() throws IOException {
+        try (NbdTestClient c = NbdTestClient.open(addr())) {
+            c.option(9, metaData("a"));
+            List<NbdTestClient.OptionReply> list = c.optionReplies();
+            assertEquals(2, list.size());
+            assertEquals(4, list.get(0).type(), "NBD_REP_META_CONTEXT");
+            ByteBuffer ctx = ByteBuffer.wrap(list.get(0).data());
+            assertEquals(1, ctx.getInt());
+            assertEquals("base:allocation", StandardCharsets.US_ASCII.decode(ctx).toString());
+            c.option(9, metaData("a", "qemu:dirty-bitmap:x"));
+            assertEquals(REP_ACK, c.optionReply().type(), "an unknown context is simply not listed");
+            c.option(10, metaData("a", "base:allocation"));
+            assertEquals(REP_ERR_INVALID, c.optionReply().type(), "SET before structured replies");
+            c.option(10, new byte[] {0, 0, 0, 9});
+            assertEquals(REP_ERR_INVALID, c.optionReply().type());
+            assertTrue(c.structuredReplies());
+            c.option(10, metaData("nope", "base:allocation"));
+            assertEquals(REP_ERR_UNKNOWN, c.optionReply().type());
+            c.option(10, metaData("a", "base:allocation"));
+            List<NbdTestClient.OptionReply> set = c.optionReplies();
+            assertEquals(List.of(4, REP_ACK), List.of(set.get(0).type(), set.get(1).type()));
+            assertEquals(REP_ACK, c.go("a").get(2).type());
+
+            // Never written: one hole of the whole request (HOLE|ZERO = 3).
+            c.request(0, BLOCK_STATUS, 0, 65536, null);
+            assertEquals("65536:3", text(extents(c.reply())));
+            // Block 2 written; then [0, 8K) hole, [8K, 12K) data, the rest hole.
+            c.request(0, WRITE, 8192, 4096, random(4096, 3));
+            assertEquals(0, c.reply().error());
+            c.request(0, BLOCK_STATUS, 0, 32768, null);
+            assertEquals("8192:3 4096:0 20480:3", text(extents(c.reply())));
+            // Unaligned edges are cut at the request's bounds; REQ_ONE: only the first extent.
+            c.request(0, BLOCK_STATUS, 100, 10000, null);
+            assertEquals("8092:3 1908:0", text(extents(c.reply())));
+            c.request(1 << 3, BLOCK_STATUS, 0, 32768, null);
+            assertEquals("8192:3", text(extents(c.reply())));
+            // Trimmed, the block is a hole again; written with NO_HOLE zeroes, it is data.
+            c.request(0, TRIM, 8192, 4096, null);
+            assertEquals(0, c.reply().error());
+            c.request(0, BLOCK_STATUS, 0, 32768, null);
+            assertEquals("32768:3", text(extents(c.reply())));
+            c.request(1 << 1, WRITE_ZEROES, 0, 4096, null);
+            assertEquals(0, c.reply().error());
+            c.request(0, BLOCK_STATUS, 0, 8192, null);
+            assertEquals("4096:0 4096:3", text(extents(c.reply())));
+            // The last block of the export; past the end and length 0 are EINVAL.
+            c.request(0, BLOCK_STATUS, A_SIZE - 4096, 4096, null);
+            assertEquals("4096:3", text(extents(c.reply())));
+            c.request(0, BLOCK_STATUS, A_SIZE - 4096, 8192, null);
+            assertEquals(EINVAL, c.reply().error());
+            c.request(0, BLOCK_STATUS, 0, 0, null);
+            assertEquals(EINVAL, c.reply().error());
+        }
+    }
+
+    @Test
+    void blockStatusNeedsTheContextAndAContextForAnotherExportIsDropped() throws IOException {
+        try (NbdTestClient c = NbdTestClient.open(addr())) {
+            assertTrue(c.structuredReplies());
+            c.option(10, metaData("b", "base:allocation"));
+            assertEquals(4, c.optionReplies().get(0).type());
+            assertEquals(REP_ACK, c.go("a").get(2).type());
+            c.request(0, BLOCK_STATUS, 0, 4096, null);
+            NbdTestClient.Reply r = c.reply();
+            assertEquals(EINVAL, r.error(), "selected for b, not for a");
+            assertTrue(new String(r.payload(), StandardCharsets.UTF_8).contains("base:allocation"));
+        }
+        try (NbdTestClient c = connect("a")) {
+            c.request(0, BLOCK_STATUS, 0, 4096, null);
+            assertEquals(EINVAL, c.reply().error(), "simple replies: no block status");
+        }
+    }
+
     @Test
     void unknownOptionsAreRefusedAndTheHandshakeGoesOn() throws IOException {
         try (NbdTestClient c = NbdTestClient.open(addr())) {
@@ -193,8 +304,6 @@ class NbdServerTest {
             assertEquals(99, r.option());
             assertEquals(REP_ERR_UNSUP, r.type());
             c.option(OPT_STARTTLS, new byte[0]);
-            assertEquals(REP_ERR_UNSUP, c.optionReply().type());
-            c.option(9, NbdTestClient.infoData("a")); // LIST_META_CONTEXT: no BLOCK_STATUS here
             assertEquals(REP_ERR_UNSUP, c.optionReply().type());
             assertEquals(REP_ACK, c.go("a").get(2).type());
             assertEquals(0, c.command(FLUSH, 0, 0, 0));

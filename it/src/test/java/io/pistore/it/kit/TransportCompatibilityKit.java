@@ -107,7 +107,7 @@ public abstract class TransportCompatibilityKit {
         BlockTransportProvider p = Transports.find(transportName());
         transport = p.create();
         listener = startListener(transport);
-        connection = transport.connect(listener.address(), new ConnectOptions(4, 16));
+        connection = connect(new ConnectOptions(4, 16));
     }
 
     /**
@@ -117,6 +117,11 @@ public abstract class TransportCompatibilityKit {
     protected TargetListener startListener(BlockTransport t) throws Exception {
         store = kitStore();
         return t.listen(listenAddress(), new TargetService(store));
+    }
+
+    /** Connects to the kit's target; a subclass may wrap the connection (a different submit path). */
+    protected HostConnection connect(ConnectOptions options) throws java.io.IOException {
+        return transport.connect(listener.address(), options);
     }
 
     @AfterEach
@@ -465,7 +470,7 @@ public abstract class TransportCompatibilityKit {
         }
         Completion after = d.submit(0, BlockRequest.flush("v4096_8")).get(30, TimeUnit.SECONDS);
         assertEquals(Status.TRANSPORT_ERROR, after.status(), "a closed connection refuses new requests");
-        connection = transport.connect(listener.address(), new ConnectOptions(1, 4));
+        connection = connect(new ConnectOptions(1, 4));
         BlockDevice again = BlockDevice.open(connection, "v4096_8");
         again.writeSync(1, ByteBuffer.wrap(b));
         byte[] back = new byte[4096];
@@ -476,7 +481,7 @@ public abstract class TransportCompatibilityKit {
     @Test
     void queueDepthIsBoundedAndNothingIsLost() throws Exception {
         connection.close();
-        connection = transport.connect(listener.address(), new ConnectOptions(1, 2));
+        connection = connect(new ConnectOptions(1, 2));
         BlockDevice d = device("v512_8");
         List<CompletableFuture<Completion>> all = new ArrayList<>();
         for (int i = 0; i < 100; i++) {

@@ -239,6 +239,40 @@ class NbdInteropTest {
         return Long.parseLong(m.group(1));
     }
 
+    /**
+     * base:allocation: written ranges are data, never written and trimmed ones holes, as nbdinfo
+     * --map and qemu-img map see them; nbdcopy then copies only the data into a fresh image.
+     */
+    @Test
+    void nbdinfoMapAndQemuImgMapShowWrittenRangesAsDataTheRestAsHoles() throws Exception {
+        assumeTool("nbdinfo", "libnbd-bin");
+        assumeTool("qemu-io", "qemu-utils");
+        ok(60, "qemu-io", "-f", "raw", "-c", "write -P 0x5a 1M 64k", "-c", "write -P 0x5a 8M 4k",
+                "-c", "discard 1M 4k", uri("vol"));
+        Run map = ok(60, "nbdinfo", "--map", uri("vol"));
+        List<String> rows = new ArrayList<>();
+        for (String line : map.output().strip().split("\n")) {
+            rows.add(String.join(" ", line.strip().split("\\s+")));
+        }
+        assertEquals(List.of(
+                "0 1052672 3 hole,zero",
+                "1052672 61440 0 data",
+                "1114112 7274496 3 hole,zero",
+                "8388608 4096 0 data",
+                "8392704 25161728 3 hole,zero"), rows, map.output());
+        assumeTool("qemu-img", "qemu-utils");
+        Run qmap = ok(60, "qemu-img", "map", "--output=json", "-f", "raw", uri("vol"));
+        Matcher m = Pattern.compile("\"start\": (\\d+), \"length\": (\\d+),[^}]*\"data\": (true|false)")
+                .matcher(qmap.output());
+        List<String> data = new ArrayList<>();
+        while (m.find()) {
+            if (m.group(3).equals("true")) {
+                data.add(m.group(1) + "+" + m.group(2));
+            }
+        }
+        assertEquals(List.of("1052672+61440", "8388608+4096"), data, qmap.output());
+    }
+
     @Test
     void corruptStoredPiIsAnIoErrorAtThatOffsetNotWrongData() throws Exception {
         assumeTool("qemu-io", "qemu-utils");
