@@ -38,12 +38,16 @@ final class LocalHostQueue implements HostQueue {
     private volatile boolean closed;
     private boolean workerExited;
 
+    /** A queued request; it completes either its future or, when given, its callback (on the worker). */
     private static final class Pending {
         final BlockRequest request;
-        final CompletableFuture<Completion> future = new CompletableFuture<>();
+        final CompletableFuture<Completion> future;
+        final Consumer<Completion> done;
 
-        Pending(BlockRequest request) {
+        Pending(BlockRequest request, Consumer<Completion> done) {
             this.request = request;
+            this.done = done;
+            this.future = done == null ? new CompletableFuture<>() : null;
         }
     }
 
@@ -59,19 +63,24 @@ final class LocalHostQueue implements HostQueue {
 
     @Override
     public CompletableFuture<Completion> submit(BlockRequest request) {
+        Pending p = new Pending(request, null);
+        Completion refused = enqueue(p);
+        return refused != null ? CompletableFuture.completedFuture(refused) : p.future;
+    }
+
+    /** Queues {@code p} for the worker; returns why it was refused (nothing queued), or null. */
+    private Completion enqueue(Pending p) {
         if (closed) {
-            return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, "connection closed"));
+            return Completion.failure(Status.TRANSPORT_ERROR, "connection closed");
         }
         if (inFlight.incrementAndGet() > depth) {
             inFlight.decrementAndGet();
-            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL,
-                    "queue depth " + depth + " reached"));
+            return Completion.failure(Status.QUEUE_FULL, "queue depth " + depth + " reached");
         }
-        Pending p = new Pending(request);
         if (!queue.offer(p)) {
             // Cannot happen while inFlight bounds the queue, but never lose a request silently.
             inFlight.decrementAndGet();
-            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL, "queue full"));
+            return Completion.failure(Status.QUEUE_FULL, "queue full");
         }
         if (sleeping) {
             LockSupport.unpark(worker);
@@ -84,7 +93,7 @@ final class LocalHostQueue implements HostQueue {
                 }
             }
         }
-        return p.future;
+        return null;
     }
 
     /** Whether this thread is running a request inline (per thread, across every local queue). */
@@ -110,14 +119,19 @@ final class LocalHostQueue implements HostQueue {
     /**
      * Runs the request on the calling thread (and {@code done} there too, unless the target hands
      * the request to a thread of its own, such as a flush waiting for the disk), except when this
-     * thread already runs a request inline: then the request is queued to the worker like
-     * {@link #submit}, which bounds the nesting of a caller that chains from {@code done} to one.
+     * thread already runs a request inline: then the request is queued to the worker, which calls
+     * {@code done} itself (never the submitting thread, whatever the timing: a future completed
+     * before a callback is attached would run it right here), so the nesting of a caller that
+     * chains from {@code done} is bounded to one.
      */
     @Override
     public void submitMayCompleteOnCaller(BlockRequest request, Consumer<Completion> done) {
         boolean[] inline = RUNNING_INLINE.get();
         if (inline[0] || closed) {
-            HostQueue.super.submitMayCompleteOnCaller(request, done);
+            Completion refused = enqueue(new Pending(request, done));
+            if (refused != null) {
+                done.accept(refused); // refusals complete on the caller, as the contract allows
+            }
             return;
         }
         if (inFlight.incrementAndGet() > depth) {
@@ -138,7 +152,17 @@ final class LocalHostQueue implements HostQueue {
 
     private void finish(Pending p, Completion c) {
         inFlight.decrementAndGet();
-        p.future.complete(c);
+        if (p.done != null) {
+            try {
+                p.done.accept(c);
+            } catch (RuntimeException e) {
+                // the caller's bug; it must not make the worker complete this request twice
+                System.getLogger(LocalHostQueue.class.getName()).log(System.Logger.Level.ERROR,
+                        "pistore local: a completion callback threw", e);
+            }
+        } else {
+            p.future.complete(c);
+        }
     }
 
     private void drain() {
