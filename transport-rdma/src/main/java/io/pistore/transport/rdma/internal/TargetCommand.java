@@ -25,6 +25,13 @@ final class TargetCommand {
     MemoryRegion discovery;
     ScatterList dataList;
     ScatterList metaList;
+    /**
+     * The offload path's data and separate metadata buffers, kept for the next command of this id
+     * (a command id is reused only after its response): the integrity MR's RDMA READ or the
+     * engine's read overwrites every byte a request uses.
+     */
+    java.nio.ByteBuffer offloadData;
+    java.nio.ByteBuffer offloadMeta;
     boolean offload;
 
     TargetCommand(int cid) {
