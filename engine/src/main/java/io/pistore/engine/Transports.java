@@ -26,19 +26,23 @@ public final class Transports {
                     return p;
                 }
                 throw new IllegalArgumentException("transport '" + name + "' is unavailable: "
-                        + p.availability().cause() + "; " + describe());
+                        + p.availability().cause() + " (available: " + availableNames() + ")");
             }
         }
         throw new IllegalArgumentException("unknown transport '" + name + "'; " + describe());
     }
 
+    private static String availableNames() {
+        String ok = all().stream().filter(p -> p.availability().isAvailable()).map(BlockTransportProvider::name)
+                .collect(Collectors.joining(", "));
+        return ok.isEmpty() ? "none" : ok;
+    }
+
     /** {@code available: local, tcp; unavailable: rdma (no RDMA device)}. */
     public static String describe() {
         List<BlockTransportProvider> all = all();
-        String ok = all.stream().filter(p -> p.availability().isAvailable()).map(BlockTransportProvider::name)
-                .collect(Collectors.joining(", "));
         String bad = all.stream().filter(p -> !p.availability().isAvailable())
                 .map(p -> p.name() + " (" + p.availability().cause() + ")").collect(Collectors.joining(", "));
-        return "available: " + (ok.isEmpty() ? "none" : ok) + (bad.isEmpty() ? "" : "; unavailable: " + bad);
+        return "available: " + availableNames() + (bad.isEmpty() ? "" : "; unavailable: " + bad);
     }
 }
