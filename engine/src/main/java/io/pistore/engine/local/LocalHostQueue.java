@@ -38,12 +38,19 @@ final class LocalHostQueue implements HostQueue {
     private volatile boolean closed;
     private boolean workerExited;
 
-    private static final class Pending {
+    /**
+     * A queued request: its completion goes to {@code done} when there is one, else to the future;
+     * once (the flag: finished).
+     */
+    private static final class Pending extends AtomicBoolean {
         final BlockRequest request;
-        final CompletableFuture<Completion> future = new CompletableFuture<>();
+        final CompletableFuture<Completion> future;
+        final Consumer<Completion> done;
 
-        Pending(BlockRequest request) {
+        Pending(BlockRequest request, Consumer<Completion> done) {
             this.request = request;
+            this.done = done;
+            this.future = done == null ? new CompletableFuture<>() : null;
         }
     }
 
@@ -59,19 +66,33 @@ final class LocalHostQueue implements HostQueue {
 
     @Override
     public CompletableFuture<Completion> submit(BlockRequest request) {
+        Completion refused = refusal();
+        if (refused != null) {
+            return CompletableFuture.completedFuture(refused);
+        }
+        Pending p = new Pending(request, null);
+        refused = enqueue(p);
+        return refused != null ? CompletableFuture.completedFuture(refused) : p.future;
+    }
+
+    /** Null when a slot was taken for a request, else why it is refused (nothing taken). */
+    private Completion refusal() {
         if (closed) {
-            return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, "connection closed"));
+            return Completion.failure(Status.TRANSPORT_ERROR, "connection closed");
         }
         if (inFlight.incrementAndGet() > depth) {
             inFlight.decrementAndGet();
-            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL,
-                    "queue depth " + depth + " reached"));
+            return Completion.failure(Status.QUEUE_FULL, "queue depth " + depth + " reached");
         }
-        Pending p = new Pending(request);
+        return null;
+    }
+
+    /** Hands a request that holds a slot to the worker; null, or why it was refused (slot given back). */
+    private Completion enqueue(Pending p) {
         if (!queue.offer(p)) {
             // Cannot happen while inFlight bounds the queue, but never lose a request silently.
             inFlight.decrementAndGet();
-            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL, "queue full"));
+            return Completion.failure(Status.QUEUE_FULL, "queue full");
         }
         if (sleeping) {
             LockSupport.unpark(worker);
@@ -84,7 +105,7 @@ final class LocalHostQueue implements HostQueue {
                 }
             }
         }
-        return p.future;
+        return null;
     }
 
     /** Whether this thread is running a request inline (per thread, across every local queue). */
@@ -110,19 +131,24 @@ final class LocalHostQueue implements HostQueue {
     /**
      * Runs the request on the calling thread (and {@code done} there too, unless the target hands
      * the request to a thread of its own, such as a flush waiting for the disk), except when this
-     * thread already runs a request inline: then the request is queued to the worker like
-     * {@link #submit}, which bounds the nesting of a caller that chains from {@code done} to one.
+     * thread already runs a request inline: then the request is queued to the worker, which calls
+     * {@code done} itself, never the caller; so a caller that chains from {@code done} nests one
+     * level. A refusal (queue full, connection closed) is reported to {@code done} at once, on the
+     * calling thread.
      */
     @Override
     public void submitMayCompleteOnCaller(BlockRequest request, Consumer<Completion> done) {
-        boolean[] inline = RUNNING_INLINE.get();
-        if (inline[0] || closed) {
-            HostQueue.super.submitMayCompleteOnCaller(request, done);
+        Completion refused = refusal();
+        if (refused != null) {
+            done.accept(refused);
             return;
         }
-        if (inFlight.incrementAndGet() > depth) {
-            inFlight.decrementAndGet();
-            done.accept(Completion.failure(Status.QUEUE_FULL, "queue depth " + depth + " reached"));
+        boolean[] inline = RUNNING_INLINE.get();
+        if (inline[0]) {
+            refused = enqueue(new Pending(request, done));
+            if (refused != null) {
+                done.accept(refused);
+            }
             return;
         }
         InlineDone once = new InlineDone(done);
@@ -137,8 +163,19 @@ final class LocalHostQueue implements HostQueue {
     }
 
     private void finish(Pending p, Completion c) {
+        if (!p.compareAndSet(false, true)) {
+            return;
+        }
         inFlight.decrementAndGet();
-        p.future.complete(c);
+        if (p.done == null) {
+            p.future.complete(c);
+        } else {
+            try {
+                p.done.accept(c);
+            } catch (RuntimeException e) {
+                // the caller's callback failed; the worker goes on with the next request
+            }
+        }
     }
 
     private void drain() {
