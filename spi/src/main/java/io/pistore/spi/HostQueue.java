@@ -22,12 +22,18 @@ public interface HostQueue {
      * Submits a request and calls {@code done} with its completion, exactly once, on <b>any</b>
      * thread, <b>possibly the calling thread before this method returns</b>: a transport that can
      * run the request on the submitter's thread (the in-process {@code local} transport) does, which
-     * saves a thread hand-off per request. The guarantee that bounds recursion: a request submitted
-     * through this method from inside a {@code done} that runs on the caller's stack is not run on
-     * the caller's thread again (it is queued), so a caller that chains its next request from
-     * {@code done} nests at most one level. {@code done} must not block.
+     * saves a thread hand-off per request. An implementation that runs requests inline must bound
+     * the recursion: a request submitted through this method from inside a {@code done} that runs
+     * on the caller's stack is not run on the caller's thread again, and its {@code done} is not
+     * called there either (it is queued, and completed by the transport's own thread), so a caller
+     * that chains its next request from {@code done} nests at most one level. A refusal
+     * ({@link Status#QUEUE_FULL}, a closed connection) may be reported to {@code done} at once, on
+     * the calling thread: a caller must not resubmit synchronously on a refusal. {@code done} must
+     * not block.
      *
-     * <p>The default runs {@link #submit} and calls {@code done} from its future.
+     * <p>The default runs {@link #submit} and calls {@code done} from its future: on the
+     * transport's thread, or on the caller's if the request completed before the callback was
+     * attached (a refusal, or a transport faster than the caller).
      */
     default void submitMayCompleteOnCaller(BlockRequest request, Consumer<Completion> done) {
         submit(request).whenComplete((c, ex) -> done.accept(ex != null

@@ -38,8 +38,11 @@ final class LocalHostQueue implements HostQueue {
     private volatile boolean closed;
     private boolean workerExited;
 
-    /** A queued request; it completes either its future or, when given, its callback (on the worker). */
-    private static final class Pending {
+    /**
+     * A queued request: its completion goes to {@code done} when there is one, else to the future;
+     * once (the flag: finished).
+     */
+    private static final class Pending extends AtomicBoolean {
         final BlockRequest request;
         final CompletableFuture<Completion> future;
         final Consumer<Completion> done;
@@ -63,13 +66,17 @@ final class LocalHostQueue implements HostQueue {
 
     @Override
     public CompletableFuture<Completion> submit(BlockRequest request) {
+        Completion refused = refusal();
+        if (refused != null) {
+            return CompletableFuture.completedFuture(refused);
+        }
         Pending p = new Pending(request, null);
-        Completion refused = enqueue(p);
+        refused = enqueue(p);
         return refused != null ? CompletableFuture.completedFuture(refused) : p.future;
     }
 
-    /** Queues {@code p} for the worker; returns why it was refused (nothing queued), or null. */
-    private Completion enqueue(Pending p) {
+    /** Null when a slot was taken for a request, else why it is refused (nothing taken). */
+    private Completion refusal() {
         if (closed) {
             return Completion.failure(Status.TRANSPORT_ERROR, "connection closed");
         }
@@ -77,6 +84,11 @@ final class LocalHostQueue implements HostQueue {
             inFlight.decrementAndGet();
             return Completion.failure(Status.QUEUE_FULL, "queue depth " + depth + " reached");
         }
+        return null;
+    }
+
+    /** Hands a request that holds a slot to the worker; null, or why it was refused (slot given back). */
+    private Completion enqueue(Pending p) {
         if (!queue.offer(p)) {
             // Cannot happen while inFlight bounds the queue, but never lose a request silently.
             inFlight.decrementAndGet();
@@ -120,23 +132,23 @@ final class LocalHostQueue implements HostQueue {
      * Runs the request on the calling thread (and {@code done} there too, unless the target hands
      * the request to a thread of its own, such as a flush waiting for the disk), except when this
      * thread already runs a request inline: then the request is queued to the worker, which calls
-     * {@code done} itself (never the submitting thread, whatever the timing: a future completed
-     * before a callback is attached would run it right here), so the nesting of a caller that
-     * chains from {@code done} is bounded to one.
+     * {@code done} itself, never the caller; so a caller that chains from {@code done} nests one
+     * level. A refusal (queue full, connection closed) is reported to {@code done} at once, on the
+     * calling thread.
      */
     @Override
     public void submitMayCompleteOnCaller(BlockRequest request, Consumer<Completion> done) {
-        boolean[] inline = RUNNING_INLINE.get();
-        if (inline[0] || closed) {
-            Completion refused = enqueue(new Pending(request, done));
-            if (refused != null) {
-                done.accept(refused); // refusals complete on the caller, as the contract allows
-            }
+        Completion refused = refusal();
+        if (refused != null) {
+            done.accept(refused);
             return;
         }
-        if (inFlight.incrementAndGet() > depth) {
-            inFlight.decrementAndGet();
-            done.accept(Completion.failure(Status.QUEUE_FULL, "queue depth " + depth + " reached"));
+        boolean[] inline = RUNNING_INLINE.get();
+        if (inline[0]) {
+            refused = enqueue(new Pending(request, done));
+            if (refused != null) {
+                done.accept(refused);
+            }
             return;
         }
         InlineDone once = new InlineDone(done);
@@ -151,17 +163,18 @@ final class LocalHostQueue implements HostQueue {
     }
 
     private void finish(Pending p, Completion c) {
+        if (!p.compareAndSet(false, true)) {
+            return;
+        }
         inFlight.decrementAndGet();
-        if (p.done != null) {
+        if (p.done == null) {
+            p.future.complete(c);
+        } else {
             try {
                 p.done.accept(c);
             } catch (RuntimeException e) {
-                // the caller's bug; it must not make the worker complete this request twice
-                System.getLogger(LocalHostQueue.class.getName()).log(System.Logger.Level.ERROR,
-                        "pistore local: a completion callback threw", e);
+                // the caller's callback failed; the worker goes on with the next request
             }
-        } else {
-            p.future.complete(c);
         }
     }
 
