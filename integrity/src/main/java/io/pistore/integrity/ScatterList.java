@@ -135,6 +135,86 @@ public final class ScatterList {
         }
     }
 
+    /** Whether any segment is read-only (without allocating views). */
+    public boolean isReadOnly() {
+        for (ByteBuffer s : segments) {
+            if (s.isReadOnly()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the {@code len} bytes at logical {@code offset} equal {@code expected[off..off+len)}
+     * (without allocating).
+     *
+     * @throws IndexOutOfBoundsException if either range is outside its list or array
+     */
+    public boolean contentEquals(long offset, byte[] expected, int off, int len) {
+        checkRange(offset, len);
+        java.util.Objects.checkFromIndexSize(off, len, expected.length);
+        if (len == 0) {
+            return true;
+        }
+        int i = segmentAt(offset);
+        int local = (int) (offset - starts[i]);
+        while (len > 0) {
+            ByteBuffer s = segments[i];
+            int n = Math.min(len, s.limit() - local);
+            for (int k = 0; k < n; k++) {
+                if (s.get(local + k) != expected[off + k]) {
+                    return false;
+                }
+            }
+            off += n;
+            len -= n;
+            i++;
+            local = 0;
+        }
+        return true;
+    }
+
+    /**
+     * Whether the {@code len} bytes at logical {@code offset} are all zero (without allocating).
+     *
+     * @throws IndexOutOfBoundsException if the range is outside the list
+     */
+    public boolean isZero(long offset, long len) {
+        checkRange(offset, len);
+        if (len == 0) {
+            return true;
+        }
+        int i = segmentAt(offset);
+        int local = (int) (offset - starts[i]);
+        while (len > 0) {
+            ByteBuffer s = segments[i];
+            int n = (int) Math.min(len, s.limit() - local);
+            int k = 0;
+            for (; k + 8 <= n; k += 8) {
+                if (s.getLong(local + k) != 0) {
+                    return false;
+                }
+            }
+            for (; k < n; k++) {
+                if (s.get(local + k) != 0) {
+                    return false;
+                }
+            }
+            len -= n;
+            i++;
+            local = 0;
+        }
+        return true;
+    }
+
+    private void checkRange(long offset, long len) {
+        if (offset < 0 || len < 0 || offset + len > length()) {
+            throw new IndexOutOfBoundsException("range [" + offset + ", " + (offset + len) + ") of a list of "
+                    + length() + " bytes");
+        }
+    }
+
     /** Copies all bytes into a new array (tests, tools and small lists only). */
     public byte[] toArray() {
         long n = length();
