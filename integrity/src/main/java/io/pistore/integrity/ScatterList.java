@@ -105,8 +105,17 @@ public final class ScatterList {
         return segments[i].limit();
     }
 
-    /** Copies {@code len} bytes at logical {@code offset} into {@code dst[dstOff..]}. */
-    void read(long offset, byte[] dst, int dstOff, int len) {
+    /**
+     * Copies {@code len} bytes at logical {@code offset} into {@code dst[dstOff..]}, without allocating.
+     *
+     * @throws IndexOutOfBoundsException if either range is outside its list or array
+     */
+    public void read(long offset, byte[] dst, int dstOff, int len) {
+        checkRange(offset, len);
+        java.util.Objects.checkFromIndexSize(dstOff, len, dst.length);
+        if (len == 0) {
+            return;
+        }
         int i = segmentAt(offset);
         int local = (int) (offset - starts[i]);
         while (len > 0) {
@@ -120,8 +129,18 @@ public final class ScatterList {
         }
     }
 
-    /** Copies {@code len} bytes of {@code src[srcOff..]} to logical {@code offset}. */
-    void write(long offset, byte[] src, int srcOff, int len) {
+    /**
+     * Copies {@code len} bytes of {@code src[srcOff..]} to logical {@code offset}, without allocating.
+     *
+     * @throws IndexOutOfBoundsException if either range is outside its list or array
+     * @throws java.nio.ReadOnlyBufferException if a segment written to is read-only
+     */
+    public void write(long offset, byte[] src, int srcOff, int len) {
+        checkRange(offset, len);
+        java.util.Objects.checkFromIndexSize(srcOff, len, src.length);
+        if (len == 0) {
+            return;
+        }
         int i = segmentAt(offset);
         int local = (int) (offset - starts[i]);
         while (len > 0) {

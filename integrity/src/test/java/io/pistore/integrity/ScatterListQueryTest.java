@@ -11,9 +11,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The allocation-free queries of {@link ScatterList} the target uses per request ({@code
- * contentEquals}, {@code isZero}, {@code isReadOnly}), against the same question asked of the flat
- * bytes, over random cuts and every buffer kind.
+ * The allocation-free queries and copies of {@link ScatterList} the target and the memory volume
+ * use per request ({@code contentEquals}, {@code isZero}, {@code isReadOnly}, {@code read}, {@code
+ * write}), against the same question asked of the flat bytes, over random cuts and buffer kinds.
  */
 class ScatterListQueryTest {
 
@@ -47,6 +47,40 @@ class ScatterListQueryTest {
             }
             b.assertIntact();
         }
+    }
+
+    @Test
+    void readAndWriteCopyTheLogicalRangeForRandomCuts() {
+        Random r = new Random(12);
+        for (int round = 0; round < 300; round++) {
+            int n = 1 + r.nextInt(300);
+            byte[] content = new byte[n];
+            r.nextBytes(content);
+            TestLists.Kind kind = TestLists.Kind.writable()[r.nextInt(TestLists.Kind.writable().length)];
+            TestLists.Built b = TestLists.split(content, kind, TestLists.randomCuts(r, n, 6));
+            int off = r.nextInt(n + 1);
+            int len = r.nextInt(n - off + 1);
+            byte[] got = new byte[len + 3];
+            b.list.read(off, got, 2, len);
+            assertTrue(Arrays.equals(content, off, off + len, got, 2, 2 + len), "read " + off + "+" + len);
+            byte[] src = new byte[len + 1];
+            r.nextBytes(src);
+            b.list.write(off, src, 1, len);
+            System.arraycopy(src, 1, content, off, len);
+            assertTrue(Arrays.equals(content, b.bytes()), "write " + off + "+" + len + " " + kind);
+            b.assertIntact();
+        }
+    }
+
+    @Test
+    void readAndWriteOutsideTheListOrArrayAreRejected() {
+        ScatterList l = ScatterList.of(ByteBuffer.allocate(3), ByteBuffer.allocateDirect(5));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.read(6, new byte[4], 0, 3));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.read(0, new byte[4], 2, 3));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.write(-1, new byte[4], 0, 1));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.write(0, new byte[2], 0, 3));
+        assertThrows(java.nio.ReadOnlyBufferException.class,
+                () -> ScatterList.of(ByteBuffer.allocate(4).asReadOnlyBuffer()).write(0, new byte[1], 0, 1));
     }
 
     @Test
