@@ -116,18 +116,36 @@ public final class PiStream {
      *     is consumed then)
      */
     public PiError update(ByteBuffer chunk) {
-        int len = chunk.remaining();
+        int from = chunk.position();
+        int end = chunk.limit();
+        PiError e = update(chunk, from, end - from);
+        chunk.position(end);
+        return e;
+    }
+
+    /**
+     * Consumes {@code length} bytes of {@code buf} at absolute index {@code offset}, leaving the
+     * buffer's position and limit alone (a transport then copies the same bytes on, without a
+     * duplicate view per chunk). Otherwise as {@link #update(ByteBuffer)}.
+     *
+     * @throws IndexOutOfBoundsException if the range is outside {@code [0, buf.limit())}
+     * @throws IllegalStateException if the range runs past the end of the last block
+     */
+    public PiError update(ByteBuffer buf, int offset, int length) {
+        java.util.Objects.checkFromIndexSize(offset, length, buf.limit());
+        int len = length;
         if (len > expectedBytes() - bytesSeen()) {
             throw new IllegalStateException("chunk of " + len + " bytes runs past the end of the stream: "
                     + (expectedBytes() - bytesSeen()) + " bytes remain of " + nblocks + " blocks");
         }
-        ByteBuffer c = chunk.order() == ByteOrder.BIG_ENDIAN ? chunk : chunk.duplicate().order(ByteOrder.BIG_ENDIAN);
-        int i = chunk.position();
-        int end = chunk.limit();
+        // Guard kernels read big-endian (IpChecksum's direct path follows the buffer's order): a view
+        // only for a buffer of the other order, which a transport's socket buffers never are.
+        ByteBuffer c = buf.order() == ByteOrder.BIG_ENDIAN ? buf : buf.duplicate().order(ByteOrder.BIG_ENDIAN);
+        int i = offset;
+        int end = offset + length;
         PiError found = null;
         if (!f.hasPi()) {
             advancePlain(len);
-            chunk.position(end);
             return null;
         }
         while (i < end) {
@@ -170,7 +188,6 @@ public final class PiStream {
                 state = alg.start(ctx.guardSeed());
             }
         }
-        chunk.position(end);
         return found;
     }
 

@@ -180,8 +180,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
             bad = RequestCheck.validate(r, v.info, maxTransfer);
             if (bad == null && v.info.format().hasPi() && (r.op() == Operation.READ || r.op() == Operation.WRITE)) {
                 Protection p = r.protection();
-                ctx = PiContext.builder(v.info.format()).checks(p.checks()).initialRefTag(p.initialRefTag())
-                        .appTag(p.appTag()).appMask(p.appMask()).build();
+                ctx = PiContext.of(v.info.format(), p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
             }
         }
         if (bad != null) {
@@ -281,7 +280,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
             int at = d.position();
             shuttle.toWire(d, n);
             if (generator != null) {
-                generator.update(d.slice(at, n));
+                generator.update(d, at, n);
             }
         }
     }
@@ -300,7 +299,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
         @Override
         public void accept(ByteBuffer chunk) {
             if (verifier != null) {
-                verifier.update(chunk.duplicate());
+                verifier.update(chunk, chunk.position(), chunk.remaining());
             }
             shuttle.fromWire(chunk);
         }

@@ -125,15 +125,14 @@ final class TargetConnection extends Connection {
         TargetRequest w = t;
         return chunk -> {
             if (w.verifier != null) {
-                w.verifier.update(chunk.duplicate());
+                w.verifier.update(chunk, chunk.position(), chunk.remaining());
             }
             w.shuttle.fromWire(chunk);
         };
     }
 
     private static PiContext context(BlockFormat f, Protection p) {
-        return PiContext.builder(f).checks(p.checks()).initialRefTag(p.initialRefTag()).appTag(p.appTag())
-                .appMask(p.appMask()).build();
+        return PiContext.of(f, p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
     }
 
     /** The target service's checks that the transport needs before it sizes anything; null when fine. */
