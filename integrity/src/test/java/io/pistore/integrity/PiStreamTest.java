@@ -118,6 +118,38 @@ class PiStreamTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void aRestartedStreamActsAsANewOneAcrossFormatsAndAfterErrorsOrAnAbandonedTransfer() {
+        Random r = new Random(77);
+        PiStream gen = PiStream.generator(ctx(BlockFormat.of(512, 8)), 1);
+        PiStream ver = PiStream.verifier(ctx(BlockFormat.of(512, 8)), 1);
+        List<BlockFormat> fs = new ArrayList<>();
+        formats().forEach(a -> fs.add((BlockFormat) a.get()[0]));
+        for (int round = 0; round < 60; round++) {
+            BlockFormat f = fs.get(r.nextInt(fs.size()));
+            int n = 1 + r.nextInt(4);
+            byte[] want = new byte[n * f.blockSize()];
+            r.nextBytes(want);
+            byte[] got = want.clone();
+            Pi.generate(ctx(f), ScatterList.wrap(want), n);
+            feed(gen.restart(ctx(f), n), got, r, 700);
+            assertArrayEquals(want, got, "restarted generator, " + f);
+            if (f.hasPi() && r.nextBoolean()) {
+                Pi.injectError(ctx(f), ScatterList.wrap(got), n, InjectTarget.values()[r.nextInt(4)], r);
+            }
+            List<PiError> expected = Pi.verifyAll(ctx(f), ScatterList.wrap(got), n, 1);
+            feed(ver.restart(ctx(f), n), got, r, 700);
+            assertTrue(ver.isComplete());
+            assertEquals(expected.isEmpty() ? null : expected.get(0), ver.firstError(), "restarted verifier, " + f);
+            assertEquals(expected.isEmpty() ? 0 : Pi.verifyAll(ctx(f), ScatterList.wrap(got), n, n).size(),
+                    ver.errorCount());
+            // Sometimes abandon the next transfer halfway: the restart after it must not care.
+            if (r.nextBoolean()) {
+                ver.restart(ctx(f), n).update(ByteBuffer.wrap(got, 0, 1 + r.nextInt(got.length - 1)));
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("formats")
     void chunkPastTheEndIsRefusedWithoutConsuming(BlockFormat f) {

@@ -33,6 +33,8 @@ final class TargetConnection extends Connection {
     private int depth;
     private int outstanding;
     private TargetRequest rx;
+    /** The PI verifier of the write payload being received (loop thread only). */
+    private PiStream rxVerifier;
 
     /** One request between its header and its response. */
     private static final class TargetRequest {
@@ -118,9 +120,12 @@ final class TargetConnection extends Connection {
         t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
         t.dataList = ScatterList.of(t.data);
         t.metaList = t.meta == null ? null : ScatterList.of(t.meta);
-        t.shuttle = new BlockShuttle(f, t.dataList, t.metaList);
+        t.shuttle = new BlockShuttle(f, t.data, t.meta);
         if (f.hasPi() && !p.checks().isNone()) {
-            t.verifier = PiStream.verifier(context(f, p), n);
+            // One payload arrives at a time, and its verifier is read in onFrame before the next
+            // header: one stream per connection, restarted per write.
+            t.verifier = rxVerifier == null ? rxVerifier = PiStream.verifier(context(f, p), n)
+                    : rxVerifier.restart(context(f, p), n);
         }
         TargetRequest w = t;
         return chunk -> {
@@ -308,7 +313,7 @@ final class TargetConnection extends Connection {
                 return;
             }
             if (shuttle == null) {
-                shuttle = new BlockShuttle(t.volume.info.format(), t.dataList, t.metaList);
+                shuttle = new BlockShuttle(t.volume.info.format(), t.data, t.meta);
             }
             shuttle.toWire(d, n);
         }
