@@ -24,6 +24,8 @@ public final class BlockFormat {
     private final GuardType guard;
     private final PiType type;
     private final PiLocation location;
+    /** Computed once: formats key per-format caches looked up on every request. */
+    private final int hash;
 
     private BlockFormat(int dataSize, int metadataSize, GuardType guard, PiType type, PiLocation location) {
         this.dataSize = dataSize;
@@ -32,6 +34,7 @@ public final class BlockFormat {
         this.type = Objects.requireNonNull(type, "type");
         this.location = Objects.requireNonNull(location, "location");
         validate();
+        this.hash = Objects.hash(dataSize, metadataSize, guard, type, location);
     }
 
     /** A format with every field given. */
@@ -179,7 +182,7 @@ public final class BlockFormat {
 
     @Override
     public int hashCode() {
-        return Objects.hash(dataSize, metadataSize, guard, type, location);
+        return hash;
     }
 
     /** e.g. {@code 4096+8 type=1 guard=crc16 pi=first}. */

@@ -36,7 +36,7 @@ public final class Pi {
     /** Generates the PI of {@code nblocks} interleaved blocks in place. */
     public static void generate(PiContext ctx, ScatterList blocks, long nblocks) {
         if (ctx.format().hasPi()) {
-            BlockWalker.interleaved(ctx.format(), blocks, nblocks, new GenerateOp(ctx));
+            BlockWalker.interleaved(ctx.format(), blocks, nblocks, new GenerateOp(ctx, nblocks));
         } else {
             BlockWalker.checkLength("the interleaved list", blocks, nblocks * ctx.format().blockSize());
         }
@@ -45,7 +45,7 @@ public final class Pi {
     /** Generates the PI of {@code nblocks} blocks into the separate metadata list (also: insert for DIX). */
     public static void generate(PiContext ctx, ScatterList data, ScatterList metadata, long nblocks) {
         if (ctx.format().hasPi()) {
-            BlockWalker.separate(ctx.format(), data, metadata, nblocks, new GenerateOp(ctx));
+            BlockWalker.separate(ctx.format(), data, metadata, nblocks, new GenerateOp(ctx, nblocks));
         } else {
             BlockWalker.checkLength("the data list", data, nblocks * ctx.format().dataSize());
             BlockWalker.checkLength("the metadata list", metadata, nblocks * ctx.format().metadataSize());
@@ -54,14 +54,25 @@ public final class Pi {
 
     /** Verifies {@code nblocks} interleaved blocks; the first error, or null when all pass. */
     public static PiError verify(PiContext ctx, ScatterList blocks, long nblocks) {
-        List<PiError> e = verifyAll(ctx, blocks, nblocks, 1);
-        return e.isEmpty() ? null : e.get(0);
+        if (!ctx.format().hasPi() || ctx.checks().isNone()) {
+            BlockWalker.checkLength("the interleaved list", blocks, nblocks * ctx.format().blockSize());
+            return null;
+        }
+        VerifyOp op = new VerifyOp(ctx, 1, nblocks);
+        BlockWalker.interleaved(ctx.format(), blocks, nblocks, op);
+        return op.first;
     }
 
     /** Verifies separate data and metadata; the first error, or null when all pass. */
     public static PiError verify(PiContext ctx, ScatterList data, ScatterList metadata, long nblocks) {
-        List<PiError> e = verifyAll(ctx, data, metadata, nblocks, 1);
-        return e.isEmpty() ? null : e.get(0);
+        if (!ctx.format().hasPi() || ctx.checks().isNone()) {
+            BlockWalker.checkLength("the data list", data, nblocks * ctx.format().dataSize());
+            BlockWalker.checkLength("the metadata list", metadata, nblocks * ctx.format().metadataSize());
+            return null;
+        }
+        VerifyOp op = new VerifyOp(ctx, 1, nblocks);
+        BlockWalker.separate(ctx.format(), data, metadata, nblocks, op);
+        return op.first;
     }
 
     /** Verifies interleaved blocks; up to {@code maxErrors} errors (one per bad block), in block order. */
@@ -71,9 +82,9 @@ public final class Pi {
             BlockWalker.checkLength("the interleaved list", blocks, nblocks * ctx.format().blockSize());
             return Collections.emptyList();
         }
-        VerifyOp op = new VerifyOp(ctx, maxErrors);
+        VerifyOp op = new VerifyOp(ctx, maxErrors, nblocks);
         BlockWalker.interleaved(ctx.format(), blocks, nblocks, op);
-        return op.errors;
+        return op.errors();
     }
 
     /** Verifies separate data and metadata; up to {@code maxErrors} errors, in block order. */
@@ -85,9 +96,9 @@ public final class Pi {
             BlockWalker.checkLength("the metadata list", metadata, nblocks * ctx.format().metadataSize());
             return Collections.emptyList();
         }
-        VerifyOp op = new VerifyOp(ctx, maxErrors);
+        VerifyOp op = new VerifyOp(ctx, maxErrors, nblocks);
         BlockWalker.separate(ctx.format(), data, metadata, nblocks, op);
-        return op.errors;
+        return op.errors();
     }
 
     // ---------------------------------------------------------------- insert / strip
@@ -321,6 +332,11 @@ public final class Pi {
         return g.algorithm(ctx.guardPath());
     }
 
+    /** Length of an op's per-run scratch for a walk of {@code nblocks}: runs never exceed either. */
+    static int scratchLength(long nblocks) {
+        return (int) Math.max(1, Math.min(BlockWalker.MAX_RUN, nblocks));
+    }
+
     /** Runs of at least this many whole blocks go to the algorithm's run-level hook first. */
     static final int RUN_HOOK_MIN_BLOCKS = 2;
 
@@ -329,10 +345,11 @@ public final class Pi {
         private final BlockFormat f;
         private final GuardType g;
         private final GuardAlgorithm alg;
-        private final long[] guards = new long[BlockWalker.MAX_RUN];
+        private final long[] guards;
 
-        GenerateOp(PiContext ctx) {
+        GenerateOp(PiContext ctx, long nblocks) {
             super(true);
+            this.guards = new long[scratchLength(nblocks)];
             this.ctx = ctx;
             this.f = ctx.format();
             this.g = f.guard();
@@ -363,12 +380,16 @@ public final class Pi {
         private final GuardAlgorithm alg;
         private final int max;
         private final int runChecks;
-        private final long[] guards = new long[BlockWalker.MAX_RUN];
-        private final long[] bad = new long[3];
-        final List<PiError> errors = new ArrayList<>(1);
+        private final long[] guards;
+        private long[] bad;
+        /** The first error, and (only once a second is kept) all of them in block order. */
+        PiError first;
+        private List<PiError> more;
+        private int kept;
 
-        VerifyOp(PiContext ctx, int max) {
+        VerifyOp(PiContext ctx, int max, long nblocks) {
             super(false);
+            this.guards = new long[scratchLength(nblocks)];
             this.ctx = ctx;
             this.f = ctx.format();
             this.g = f.guard();
@@ -383,6 +404,9 @@ public final class Pi {
         boolean run(ByteBuffer d, int dOff, int dStride, ByteBuffer m, int mOff, int mStride, int count, long index) {
             int from = 0;
             if (count >= RUN_HOOK_MIN_BLOCKS) {
+                if (bad == null) {
+                    bad = new long[3];
+                }
                 // The hook answers the first bad block of what is left; continue after it until done
                 // or enough errors (one per bad block, in order, as the Java loop below).
                 while (from < count) {
@@ -397,8 +421,7 @@ public final class Pi {
                     if (r >= n) {
                         return true;
                     }
-                    errors.add(new PiError(kind((int) bad[0]), index + from + r, bad[1], bad[2]));
-                    if (errors.size() >= max) {
+                    if (add(new PiError(kind((int) bad[0]), index + from + r, bad[1], bad[2]))) {
                         return false;
                     }
                     from += r + 1;
@@ -422,13 +445,37 @@ public final class Pi {
                 int at = mOff + k * mStride + tupleOff;
                 PiError e = check(ctx, m, at, index + k, guards[k]);
                 if (e != null) {
-                    errors.add(e);
-                    if (errors.size() >= max) {
+                    if (add(e)) {
                         return false;
                     }
                 }
             }
             return true;
+        }
+
+        /** Keeps an error; true when enough were kept. */
+        private boolean add(PiError e) {
+            if (first == null) {
+                first = e;
+            } else {
+                if (more == null) {
+                    more = new ArrayList<>();
+                    more.add(first);
+                }
+                more.add(e);
+            }
+            return ++kept >= max;
+        }
+
+        List<PiError> errors() {
+            if (more != null) {
+                return more;
+            }
+            List<PiError> l = new ArrayList<>(1);
+            if (first != null) {
+                l.add(first);
+            }
+            return l;
         }
 
         private static PiErrorKind kind(int k) {

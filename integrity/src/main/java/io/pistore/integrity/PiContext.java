@@ -20,13 +20,18 @@ public final class PiContext {
     private final GuardPath.Use guardPath;
 
     private PiContext(Builder b) {
-        this.format = Objects.requireNonNull(b.format, "format");
-        this.checks = Objects.requireNonNull(b.checks, "checks");
-        this.initialRefTag = b.initialRefTag;
-        this.appTag = b.appTag;
-        this.appMask = b.appMask;
-        this.guardSeed = b.guardSeed;
-        this.guardPath = Objects.requireNonNull(b.guardPath, "guardPath");
+        this(b.format, b.checks, b.initialRefTag, b.appTag, b.appMask, b.guardSeed, b.guardPath);
+    }
+
+    private PiContext(BlockFormat format, CheckFlags checks, long initialRefTag, int appTag, int appMask,
+                      long guardSeed, GuardPath.Use guardPath) {
+        this.format = Objects.requireNonNull(format, "format");
+        this.checks = Objects.requireNonNull(checks, "checks");
+        this.initialRefTag = initialRefTag;
+        this.appTag = appTag;
+        this.appMask = appMask;
+        this.guardSeed = guardSeed;
+        this.guardPath = Objects.requireNonNull(guardPath, "guardPath");
         if (guardPath == GuardPath.Use.NATIVE && format.hasPi() && !format.guard().hasNativePath()) {
             throw new IllegalArgumentException("no native path for guard " + format.guard().cliName() + " ("
                     + GuardPath.describe() + ")");
@@ -47,6 +52,15 @@ public final class PiContext {
             throw new IllegalArgumentException("guard seed 0x" + Long.toHexString(guardSeed) + " does not fit the "
                     + format.guard().guardSize() * 8 + "-bit guard of " + format.guard().cliName());
         }
+    }
+
+    /**
+     * The context of one request, in one allocation and without a builder (what a target or a
+     * transport builds per request): the given checks and tag fields, seed 0, the default guard
+     * path. Validated like {@link Builder#build()}.
+     */
+    public static PiContext of(BlockFormat format, CheckFlags checks, long initialRefTag, int appTag, int appMask) {
+        return new PiContext(format, checks, initialRefTag, appTag, appMask, 0, GuardPath.Use.DEFAULT);
     }
 
     public static Builder builder(BlockFormat format) {

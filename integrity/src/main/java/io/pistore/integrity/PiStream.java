@@ -12,22 +12,24 @@ import java.nio.ByteOrder;
  *
  * <p>A <b>generator</b> overwrites the tuple bytes of each block in the chunk as they go by (the
  * guard covers only bytes before the tuple, so it is known by then). A <b>verifier</b> checks each
- * block as soon as its tuple is complete. Not thread-safe: one stream belongs to one transfer.
+ * block as soon as its tuple is complete. Not thread-safe: one stream belongs to one transfer at a
+ * time ({@link #restart} begins the next).
  */
 public final class PiStream {
-    private final PiContext ctx;
-    private final BlockFormat f;
-    private final GuardType g;
-    private final GuardAlgorithm alg;
+    private PiContext ctx;
+    private BlockFormat f;
+    private GuardType g;
+    private GuardAlgorithm alg;
     private final boolean generator;
-    private final long nblocks;
-    private final int blockSize;
-    private final int tupleStart;
-    private final int tupleEnd;
-    private final byte[] tuple;
-    private final ByteBuffer tupleBuf;
+    private long nblocks;
+    private int blockSize;
+    private int tupleStart;
+    private int tupleEnd;
+    /** The tuple seen so far; sized for the largest tuple, so a restart never reallocates it. */
+    private final byte[] tuple = new byte[16];
+    private final ByteBuffer tupleBuf = ByteBuffer.wrap(tuple).order(ByteOrder.BIG_ENDIAN);
     /** A verifier without the guard check skips the CRC work. */
-    private final boolean needGuard;
+    private boolean needGuard;
 
     private long block;
     private int pos;
@@ -37,26 +39,39 @@ public final class PiStream {
     private long errorCount;
 
     private PiStream(PiContext ctx, long nblocks, boolean generator, int keep) {
-        if (nblocks < 0) {
-            throw new IllegalArgumentException("block count must not be negative: " + nblocks);
-        }
         if (keep < 1) {
             throw new IllegalArgumentException("must keep at least one error, not " + keep);
         }
         this.keep = keep;
+        this.generator = generator;
+        restart(ctx, nblocks);
+    }
+
+    /**
+     * Starts this stream over for another transfer of {@code nblocks} blocks under {@code ctx} (any
+     * format): afterwards it is what {@link #generator} or {@link #verifier} would have made, with
+     * the same kind and number of errors kept, but without allocating (a transport keeps one stream
+     * per connection and direction, and restarts it per request). Returns this stream.
+     */
+    public PiStream restart(PiContext ctx, long nblocks) {
+        if (nblocks < 0) {
+            throw new IllegalArgumentException("block count must not be negative: " + nblocks);
+        }
         this.ctx = ctx;
         this.f = ctx.format();
         this.g = f.guard();
         this.alg = g.algorithm();
-        this.generator = generator;
         this.nblocks = nblocks;
         this.blockSize = f.blockSize();
         this.tupleStart = f.dataSize() + f.tupleOffsetInMetadata();
         this.tupleEnd = tupleStart + f.tupleSize();
-        this.tuple = new byte[Math.max(f.tupleSize(), 1)];
-        this.tupleBuf = ByteBuffer.wrap(tuple).order(ByteOrder.BIG_ENDIAN);
         this.needGuard = generator || ctx.checks().guard();
         this.state = alg.start(ctx.guardSeed());
+        this.block = 0;
+        this.pos = 0;
+        this.errors.clear();
+        this.errorCount = 0;
+        return this;
     }
 
     /** A stream that writes the PI of {@code nblocks} interleaved blocks into the chunks it is given. */
@@ -116,18 +131,36 @@ public final class PiStream {
      *     is consumed then)
      */
     public PiError update(ByteBuffer chunk) {
-        int len = chunk.remaining();
+        int from = chunk.position();
+        int end = chunk.limit();
+        PiError e = update(chunk, from, end - from);
+        chunk.position(end);
+        return e;
+    }
+
+    /**
+     * Consumes {@code length} bytes of {@code buf} at absolute index {@code offset}, leaving the
+     * buffer's position and limit alone (a transport then copies the same bytes on, without a
+     * duplicate view per chunk). Otherwise as {@link #update(ByteBuffer)}.
+     *
+     * @throws IndexOutOfBoundsException if the range is outside {@code [0, buf.limit())}
+     * @throws IllegalStateException if the range runs past the end of the last block
+     */
+    public PiError update(ByteBuffer buf, int offset, int length) {
+        java.util.Objects.checkFromIndexSize(offset, length, buf.limit());
+        int len = length;
         if (len > expectedBytes() - bytesSeen()) {
             throw new IllegalStateException("chunk of " + len + " bytes runs past the end of the stream: "
                     + (expectedBytes() - bytesSeen()) + " bytes remain of " + nblocks + " blocks");
         }
-        ByteBuffer c = chunk.order() == ByteOrder.BIG_ENDIAN ? chunk : chunk.duplicate().order(ByteOrder.BIG_ENDIAN);
-        int i = chunk.position();
-        int end = chunk.limit();
+        // Guard kernels read big-endian (IpChecksum's direct path follows the buffer's order): a view
+        // only for a buffer of the other order, which a transport's socket buffers never are.
+        ByteBuffer c = buf.order() == ByteOrder.BIG_ENDIAN ? buf : buf.duplicate().order(ByteOrder.BIG_ENDIAN);
+        int i = offset;
+        int end = offset + length;
         PiError found = null;
         if (!f.hasPi()) {
             advancePlain(len);
-            chunk.position(end);
             return null;
         }
         while (i < end) {
@@ -170,7 +203,6 @@ public final class PiStream {
                 state = alg.start(ctx.guardSeed());
             }
         }
-        chunk.position(end);
         return found;
     }
 

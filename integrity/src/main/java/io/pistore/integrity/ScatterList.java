@@ -105,8 +105,17 @@ public final class ScatterList {
         return segments[i].limit();
     }
 
-    /** Copies {@code len} bytes at logical {@code offset} into {@code dst[dstOff..]}. */
-    void read(long offset, byte[] dst, int dstOff, int len) {
+    /**
+     * Copies {@code len} bytes at logical {@code offset} into {@code dst[dstOff..]}, without allocating.
+     *
+     * @throws IndexOutOfBoundsException if either range is outside its list or array
+     */
+    public void read(long offset, byte[] dst, int dstOff, int len) {
+        checkRange(offset, len);
+        java.util.Objects.checkFromIndexSize(dstOff, len, dst.length);
+        if (len == 0) {
+            return;
+        }
         int i = segmentAt(offset);
         int local = (int) (offset - starts[i]);
         while (len > 0) {
@@ -120,8 +129,18 @@ public final class ScatterList {
         }
     }
 
-    /** Copies {@code len} bytes of {@code src[srcOff..]} to logical {@code offset}. */
-    void write(long offset, byte[] src, int srcOff, int len) {
+    /**
+     * Copies {@code len} bytes of {@code src[srcOff..]} to logical {@code offset}, without allocating.
+     *
+     * @throws IndexOutOfBoundsException if either range is outside its list or array
+     * @throws java.nio.ReadOnlyBufferException if a segment written to is read-only
+     */
+    public void write(long offset, byte[] src, int srcOff, int len) {
+        checkRange(offset, len);
+        java.util.Objects.checkFromIndexSize(srcOff, len, src.length);
+        if (len == 0) {
+            return;
+        }
         int i = segmentAt(offset);
         int local = (int) (offset - starts[i]);
         while (len > 0) {
@@ -132,6 +151,86 @@ public final class ScatterList {
             len -= n;
             i++;
             local = 0;
+        }
+    }
+
+    /** Whether any segment is read-only (without allocating views). */
+    public boolean isReadOnly() {
+        for (ByteBuffer s : segments) {
+            if (s.isReadOnly()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether the {@code len} bytes at logical {@code offset} equal {@code expected[off..off+len)}
+     * (without allocating).
+     *
+     * @throws IndexOutOfBoundsException if either range is outside its list or array
+     */
+    public boolean contentEquals(long offset, byte[] expected, int off, int len) {
+        checkRange(offset, len);
+        java.util.Objects.checkFromIndexSize(off, len, expected.length);
+        if (len == 0) {
+            return true;
+        }
+        int i = segmentAt(offset);
+        int local = (int) (offset - starts[i]);
+        while (len > 0) {
+            ByteBuffer s = segments[i];
+            int n = Math.min(len, s.limit() - local);
+            for (int k = 0; k < n; k++) {
+                if (s.get(local + k) != expected[off + k]) {
+                    return false;
+                }
+            }
+            off += n;
+            len -= n;
+            i++;
+            local = 0;
+        }
+        return true;
+    }
+
+    /**
+     * Whether the {@code len} bytes at logical {@code offset} are all zero (without allocating).
+     *
+     * @throws IndexOutOfBoundsException if the range is outside the list
+     */
+    public boolean isZero(long offset, long len) {
+        checkRange(offset, len);
+        if (len == 0) {
+            return true;
+        }
+        int i = segmentAt(offset);
+        int local = (int) (offset - starts[i]);
+        while (len > 0) {
+            ByteBuffer s = segments[i];
+            int n = (int) Math.min(len, s.limit() - local);
+            int k = 0;
+            for (; k + 8 <= n; k += 8) {
+                if (s.getLong(local + k) != 0) {
+                    return false;
+                }
+            }
+            for (; k < n; k++) {
+                if (s.get(local + k) != 0) {
+                    return false;
+                }
+            }
+            len -= n;
+            i++;
+            local = 0;
+        }
+        return true;
+    }
+
+    private void checkRange(long offset, long len) {
+        if (offset < 0 || len < 0 || offset + len > length()) {
+            throw new IndexOutOfBoundsException("range [" + offset + ", " + (offset + len) + ") of a list of "
+                    + length() + " bytes");
         }
     }
 

@@ -105,6 +105,33 @@ class ContextValidationTest {
         assertTrue(e.getMessage().contains(why), "message '" + e.getMessage() + "' should say: " + why);
     }
 
+    @ParameterizedTest(name = "{0} rejected by PiContext.of too")
+    @MethodSource("badContexts")
+    void theOneCallFactoryValidatesLikeTheBuilder(String what, PiContext.Builder b, String why) {
+        PiContext ok = b.appTag(0).appMask(0).initialRefTag(0).guardSeed(0).build();
+        BlockFormat f = ok.format();
+        if (what.startsWith("seed")) {
+            return; // PiContext.of has no seed (always 0)
+        }
+        int app = what.startsWith("app tag") ? (what.endsWith("-1") ? -1 : 0x10000) : 0;
+        int mask = what.startsWith("app mask") ? (what.endsWith("-1") ? -1 : 0x10000) : 0;
+        long ref = what.startsWith("ref") ? (what.contains("-1") ? -1L : what.contains("2^48") ? 1L << 48 : 1L << 32) : 0;
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PiContext.of(f, CheckFlags.ALL, ref, app, mask));
+        assertTrue(e.getMessage().contains(why), "message '" + e.getMessage() + "' should say: " + why);
+    }
+
+    @org.junit.jupiter.api.Test
+    void theOneCallFactoryBuildsWhatTheBuilderBuilds() {
+        BlockFormat f = BlockFormat.of(4096, 16, GuardType.CRC64, PiType.TYPE_2, PiLocation.LAST);
+        PiContext a = PiContext.of(f, CheckFlags.of(true, false, true), 77, 0x1234, 0xFF00);
+        PiContext b = PiContext.builder(f).checks(CheckFlags.of(true, false, true)).initialRefTag(77).appTag(0x1234)
+                .appMask(0xFF00).build();
+        assertEquals(b.toString(), a.toString());
+        assertEquals(b.refTag(5), a.refTag(5));
+        assertEquals(b.guardPath(), a.guardPath());
+    }
+
     @ParameterizedTest(name = "{0}: largest in-range values accepted")
     @MethodSource("edgeContexts")
     void largestInRangeValuesAreAccepted(GuardType g, long maxRef, long maxSeed) {

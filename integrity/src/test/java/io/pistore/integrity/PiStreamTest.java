@@ -32,14 +32,31 @@ class PiStreamTest {
                 .build();
     }
 
-    /** Feeds {@code payload} to the stream in random chunks, some direct, some heap. */
+    /**
+     * Feeds {@code payload} to the stream in random chunks, some direct, some heap, some through the
+     * absolute-range update (which must leave the buffer's position alone), some of those in a
+     * little-endian buffer.
+     */
     private static List<PiError> feed(PiStream s, byte[] payload, Random r, int maxChunk) {
         List<PiError> errors = new ArrayList<>();
         int off = 0;
         while (off < payload.length) {
             int n = Math.min(payload.length - off, 1 + r.nextInt(maxChunk));
             ByteBuffer chunk;
-            if (r.nextBoolean()) {
+            int how = r.nextInt(3);
+            if (how == 2) {
+                ByteBuffer d = r.nextBoolean() ? ByteBuffer.allocateDirect(n + 9) : ByteBuffer.allocate(n + 9);
+                if (r.nextBoolean()) {
+                    d.order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                }
+                d.put(5, payload, off, n);
+                d.position(1).limit(n + 7);
+                PiError e = s.update(d, 5, n);
+                if (e != null) errors.add(e);
+                assertEquals(1, d.position());
+                assertEquals(n + 7, d.limit());
+                d.get(5, payload, off, n);
+            } else if (how == 0) {
                 chunk = ByteBuffer.wrap(payload, off, n);
                 PiError e = s.update(chunk);
                 if (e != null) errors.add(e);
@@ -101,6 +118,38 @@ class PiStreamTest {
         }
     }
 
+    @org.junit.jupiter.api.Test
+    void aRestartedStreamActsAsANewOneAcrossFormatsAndAfterErrorsOrAnAbandonedTransfer() {
+        Random r = new Random(77);
+        PiStream gen = PiStream.generator(ctx(BlockFormat.of(512, 8)), 1);
+        PiStream ver = PiStream.verifier(ctx(BlockFormat.of(512, 8)), 1);
+        List<BlockFormat> fs = new ArrayList<>();
+        formats().forEach(a -> fs.add((BlockFormat) a.get()[0]));
+        for (int round = 0; round < 60; round++) {
+            BlockFormat f = fs.get(r.nextInt(fs.size()));
+            int n = 1 + r.nextInt(4);
+            byte[] want = new byte[n * f.blockSize()];
+            r.nextBytes(want);
+            byte[] got = want.clone();
+            Pi.generate(ctx(f), ScatterList.wrap(want), n);
+            feed(gen.restart(ctx(f), n), got, r, 700);
+            assertArrayEquals(want, got, "restarted generator, " + f);
+            if (f.hasPi() && r.nextBoolean()) {
+                Pi.injectError(ctx(f), ScatterList.wrap(got), n, InjectTarget.values()[r.nextInt(4)], r);
+            }
+            List<PiError> expected = Pi.verifyAll(ctx(f), ScatterList.wrap(got), n, 1);
+            feed(ver.restart(ctx(f), n), got, r, 700);
+            assertTrue(ver.isComplete());
+            assertEquals(expected.isEmpty() ? null : expected.get(0), ver.firstError(), "restarted verifier, " + f);
+            assertEquals(expected.isEmpty() ? 0 : Pi.verifyAll(ctx(f), ScatterList.wrap(got), n, n).size(),
+                    ver.errorCount());
+            // Sometimes abandon the next transfer halfway: the restart after it must not care.
+            if (r.nextBoolean()) {
+                ver.restart(ctx(f), n).update(ByteBuffer.wrap(got, 0, 1 + r.nextInt(got.length - 1)));
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("formats")
     void chunkPastTheEndIsRefusedWithoutConsuming(BlockFormat f) {
@@ -111,6 +160,9 @@ class PiStreamTest {
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> s.update(tooMuch));
         assertTrue(e.getMessage().contains("past the end"), e.getMessage());
         assertEquals(0, tooMuch.position());
+        assertEquals(f.blockSize() + 1L, s.bytesSeen());
+        assertThrows(IllegalStateException.class, () -> s.update(tooMuch, 0, f.blockSize()));
+        assertThrows(IndexOutOfBoundsException.class, () -> s.update(tooMuch, 1, f.blockSize()));
         assertEquals(f.blockSize() + 1L, s.bytesSeen());
     }
 }

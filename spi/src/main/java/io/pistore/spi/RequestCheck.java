@@ -1,7 +1,6 @@
 package io.pistore.spi;
 
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.ScatterList;
 
 /**
  * The checks every hop makes on a request before touching data, in one place: a host transport
@@ -53,7 +52,7 @@ public final class RequestCheck {
             return Completion.failure(Status.INVALID_FIELD, "a write without PRACT to a volume with PI ("
                     + f.sizes() + ") must carry its metadata");
         }
-        if (r.op() == Operation.READ && (readOnly(r.data()) || r.hasMetadata() && readOnly(r.metadata()))) {
+        if (r.op() == Operation.READ && (r.data().isReadOnly() || r.hasMetadata() && r.metadata().isReadOnly())) {
             return Completion.failure(Status.INVALID_FIELD, "a read needs writable buffers");
         }
         Protection p = r.protection();
@@ -62,14 +61,5 @@ public final class RequestCheck {
                     + " does not fit the " + f.guard().refTagSize() * 8 + "-bit reference tag");
         }
         return null;
-    }
-
-    private static boolean readOnly(ScatterList l) {
-        for (int i = 0; i < l.segmentCount(); i++) {
-            if (l.segment(i).isReadOnly()) {
-                return true;
-            }
-        }
-        return false;
     }
 }

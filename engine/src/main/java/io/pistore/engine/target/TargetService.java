@@ -127,75 +127,100 @@ public final class TargetService implements TargetHandler {
         }
     }
 
-    /** The PI context of a request on a volume. */
+    /** The PI context of a request on a volume (one allocation, no builder: this runs per request). */
     public static PiContext context(BlockFormat f, Protection p) {
-        return PiContext.builder(f).checks(p.checks()).initialRefTag(p.initialRefTag()).appTag(p.appTag())
-                .appMask(p.appMask()).build();
+        return PiContext.of(f, p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
     }
 
     private static Completion write(BlockRequest r, Volume v, boolean checked) throws IOException {
         BlockFormat f = v.format();
         ScatterList meta = r.metadata();
-        if (f.hasPi()) {
-            PiContext ctx = context(f, r.protection());
-            if (r.protection().pract()) {
-                // Insert: with metadata exactly the tuple, the host's metadata (if any) is replaced;
-                // with more, only the tuple part is overwritten (NVMe PRACT semantics).
-                if (meta == null) {
-                    meta = ScatterList.of(ByteBuffer.allocate(r.blocks() * f.metadataSize()));
-                } else if (f.metadataSize() > f.tupleSize()) {
-                    meta = copy(meta);
-                } else {
-                    meta = ScatterList.of(ByteBuffer.allocate(r.blocks() * f.metadataSize()));
-                }
-                Pi.generate(ctx, r.data(), meta, r.blocks());
-            } else if (!checked) {
-                PiError e = Pi.verify(ctx, r.data(), meta, r.blocks());
-                if (e != null) {
-                    return Completion.piError(r.lba(), e);
+        Protection p = r.protection();
+        ScatterList scratch = null;
+        MetadataScratch mine = null;
+        try {
+            if (f.hasPi()) {
+                if (p.pract()) {
+                    // Insert: with metadata exactly the tuple, the host's metadata (if any) is replaced;
+                    // with more, only the tuple part is overwritten (NVMe PRACT semantics).
+                    PiContext ctx = context(f, p);
+                    if (meta != null && f.metadataSize() > f.tupleSize()) {
+                        meta = copy(meta);
+                    } else {
+                        mine = MetadataScratch.mine();
+                        meta = scratch = mine.take(r.blocks() * f.metadataSize());
+                        if (f.metadataSize() > f.tupleSize()) {
+                            zero(meta); // generate writes the tuple only; the rest of the metadata is zero
+                        }
+                    }
+                    Pi.generate(ctx, r.data(), meta, r.blocks());
+                } else if (!checked) {
+                    PiError e = Pi.verify(context(f, p), r.data(), meta, r.blocks());
+                    if (e != null) {
+                        return Completion.piError(r.lba(), e);
+                    }
                 }
             }
+            if (f.type() == PiType.TYPE_1 && p.initialRefTag() != (r.lba() & f.guard().refTagMask())) {
+                // Type 1: the reference tag follows the LBA (NVMe: ILBRT must equal the low bits of SLBA).
+                // Checked after the PI itself, so a PI that does not match the request is reported as
+                // such; this catches the PI that matches a request whose LBA was changed on the way (a
+                // header bit flip without a digest), which would otherwise be stored at the wrong place:
+                // a lost write. expected: the tag this LBA needs; actual: the one the request carries.
+                return Completion.piError(r.lba(), new PiError(PiErrorKind.REF_TAG, 0,
+                        r.lba() & f.guard().refTagMask(), p.initialRefTag()));
+            }
+            v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
+            return Completion.success();
+        } finally {
+            if (scratch != null) {
+                mine.release(scratch);
+            }
         }
-        Protection p = r.protection();
-        if (f.type() == PiType.TYPE_1 && p.initialRefTag() != (r.lba() & f.guard().refTagMask())) {
-            // Type 1: the reference tag follows the LBA (NVMe: ILBRT must equal the low bits of SLBA).
-            // Checked after the PI itself, so a PI that does not match the request is reported as
-            // such; this catches the PI that matches a request whose LBA was changed on the way (a
-            // header bit flip without a digest), which would otherwise be stored at the wrong place:
-            // a lost write. expected: the tag this LBA needs; actual: the one the request carries.
-            return Completion.piError(r.lba(), new PiError(PiErrorKind.REF_TAG, 0, r.lba() & f.guard().refTagMask(),
-                    p.initialRefTag()));
-        }
-        v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
-        return Completion.success();
     }
 
     private static Completion read(BlockRequest r, Volume v, boolean checked) throws IOException {
         BlockFormat f = v.format();
         ScatterList meta = r.metadata();
-        boolean strip = meta == null && f.metadataSize() > 0;
+        // Strip (no metadata list in the request): with PI, the stored metadata is read, checked and
+        // dropped; without PI there is nothing to check, and the volume is not asked for it.
+        boolean strip = meta == null && f.hasPi();
+        MetadataScratch mine = null;
         if (strip) {
-            meta = ScatterList.of(ByteBuffer.allocate(r.blocks() * f.metadataSize()));
+            mine = MetadataScratch.mine();
+            meta = mine.take(r.blocks() * f.metadataSize());
         }
-        v.read(r.lba(), r.blocks(), r.data(), meta);
-        if (f.hasPi()) {
-            PiError[] first = new PiError[1];
-            UnwrittenBlock.checkData(f, r.data(), meta, r.blocks(), e -> {
-                if (first[0] == null) {
-                    first[0] = e;
+        try {
+            v.read(r.lba(), r.blocks(), r.data(), meta);
+            if (f.hasPi()) {
+                // Always, checked in the transport or not: the unwritten pattern is an escape that no
+                // PI check (here, in a transport, or at the host) looks behind.
+                PiError bad = UnwrittenBlock.firstDataError(f, r.data(), meta, r.blocks());
+                if (bad != null) {
+                    return Completion.piError(r.lba(), bad);
                 }
-            });
-            if (first[0] != null) {
-                return Completion.piError(r.lba(), first[0]);
+                if (!checked && !r.protection().checks().isNone()) {
+                    PiError e = Pi.verify(context(f, r.protection()), r.data(), meta, r.blocks());
+                    if (e != null) {
+                        return Completion.piError(r.lba(), e);
+                    }
+                }
+            }
+            return Completion.success();
+        } finally {
+            if (strip) {
+                mine.release(meta);
             }
         }
-        if (f.hasPi() && !checked && !r.protection().checks().isNone()) {
-            PiError e = Pi.verify(context(f, r.protection()), r.data(), meta, r.blocks());
-            if (e != null) {
-                return Completion.piError(r.lba(), e);
+    }
+
+    private static void zero(ScatterList l) {
+        for (int i = 0; i < l.segmentCount(); i++) {
+            ByteBuffer b = l.segment(i);
+            while (b.hasRemaining()) {
+                b.put((byte) 0);
             }
         }
-        return Completion.success();
     }
 
     private static ScatterList copy(ScatterList src) {

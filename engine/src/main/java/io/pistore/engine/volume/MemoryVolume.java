@@ -8,16 +8,23 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * A volume in heap memory, for tests and benchmarks. Blocks live in chunks of 256 blocks that are
  * allocated on first write, so a large, mostly unwritten volume costs little. Not durable.
+ *
+ * <p>Within a chunk each block's metadata follows its data (interleaved, as an extended LBA): a
+ * read or write of a block with its PI touches one contiguous range, so the metadata comes with
+ * the data's cache lines instead of costing a miss of its own (the layout with all metadata at the
+ * end of the chunk did, measured in docs/BENCHMARKS.md). Copies go straight between the chunk and
+ * the caller's lists, without allocating.
  */
 public final class MemoryVolume implements Volume {
     private static final int CHUNK_BLOCKS = 256;
+    private static final byte[] ZEROS = new byte[4096];
 
     private final String name;
     private final BlockFormat format;
     private final long blockCount;
     private final byte[] unwrittenMeta;
     private final BlockLocks locks = new BlockLocks();
-    /** Each chunk: CHUNK_BLOCKS data blocks, then CHUNK_BLOCKS metadata blocks. */
+    /** Each chunk: CHUNK_BLOCKS blocks of DATA bytes then META bytes. */
     private final AtomicReferenceArray<byte[]> chunks;
 
     public MemoryVolume(String name, BlockFormat format, long blockCount) {
@@ -55,9 +62,10 @@ public final class MemoryVolume implements Volume {
         if (c == null && create) {
             int ds = format.dataSize();
             int ms = format.metadataSize();
-            c = new byte[CHUNK_BLOCKS * (ds + ms)];
+            int bs = ds + ms;
+            c = new byte[CHUNK_BLOCKS * bs];
             for (int b = 0; b < CHUNK_BLOCKS; b++) {
-                System.arraycopy(unwrittenMeta, 0, c, CHUNK_BLOCKS * ds + b * ms, ms);
+                System.arraycopy(unwrittenMeta, 0, c, b * bs + ds, ms);
             }
             if (!chunks.compareAndSet(index, null, c)) {
                 c = chunks.get(index);
@@ -79,23 +87,32 @@ public final class MemoryVolume implements Volume {
     private void readUnlocked(long lba, int blocks, ScatterList data, ScatterList metadata) {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        Cursor d = new Cursor(data);
-        Cursor m = metadata == null ? null : new Cursor(metadata);
+        int bs = ds + ms;
+        boolean withMeta = metadata != null && ms > 0;
         for (int i = 0; i < blocks; i++) {
             long b = lba + i;
             byte[] c = chunk((int) (b / CHUNK_BLOCKS), false);
-            int k = (int) (b % CHUNK_BLOCKS);
+            int at = (int) (b % CHUNK_BLOCKS) * bs;
             if (c == null) {
-                d.zero(ds);
-                if (m != null) {
-                    m.put(unwrittenMeta, 0, ms);
+                zero(data, (long) i * ds, ds);
+                if (withMeta) {
+                    metadata.write((long) i * ms, unwrittenMeta, 0, ms);
                 }
             } else {
-                d.put(c, k * ds, ds);
-                if (m != null) {
-                    m.put(c, CHUNK_BLOCKS * ds + k * ms, ms);
+                data.write((long) i * ds, c, at, ds);
+                if (withMeta) {
+                    metadata.write((long) i * ms, c, at + ds, ms);
                 }
             }
+        }
+    }
+
+    private static void zero(ScatterList list, long offset, int len) {
+        while (len > 0) {
+            int n = Math.min(len, ZEROS.length);
+            list.write(offset, ZEROS, 0, n);
+            offset += n;
+            len -= n;
         }
     }
 
@@ -112,18 +129,17 @@ public final class MemoryVolume implements Volume {
     private void writeUnlocked(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        Cursor d = new Cursor(data);
-        Cursor m = metadata == null ? null : new Cursor(metadata);
+        int bs = ds + ms;
         for (int i = 0; i < blocks; i++) {
             long b = lba + i;
             byte[] c = chunk((int) (b / CHUNK_BLOCKS), true);
-            int k = (int) (b % CHUNK_BLOCKS);
-            d.get(c, k * ds, ds);
+            int at = (int) (b % CHUNK_BLOCKS) * bs;
+            data.read((long) i * ds, c, at, ds);
             if (ms > 0) {
-                if (m != null) {
-                    m.get(c, CHUNK_BLOCKS * ds + k * ms, ms);
+                if (metadata != null) {
+                    metadata.read((long) i * ms, c, at + ds, ms);
                 } else {
-                    java.util.Arrays.fill(c, CHUNK_BLOCKS * ds + k * ms, CHUNK_BLOCKS * ds + (k + 1) * ms, (byte) 0);
+                    java.util.Arrays.fill(c, at + ds, at + bs, (byte) 0);
                 }
             }
         }
@@ -148,9 +164,9 @@ public final class MemoryVolume implements Volume {
             if (c == null) {
                 continue;
             }
-            int k = (int) (b % CHUNK_BLOCKS);
-            java.util.Arrays.fill(c, k * ds, (k + 1) * ds, (byte) 0);
-            System.arraycopy(unwrittenMeta, 0, c, CHUNK_BLOCKS * ds + k * ms, ms);
+            int at = (int) (b % CHUNK_BLOCKS) * (ds + ms);
+            java.util.Arrays.fill(c, at, at + ds, (byte) 0);
+            System.arraycopy(unwrittenMeta, 0, c, at + ds, ms);
         }
     }
 
@@ -162,7 +178,7 @@ public final class MemoryVolume implements Volume {
     public void close() {
     }
 
-    /** Sequential copy to or from a scatter list. */
+    /** Sequential copy to or from a scatter list (used by {@link CachingVolume}). */
     static final class Cursor {
         private static final byte[] ZEROS = new byte[4096];
         private final ScatterList list;

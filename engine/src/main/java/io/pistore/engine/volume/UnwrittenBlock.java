@@ -7,8 +7,6 @@ import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
-import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -53,42 +51,68 @@ public final class UnwrittenBlock {
      * metadata is the pattern, data found there (a bit flipped at rest, data that reached the media
      * without its metadata) goes to {@code bad} as a guard error, computed as if the tuple were not
      * an escape, with the block index relative to the lists. Returns how many pattern blocks hold
-     * zeros. Used by the target on every read and by {@code scrub}.
+     * zeros. Used by {@code scrub}; the target asks {@link #firstDataError} on every read.
      */
     public static int checkData(BlockFormat f, ScatterList data, ScatterList meta, int blocks, Consumer<PiError> bad) {
         if (!f.hasPi()) {
             return 0;
         }
-        byte[] pattern = PATTERNS.computeIfAbsent(f, UnwrittenBlock::metadata);
-        byte[] m = meta.toArray();
-        int ms = f.metadataSize();
-        int ds = f.dataSize();
+        byte[] pattern = pattern(f);
         int clean = 0;
         for (int i = 0; i < blocks; i++) {
-            if (!isUnwritten(f, pattern, m, i * ms)) {
-                continue;
-            }
-            ScatterList block = data.slice((long) i * ds, ds);
-            PiError e = allZero(block) ? null : unescapedGuardError(f, block, Arrays.copyOfRange(m, i * ms, (i + 1) * ms));
-            if (e == null) {
-                clean++;
-            } else {
-                bad.accept(e.offsetBy(i));
+            if (isUnwritten(f, pattern, meta, i)) {
+                PiError e = dataError(f, pattern, data, i);
+                if (e == null) {
+                    clean++;
+                } else {
+                    bad.accept(e);
+                }
             }
         }
         return clean;
     }
 
-    private static boolean allZero(ScatterList block) {
-        for (int s = 0; s < block.segmentCount(); s++) {
-            ByteBuffer b = block.segment(s);
-            for (int k = b.position(); k < b.limit(); k++) {
-                if (b.get(k) != 0) {
-                    return false;
+    /**
+     * {@link #checkData}'s first error, or null: what the target asks on every read. Allocates
+     * nothing unless a block is bad (written blocks differ from the pattern in their guard or tags,
+     * which is seen in the first bytes compared).
+     */
+    public static PiError firstDataError(BlockFormat f, ScatterList data, ScatterList meta, int blocks) {
+        if (!f.hasPi()) {
+            return null;
+        }
+        byte[] pattern = pattern(f);
+        for (int i = 0; i < blocks; i++) {
+            if (isUnwritten(f, pattern, meta, i)) {
+                PiError e = dataError(f, pattern, data, i);
+                if (e != null) {
+                    return e;
                 }
             }
         }
-        return true;
+        return null;
+    }
+
+    private static boolean isUnwritten(BlockFormat f, byte[] pattern, ScatterList meta, int block) {
+        return meta.contentEquals((long) block * f.metadataSize(), pattern, 0, pattern.length);
+    }
+
+    /** Block {@code i} carries the pattern: null when its data is zero, else its guard error. */
+    private static PiError dataError(BlockFormat f, byte[] pattern, ScatterList data, int i) {
+        int ds = f.dataSize();
+        if (data.isZero((long) i * ds, ds)) {
+            return null;
+        }
+        // Non-zero data under the guard of zeros: a guard error unless the CRC collides, and then the
+        // block is indistinguishable from a written one and passes as a written one would.
+        PiError e = unescapedGuardError(f, data.slice((long) i * ds, ds), pattern.clone());
+        return e == null ? null : e.offsetBy(i);
+    }
+
+    /** The unwritten pattern of {@code f}, computed once per format (the format's hash is cached). */
+    static byte[] pattern(BlockFormat f) {
+        byte[] p = PATTERNS.get(f);
+        return p != null ? p : PATTERNS.computeIfAbsent(f, UnwrittenBlock::metadata);
     }
 
     /** One block's guard checked as if its tuple were not an escape (app tag cleared, Type 3, guard only). */

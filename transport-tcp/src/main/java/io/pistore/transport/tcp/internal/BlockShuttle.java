@@ -26,6 +26,14 @@ final class BlockShuttle {
         this.meta = metadata == null || f.metadataSize() == 0 ? null : new ListCursor(metadata);
     }
 
+    /** Over two whole buffers at position 0 (the target's own request buffers): no list views made. */
+    BlockShuttle(BlockFormat f, ByteBuffer data, ByteBuffer metadata) {
+        this.ds = f.dataSize();
+        this.bs = f.blockSize();
+        this.data = new ListCursor(data);
+        this.meta = metadata == null || f.metadataSize() == 0 ? null : new ListCursor(metadata);
+    }
+
     /** Writes the next {@code n} wire bytes into {@code dst} at its position (advancing it). */
     void toWire(ByteBuffer dst, int n) {
         while (n > 0) {

@@ -75,6 +75,13 @@ final class HostQueueConnection extends Connection implements HostQueue {
     private PiError rxPiError;
     private ByteBuffer rxMessage;
     private ReadSink rxRead;
+    /**
+     * One PI stream per direction, restarted per request (loop thread only): payloads go out one
+     * frame at a time (Connection.fill finishes a frame before it takes the next) and come in one
+     * response at a time (the verifier is read in onFrame before the next header).
+     */
+    private PiStream txGenerator;
+    private PiStream rxVerifier;
 
     /** A request between submit and completion. */
     static final class Pending {
@@ -198,8 +205,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
             bad = RequestCheck.validate(r, v.info, maxTransfer);
             if (bad == null && v.info.format().hasPi() && (r.op() == Operation.READ || r.op() == Operation.WRITE)) {
                 Protection p = r.protection();
-                ctx = PiContext.builder(v.info.format()).checks(p.checks()).initialRefTag(p.initialRefTag())
-                        .appTag(p.appTag()).appMask(p.appMask()).build();
+                ctx = PiContext.of(v.info.format(), p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
             }
         }
         if (bad != null) {
@@ -261,7 +267,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
     }
 
     /** A request: the header, and for a write the interleaved payload built on the way out. */
-    private static final class RequestFrame implements OutFrame {
+    private final class RequestFrame implements OutFrame {
         private final Pending p;
         private BlockShuttle shuttle;
         private PiStream generator;
@@ -293,13 +299,14 @@ final class HostQueueConnection extends Connection implements HostQueue {
                 BlockFormat f = p.volume.info.format();
                 shuttle = new BlockShuttle(f, p.request.data(), p.request.metadata());
                 if (p.ctx != null && p.request.protection().pract()) {
-                    generator = PiStream.generator(p.ctx, p.request.blocks());
+                    generator = txGenerator == null ? txGenerator = PiStream.generator(p.ctx, p.request.blocks())
+                            : txGenerator.restart(p.ctx, p.request.blocks());
                 }
             }
             int at = d.position();
             shuttle.toWire(d, n);
             if (generator != null) {
-                generator.update(d.slice(at, n));
+                generator.update(d, at, n);
             }
         }
     }
@@ -309,16 +316,16 @@ final class HostQueueConnection extends Connection implements HostQueue {
         final BlockShuttle shuttle;
         final PiStream verifier;
 
-        ReadSink(Pending p) {
+        ReadSink(Pending p, PiStream verifier) {
             BlockFormat f = p.volume.info.format();
             shuttle = new BlockShuttle(f, p.request.data(), p.request.metadata());
-            verifier = p.ctx != null && !p.ctx.checks().isNone() ? PiStream.verifier(p.ctx, p.request.blocks()) : null;
+            this.verifier = verifier;
         }
 
         @Override
         public void accept(ByteBuffer chunk) {
             if (verifier != null) {
-                verifier.update(chunk.duplicate());
+                verifier.update(chunk, chunk.position(), chunk.remaining());
             }
             shuttle.fromWire(chunk);
         }
@@ -364,7 +371,12 @@ final class HostQueueConnection extends Connection implements HostQueue {
                         + expected);
             }
             if (len > 0) {
-                rxRead = new ReadSink(p);
+                PiStream v = null;
+                if (p.ctx != null && !p.ctx.checks().isNone()) {
+                    v = rxVerifier == null ? rxVerifier = PiStream.verifier(p.ctx, p.request.blocks())
+                            : rxVerifier.restart(p.ctx, p.request.blocks());
+                }
+                rxRead = new ReadSink(p, v);
                 return rxRead;
             }
             return null;

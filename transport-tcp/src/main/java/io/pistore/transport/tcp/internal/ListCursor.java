@@ -16,6 +16,17 @@ final class ListCursor {
         }
     }
 
+    /**
+     * A cursor over {@code [0, limit)} of one buffer the caller owns (the target's request buffers,
+     * position 0): no views made. Absolute access only, so the buffer is never moved.
+     */
+    ListCursor(ByteBuffer one) {
+        if (one.position() != 0) {
+            throw new IllegalArgumentException("a single-buffer cursor needs position 0, not " + one.position());
+        }
+        segs = new ByteBuffer[] {one};
+    }
+
     /** Copies {@code n} bytes of the list into {@code dst} at its position (advancing it). */
     void copyTo(ByteBuffer dst, int n) {
         while (n > 0) {

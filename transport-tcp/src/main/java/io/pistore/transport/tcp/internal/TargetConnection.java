@@ -34,6 +34,8 @@ final class TargetConnection extends Connection {
     private int depth;
     private int outstanding;
     private TargetRequest rx;
+    /** The PI verifier of the write payload being received (loop thread only). */
+    private PiStream rxVerifier;
 
     /** One request between its header and its response. */
     private static final class TargetRequest {
@@ -132,22 +134,24 @@ final class TargetConnection extends Connection {
         t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
         t.dataList = ScatterList.of(t.data);
         t.metaList = t.meta == null ? null : ScatterList.of(t.meta);
-        t.shuttle = new BlockShuttle(f, t.dataList, t.metaList);
+        t.shuttle = new BlockShuttle(f, t.data, t.meta);
         if (f.hasPi() && !p.checks().isNone()) {
-            t.verifier = PiStream.verifier(context(f, p), n);
+            // One payload arrives at a time, and its verifier is read in onFrame before the next
+            // header: one stream per connection, restarted per write.
+            t.verifier = rxVerifier == null ? rxVerifier = PiStream.verifier(context(f, p), n)
+                    : rxVerifier.restart(context(f, p), n);
         }
         TargetRequest w = t;
         return chunk -> {
             if (w.verifier != null) {
-                w.verifier.update(chunk.duplicate());
+                w.verifier.update(chunk, chunk.position(), chunk.remaining());
             }
             w.shuttle.fromWire(chunk);
         };
     }
 
     private static PiContext context(BlockFormat f, Protection p) {
-        return PiContext.builder(f).checks(p.checks()).initialRefTag(p.initialRefTag()).appTag(p.appTag())
-                .appMask(p.appMask()).build();
+        return PiContext.of(f, p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
     }
 
     /** The target service's checks that the transport needs before it sizes anything; null when fine. */
@@ -323,7 +327,7 @@ final class TargetConnection extends Connection {
                 return;
             }
             if (shuttle == null) {
-                shuttle = new BlockShuttle(t.volume.info.format(), t.dataList, t.metaList);
+                shuttle = new BlockShuttle(t.volume.info.format(), t.data, t.meta);
             }
             shuttle.toWire(d, n);
         }

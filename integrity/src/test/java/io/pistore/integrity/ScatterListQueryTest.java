@@ -1,0 +1,111 @@
+package io.pistore.integrity;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The allocation-free queries and copies of {@link ScatterList} the target and the memory volume
+ * use per request ({@code contentEquals}, {@code isZero}, {@code isReadOnly}, {@code read}, {@code
+ * write}), against the same question asked of the flat bytes, over random cuts and buffer kinds.
+ */
+class ScatterListQueryTest {
+
+    @Test
+    void contentEqualsAndIsZeroMatchTheFlatBytesForRandomCutsAndRanges() {
+        Random r = new Random(11);
+        for (int round = 0; round < 400; round++) {
+            int n = 1 + r.nextInt(300);
+            byte[] content = new byte[n];
+            // mostly zeros with a few set bytes, so both answers occur
+            for (int i = 0; i < n; i++) {
+                content[i] = r.nextInt(8) == 0 ? (byte) (1 + r.nextInt(255)) : 0;
+            }
+            TestLists.Kind kind = TestLists.Kind.values()[r.nextInt(TestLists.Kind.values().length)];
+            TestLists.Built b = TestLists.split(content, kind, TestLists.randomCuts(r, n, 6));
+            for (int q = 0; q < 20; q++) {
+                int off = r.nextInt(n + 1);
+                int len = r.nextInt(n - off + 1);
+                boolean zero = true;
+                for (int i = off; i < off + len; i++) {
+                    zero &= content[i] == 0;
+                }
+                assertEquals(zero, b.list.isZero(off, len), "isZero [" + off + ", " + (off + len) + ") " + kind);
+                byte[] same = Arrays.copyOfRange(content, off, off + len);
+                assertTrue(b.list.contentEquals(off, same, 0, len), "equal range " + off + "+" + len);
+                if (len > 0) {
+                    byte[] other = same.clone();
+                    other[r.nextInt(len)] ^= (byte) (1 << r.nextInt(8));
+                    assertFalse(b.list.contentEquals(off, other, 0, len), "one bit off at " + off + "+" + len);
+                }
+            }
+            b.assertIntact();
+        }
+    }
+
+    @Test
+    void readAndWriteCopyTheLogicalRangeForRandomCuts() {
+        Random r = new Random(12);
+        for (int round = 0; round < 300; round++) {
+            int n = 1 + r.nextInt(300);
+            byte[] content = new byte[n];
+            r.nextBytes(content);
+            TestLists.Kind kind = TestLists.Kind.writable()[r.nextInt(TestLists.Kind.writable().length)];
+            TestLists.Built b = TestLists.split(content, kind, TestLists.randomCuts(r, n, 6));
+            int off = r.nextInt(n + 1);
+            int len = r.nextInt(n - off + 1);
+            byte[] got = new byte[len + 3];
+            b.list.read(off, got, 2, len);
+            assertTrue(Arrays.equals(content, off, off + len, got, 2, 2 + len), "read " + off + "+" + len);
+            byte[] src = new byte[len + 1];
+            r.nextBytes(src);
+            b.list.write(off, src, 1, len);
+            System.arraycopy(src, 1, content, off, len);
+            assertTrue(Arrays.equals(content, b.bytes()), "write " + off + "+" + len + " " + kind);
+            b.assertIntact();
+        }
+    }
+
+    @Test
+    void readAndWriteOutsideTheListOrArrayAreRejected() {
+        ScatterList l = ScatterList.of(ByteBuffer.allocate(3), ByteBuffer.allocateDirect(5));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.read(6, new byte[4], 0, 3));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.read(0, new byte[4], 2, 3));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.write(-1, new byte[4], 0, 1));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.write(0, new byte[2], 0, 3));
+        assertThrows(java.nio.ReadOnlyBufferException.class,
+                () -> ScatterList.of(ByteBuffer.allocate(4).asReadOnlyBuffer()).write(0, new byte[1], 0, 1));
+    }
+
+    @Test
+    void contentEqualsReadsFromTheGivenArrayOffset() {
+        ScatterList l = ScatterList.wrap(new byte[] {1, 2, 3, 4});
+        assertTrue(l.contentEquals(1, new byte[] {9, 2, 3, 9}, 1, 2));
+        assertFalse(l.contentEquals(1, new byte[] {9, 2, 4, 9}, 1, 2));
+    }
+
+    @Test
+    void rangesOutsideTheListAreRejected() {
+        ScatterList l = ScatterList.of(ByteBuffer.allocate(3), ByteBuffer.allocateDirect(5));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.isZero(4, 5));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.isZero(-1, 1));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.contentEquals(7, new byte[2], 0, 2));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.contentEquals(0, new byte[2], 1, 2));
+        assertTrue(l.isZero(8, 0));
+    }
+
+    @Test
+    void isReadOnlyWhenAnySegmentIs() {
+        ByteBuffer rw = ByteBuffer.allocate(4);
+        assertFalse(ScatterList.of(rw, ByteBuffer.allocateDirect(4)).isReadOnly());
+        assertTrue(ScatterList.of(rw, ByteBuffer.allocateDirect(4).asReadOnlyBuffer()).isReadOnly());
+        assertTrue(ScatterList.of(rw.asReadOnlyBuffer()).isReadOnly());
+        assertFalse(ScatterList.of().isReadOnly());
+    }
+}
