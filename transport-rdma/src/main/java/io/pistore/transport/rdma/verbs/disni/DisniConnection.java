@@ -1,59 +1,29 @@
 package io.pistore.transport.rdma.verbs.disni;
 
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
-import io.pistore.transport.rdma.verbs.QueuePair;
+import io.pistore.transport.rdma.verbs.EstablishedConnection;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** An established DiSNI RC connection: its cm_id, QP, and (passive side) the handler to tell on disconnect. */
-final class DisniConnection implements Connection {
+final class DisniConnection extends EstablishedConnection<DisniQp> {
     private final DisniDevice device;
     final DisniOps.Id id;
-    private final DisniQp qp;
-    private final String peer;
-    private final ByteBuffer peerPrivateData;
-    private final Object context;
-    private final ConnectHandler handler;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicBoolean reported = new AtomicBoolean();
 
     DisniConnection(DisniDevice device, DisniOps.Id id, DisniQp qp, String peer, ByteBuffer peerPrivateData,
                     Object context, ConnectHandler handler) {
+        super(qp, peer, peerPrivateData, context, handler);
         this.device = device;
         this.id = id;
-        this.qp = qp;
-        this.peer = peer;
-        this.peerPrivateData = peerPrivateData.asReadOnlyBuffer();
-        this.context = context;
-        this.handler = handler;
-    }
-
-    @Override
-    public QueuePair qp() {
-        return qp;
-    }
-
-    @Override
-    public ByteBuffer peerPrivateData() {
-        return peerPrivateData.duplicate();
-    }
-
-    @Override
-    public String peer() {
-        return peer;
-    }
-
-    @Override
-    public Object context() {
-        return context;
     }
 
     /** RDMA_CM_EVENT_DISCONNECTED (or DEVICE_REMOVAL): the QP is in error; the passive handler hears once. */
     void peerDisconnected() {
         qp.toError();
-        if (handler != null && reported.compareAndSet(false, true)) {
-            handler.onDisconnected(this);
+        ConnectHandler h = disconnectHandlerOnce();
+        if (h != null) {
+            h.onDisconnected(this);
         }
     }
 
@@ -72,6 +42,6 @@ final class DisniConnection implements Connection {
 
     @Override
     public String toString() {
-        return "disni connection " + qp + " to " + peer;
+        return "disni connection " + qp + " to " + peer();
     }
 }

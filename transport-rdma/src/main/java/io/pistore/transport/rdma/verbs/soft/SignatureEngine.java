@@ -76,6 +76,20 @@ final class SignatureEngine {
     long batched;
     long perBlock;
 
+    private static String notWholeBlocks(long offset, int len, int wb) {
+        return "transfer [" + offset + ", +" + len + ") does not cover whole blocks of " + wb + " wire bytes";
+    }
+
+    /** Whether a transfer of {@code n} blocks runs block by block rather than batched (and counts which). */
+    private boolean goesPerBlock(int n, int interval, SigDomain mem, SigDomain wire) {
+        if (PER_BLOCK_ONLY || n < batchMinBlocks || !batchable(interval, mem) || !batchable(interval, wire)) {
+            perBlock++;
+            return true;
+        }
+        batched++;
+        return false;
+    }
+
     // ---------------------------------------------------------------- memory -> wire
 
     String memoryToWire(SigLatch latch, SigAttrs a, MemView data, MemView meta, long offset, byte[] dst, int pos,
@@ -89,18 +103,16 @@ final class SignatureEngine {
         int interval = mem.isDif() ? mem.piInterval : wire.piInterval;
         int wb = interval + (wire.isDif() ? DIF : 0);
         if (offset % wb != 0 || len % wb != 0) {
-            return "transfer [" + offset + ", +" + len + ") does not cover whole blocks of " + wb + " wire bytes";
+            return notWholeBlocks(offset, len, wb);
         }
         long first = offset / wb;
         int n = len / wb;
         if (n == 0) {
             return null;
         }
-        if (PER_BLOCK_ONLY || n < batchMinBlocks || !batchable(interval, mem) || !batchable(interval, wire)) {
-            perBlock++;
+        if (goesPerBlock(n, interval, mem, wire)) {
             return perBlockMemoryToWire(latch, a, data, meta, offset, dst, pos, len);
         }
-        batched++;
         // data into the wire layout
         if (wire.isDif()) {
             for (int k = 0; k < n; k++) {
@@ -160,18 +172,16 @@ final class SignatureEngine {
         int interval = mem.isDif() ? mem.piInterval : wire.piInterval;
         int wb = interval + (wire.isDif() ? DIF : 0);
         if (offset % wb != 0 || len % wb != 0) {
-            return "transfer [" + offset + ", +" + len + ") does not cover whole blocks of " + wb + " wire bytes";
+            return notWholeBlocks(offset, len, wb);
         }
         long first = offset / wb;
         int n = len / wb;
         if (n == 0) {
             return null;
         }
-        if (PER_BLOCK_ONLY || n < batchMinBlocks || !batchable(interval, mem) || !batchable(interval, wire)) {
-            perBlock++;
+        if (goesPerBlock(n, interval, mem, wire)) {
             return perBlockWireToMemory(latch, a, data, meta, offset, src, pos, len);
         }
-        batched++;
         if (wire.isDif()) {
             for (int k = 0; k < n; k++) {
                 data.write((first + k) * interval, src, pos + k * wb, interval);

@@ -1,53 +1,21 @@
 package io.pistore.transport.rdma.verbs.soft;
 
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
-import io.pistore.transport.rdma.verbs.QueuePair;
+import io.pistore.transport.rdma.verbs.EstablishedConnection;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /** One side of a soft RC connection. */
-final class SoftConnection implements Connection {
-    private final SoftQp qp;
-    private final String peer;
-    private final ByteBuffer peerPrivateData;
-    private final ConnectHandler handler;
-    private final Object context;
-    private final AtomicBoolean disconnectedReported = new AtomicBoolean();
-
+final class SoftConnection extends EstablishedConnection<SoftQp> {
     SoftConnection(SoftQp qp, String peer, ByteBuffer peerPrivateData, ConnectHandler handler, Object context) {
-        this.context = context;
-        this.qp = qp;
-        this.peer = peer;
-        this.peerPrivateData = peerPrivateData.asReadOnlyBuffer();
-        this.handler = handler;
+        super(qp, peer, peerPrivateData, context, handler);
         qp.connection = this;
-    }
-
-    @Override
-    public QueuePair qp() {
-        return qp;
-    }
-
-    @Override
-    public ByteBuffer peerPrivateData() {
-        return peerPrivateData.duplicate();
-    }
-
-    @Override
-    public Object context() {
-        return context;
-    }
-
-    @Override
-    public String peer() {
-        return peer;
     }
 
     /** The peer closed: tell the passive side's handler once (RDMA_CM_EVENT_DISCONNECTED). */
     void peerDisconnected() {
-        if (handler != null && disconnectedReported.compareAndSet(false, true)) {
-            SoftFabric.schedule(() -> handler.onDisconnected(this), 0);
+        ConnectHandler h = disconnectHandlerOnce();
+        if (h != null) {
+            SoftFabric.schedule(() -> h.onDisconnected(this), 0);
         }
     }
 
@@ -58,6 +26,6 @@ final class SoftConnection implements Connection {
 
     @Override
     public String toString() {
-        return "soft connection " + qp + " to " + peer;
+        return "soft connection " + qp + " to " + peer();
     }
 }
