@@ -180,6 +180,7 @@ public final class BenchRunner {
             int tick = 0;
             int totalTicks = o.rampSeconds + o.seconds;
             long opsAtMeasureStart = 0;
+            long cpuAtMeasureStart = o.rampSeconds == 0 ? ProcessCpu.nanos() : -1;
             while (tick < totalTicks) {
                 long wake = t0 + TimeUnit.SECONDS.toNanos(tick + 1);
                 long now;
@@ -193,6 +194,7 @@ public final class BenchRunner {
                 lastOps = opsNow;
                 if (tick == o.rampSeconds) {
                     measuring = true;
+                    cpuAtMeasureStart = ProcessCpu.nanos();
                     measureStart = System.nanoTime();
                     opsAtMeasureStart = opsNow;
                 } else if (tick > o.rampSeconds) {
@@ -207,6 +209,7 @@ public final class BenchRunner {
                 }
             }
             long measureEnd = System.nanoTime();
+            long cpuAtMeasureEnd = ProcessCpu.nanos();
             stop = true;
             if (!done.await(60, TimeUnit.SECONDS)) {
                 io.add(done.getCount());
@@ -219,6 +222,7 @@ public final class BenchRunner {
             double secs = (measureEnd - measureStart) / 1e9;
             BenchResult r = new BenchResult();
             r.transport = transport;
+            r.embedded = o.target == null;
             r.rw = o.rw.cliName();
             r.blockSize = o.blockSize;
             r.queueDepth = o.queueDepth;
@@ -229,6 +233,11 @@ public final class BenchRunner {
             r.bytes = measuredOps * o.blockSize;
             r.iops = measuredOps / secs;
             r.mibPerSec = r.bytes / secs / (1 << 20);
+            if (cpuAtMeasureStart >= 0 && cpuAtMeasureEnd >= 0) {
+                long cpu = cpuAtMeasureEnd - cpuAtMeasureStart;
+                r.cpuCores = cpu / (double) (measureEnd - measureStart);
+                r.cpuUsPerOp = measuredOps == 0 ? 0 : cpu / 1e3 / measuredOps;
+            }
             if (total.getTotalCount() > 0) {
                 r.p50us = total.getValueAtPercentile(50) / 1000.0;
                 r.p99us = total.getValueAtPercentile(99) / 1000.0;

@@ -39,9 +39,12 @@ class BenchRunnerTest {
         assertTrue(r.p50us > 0 && r.p50us <= r.p99us && r.p99us <= r.p999us, r.summary());
         String json = r.toJson();
         for (String key : new String[] {"\"transport\":\"local\"", "\"iops\":", "\"mib_per_s\":", "\"p50\":", "\"p99\":",
-                "\"p999\":", "\"pi_errors\":0", "\"io_errors\":0", "\"data_mismatches\":0"}) {
+                "\"p999\":", "\"pi_errors\":0", "\"io_errors\":0", "\"data_mismatches\":0", "\"cpu\":{\"cores\":"}) {
             assertTrue(json.contains(key), key + " missing in " + json);
         }
+        // The requests ran on this process's threads: it used CPU, and each request a positive share.
+        assertTrue(r.cpuCores > 0 && r.cpuUsPerOp > 0, r.summary());
+        assertTrue(r.summary().contains("embedded target included"), r.summary());
         assertTrue(progress.toString(StandardCharsets.UTF_8).contains("iops="), "a progress line each second");
     }
 
