@@ -154,6 +154,57 @@ public final class ScatterList {
         }
     }
 
+    /**
+     * Copies {@code len} bytes at logical {@code offset} into {@code dst} at absolute index
+     * {@code dstIndex} (its position and limit are not changed), without allocating.
+     *
+     * @throws IndexOutOfBoundsException if either range is outside its list or buffer
+     */
+    public void read(long offset, ByteBuffer dst, int dstIndex, int len) {
+        checkRange(offset, len);
+        java.util.Objects.checkFromIndexSize(dstIndex, len, dst.limit());
+        if (len == 0) {
+            return;
+        }
+        int i = segmentAt(offset);
+        int local = (int) (offset - starts[i]);
+        while (len > 0) {
+            ByteBuffer s = segments[i];
+            int n = Math.min(len, s.limit() - local);
+            dst.put(dstIndex, s, local, n);
+            dstIndex += n;
+            len -= n;
+            i++;
+            local = 0;
+        }
+    }
+
+    /**
+     * Copies {@code len} bytes of {@code src} from absolute index {@code srcIndex} (its position and
+     * limit are not changed) to logical {@code offset}, without allocating.
+     *
+     * @throws IndexOutOfBoundsException if either range is outside its list or buffer
+     * @throws java.nio.ReadOnlyBufferException if a segment written to is read-only
+     */
+    public void write(long offset, ByteBuffer src, int srcIndex, int len) {
+        checkRange(offset, len);
+        java.util.Objects.checkFromIndexSize(srcIndex, len, src.limit());
+        if (len == 0) {
+            return;
+        }
+        int i = segmentAt(offset);
+        int local = (int) (offset - starts[i]);
+        while (len > 0) {
+            ByteBuffer s = segments[i];
+            int n = Math.min(len, s.limit() - local);
+            s.put(local, src, srcIndex, n);
+            srcIndex += n;
+            len -= n;
+            i++;
+            local = 0;
+        }
+    }
+
     /** Whether any segment is read-only (without allocating views). */
     public boolean isReadOnly() {
         for (ByteBuffer s : segments) {

@@ -73,6 +73,44 @@ class ScatterListQueryTest {
     }
 
     @Test
+    void readAndWriteWithBuffersCopyTheLogicalRangeAndLeaveTheBufferWindowAlone() {
+        Random r = new Random(13);
+        for (int round = 0; round < 300; round++) {
+            int n = 1 + r.nextInt(300);
+            byte[] content = new byte[n];
+            r.nextBytes(content);
+            TestLists.Kind kind = TestLists.Kind.writable()[r.nextInt(TestLists.Kind.writable().length)];
+            TestLists.Built b = TestLists.split(content, kind, TestLists.randomCuts(r, n, 6));
+            int off = r.nextInt(n + 1);
+            int len = r.nextInt(n - off + 1);
+            ByteBuffer got = r.nextBoolean() ? ByteBuffer.allocate(len + 5) : ByteBuffer.allocateDirect(len + 5);
+            got.position(1).limit(len + 4); // absolute copies ignore (and keep) the window
+            b.list.read(off, got, 3, len);
+            assertEquals(1, got.position());
+            assertEquals(len + 4, got.limit());
+            for (int i = 0; i < len; i++) {
+                assertEquals(content[off + i], got.get(3 + i), "read byte " + i + " of " + off + "+" + len + " " + kind);
+            }
+            ByteBuffer src = r.nextBoolean() ? ByteBuffer.allocate(len + 2) : ByteBuffer.allocateDirect(len + 2);
+            byte[] fresh = new byte[len + 2];
+            r.nextBytes(fresh);
+            src.put(0, fresh);
+            src.position(2);
+            b.list.write(off, src, 2, len);
+            assertEquals(2, src.position());
+            System.arraycopy(fresh, 2, content, off, len);
+            assertTrue(Arrays.equals(content, b.bytes()), "write " + off + "+" + len + " " + kind);
+            b.assertIntact();
+        }
+        ScatterList l = ScatterList.of(ByteBuffer.allocate(3), ByteBuffer.allocateDirect(5));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.read(6, ByteBuffer.allocate(4), 0, 3));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.read(0, ByteBuffer.allocate(4), 2, 3));
+        assertThrows(IndexOutOfBoundsException.class, () -> l.write(0, ByteBuffer.allocate(4).limit(2), 0, 3));
+        assertThrows(java.nio.ReadOnlyBufferException.class,
+                () -> ScatterList.of(ByteBuffer.allocate(4).asReadOnlyBuffer()).write(0, ByteBuffer.allocate(1), 0, 1));
+    }
+
+    @Test
     void readAndWriteOutsideTheListOrArrayAreRejected() {
         ScatterList l = ScatterList.of(ByteBuffer.allocate(3), ByteBuffer.allocateDirect(5));
         assertThrows(IndexOutOfBoundsException.class, () -> l.read(6, new byte[4], 0, 3));

@@ -8,30 +8,39 @@ import java.nio.ByteBuffer;
  * Moves blocks between the separate data and metadata lists of memory (DIX) and the interleaved
  * layout of the wire (each block's data, then its metadata: an extended LBA), a chunk at a time, in
  * order. Without a metadata list, metadata is written as zeroes (to be filled by a PI generator) and
- * dropped when read (strip). Not thread-safe: one shuttle belongs to one transfer.
+ * dropped when read (strip). Not thread-safe: a connection keeps one shuttle per direction and
+ * re-aims it with {@code reset} for each transfer (its frames' payloads pass one at a time).
  */
 final class BlockShuttle {
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(BlockFormat.MAX_METADATA_SIZE);
 
-    private final int ds;
-    private final int bs;
-    private final ListCursor data;
-    private final ListCursor meta;
+    private final ListCursor data = new ListCursor();
+    private final ListCursor metaCursor = new ListCursor();
+    private ListCursor meta;
+    private int ds;
+    private int bs;
     private int pos;
 
-    BlockShuttle(BlockFormat f, ScatterList data, ScatterList metadata) {
-        this.ds = f.dataSize();
-        this.bs = f.blockSize();
-        this.data = new ListCursor(data);
-        this.meta = metadata == null || f.metadataSize() == 0 ? null : new ListCursor(metadata);
+    /** Aims the shuttle at the start of a transfer between the wire and two lists. */
+    BlockShuttle reset(BlockFormat f, ScatterList data, ScatterList metadata) {
+        begin(f);
+        this.data.reset(data);
+        meta = metadata == null || f.metadataSize() == 0 ? null : metaCursor.reset(metadata);
+        return this;
     }
 
-    /** Over two whole buffers at position 0 (the target's own request buffers): no list views made. */
-    BlockShuttle(BlockFormat f, ByteBuffer data, ByteBuffer metadata) {
-        this.ds = f.dataSize();
-        this.bs = f.blockSize();
-        this.data = new ListCursor(data);
-        this.meta = metadata == null || f.metadataSize() == 0 ? null : new ListCursor(metadata);
+    /** The same over two whole buffers at index 0 (the target's own request buffers): no list views. */
+    BlockShuttle reset(BlockFormat f, ByteBuffer data, ByteBuffer metadata) {
+        begin(f);
+        this.data.reset(data);
+        meta = metadata == null || f.metadataSize() == 0 ? null : metaCursor.reset(metadata);
+        return this;
+    }
+
+    private void begin(BlockFormat f) {
+        ds = f.dataSize();
+        bs = f.blockSize();
+        pos = 0;
     }
 
     /** Writes the next {@code n} wire bytes into {@code dst} at its position (advancing it). */

@@ -1,5 +1,6 @@
 package io.pistore.transport.tcp.internal;
 
+import io.pistore.integrity.ScatterList;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 
@@ -11,8 +12,31 @@ import java.util.ArrayDeque;
 final class BufferPool {
     private static final int MIN_SHIFT = 9;
     private static final int MAX_SHIFT = 20;
-    private final ArrayDeque<ByteBuffer>[] free;
-    private final int keep;
+    private final ArrayDeque<Buf>[] free;
+    private int keep;
+
+    /**
+     * A pooled buffer and the scatter list over its {@code [0, limit)}, kept while requests of one
+     * size follow each other (the common case: a workload of one block size), so a request makes no
+     * list of its own.
+     */
+    static final class Buf {
+        final ByteBuffer buffer;
+        private ScatterList list;
+
+        Buf(ByteBuffer buffer) {
+            this.buffer = buffer;
+        }
+
+        /** A list over {@code [0, limit)} of the buffer (the one made last time when the limit is the same). */
+        ScatterList list() {
+            ScatterList l = list;
+            if (l == null || l.length() != buffer.limit()) {
+                l = list = ScatterList.of(buffer.duplicate().position(0));
+            }
+            return l;
+        }
+    }
 
     @SuppressWarnings("unchecked")
     BufferPool(int keepPerClass) {
@@ -23,30 +47,39 @@ final class BufferPool {
         keep = keepPerClass;
     }
 
+    /**
+     * Keeps at least {@code n} buffers per class: a queue whose depth exceeds what the pool keeps
+     * would allocate (and zero) a fresh buffer for most requests once all its slots are busy. What is
+     * kept never exceeds what was in use at once.
+     */
+    void keepAtLeast(int n) {
+        keep = Math.max(keep, n);
+    }
+
     private static int sizeClass(int size) {
         int shift = Math.max(MIN_SHIFT, 32 - Integer.numberOfLeadingZeros(Math.max(1, size) - 1));
         return shift - MIN_SHIFT;
     }
 
     /** A buffer with position 0 and limit {@code size}; contents are not cleared. */
-    ByteBuffer acquire(int size) {
+    Buf acquire(int size) {
         int c = sizeClass(size);
         if (c >= free.length) {
-            return ByteBuffer.allocate(size);
+            return new Buf(ByteBuffer.allocate(size));
         }
-        ByteBuffer b = free[c].poll();
+        Buf b = free[c].poll();
         if (b == null) {
-            b = ByteBuffer.allocate(1 << (c + MIN_SHIFT));
+            b = new Buf(ByteBuffer.allocate(1 << (c + MIN_SHIFT)));
         }
-        b.clear().limit(size);
+        b.buffer.clear().limit(size);
         return b;
     }
 
-    void release(ByteBuffer b) {
+    void release(Buf b) {
         if (b == null) {
             return;
         }
-        int cap = b.capacity();
+        int cap = b.buffer.capacity();
         if (Integer.bitCount(cap) != 1) {
             return;
         }

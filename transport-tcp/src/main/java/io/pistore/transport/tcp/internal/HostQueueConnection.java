@@ -1,6 +1,5 @@
 package io.pistore.transport.tcp.internal;
 
-import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiErrorKind;
@@ -82,6 +81,9 @@ final class HostQueueConnection extends Connection implements HostQueue {
      */
     private PiStream txGenerator;
     private PiStream rxVerifier;
+    /** The same for the shuttles that interleave request payloads and de-interleave read responses. */
+    private final BlockShuttle txShuttle = new BlockShuttle();
+    private final ReadSink readSink = new ReadSink();
 
     /** A request between submit and completion. */
     static final class Pending {
@@ -269,7 +271,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
     /** A request: the header, and for a write the interleaved payload built on the way out. */
     private final class RequestFrame implements OutFrame {
         private final Pending p;
-        private BlockShuttle shuttle;
+        private boolean started;
         private PiStream generator;
 
         RequestFrame(Pending p) {
@@ -295,31 +297,35 @@ final class HostQueueConnection extends Connection implements HostQueue {
 
         @Override
         public void fillPayload(ByteBuffer d, int n) {
-            if (shuttle == null) {
-                BlockFormat f = p.volume.info.format();
-                shuttle = new BlockShuttle(f, p.request.data(), p.request.metadata());
+            if (!started) {
+                started = true;
+                txShuttle.reset(p.volume.info.format(), p.request.data(), p.request.metadata());
                 if (p.ctx != null && p.request.protection().pract()) {
                     generator = txGenerator == null ? txGenerator = PiStream.generator(p.ctx, p.request.blocks())
                             : txGenerator.restart(p.ctx, p.request.blocks());
                 }
             }
             int at = d.position();
-            shuttle.toWire(d, n);
+            txShuttle.toWire(d, n);
             if (generator != null) {
                 generator.update(d, at, n);
             }
         }
     }
 
-    /** A read response's payload: verified (as the check flags say) while it is copied to the application. */
+    /**
+     * A read response's payload: verified (as the check flags say) while it is copied to the
+     * application. Responses arrive one at a time, so one sink serves the connection, re-aimed per
+     * response.
+     */
     private static final class ReadSink implements PayloadSink {
-        final BlockShuttle shuttle;
-        final PiStream verifier;
+        final BlockShuttle shuttle = new BlockShuttle();
+        PiStream verifier;
 
-        ReadSink(Pending p, PiStream verifier) {
-            BlockFormat f = p.volume.info.format();
-            shuttle = new BlockShuttle(f, p.request.data(), p.request.metadata());
+        ReadSink reset(Pending p, PiStream verifier) {
+            shuttle.reset(p.volume.info.format(), p.request.data(), p.request.metadata());
             this.verifier = verifier;
+            return this;
         }
 
         @Override
@@ -376,7 +382,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
                     v = rxVerifier == null ? rxVerifier = PiStream.verifier(p.ctx, p.request.blocks())
                             : rxVerifier.restart(p.ctx, p.request.blocks());
                 }
-                rxRead = new ReadSink(p, v);
+                rxRead = readSink.reset(p, v);
                 return rxRead;
             }
             return null;

@@ -3,61 +3,54 @@ package io.pistore.transport.tcp.internal;
 import io.pistore.integrity.ScatterList;
 import java.nio.ByteBuffer;
 
-/** A read/write position in a scatter list that moves forward only; bulk copies to and from wire buffers. */
+/**
+ * A read/write position that moves forward only over a scatter list, or over {@code [0, limit)} of
+ * one buffer the caller owns (the target's request buffers); bulk copies to and from wire buffers.
+ * Re-aimed per transfer with {@link #reset}: one cursor serves a connection's transfers in turn, and
+ * copies go through absolute indexes, so neither the lists' buffers nor this cursor allocate.
+ */
 final class ListCursor {
-    private final ByteBuffer[] segs;
-    private int idx;
-    private int off;
+    private ScatterList list;
+    private ByteBuffer one;
+    private long off;
 
-    ListCursor(ScatterList list) {
-        segs = new ByteBuffer[list.segmentCount()];
-        for (int i = 0; i < segs.length; i++) {
-            segs[i] = list.segment(i);
-        }
+    /** Aims the cursor at the start of {@code l}. */
+    ListCursor reset(ScatterList l) {
+        list = l;
+        one = null;
+        off = 0;
+        return this;
     }
 
-    /**
-     * A cursor over {@code [0, limit)} of one buffer the caller owns (the target's request buffers,
-     * position 0): no views made. Absolute access only, so the buffer is never moved.
-     */
-    ListCursor(ByteBuffer one) {
-        if (one.position() != 0) {
-            throw new IllegalArgumentException("a single-buffer cursor needs position 0, not " + one.position());
-        }
-        segs = new ByteBuffer[] {one};
+    /** Aims the cursor at index 0 of {@code b}, up to its limit (position and limit are not changed). */
+    ListCursor reset(ByteBuffer b) {
+        list = null;
+        one = b;
+        off = 0;
+        return this;
     }
 
     /** Copies {@code n} bytes of the list into {@code dst} at its position (advancing it). */
     void copyTo(ByteBuffer dst, int n) {
-        while (n > 0) {
-            ByteBuffer s = segs[idx];
-            int k = Math.min(n, s.limit() - off);
-            int p = dst.position();
-            dst.put(p, s, off, k);
-            dst.position(p + k);
-            n -= k;
-            advance(k);
+        int p = dst.position();
+        if (one != null) {
+            dst.put(p, one, (int) off, n);
+        } else {
+            list.read(off, dst, p, n);
         }
+        dst.position(p + n);
+        off += n;
     }
 
     /** Copies {@code n} bytes of {@code src} from its position (advancing it) into the list. */
     void copyFrom(ByteBuffer src, int n) {
-        while (n > 0) {
-            ByteBuffer s = segs[idx];
-            int k = Math.min(n, s.limit() - off);
-            int p = src.position();
-            s.put(off, src, p, k);
-            src.position(p + k);
-            n -= k;
-            advance(k);
+        int p = src.position();
+        if (one != null) {
+            one.put((int) off, src, p, n);
+        } else {
+            list.write(off, src, p, n);
         }
-    }
-
-    private void advance(int k) {
-        off += k;
-        if (off == segs[idx].limit()) {
-            idx++;
-            off = 0;
-        }
+        src.position(p + n);
+        off += n;
     }
 }

@@ -4,7 +4,6 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiStream;
-import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
@@ -36,6 +35,19 @@ final class TargetConnection extends Connection {
     private TargetRequest rx;
     /** The PI verifier of the write payload being received (loop thread only). */
     private PiStream rxVerifier;
+    /**
+     * The shuttles of the payload being received and of the read reply being sent: payloads pass
+     * one at a time in each direction, so one of each serves the connection, re-aimed per frame.
+     */
+    private final BlockShuttle rxShuttle = new BlockShuttle();
+    private final BlockShuttle txShuttle = new BlockShuttle();
+    /** The sink of every write payload: checked (as the request's flags say) and copied in one pass. */
+    private final PayloadSink writeSink = chunk -> {
+        if (rx.verifier != null) {
+            rx.verifier.update(chunk, chunk.position(), chunk.remaining());
+        }
+        rxShuttle.fromWire(chunk);
+    };
 
     /** One request between its header and its response. */
     private static final class TargetRequest {
@@ -47,11 +59,8 @@ final class TargetConnection extends Connection {
         final Protection protection;
         WireVolume volume;
         Completion error;
-        ByteBuffer data;
-        ByteBuffer meta;
-        ScatterList dataList;
-        ScatterList metaList;
-        BlockShuttle shuttle;
+        BufferPool.Buf data;
+        BufferPool.Buf meta;
         PiStream verifier;
 
         TargetRequest(int opcode, int commandId, int flags, long lba, long blocks, Protection protection) {
@@ -132,22 +141,14 @@ final class TargetConnection extends Connection {
         int n = (int) t.blocks;
         t.data = pool.acquire(n * f.dataSize());
         t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
-        t.dataList = ScatterList.of(t.data);
-        t.metaList = t.meta == null ? null : ScatterList.of(t.meta);
-        t.shuttle = new BlockShuttle(f, t.data, t.meta);
+        rxShuttle.reset(f, t.data.buffer, t.meta == null ? null : t.meta.buffer);
         if (f.hasPi() && !p.checks().isNone()) {
             // One payload arrives at a time, and its verifier is read in onFrame before the next
             // header: one stream per connection, restarted per write.
             t.verifier = rxVerifier == null ? rxVerifier = PiStream.verifier(context(f, p), n)
                     : rxVerifier.restart(context(f, p), n);
         }
-        TargetRequest w = t;
-        return chunk -> {
-            if (w.verifier != null) {
-                w.verifier.update(chunk, chunk.position(), chunk.remaining());
-            }
-            w.shuttle.fromWire(chunk);
-        };
+        return writeSink;
     }
 
     private static PiContext context(BlockFormat f, Protection p) {
@@ -220,16 +221,15 @@ final class TargetConnection extends Connection {
                     // The host inserted the PI (and it was checked above): to the engine this is PI in the request.
                     p = new Protection(false, p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
                 }
-                r = BlockRequest.write(name, t.lba, (int) t.blocks, t.dataList, t.metaList, p, t.fua());
+                r = BlockRequest.write(name, t.lba, (int) t.blocks, t.data.list(), t.meta == null ? null : t.meta.list(),
+                        p, t.fua());
                 break;
             }
             case Protocol.OP_READ: {
                 int n = (int) t.blocks;
                 t.data = pool.acquire(n * f.dataSize());
                 t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
-                t.dataList = ScatterList.of(t.data);
-                t.metaList = t.meta == null ? null : ScatterList.of(t.meta);
-                r = BlockRequest.read(name, t.lba, n, t.dataList, t.metaList, t.protection);
+                r = BlockRequest.read(name, t.lba, n, t.data.list(), t.meta == null ? null : t.meta.list(), t.protection);
                 break;
             }
             case Protocol.OP_FLUSH:
@@ -278,7 +278,7 @@ final class TargetConnection extends Connection {
         private final Completion c;
         private final byte[] message;
         private final int payloadLength;
-        private BlockShuttle shuttle;
+        private boolean started;
         private int messageAt;
 
         ResponseFrame(TargetRequest t, Completion c, boolean payload) {
@@ -326,10 +326,11 @@ final class TargetConnection extends Connection {
                 messageAt += n;
                 return;
             }
-            if (shuttle == null) {
-                shuttle = new BlockShuttle(t.volume.info.format(), t.data, t.meta);
+            if (!started) {
+                started = true;
+                txShuttle.reset(t.volume.info.format(), t.data.buffer, t.meta == null ? null : t.meta.buffer);
             }
-            shuttle.toWire(d, n);
+            txShuttle.toWire(d, n);
         }
 
         @Override
@@ -370,6 +371,7 @@ final class TargetConnection extends Connection {
         byte[] list = WireVolume.encode(vols, Protocol.MAX_HANDSHAKE_PAYLOAD);
         greeted = true;
         depth = grantD;
+        pool.keepAtLeast(grantD);
         maxPayload = grantT;
         rxHeaderDigest = txHeaderDigest = (digests & Protocol.DIGEST_HEADER) != 0;
         rxDataDigest = txDataDigest = (digests & Protocol.DIGEST_DATA) != 0;
