@@ -85,8 +85,11 @@ final class HostQueueConnection extends Connection implements HostQueue {
     private final BlockShuttle txShuttle = new BlockShuttle();
     private final ReadSink readSink = new ReadSink();
 
-    /** A request between submit and completion. */
-    static final class Pending {
+    /**
+     * A request between submit and completion, and its frame on the way out: the header, and for a
+     * write the interleaved payload built on the way (one object per request besides its future).
+     */
+    final class Pending implements OutFrame {
         final BlockRequest request;
         final WireVolume volume;
         final PiContext ctx;
@@ -94,11 +97,47 @@ final class HostQueueConnection extends Connection implements HostQueue {
         int slot = -1;
         int commandId;
         long sentNanos;
+        private boolean started;
+        private PiStream generator;
 
         Pending(BlockRequest request, WireVolume volume, PiContext ctx) {
             this.request = request;
             this.volume = volume;
             this.ctx = ctx;
+        }
+
+        @Override
+        public void writeHeader(ByteBuffer d) {
+            BlockRequest r = request;
+            Protection pr = r.protection();
+            int flags = (r.fua() ? Protocol.F_FUA : 0) | (pr.pract() ? Protocol.F_PRACT : 0)
+                    | Protocol.checkFlags(pr.checks());
+            d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.opcode(r.op()))
+                    .putShort((short) flags).putInt(commandId).putInt(payloadLength())
+                    .putInt(volume.id).putInt(r.blocks()).putLong(r.lba()).putLong(pr.initialRefTag())
+                    .putShort((short) pr.appTag()).putShort((short) pr.appMask()).putInt(0).putLong(0).putLong(0);
+        }
+
+        @Override
+        public int payloadLength() {
+            return request.op() == Operation.WRITE ? request.blocks() * volume.info.format().blockSize() : 0;
+        }
+
+        @Override
+        public void fillPayload(ByteBuffer d, int n) {
+            if (!started) {
+                started = true;
+                txShuttle.reset(volume.info.format(), request.data(), request.metadata());
+                if (ctx != null && request.protection().pract()) {
+                    generator = txGenerator == null ? txGenerator = PiStream.generator(ctx, request.blocks())
+                            : txGenerator.restart(ctx, request.blocks());
+                }
+            }
+            int at = d.position();
+            txShuttle.toWire(d, n);
+            if (generator != null) {
+                generator.update(d, at, n);
+            }
         }
     }
 
@@ -253,7 +292,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
         p.sentNanos = System.nanoTime();
         slots[s] = p;
         loop.awaitingChanged(1);
-        send(new RequestFrame(p));
+        send(p);
     }
 
     private void finish(Pending p, Completion c) {
@@ -266,51 +305,6 @@ final class HostQueueConnection extends Connection implements HostQueue {
         slots[p.slot] = null;
         free[freeTop++] = p.slot;
         loop.awaitingChanged(-1);
-    }
-
-    /** A request: the header, and for a write the interleaved payload built on the way out. */
-    private final class RequestFrame implements OutFrame {
-        private final Pending p;
-        private boolean started;
-        private PiStream generator;
-
-        RequestFrame(Pending p) {
-            this.p = p;
-        }
-
-        @Override
-        public void writeHeader(ByteBuffer d) {
-            BlockRequest r = p.request;
-            Protection pr = r.protection();
-            int flags = (r.fua() ? Protocol.F_FUA : 0) | (pr.pract() ? Protocol.F_PRACT : 0)
-                    | Protocol.checkFlags(pr.checks());
-            d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.opcode(r.op()))
-                    .putShort((short) flags).putInt(p.commandId).putInt(payloadLength())
-                    .putInt(p.volume.id).putInt(r.blocks()).putLong(r.lba()).putLong(pr.initialRefTag())
-                    .putShort((short) pr.appTag()).putShort((short) pr.appMask()).putInt(0).putLong(0).putLong(0);
-        }
-
-        @Override
-        public int payloadLength() {
-            return p.request.op() == Operation.WRITE ? p.request.blocks() * p.volume.info.format().blockSize() : 0;
-        }
-
-        @Override
-        public void fillPayload(ByteBuffer d, int n) {
-            if (!started) {
-                started = true;
-                txShuttle.reset(p.volume.info.format(), p.request.data(), p.request.metadata());
-                if (p.ctx != null && p.request.protection().pract()) {
-                    generator = txGenerator == null ? txGenerator = PiStream.generator(p.ctx, p.request.blocks())
-                            : txGenerator.restart(p.ctx, p.request.blocks());
-                }
-            }
-            int at = d.position();
-            txShuttle.toWire(d, n);
-            if (generator != null) {
-                generator.update(d, at, n);
-            }
-        }
     }
 
     /**

@@ -49,33 +49,127 @@ final class TargetConnection extends Connection {
         rxShuttle.fromWire(chunk);
     };
 
-    /** One request between its header and its response. */
-    private static final class TargetRequest {
-        final int opcode;
-        final int commandId;
-        final int flags;
-        final long lba;
-        final long blocks;
-        final Protection protection;
+    /**
+     * One request from its header to the end of its response, which it also is (the response frame
+     * and the handler's callback): pooled per connection, so a request allocates only what the
+     * handler is given. Loop thread only, except {@link #accept} (the handler's completion).
+     */
+    private final class TargetRequest implements OutFrame, java.util.function.Consumer<Completion> {
+        int opcode;
+        int commandId;
+        int flags;
+        long lba;
+        long blocks;
+        Protection protection;
         WireVolume volume;
         Completion error;
         BufferPool.Buf data;
         BufferPool.Buf meta;
         PiStream verifier;
+        // the response
+        private Completion c;
+        private byte[] message;
+        private int payloadLength;
+        private boolean started;
+        private int messageAt;
 
-        TargetRequest(int opcode, int commandId, int flags, long lba, long blocks, Protection protection) {
+        TargetRequest init(int opcode, int commandId, int flags, long lba, long blocks, Protection protection) {
             this.opcode = opcode;
             this.commandId = commandId;
             this.flags = flags;
             this.lba = lba;
             this.blocks = blocks;
             this.protection = protection;
+            volume = null;
+            error = null;
+            verifier = null;
+            c = null;
+            message = null;
+            started = false;
+            messageAt = 0;
+            return this;
         }
 
         boolean fua() {
             return (flags & Protocol.F_FUA) != 0;
         }
+
+        /** The handler's completion, on whatever thread it finishes. */
+        @Override
+        public void accept(Completion c) {
+            done(this, c);
+        }
+
+        /** Becomes the response; a successful read streams the stored data and PI, interleaved, from its buffers. */
+        TargetRequest respondWith(Completion c, boolean payload) {
+            this.c = c;
+            if (payload) {
+                message = null;
+                payloadLength = (int) (blocks * volume.info.format().blockSize());
+            } else if (c.isSuccess() || c.status().isPiError() || c.message() == null) {
+                message = null;
+                payloadLength = 0;
+            } else {
+                message = truncate(c.message());
+                payloadLength = message.length;
+            }
+            return this;
+        }
+
+        @Override
+        public void writeHeader(ByteBuffer d) {
+            long block = 0;
+            long lba = 0;
+            long expected = 0;
+            long actual = 0;
+            if (c.piError() != null) {
+                block = c.piError().blockIndex();
+                lba = c.errorLba();
+                expected = c.piError().expected();
+                actual = c.piError().actual();
+            }
+            d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) (opcode | Protocol.RESPONSE))
+                    .putShort((short) 0).putInt(commandId).putInt(payloadLength)
+                    .putShort((short) Protocol.statusCode(c.status())).putShort((short) 0).putInt((int) block)
+                    .putLong(lba).putLong(expected).putLong(actual).putLong(0).putLong(0);
+        }
+
+        @Override
+        public int payloadLength() {
+            return payloadLength;
+        }
+
+        @Override
+        public void fillPayload(ByteBuffer d, int n) {
+            if (message != null) {
+                d.put(message, messageAt, n);
+                messageAt += n;
+                return;
+            }
+            if (!started) {
+                started = true;
+                txShuttle.reset(volume.info.format(), data.buffer, meta == null ? null : meta.buffer);
+            }
+            txShuttle.toWire(d, n);
+        }
+
+        /** Written (or dropped with the connection): the buffers and this object go back to their pools. */
+        @Override
+        public void released() {
+            pool.release(data);
+            pool.release(meta);
+            data = null;
+            meta = null;
+            protection = null;
+            volume = null;
+            c = null;
+            if (freeRequests.size() < depth) {
+                freeRequests.push(this);
+            }
+        }
     }
+
+    private final java.util.ArrayDeque<TargetRequest> freeRequests = new java.util.ArrayDeque<>();
 
     private final long acceptedNanos = System.nanoTime();
 
@@ -125,8 +219,8 @@ final class TargetConnection extends Connection {
         int app = h.getShort(Protocol.O_APP_TAG) & 0xFFFF;
         Protection p = new Protection((flags & Protocol.F_PRACT) != 0, Protocol.checkFlags(flags),
                 h.getLong(Protocol.O_REF_TAG), app, h.getShort(Protocol.O_APP_MASK) & 0xFFFF);
-        TargetRequest t = new TargetRequest(op, cid, flags, h.getLong(Protocol.O_LBA),
-                h.getInt(Protocol.O_BLOCKS) & 0xFFFFFFFFL, p);
+        TargetRequest t = freeRequests.isEmpty() ? new TargetRequest() : freeRequests.pop();
+        t.init(op, cid, flags, h.getLong(Protocol.O_LBA), h.getInt(Protocol.O_BLOCKS) & 0xFFFFFFFFL, p);
         rx = t;
         t.volume = listener.volume(h.getInt(Protocol.O_VOLUME));
         t.error = validate(t, len);
@@ -243,7 +337,7 @@ final class TargetConnection extends Connection {
                 break;
         }
         try {
-            handler.execute(r, checked, c -> done(t, c));
+            handler.execute(r, checked, t);
         } catch (RuntimeException e) {
             done(t, Completion.failure(Status.INTERNAL_ERROR, r.op() + ": " + e));
         }
@@ -269,77 +363,7 @@ final class TargetConnection extends Connection {
             t.data = null;
             t.meta = null;
         }
-        send(new ResponseFrame(t, c, payload));
-    }
-
-    /** A response; a successful read streams the stored data and PI, interleaved, from the request's buffers. */
-    private final class ResponseFrame implements OutFrame {
-        private final TargetRequest t;
-        private final Completion c;
-        private final byte[] message;
-        private final int payloadLength;
-        private boolean started;
-        private int messageAt;
-
-        ResponseFrame(TargetRequest t, Completion c, boolean payload) {
-            this.t = t;
-            this.c = c;
-            if (payload) {
-                message = null;
-                payloadLength = (int) (t.blocks * t.volume.info.format().blockSize());
-            } else if (c.isSuccess() || c.status().isPiError() || c.message() == null) {
-                message = null;
-                payloadLength = 0;
-            } else {
-                message = truncate(c.message());
-                payloadLength = message.length;
-            }
-        }
-
-        @Override
-        public void writeHeader(ByteBuffer d) {
-            long block = 0;
-            long lba = 0;
-            long expected = 0;
-            long actual = 0;
-            if (c.piError() != null) {
-                block = c.piError().blockIndex();
-                lba = c.errorLba();
-                expected = c.piError().expected();
-                actual = c.piError().actual();
-            }
-            d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) (t.opcode | Protocol.RESPONSE))
-                    .putShort((short) 0).putInt(t.commandId).putInt(payloadLength)
-                    .putShort((short) Protocol.statusCode(c.status())).putShort((short) 0).putInt((int) block)
-                    .putLong(lba).putLong(expected).putLong(actual).putLong(0).putLong(0);
-        }
-
-        @Override
-        public int payloadLength() {
-            return payloadLength;
-        }
-
-        @Override
-        public void fillPayload(ByteBuffer d, int n) {
-            if (message != null) {
-                d.put(message, messageAt, n);
-                messageAt += n;
-                return;
-            }
-            if (!started) {
-                started = true;
-                txShuttle.reset(t.volume.info.format(), t.data.buffer, t.meta == null ? null : t.meta.buffer);
-            }
-            txShuttle.toWire(d, n);
-        }
-
-        @Override
-        public void released() {
-            pool.release(t.data);
-            pool.release(t.meta);
-            t.data = null;
-            t.meta = null;
-        }
+        send(t.respondWith(c, payload));
     }
 
     private static byte[] truncate(String m) {
