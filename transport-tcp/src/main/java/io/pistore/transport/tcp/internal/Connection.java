@@ -258,11 +258,19 @@ abstract class Connection implements Selectable {
                 }
                 int n = (int) Math.min(in.remaining(), rxLeft);
                 int p = in.position();
-                ByteBuffer chunk = in.slice(p, n);
-                if (rxDataDigest) {
-                    rxCrc.update(chunk.duplicate());
+                int limit = in.limit();
+                // The sink sees this frame's bytes as the window [p, p + n) of the receive buffer
+                // itself (no view made per chunk); the window is put back whatever the sink did.
+                in.limit(p + n);
+                try {
+                    if (rxDataDigest) {
+                        rxCrc.update(in);
+                        in.position(p);
+                    }
+                    sink.accept(in);
+                } finally {
+                    in.limit(limit);
                 }
-                sink.accept(chunk);
                 in.position(p + n);
                 rxLeft -= n;
                 if (rxLeft == 0) {
