@@ -56,7 +56,13 @@ final class BlockShuttle {
                     meta.copyTo(dst, k);
                 } else {
                     int p = dst.position();
-                    dst.put(p, ZEROS, 0, k);
+                    if (k < ListCursor.SMALL) {
+                        for (int i = 0; i < k; i++) {
+                            dst.put(p + i, (byte) 0);
+                        }
+                    } else {
+                        dst.put(p, ZEROS, 0, k);
+                    }
                     dst.position(p + k);
                 }
             }
