@@ -3,6 +3,7 @@ package io.pistore.engine.nbd;
 import static io.pistore.engine.nbd.NbdProtocol.*;
 
 import io.pistore.spi.VolumeInfo;
+import io.pistore.spi.internal.PolitePoll;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
@@ -48,6 +49,9 @@ final class NbdConnection implements Runnable {
     private static final int REPLY_HEADER_ROOM = 32;
     private static final int POOLED_PER_CLASS = 64;
     private static final long POOLED_BYTES = 16L << 20;
+    private static final boolean SPIN_YIELD = Boolean.parseBoolean(System.getProperty("pistore.nbd.spinYield", "true"));
+    private static final long SPIN_BACKOFF_NANOS = Long.getLong("pistore.nbd.spinBackoffNanos", 0);
+    private static final boolean SPIN_PIPELINED = Boolean.getBoolean("pistore.nbd.spinPipelined");
 
     private final NbdServer server;
     private final SocketChannel ch;
@@ -84,6 +88,11 @@ final class NbdConnection implements Runnable {
     private final AtomicLong pendingBytes = new AtomicLong();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong inFlightBytes = new AtomicLong();
+    /** How the transmission loop waits for input: polls politely, then blocks (loop thread only). */
+    private final PolitePoll poll = new PolitePoll(SPIN_YIELD, SPIN_BACKOFF_NANOS, true);
+    private ByteBuffer pollIn;
+    private ByteBuffer pollPayload;
+    private final PolitePoll.Probe readProbe = () -> readInput(pollIn, pollPayload);
     /** Set by the loop when it waits for completions (paused reading or draining after DISC). */
     private volatile boolean wantWake;
     private volatile boolean closed;
@@ -96,6 +105,11 @@ final class NbdConnection implements Runnable {
 
     int inFlight() {
         return inFlight.get();
+    }
+
+    /** How the transmission loop waited for input. */
+    PolitePoll waiting() {
+        return poll;
     }
 
     @Override
@@ -122,8 +136,17 @@ final class NbdConnection implements Runnable {
         } finally {
             close();
             server.ended(this);
-            server.log("nbd: " + peer + " connection ended: " + end);
+            server.log("nbd: " + peer + " connection ended: " + end + waitSummary());
         }
+    }
+
+    /** How the connection waited for input, for its last log line (empty when it never polled). */
+    private String waitSummary() {
+        if (poll.caught() == 0 && poll.lostCpu() == 0) {
+            return "";
+        }
+        return " (requests caught polling " + poll.caught() + ", blocking waits " + poll.blockingWaits()
+                + ", polls given up " + poll.lostCpu() + ")";
     }
 
     /** Ends the connection from another thread (server shutdown). */
@@ -550,7 +573,22 @@ final class NbdConnection implements Runnable {
                     continue;
                 }
             }
-            // 3. Wait for input, for the socket to take queued replies, or for completions.
+            // 3. Wait for input, for the socket to take queued replies, or for completions. When the
+            //    client has every reply (or is sending a payload), its next bytes usually follow
+            //    within microseconds: poll for them (adaptively, politely) before blocking.
+            if (reading && (SPIN_PIPELINED || !pipelining) && pendingBytes.get() == 0
+                    && inFlight.get() == (cur != null ? 1 : 0)) {
+                pollIn = in;
+                pollPayload = payload;
+                int n = poll.poll(readProbe, server.options().spinNanos);
+                pollPayload = null;
+                if (n < 0) {
+                    return endOfInput(cur);
+                }
+                if (n > 0) {
+                    continue;
+                }
+            }
             wantWake = !reading;
             if (!reading && (disc ? inFlight.get() == 0 : admit())) {
                 continue; // a completion came between the checks and the flag
@@ -560,10 +598,14 @@ final class NbdConnection implements Runnable {
                 ops |= SelectionKey.OP_WRITE;
             }
             key.interestOps(ops);
+            poll.blocking();
             selector.select();
             wantWake = false;
             int ready = selector.selectedKeys().isEmpty() ? 0 : key.readyOps();
             selector.selectedKeys().clear();
+            if ((ready & SelectionKey.OP_READ) != 0) {
+                poll.wokeUp();
+            }
             if ((ready & SelectionKey.OP_WRITE) != 0) {
                 flushPending();
             }
