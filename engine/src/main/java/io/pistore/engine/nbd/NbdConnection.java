@@ -49,9 +49,6 @@ final class NbdConnection implements Runnable {
     private static final int REPLY_HEADER_ROOM = 32;
     private static final int POOLED_PER_CLASS = 64;
     private static final long POOLED_BYTES = 16L << 20;
-    private static final boolean SPIN_YIELD = Boolean.parseBoolean(System.getProperty("pistore.nbd.spinYield", "true"));
-    private static final long SPIN_BACKOFF_NANOS = Long.getLong("pistore.nbd.spinBackoffNanos", 0);
-    private static final boolean SPIN_PIPELINED = Boolean.getBoolean("pistore.nbd.spinPipelined");
 
     private final NbdServer server;
     private final SocketChannel ch;
@@ -88,8 +85,13 @@ final class NbdConnection implements Runnable {
     private final AtomicLong pendingBytes = new AtomicLong();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong inFlightBytes = new AtomicLong();
-    /** How the transmission loop waits for input: polls politely, then blocks (loop thread only). */
-    private final PolitePoll poll = new PolitePoll(SPIN_YIELD, SPIN_BACKOFF_NANOS, true);
+    /**
+     * How the transmission loop waits for input: polls politely, then blocks (loop thread only). When
+     * it loses its CPU while polling it polls once more, since the CPU often went to the client,
+     * which then has sent its request (a client blocks between requests, it does not poll), and if
+     * nothing came it blocks for this wait only.
+     */
+    private final PolitePoll poll = new PolitePoll(true, 0, true);
     private ByteBuffer pollIn;
     private ByteBuffer pollPayload;
     private final PolitePoll.Probe readProbe = () -> readInput(pollIn, pollPayload);
@@ -142,11 +144,11 @@ final class NbdConnection implements Runnable {
 
     /** How the connection waited for input, for its last log line (empty when it never polled). */
     private String waitSummary() {
-        if (poll.caught() == 0 && poll.lostCpu() == 0) {
+        if (poll.polls() == 0) {
             return "";
         }
-        return " (requests caught polling " + poll.caught() + ", blocking waits " + poll.blockingWaits()
-                + ", polls given up " + poll.lostCpu() + ")";
+        return " (polls " + poll.polls() + ", requests caught polling " + poll.caught() + ", blocking waits "
+                + poll.blockingWaits() + ", CPU lost while polling " + poll.lostCpu() + ")";
     }
 
     /** Ends the connection from another thread (server shutdown). */
@@ -573,10 +575,12 @@ final class NbdConnection implements Runnable {
                     continue;
                 }
             }
-            // 3. Wait for input, for the socket to take queued replies, or for completions. When the
-            //    client has every reply (or is sending a payload), its next bytes usually follow
-            //    within microseconds: poll for them (adaptively, politely) before blocking.
-            if (reading && (SPIN_PIPELINED || !pipelining) && pendingBytes.get() == 0
+            // 3. Wait for input, for the socket to take queued replies, or for completions. When a
+            //    client that does not pipeline has every reply (or is sending a payload), its next
+            //    bytes usually follow within microseconds: poll for them (adaptively, politely)
+            //    before blocking. A pipelining client is not polled for: its requests come in
+            //    bursts, one wake-up serves many, and on a small machine the CPU is better left to it.
+            if (reading && !pipelining && pendingBytes.get() == 0
                     && inFlight.get() == (cur != null ? 1 : 0)) {
                 pollIn = in;
                 pollPayload = payload;
