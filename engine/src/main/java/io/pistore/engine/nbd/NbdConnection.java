@@ -502,6 +502,7 @@ final class NbdConnection implements Runnable {
         long discard = 0;
         boolean disc = false;
         boolean pipelining = false;
+        boolean arrivedAtOnce = false;
         while (!closed) {
             // 1. Everything complete in the input buffer, as far as the limits allow.
             int parsed = 0;
@@ -561,17 +562,24 @@ final class NbdConnection implements Runnable {
                 return "disconnect requested (NBD_CMD_DISC)";
             }
             // 2. A client that pipelines usually has more input ready: read it without asking the
-            //    selector. With one request in flight (queue depth 1) the read would find nothing.
+            //    selector. With one request in flight (queue depth 1) the read would find nothing,
+            //    unless the client sent its next request before it could have seen our reply: that
+            //    read, done when this connection polls, tells a pipelining client from one that
+            //    waits for each reply even when polling catches the requests one by one.
             if (parsed > 0) {
-                pipelining = parsed > 1;
+                pipelining = parsed > 1 || arrivedAtOnce;
+                arrivedAtOnce = false;
             }
             boolean reading = !disc && (cur != null || admit());
-            if (reading && pendingBytes.get() == 0 && (cur != null || pipelining || inFlight.get() > 1)) {
+            long spin = server.options().spinNanos;
+            if (reading && pendingBytes.get() == 0
+                    && (cur != null || pipelining || inFlight.get() > 1 || (spin > 0 && inFlight.get() == 0))) {
                 int n = readInput(in, payload);
                 if (n < 0) {
                     return endOfInput(cur);
                 }
                 if (n > 0) {
+                    arrivedAtOnce |= cur == null;
                     continue;
                 }
             }
@@ -579,12 +587,14 @@ final class NbdConnection implements Runnable {
             //    client that does not pipeline has every reply (or is sending a payload), its next
             //    bytes usually follow within microseconds: poll for them (adaptively, politely)
             //    before blocking. A pipelining client is not polled for: its requests come in
-            //    bursts, one wake-up serves many, and on a small machine the CPU is better left to it.
+            //    bursts, and a wait that blocks lets a burst gather, whose replies then leave in one
+            //    write (polling would catch and answer them one at a time), and on a small machine
+            //    the CPU is better left to the client.
             if (reading && !pipelining && pendingBytes.get() == 0
                     && inFlight.get() == (cur != null ? 1 : 0)) {
                 pollIn = in;
                 pollPayload = payload;
-                int n = poll.poll(readProbe, server.options().spinNanos);
+                int n = poll.poll(readProbe, spin);
                 pollPayload = null;
                 if (n < 0) {
                     return endOfInput(cur);
