@@ -15,8 +15,11 @@ import java.util.concurrent.TimeUnit;
  * came after (at least 2 µs, at most the caller's cap); a polling round that catches nothing halves
  * it. It polls <b>politely</b>: it yields the CPU between polls, and when one round took so long
  * that the thread must have lost its CPU (other threads want it; on a small machine often the very
- * peer whose event is awaited), it stops and the caller blocks, and it does not poll again for
- * 20 ms. So an idle thread burns at most one budget after its last event, and nothing after that.
+ * peer whose event is awaited), it probes once more, then the caller blocks, and it does not poll
+ * again for a back-off (20 ms by default; a caller whose peer blocks rather than polls may choose
+ * none, and may take an event found by that last probe as a sign the CPU went to the peer, and
+ * skip the back-off). So an idle thread burns at most one budget after its last event, and nothing
+ * after that.
  */
 public final class PolitePoll {
     /** One poll of whatever the caller waits for: 0 when nothing is there yet, anything else ends polling. */
@@ -44,7 +47,7 @@ public final class PolitePoll {
     private volatile long caught;
     /** Waits that blocked (counted by {@link #blocking}). */
     private volatile long blockingWaits;
-    /** Polling given up because the thread lost its CPU. */
+    /** Rounds in which the thread lost its CPU while polling. */
     private volatile long lostCpu;
 
     /** Polls with {@code Thread.yield()} (or not) and backs off for {@link #DEFAULT_BACKOFF_NANOS}. */
