@@ -8,6 +8,9 @@
 #   BEFORE_CP=CLASSPATH   also run a second pistore from this class path (an earlier build: its
 #              engine jar and engine/target/lib/*), so before and after are measured in one run,
 #              under one load; the table then has a "before" column and its ratio too
+#   BEFORE_ARGS extra `serve` arguments of that second pistore only (e.g. --nbd-spin-us 0 to measure
+#              this build with polling off against itself)
+#   PISTORE_ARGS extra `serve` arguments of this build's pistore (e.g. --nbd-spin-us 50)
 #   JAVA_OPTS  extra JVM options for pistore (both builds), e.g. JFR
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -30,12 +33,13 @@ cleanup() {
 trap cleanup EXIT
 
 queues="${QUEUES:-1}"
-"$root/pistore" serve --nbd "127.0.0.1:$pport" --nbd-queues "$queues" --memory-volume "mem:1GiB:4096+8" > "$work/pistore.log" 2>&1 &
+# shellcheck disable=SC2086
+"$root/pistore" serve --nbd "127.0.0.1:$pport" --nbd-queues "$queues" ${PISTORE_ARGS:-} --memory-volume "mem:1GiB:4096+8" > "$work/pistore.log" 2>&1 &
 pids+=($!)
 before_cp="${BEFORE_CP:-}"
 if [ -n "$before_cp" ]; then
     # shellcheck disable=SC2086
-    java ${JAVA_OPTS:-} --add-exports java.base/sun.nio.ch=ALL-UNNAMED -cp "$before_cp" io.pistore.engine.cli.Main serve --nbd "127.0.0.1:$bport" --nbd-queues "$queues" \
+    java ${JAVA_OPTS:-} --add-exports java.base/sun.nio.ch=ALL-UNNAMED -cp "$before_cp" io.pistore.engine.cli.Main serve --nbd "127.0.0.1:$bport" --nbd-queues "$queues" ${BEFORE_ARGS:-} \
         --memory-volume "mem:1GiB:4096+8" > "$work/before.log" 2>&1 &
     pids+=($!)
 fi
@@ -90,11 +94,11 @@ for uri in "${uris[@]}"; do
 done
 
 echo "fio $(fio --version | sed 's/fio-//'), nbdkit $(nbdkit --version | awk '{print $2}'), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "pistore: serve --nbd-queues $queues; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "pistore: serve --nbd-queues $queues ${PISTORE_ARGS:-}; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "common fio options: --ioengine=nbd --uri=URI $common"
 echo
 if [ -n "$before_cp" ]; then
-    echo "before: $before_cp"
+    echo "before: $before_cp ${BEFORE_ARGS:-}"
     echo
     echo "| workload | before IOPS | pistore IOPS | pistore MiB/s | nbdkit IOPS | nbdkit MiB/s | before / nbdkit | pistore / nbdkit |"
     echo "|---|---:|---:|---:|---:|---:|---:|---:|"

@@ -76,6 +76,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "Queues of the NBD frontend's connection to the volumes (default: ${DEFAULT-VALUE}).")
     int nbdQueues;
 
+    @Option(names = "--nbd-spin-us", paramLabel = "MICROS", defaultValue = "${sys:pistore.nbd.spinMicros:-100}",
+            description = "Longest an NBD connection's thread polls for the client's next request before it "
+                    + "blocks; adapts to the gaps between requests, yields the CPU, stops when idle; 0: never polls "
+                    + "(default: ${DEFAULT-VALUE}, or -Dpistore.nbd.spinMicros).")
+    long nbdSpinMicros;
+
     /** Tests stop the server through this latch instead of a signal. */
     static volatile CountDownLatch stopForTests;
 
@@ -101,6 +107,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (nbdQueues < 1 || nbdQueues > 64) {
             throw CliException.usage("--nbd-queues must be 1 to 64, not " + nbdQueues);
+        }
+        if (nbdSpinMicros < 0 || nbdSpinMicros > NbdServer.MAX_SPIN_MICROS) {
+            throw CliException.usage("--nbd-spin-us must be 0 to " + NbdServer.MAX_SPIN_MICROS + ", not " + nbdSpinMicros);
         }
         if (nbd != null) {
             try {
@@ -229,7 +238,8 @@ final class ServeCommand implements Callable<Integer> {
         int maxTransfer = Math.min(p.capabilities().maxTransferBytes(), TargetService.MAX_TRANSFER_BYTES);
         NbdServer server;
         try {
-            server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer).log(log));
+            server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
+                    .spinMicros(nbdSpinMicros).log(log));
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }

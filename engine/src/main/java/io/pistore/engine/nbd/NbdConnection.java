@@ -3,6 +3,7 @@ package io.pistore.engine.nbd;
 import static io.pistore.engine.nbd.NbdProtocol.*;
 
 import io.pistore.spi.VolumeInfo;
+import io.pistore.spi.internal.PolitePoll;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.StandardSocketOptions;
@@ -84,6 +85,16 @@ final class NbdConnection implements Runnable {
     private final AtomicLong pendingBytes = new AtomicLong();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong inFlightBytes = new AtomicLong();
+    /**
+     * How the transmission loop waits for input: polls politely, then blocks (loop thread only). When
+     * it loses its CPU while polling it polls once more, since the CPU often went to the client,
+     * which then has sent its request (a client blocks between requests, it does not poll), and if
+     * nothing came it blocks for this wait only.
+     */
+    private final PolitePoll poll = new PolitePoll(true, 0, true);
+    private ByteBuffer pollIn;
+    private ByteBuffer pollPayload;
+    private final PolitePoll.Probe readProbe = () -> readInput(pollIn, pollPayload);
     /** Set by the loop when it waits for completions (paused reading or draining after DISC). */
     private volatile boolean wantWake;
     private volatile boolean closed;
@@ -96,6 +107,11 @@ final class NbdConnection implements Runnable {
 
     int inFlight() {
         return inFlight.get();
+    }
+
+    /** How the transmission loop waited for input. */
+    PolitePoll waiting() {
+        return poll;
     }
 
     @Override
@@ -122,8 +138,17 @@ final class NbdConnection implements Runnable {
         } finally {
             close();
             server.ended(this);
-            server.log("nbd: " + peer + " connection ended: " + end);
+            server.log("nbd: " + peer + " connection ended: " + end + waitSummary());
         }
+    }
+
+    /** How the connection waited for input, for its last log line (empty when it never polled). */
+    private String waitSummary() {
+        if (poll.polls() == 0) {
+            return "";
+        }
+        return " (polls " + poll.polls() + ", requests caught polling " + poll.caught() + ", blocking waits "
+                + poll.blockingWaits() + ", CPU lost while polling " + poll.lostCpu() + ")";
     }
 
     /** Ends the connection from another thread (server shutdown). */
@@ -477,6 +502,7 @@ final class NbdConnection implements Runnable {
         long discard = 0;
         boolean disc = false;
         boolean pipelining = false;
+        boolean arrivedAtOnce = false;
         while (!closed) {
             // 1. Everything complete in the input buffer, as far as the limits allow.
             int parsed = 0;
@@ -536,13 +562,40 @@ final class NbdConnection implements Runnable {
                 return "disconnect requested (NBD_CMD_DISC)";
             }
             // 2. A client that pipelines usually has more input ready: read it without asking the
-            //    selector. With one request in flight (queue depth 1) the read would find nothing.
+            //    selector. With one request in flight (queue depth 1) the read would find nothing,
+            //    unless the client sent its next request before it could have seen our reply: that
+            //    read, done when this connection polls, tells a pipelining client from one that
+            //    waits for each reply even when polling catches the requests one by one.
             if (parsed > 0) {
-                pipelining = parsed > 1;
+                pipelining = parsed > 1 || arrivedAtOnce;
+                arrivedAtOnce = false;
             }
             boolean reading = !disc && (cur != null || admit());
-            if (reading && pendingBytes.get() == 0 && (cur != null || pipelining || inFlight.get() > 1)) {
+            long spin = server.options().spinNanos;
+            if (reading && pendingBytes.get() == 0
+                    && (cur != null || pipelining || inFlight.get() > 1 || (spin > 0 && inFlight.get() == 0))) {
                 int n = readInput(in, payload);
+                if (n < 0) {
+                    return endOfInput(cur);
+                }
+                if (n > 0) {
+                    arrivedAtOnce |= cur == null;
+                    continue;
+                }
+            }
+            // 3. Wait for input, for the socket to take queued replies, or for completions. When a
+            //    client that does not pipeline has every reply (or is sending a payload), its next
+            //    bytes usually follow within microseconds: poll for them (adaptively, politely)
+            //    before blocking. A pipelining client is not polled for: its requests come in
+            //    bursts, and a wait that blocks lets a burst gather, whose replies then leave in one
+            //    write (polling would catch and answer them one at a time), and on a small machine
+            //    the CPU is better left to the client.
+            if (reading && !pipelining && pendingBytes.get() == 0
+                    && inFlight.get() == (cur != null ? 1 : 0)) {
+                pollIn = in;
+                pollPayload = payload;
+                int n = poll.poll(readProbe, spin);
+                pollPayload = null;
                 if (n < 0) {
                     return endOfInput(cur);
                 }
@@ -550,7 +603,6 @@ final class NbdConnection implements Runnable {
                     continue;
                 }
             }
-            // 3. Wait for input, for the socket to take queued replies, or for completions.
             wantWake = !reading;
             if (!reading && (disc ? inFlight.get() == 0 : admit())) {
                 continue; // a completion came between the checks and the flag
@@ -560,10 +612,14 @@ final class NbdConnection implements Runnable {
                 ops |= SelectionKey.OP_WRITE;
             }
             key.interestOps(ops);
+            poll.blocking();
             selector.select();
             wantWake = false;
             int ready = selector.selectedKeys().isEmpty() ? 0 : key.readyOps();
             selector.selectedKeys().clear();
+            if ((ready & SelectionKey.OP_READ) != 0) {
+                poll.wokeUp();
+            }
             if ((ready & SelectionKey.OP_WRITE) != 0) {
                 flushPending();
             }

@@ -33,13 +33,19 @@ public final class NbdServer implements AutoCloseable {
     /** The IANA port of NBD. */
     public static final int DEFAULT_PORT = 10809;
 
-    /** Limits and logging of a server. */
+    /** Default longest poll for a client's next request before blocking, in microseconds. */
+    public static final long DEFAULT_SPIN_MICROS = 100;
+    /** Largest accepted poll budget, in microseconds. */
+    public static final long MAX_SPIN_MICROS = 10_000;
+
+    /** Limits, polling and logging of a server. */
     public static final class Options {
         int maxConnections = 64;
         long handshakeTimeoutMillis = 30_000;
         int maxInFlight = 128;
         long maxInFlightBytes = 64L << 20;
         int maxTransferBytes = TargetService.MAX_TRANSFER_BYTES;
+        long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
         Consumer<String> log = line -> { };
 
         /** Most client connections at once; more are closed at accept (default 64). */
@@ -69,6 +75,19 @@ public final class NbdServer implements AutoCloseable {
         /** Largest data+metadata of one block request of the transport (bounds the advertised payload). */
         public Options maxTransferBytes(int n) {
             this.maxTransferBytes = positive(n, "maxTransferBytes");
+            return this;
+        }
+
+        /**
+         * Longest a connection's thread polls for the client's next request before it blocks
+         * (default {@value #DEFAULT_SPIN_MICROS} µs; 0: never polls). The poll adapts to the gaps
+         * between requests and yields the CPU; see docs/NBD.md.
+         */
+        public Options spinMicros(long micros) {
+            if (micros < 0 || micros > MAX_SPIN_MICROS) {
+                throw new IllegalArgumentException("spinMicros must be 0 to " + MAX_SPIN_MICROS + ", not " + micros);
+            }
+            this.spinNanos = TimeUnit.MICROSECONDS.toNanos(micros);
             return this;
         }
 
@@ -226,6 +245,27 @@ public final class NbdServer implements AutoCloseable {
         } catch (RuntimeException ignored) {
             // a broken log never breaks the server
         }
+    }
+
+    /**
+     * How the threads of the open connections waited for input, summed over them: polls run, requests
+     * caught while polling, blocking waits, and polls given up because the thread lost its CPU.
+     */
+    public record WaitCounters(long polls, long caught, long blockingWaits, long lostCpu) { }
+
+    /** How the open connections waited for input so far (for notes and tests). */
+    public WaitCounters waitCounters() {
+        long polls = 0;
+        long caught = 0;
+        long blocking = 0;
+        long lost = 0;
+        for (NbdConnection c : connections) {
+            polls += c.waiting().polls();
+            caught += c.waiting().caught();
+            blocking += c.waiting().blockingWaits();
+            lost += c.waiting().lostCpu();
+        }
+        return new WaitCounters(polls, caught, blocking, lost);
     }
 
     void ended(NbdConnection c) {

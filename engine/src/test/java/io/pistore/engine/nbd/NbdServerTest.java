@@ -35,7 +35,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The NBD protocol as a client sees it, against file volumes reached through the local transport. */
+/**
+ * The NBD protocol as a client sees it, against file volumes reached through the local transport,
+ * with the default options (connections poll for the next request before blocking);
+ * {@link NbdServerNoPollTest} runs the same with polling off.
+ */
 @Timeout(60)
 class NbdServerTest {
     static final int OPT_EXPORT_NAME = 1;
@@ -80,8 +84,12 @@ class NbdServerTest {
         transport = new LocalTransportProvider().create();
         listener = transport.listen("", new TargetService(store));
         host = transport.connect(listener.address(), new ConnectOptions(2, 64));
-        server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().handshakeTimeoutMillis(2000)
-                .log(log::add));
+        server = NbdServer.start("127.0.0.1:0", host, options().handshakeTimeoutMillis(2000).log(log::add));
+    }
+
+    /** The server's options before the timeout and log are set (subclasses change how it waits). */
+    NbdServer.Options options() {
+        return new NbdServer.Options();
     }
 
     @AfterEach
@@ -108,6 +116,64 @@ class NbdServerTest {
         byte[] b = new byte[n];
         new Random(seed).nextBytes(b);
         return b;
+    }
+
+    // ------------------------------------------------------------------ waiting for requests
+
+    /** 200 writes and 200 reads of block-sized data at queue depth 1 on export "a", each checked. */
+    static void depthOneTraffic(NbdTestClient c) throws IOException {
+        for (int i = 0; i < 200; i++) {
+            byte[] d = random(4096, i);
+            long off = (i % 64) * 4096L;
+            assertEquals(0, c.write(off, d), "write " + i);
+            assertArrayEquals(d, c.read(off, 4096), "read " + i);
+        }
+    }
+
+    @Test
+    void aPollingConnectionCatchesRequestsAndStopsPollingWhenIdle() throws Exception {
+        // A 10 ms cap: the gaps of this client's depth-1 loop are far shorter, so the loop polls.
+        try (NbdServer s = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().spinMicros(10_000));
+             NbdTestClient c = NbdTestClient.open(s.address())) {
+            List<NbdTestClient.OptionReply> r = c.go("a");
+            assertEquals(REP_ACK, r.get(r.size() - 1).type());
+            depthOneTraffic(c);
+            NbdServer.WaitCounters w = s.waitCounters();
+            assertTrue(w.polls() > 0 && w.caught() > 0, "requests caught while polling: " + w);
+            NbdServer.WaitCounters idle = idleCounters(s);
+            Thread.sleep(300);
+            assertEquals(idle, s.waitCounters(), "an idle connection neither polls nor wakes");
+            depthOneTraffic(c); // and serves again after being idle
+        }
+    }
+
+    @Test
+    void aConnectionWithPollingOffBlocksForEveryRequest() throws Exception {
+        try (NbdServer s = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().spinMicros(0));
+             NbdTestClient c = NbdTestClient.open(s.address())) {
+            List<NbdTestClient.OptionReply> r = c.go("a");
+            assertEquals(REP_ACK, r.get(r.size() - 1).type());
+            depthOneTraffic(c);
+            NbdServer.WaitCounters w = s.waitCounters();
+            assertEquals(0, w.polls(), "never polls: " + w);
+            assertEquals(0, w.caught());
+            assertTrue(w.blockingWaits() >= 400, "one blocking wait per depth-1 request: " + w);
+        }
+    }
+
+    /** The counters once they stop changing: the connection's thread is blocked (fails after 10 s). */
+    private static NbdServer.WaitCounters idleCounters(NbdServer s) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        NbdServer.WaitCounters before = s.waitCounters();
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            NbdServer.WaitCounters now = s.waitCounters();
+            if (now.equals(before)) {
+                return now;
+            }
+            before = now;
+        }
+        throw new AssertionError("the connection kept polling while idle: " + before);
     }
 
     // ------------------------------------------------------------------ handshake

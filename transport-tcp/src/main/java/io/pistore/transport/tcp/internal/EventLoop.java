@@ -1,5 +1,6 @@
 package io.pistore.transport.tcp.internal;
 
+import io.pistore.spi.internal.PolitePoll;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.SelectableChannel;
@@ -15,28 +16,16 @@ import java.util.concurrent.TimeUnit;
  * One I/O thread: a selector, a task queue any thread may post to, and the connections whose output
  * must be flushed before the thread waits again.
  *
- * <p><b>Waiting: adaptive polite polling.</b> Blocking in {@code select()} costs a kernel wake-up
- * whenever the next event arrives (tens of microseconds when the CPU was idle); polling with
- * {@code selectNow()} costs a CPU. Before it blocks, the loop polls for a budget that follows the
- * recent gaps between events: an event that arrives while polling, or soon after blocking, sets the
- * budget to twice the gap it came after; a poll that catches nothing halves it. The budget is capped
- * by {@code pollNanos} while host requests are in flight on this loop (a response is due, as blk-mq
- * polls for an outstanding request) and by {@code spinNanos} otherwise (the next request of a busy
- * host usually follows within microseconds).
- *
- * <p>The loop polls <i>politely</i>: it yields the CPU between polls, and if one round of polling
- * took so long that the thread must have lost its CPU, other threads want that CPU (on a small
- * machine, often the peer's I/O thread that would produce the very event being polled for), so the
- * loop stops polling and blocks for the next 20 ms. Idle, a loop burns at most one budget (at most
- * {@code max(spinNanos, pollNanos)}) after its last event, and nothing after that.
+ * <p><b>Waiting: adaptive polite polling</b> ({@link PolitePoll}). Before it blocks in
+ * {@code select()}, the loop polls with {@code selectNow()} for a budget that follows the recent
+ * gaps between events, yielding between polls and giving up for 20 ms when it loses its CPU. The
+ * budget is capped by {@code pollNanos} while host requests are in flight on this loop (a response
+ * is due, as blk-mq polls for an outstanding request) and by {@code spinNanos} otherwise (the next
+ * request of a busy host usually follows within microseconds). Idle, a loop burns at most one
+ * budget (at most {@code max(spinNanos, pollNanos)}) after its last event, and nothing after that.
  */
 final class EventLoop implements Runnable {
     private static final long TIMER_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long MIN_SPIN_NANOS = 2_000;
-    /** One poll round longer than this means the thread lost its CPU while polling. */
-    private static final long CONTENDED_NANOS = 30_000;
-    /** How long a loop that lost its CPU while polling blocks without polling. */
-    private static final long BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     private static final boolean YIELD = Boolean.parseBoolean(System.getProperty("pistore.tcp.spinYield", "true"));
 
     private final Selector selector;
@@ -51,13 +40,9 @@ final class EventLoop implements Runnable {
     /** Host requests in flight on connections of this loop (loop thread only). */
     private int awaiting;
     /** How long the next wait polls before it blocks (adapted, see waitForEvents). */
-    private long spinBudget;
-    private long backoffUntil = System.nanoTime();
+    private final PolitePoll poll = new PolitePoll(YIELD);
+    private final PolitePoll.Probe pollOnce = this::pollOnce;
     private long nextTimer;
-    // counters for tests and notes (loop thread writes, others may read racy values)
-    volatile long blockingWaits;
-    volatile long polledEvents;
-    volatile long contendedSpins;
 
     EventLoop(String name, long spinNanos, long pollNanos) {
         try {
@@ -102,6 +87,11 @@ final class EventLoop implements Runnable {
     /** Flushes {@code c} before the loop next waits (loop thread only). */
     void addDirty(Connection c) {
         dirty.add(c);
+    }
+
+    /** How this loop waited (counters for notes and tests). */
+    PolitePoll waiting() {
+        return poll;
     }
 
     void awaitingChanged(int delta) {
@@ -185,44 +175,15 @@ final class EventLoop implements Runnable {
     }
 
     /**
-     * Waits for the next event: first by polling (selectNow, yielding the CPU between polls) for up
-     * to the current spin budget, then by blocking. The budget adapts: an event caught while polling
-     * or soon after blocking sets it to twice the gap that event came after (bounded by the cap), a
-     * poll that catches nothing halves it. The cap is {@code pollNanos} while host requests are in
-     * flight on this loop (a response is due) and {@code spinNanos} otherwise.
+     * Waits for the next event: first by polling (selectNow, politely, see {@link PolitePoll}) for
+     * up to the adapted budget, then by blocking. The budget's cap is {@code pollNanos} while host
+     * requests are in flight on this loop (a response is due) and {@code spinNanos} otherwise.
      */
     private int waitForEvents() throws IOException {
         long cap = awaiting > 0 ? Math.max(spinNanos, pollNanos) : spinNanos;
-        long idleStart = System.nanoTime();
-        long budget = idleStart - backoffUntil < 0 ? 0 : Math.min(spinBudget, cap);
-        if (budget > 0) {
-            long spinUntil = idleStart + budget;
-            long prev = idleStart;
-            do {
-                int n = selector.selectNow();
-                if (n > 0 || !tasks.isEmpty() || !running) {
-                    if (n > 0) {
-                        polledEvents++;
-                    }
-                    adapt(System.nanoTime() - idleStart, cap);
-                    return n;
-                }
-                if (YIELD) {
-                    Thread.yield();
-                } else {
-                    Thread.onSpinWait();
-                }
-                long now = System.nanoTime();
-                if (now - prev > CONTENDED_NANOS) {
-                    // Descheduled while polling: other threads want this CPU (the peer's I/O thread, maybe).
-                    // Polling would only delay them; block instead for a while.
-                    contendedSpins++;
-                    backoffUntil = now + BACKOFF_NANOS;
-                    break;
-                }
-                prev = now;
-            } while (prev - spinUntil < 0);
-            spinBudget = budget / 2;
+        int r = poll.poll(pollOnce, cap);
+        if (r != 0) {
+            return Math.max(r, 0);
         }
         int n;
         blocking = true;
@@ -230,7 +191,7 @@ final class EventLoop implements Runnable {
             if (!tasks.isEmpty() || !running) {
                 n = selector.selectNow();
             } else {
-                blockingWaits++;
+                poll.blocking();
                 long waitMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextTimer - System.nanoTime()));
                 n = selector.select(waitMs);
             }
@@ -238,16 +199,15 @@ final class EventLoop implements Runnable {
             blocking = false;
         }
         if (n > 0 || !tasks.isEmpty()) {
-            long gap = System.nanoTime() - idleStart;
-            if (gap < cap) {
-                adapt(gap, cap);
-            }
+            poll.wokeUp();
         }
         return n;
     }
 
-    private void adapt(long gap, long cap) {
-        spinBudget = Math.min(cap, Math.max(2 * gap, MIN_SPIN_NANOS));
+    /** One poll: the number of ready keys, -1 for tasks or a stop with no key ready, 0 for nothing. */
+    private int pollOnce() throws IOException {
+        int n = selector.selectNow();
+        return n > 0 ? n : !tasks.isEmpty() || !running ? -1 : 0;
     }
 
     private void processKeys() {

@@ -98,9 +98,9 @@ public final class TcpTransport implements BlockTransport {
         long blocked = 0;
         long contended = 0;
         for (EventLoop l : group.loops()) {
-            polled += l.polledEvents;
-            blocked += l.blockingWaits;
-            contended += l.contendedSpins;
+            polled += l.waiting().caught();
+            blocked += l.waiting().blockingWaits();
+            contended += l.waiting().lostCpu();
         }
         return new long[] {polled, blocked, contended};
     }
