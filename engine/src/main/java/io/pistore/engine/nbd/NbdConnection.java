@@ -72,7 +72,8 @@ final class NbdConnection implements Runnable {
 
     private final Object outLock = new Object();
     /**
-     * Direct buffers for read replies, by data size class (4 KiB << class), returned once written:
+     * Direct buffers for read replies and write payloads, by data size class (4 KiB << class), returned
+     * once written (a reply) or stored (a payload):
      * the volume's bytes are copied once into memory the socket sends from, where a heap buffer
      * costs a zeroing and one more copy into the JDK's temporary direct buffer. Guarded by outLock.
      */
@@ -549,7 +550,10 @@ final class NbdConnection implements Runnable {
                     if (r.length > export.maxPayload) {
                         discard = r.length;
                     } else {
-                        payload = ByteBuffer.allocate((int) r.length);
+                        // A pooled direct buffer, as for read replies: no zeroing of a fresh heap
+                        // buffer per write, no copy through the JDK's temporary direct buffer, and
+                        // back to the pool once the engine is done with it.
+                        payload = replyBuffer(0, (int) r.length);
                         inFlightBytes.addAndGet(r.length);
                     }
                     continue;
@@ -762,7 +766,7 @@ final class NbdConnection implements Runnable {
         return b;
     }
 
-    /** Returns a written read reply's buffer to the pool; under outLock, any thread. */
+    /** Returns a written read reply's buffer, or a stored write's payload, to the pool; under outLock, any thread. */
     private void recycle(ByteBuffer b) {
         if (!b.isDirect()) {
             return;
@@ -811,11 +815,12 @@ final class NbdConnection implements Runnable {
     }
 
     private void write(NbdRequest r, ByteBuffer payload) {
-        long bytes = payload.capacity();
+        long bytes = r.length;
         if (!flagsAllowed(r, CMD_FLAG_FUA, bytes) || !inRange(r, ENOSPC, bytes)) {
             return;
         }
-        engine(r, r.length == 0 ? done() : export.write(r.offset, payload, (r.flags & CMD_FLAG_FUA) != 0), bytes);
+        engine(r, r.length == 0 ? done() : export.write(r.offset, payload, (r.flags & CMD_FLAG_FUA) != 0), bytes,
+                payload);
     }
 
     private static CompletableFuture<Outcome> done() {
@@ -824,9 +829,19 @@ final class NbdConnection implements Runnable {
 
     /** Replies when the engine's part of a request (other than a read) is done. */
     private void engine(NbdRequest r, CompletableFuture<Outcome> f, long bytes) {
+        engine(r, f, bytes, null);
+    }
+
+    /** The same, and {@code payload} (a write's) goes back to the pool when the engine is done with it. */
+    private void engine(NbdRequest r, CompletableFuture<Outcome> f, long bytes, ByteBuffer payload) {
         server.engineRequests.incrementAndGet();
         f.whenComplete((o, ex) -> {
             server.engineRequests.decrementAndGet();
+            if (payload != null) {
+                synchronized (outLock) {
+                    recycle(payload);
+                }
+            }
             Outcome out = ex != null ? Outcome.error(EIO, String.valueOf(ex)) : o;
             if (out.isOk()) {
                 complete(r, simpleReply(r.cookie, 0), bytes);
