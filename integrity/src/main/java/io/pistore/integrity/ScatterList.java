@@ -13,10 +13,7 @@ import java.util.List;
  */
 public final class ScatterList {
     private static final ScatterList EMPTY = new ScatterList(new ByteBuffer[0]);
-    /**
-     * Copies between buffers shorter than this (a block's metadata, a PI tuple) go byte by byte: a
-     * bulk buffer-to-buffer copy costs tens of nanoseconds to set up, more than 8 bytes by hand.
-     */
+    /** Copies shorter than this go byte by byte (see {@link #copy}). */
     private static final int SMALL_COPY = 32;
 
     /** Big-endian views, position 0, limit = segment length. */
@@ -166,28 +163,7 @@ public final class ScatterList {
      * @throws IndexOutOfBoundsException if either range is outside its list or buffer
      */
     public void read(long offset, ByteBuffer dst, int dstIndex, int len) {
-        checkRange(offset, len);
-        java.util.Objects.checkFromIndexSize(dstIndex, len, dst.limit());
-        if (len == 0) {
-            return;
-        }
-        int i = segmentAt(offset);
-        int local = (int) (offset - starts[i]);
-        while (len > 0) {
-            ByteBuffer s = segments[i];
-            int n = Math.min(len, s.limit() - local);
-            if (n < SMALL_COPY) {
-                for (int j = 0; j < n; j++) {
-                    dst.put(dstIndex + j, s.get(local + j));
-                }
-            } else {
-                dst.put(dstIndex, s, local, n);
-            }
-            dstIndex += n;
-            len -= n;
-            i++;
-            local = 0;
-        }
+        transfer(offset, dst, dstIndex, len, true);
     }
 
     /**
@@ -198,8 +174,13 @@ public final class ScatterList {
      * @throws java.nio.ReadOnlyBufferException if a segment written to is read-only
      */
     public void write(long offset, ByteBuffer src, int srcIndex, int len) {
+        transfer(offset, src, srcIndex, len, false);
+    }
+
+    /** Copies between {@code [offset, offset + len)} of the list and {@code other} from {@code index}: out of the list, or into it. */
+    private void transfer(long offset, ByteBuffer other, int index, int len, boolean out) {
         checkRange(offset, len);
-        java.util.Objects.checkFromIndexSize(srcIndex, len, src.limit());
+        java.util.Objects.checkFromIndexSize(index, len, other.limit());
         if (len == 0) {
             return;
         }
@@ -208,17 +189,30 @@ public final class ScatterList {
         while (len > 0) {
             ByteBuffer s = segments[i];
             int n = Math.min(len, s.limit() - local);
-            if (n < SMALL_COPY) {
-                for (int j = 0; j < n; j++) {
-                    s.put(local + j, src.get(srcIndex + j));
-                }
+            if (out) {
+                copy(s, local, other, index, n);
             } else {
-                s.put(local, src, srcIndex, n);
+                copy(other, index, s, local, n);
             }
-            srcIndex += n;
+            index += n;
             len -= n;
             i++;
             local = 0;
+        }
+    }
+
+    /**
+     * Copies {@code n} bytes between two buffers by absolute index. Copies shorter than
+     * {@link #SMALL_COPY} (a block's metadata, a PI tuple) go byte by byte: a bulk buffer-to-buffer
+     * copy costs tens of nanoseconds to set up, more than 8 bytes by hand.
+     */
+    public static void copy(ByteBuffer from, int fromIndex, ByteBuffer to, int toIndex, int n) {
+        if (n < SMALL_COPY) {
+            for (int j = 0; j < n; j++) {
+                to.put(toIndex + j, from.get(fromIndex + j));
+            }
+        } else {
+            to.put(toIndex, from, fromIndex, n);
         }
     }
 

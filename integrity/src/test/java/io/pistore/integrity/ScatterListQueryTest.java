@@ -111,6 +111,33 @@ class ScatterListQueryTest {
     }
 
     @Test
+    void copyBetweenBuffersMovesTheBytesShortOrLongAndLeavesBothWindowsAlone() {
+        Random r = new Random(14);
+        for (int n : new int[] {0, 1, 8, 31, 32, 33, 4096}) {
+            for (boolean direct : new boolean[] {false, true}) {
+                byte[] content = new byte[n + 7];
+                r.nextBytes(content);
+                ByteBuffer from = ByteBuffer.wrap(content).position(3);
+                ByteBuffer to = direct ? ByteBuffer.allocateDirect(n + 10) : ByteBuffer.allocate(n + 10);
+                to.position(1).limit(n + 9);
+                ScatterList.copy(from, 5, to, 2, n);
+                assertEquals(3, from.position());
+                assertEquals(1, to.position());
+                assertEquals(n + 9, to.limit());
+                for (int i = 0; i < n; i++) {
+                    assertEquals(content[5 + i], to.get(2 + i), n + " bytes, byte " + i);
+                }
+                assertEquals(0, to.get(0));
+                assertEquals(0, to.get(n + 2), "nothing written past the range");
+            }
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> ScatterList.copy(ByteBuffer.allocate(4), 0,
+                ByteBuffer.allocate(4).limit(2), 0, 3), "short copy beyond the target's limit");
+        assertThrows(IndexOutOfBoundsException.class, () -> ScatterList.copy(ByteBuffer.allocate(40), 0,
+                ByteBuffer.allocate(40).limit(20), 0, 35), "bulk copy beyond the target's limit");
+    }
+
+    @Test
     void readAndWriteOutsideTheListOrArrayAreRejected() {
         ScatterList l = ScatterList.of(ByteBuffer.allocate(3), ByteBuffer.allocateDirect(5));
         assertThrows(IndexOutOfBoundsException.class, () -> l.read(6, new byte[4], 0, 3));

@@ -56,13 +56,7 @@ final class BlockShuttle {
                     meta.copyTo(dst, k);
                 } else {
                     int p = dst.position();
-                    if (k < ListCursor.SMALL) {
-                        for (int i = 0; i < k; i++) {
-                            dst.put(p + i, (byte) 0);
-                        }
-                    } else {
-                        dst.put(p, ZEROS, 0, k);
-                    }
+                    ScatterList.copy(ZEROS, 0, dst, p, k);
                     dst.position(p + k);
                 }
             }

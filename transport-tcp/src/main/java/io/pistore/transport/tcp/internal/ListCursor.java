@@ -30,24 +30,11 @@ final class ListCursor {
         return this;
     }
 
-    /**
-     * Below this many bytes (a block's metadata) a copy goes byte by byte: a bulk copy between
-     * buffers costs tens of nanoseconds to set up, several times what 8 or 16 bytes take by hand.
-     */
-    static final int SMALL = 32;
-
     /** Copies {@code n} bytes of the list into {@code dst} at its position (advancing it). */
     void copyTo(ByteBuffer dst, int n) {
         int p = dst.position();
         if (one != null) {
-            if (n < SMALL) {
-                int o = (int) off;
-                for (int i = 0; i < n; i++) {
-                    dst.put(p + i, one.get(o + i));
-                }
-            } else {
-                dst.put(p, one, (int) off, n);
-            }
+            ScatterList.copy(one, (int) off, dst, p, n);
         } else {
             list.read(off, dst, p, n);
         }
@@ -59,14 +46,7 @@ final class ListCursor {
     void copyFrom(ByteBuffer src, int n) {
         int p = src.position();
         if (one != null) {
-            if (n < SMALL) {
-                int o = (int) off;
-                for (int i = 0; i < n; i++) {
-                    one.put(o + i, src.get(p + i));
-                }
-            } else {
-                one.put((int) off, src, p, n);
-            }
+            ScatterList.copy(src, p, one, (int) off, n);
         } else {
             list.write(off, src, p, n);
         }
