@@ -40,6 +40,19 @@ public final class BenchOptions {
             }
         }
 
+        /** A comma-separated list of modes, each at most once, in the order given. */
+        public static java.util.List<PiMode> parseList(String s) {
+            java.util.List<PiMode> modes = new java.util.ArrayList<>();
+            for (String part : s.split(",", -1)) {
+                PiMode m = parse(part);
+                if (modes.contains(m)) {
+                    throw new IllegalArgumentException("--pi names " + m.cliName() + " twice");
+                }
+                modes.add(m);
+            }
+            return modes;
+        }
+
         public String cliName() {
             return name().toLowerCase(Locale.ROOT);
         }

@@ -10,6 +10,8 @@ public final class BenchResult {
     public int queueDepth;
     public int queues;
     public String pi;
+    /** Which round of a side-by-side run (1, 2, ...), or 0 for a single run. */
+    public int round;
     public double seconds;
     public long ops;
     public long bytes;
@@ -45,11 +47,12 @@ public final class BenchResult {
                     unavailableCause.replace("\\", "\\\\").replace("\"", "\\\""));
         }
         return String.format(Locale.ROOT,
-                "{\"transport\":\"%s\",\"rw\":\"%s\",\"bs\":%d,\"qd\":%d,\"queues\":%d,\"pi\":\"%s\",\"seconds\":%.2f,"
+                "{\"transport\":\"%s\",\"rw\":\"%s\",\"bs\":%d,\"qd\":%d,\"queues\":%d,\"pi\":\"%s\",%s\"seconds\":%.2f,"
                         + "\"ops\":%d,\"iops\":%.0f,\"mib_per_s\":%.1f,\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f},"
                         + "\"pi_errors\":%d,\"pi_errors_by_kind\":{\"guard\":%d,\"app\":%d,\"ref\":%d},"
                         + "\"io_errors\":%d,\"data_mismatches\":%d,\"cpu\":{\"cores\":%.2f,\"us_per_op\":%.2f}}",
-                transport, rw, blockSize, queueDepth, queues, pi, seconds, ops, iops, mibPerSec, p50us, p99us, p999us,
+                transport, rw, blockSize, queueDepth, queues, pi, round > 0 ? "\"round\":" + round + "," : "", seconds,
+                ops, iops, mibPerSec, p50us, p99us, p999us,
                 piErrors(), guardErrors, appErrors, refErrors, ioErrors, dataMismatches, cpuCores, cpuUsPerOp);
     }
 
@@ -59,12 +62,12 @@ public final class BenchResult {
             return "transport=" + transport + " unavailable: " + unavailableCause;
         }
         return String.format(Locale.ROOT,
-                "transport=%s rw=%s bs=%d qd=%d queues=%d pi=%s seconds=%.1f%n"
+                "transport=%s rw=%s bs=%d qd=%d queues=%d pi=%s%s seconds=%.1f%n"
                         + "  iops=%.0f mib_per_s=%.1f lat_us p50=%.1f p99=%.1f p99.9=%.1f%n"
                         + "  pi_errors=%d (guard=%d app=%d ref=%d) io_errors=%d data_mismatches=%d%n"
                         + "  cpu: %.2f cores, %.2f us per request (this process%s)",
-                transport, rw, blockSize, queueDepth, queues, pi, seconds, iops, mibPerSec, p50us, p99us, p999us,
-                piErrors(), guardErrors, appErrors, refErrors, ioErrors, dataMismatches, cpuCores, cpuUsPerOp,
+                transport, rw, blockSize, queueDepth, queues, pi, round > 0 ? " round=" + round : "", seconds, iops,
+                mibPerSec, p50us, p99us, p999us, piErrors(), guardErrors, appErrors, refErrors, ioErrors, dataMismatches, cpuCores, cpuUsPerOp,
                 embedded ? ", the embedded target included" : "");
     }
 }

@@ -22,7 +22,12 @@ import io.pistore.spi.TargetListener;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -51,45 +56,93 @@ public final class BenchRunner {
         this.progressOut = progressOut;
     }
 
-    /** Runs against {@code o.target} or an embedded target, on transport {@code name}. */
+    /** Runs {@code o.pi} against {@code o.target} or an embedded target, on transport {@code name}. */
     public BenchResult run(String name) throws Exception {
-        o.validate();
-        BlockTransportProvider p = Transports.find(name);
-        try (BlockTransport t = p.create()) {
-            if (o.target == null) {
-                BlockFormat f = o.pi == BenchOptions.PiMode.OFF
-                        ? BlockFormat.of(o.format.dataSize(), 0) : o.format;
-                long blocks = o.sizeBytes / f.dataSize();
-                try (VolumeStore store = o.dataDir == null ? VolumeStore.inMemory()
-                        : VolumeStore.open(o.dataDir, o.cacheBytes)) {
-                    boolean reused = store.get(o.volume) != null;
-                    if (!reused) {
-                        store.create(o.volume, f, blocks);
-                    }
-                    try (TargetListener l = t.listen(p.embeddedListenAddress(), new TargetService(store))) {
-                        boolean fresh = store.get(o.volume).blockCount() == blocks && !reused;
-                        return runOn(name, t, l.address(), fresh && o.prefill && o.rw != BenchOptions.Rw.VERIFY
-                                && o.rw != BenchOptions.Rw.WRITE && o.rw != BenchOptions.Rw.RANDWRITE, fresh);
-                    }
-                }
-            }
-            return runOn(name, t, o.target, false, false);
-        }
+        return runSideBySide(name, List.of(o.pi), 1).get(0);
     }
 
     /**
-     * {@code fresh}: the volume was created for this run, so blocks it has not written read as zeros
-     * (verify checks that); on an existing volume, verify checks only blocks this run wrote.
+     * Runs each PI mode of {@code modes} in turn, {@code rounds} times, over one transport, one
+     * embedded target (or {@code o.target}) and one connection, so that the modes are compared under
+     * the same conditions: the order alternates by round (A B, B A, ...) to cancel drift. An embedded
+     * target gets one volume per format the modes need: {@code o.volume} in {@code o.format}, and for
+     * {@code off} beside a PI mode, {@code o.volume + "-nopi"} without metadata (alone, {@code off}
+     * uses {@code o.volume} without metadata, as it always has). Results come in run order.
      */
-    private BenchResult runOn(String name, BlockTransport t, String address, boolean prefill, boolean fresh)
-            throws Exception {
-        try (HostConnection c = t.connect(address, new ConnectOptions(o.queues, o.queueDepth))) {
-            BlockDevice dev = BlockDevice.open(c, o.volume);
-            if (prefill) {
-                prefill(name, dev);
-            }
-            return new Run(name, dev, fresh && !prefill).execute();
+    public List<BenchResult> runSideBySide(String name, List<BenchOptions.PiMode> modes, int rounds) throws Exception {
+        o.validate();
+        if (modes.isEmpty() || rounds < 1) {
+            throw new IllegalArgumentException("nothing to run: " + modes.size() + " PI modes, " + rounds + " rounds");
         }
+        BlockTransportProvider p = Transports.find(name);
+        try (BlockTransport t = p.create()) {
+            if (o.target != null) {
+                return runOn(name, t, o.target, modes, rounds, null, null);
+            }
+            Map<BenchOptions.PiMode, String> volumes = new EnumMap<>(BenchOptions.PiMode.class);
+            Map<String, BlockFormat> formats = new LinkedHashMap<>();
+            boolean mixed = modes.stream().anyMatch(m -> m != BenchOptions.PiMode.OFF)
+                    && modes.contains(BenchOptions.PiMode.OFF);
+            for (BenchOptions.PiMode m : modes) {
+                boolean plain = m == BenchOptions.PiMode.OFF;
+                String v = plain && mixed ? o.volume + "-nopi" : o.volume;
+                volumes.put(m, v);
+                formats.put(v, plain ? BlockFormat.of(o.format.dataSize(), 0) : o.format);
+            }
+            try (VolumeStore store = o.dataDir == null ? VolumeStore.inMemory()
+                    : VolumeStore.open(o.dataDir, o.cacheBytes)) {
+                Map<String, Boolean> fresh = new LinkedHashMap<>();
+                for (Map.Entry<String, BlockFormat> e : formats.entrySet()) {
+                    long blocks = o.sizeBytes / e.getValue().dataSize();
+                    boolean reused = store.get(e.getKey()) != null;
+                    if (!reused) {
+                        store.create(e.getKey(), e.getValue(), blocks);
+                    }
+                    fresh.put(e.getKey(), !reused && store.get(e.getKey()).blockCount() == blocks);
+                }
+                try (TargetListener l = t.listen(p.embeddedListenAddress(), new TargetService(store))) {
+                    return runOn(name, t, l.address(), modes, rounds, volumes, fresh);
+                }
+            }
+        }
+    }
+
+    private List<BenchResult> runOn(String name, BlockTransport t, String address, List<BenchOptions.PiMode> modes,
+                                    int rounds, Map<BenchOptions.PiMode, String> volumes, Map<String, Boolean> fresh)
+            throws Exception {
+        boolean reads = o.rw != BenchOptions.Rw.VERIFY && o.rw != BenchOptions.Rw.WRITE
+                && o.rw != BenchOptions.Rw.RANDWRITE;
+        List<BenchResult> results = new ArrayList<>();
+        try (HostConnection c = t.connect(address, new ConnectOptions(o.queues, o.queueDepth))) {
+            Map<String, BlockDevice> devices = new LinkedHashMap<>();
+            Map<String, Boolean> unwrittenIsZero = new LinkedHashMap<>();
+            for (BenchOptions.PiMode m : modes) {
+                String v = volumes == null ? o.volume : volumes.get(m);
+                if (!devices.containsKey(v)) {
+                    BlockDevice dev = BlockDevice.open(c, v);
+                    boolean isFresh = fresh != null && fresh.get(v);
+                    boolean prefill = isFresh && o.prefill && reads;
+                    if (prefill) {
+                        prefill(name, dev);
+                    }
+                    devices.put(v, dev);
+                    unwrittenIsZero.put(v, isFresh && !prefill);
+                }
+            }
+            for (int round = 1; round <= rounds; round++) {
+                for (int i = 0; i < modes.size(); i++) {
+                    // A B, B A, ...: neither mode always runs first, after the other has warmed the caches.
+                    BenchOptions.PiMode m = modes.get(round % 2 == 1 ? i : modes.size() - 1 - i);
+                    String v = volumes == null ? o.volume : volumes.get(m);
+                    BenchResult r = new Run(name, devices.get(v), v, m, unwrittenIsZero.get(v)).execute();
+                    r.round = rounds > 1 ? round : 0;
+                    results.add(r);
+                    // verify writes only the blocks it then checks: a later round starts from what it left
+                    unwrittenIsZero.put(v, false);
+                }
+            }
+        }
+        return results;
     }
 
     /**
@@ -121,6 +174,8 @@ public final class BenchRunner {
     private final class Run {
         final String transport;
         final BlockDevice dev;
+        final String volume;
+        final BenchOptions.PiMode pi;
         final BlockFormat f;
         final int blocksPerIo;
         final long chunks;
@@ -141,10 +196,12 @@ public final class BenchRunner {
         /** Whether a block this run never wrote is known to read as zeros. */
         final boolean unwrittenIsZero;
 
-        Run(String transport, BlockDevice dev, boolean unwrittenIsZero) {
+        Run(String transport, BlockDevice dev, String volume, BenchOptions.PiMode pi, boolean unwrittenIsZero) {
             this.unwrittenIsZero = unwrittenIsZero;
             this.transport = transport;
             this.dev = dev;
+            this.volume = volume;
+            this.pi = pi;
             this.f = dev.format();
             if (o.blockSize % f.dataSize() != 0) {
                 throw new IllegalArgumentException("--bs " + o.blockSize + " is not a multiple of the volume's "
@@ -227,7 +284,7 @@ public final class BenchRunner {
             r.blockSize = o.blockSize;
             r.queueDepth = o.queueDepth;
             r.queues = o.queues;
-            r.pi = o.pi.cliName();
+            r.pi = pi.cliName();
             r.seconds = secs;
             r.ops = measuredOps;
             r.bytes = measuredOps * o.blockSize;
@@ -289,7 +346,7 @@ public final class BenchRunner {
                 }
                 data.put(fill).clear();
                 this.dataList = ScatterList.of(data);
-                if (o.pi == BenchOptions.PiMode.PASS && f.metadataSize() > 0) {
+                if (pi == BenchOptions.PiMode.PASS && f.metadataSize() > 0) {
                     meta = ByteBuffer.allocateDirect(blocksPerIo * f.metadataSize());
                     metaList = ScatterList.of(meta);
                 } else {
@@ -322,7 +379,7 @@ public final class BenchRunner {
             }
 
             private Protection protection() {
-                switch (o.pi) {
+                switch (pi) {
                     case INSERT: return dev.insertStrip(lba);
                     case PASS: return f.hasPi()
                             ? Protection.pass(CheckFlags.ALL, lba & f.guard().refTagMask(), 0, 0xFFFF)
@@ -344,11 +401,11 @@ public final class BenchRunner {
                 if (metaList != null) {
                     Pi.generate(hostContext(), dataList, metaList, blocksPerIo);
                 }
-                return BlockRequest.write(o.volume, lba, blocksPerIo, dataList, metaList, protection(), false);
+                return BlockRequest.write(volume, lba, blocksPerIo, dataList, metaList, protection(), false);
             }
 
             private BlockRequest readRequest() {
-                return BlockRequest.read(o.volume, lba, blocksPerIo, dataList, metaList, protection());
+                return BlockRequest.read(volume, lba, blocksPerIo, dataList, metaList, protection());
             }
 
             /** Each block: LBA, generation, then a value derived from both, as longs. */

@@ -4,6 +4,7 @@ import io.pistore.engine.Transports;
 import io.pistore.engine.bench.BenchOptions;
 import io.pistore.engine.bench.BenchResult;
 import io.pistore.engine.bench.BenchRunner;
+import io.pistore.engine.bench.PiComparison;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiType;
@@ -72,10 +73,16 @@ final class BenchCommand implements Callable<Integer> {
             description = "Warm-up seconds before measuring, not counted (default: ${DEFAULT-VALUE}).")
     int ramp;
 
-    @Option(names = "--pi", paramLabel = "MODE", defaultValue = "insert",
+    @Option(names = "--pi", paramLabel = "MODE[,MODE]", defaultValue = "insert",
             description = "insert (the next hop adds and strips PI), pass (the host makes and checks PI) or off "
-                    + "(default: ${DEFAULT-VALUE}).")
+                    + "(default: ${DEFAULT-VALUE}). Several, comma-separated, run side by side in one process "
+                    + "(see --rounds) and are compared with off, or else with the first.")
     String pi;
+
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "1",
+            description = "Runs every --pi mode N times, alternating their order, over one target and connection, "
+                    + "and prints each mode's median and its IOPS ratio per round (default: ${DEFAULT-VALUE}).")
+    int rounds;
 
     @Option(names = "--format", paramLabel = "DATA+META", defaultValue = "4096+8", converter = PiConverters.SizesConverter.class,
             description = "Embedded volume's format (default: ${DEFAULT-VALUE}).")
@@ -113,11 +120,16 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         BenchOptions o = new BenchOptions();
+        List<BenchOptions.PiMode> modes;
         try {
             o.target = target;
             o.volume = volume;
             o.rw = BenchOptions.Rw.parse(rw);
-            o.pi = BenchOptions.PiMode.parse(pi);
+            modes = BenchOptions.PiMode.parseList(pi);
+            o.pi = modes.get(0);
+            if (rounds < 1 || rounds > 1000) {
+                throw new IllegalArgumentException("--rounds must be 1 to 1000, not " + rounds);
+            }
             o.blockSize = bs;
             o.queueDepth = qd;
             o.queues = queues;
@@ -165,24 +177,38 @@ final class BenchCommand implements Callable<Integer> {
             names.add(transport);
         }
         boolean bad = false;
+        boolean sideBySide = modes.size() > 1 || rounds > 1;
+        List<PiComparison> comparisons = new ArrayList<>();
         for (String name : names) {
-            BenchResult r;
+            List<BenchResult> rs;
             try {
-                r = new BenchRunner(o, progress).run(name);
+                rs = new BenchRunner(o, progress).runSideBySide(name, modes, rounds);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }
-            results.add(r);
-            bad |= r.piErrors() > 0 || r.ioErrors > 0 || r.dataMismatches > 0;
-            if (!json) {
-                out.println(r.summary());
+            results.addAll(rs);
+            for (BenchResult r : rs) {
+                bad |= r.piErrors() > 0 || r.ioErrors > 0 || r.dataMismatches > 0;
+                if (!json) {
+                    out.println(r.summary());
+                }
+            }
+            if (sideBySide) {
+                PiComparison c = PiComparison.of(rs);
+                comparisons.add(c);
+                if (!json) {
+                    out.println(c.summary());
+                }
             }
         }
         if (json) {
             for (BenchResult r : results) {
                 out.println(r.toJson());
             }
-        } else if (results.size() > 1) {
+            for (PiComparison c : comparisons) {
+                out.println(c.toJson());
+            }
+        } else if (results.size() > 1 && !sideBySide) {
             out.println(table(results));
         }
         out.flush();

@@ -85,4 +85,51 @@ class BenchRunnerTest {
                 () -> new BenchRunner(small("randrw", "insert"), null).run("carrier-pigeon"));
         assertTrue(t.getMessage().contains("unknown transport") && t.getMessage().contains("local"), t.getMessage());
     }
+
+    @Test
+    void sideBySideRunsEachModeEachRoundAlternatingTheirOrderOverOneTarget() throws Exception {
+        BenchOptions o = small("randrw", "insert");
+        java.util.List<BenchOptions.PiMode> modes = BenchOptions.PiMode.parseList("insert,off,pass");
+        java.util.List<BenchResult> rs = new BenchRunner(o, null).runSideBySide("local", modes, 2);
+        StringBuilder order = new StringBuilder();
+        for (BenchResult r : rs) {
+            order.append(r.round).append(r.pi).append(' ');
+            assertTrue(r.ops > 0, r.summary());
+            assertEquals(0, r.piErrors() + r.ioErrors + r.dataMismatches, r.summary());
+            assertTrue(r.toJson().contains("\"round\":" + r.round + ","), r.toJson());
+        }
+        assertEquals("1insert 1off 1pass 2pass 2off 2insert ", order.toString());
+        PiComparison c = PiComparison.of(rs);
+        assertEquals("off", c.baseline);
+        assertEquals(2, c.rounds);
+        for (PiComparison.Mode m : c.modes) {
+            assertEquals(m.pi.equals("off") ? 0 : 2, m.ratios.length, m.pi);
+            assertTrue(m.medianIops > 0, m.pi);
+        }
+        assertTrue(c.summary().contains("insert/off=") && c.summary().contains("pass/off="), c.summary());
+    }
+
+    @Test
+    void sideBySideVerifyChecksEveryRoundOnEachModesOwnVolume() throws Exception {
+        // off beside a PI mode gets a volume without metadata; verify must find what each round wrote
+        java.util.List<BenchResult> rs = new BenchRunner(small("verify", "insert"), null)
+                .runSideBySide("local", BenchOptions.PiMode.parseList("off,insert"), 3);
+        assertEquals(6, rs.size());
+        for (BenchResult r : rs) {
+            assertTrue(r.ops > 0, r.summary());
+            assertEquals(0, r.piErrors() + r.ioErrors + r.dataMismatches, r.summary());
+        }
+    }
+
+    @Test
+    void aModeListIsRefusedWhenItRepeatsOrNamesNothing() {
+        assertEquals(java.util.List.of(BenchOptions.PiMode.OFF, BenchOptions.PiMode.INSERT),
+                BenchOptions.PiMode.parseList("off, insert"));
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.PiMode.parseList("insert,insert"));
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.PiMode.parseList("insert,"));
+        assertThrows(IllegalArgumentException.class, () -> new BenchRunner(small("randrw", "insert"), null)
+                .runSideBySide("local", java.util.List.of(), 1));
+        assertThrows(IllegalArgumentException.class, () -> new BenchRunner(small("randrw", "insert"), null)
+                .runSideBySide("local", java.util.List.of(BenchOptions.PiMode.INSERT), 0));
+    }
 }

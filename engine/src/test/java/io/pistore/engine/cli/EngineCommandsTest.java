@@ -104,6 +104,24 @@ class EngineCommandsTest {
     }
 
     @Test
+    void benchRunsPiModesSideBySideAndComparesThem() {
+        Result r = run("bench", "--pi", "insert,off", "--rounds", "2", "--seconds", "1", "--ramp", "0", "--size", "16m",
+                "--qd", "4", "--json");
+        assertEquals(0, r.code(), r.err());
+        java.util.List<String> lines = r.out().strip().lines().collect(java.util.stream.Collectors.toList());
+        assertEquals(5, lines.size(), r.out());
+        for (int i = 0; i < 4; i++) {
+            assertTrue(lines.get(i).contains("\"round\":" + (i / 2 + 1) + ","), lines.get(i));
+        }
+        assertTrue(lines.get(4).startsWith("{\"transport\":\"local\",\"side_by_side\":{\"rounds\":2,\"baseline\":\"off\""),
+                lines.get(4));
+        assertTrue(lines.get(4).contains("\"pi\":\"insert\",") && lines.get(4).contains("\"ratio_median\":"), lines.get(4));
+        Result text = run("bench", "--pi", "off,insert", "--seconds", "1", "--ramp", "0", "--size", "16m", "--qd", "4");
+        assertEquals(0, text.code(), text.err());
+        assertTrue(text.out().contains("side by side on local, 1 round") && text.out().contains("insert/off="), text.out());
+    }
+
+    @Test
     void benchAllComparesTransportsAndVerifyCountsNothingBad() {
         Result r = run("bench", "--transport", "all", "--rw", "verify", "--seconds", "1", "--ramp", "0", "--size", "16m",
                 "--qd", "2", "--queues", "2");
@@ -120,6 +138,8 @@ class EngineCommandsTest {
         assertEquals(1, t.err().strip().lines().count(), t.err());
         assertEquals(2, run("bench", "--rw", "sideways").code());
         assertEquals(2, run("bench", "--pi", "maybe").code());
+        assertEquals(2, run("bench", "--pi", "insert,insert").code());
+        assertEquals(2, run("bench", "--pi", "insert,off", "--rounds", "0").code());
         assertEquals(2, run("bench", "--bs", "1000", "--seconds", "1").code());
         assertEquals(2, run("bench", "--qd", "0").code());
     }
