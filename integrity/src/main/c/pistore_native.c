@@ -138,6 +138,14 @@ JNIEXPORT jlong JNICALL Java_io_pistore_integrity_internal_NativeGuards_updateDi
     return (jlong) update(alg, (uint64_t) state, p + off, (size_t) len);
 }
 
+/* Primitive arguments only: no local reference, no GetDirectBufferAddress (the Java side read it). */
+JNIEXPORT jlong JNICALL Java_io_pistore_integrity_internal_NativeGuards_updateAddress0(
+    JNIEnv *env, jclass cls, jint alg, jlong state, jlong address, jint len) {
+    (void) env;
+    (void) cls;
+    return (jlong) update(alg, (uint64_t) state, (const uint8_t *) (uintptr_t) address, (size_t) len);
+}
+
 JNIEXPORT jlong JNICALL Java_io_pistore_integrity_internal_NativeGuards_updateArray0(
     JNIEnv *env, jclass cls, jint alg, jlong state, jbyteArray arr, jint off, jint len) {
     (void) cls;

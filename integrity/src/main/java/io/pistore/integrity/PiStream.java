@@ -69,8 +69,10 @@ public final class PiStream {
         this.state = alg.start(ctx.guardSeed());
         this.block = 0;
         this.pos = 0;
-        this.errors.clear();
-        this.errorCount = 0;
+        if (errorCount != 0) { // errors are kept only when counted: a clean transfer has nothing to clear
+            this.errors.clear();
+            this.errorCount = 0;
+        }
         return this;
     }
 

@@ -2,6 +2,7 @@ package io.pistore.integrity.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -231,7 +232,15 @@ public final class NativeGuards {
     /** {@code b} must be direct; indexes are absolute and bounded by its limit. */
     static long updateDirect(int alg, long state, ByteBuffer b, int off, int len) {
         checkRange(b.limit(), off, len);
-        return updateDirect0(alg, state, b, off, len);
+        long address = DirectAddress.of(b);
+        if (address == 0) {
+            return updateDirect0(alg, state, b, off, len);
+        }
+        try {
+            return updateAddress0(alg, state, address + off, len);
+        } finally {
+            Reference.reachabilityFence(b); // the address does not keep the memory alive
+        }
     }
 
     static void blocks(int alg, long state, byte[] b, int off, int stride, int len, int count, long[] out) {
@@ -343,6 +352,9 @@ public final class NativeGuards {
     private static native long updateArray0(int alg, long state, byte[] b, int off, int len);
 
     private static native long updateDirect0(int alg, long state, ByteBuffer b, int off, int len);
+
+    /** {@code len} bytes at native {@code address} (checked against its buffer by the caller). */
+    private static native long updateAddress0(int alg, long state, long address, int len);
 
     private static native void blocksArray0(int alg, long state, byte[] b, int off, int stride, int len, int count,
                                             long[] out);

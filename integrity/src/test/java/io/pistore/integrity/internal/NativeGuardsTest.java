@@ -182,6 +182,35 @@ class NativeGuardsTest {
         }
     }
 
+    @Test
+    void directUpdatesByAddressMatchTheReferenceOverSlicesDuplicatesAndReadOnlyViews() {
+        List<Kernel> ks = kernels();
+        // On the JDKs this project supports the address is readable: the fast entry is what runs here.
+        assertEquals(true, DirectAddress.available(), "Buffer.address unreadable: the object entry would run");
+        SplittableRandom rnd = new SplittableRandom(91);
+        byte[] a = new byte[9000];
+        rnd.nextBytes(a);
+        ByteBuffer whole = copy(a, true);
+        for (Kernel k : ks) {
+            for (int t = 0; t < 300; t++) {
+                int sliceAt = rnd.nextInt(64);
+                ByteBuffer base = whole.slice(sliceAt, a.length - sliceAt);
+                ByteBuffer view = switch (t % 3) {
+                    case 0 -> base;
+                    case 1 -> base.duplicate();
+                    default -> base.asReadOnlyBuffer();
+                };
+                int off = rnd.nextInt(4096);
+                int len = 128 + rnd.nextInt(4500);
+                long seed = rnd.nextBoolean() ? 0 : rnd.nextLong() & k.type().guardMask();
+                GuardAlgorithm n = k.nat();
+                long got = n.finish(n.update(n.start(seed), view, off, len));
+                long expected = ReferenceGuards.guard(k.type(), seed, a, sliceAt + off, len);
+                assertEquals(expected, got, k.type() + " slice at " + sliceAt + " off " + off + " len " + len);
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- CRC-64/NVME constants
 
     private static final long P = 0xAD93D23594C93659L;
