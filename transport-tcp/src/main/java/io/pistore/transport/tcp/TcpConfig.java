@@ -30,6 +30,10 @@ import java.util.Locale;
  *       meanwhile), first after {@code reconnectDelayMillis} ({@code pistore.tcp.reconnectDelayMs},
  *       default 100), then twice as long each time up to {@code reconnectMaxDelayMillis}
  *       ({@code pistore.tcp.reconnectMaxDelayMs}, default 5000), until the host closes it;
+ *   <li>{@code flushFrames} ({@code pistore.tcp.flushFrames}, default -1): an I/O thread that queues
+ *       this many frames on a connection in one pass sends them at once, not at the end of the pass,
+ *       so that the peer can start on them while this side goes on (0: only at the end of the pass;
+ *       negative: a quarter of the queue depth, at least 4);
  *   <li>{@code maxQueueDepth}: the deepest queue a target grants (4096).
  * </ul>
  */
@@ -47,6 +51,7 @@ public final class TcpConfig {
     public boolean reconnect = true;
     public long reconnectDelayMillis = 100;
     public long reconnectMaxDelayMillis = 5_000;
+    public int flushFrames = -1;
 
     public static TcpConfig defaults() {
         return new TcpConfig();
@@ -66,6 +71,7 @@ public final class TcpConfig {
         c.reconnect = Boolean.parseBoolean(System.getProperty("pistore.tcp.reconnect", "true"));
         c.reconnectDelayMillis = longProp("reconnectDelayMs", c.reconnectDelayMillis, 1, 3_600_000);
         c.reconnectMaxDelayMillis = longProp("reconnectMaxDelayMs", c.reconnectMaxDelayMillis, 1, 3_600_000);
+        c.flushFrames = (int) longProp("flushFrames", c.flushFrames, -1, 1 << 20);
         return c;
     }
 
@@ -88,7 +94,8 @@ public final class TcpConfig {
 
     @Override
     public String toString() {
-        return String.format(Locale.ROOT, "ioThreads=%d spin=%dus poll=%dus headerDigest=%s dataDigest=%s maxTransfer=%d",
-                ioThreads, spinMicros, pollMicros, headerDigest, dataDigest, maxTransferBytes);
+        return String.format(Locale.ROOT, "ioThreads=%d spin=%dus poll=%dus headerDigest=%s dataDigest=%s maxTransfer=%d"
+                + " flushFrames=%s", ioThreads, spinMicros, pollMicros, headerDigest, dataDigest, maxTransferBytes,
+                flushFrames < 0 ? "auto" : Integer.toString(flushFrames));
     }
 }

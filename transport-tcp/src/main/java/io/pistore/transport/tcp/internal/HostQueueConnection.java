@@ -460,6 +460,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
         byName = m;
         volumes = Collections.unmodifiableList(infos);
         depth = d;
+        flushEvery(cfg.flushFrames, d);
         greeted = true;
         ready.complete(null);
     }

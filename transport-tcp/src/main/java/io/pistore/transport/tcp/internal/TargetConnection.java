@@ -395,6 +395,7 @@ final class TargetConnection extends Connection {
         byte[] list = WireVolume.encode(vols, Protocol.MAX_HANDSHAKE_PAYLOAD);
         greeted = true;
         depth = grantD;
+        flushEvery(listener.config().flushFrames, grantD);
         pool.keepAtLeast(grantD);
         maxPayload = grantT;
         rxHeaderDigest = txHeaderDigest = (digests & Protocol.DIGEST_HEADER) != 0;

@@ -331,4 +331,109 @@ class TcpTransportTest {
             assertEquals(i, ByteBuffer.wrap(handler.data).getLong(i * 4096));
         }
     }
+
+    /**
+     * Requests issued from completions run on the I/O thread, as a polling application's do; with a
+     * small {@code flushFrames} their frames (and the target's responses) go out in many early
+     * flushes, in the middle of a pass that is still reading. Whatever the setting, every write
+     * lands and every read returns the slot's last write with its PI.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, 3, -1})
+    void requestsChainedFromCompletionsSurviveEarlyFlushes(int flushFrames) throws Exception {
+        TcpConfig cfg = TcpConfig.defaults();
+        cfg.flushFrames = flushFrames;
+        int depth = 16;
+        HostConnection c = start(cfg, 1, depth);
+        int perSlot = 4; // slot k owns blocks [k * perSlot, (k + 1) * perSlot)
+        int opsPerSlot = 150;
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(depth);
+        java.util.concurrent.ConcurrentLinkedQueue<String> problems = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        for (int k = 0; k < depth; k++) {
+            new ChainedSlot(c, k * perSlot, perSlot, opsPerSlot, new Random(500 + k), done, problems).next();
+        }
+        assertTrue(done.await(60, TimeUnit.SECONDS), "chained requests did not finish");
+        assertTrue(problems.isEmpty(), String.join("; ", problems));
+        HostQueueConnection q = ((ReconnectingQueue) c.queue(0)).connection();
+        long early = q.loop.inLoop() ? q.earlyFlushes : runOnLoop(q, () -> q.earlyFlushes);
+        if (flushFrames == 0) {
+            assertEquals(0, early, "no early flush when switched off");
+        } else if (flushFrames == 1) {
+            assertTrue(early > 0, "chained requests must go out before the pass ends");
+        }
+    }
+
+    private static long runOnLoop(HostQueueConnection q, java.util.function.LongSupplier s) throws Exception {
+        CompletableFuture<Long> f = new CompletableFuture<>();
+        q.loop.execute(() -> f.complete(s.getAsLong()));
+        return f.get(10, TimeUnit.SECONDS);
+    }
+
+    /** One slot: alternates random writes and checked reads of its own blocks from its completions. */
+    private static final class ChainedSlot {
+        final HostConnection c;
+        final int first;
+        final int blocks;
+        final Random r;
+        final java.util.concurrent.CountDownLatch done;
+        final java.util.Collection<String> problems;
+        final byte[] shadow;
+        final byte[] shadowMeta;
+        int left;
+        boolean filled;
+
+        ChainedSlot(HostConnection c, int first, int blocks, int ops, Random r, java.util.concurrent.CountDownLatch done,
+                    java.util.Collection<String> problems) {
+            this.c = c;
+            this.first = first;
+            this.blocks = blocks;
+            this.left = ops;
+            this.r = r;
+            this.done = done;
+            this.problems = problems;
+            this.shadow = new byte[blocks * 4096];
+            this.shadowMeta = new byte[blocks * 8];
+        }
+
+        void next() {
+            if (left-- == 0 || !problems.isEmpty()) {
+                done.countDown();
+                return;
+            }
+            boolean fill = !filled; // the first write covers all the slot's blocks: reads then find PI
+            filled = true;
+            int n = fill ? blocks : 1 + r.nextInt(blocks);
+            int at = fill ? 0 : r.nextInt(blocks - n + 1);
+            int lba = first + at;
+            Protection p = Protection.pass(CheckFlags.ALL, lba, 0, 0xFFFF);
+            if (fill || r.nextBoolean()) {
+                byte[] d = random(r.nextLong(), n * 4096);
+                byte[] m = new byte[n * 8];
+                Pi.generate(PiContext.builder(F).initialRefTag(lba).build(), ScatterList.wrap(d), ScatterList.wrap(m), n);
+                c.queue(0).submit(BlockRequest.write("v", lba, n, ScatterList.wrap(d), ScatterList.wrap(m), p, false))
+                        .whenComplete((got, e) -> {
+                            if (e != null || got.status() != Status.SUCCESS) {
+                                problems.add("write lba " + lba + ": " + (e != null ? e : got));
+                            } else {
+                                System.arraycopy(d, 0, shadow, at * 4096, d.length);
+                                System.arraycopy(m, 0, shadowMeta, at * 8, m.length);
+                            }
+                            next();
+                        });
+            } else {
+                byte[] d = new byte[n * 4096];
+                byte[] m = new byte[n * 8];
+                c.queue(0).submit(BlockRequest.read("v", lba, n, ScatterList.wrap(d), ScatterList.wrap(m), p))
+                        .whenComplete((got, e) -> {
+                            if (e != null || got.status() != Status.SUCCESS) {
+                                problems.add("read lba " + lba + ": " + (e != null ? e : got));
+                            } else if (!java.util.Arrays.equals(d, 0, d.length, shadow, at * 4096, (at + n) * 4096)
+                                    || !java.util.Arrays.equals(m, 0, m.length, shadowMeta, at * 8, (at + n) * 8)) {
+                                problems.add("read lba " + lba + " +" + n + ": not what was written");
+                            }
+                            next();
+                        });
+            }
+        }
+    }
 }
