@@ -24,15 +24,42 @@ public final class FileVolume implements Volume {
     private final FileChannel meta;
     private final byte[] unwrittenMeta;
     private final BlockLocks locks = new BlockLocks();
+    /**
+     * Read-only shared mappings of the metadata file, {@code metaSegment} bytes each (a whole number
+     * of blocks' metadata, so no block's straddles two), or null without metadata. Reads copy PI from
+     * here instead of making a second {@code pread} per request (measured: that syscall cost PI
+     * reads about 1 µs each, more than the rest of PI). Writes still go through the channel, so what
+     * reaches the disk, and in which order, is unchanged; Linux keeps a shared mapping and
+     * {@code pwrite} of one file coherent through the page cache.
+     */
+    private final ByteBuffer[] metaMaps;
+    private final long metaSegment;
+    private volatile boolean closed;
 
-    private FileVolume(String name, BlockFormat format, long blockCount, FileChannel data, FileChannel meta) {
+    private FileVolume(String name, BlockFormat format, long blockCount, FileChannel data, FileChannel meta,
+                       long mapSegment) throws IOException {
         this.name = name;
         this.format = format;
         this.blockCount = blockCount;
         this.data = data;
         this.meta = meta;
         this.unwrittenMeta = UnwrittenBlock.metadata(format);
+        if (meta == null) {
+            metaMaps = null;
+            metaSegment = 0;
+        } else {
+            int ms = format.metadataSize();
+            metaSegment = Math.max(1, mapSegment / ms) * ms;
+            long size = blockCount * ms;
+            metaMaps = new ByteBuffer[(int) ((size + metaSegment - 1) / metaSegment)];
+            for (int i = 0; i < metaMaps.length; i++) {
+                long at = i * metaSegment;
+                metaMaps[i] = meta.map(FileChannel.MapMode.READ_ONLY, at, Math.min(metaSegment, size - at));
+            }
+        }
     }
+
+    private static final long MAP_SEGMENT = 1L << 30;
 
     /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks; forced to disk. */
     static FileVolume create(Path dataFile, Path metaFile, String name, BlockFormat format, long blockCount)
@@ -49,8 +76,11 @@ public final class FileVolume implements Volume {
             if (format.metadataSize() > 0) {
                 m = FileChannel.open(metaFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                         StandardOpenOption.WRITE);
+                if (blockCount > 0) { // its full length before it is mapped; filled just below
+                    m.write(ByteBuffer.allocate(1), blockCount * format.metadataSize() - 1);
+                }
             }
-            FileVolume v = new FileVolume(name, format, blockCount, d, m);
+            FileVolume v = new FileVolume(name, format, blockCount, d, m, MAP_SEGMENT);
             if (m != null) {
                 v.fillUnwrittenMetadata(0, blockCount);
                 m.force(true);
@@ -69,6 +99,12 @@ public final class FileVolume implements Volume {
     /** Opens the files of an existing volume, checking their sizes against the manifest. */
     static FileVolume open(Path dataFile, Path metaFile, String name, BlockFormat format, long blockCount)
             throws IOException {
+        return open(dataFile, metaFile, name, format, blockCount, MAP_SEGMENT);
+    }
+
+    /** As above, mapping the metadata in pieces of about {@code mapSegment} bytes (tests cut them small). */
+    static FileVolume open(Path dataFile, Path metaFile, String name, BlockFormat format, long blockCount,
+                           long mapSegment) throws IOException {
         FileChannel d = FileChannel.open(dataFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
         FileChannel m = null;
         try {
@@ -85,7 +121,7 @@ public final class FileVolume implements Volume {
                             + " bytes, the manifest says " + wantMeta);
                 }
             }
-            return new FileVolume(name, format, blockCount, d, m);
+            return new FileVolume(name, format, blockCount, d, m, mapSegment);
         } catch (IOException | RuntimeException e) {
             d.close();
             if (m != null) {
@@ -138,7 +174,28 @@ public final class FileVolume implements Volume {
     private void readUnlocked(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
         readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
         if (metaOut != null && format.metadataSize() > 0) {
-            readInto(meta, metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+            readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+        }
+    }
+
+    /** Copies {@code len} bytes of metadata at file offset {@code pos} out of the mappings. */
+    private void readMeta(ScatterList out, long pos, long len) throws IOException {
+        if (closed) {
+            throw new java.nio.channels.ClosedChannelException();
+        }
+        try {
+            long done = 0;
+            while (done < len) {
+                long at = pos + done;
+                int seg = (int) (at / metaSegment);
+                int index = (int) (at % metaSegment);
+                int n = (int) Math.min(len - done, metaSegment - index);
+                out.write(done, metaMaps[seg], index, n);
+                done += n;
+            }
+        } catch (InternalError e) {
+            // The JVM reports a fault in mapped memory (the file shrank under us) this way.
+            throw new IOException("volume " + name + ": metadata file unreadable at " + pos + ": " + e.getMessage(), e);
         }
     }
 
@@ -215,6 +272,7 @@ public final class FileVolume implements Volume {
 
     @Override
     public void close() throws IOException {
+        closed = true;
         try {
             data.close();
         } finally {
