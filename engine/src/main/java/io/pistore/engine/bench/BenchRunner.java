@@ -137,7 +137,8 @@ public final class BenchRunner {
                     BenchResult r = new Run(name, devices.get(v), v, m, unwrittenIsZero.get(v)).execute();
                     r.round = rounds > 1 ? round : 0;
                     results.add(r);
-                    // verify writes only the blocks it then checks: a later round starts from what it left
+                    // After a run the volume holds what it wrote, in generations the next run does not
+                    // know: a later verify checks only the blocks it writes itself.
                     unwrittenIsZero.put(v, false);
                 }
             }
