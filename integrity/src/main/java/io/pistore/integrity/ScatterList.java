@@ -113,22 +113,7 @@ public final class ScatterList {
      * @throws IndexOutOfBoundsException if either range is outside its list or array
      */
     public void read(long offset, byte[] dst, int dstOff, int len) {
-        checkRange(offset, len);
-        java.util.Objects.checkFromIndexSize(dstOff, len, dst.length);
-        if (len == 0) {
-            return;
-        }
-        int i = segmentAt(offset);
-        int local = (int) (offset - starts[i]);
-        while (len > 0) {
-            ByteBuffer s = segments[i];
-            int n = Math.min(len, s.limit() - local);
-            s.get(local, dst, dstOff, n);
-            dstOff += n;
-            len -= n;
-            i++;
-            local = 0;
-        }
+        transfer(offset, dst, dstOff, len, true);
     }
 
     /**
@@ -138,8 +123,17 @@ public final class ScatterList {
      * @throws java.nio.ReadOnlyBufferException if a segment written to is read-only
      */
     public void write(long offset, byte[] src, int srcOff, int len) {
+        transfer(offset, src, srcOff, len, false);
+    }
+
+    /**
+     * Copies between {@code [offset, offset + len)} of the list and {@code other[index..]}: out of the
+     * list, or into it. The array twin of the buffer walk below (wrapping the array instead would
+     * allocate on the memory volume's hot path).
+     */
+    private void transfer(long offset, byte[] other, int index, int len, boolean out) {
         checkRange(offset, len);
-        java.util.Objects.checkFromIndexSize(srcOff, len, src.length);
+        java.util.Objects.checkFromIndexSize(index, len, other.length);
         if (len == 0) {
             return;
         }
@@ -148,8 +142,12 @@ public final class ScatterList {
         while (len > 0) {
             ByteBuffer s = segments[i];
             int n = Math.min(len, s.limit() - local);
-            s.put(local, src, srcOff, n);
-            srcOff += n;
+            if (out) {
+                s.get(local, other, index, n);
+            } else {
+                s.put(local, other, index, n);
+            }
+            index += n;
             len -= n;
             i++;
             local = 0;

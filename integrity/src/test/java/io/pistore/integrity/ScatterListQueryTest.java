@@ -49,17 +49,29 @@ class ScatterListQueryTest {
         }
     }
 
-    @Test
-    void readAndWriteCopyTheLogicalRangeForRandomCuts() {
-        Random r = new Random(12);
-        for (int round = 0; round < 300; round++) {
+    /** A writable list of up to 300 random bytes cut at random, and a random range of it. */
+    private record RangeCase(byte[] content, TestLists.Kind kind, TestLists.Built b, int off, int len) {
+        static RangeCase random(Random r) {
             int n = 1 + r.nextInt(300);
             byte[] content = new byte[n];
             r.nextBytes(content);
             TestLists.Kind kind = TestLists.Kind.writable()[r.nextInt(TestLists.Kind.writable().length)];
             TestLists.Built b = TestLists.split(content, kind, TestLists.randomCuts(r, n, 6));
             int off = r.nextInt(n + 1);
-            int len = r.nextInt(n - off + 1);
+            return new RangeCase(content, kind, b, off, r.nextInt(n - off + 1));
+        }
+    }
+
+    @Test
+    void readAndWriteCopyTheLogicalRangeForRandomCuts() {
+        Random r = new Random(12);
+        for (int round = 0; round < 300; round++) {
+            RangeCase c = RangeCase.random(r);
+            byte[] content = c.content();
+            TestLists.Kind kind = c.kind();
+            TestLists.Built b = c.b();
+            int off = c.off();
+            int len = c.len();
             byte[] got = new byte[len + 3];
             b.list.read(off, got, 2, len);
             assertTrue(Arrays.equals(content, off, off + len, got, 2, 2 + len), "read " + off + "+" + len);
@@ -76,13 +88,12 @@ class ScatterListQueryTest {
     void readAndWriteWithBuffersCopyTheLogicalRangeAndLeaveTheBufferWindowAlone() {
         Random r = new Random(13);
         for (int round = 0; round < 300; round++) {
-            int n = 1 + r.nextInt(300);
-            byte[] content = new byte[n];
-            r.nextBytes(content);
-            TestLists.Kind kind = TestLists.Kind.writable()[r.nextInt(TestLists.Kind.writable().length)];
-            TestLists.Built b = TestLists.split(content, kind, TestLists.randomCuts(r, n, 6));
-            int off = r.nextInt(n + 1);
-            int len = r.nextInt(n - off + 1);
+            RangeCase c = RangeCase.random(r);
+            byte[] content = c.content();
+            TestLists.Kind kind = c.kind();
+            TestLists.Built b = c.b();
+            int off = c.off();
+            int len = c.len();
             ByteBuffer got = r.nextBoolean() ? ByteBuffer.allocate(len + 5) : ByteBuffer.allocateDirect(len + 5);
             got.position(1).limit(len + 4); // absolute copies ignore (and keep) the window
             b.list.read(off, got, 3, len);
