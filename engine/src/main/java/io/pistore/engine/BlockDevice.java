@@ -60,11 +60,7 @@ public final class BlockDevice {
 
     /** PRACT=1 protection for a request at {@code lba}: all checks, ref tag from the LBA, app tag unchecked. */
     public Protection insertStrip(long lba) {
-        BlockFormat f = info.format();
-        if (!f.hasPi()) {
-            return Protection.NONE;
-        }
-        return Protection.insertStrip(lba & f.guard().refTagMask());
+        return Protection.insertStrip(info.format(), lba);
     }
 
     private int blocksOf(ScatterList data) {
@@ -157,7 +153,7 @@ public final class BlockDevice {
         ByteBuffer meta = ByteBuffer.allocate(blocks * ms);
         ScatterList data = ScatterList.of(ByteBuffer.allocate(blocks * f.dataSize()));
         BlockRequest r = BlockRequest.read(info.name(), lba, blocks, data, ScatterList.of(meta),
-                Protection.pass(io.pistore.integrity.CheckFlags.NONE, lba & f.guard().refTagMask(), 0, 0));
+                Protection.pass(io.pistore.integrity.CheckFlags.NONE, f.refTagOf(lba), 0, 0));
         return submitter.apply(r).thenApply(c -> {
             if (!c.isSuccess()) {
                 throw new java.util.concurrent.CompletionException(new BlockIoException(c));

@@ -151,6 +151,15 @@ public final class BlockFormat {
         return type.isProtected();
     }
 
+    /**
+     * The reference tag that names block {@code lba} of a volume in this format: the LBA cut to the
+     * reference tag's width (32 bits for 16- and 32-bit guards, 48 for 64-bit). The one place the
+     * LBA-to-ref-tag rule lives; Type 1 demands it of the first block of every request.
+     */
+    public long refTagOf(long lba) {
+        return lba & guard.refTagMask();
+    }
+
     /** Bytes of the tuple, 0 when the format carries no PI. */
     public int tupleSize() {
         return hasPi() ? guard.tupleSize() : 0;

@@ -1,7 +1,6 @@
 package io.pistore.spi;
 
 import io.pistore.integrity.PiError;
-import io.pistore.integrity.PiErrorKind;
 import java.util.Objects;
 
 /**
@@ -40,8 +39,7 @@ public final class Completion {
      * relative to the request, the completion reports the absolute LBA.
      */
     public static Completion piError(long requestLba, PiError e) {
-        Status s = e.kind() == PiErrorKind.GUARD ? Status.GUARD_CHECK
-                : e.kind() == PiErrorKind.APP_TAG ? Status.APP_TAG_CHECK : Status.REF_TAG_CHECK;
+        Status s = Status.of(e.kind());
         long lba = requestLba + e.blockIndex();
         return new Completion(s, lba, e, "lba=" + lba + " error=" + e.kind().shortName() + " expected=0x"
                 + Long.toHexString(e.expected()) + " actual=0x" + Long.toHexString(e.actual()));

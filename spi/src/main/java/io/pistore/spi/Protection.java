@@ -1,6 +1,8 @@
 package io.pistore.spi;
 
+import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.PiContext;
 
 /**
  * The protection fields of one request, as NVMe carries them: PRACT, the check flags, the initial
@@ -39,6 +41,22 @@ public final class Protection {
     /** PRACT=0 with the given checks. */
     public static Protection pass(CheckFlags checks, long initialRefTag, int appTag, int appMask) {
         return new Protection(false, checks, initialRefTag, appTag, appMask);
+    }
+
+    /**
+     * PRACT=1 with all checks for the request that starts at {@code lba} of a volume in format
+     * {@code f}: what a host that has no PI in memory sends. {@link #NONE} for a format without PI.
+     */
+    public static Protection insertStrip(BlockFormat f, long lba) {
+        return f.hasPi() ? insertStrip(f.refTagOf(lba)) : NONE;
+    }
+
+    /**
+     * The PI context that checks or generates these fields over blocks of format {@code f}: the one
+     * place request protection becomes a {@link PiContext}, for every hop.
+     */
+    public PiContext context(BlockFormat f) {
+        return PiContext.of(f, checks, initialRefTag, appTag, appMask);
     }
 
     public boolean pract() {

@@ -1,5 +1,7 @@
 package io.pistore.spi;
 
+import io.pistore.integrity.PiErrorKind;
+
 /** The outcome of a request. */
 public enum Status {
     SUCCESS,
@@ -25,5 +27,25 @@ public enum Status {
 
     public boolean isPiError() {
         return this == GUARD_CHECK || this == APP_TAG_CHECK || this == REF_TAG_CHECK;
+    }
+
+    /** The status a PI check failure of this kind earns; the one mapping from kinds to statuses. */
+    public static Status of(PiErrorKind kind) {
+        switch (kind) {
+            case GUARD: return GUARD_CHECK;
+            case APP_TAG: return APP_TAG_CHECK;
+            case REF_TAG: return REF_TAG_CHECK;
+            default: throw new IllegalArgumentException("no status for PI error kind " + kind);
+        }
+    }
+
+    /** The PI error kind of a PI check status (the reverse of {@link #of}), or null for any other status. */
+    public PiErrorKind piErrorKind() {
+        switch (this) {
+            case GUARD_CHECK: return PiErrorKind.GUARD;
+            case APP_TAG_CHECK: return PiErrorKind.APP_TAG;
+            case REF_TAG_CHECK: return PiErrorKind.REF_TAG;
+            default: return null;
+        }
     }
 }

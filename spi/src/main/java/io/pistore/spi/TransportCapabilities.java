@@ -7,6 +7,12 @@ import java.util.Set;
 
 /** What a transport can do: which guards it checks in hardware, and its transfer limits. */
 public final class TransportCapabilities {
+    /**
+     * The largest transfer (data plus metadata bytes of one request) of the engine and of every
+     * transport by default: 8 MiB. The one place this limit is written; a transport may declare less.
+     */
+    public static final int MAX_TRANSFER_BYTES = 8 << 20;
+
     private final Set<GuardType> hardwareGuards;
     private final int maxTransferBytes;
     private final int maxSegments;

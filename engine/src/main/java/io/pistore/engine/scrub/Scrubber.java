@@ -65,7 +65,7 @@ public final class Scrubber {
             ScatterList dl = ScatterList.of(data);
             ScatterList ml = ScatterList.of(ByteBuffer.wrap(meta, 0, n * f.metadataSize()));
             v.read(lba, n, dl, ml);
-            PiContext ctx = PiContext.builder(f).checks(checks).initialRefTag(lba & f.guard().refTagMask()).build();
+            PiContext ctx = PiContext.builder(f).checks(checks).initialRefTag(f.refTagOf(lba)).build();
             for (PiError e : Pi.verifyAll(ctx, dl, ml, n, n)) {
                 r.badBlocks++;
                 bad.accept(e.offsetBy(lba));

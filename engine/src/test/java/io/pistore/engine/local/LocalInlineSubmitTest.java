@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.BlockDevice;
-import io.pistore.engine.target.TargetService;
+import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;

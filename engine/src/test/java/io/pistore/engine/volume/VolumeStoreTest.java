@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.target.TargetService;
+import io.pistore.engine.service.TargetService;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.GuardType;

@@ -1,7 +1,7 @@
 package io.pistore.it.kit;
 
 import io.pistore.engine.Transports;
-import io.pistore.engine.target.TargetService;
+import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.TargetListener;

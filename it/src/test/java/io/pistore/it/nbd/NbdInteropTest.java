@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
-import io.pistore.engine.nbd.NbdServer;
-import io.pistore.engine.target.TargetService;
+import io.pistore.frontend.nbd.NbdServer;
+import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.spi.BlockTransport;

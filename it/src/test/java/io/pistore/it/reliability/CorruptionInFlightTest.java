@@ -3,9 +3,9 @@ package io.pistore.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.bench.BenchOptions;
-import io.pistore.engine.bench.BenchResult;
-import io.pistore.engine.bench.BenchRunner;
+import io.pistore.app.bench.BenchOptions;
+import io.pistore.app.bench.BenchResult;
+import io.pistore.app.bench.BenchRunner;
 import io.pistore.engine.scrub.Scrubber;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
-import io.pistore.engine.cli.Main;
+import io.pistore.app.cli.Main;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;

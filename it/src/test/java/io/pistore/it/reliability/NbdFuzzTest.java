@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.Transports;
-import io.pistore.engine.nbd.NbdServer;
+import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.engine.scrub.Scrubber;
-import io.pistore.engine.target.TargetService;
+import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.spi.BlockTransport;

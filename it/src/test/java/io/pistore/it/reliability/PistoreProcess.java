@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 /**
  * A {@code pistore} CLI command in a process of its own: the same JVM and class path as the tests
  * (the built engine and transport jars and their libraries, which is what the {@code pistore}
- * launcher runs), main class {@code io.pistore.engine.cli.Main}. Output lines are kept; the test
+ * launcher runs), main class {@code io.pistore.app.cli.Main}. Output lines are kept; the test
  * stops the process it started, by its handle, never by name.
  */
 final class PistoreProcess implements AutoCloseable {
@@ -56,7 +56,7 @@ final class PistoreProcess implements AutoCloseable {
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add("io.pistore.engine.cli.Main");
+        cmd.add("io.pistore.app.cli.Main");
         cmd.addAll(List.of(args));
         return cmd;
     }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.engine.scrub.Scrubber;
-import io.pistore.engine.target.TargetService;
+import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;

@@ -17,7 +17,7 @@ import java.util.List;
  */
 public final class RdmaTransportProvider implements BlockTransportProvider {
     public static final String NAME = "rdma";
-    public static final int MAX_TRANSFER_BYTES = 8 << 20;
+    public static final int MAX_TRANSFER_BYTES = TransportCapabilities.MAX_TRANSFER_BYTES;
 
     @Override
     public String name() {

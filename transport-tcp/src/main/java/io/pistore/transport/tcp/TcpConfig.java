@@ -1,5 +1,6 @@
 package io.pistore.transport.tcp;
 
+import io.pistore.spi.TransportCapabilities;
 import java.util.Locale;
 
 /**
@@ -43,7 +44,7 @@ public final class TcpConfig {
     public long pollMicros = 200;
     public boolean headerDigest;
     public boolean dataDigest;
-    public int maxTransferBytes = 8 << 20;
+    public int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
     public int maxQueueDepth = 4096;
     public long requestTimeoutMillis = 30_000;
     public long connectTimeoutMillis = 10_000;

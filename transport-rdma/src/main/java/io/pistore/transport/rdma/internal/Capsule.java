@@ -160,8 +160,8 @@ public final class Capsule {
         }
         int kind = b.get(at + 3) & 0xFF;
         if (st.isPiError() && kind != 0) {
-            PiErrorKind k = kind == 1 ? PiErrorKind.GUARD : kind == 2 ? PiErrorKind.APP_TAG : PiErrorKind.REF_TAG;
-            return Completion.piError(lba, new PiError(k, b.getLong(at + 8), b.getLong(at + 16), b.getLong(at + 24)));
+            // The status names the kind (Status.of); the kind byte only says that the detail is present.
+            return Completion.piError(lba, new PiError(st.piErrorKind(), b.getLong(at + 8), b.getLong(at + 16), b.getLong(at + 24)));
         }
         int n = b.getShort(at + 4) & 0xFFFF;
         byte[] m = new byte[n];

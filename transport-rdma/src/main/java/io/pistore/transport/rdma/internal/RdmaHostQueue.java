@@ -430,8 +430,7 @@ final class RdmaHostQueue implements HostQueue {
                 if (f != null && f.hasPi() && !r.protection().checks().isNone()) {
                     // The receiving hop checks what the flags ask (software PI).
                     Protection p = r.protection();
-                    PiContext ctx = PiContext.builder(f).checks(p.checks()).initialRefTag(p.initialRefTag())
-                            .appTag(p.appTag()).appMask(p.appMask()).build();
+                    PiContext ctx = p.context(f);
                     PiError e = Pi.verify(ctx, r.data(), r.metadata(), r.blocks());
                     if (e != null) {
                         c = Completion.piError(r.lba(), e);

@@ -246,7 +246,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
             bad = RequestCheck.validate(r, v.info, maxTransfer);
             if (bad == null && v.info.format().hasPi() && (r.op() == Operation.READ || r.op() == Operation.WRITE)) {
                 Protection p = r.protection();
-                ctx = PiContext.of(v.info.format(), p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
+                ctx = p.context(v.info.format());
             }
         }
         if (bad != null) {
@@ -385,8 +385,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
             throw new ProtocolException("error message of " + len + " bytes (at most " + Protocol.MAX_MESSAGE + ")");
         }
         if (st.isPiError()) {
-            PiErrorKind kind = st == Status.GUARD_CHECK ? PiErrorKind.GUARD
-                    : st == Status.APP_TAG_CHECK ? PiErrorKind.APP_TAG : PiErrorKind.REF_TAG;
+            PiErrorKind kind = st.piErrorKind();
             long block = header.getInt(Protocol.O_ERROR_BLOCK) & 0xFFFFFFFFL;
             if (block >= p.request.blocks()) {
                 throw new ProtocolException("PI error in block " + block + " of a " + p.request.blocks() + "-block command");

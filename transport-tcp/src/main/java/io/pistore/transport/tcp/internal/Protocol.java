@@ -101,6 +101,18 @@ public final class Protocol {
         }
     }
 
+    /** The operation of a request opcode (the reverse of {@link #opcode}). */
+    public static Operation operation(int opcode) {
+        switch (opcode) {
+            case OP_READ: return Operation.READ;
+            case OP_WRITE: return Operation.WRITE;
+            case OP_FLUSH: return Operation.FLUSH;
+            case OP_WRITE_ZEROES: return Operation.WRITE_ZEROES;
+            case OP_DEALLOCATE: return Operation.DEALLOCATE;
+            default: throw new IllegalArgumentException("no operation for opcode " + opName(opcode));
+        }
+    }
+
     public static String opName(int op) {
         switch (op) {
             case OP_HELLO: return "HELLO";

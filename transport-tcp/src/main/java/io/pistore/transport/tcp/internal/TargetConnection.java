@@ -1,12 +1,12 @@
 package io.pistore.transport.tcp.internal;
 
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiStream;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
+import io.pistore.spi.RequestCheck;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import java.nio.ByteBuffer;
@@ -239,50 +239,30 @@ final class TargetConnection extends Connection {
         if (f.hasPi() && !p.checks().isNone()) {
             // One payload arrives at a time, and its verifier is read in onFrame before the next
             // header: one stream per connection, restarted per write.
-            t.verifier = rxVerifier == null ? rxVerifier = PiStream.verifier(context(f, p), n)
-                    : rxVerifier.restart(context(f, p), n);
+            t.verifier = rxVerifier == null ? rxVerifier = PiStream.verifier(p.context(f), n)
+                    : rxVerifier.restart(p.context(f), n);
         }
         return writeSink;
     }
 
-    private static PiContext context(BlockFormat f, Protection p) {
-        return PiContext.of(f, p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
-    }
-
-    /** The target service's checks that the transport needs before it sizes anything; null when fine. */
+    /**
+     * The checks the transport needs before it sizes anything: the volume id, then the rule every hop
+     * shares ({@link RequestCheck#validateHeader}), then the framing (a write's payload length);
+     * null when fine.
+     */
     private Completion validate(TargetRequest t, long len) {
         if (t.volume == null) {
             return Completion.failure(Status.NO_SUCH_VOLUME, "no volume with id " + header.getInt(Protocol.O_VOLUME));
         }
-        if (t.opcode == Protocol.OP_FLUSH) {
-            return null;
+        Completion c = RequestCheck.validateHeader(Protocol.operation(t.opcode), t.lba, t.blocks, t.protection,
+                t.volume.info, maxPayload);
+        if (c != null) {
+            return c;
         }
-        BlockFormat f = t.volume.info.format();
-        if (t.blocks == 0 || t.blocks > Integer.MAX_VALUE) {
-            return Completion.failure(Status.INVALID_FIELD, "block count must be 1 to " + Integer.MAX_VALUE + ", not "
-                    + t.blocks);
-        }
-        long count = t.volume.info.blockCount();
-        if (t.lba < 0 || t.lba > count - t.blocks) {
-            return Completion.failure(Status.LBA_OUT_OF_RANGE, "lba " + t.lba + " + " + t.blocks
-                    + " blocks is beyond the " + count + " blocks of volume " + t.volume.info.name());
-        }
-        if (t.opcode != Protocol.OP_READ && t.opcode != Protocol.OP_WRITE) {
-            return null;
-        }
-        long bytes = t.blocks * f.blockSize();
-        if (bytes > maxPayload) {
-            return Completion.failure(Status.INVALID_FIELD, t.blocks + " blocks exceed the negotiated largest transfer of "
-                    + maxPayload + " bytes");
-        }
+        long bytes = t.blocks * t.volume.info.format().blockSize();
         if (t.opcode == Protocol.OP_WRITE && len != bytes) {
             return Completion.failure(Status.INVALID_FIELD, "payload of " + len + " bytes, " + t.blocks + " blocks of "
-                    + f.sizes() + " need " + bytes);
-        }
-        if (f.hasPi() && (t.protection.initialRefTag() & ~f.guard().refTagMask()) != 0) {
-            return Completion.failure(Status.INVALID_FIELD, "initial ref tag 0x"
-                    + Long.toHexString(t.protection.initialRefTag()) + " does not fit the "
-                    + f.guard().refTagSize() * 8 + "-bit reference tag");
+                    + t.volume.info.format().sizes() + " need " + bytes);
         }
         return null;
     }

@@ -346,7 +346,7 @@ class TargetBadInputTest {
             p.sendFrame(RawPeer.request(Protocol.OP_READ, 0, 6, 0, 1, 32, 0, 0, 0, 0), null);
             RawPeer.Frame f = p.readFrame(true);
             assertStatus(f, 6, Status.INVALID_FIELD);
-            assertTrue(new String(f.payload).contains("exceed the negotiated largest transfer of 65536"),
+            assertTrue(new String(f.payload).contains("exceed the largest transfer of 65536"),
                     new String(f.payload));
             p.sendFrame(RawPeer.request(Protocol.OP_READ, 0, 7, 0, 1, 1, 0, 0, 0, 0), null);
             f = p.readFrame(true);

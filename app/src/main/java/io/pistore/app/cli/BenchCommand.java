@@ -1,0 +1,256 @@
+package io.pistore.app.cli;
+
+import io.pistore.engine.Transports;
+import io.pistore.app.bench.BenchOptions;
+import io.pistore.app.bench.BenchResult;
+import io.pistore.app.bench.BenchRunner;
+import io.pistore.app.bench.PiComparison;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.GuardType;
+import io.pistore.integrity.PiType;
+import io.pistore.spi.BlockTransportProvider;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code pistore bench}: a fio-like workload with PI against an embedded or a remote target. */
+@Command(name = "bench", sortOptions = false,
+        description = {"Runs a workload with PI and prints IOPS, MiB/s, latency percentiles and errors.",
+            "Without --target it starts an embedded target in this process with a memory volume "
+                + "(--format, --size); with --pi off that volume has no metadata.",
+            "--rw verify writes blocks that name their LBA and a generation, reads them back and counts "
+                + "data_mismatches: wrong content that no error reported."})
+final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ConfigOption config;
+
+    @Option(names = "--transport", paramLabel = "NAME|all", defaultValue = "local",
+            description = "Transport, or 'all' for each available one in turn (default: ${DEFAULT-VALUE}).")
+    String transport;
+
+    @Option(names = "--rdma-provider", paramLabel = "soft|disni|auto",
+            description = "Verbs provider of the rdma transport (sets rdma.provider; default: auto, i.e. disni when"
+                    + " usable, else the soft NIC).")
+    String rdmaProvider;
+
+    @Option(names = "--target", paramLabel = "HOST:PORT", description = "A running target (default: embedded).")
+    String target;
+
+    @Option(names = "--volume", paramLabel = "NAME", defaultValue = "bench", description = "Volume (default: ${DEFAULT-VALUE}).")
+    String volume;
+
+    @Option(names = "--rw", paramLabel = "MODE", defaultValue = "randrw",
+            description = "randread, randwrite, randrw, read, write or verify (default: ${DEFAULT-VALUE}).")
+    String rw;
+
+    @Option(names = "--bs", paramLabel = "BYTES", defaultValue = "4k", converter = Numbers.SizeConverter.class,
+            description = "Bytes per request, a multiple of the block (default: ${DEFAULT-VALUE}).")
+    int bs;
+
+    @Option(names = "--qd", paramLabel = "N", defaultValue = "32", description = "Requests in flight per queue (default: ${DEFAULT-VALUE}).")
+    int qd;
+
+    @Option(names = "--queues", paramLabel = "N", defaultValue = "1", description = "Queues (default: ${DEFAULT-VALUE}).")
+    int queues;
+
+    @Option(names = "--seconds", paramLabel = "N", defaultValue = "10", description = "Measured seconds (default: ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--ramp", paramLabel = "N", defaultValue = "1",
+            description = "Warm-up seconds before measuring, not counted (default: ${DEFAULT-VALUE}).")
+    int ramp;
+
+    @Option(names = "--pi", paramLabel = "MODE[,MODE]", defaultValue = "insert",
+            description = "insert (the next hop adds and strips PI), pass (the host makes and checks PI) or off "
+                    + "(default: ${DEFAULT-VALUE}). Several, comma-separated, run side by side in one process "
+                    + "(see --rounds) and are compared with off, or else with the first.")
+    String pi;
+
+    @Option(names = "--rounds", paramLabel = "N", defaultValue = "1",
+            description = "Runs every --pi mode N times, alternating their order, over one target and connection, "
+                    + "and prints each mode's median and its IOPS ratio per round (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @Option(names = "--format", paramLabel = "DATA+META", defaultValue = "4096+8", converter = PiConverters.SizesConverter.class,
+            description = "Embedded volume's format (default: ${DEFAULT-VALUE}).")
+    PiConverters.Sizes sizes;
+
+    @Option(names = "--type", paramLabel = "0-3", description = "Embedded volume's PI type (default: 1).")
+    Integer type;
+
+    @Option(names = "--guard", paramLabel = "GUARD", converter = PiConverters.GuardConverter.class,
+            description = "Embedded volume's guard (default by metadata size).")
+    GuardType guard;
+
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "1GiB", converter = Numbers.LongSizeConverter.class,
+            description = "Embedded volume's size (default: ${DEFAULT-VALUE}).")
+    long size;
+
+    @Option(names = "--data", paramLabel = "DIR",
+            description = "Embedded target on durable file volumes in DIR (the volume is created if absent).")
+    java.nio.file.Path data;
+
+    @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
+            description = "With --data: a read cache of hot blocks and their PI per volume (default: none).")
+    long cache;
+
+    @Option(names = "--no-prefill", negatable = false,
+            description = "Embedded target: do not write every block before a workload that reads "
+                    + "(unwritten blocks carry an escape tuple, so their PI checks are skipped).")
+    boolean noPrefill;
+
+    @Option(names = "--json", description = "Print one JSON object per transport on stdout (progress goes to stderr).")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        BenchOptions o = new BenchOptions();
+        List<BenchOptions.PiMode> modes;
+        try {
+            o.target = target;
+            o.volume = volume;
+            o.rw = BenchOptions.Rw.parse(rw);
+            modes = BenchOptions.PiMode.parseList(pi);
+            o.pi = modes.get(0);
+            if (rounds < 1 || rounds > 1000) {
+                throw new IllegalArgumentException("--rounds must be 1 to 1000, not " + rounds);
+            }
+            o.blockSize = bs;
+            o.queueDepth = qd;
+            o.queues = queues;
+            o.seconds = seconds;
+            o.rampSeconds = ramp;
+            o.sizeBytes = size;
+            o.dataDir = data;
+            o.prefill = !noPrefill;
+            o.cacheBytes = cache;
+            if (cache > 0 && data == null) {
+                throw new IllegalArgumentException("--cache needs --data: the memory volume is its own cache");
+            }
+            BlockFormat f = BlockFormat.of(sizes.data(), sizes.meta());
+            if (guard != null) f = f.withGuard(guard);
+            if (type != null) f = f.withType(PiType.of(type));
+            o.format = f;
+            o.validate();
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
+        PrintWriter progressWriter = json ? err : out;
+        PrintStream progress = new PrintStream(new WriterStream(progressWriter), true, StandardCharsets.UTF_8);
+        if (rdmaProvider != null) {
+            System.setProperty("rdma.provider", rdmaProvider);
+        }
+        List<String> names = new ArrayList<>();
+        List<BenchResult> results = new ArrayList<>();
+        if (transport.equals("all")) {
+            for (BlockTransportProvider p : Transports.all()) {
+                if (p.availability().isAvailable()) {
+                    names.add(p.name());
+                } else {
+                    BenchResult r = new BenchResult();
+                    r.transport = p.name();
+                    r.unavailableCause = p.availability().cause();
+                    results.add(r);
+                }
+            }
+        } else {
+            try {
+                Transports.find(transport);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            names.add(transport);
+        }
+        boolean bad = false;
+        boolean sideBySide = modes.size() > 1 || rounds > 1;
+        List<PiComparison> comparisons = new ArrayList<>();
+        for (String name : names) {
+            List<BenchResult> rs;
+            try {
+                rs = new BenchRunner(o, progress).runSideBySide(name, modes, rounds);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            results.addAll(rs);
+            for (BenchResult r : rs) {
+                bad |= r.piErrors() > 0 || r.ioErrors > 0 || r.dataMismatches > 0;
+                if (!json) {
+                    out.println(r.summary());
+                }
+            }
+            if (sideBySide) {
+                PiComparison c = PiComparison.of(rs);
+                comparisons.add(c);
+                if (!json) {
+                    out.println(c.summary());
+                }
+            }
+        }
+        if (json) {
+            for (BenchResult r : results) {
+                out.println(r.toJson());
+            }
+            for (PiComparison c : comparisons) {
+                out.println(c.toJson());
+            }
+        } else if (results.size() > 1 && !sideBySide) {
+            out.println(table(results));
+        }
+        out.flush();
+        return bad ? ExitCodes.BAD_BLOCKS : ExitCodes.OK;
+    }
+
+    static String table(List<BenchResult> results) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%n%-8s %10s %10s %9s %9s %9s %9s %9s %10s%n", "transport", "iops",
+                "MiB/s", "p50_us", "p99_us", "p999_us", "pi_err", "io_err", "mismatch"));
+        for (BenchResult r : results) {
+            if (r.unavailableCause != null) {
+                sb.append(String.format(Locale.ROOT, "%-8s unavailable: %s%n", r.transport, r.unavailableCause));
+            } else {
+                sb.append(String.format(Locale.ROOT, "%-8s %10.0f %10.1f %9.1f %9.1f %9.1f %9d %9d %10d%n", r.transport,
+                        r.iops, r.mibPerSec, r.p50us, r.p99us, r.p999us, r.piErrors(), r.ioErrors, r.dataMismatches));
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Bridges the runner's PrintStream to the command's writer. */
+    private static final class WriterStream extends OutputStream {
+        private final PrintWriter w;
+
+        WriterStream(PrintWriter w) {
+            this.w = w;
+        }
+
+        @Override
+        public void write(int b) {
+            w.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            w.write(new String(b, off, len, StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public void flush() {
+            w.flush();
+        }
+    }
+}

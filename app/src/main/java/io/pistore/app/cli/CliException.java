@@ -1,0 +1,22 @@
+package io.pistore.app.cli;
+
+/**
+ * A failure the command reports as one line on stderr, with an exit code; never a stack trace.
+ */
+final class CliException extends RuntimeException {
+    private final int exitCode;
+
+    CliException(int exitCode, String message) {
+        super(message, null, false, false);
+        this.exitCode = exitCode;
+    }
+
+    /** Bad arguments or unusable files: exit 2. */
+    static CliException usage(String message) {
+        return new CliException(ExitCodes.USAGE, message);
+    }
+
+    int exitCode() {
+        return exitCode;
+    }
+}

@@ -1,0 +1,198 @@
+package io.pistore.app.cli;
+
+import io.pistore.integrity.GuardPath;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code pistore} command. Each job is a subcommand class listed in {@code subcommands}; a new
+ * one (serve, bench, volume, scrub) is a {@code Callable<Integer>} annotated with {@code @Command}
+ * and added there. Commands return an {@link ExitCodes} value; they report bad arguments by throwing
+ * {@link CliException} (or picocli's {@link ParameterException}), which prints one line on stderr.
+ */
+@Command(name = "pistore", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class, sortOptions = false,
+        description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
+        subcommands = {ServeCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, PiCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:done; for checks, every block passed",
+            "1:a PI check found bad blocks",
+            "2:bad arguments or unusable files",
+            "3:an I/O error or internal failure while running"})
+public final class Main implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    public static void main(String[] args) {
+        // Log records (transports' warnings about bad peers, say) on one line each, like the rest.
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT %4$s %3$s: %5$s%6$s%n");
+        }
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        int code = run(out, err, args);
+        out.flush();
+        err.flush();
+        System.exit(code);
+    }
+
+    /** Runs one command line with the given writers; returns the exit code. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        int code;
+        try {
+            code = commandLine(out, err, args).execute(args);
+        } catch (CliException e) {
+            err.println("pistore: " + oneLine(e.getMessage()));
+            code = e.exitCode();
+        }
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    /** The configured command line: writers, one-line errors, exit codes. */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        return commandLine(out, err, new String[0]);
+    }
+
+    /**
+     * The configured command line; a {@code --config FILE} among {@code args} supplies defaults for
+     * the options (keys are long option names without dashes).
+     */
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err, String[] args) {
+        CommandLine cl = new CommandLine(new Main());
+        Properties config = configFrom(args);
+        if (config != null) {
+            cl.setDefaultValueProvider(new CommandLine.PropertiesDefaultProvider(config));
+        }
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setParameterExceptionHandler(Main::parameterError);
+        cl.setExecutionExceptionHandler(Main::executionError);
+        return cl;
+    }
+
+    /** The properties of the first {@code --config FILE} in {@code args}, or null when there is none. */
+    static Properties configFrom(String[] args) {
+        String file = null;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--config") && i + 1 < args.length) {
+                file = args[i + 1];
+                break;
+            }
+            if (args[i].startsWith("--config=")) {
+                file = args[i].substring("--config=".length());
+                break;
+            }
+        }
+        if (file == null) {
+            return null;
+        }
+        Properties p = new Properties();
+        try (InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(file))) {
+            p.load(in);
+        } catch (IOException | RuntimeException e) {
+            throw CliException.usage("cannot read config " + file + ": " + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : " " + e.getMessage()));
+        }
+        return p;
+    }
+
+    /** Without a subcommand: the usage on stderr, and a usage exit. */
+    @Override
+    public Integer call() {
+        return missingSubcommand(spec);
+    }
+
+    static int missingSubcommand(CommandSpec spec) {
+        CommandLine cl = spec.commandLine();
+        cl.usage(cl.getErr());
+        return ExitCodes.USAGE;
+    }
+
+    private static int parameterError(ParameterException ex, String[] args) {
+        CommandLine cl = ex.getCommandLine();
+        String name = cl.getCommandSpec().qualifiedName();
+        cl.getErr().println(name + ": " + oneLine(ex.getMessage()) + " (see '" + name + " --help')");
+        cl.getErr().flush();
+        return ExitCodes.USAGE;
+    }
+
+    private static int executionError(Exception ex, CommandLine cl, ParseResult parsed) {
+        String name = cl.getCommandSpec().qualifiedName();
+        PrintWriter err = cl.getErr();
+        int code;
+        if (ex instanceof CliException) {
+            err.println(name + ": " + oneLine(ex.getMessage()));
+            code = ((CliException) ex).exitCode();
+        } else if (ex instanceof IOException || ex instanceof UncheckedIOException) {
+            IOException io = ex instanceof IOException ? (IOException) ex : ((UncheckedIOException) ex).getCause();
+            err.println(name + ": I/O error: " + describe(io));
+            code = ExitCodes.FAILURE;
+        } else {
+            err.println(name + ": internal error: " + oneLine(String.valueOf(ex))
+                    + " (run with -Dpistore.debug=true for the stack trace)");
+            code = ExitCodes.FAILURE;
+        }
+        if (Boolean.getBoolean("pistore.debug")) {
+            ex.printStackTrace(err);
+        }
+        err.flush();
+        return code;
+    }
+
+    private static String describe(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return ((NoSuchFileException) e).getFile() + ": no such file";
+        }
+        if (e instanceof AccessDeniedException) {
+            return ((AccessDeniedException) e).getFile() + ": permission denied";
+        }
+        if (e instanceof FileSystemException) {
+            FileSystemException f = (FileSystemException) e;
+            return f.getFile() + ": " + (f.getReason() != null ? f.getReason() : e.getClass().getSimpleName());
+        }
+        return oneLine(e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName());
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.strip().replaceAll("\\s*[\\r\\n]+\\s*", "; ");
+    }
+
+    /** The version of the build, from a resource Maven fills in. */
+    static final class Version implements IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            // the second line says which guard path (native or pure Java) this process uses, and why
+            return new String[] {"pistore " + version(), GuardPath.describe()};
+        }
+
+        static String version() {
+            Properties p = new Properties();
+            try (InputStream in = Main.class.getResourceAsStream("/io/pistore/app/version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            } catch (IOException e) {
+                // fall through to "unknown"
+            }
+            return p.getProperty("version", "unknown");
+        }
+    }
+}

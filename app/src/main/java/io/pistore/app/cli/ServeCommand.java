@@ -1,0 +1,291 @@
+package io.pistore.app.cli;
+
+import io.pistore.engine.Transports;
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.frontend.nbd.NbdServer;
+import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.BlockTransportProvider;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TargetListener;
+import io.pistore.spi.VolumeInfo;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code pistore serve}: the target daemon. */
+@Command(name = "serve", sortOptions = false,
+        description = {"Serves the volumes of a data directory over a transport until SIGINT or SIGTERM.",
+            "Listens on 127.0.0.1 unless --listen says otherwise; logs one line per connection.",
+            "--nbd also exports every volume over NBD (docs/NBD.md): in-process through the local transport, "
+                + "or, with --target, the volumes of a remote target reached through --transport. With --nbd and "
+                + "no --target, the transport listener runs only when --listen or --transport is given."})
+final class ServeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ConfigOption config;
+
+    @Mixin
+    DataDirOption data;
+
+    @Option(names = "--transport", paramLabel = "NAME", defaultValue = "tcp",
+            description = "Transport to serve on (default: ${DEFAULT-VALUE}; config key: transport).")
+    String transport;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:4430",
+            description = "Address to listen on (default: ${DEFAULT-VALUE}; config key: listen).")
+    String listen;
+
+    @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
+            description = "Read cache of hot blocks and their PI per volume, e.g. 256m (default: none; config key: cache).")
+    long cache;
+
+    @Option(names = "--nbd", paramLabel = "HOST:PORT", arity = "0..1", fallbackValue = "127.0.0.1:10809",
+            description = "Export the volumes over NBD on this address (bare --nbd: ${FALLBACK-VALUE}; host "
+                    + "127.0.0.1 when only a port is given; config key: nbd).")
+    String nbd;
+
+    @Option(names = "--target", paramLabel = "HOST:PORT",
+            description = "With --nbd: export the volumes of the target at this address, reached through "
+                    + "--transport, instead of local volumes (config key: target).")
+    String target;
+
+    @Option(names = "--memory-volume", paramLabel = "NAME:SIZE[:DATA+META]",
+            description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
+                    + "the volumes of --data; its content is lost at exit.")
+    List<String> memoryVolumes = new ArrayList<>();
+
+    @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
+            description = "Queues of the NBD frontend's connection to the volumes (default: ${DEFAULT-VALUE}).")
+    int nbdQueues;
+
+    @Option(names = "--nbd-spin-us", paramLabel = "MICROS", defaultValue = "${sys:pistore.nbd.spinMicros:-100}",
+            description = "Longest an NBD connection's thread polls for the client's next request before it "
+                    + "blocks; adapts to the gaps between requests, yields the CPU, stops when idle; 0: never polls "
+                    + "(default: ${DEFAULT-VALUE}, or -Dpistore.nbd.spinMicros).")
+    long nbdSpinMicros;
+
+    /** Tests stop the server through this latch instead of a signal. */
+    static volatile CountDownLatch stopForTests;
+
+    /** Counted down when call() has closed and flushed everything; the signal hook waits for it. */
+    private final CountDownLatch finished = new CountDownLatch(1);
+
+    @Override
+    public Integer call() throws Exception {
+        try {
+            return serve();
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    private Integer serve() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (target != null && nbd == null) {
+            throw CliException.usage("--target needs --nbd: it names the target whose volumes NBD exports");
+        }
+        if (target != null && !memoryVolumes.isEmpty()) {
+            throw CliException.usage("--memory-volume serves local volumes; it cannot be combined with --target");
+        }
+        if (nbdQueues < 1 || nbdQueues > 64) {
+            throw CliException.usage("--nbd-queues must be 1 to 64, not " + nbdQueues);
+        }
+        if (nbdSpinMicros < 0 || nbdSpinMicros > NbdServer.MAX_SPIN_MICROS) {
+            throw CliException.usage("--nbd-spin-us must be 0 to " + NbdServer.MAX_SPIN_MICROS + ", not " + nbdSpinMicros);
+        }
+        if (nbd != null) {
+            try {
+                NbdServer.parseAddress(nbd);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+        }
+        CountDownLatch stop = stopForTests != null ? stopForTests : new CountDownLatch(1);
+        DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");
+        Consumer<String> log = line -> {
+            synchronized (out) {
+                out.println(LocalTime.now().format(time) + " " + line);
+            }
+        };
+        if (target != null) {
+            return serveRemote(out, log, stop);
+        }
+        boolean listenTransport = nbd == null || given("--listen") || given("--transport");
+        BlockTransportProvider p = listenTransport ? find(transport) : null;
+        try (VolumeStore store = openStore()) {
+            TargetService service = new TargetService(store, log);
+            try (BlockTransport t = p != null ? p.create() : null;
+                 TargetListener l = p != null ? listen(t, service) : null) {
+                String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
+                if (l != null) {
+                    out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on " + p.name()
+                            + " " + l.address());
+                } else {
+                    out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
+                }
+                for (Volume v : store.list()) {
+                    out.println("  " + v.name() + " " + v.blockCount() + " blocks " + v.format());
+                }
+                if (nbd != null) {
+                    serveLocalNbd(out, log, service, stop);
+                } else {
+                    awaitStop(stop);
+                }
+                out.println("pistore serve: stopping; flushing volumes");
+                for (Volume v : store.list()) {
+                    v.flush();
+                }
+            }
+        }
+        out.println("pistore serve: stopped");
+        return ExitCodes.OK;
+    }
+
+    private boolean given(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    private static BlockTransportProvider find(String name) {
+        try {
+            return Transports.find(name);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
+    }
+
+    private VolumeStore openStore() throws IOException {
+        if (memoryVolumes.isEmpty()) {
+            return VolumeCommand.open(data, cache, spec.commandLine().getErr());
+        }
+        VolumeStore s = VolumeStore.inMemory();
+        try {
+            for (String m : memoryVolumes) {
+                createMemoryVolume(s, m);
+            }
+        } catch (IllegalArgumentException e) {
+            s.close();
+            throw CliException.usage("--memory-volume: " + e.getMessage());
+        }
+        return s;
+    }
+
+    /** {@code NAME:SIZE[:DATA+META]}. */
+    private static void createMemoryVolume(VolumeStore s, String spec) throws IOException {
+        String[] parts = spec.split(":", -1);
+        if (parts.length < 2 || parts.length > 3) {
+            throw new IllegalArgumentException("expected NAME:SIZE[:DATA+META], not '" + spec + "'");
+        }
+        BlockFormat f = parts.length == 3 ? BlockFormat.parse(parts[2]) : BlockFormat.of(4096, 8);
+        long bytes = Numbers.parseSize(parts[1]);
+        if (bytes <= 0 || bytes % f.dataSize() != 0) {
+            throw new IllegalArgumentException("size of " + parts[0] + " must be a positive multiple of "
+                    + f.dataSize() + " bytes, not " + parts[1]);
+        }
+        s.create(parts[0], f, bytes / f.dataSize());
+    }
+
+    /** NBD over the local volumes: the frontend reaches the target service through the local transport. */
+    private void serveLocalNbd(PrintWriter out, Consumer<String> log, TargetService service, CountDownLatch stop)
+            throws Exception {
+        BlockTransportProvider local = find(LocalTransportProvider.NAME);
+        try (BlockTransport lt = local.create();
+             TargetListener ll = lt.listen(local.embeddedListenAddress(), service);
+             HostConnection hc = lt.connect(ll.address(), new ConnectOptions(nbdQueues, 1024))) {
+            runNbd(out, log, hc, local, "in-process (local transport)", stop);
+        }
+    }
+
+    /** NBD over the volumes of a remote target. */
+    private Integer serveRemote(PrintWriter out, Consumer<String> log, CountDownLatch stop) throws Exception {
+        BlockTransportProvider p = find(transport);
+        try (BlockTransport t = p.create()) {
+            HostConnection hc;
+            try {
+                hc = t.connect(target, new ConnectOptions(nbdQueues, 1024));
+            } catch (IOException | IllegalArgumentException e) {
+                throw CliException.usage("cannot reach target " + target + " over " + p.name() + ": " + e.getMessage());
+            }
+            try (hc) {
+                out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
+                        + p.name());
+                runNbd(out, log, hc, p, "target " + target + " over " + p.name(), stop);
+            }
+        }
+        out.println("pistore serve: stopped");
+        return ExitCodes.OK;
+    }
+
+    private void runNbd(PrintWriter out, Consumer<String> log, HostConnection hc, BlockTransportProvider p,
+                        String via, CountDownLatch stop) throws InterruptedException {
+        int maxTransfer = Math.min(p.capabilities().maxTransferBytes(), TargetService.MAX_TRANSFER_BYTES);
+        NbdServer server;
+        try {
+            server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
+                    .spinMicros(nbdSpinMicros).log(log));
+        } catch (IOException | IllegalArgumentException e) {
+            throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
+        }
+        try (server) {
+            String host = server.address().getAddress().getHostAddress();
+            String hostPort = (host.contains(":") ? "[" + host + "]" : host) + ":" + server.address().getPort();
+            out.println("pistore serve: NBD on " + hostPort + ", " + via + ", " + hc.volumes().size() + " export(s)");
+            for (VolumeInfo v : hc.volumes()) {
+                out.println("  nbd://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  " + v.format());
+            }
+            out.flush();
+            awaitStop(stop);
+            out.println("pistore serve: stopping NBD");
+        }
+    }
+
+    /**
+     * Waits for SIGINT/SIGTERM (or the test latch). The signal's hook lets the JVM exit only after
+     * call() has stopped the servers and flushed the volumes (at most 15 s).
+     */
+    private void awaitStop(CountDownLatch stop) throws InterruptedException {
+        Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                finished.await(15, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "pistore-serve-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            stop.await();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is already stopping: the hook ran
+            }
+        }
+    }
+
+    private TargetListener listen(BlockTransport t, TargetService s) {
+        try {
+            return t.listen(listen, s);
+        } catch (IOException | IllegalArgumentException e) {
+            throw CliException.usage("cannot listen on " + listen + ": " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.pistore.app.cli;
+
+import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.GuardType;
+import io.pistore.integrity.PiLocation;
+import io.pistore.integrity.PiType;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code pistore volume create | list | delete}. */
+@Command(name = "volume", description = "Creates, lists and deletes the volumes of a data directory.",
+        subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Delete.class})
+final class VolumeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        return Main.missingSubcommand(spec);
+    }
+
+    static VolumeStore open(DataDirOption data, PrintWriter err) throws IOException {
+        return open(data, 0, err);
+    }
+
+    static VolumeStore open(DataDirOption data, long cacheBytes, PrintWriter err) throws IOException {
+        if (cacheBytes < 0) {
+            throw CliException.usage("--cache must not be negative");
+        }
+        VolumeStore s = VolumeStore.open(data.dir, cacheBytes);
+        for (String p : s.openProblems()) {
+            err.println("pistore: " + p);
+        }
+        return s;
+    }
+
+    @Command(name = "create", sortOptions = false, description = "Creates a volume: durable data and metadata files.")
+    static final class Create implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        DataDirOption data;
+
+        @Parameters(paramLabel = "NAME", description = "Volume name: letters, digits, '.', '_', '-'.")
+        String name;
+
+        @Option(names = "--size", paramLabel = "BYTES", defaultValue = "1GiB", converter = Numbers.LongSizeConverter.class,
+                description = "Data size, a whole number of blocks: 1GiB, 512m, 4096 (default: ${DEFAULT-VALUE}).")
+        long size;
+
+        @Option(names = "--format", paramLabel = "DATA+META", defaultValue = "4096+8",
+                converter = PiConverters.SizesConverter.class,
+                description = "Block layout: 512+0, 512+8, 4096+0, 4096+8, 4096+16, 4096+64 … (default: ${DEFAULT-VALUE}).")
+        PiConverters.Sizes sizes;
+
+        @Option(names = "--type", paramLabel = "0-3", description = "PI type (default: 1 with metadata, 0 without).")
+        Integer type;
+
+        @Option(names = "--guard", paramLabel = "GUARD", converter = PiConverters.GuardConverter.class,
+                description = "crc16, ip, crc32c or crc64 (default: crc16 for 8-byte metadata, crc64 from 16).")
+        GuardType guard;
+
+        @Option(names = "--pi-location", paramLabel = "first|last", converter = PiConverters.LocationConverter.class,
+                description = "Where the PI sits in the metadata (default: first).")
+        PiLocation location;
+
+        @Override
+        public Integer call() throws IOException {
+            BlockFormat f;
+            try {
+                f = BlockFormat.of(sizes.data(), sizes.meta());
+                if (guard != null) f = f.withGuard(guard);
+                if (type != null) f = f.withType(PiType.of(type));
+                if (location != null) f = f.withLocation(location);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            if (size <= 0 || size % f.dataSize() != 0) {
+                throw CliException.usage("--size " + size + " is not a positive multiple of the " + f.dataSize()
+                        + "-byte block");
+            }
+            try (VolumeStore s = open(data, spec.commandLine().getErr())) {
+                s.create(name, f, size / f.dataSize());
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            spec.commandLine().getOut().println("created " + name + ": " + (size / f.dataSize()) + " blocks, " + f
+                    + ", in " + data.dir);
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "list", description = "Lists the volumes: name, blocks, size, format.")
+    static final class ListVolumes implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        DataDirOption data;
+
+        @Override
+        public Integer call() throws IOException {
+            PrintWriter out = spec.commandLine().getOut();
+            try (VolumeStore s = open(data, spec.commandLine().getErr())) {
+                out.printf("%-24s %12s %12s  %s%n", "NAME", "BLOCKS", "SIZE", "FORMAT");
+                for (Volume v : s.list()) {
+                    out.printf("%-24s %12d %12s  %s%n", v.name(), v.blockCount(),
+                            Progress.bytes(v.blockCount() * v.format().dataSize()), v.format());
+                }
+                return s.openProblems().isEmpty() ? ExitCodes.OK : ExitCodes.FAILURE;
+            }
+        }
+    }
+
+    @Command(name = "delete", description = "Deletes a volume and its files.")
+    static final class Delete implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        DataDirOption data;
+
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @Override
+        public Integer call() throws IOException {
+            try (VolumeStore s = open(data, spec.commandLine().getErr())) {
+                s.delete(name);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            spec.commandLine().getOut().println("deleted " + name);
+            return ExitCodes.OK;
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package io.pistore.app.bench;
+
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.spi.Availability;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.BlockTransportProvider;
+import io.pistore.spi.Completion;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.Operation;
+import io.pistore.spi.TargetHandler;
+import io.pistore.spi.TargetListener;
+import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.VolumeInfo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * A test-only transport that behaves like {@code local} but flips one data bit of every read after
+ * the target has checked it: silent corruption, as a faulty network or buffer reuse bug would cause.
+ * Unavailable unless a test switches it on.
+ */
+public final class SilentCorruptionProvider implements BlockTransportProvider {
+    static volatile boolean enabled;
+
+    @Override
+    public String name() {
+        return "corrupting";
+    }
+
+    @Override
+    public Availability availability() {
+        return enabled ? Availability.available() : Availability.unavailable("a test-only transport, switched off");
+    }
+
+    @Override
+    public TransportCapabilities capabilities() {
+        return new LocalTransportProvider().capabilities();
+    }
+
+    @Override
+    public String embeddedListenAddress() {
+        return "";
+    }
+
+    @Override
+    public BlockTransport create() {
+        BlockTransport local = new LocalTransportProvider().create();
+        return new BlockTransport() {
+            @Override
+            public TargetListener listen(String address, TargetHandler handler) throws IOException {
+                return local.listen(address, new TargetHandler() {
+                    @Override
+                    public List<VolumeInfo> volumes() {
+                        return handler.volumes();
+                    }
+
+                    @Override
+                    public void execute(BlockRequest r, boolean checked, Consumer<Completion> done) {
+                        handler.execute(r, checked, c -> {
+                            if (r.op() == Operation.READ && c.isSuccess()) {
+                                ByteBuffer b = r.data().segment(0);
+                                b.put(100, (byte) (b.get(100) ^ 0x04));
+                            }
+                            done.accept(c);
+                        });
+                    }
+                });
+            }
+
+            @Override
+            public HostConnection connect(String address, ConnectOptions options) throws IOException {
+                return local.connect(address, options);
+            }
+
+            @Override
+            public void close() {
+                local.close();
+            }
+        };
+    }
+}

@@ -1,0 +1,246 @@
+package io.pistore.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** serve, bench, volume and scrub, driven through {@link Main} as a user would. */
+class EngineCommandsTest {
+    @TempDir
+    Path dir;
+
+    record Result(int code, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private String data() {
+        return dir.resolve("data").toString();
+    }
+
+    @Test
+    void volumeCreateListDelete() {
+        Result c = run("volume", "create", "--data", data(), "v1", "--size", "4MiB", "--format", "4096+16");
+        assertEquals(0, c.code(), c.err());
+        assertTrue(c.out().contains("created v1: 1024 blocks, 4096+16 type=1 guard=crc64 pi=first"), c.out());
+        assertEquals(0, run("volume", "create", "--data", data(), "v2", "--size", "1m", "--format", "512+8",
+                "--type", "3", "--guard", "ip").code());
+        Result l = run("volume", "list", "--data", data());
+        assertEquals(0, l.code(), l.err());
+        assertTrue(l.out().contains("v1") && l.out().contains("1024") && l.out().contains("4.0 MiB"), l.out());
+        assertTrue(l.out().contains("v2") && l.out().contains("512+8 type=3 guard=ip"), l.out());
+        Result dup = run("volume", "create", "--data", data(), "v1", "--size", "4MiB");
+        assertEquals(2, dup.code());
+        assertTrue(dup.err().contains("already exists"), dup.err());
+        assertEquals(1, dup.err().strip().lines().count(), dup.err());
+        assertEquals(0, run("volume", "delete", "--data", data(), "v1").code());
+        assertTrue(!run("volume", "list", "--data", data()).out().contains("v1 "));
+        assertEquals(2, run("volume", "delete", "--data", data(), "v1").code());
+    }
+
+    @Test
+    void volumeCreateRefusesImpossibleArgumentsInOneLine() {
+        String[][] bad = {
+            {"volume", "create", "--data", data(), "x", "--size", "1000"},
+            {"volume", "create", "--data", data(), "x", "--format", "512+16"},
+            {"volume", "create", "--data", data(), "x", "--format", "4000+8"},
+            {"volume", "create", "--data", data(), "x", "--type", "7"},
+            {"volume", "create", "--data", data(), "bad/name"},
+            {"volume", "create", "--data", data(), "x", "--guard", "md5"},
+        };
+        for (String[] args : bad) {
+            Result r = run(args);
+            assertEquals(2, r.code(), String.join(" ", args) + " -> " + r.err());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+        }
+    }
+
+    @Test
+    void scrubIsCleanThenFindsTheCorruptBlock() throws Exception {
+        assertEquals(0, run("volume", "create", "--data", data(), "s", "--size", "1m", "--format", "4096+8").code());
+        Result clean = run("scrub", "--data", data(), "s");
+        assertEquals(0, clean.code(), clean.err());
+        assertTrue(clean.out().contains("checked 256 blocks") && clean.out().contains("0 bad")
+                && clean.out().contains("256 unwritten"), clean.out());
+        try (FileChannel c = FileChannel.open(dir.resolve("data/s.data"), StandardOpenOption.WRITE)) {
+            c.write(ByteBuffer.wrap(new byte[] {1}), 9L * 4096 + 17);
+        }
+        Result bad = run("scrub", "--data", data(), "s");
+        assertEquals(1, bad.code(), bad.out() + bad.err());
+        assertTrue(bad.out().contains("lba=9 error=guard"), bad.out());
+        assertEquals(2, run("scrub", "--data", data(), "nope").code());
+    }
+
+    @Test
+    void benchPrintsJsonWithTheFieldsItPromises() {
+        Result r = run("bench", "--seconds", "1", "--ramp", "0", "--size", "16m", "--qd", "4", "--json");
+        assertEquals(0, r.code(), r.err());
+        String json = r.out().strip();
+        assertTrue(json.startsWith("{") && json.endsWith("}"), json);
+        for (String key : new String[] {"\"transport\":\"local\"", "\"iops\":", "\"mib_per_s\":", "\"lat_us\":{\"p50\":",
+                "\"p99\":", "\"p999\":", "\"pi_errors\":0", "\"io_errors\":0", "\"data_mismatches\":0"}) {
+            assertTrue(json.contains(key), key + " in " + json);
+        }
+        assertTrue(r.err().contains("iops="), "progress goes to stderr with --json: " + r.err());
+    }
+
+    @Test
+    void benchRunsPiModesSideBySideAndComparesThem() {
+        Result r = run("bench", "--pi", "insert,off", "--rounds", "2", "--seconds", "1", "--ramp", "0", "--size", "16m",
+                "--qd", "4", "--json");
+        assertEquals(0, r.code(), r.err());
+        java.util.List<String> lines = r.out().strip().lines().collect(java.util.stream.Collectors.toList());
+        assertEquals(5, lines.size(), r.out());
+        for (int i = 0; i < 4; i++) {
+            assertTrue(lines.get(i).contains("\"round\":" + (i / 2 + 1) + ","), lines.get(i));
+        }
+        assertTrue(lines.get(4).startsWith("{\"transport\":\"local\",\"side_by_side\":{\"rounds\":2,\"baseline\":\"off\""),
+                lines.get(4));
+        assertTrue(lines.get(4).contains("\"pi\":\"insert\",") && lines.get(4).contains("\"ratio_median\":"), lines.get(4));
+        Result text = run("bench", "--pi", "off,insert", "--seconds", "1", "--ramp", "0", "--size", "16m", "--qd", "4");
+        assertEquals(0, text.code(), text.err());
+        assertTrue(text.out().contains("side by side on local, 1 round") && text.out().contains("insert/off="), text.out());
+    }
+
+    @Test
+    void benchAllComparesTransportsAndVerifyCountsNothingBad() {
+        Result r = run("bench", "--transport", "all", "--rw", "verify", "--seconds", "1", "--ramp", "0", "--size", "16m",
+                "--qd", "2", "--queues", "2");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("transport=local rw=verify"), r.out());
+        assertTrue(r.out().contains("data_mismatches=0"), r.out());
+    }
+
+    @Test
+    void benchRefusesUnknownTransportsAndBadOptions() {
+        Result t = run("bench", "--transport", "carrier-pigeon", "--seconds", "1");
+        assertEquals(2, t.code());
+        assertTrue(t.err().contains("unknown transport 'carrier-pigeon'") && t.err().contains("available: local"), t.err());
+        assertEquals(1, t.err().strip().lines().count(), t.err());
+        assertEquals(2, run("bench", "--rw", "sideways").code());
+        assertEquals(2, run("bench", "--pi", "maybe").code());
+        assertEquals(2, run("bench", "--pi", "insert,insert").code());
+        assertEquals(2, run("bench", "--pi", "insert,off", "--rounds", "0").code());
+        assertEquals(2, run("bench", "--bs", "1000", "--seconds", "1").code());
+        assertEquals(2, run("bench", "--qd", "0").code());
+    }
+
+    @Test
+    void configFileSuppliesDefaultsAndFlagsWin() throws Exception {
+        Path cfg = dir.resolve("pistore.properties");
+        Files.writeString(cfg, "transport=carrier-pigeon\nseconds=1\nramp=0\nsize=16m\nqd=2\n");
+        Result fromFile = run("bench", "--config", cfg.toString());
+        assertEquals(2, fromFile.code(), "the file's transport is used");
+        assertTrue(fromFile.err().contains("carrier-pigeon"), fromFile.err());
+        Result flagWins = run("bench", "--config", cfg.toString(), "--transport", "local");
+        assertEquals(0, flagWins.code(), flagWins.err());
+        assertTrue(flagWins.out().contains("qd=2"), "qd from the file: " + flagWins.out());
+        Result missing = run("bench", "--config", dir.resolve("nope.properties").toString());
+        assertEquals(2, missing.code());
+        assertTrue(missing.err().contains("cannot read config"), missing.err());
+    }
+
+    @Test
+    void serveServesItsVolumesAndStopsCleanly() throws Exception {
+        assertEquals(0, run("volume", "create", "--data", data(), "srv", "--size", "1m").code());
+        CountDownLatch stop = new CountDownLatch(1);
+        ServeCommand.stopForTests = stop;
+        ExecutorService ex = Executors.newSingleThreadExecutor();
+        try {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            Future<Integer> f = ex.submit(() -> Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
+                    "serve", "--data", data(), "--transport", "local", "--listen", "serve-test"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!out.toString().contains("srv") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(out.toString().contains("1 volume(s)") && out.toString().contains("on local serve-test"),
+                    out + " / " + err);
+            stop.countDown();
+            assertEquals(0, f.get(30, TimeUnit.SECONDS));
+            assertTrue(out.toString().contains("stopped"), out.toString());
+        } finally {
+            ServeCommand.stopForTests = null;
+            ex.shutdownNow();
+        }
+        Result badTransport = run("serve", "--data", data(), "--transport", "nope");
+        assertEquals(2, badTransport.code());
+        assertTrue(badTransport.err().contains("unknown transport 'nope'"), badTransport.err());
+    }
+
+    @Test
+    void serveNbdExportsMemoryVolumesOnAFreePort() throws Exception {
+        CountDownLatch stop = new CountDownLatch(1);
+        ServeCommand.stopForTests = stop;
+        ExecutorService ex = Executors.newSingleThreadExecutor();
+        try {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            Future<Integer> f = ex.submit(() -> Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
+                    "serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m1:1MiB", "--memory-volume", "m2:64k:512+8"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            java.util.regex.Pattern p = java.util.regex.Pattern.compile("NBD on 127\\.0\\.0\\.1:(\\d+)");
+            java.util.regex.Matcher m = p.matcher("");
+            while (System.nanoTime() < deadline) {
+                m = p.matcher(out.toString());
+                if (m.find() && out.toString().contains("/m2")) {
+                    break;
+                }
+                Thread.sleep(20);
+            }
+            assertTrue(m.find(0), out + " / " + err);
+            assertTrue(out.toString().contains("nbd://127.0.0.1:" + m.group(1) + "/m1  1048576 bytes"), out.toString());
+            assertTrue(out.toString().contains("/m2  65536 bytes  512+8"), out.toString());
+            assertTrue(!out.toString().contains(" on tcp "), "no transport listener without --listen: " + out);
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", Integer.parseInt(m.group(1)))) {
+                s.setSoTimeout(10_000);
+                java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+                assertEquals(0x4e42444d41474943L, in.readLong(), "NBDMAGIC");
+                assertEquals(0x49484156454F5054L, in.readLong(), "IHAVEOPT");
+            }
+            stop.countDown();
+            assertEquals(0, f.get(30, TimeUnit.SECONDS));
+            assertTrue(out.toString().contains("stopped"), out.toString());
+        } finally {
+            ServeCommand.stopForTests = null;
+            ex.shutdownNow();
+        }
+    }
+
+    @Test
+    void serveNbdRefusesInconsistentOptionsInOneLine() {
+        String[][] bad = {
+            {"serve", "--target", "127.0.0.1:4430"},
+            {"serve", "--nbd", "127.0.0.1:99999", "--memory-volume", "m:1m"},
+            {"serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1000"},
+            {"serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m"},
+            {"serve", "--nbd", "127.0.0.1:0", "--transport", "local", "--target", "x", "--memory-volume", "m:1m"},
+            {"serve", "--nbd", "127.0.0.1:0", "--transport", "nope", "--target", "127.0.0.1:1"},
+        };
+        for (String[] args : bad) {
+            Result r = run(args);
+            assertEquals(2, r.code(), String.join(" ", args) + " -> " + r.out() + r.err());
+            assertEquals(1, r.err().strip().lines().count(), r.err());
+        }
+    }
+}

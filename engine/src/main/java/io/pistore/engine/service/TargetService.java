@@ -1,0 +1,226 @@
+package io.pistore.engine.service;
+
+import io.pistore.engine.volume.UnwrittenBlock;
+import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.PiErrorKind;
+import io.pistore.integrity.PiType;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.Protection;
+import io.pistore.spi.RequestCheck;
+import io.pistore.spi.Status;
+import io.pistore.spi.TargetHandler;
+import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.VolumeInfo;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Executes block requests against the volumes of a {@link VolumeStore}.
+ *
+ * <p>Writes: the request is validated, its PI is checked as its check flags say (unless the
+ * transport already checked it in hardware) and only then stored: a failing write stores nothing.
+ * With PRACT and no metadata in the request, the PI is generated here (insert). Reads: the stored
+ * data and PI are read, the PI is checked as the flags say, and returned (pass) or checked and
+ * dropped (PRACT with no metadata buffer: strip).
+ */
+public final class TargetService implements TargetHandler {
+    /** Largest request the target accepts, data plus metadata. */
+    public static final int MAX_TRANSFER_BYTES = TransportCapabilities.MAX_TRANSFER_BYTES;
+
+
+    private final VolumeStore store;
+    private final Consumer<String> log;
+
+    public TargetService(VolumeStore store) {
+        this(store, line -> { });
+    }
+
+    /** A target service that reports connections, one line each, to {@code log}. */
+    public TargetService(VolumeStore store, Consumer<String> log) {
+        this.store = store;
+        this.log = log;
+    }
+
+    @Override
+    public void connected(String peer) {
+        log.accept("connection from " + peer);
+    }
+
+    @Override
+    public void disconnected(String peer, String reason) {
+        log.accept("connection from " + peer + " ended: " + reason);
+    }
+
+    @Override
+    public List<VolumeInfo> volumes() {
+        List<VolumeInfo> list = new ArrayList<>();
+        for (Volume v : store.list()) {
+            list.add(new VolumeInfo(v.name(), v.blockCount(), v.format()));
+        }
+        return list;
+    }
+
+    @Override
+    public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
+        if (store.isDurable() && (request.op() == io.pistore.spi.Operation.FLUSH || request.fua())) {
+            // A flush or FUA write waits for the disk: not on a transport's I/O thread, where it
+            // would stall every other connection that thread serves.
+            DISK_WAITS.execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
+            return;
+        }
+        done.accept(executeCatching(request, piCheckedInTransport));
+    }
+
+    /** Threads that wait for fsync on behalf of transports' I/O threads. */
+    private static final java.util.concurrent.ExecutorService DISK_WAITS =
+            java.util.concurrent.Executors.newFixedThreadPool(4, r -> {
+                Thread t = new Thread(r, "pistore-disk-wait");
+                t.setDaemon(true);
+                return t;
+            });
+
+    private Completion executeCatching(BlockRequest request, boolean piCheckedInTransport) {
+        try {
+            return executeNow(request, piCheckedInTransport);
+        } catch (IOException e) {
+            return Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            return Completion.failure(Status.INTERNAL_ERROR, request.op() + ": " + e);
+        }
+    }
+
+    /** Executes a request on the calling thread. */
+    public Completion executeNow(BlockRequest r, boolean piCheckedInTransport) throws IOException {
+        Volume v = store.get(r.volume());
+        if (v == null) {
+            return Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + r.volume() + "'");
+        }
+        if (r.op() == io.pistore.spi.Operation.FLUSH) {
+            v.flush();
+            return Completion.success();
+        }
+        Completion bad = RequestCheck.validate(r, new VolumeInfo(v.name(), v.blockCount(), v.format()),
+                MAX_TRANSFER_BYTES);
+        if (bad != null) {
+            return bad;
+        }
+        switch (r.op()) {
+            case WRITE:
+                return write(r, v, piCheckedInTransport);
+            case READ:
+                return read(r, v, piCheckedInTransport);
+            case WRITE_ZEROES:
+            case DEALLOCATE:
+                v.writeZeroes(r.lba(), r.blocks(), r.fua());
+                return Completion.success();
+            default:
+                return Completion.failure(Status.INVALID_FIELD, "unknown operation " + r.op());
+        }
+    }
+
+    private static Completion write(BlockRequest r, Volume v, boolean checked) throws IOException {
+        BlockFormat f = v.format();
+        ScatterList meta = r.metadata();
+        Protection p = r.protection();
+        ScatterList scratch = null;
+        MetadataScratch mine = null;
+        try {
+            if (f.hasPi()) {
+                if (p.pract()) {
+                    // Insert: with metadata exactly the tuple, the host's metadata (if any) is replaced;
+                    // with more, only the tuple part is overwritten (NVMe PRACT semantics).
+                    PiContext ctx = p.context(f);
+                    if (meta != null && f.metadataSize() > f.tupleSize()) {
+                        meta = copy(meta);
+                    } else {
+                        mine = MetadataScratch.mine();
+                        meta = scratch = mine.take(r.blocks() * f.metadataSize());
+                        if (f.metadataSize() > f.tupleSize()) {
+                            zero(meta); // generate writes the tuple only; the rest of the metadata is zero
+                        }
+                    }
+                    Pi.generate(ctx, r.data(), meta, r.blocks());
+                } else if (!checked) {
+                    PiError e = Pi.verify(p.context(f), r.data(), meta, r.blocks());
+                    if (e != null) {
+                        return Completion.piError(r.lba(), e);
+                    }
+                }
+            }
+            if (f.type() == PiType.TYPE_1 && p.initialRefTag() != f.refTagOf(r.lba())) {
+                // Type 1: the reference tag follows the LBA (NVMe: ILBRT must equal the low bits of SLBA).
+                // Checked after the PI itself, so a PI that does not match the request is reported as
+                // such; this catches the PI that matches a request whose LBA was changed on the way (a
+                // header bit flip without a digest), which would otherwise be stored at the wrong place:
+                // a lost write. expected: the tag this LBA needs; actual: the one the request carries.
+                return Completion.piError(r.lba(), new PiError(PiErrorKind.REF_TAG, 0,
+                        f.refTagOf(r.lba()), p.initialRefTag()));
+            }
+            v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
+            return Completion.success();
+        } finally {
+            if (scratch != null) {
+                mine.release(scratch);
+            }
+        }
+    }
+
+    private static Completion read(BlockRequest r, Volume v, boolean checked) throws IOException {
+        BlockFormat f = v.format();
+        ScatterList meta = r.metadata();
+        // Strip (no metadata list in the request): with PI, the stored metadata is read, checked and
+        // dropped; without PI there is nothing to check, and the volume is not asked for it.
+        boolean strip = meta == null && f.hasPi();
+        MetadataScratch mine = null;
+        if (strip) {
+            mine = MetadataScratch.mine();
+            meta = mine.take(r.blocks() * f.metadataSize());
+        }
+        try {
+            v.read(r.lba(), r.blocks(), r.data(), meta);
+            if (f.hasPi()) {
+                // Always, checked in the transport or not: the unwritten pattern is an escape that no
+                // PI check (here, in a transport, or at the host) looks behind.
+                PiError bad = UnwrittenBlock.firstDataError(f, r.data(), meta, r.blocks());
+                if (bad != null) {
+                    return Completion.piError(r.lba(), bad);
+                }
+                if (!checked && !r.protection().checks().isNone()) {
+                    PiError e = Pi.verify(r.protection().context(f), r.data(), meta, r.blocks());
+                    if (e != null) {
+                        return Completion.piError(r.lba(), e);
+                    }
+                }
+            }
+            return Completion.success();
+        } finally {
+            if (strip) {
+                mine.release(meta);
+            }
+        }
+    }
+
+    private static void zero(ScatterList l) {
+        for (int i = 0; i < l.segmentCount(); i++) {
+            ByteBuffer b = l.segment(i);
+            while (b.hasRemaining()) {
+                b.put((byte) 0);
+            }
+        }
+    }
+
+    private static ScatterList copy(ScatterList src) {
+        byte[] a = src.toArray();
+        return ScatterList.wrap(a);
+    }
+}

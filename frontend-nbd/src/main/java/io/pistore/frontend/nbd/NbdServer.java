@@ -1,0 +1,351 @@
+package io.pistore.frontend.nbd;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.service.TargetService;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.VolumeInfo;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The NBD frontend: a server speaking the NBD protocol (fixed newstyle) that exports every volume
+ * of a {@link HostConnection} by name. Data enters and leaves the engine through {@link BlockDevice}
+ * data-only requests, so PI is inserted where data enters and checked and stripped where it leaves,
+ * over whichever transport the connection uses; a PI check failure reaches the NBD client as EIO
+ * with the first bad offset (structured replies). See docs/NBD.md.
+ *
+ * <p>One thread accepts; each client connection gets one thread that reads and parses requests
+ * (replies are written by whichever thread completes the request). The server never closes the
+ * host connection it was given.
+ */
+public final class NbdServer implements AutoCloseable {
+    /** The IANA port of NBD. */
+    public static final int DEFAULT_PORT = 10809;
+
+    /** Default longest poll for a client's next request before blocking, in microseconds. */
+    public static final long DEFAULT_SPIN_MICROS = 100;
+    /** Largest accepted poll budget, in microseconds. */
+    public static final long MAX_SPIN_MICROS = 10_000;
+
+    /** Limits, polling and logging of a server. */
+    public static final class Options {
+        int maxConnections = 64;
+        long handshakeTimeoutMillis = 30_000;
+        int maxInFlight = 128;
+        long maxInFlightBytes = 64L << 20;
+        int maxTransferBytes = TargetService.MAX_TRANSFER_BYTES;
+        long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
+        Consumer<String> log = line -> { };
+
+        /** Most client connections at once; more are closed at accept (default 64). */
+        public Options maxConnections(int n) {
+            this.maxConnections = positive(n, "maxConnections");
+            return this;
+        }
+
+        /** Longest wait for each handshake message before the connection is closed (default 30 s). */
+        public Options handshakeTimeoutMillis(long ms) {
+            this.handshakeTimeoutMillis = positive(ms, "handshakeTimeoutMillis");
+            return this;
+        }
+
+        /** Most requests of one connection in flight before it stops reading (default 128). */
+        public Options maxInFlight(int n) {
+            this.maxInFlight = positive(n, "maxInFlight");
+            return this;
+        }
+
+        /** Most payload bytes of one connection in flight or waiting to be sent (default 64 MiB). */
+        public Options maxInFlightBytes(long n) {
+            this.maxInFlightBytes = positive(n, "maxInFlightBytes");
+            return this;
+        }
+
+        /** Largest data+metadata of one block request of the transport (bounds the advertised payload). */
+        public Options maxTransferBytes(int n) {
+            this.maxTransferBytes = positive(n, "maxTransferBytes");
+            return this;
+        }
+
+        /**
+         * Longest a connection's thread polls for the client's next request before it blocks
+         * (default {@value #DEFAULT_SPIN_MICROS} µs; 0: never polls). The poll adapts to the gaps
+         * between requests and yields the CPU; see docs/NBD.md.
+         */
+        public Options spinMicros(long micros) {
+            if (micros < 0 || micros > MAX_SPIN_MICROS) {
+                throw new IllegalArgumentException("spinMicros must be 0 to " + MAX_SPIN_MICROS + ", not " + micros);
+            }
+            this.spinNanos = TimeUnit.MICROSECONDS.toNanos(micros);
+            return this;
+        }
+
+        /** Where one line per connection event and per failed request goes. */
+        public Options log(Consumer<String> log) {
+            this.log = log;
+            return this;
+        }
+
+        private static int positive(int n, String what) {
+            if (n <= 0) {
+                throw new IllegalArgumentException(what + " must be positive, not " + n);
+            }
+            return n;
+        }
+
+        private static long positive(long n, String what) {
+            if (n <= 0) {
+                throw new IllegalArgumentException(what + " must be positive, not " + n);
+            }
+            return n;
+        }
+    }
+
+    private final HostConnection connection;
+    private final Options options;
+    private final ServerSocketChannel listener;
+    private final Backend backend = new Backend();
+    private final Map<String, NbdExport> exports = new ConcurrentHashMap<>();
+    private final Set<NbdConnection> connections = ConcurrentHashMap.newKeySet();
+    private final Thread acceptor;
+    /** Requests of every connection handed to the engine and not yet completed. */
+    final java.util.concurrent.atomic.AtomicInteger engineRequests = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean closing;
+
+    private NbdServer(HostConnection connection, Options options, ServerSocketChannel listener) {
+        this.connection = connection;
+        this.options = options;
+        this.listener = listener;
+        this.acceptor = new Thread(this::acceptLoop, "pistore-nbd-accept");
+        this.acceptor.setDaemon(true);
+    }
+
+    /**
+     * Starts a server on {@code address} ({@code HOST:PORT}, {@code :PORT}, {@code PORT} or
+     * {@code HOST}; host 127.0.0.1 and port 10809 by default; port 0 picks a free one).
+     */
+    public static NbdServer start(String address, HostConnection connection, Options options) throws IOException {
+        InetSocketAddress a = parseAddress(address);
+        ServerSocketChannel l = ServerSocketChannel.open();
+        try {
+            l.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            l.bind(a, 64);
+        } catch (IOException | RuntimeException e) {
+            l.close();
+            throw e;
+        }
+        NbdServer s = new NbdServer(connection, options, l);
+        s.acceptor.start();
+        return s;
+    }
+
+    /** {@code HOST:PORT}, {@code :PORT}, {@code PORT} or {@code HOST}; 127.0.0.1 and 10809 by default. */
+    public static InetSocketAddress parseAddress(String address) {
+        String host = "127.0.0.1";
+        int port = DEFAULT_PORT;
+        String s = address == null ? "" : address.strip();
+        if (!s.isEmpty()) {
+            int colon = s.lastIndexOf(':');
+            String portText = null;
+            if (colon >= 0) {
+                if (colon > 0) {
+                    host = s.substring(0, colon);
+                }
+                portText = s.substring(colon + 1);
+            } else if (s.chars().allMatch(Character::isDigit)) {
+                portText = s;
+            } else {
+                host = s;
+            }
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            if (portText != null) {
+                try {
+                    port = Integer.parseInt(portText);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("bad port in NBD address '" + address + "'");
+                }
+                if (port < 0 || port > 65535) {
+                    throw new IllegalArgumentException("port must be 0 to 65535 in NBD address '" + address + "'");
+                }
+            }
+        }
+        return new InetSocketAddress(host, port);
+    }
+
+    /** The bound address (with the real port when 0 was asked for). */
+    public InetSocketAddress address() {
+        try {
+            return (InetSocketAddress) listener.getLocalAddress();
+        } catch (IOException e) {
+            throw new IllegalStateException("server is closed", e);
+        }
+    }
+
+    /** The export names, which are the volume names of the host connection. */
+    public List<String> exportNames() {
+        List<String> names = new ArrayList<>();
+        for (VolumeInfo v : connection.volumes()) {
+            names.add(v.name());
+        }
+        return names;
+    }
+
+    /** The export of that name ({@code ""}: the only volume, if there is exactly one), or null. */
+    NbdExport export(String name) {
+        List<VolumeInfo> vols = connection.volumes();
+        VolumeInfo found = null;
+        if (name.isEmpty()) {
+            if (vols.size() == 1) {
+                found = vols.get(0);
+            }
+        } else {
+            for (VolumeInfo v : vols) {
+                if (v.name().equals(name)) {
+                    found = v;
+                    break;
+                }
+            }
+        }
+        if (found == null) {
+            return null;
+        }
+        VolumeInfo info = found;
+        return exports.compute(info.name(), (k, old) -> old != null && old.info().equals(info) ? old
+                : new NbdExport(BlockDevice.open(connection, info.name()), backend, options.maxTransferBytes));
+    }
+
+    List<VolumeInfo> volumes() {
+        return connection.volumes();
+    }
+
+    Options options() {
+        return options;
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    void log(String line) {
+        try {
+            options.log.accept(line);
+        } catch (RuntimeException ignored) {
+            // a broken log never breaks the server
+        }
+    }
+
+    /**
+     * How the threads of the open connections waited for input, summed over them: polls run, requests
+     * caught while polling, blocking waits, and polls given up because the thread lost its CPU.
+     */
+    public record WaitCounters(long polls, long caught, long blockingWaits, long lostCpu) { }
+
+    /** How the open connections waited for input so far (for notes and tests). */
+    public WaitCounters waitCounters() {
+        long polls = 0;
+        long caught = 0;
+        long blocking = 0;
+        long lost = 0;
+        for (NbdConnection c : connections) {
+            polls += c.waiting().polls();
+            caught += c.waiting().caught();
+            blocking += c.waiting().blockingWaits();
+            lost += c.waiting().lostCpu();
+        }
+        return new WaitCounters(polls, caught, blocking, lost);
+    }
+
+    void ended(NbdConnection c) {
+        connections.remove(c);
+    }
+
+    private void acceptLoop() {
+        while (!closing) {
+            SocketChannel ch;
+            try {
+                ch = listener.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (closing) {
+                    return;
+                }
+                log("nbd: accept failed: " + e.getMessage());
+                sleepQuietly(100);
+                continue;
+            }
+            String peer = peerOf(ch);
+            if (connections.size() >= options.maxConnections) {
+                log("nbd: " + peer + " refused: " + options.maxConnections + " connections already");
+                closeQuietly(ch);
+                continue;
+            }
+            NbdConnection c = new NbdConnection(this, ch, peer);
+            connections.add(c);
+            Thread t = new Thread(c, "pistore-nbd-" + peer);
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    private static String peerOf(SocketChannel ch) {
+        try {
+            InetSocketAddress a = (InetSocketAddress) ch.getRemoteAddress();
+            return a.getAddress().getHostAddress() + ":" + a.getPort();
+        } catch (IOException | RuntimeException e) {
+            return "peer";
+        }
+    }
+
+    /**
+     * Stops accepting, ends every connection, and waits (up to 5 s) for requests already handed to
+     * the engine to complete, so that a flush after close covers them.
+     */
+    @Override
+    public void close() {
+        closing = true;
+        closeQuietly(listener);
+        for (NbdConnection c : connections) {
+            c.shutdown();
+        }
+        try {
+            acceptor.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (engineRequests.get() > 0 && System.nanoTime() < deadline) {
+            sleepQuietly(10);
+        }
+        backend.close();
+    }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
