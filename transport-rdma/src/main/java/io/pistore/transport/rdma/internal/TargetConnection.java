@@ -4,9 +4,12 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
+import io.pistore.spi.Operation;
 import io.pistore.spi.Protection;
+import io.pistore.spi.RequestCheck;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
+import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.rdma.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
@@ -193,16 +196,28 @@ final class TargetConnection {
     private void dataCommand(TargetCommand t) throws VerbsException {
         Capsule.Command c = t.cmd;
         boolean write = c.op == Capsule.OP_WRITE;
+        VolumeInfo v = volumes.get(c.volume);
+        if (v == null) {
+            refreshVolumes();
+            v = volumes.get(c.volume);
+        }
+        if (v == null) {
+            respond(t, Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + c.volume + "'"), 0);
+            return;
+        }
+        // The rule every hop shares, before anything is sized from the command: LBA range, block
+        // count, the transfer limit, the width of the ref tag.
+        Completion bad = RequestCheck.validateHeader(write ? Operation.WRITE : Operation.READ, c.lba, c.blocks,
+                c.protection(), v, TransportCapabilities.MAX_TRANSFER_BYTES);
+        if (bad == null && !t.offload && c.length > c.blocks * v.format().blockSize()) {
+            bad = Completion.failure(Status.INVALID_FIELD, "a transfer of " + c.length + " bytes is more than "
+                    + c.blocks + " blocks of " + v.format().sizes() + " hold");
+        }
+        if (bad != null) {
+            respond(t, bad, 0);
+            return;
+        }
         if (t.offload) {
-            VolumeInfo v = volumes.get(c.volume);
-            if (v == null) {
-                refreshVolumes();
-                v = volumes.get(c.volume);
-            }
-            if (v == null) {
-                respond(t, Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + c.volume + "'"), 0);
-                return;
-            }
             BlockFormat f = v.format();
             Protection p = c.protection();
             long expected = c.blocks * (f.dataSize() + 8L);
