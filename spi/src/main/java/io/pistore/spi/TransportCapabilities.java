@@ -5,7 +5,10 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 
-/** What a transport can do: which guards it checks in hardware, and its transfer limits. */
+/**
+ * What a transport can do, as the application reads it: which guards it checks in hardware
+ * ({@code serve} says so at start) and its largest transfer (the NBD frontend's limit over it).
+ */
 public final class TransportCapabilities {
     /**
      * The largest transfer (data plus metadata bytes of one request) of the engine and of every
@@ -15,19 +18,14 @@ public final class TransportCapabilities {
 
     private final Set<GuardType> hardwareGuards;
     private final int maxTransferBytes;
-    private final int maxSegments;
-    private final boolean separateMetadata;
 
-    public TransportCapabilities(Set<GuardType> hardwareGuards, int maxTransferBytes, int maxSegments,
-                                 boolean separateMetadata) {
-        if (maxTransferBytes <= 0 || maxSegments <= 0) {
-            throw new IllegalArgumentException("transfer limits must be positive");
+    public TransportCapabilities(Set<GuardType> hardwareGuards, int maxTransferBytes) {
+        if (maxTransferBytes <= 0) {
+            throw new IllegalArgumentException("the transfer limit must be positive, not " + maxTransferBytes);
         }
         this.hardwareGuards = hardwareGuards.isEmpty()
                 ? Collections.emptySet() : Collections.unmodifiableSet(EnumSet.copyOf(hardwareGuards));
         this.maxTransferBytes = maxTransferBytes;
-        this.maxSegments = maxSegments;
-        this.separateMetadata = separateMetadata;
     }
 
     /** Guards whose PI the transport checks in hardware (an RDMA HCA: 8-byte tuples only); empty for software. */
@@ -44,19 +42,8 @@ public final class TransportCapabilities {
         return maxTransferBytes;
     }
 
-    /** Most scatter-list segments (data plus metadata) of one request. */
-    public int maxSegments() {
-        return maxSegments;
-    }
-
-    /** Whether the transport carries a separate metadata scatter list (DIX) end to end. */
-    public boolean separateMetadata() {
-        return separateMetadata;
-    }
-
     @Override
     public String toString() {
-        return "hardwareGuards=" + hardwareGuards + " maxTransfer=" + maxTransferBytes + " maxSegments=" + maxSegments
-                + " separateMetadata=" + separateMetadata;
+        return "hardwareGuards=" + hardwareGuards + " maxTransfer=" + maxTransferBytes;
     }
 }

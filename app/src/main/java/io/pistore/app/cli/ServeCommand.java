@@ -138,6 +138,10 @@ final class ServeCommand implements Callable<Integer> {
                 if (l != null) {
                     out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on " + p.name()
                             + " " + l.address());
+                    if (!p.capabilities().hardwareGuards().isEmpty()) {
+                        out.println("  " + p.name() + " checks the PI of 8-byte tuples with guards "
+                                + p.capabilities().hardwareGuards() + " in hardware; other formats in software");
+                    }
                 } else {
                     out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
                 }

@@ -27,7 +27,7 @@ public final class LocalTransportProvider implements BlockTransportProvider {
 
     @Override
     public TransportCapabilities capabilities() {
-        return new TransportCapabilities(EnumSet.noneOf(GuardType.class), TransportCapabilities.MAX_TRANSFER_BYTES, 1024, true);
+        return new TransportCapabilities(EnumSet.noneOf(GuardType.class), TransportCapabilities.MAX_TRANSFER_BYTES);
     }
 
     @Override

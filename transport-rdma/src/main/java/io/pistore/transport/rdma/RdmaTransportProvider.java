@@ -65,7 +65,7 @@ public final class RdmaTransportProvider implements BlockTransportProvider {
                 && !"false".equals(System.getProperty("pistore.rdma.soft.integrity"))
                 && RdmaOptions.fromSystemProperties().pi() != RdmaOptions.PiMode.CPU;
         return new TransportCapabilities(hw ? EnumSet.of(GuardType.CRC16, GuardType.IP_CHECKSUM)
-                : EnumSet.noneOf(GuardType.class), MAX_TRANSFER_BYTES, 256, true);
+                : EnumSet.noneOf(GuardType.class), MAX_TRANSFER_BYTES);
     }
 
     @Override

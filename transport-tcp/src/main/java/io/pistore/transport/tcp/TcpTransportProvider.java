@@ -28,8 +28,7 @@ public final class TcpTransportProvider implements BlockTransportProvider {
 
     @Override
     public TransportCapabilities capabilities() {
-        return new TransportCapabilities(EnumSet.noneOf(GuardType.class), TcpConfig.defaults().maxTransferBytes,
-                65536, true);
+        return new TransportCapabilities(EnumSet.noneOf(GuardType.class), TcpConfig.defaults().maxTransferBytes);
     }
 
     @Override
