@@ -23,7 +23,6 @@ import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -34,9 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * The {@code local} transport's submission queue under several producers: every JMH thread
  * ({@code -t N}) submits to the same host queue and waits for its own completion; the target
  * handler completes at once, so the queue hand-off is what is measured.
- * {@code queue=jctools} is the default MPSC array queue, {@code jdk} the JDK's
- * {@code ArrayBlockingQueue} ({@code -Dpistore.local.queue}), to see whether JCTools pays off with
- * many producers (with one producer it did not, see docs/BENCHMARKS.md).
+ * The queue is JCTools' MPSC array queue; the JDK's {@code ArrayBlockingQueue} it was compared with
+ * is in docs/BENCHMARKS.md (an older commit's engine jar on the class path repeats that comparison).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -45,9 +43,6 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
 public class LocalQueueBench {
-    @Param({"jctools", "jdk"})
-    public String queue;
-
     private BlockTransport transport;
     private TargetListener listener;
     private HostConnection connection;
@@ -69,7 +64,6 @@ public class LocalQueueBench {
 
     @Setup
     public void setUp() throws Exception {
-        System.setProperty("pistore.local.queue", queue); // read when the queue is made
         transport = Transports.find("local").create();
         listener = transport.listen("local:0", new Immediate());
         connection = transport.connect(listener.address(), new ConnectOptions(1, 256));

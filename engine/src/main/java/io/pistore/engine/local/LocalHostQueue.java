@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.concurrent.locks.LockSupport;
 import java.util.Queue;
-import java.util.concurrent.ArrayBlockingQueue;
 import org.jctools.queues.MpscArrayQueue;
 
 /**
@@ -27,10 +26,7 @@ import org.jctools.queues.MpscArrayQueue;
 final class LocalHostQueue implements HostQueue {
     private final TargetHandler handler;
     private final int depth;
-    /**
-     * JCTools' bounded MPSC array queue; {@code -Dpistore.local.queue=jdk} swaps in the JDK's
-     * {@link java.util.concurrent.ArrayBlockingQueue} so the difference can be measured (docs/BENCHMARKS.md).
-     */
+    /** JCTools' bounded MPSC array queue: submitters on many threads, one worker draining. */
     private final Queue<Pending> queue;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Thread worker;
@@ -57,8 +53,7 @@ final class LocalHostQueue implements HostQueue {
     LocalHostQueue(String name, TargetHandler handler, int depth) {
         this.handler = handler;
         this.depth = depth;
-        this.queue = "jdk".equals(System.getProperty("pistore.local.queue"))
-                ? new ArrayBlockingQueue<>(Math.max(2, depth)) : new MpscArrayQueue<>(Math.max(2, depth));
+        this.queue = new MpscArrayQueue<>(Math.max(2, depth));
         this.worker = new Thread(this::drain, "pistore-local-" + name);
         this.worker.setDaemon(true);
         this.worker.start();

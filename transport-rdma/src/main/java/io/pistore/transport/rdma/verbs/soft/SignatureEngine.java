@@ -47,11 +47,6 @@ import java.nio.ByteBuffer;
 final class SignatureEngine {
     private static final int DIF = SigAttrs.DIF_SIZE;
     /**
-     * {@code pistore.rdma.soft.signature=perblock} runs every transfer block by block (the engine as
-     * it was before the batched path), to compare the two in one build.
-     */
-    static final boolean PER_BLOCK_ONLY = "perblock".equals(System.getProperty("pistore.rdma.soft.signature"));
-    /**
      * Transfers of fewer blocks run block by block: a library call costs 100-170 ns more than one
      * guard call (its context, lists and walker), which a single 4 KiB block does not pay back.
      * Measured on this machine (docs/RDMA.md): per 4 KiB block, both directions, batched against
@@ -82,7 +77,7 @@ final class SignatureEngine {
 
     /** Whether a transfer of {@code n} blocks runs block by block rather than batched (and counts which). */
     private boolean goesPerBlock(int n, int interval, SigDomain mem, SigDomain wire) {
-        if (PER_BLOCK_ONLY || n < batchMinBlocks || !batchable(interval, mem) || !batchable(interval, wire)) {
+        if (n < batchMinBlocks || !batchable(interval, mem) || !batchable(interval, wire)) {
             perBlock++;
             return true;
         }
