@@ -4,6 +4,7 @@ import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.VolumeInfo;
+import io.pistore.spi.wire.VolumeListCodec;
 import io.pistore.transport.rdma.RdmaOptions;
 import io.pistore.transport.rdma.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Capability;
@@ -55,7 +56,7 @@ public final class RdmaHostConnection implements HostConnection {
             for (VolumeInfo v : VolumeList.decode(queues[0].discover())) {
                 volumes.put(v.name(), v);
             }
-        } catch (VerbsException | InterruptedException | RuntimeException e) {
+        } catch (VerbsException | InterruptedException | RuntimeException | VolumeListCodec.MalformedListException e) {
             close();
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

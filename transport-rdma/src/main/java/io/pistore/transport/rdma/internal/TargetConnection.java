@@ -398,7 +398,7 @@ final class TargetConnection {
     private void discover(TargetCommand t) throws VerbsException {
         refreshVolumes();
         List<VolumeInfo> vols = handler.volumes();
-        byte[] list = VolumeList.encode(vols);
+        byte[] list = VolumeList.encode(vols, (int) Math.min(t.cmd.length, Integer.MAX_VALUE));
         int n = (int) Math.min(list.length, t.cmd.length);
         if (t.discovery != null) {
             t.discovery.close();
