@@ -12,6 +12,7 @@ import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
+import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -239,7 +240,7 @@ final class ServeCommand implements Callable<Integer> {
 
     private void runNbd(PrintWriter out, Consumer<String> log, HostConnection hc, BlockTransportProvider p,
                         String via, CountDownLatch stop) throws InterruptedException {
-        int maxTransfer = Math.min(p.capabilities().maxTransferBytes(), TargetService.MAX_TRANSFER_BYTES);
+        int maxTransfer = Math.min(p.capabilities().maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES);
         NbdServer server;
         try {
             server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)

@@ -34,8 +34,6 @@ import java.util.function.Consumer;
  * dropped (PRACT with no metadata buffer: strip).
  */
 public final class TargetService implements TargetHandler {
-    /** Largest request the target accepts, data plus metadata. */
-    public static final int MAX_TRANSFER_BYTES = TransportCapabilities.MAX_TRANSFER_BYTES;
 
 
     private final VolumeStore store;
@@ -110,7 +108,7 @@ public final class TargetService implements TargetHandler {
             return Completion.success();
         }
         Completion bad = RequestCheck.validate(r, new VolumeInfo(v.name(), v.blockCount(), v.format()),
-                MAX_TRANSFER_BYTES);
+                TransportCapabilities.MAX_TRANSFER_BYTES);
         if (bad != null) {
             return bad;
         }

@@ -1,8 +1,8 @@
 package io.pistore.frontend.nbd;
 
 import io.pistore.engine.BlockDevice;
-import io.pistore.engine.service.TargetService;
 import io.pistore.spi.HostConnection;
+import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -44,7 +44,7 @@ public final class NbdServer implements AutoCloseable {
         long handshakeTimeoutMillis = 30_000;
         int maxInFlight = 128;
         long maxInFlightBytes = 64L << 20;
-        int maxTransferBytes = TargetService.MAX_TRANSFER_BYTES;
+        int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
         long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
         Consumer<String> log = line -> { };
 

@@ -16,6 +16,7 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
+import io.pistore.spi.TransportCapabilities;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -501,7 +502,7 @@ class NbdServerTest {
 
     @Test
     void writeLargerThanTheMaximumIsRefusedAfterItsPayloadAndTheConnectionGoesOn() throws IOException {
-        int max = NbdExport.maxPayload(BlockFormat.of(4096, 8), TargetService.MAX_TRANSFER_BYTES);
+        int max = NbdExport.maxPayload(BlockFormat.of(4096, 8), TransportCapabilities.MAX_TRANSFER_BYTES);
         store.create("c", BlockFormat.of(4096, 8), 2L * max / 4096);
         try (NbdTestClient c = connect("c")) {
             assertEquals(EINVAL, c.write(0, random(max + 4096, 17)), "larger than the advertised maximum");

@@ -16,6 +16,7 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
+import io.pistore.spi.TransportCapabilities;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -307,7 +308,7 @@ class NbdInteropTest {
              TargetListener l = t.listen("127.0.0.1:0", new TargetService(store));
              HostConnection hc = t.connect(l.address(), new ConnectOptions(1, 64));
              NbdServer remote = NbdServer.start("127.0.0.1:0", hc, new NbdServer.Options()
-                     .maxTransferBytes(Math.min(tcp.capabilities().maxTransferBytes(), TargetService.MAX_TRANSFER_BYTES))
+                     .maxTransferBytes(Math.min(tcp.capabilities().maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES))
                      .log(log::add))) {
             String img = "nbd://127.0.0.1:" + remote.address().getPort() + "/img";
             Path image = randomImage("tcp-in.raw", IMAGE_BYTES, 3);

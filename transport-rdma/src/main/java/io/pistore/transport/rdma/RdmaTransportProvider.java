@@ -17,7 +17,6 @@ import java.util.List;
  */
 public final class RdmaTransportProvider implements BlockTransportProvider {
     public static final String NAME = "rdma";
-    public static final int MAX_TRANSFER_BYTES = TransportCapabilities.MAX_TRANSFER_BYTES;
 
     @Override
     public String name() {
@@ -65,7 +64,7 @@ public final class RdmaTransportProvider implements BlockTransportProvider {
                 && !"false".equals(System.getProperty("pistore.rdma.soft.integrity"))
                 && RdmaOptions.fromSystemProperties().pi() != RdmaOptions.PiMode.CPU;
         return new TransportCapabilities(hw ? EnumSet.of(GuardType.CRC16, GuardType.IP_CHECKSUM)
-                : EnumSet.noneOf(GuardType.class), MAX_TRANSFER_BYTES);
+                : EnumSet.noneOf(GuardType.class), TransportCapabilities.MAX_TRANSFER_BYTES);
     }
 
     @Override

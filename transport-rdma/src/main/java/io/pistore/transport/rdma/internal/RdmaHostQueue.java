@@ -11,6 +11,7 @@ import io.pistore.spi.HostQueue;
 import io.pistore.spi.Operation;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
+import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.rdma.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
@@ -183,7 +184,7 @@ final class RdmaHostQueue implements HostQueue {
     /** Whether the request is well formed for the integrity MR path; otherwise the software path lets the target judge it. */
     private static boolean offloadable(BlockRequest r, BlockFormat f) {
         long n = r.blocks();
-        if (n < 1 || n * (f.dataSize() + 8L) > io.pistore.transport.rdma.RdmaTransportProvider.MAX_TRANSFER_BYTES) {
+        if (n < 1 || n * (f.dataSize() + 8L) > TransportCapabilities.MAX_TRANSFER_BYTES) {
             return false;
         }
         if (r.data().length() != n * f.dataSize()) {
@@ -256,7 +257,7 @@ final class RdmaHostQueue implements HostQueue {
         boolean meta = data && r.hasMetadata();
         long metaLen = meta ? r.metadata().length() : 0;
         long len = dataLen + metaLen;
-        if (len > io.pistore.transport.rdma.RdmaTransportProvider.MAX_TRANSFER_BYTES + (1 << 20)) {
+        if (len > TransportCapabilities.MAX_TRANSFER_BYTES + (1 << 20)) {
             throw new IllegalArgumentException("request of " + len + " bytes exceeds the largest transfer");
         }
         long addr = 0;

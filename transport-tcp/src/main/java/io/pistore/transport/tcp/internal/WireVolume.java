@@ -21,10 +21,6 @@ final class WireVolume {
         this.info = info;
     }
 
-    static int encodedSize(VolumeInfo v) {
-        return VolumeListCodec.encodedSize(v);
-    }
-
     /** The list of HELLO_REPLY; a list that does not fit the handshake limit is cut. */
     static byte[] encode(List<WireVolume> vols, int maxBytes) {
         List<VolumeListCodec.Entry> entries = new ArrayList<>(vols.size());
