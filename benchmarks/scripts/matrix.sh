@@ -5,7 +5,7 @@
 # chunk of it is allocated during the ramp). Results: JSON lines in $OUT.
 #
 #   benchmarks/scripts/matrix.sh [REPS] [SECONDS]      (from the repository root)
-#   JAVA_OPTS="-Dpistore.tcp.spinMicros=0 -Dpistore.tcp.pollMicros=0" ...   to compare settings
+#   BENCH_ARGS="--transport-option tcp.spinMicros=0 --transport-option tcp.pollMicros=0" ...   to compare settings
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 reps="${1:-3}"
@@ -22,8 +22,8 @@ for r in $(seq "$reps"); do
     for t in local tcp; do
       for pi in insert off; do
         # shellcheck disable=SC2086
-        java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main bench --transport "$t" --rw "$1" --bs "$2" --qd "$3" \
-          --pi "$pi" --size 64MiB --seconds "$secs" --ramp 2 --json 2> /dev/null >> "$out"
+        java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main bench ${BENCH_ARGS:-} --transport "$t" --rw "$1" \
+          --bs "$2" --qd "$3" --pi "$pi" --size 64MiB --seconds "$secs" --ramp 2 --json 2> /dev/null >> "$out"
       done
     done
   done

@@ -4,7 +4,7 @@
 # the process CPU time per second of run (what polling costs). Usage:
 #   benchmarks/scripts/tcp-latency.sh [ROUNDS] [SECONDS] ["SPIN/POLL ..."]
 #   benchmarks/scripts/tcp-latency.sh 3 4 "0/0 50/200 250/500"
-# SPIN/POLL are -Dpistore.tcp.spinMicros / pollMicros (0/0 = always block in select()).
+# SPIN/POLL are the options tcp.spinMicros / tcp.pollMicros (0/0 = always block in select()).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 rounds="${1:-3}"
@@ -12,17 +12,18 @@ seconds="${2:-4}"
 settings="${3:-0/0 50/200 250/500}"
 out="$(mktemp -d)"
 "$root/pistore" --version > /dev/null
-mvn -B -q -o -f "$root/pom.xml" -pl transport-tcp -am test-compile > /dev/null
+mvn -B -q -o -f "$root/pom.xml" -DskipTests -pl benchmarks -am package > /dev/null
 for r in $(seq 1 "$rounds"); do
   for s in $settings; do
     spin="${s%/*}"; poll="${s#*/}"
-    /usr/bin/time -f '%U %S' -o "$out/time" env JAVA_OPTS="-Dpistore.tcp.spinMicros=$spin -Dpistore.tcp.pollMicros=$poll" \
-      "$root/pistore" bench --transport tcp --rw randread --bs 4k --qd 1 --pi insert --seconds "$seconds" --ramp 2 \
+    /usr/bin/time -f "%U %S" -o "$out/time" \
+      "$root/pistore" bench --transport tcp --transport-option "tcp.spinMicros=$spin" \
+      --transport-option "tcp.pollMicros=$poll" --rw randread --bs 4k --qd 1 --pi insert --seconds "$seconds" --ramp 2 \
       --size 64MiB --json 2>/dev/null | tr -d '\n' >> "$out/$spin-$poll.jsonl"
     echo " $(cat "$out/time")" >> "$out/$spin-$poll.jsonl"
   done
-  java -cp "$root/transport-tcp/target/test-classes" io.pistore.transport.tcp.bench.LoopbackPingPong 4096 "$seconds" \
-    >> "$out/pingpong.txt"
+  java -cp "$root/benchmarks/target/pistore-benchmarks-0.1.0-SNAPSHOT.jar:$root/benchmarks/target/lib/*" \
+    io.pistore.benchmarks.tcp.LoopbackPingPong 4096 "$seconds" >> "$out/pingpong.txt"
 done
 python3 - "$out" "$seconds" <<'PY'
 import json, os, statistics, sys

@@ -5,19 +5,44 @@ import java.util.List;
 import java.util.ServiceLoader;
 
 /**
- * A transport, found by name through {@link ServiceLoader}. {@link #availability()} never throws:
- * a provider that cannot run here says why in one line.
+ * A transport, found by name through {@link ServiceLoader}. {@link #availability} never throws:
+ * a provider that cannot run here says why in one line. Settings reach it as
+ * {@link TransportOptions}, checked against the {@link #options()} it declares; the methods without
+ * options use every default.
  */
 public interface BlockTransportProvider {
     /** local, tcp, rdma, … */
     String name();
 
-    Availability availability();
+    /** The settings this transport takes, each named {@code <name()>.<setting>}. */
+    default List<TransportOption<?>> options() {
+        return List.of();
+    }
 
-    TransportCapabilities capabilities();
+    /** Whether the transport can run here with these settings (never throws; a bad setting is a cause). */
+    Availability availability(TransportOptions options);
 
-    /** Creates a transport; only called when available. */
-    BlockTransport create();
+    default Availability availability() {
+        return availability(TransportOptions.NONE);
+    }
+
+    /** What the transport does with these settings (only asked when available). */
+    TransportCapabilities capabilities(TransportOptions options);
+
+    default TransportCapabilities capabilities() {
+        return capabilities(TransportOptions.NONE);
+    }
+
+    /**
+     * Creates a transport with these settings; only called when available.
+     *
+     * @throws IllegalArgumentException when a setting of this transport is unknown or has a bad value
+     */
+    BlockTransport create(TransportOptions options);
+
+    default BlockTransport create() {
+        return create(TransportOptions.NONE);
+    }
 
     /** Where an embedded target of this transport listens by default (a free loopback port for networks). */
     default String embeddedListenAddress() {

@@ -1,6 +1,7 @@
 package io.pistore.app.bench;
 
 import io.pistore.integrity.BlockFormat;
+import io.pistore.spi.TransportOptions;
 import java.util.Locale;
 
 /** What one bench run does. Mutable; the CLI fills it from flags. */
@@ -59,6 +60,8 @@ public final class BenchOptions {
     }
 
     public String transport = "local";
+    /** Settings of the transports ({@code tcp.ioThreads=4}, ...); checked when a transport is found. */
+    public TransportOptions transportOptions = TransportOptions.NONE;
     /** null: an embedded target in this process with a memory volume. */
     public String target;
     public String volume = "bench";

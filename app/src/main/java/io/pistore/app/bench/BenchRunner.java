@@ -74,8 +74,8 @@ public final class BenchRunner {
         if (modes.isEmpty() || rounds < 1) {
             throw new IllegalArgumentException("nothing to run: " + modes.size() + " PI modes, " + rounds + " rounds");
         }
-        BlockTransportProvider p = Transports.find(name);
-        try (BlockTransport t = p.create()) {
+        BlockTransportProvider p = Transports.find(name, o.transportOptions);
+        try (BlockTransport t = p.create(o.transportOptions)) {
             if (o.target != null) {
                 return runOn(name, t, o.target, modes, rounds, null, null);
             }

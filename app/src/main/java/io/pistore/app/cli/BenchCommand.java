@@ -9,6 +9,7 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiType;
 import io.pistore.spi.BlockTransportProvider;
+import io.pistore.spi.TransportOptions;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -41,10 +42,8 @@ final class BenchCommand implements Callable<Integer> {
             description = "Transport, or 'all' for each available one in turn (default: ${DEFAULT-VALUE}).")
     String transport;
 
-    @Option(names = "--rdma-provider", paramLabel = "soft|disni|auto",
-            description = "Verbs provider of the rdma transport (sets rdma.provider; default: auto, i.e. disni when"
-                    + " usable, else the soft NIC).")
-    String rdmaProvider;
+    @Mixin
+    TransportOptionsOption transportOptions;
 
     @Option(names = "--target", paramLabel = "HOST:PORT", description = "A running target (default: embedded).")
     String target;
@@ -152,25 +151,24 @@ final class BenchCommand implements Callable<Integer> {
         }
         PrintWriter progressWriter = json ? err : out;
         PrintStream progress = new PrintStream(new WriterStream(progressWriter), true, StandardCharsets.UTF_8);
-        if (rdmaProvider != null) {
-            System.setProperty("rdma.provider", rdmaProvider);
-        }
+        TransportOptions settings = transportOptions.resolve(config);
+        o.transportOptions = settings;
         List<String> names = new ArrayList<>();
         List<BenchResult> results = new ArrayList<>();
         if (transport.equals("all")) {
             for (BlockTransportProvider p : Transports.all()) {
-                if (p.availability().isAvailable()) {
+                if (p.availability(settings).isAvailable()) {
                     names.add(p.name());
                 } else {
                     BenchResult r = new BenchResult();
                     r.transport = p.name();
-                    r.unavailableCause = p.availability().cause();
+                    r.unavailableCause = p.availability(settings).cause();
                     results.add(r);
                 }
             }
         } else {
             try {
-                Transports.find(transport);
+                Transports.find(transport, settings);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }

@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "pistore", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
-        subcommands = {ServeCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, PiCommand.class},
+        subcommands = {ServeCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, PiCommand.class,
+            TransportsCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:done; for checks, every block passed",
@@ -101,9 +102,11 @@ public final class Main implements Callable<Integer> {
                 break;
             }
         }
-        if (file == null) {
-            return null;
-        }
+        return file == null ? null : readConfig(file);
+    }
+
+    /** The properties of config file {@code file}, or a usage error saying why it cannot be read. */
+    static Properties readConfig(String file) {
         Properties p = new Properties();
         try (InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(file))) {
             p.load(in);

@@ -13,6 +13,7 @@ import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -45,6 +46,12 @@ final class ServeCommand implements Callable<Integer> {
 
     @Mixin
     DataDirOption data;
+
+    @Mixin
+    TransportOptionsOption transportOptions;
+
+    /** The transport settings of the config file and the command line, checked. */
+    private TransportOptions settings;
 
     @Option(names = "--transport", paramLabel = "NAME", defaultValue = "tcp",
             description = "Transport to serve on (default: ${DEFAULT-VALUE}; config key: transport).")
@@ -83,8 +90,8 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}, or -Dpistore.nbd.spinMicros).")
     long nbdSpinMicros;
 
-    /** Tests stop the server through this latch instead of a signal. */
-    static volatile CountDownLatch stopForTests;
+    /** Set when an interrupt stopped the server; restored on the thread once everything is closed. */
+    private boolean interrupted;
 
     /** Counted down when call() has closed and flushed everything; the signal hook waits for it. */
     private final CountDownLatch finished = new CountDownLatch(1);
@@ -95,6 +102,9 @@ final class ServeCommand implements Callable<Integer> {
             return serve();
         } finally {
             finished.countDown();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -119,7 +129,8 @@ final class ServeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
         }
-        CountDownLatch stop = stopForTests != null ? stopForTests : new CountDownLatch(1);
+        settings = transportOptions.resolve(config);
+        CountDownLatch stop = new CountDownLatch(1);
         DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");
         Consumer<String> log = line -> {
             synchronized (out) {
@@ -133,15 +144,18 @@ final class ServeCommand implements Callable<Integer> {
         BlockTransportProvider p = listenTransport ? find(transport) : null;
         try (VolumeStore store = openStore()) {
             TargetService service = new TargetService(store, log);
-            try (BlockTransport t = p != null ? p.create() : null;
+            try (BlockTransport t = p != null ? p.create(settings) : null;
                  TargetListener l = p != null ? listen(t, service) : null) {
                 String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
                 if (l != null) {
                     out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on " + p.name()
                             + " " + l.address());
-                    if (!p.capabilities().hardwareGuards().isEmpty()) {
+                    if (!settings.isEmpty()) {
+                        out.println("  transport options: " + settings);
+                    }
+                    if (!p.capabilities(settings).hardwareGuards().isEmpty()) {
                         out.println("  " + p.name() + " checks the PI of 8-byte tuples with guards "
-                                + p.capabilities().hardwareGuards() + " in hardware; other formats in software");
+                                + p.capabilities(settings).hardwareGuards() + " in hardware; other formats in software");
                     }
                 } else {
                     out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
@@ -168,9 +182,9 @@ final class ServeCommand implements Callable<Integer> {
         return spec.commandLine().getParseResult().hasMatchedOption(option);
     }
 
-    private static BlockTransportProvider find(String name) {
+    private BlockTransportProvider find(String name) {
         try {
-            return Transports.find(name);
+            return Transports.find(name, settings);
         } catch (IllegalArgumentException e) {
             throw CliException.usage(e.getMessage());
         }
@@ -211,7 +225,7 @@ final class ServeCommand implements Callable<Integer> {
     private void serveLocalNbd(PrintWriter out, Consumer<String> log, TargetService service, CountDownLatch stop)
             throws Exception {
         BlockTransportProvider local = find(LocalTransportProvider.NAME);
-        try (BlockTransport lt = local.create();
+        try (BlockTransport lt = local.create(settings);
              TargetListener ll = lt.listen(local.embeddedListenAddress(), service);
              HostConnection hc = lt.connect(ll.address(), new ConnectOptions(nbdQueues, 1024))) {
             runNbd(out, log, hc, local, "in-process (local transport)", stop);
@@ -221,7 +235,7 @@ final class ServeCommand implements Callable<Integer> {
     /** NBD over the volumes of a remote target. */
     private Integer serveRemote(PrintWriter out, Consumer<String> log, CountDownLatch stop) throws Exception {
         BlockTransportProvider p = find(transport);
-        try (BlockTransport t = p.create()) {
+        try (BlockTransport t = p.create(settings)) {
             HostConnection hc;
             try {
                 hc = t.connect(target, new ConnectOptions(nbdQueues, 1024));
@@ -240,7 +254,7 @@ final class ServeCommand implements Callable<Integer> {
 
     private void runNbd(PrintWriter out, Consumer<String> log, HostConnection hc, BlockTransportProvider p,
                         String via, CountDownLatch stop) throws InterruptedException {
-        int maxTransfer = Math.min(p.capabilities().maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES);
+        int maxTransfer = Math.min(p.capabilities(settings).maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES);
         NbdServer server;
         try {
             server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
@@ -262,8 +276,11 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * Waits for SIGINT/SIGTERM (or the test latch). The signal's hook lets the JVM exit only after
-     * call() has stopped the servers and flushed the volumes (at most 15 s).
+     * Waits for SIGINT/SIGTERM, or for an interrupt of the serving thread (how a program that runs
+     * {@code serve} in a thread of its own stops it). The signal's hook lets the JVM exit only after
+     * call() has stopped the servers and flushed the volumes (at most 15 s). The interrupt status is
+     * put back only once all is closed: set, it would make the volumes' file channels refuse the
+     * final flush.
      */
     private void awaitStop(CountDownLatch stop) throws InterruptedException {
         Thread hook = new Thread(() -> {
@@ -277,6 +294,8 @@ final class ServeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             stop.await();
+        } catch (InterruptedException e) {
+            interrupted = true;
         } finally {
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);

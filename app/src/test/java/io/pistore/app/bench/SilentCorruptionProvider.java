@@ -12,6 +12,7 @@ import io.pistore.spi.Operation;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -32,12 +33,12 @@ public final class SilentCorruptionProvider implements BlockTransportProvider {
     }
 
     @Override
-    public Availability availability() {
+    public Availability availability(TransportOptions options) {
         return enabled ? Availability.available() : Availability.unavailable("a test-only transport, switched off");
     }
 
     @Override
-    public TransportCapabilities capabilities() {
+    public TransportCapabilities capabilities(TransportOptions options) {
         return new LocalTransportProvider().capabilities();
     }
 
@@ -47,8 +48,8 @@ public final class SilentCorruptionProvider implements BlockTransportProvider {
     }
 
     @Override
-    public BlockTransport create() {
-        BlockTransport local = new LocalTransportProvider().create();
+    public BlockTransport create(TransportOptions options) {
+        BlockTransport local = new LocalTransportProvider().create(options);
         return new BlockTransport() {
             @Override
             public TargetListener listen(String address, TargetHandler handler) throws IOException {

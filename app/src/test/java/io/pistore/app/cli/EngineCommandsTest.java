@@ -10,11 +10,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -162,26 +157,13 @@ class EngineCommandsTest {
     @Test
     void serveServesItsVolumesAndStopsCleanly() throws Exception {
         assertEquals(0, run("volume", "create", "--data", data(), "srv", "--size", "1m").code());
-        CountDownLatch stop = new CountDownLatch(1);
-        ServeCommand.stopForTests = stop;
-        ExecutorService ex = Executors.newSingleThreadExecutor();
-        try {
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            Future<Integer> f = ex.submit(() -> Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
-                    "serve", "--data", data(), "--transport", "local", "--listen", "serve-test"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!out.toString().contains("srv") && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertTrue(out.toString().contains("1 volume(s)") && out.toString().contains("on local serve-test"),
-                    out + " / " + err);
-            stop.countDown();
-            assertEquals(0, f.get(30, TimeUnit.SECONDS));
-            assertTrue(out.toString().contains("stopped"), out.toString());
-        } finally {
-            ServeCommand.stopForTests = null;
-            ex.shutdownNow();
+        try (ServeThread serve = new ServeThread("serve", "--data", data(), "--transport", "local", "--listen",
+                "serve-test")) {
+            serve.awaitOutput(o -> o.contains("srv"));
+            assertTrue(serve.out().contains("1 volume(s)") && serve.out().contains("on local serve-test"),
+                    serve.out() + " / " + serve.err());
+            assertEquals(0, serve.stop());
+            assertTrue(serve.out().contains("stopped"), serve.out());
         }
         Result badTransport = run("serve", "--data", data(), "--transport", "nope");
         assertEquals(2, badTransport.code());
@@ -190,40 +172,24 @@ class EngineCommandsTest {
 
     @Test
     void serveNbdExportsMemoryVolumesOnAFreePort() throws Exception {
-        CountDownLatch stop = new CountDownLatch(1);
-        ServeCommand.stopForTests = stop;
-        ExecutorService ex = Executors.newSingleThreadExecutor();
-        try {
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            Future<Integer> f = ex.submit(() -> Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
-                    "serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m1:1MiB", "--memory-volume", "m2:64k:512+8"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (ServeThread serve = new ServeThread("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m1:1MiB",
+                "--memory-volume", "m2:64k:512+8")) {
             java.util.regex.Pattern p = java.util.regex.Pattern.compile("NBD on 127\\.0\\.0\\.1:(\\d+)");
-            java.util.regex.Matcher m = p.matcher("");
-            while (System.nanoTime() < deadline) {
-                m = p.matcher(out.toString());
-                if (m.find() && out.toString().contains("/m2")) {
-                    break;
-                }
-                Thread.sleep(20);
-            }
-            assertTrue(m.find(0), out + " / " + err);
-            assertTrue(out.toString().contains("nbd://127.0.0.1:" + m.group(1) + "/m1  1048576 bytes"), out.toString());
-            assertTrue(out.toString().contains("/m2  65536 bytes  512+8"), out.toString());
-            assertTrue(!out.toString().contains(" on tcp "), "no transport listener without --listen: " + out);
+            serve.awaitOutput(o -> p.matcher(o).find() && o.contains("/m2"));
+            String out = serve.out();
+            java.util.regex.Matcher m = p.matcher(out);
+            assertTrue(m.find(0), out + " / " + serve.err());
+            assertTrue(out.contains("nbd://127.0.0.1:" + m.group(1) + "/m1  1048576 bytes"), out);
+            assertTrue(out.contains("/m2  65536 bytes  512+8"), out);
+            assertTrue(!out.contains(" on tcp "), "no transport listener without --listen: " + out);
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", Integer.parseInt(m.group(1)))) {
                 s.setSoTimeout(10_000);
                 java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
                 assertEquals(0x4e42444d41474943L, in.readLong(), "NBDMAGIC");
                 assertEquals(0x49484156454F5054L, in.readLong(), "IHAVEOPT");
             }
-            stop.countDown();
-            assertEquals(0, f.get(30, TimeUnit.SECONDS));
-            assertTrue(out.toString().contains("stopped"), out.toString());
-        } finally {
-            ServeCommand.stopForTests = null;
-            ex.shutdownNow();
+            assertEquals(0, serve.stop());
+            assertTrue(serve.out().contains("stopped"), serve.out());
         }
     }
 

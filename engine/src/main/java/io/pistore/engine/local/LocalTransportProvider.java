@@ -5,6 +5,7 @@ import io.pistore.spi.Availability;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.TransportOptions;
 import java.util.EnumSet;
 
 /**
@@ -20,13 +21,19 @@ public final class LocalTransportProvider implements BlockTransportProvider {
         return NAME;
     }
 
+    /** It takes no options; naming one ({@code local.x}) is an error. */
     @Override
-    public Availability availability() {
-        return Availability.available();
+    public Availability availability(TransportOptions options) {
+        try {
+            options.check(NAME, options());
+            return Availability.available();
+        } catch (IllegalArgumentException e) {
+            return Availability.unavailable(e.getMessage());
+        }
     }
 
     @Override
-    public TransportCapabilities capabilities() {
+    public TransportCapabilities capabilities(TransportOptions options) {
         return new TransportCapabilities(EnumSet.noneOf(GuardType.class), TransportCapabilities.MAX_TRANSFER_BYTES);
     }
 
@@ -36,7 +43,8 @@ public final class LocalTransportProvider implements BlockTransportProvider {
     }
 
     @Override
-    public BlockTransport create() {
+    public BlockTransport create(TransportOptions options) {
+        options.check(NAME, options());
         return new LocalTransport();
     }
 }

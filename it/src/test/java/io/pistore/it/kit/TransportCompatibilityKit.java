@@ -29,6 +29,7 @@ import io.pistore.spi.HostConnection;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetListener;
+import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -61,6 +62,11 @@ public abstract class TransportCompatibilityKit {
 
     /** The provider name, e.g. {@code local}. */
     protected abstract String transportName();
+
+    /** The transport's settings (default: none). */
+    protected TransportOptions transportOptions() {
+        return TransportOptions.NONE;
+    }
 
     /** The address to listen on, e.g. {@code 127.0.0.1:0}; the listener reports the real one. */
     protected abstract String listenAddress();
@@ -104,8 +110,8 @@ public abstract class TransportCompatibilityKit {
     @BeforeEach
     void startTarget() throws Exception {
         formats.putAll(kitFormats());
-        BlockTransportProvider p = Transports.find(transportName());
-        transport = p.create();
+        BlockTransportProvider p = Transports.find(transportName(), transportOptions());
+        transport = p.create(transportOptions());
         listener = startListener(transport);
         connection = connect(new ConnectOptions(4, 16));
     }

@@ -20,6 +20,7 @@ import io.pistore.spi.Protection;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
 import java.util.EnumSet;
@@ -120,15 +121,15 @@ public final class FaultInjectingProvider implements BlockTransportProvider {
     }
 
     @Override
-    public Availability availability() {
+    public Availability availability(TransportOptions options) {
         return config != null ? Availability.available()
                 : Availability.unavailable("a test-only fault-injecting transport, switched off");
     }
 
     @Override
-    public TransportCapabilities capabilities() {
+    public TransportCapabilities capabilities(TransportOptions options) {
         Config c = config;
-        return Transports.find(c == null ? "local" : c.inner).capabilities();
+        return Transports.find(c == null ? "local" : c.inner).capabilities(options);
     }
 
     @Override
@@ -137,9 +138,9 @@ public final class FaultInjectingProvider implements BlockTransportProvider {
     }
 
     @Override
-    public BlockTransport create() {
+    public BlockTransport create(TransportOptions options) {
         Config c = config;
-        BlockTransport inner = Transports.find(c.inner).create();
+        BlockTransport inner = Transports.find(c.inner).create(options);
         Injector inj = new Injector(c, counters);
         return new BlockTransport() {
             @Override

@@ -36,10 +36,12 @@ class ProxyCorruptionTest {
         return Long.parseLong(m.group(1));
     }
 
-    String bench(List<String> jvm, String target, String volume, String pi, int seconds) throws Exception {
-        PistoreProcess b = PistoreProcess.start(jvm, "bench", "--transport", "tcp", "--target", target, "--volume",
+    String bench(List<String> options, String target, String volume, String pi, int seconds) throws Exception {
+        List<String> args = new ArrayList<>(List.of("bench", "--transport", "tcp", "--target", target, "--volume",
                 volume, "--rw", "verify", "--pi", pi, "--seconds", String.valueOf(seconds), "--ramp", "0", "--qd", "16",
-                "--json");
+                "--json"));
+        args.addAll(options);
+        PistoreProcess b = PistoreProcess.start(List.of(), args.toArray(new String[0]));
         b.await(seconds + 120L);
         Matcher m = JSON.matcher(b.output());
         assertTrue(m.find(), b.output());
@@ -82,7 +84,8 @@ class ProxyCorruptionTest {
                 assertEquals(0, field(json, "data_mismatches"), json);
                 assertEquals(p.injected.sum(), field(json, "ref"), json);
             }
-            List<String> digests = List.of("-Dpistore.tcp.headerDigest=true", "-Dpistore.tcp.dataDigest=true");
+            List<String> digests = List.of("--transport-option", "tcp.headerDigest=true",
+                    "--transport-option", "tcp.dataDigest=true");
             long injected = 0;
             long dropped = 0;
             for (int i = 1; i <= 3; i++) {

@@ -29,7 +29,7 @@ public final class RdmaTransport implements BlockTransport {
 
     private synchronized VerbsDevice device() throws IOException {
         if (device == null) {
-            device = provider.open(null);
+            device = provider.open(options.all());
         }
         return device;
     }

@@ -5,7 +5,13 @@ import io.pistore.spi.Availability;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.TransportOption;
+import io.pistore.spi.TransportOptions;
+import io.pistore.transport.rdma.verbs.Capability;
+import io.pistore.transport.rdma.verbs.DeviceCaps;
+import io.pistore.transport.rdma.verbs.DifGuard;
 import io.pistore.transport.rdma.verbs.VerbsProvider;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 
@@ -21,6 +27,16 @@ public final class RdmaTransportProvider implements BlockTransportProvider {
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** {@code rdma.provider}, {@code rdma.pi}, then each verbs provider's own options. */
+    @Override
+    public List<TransportOption<?>> options() {
+        List<TransportOption<?>> l = new ArrayList<>(List.of(RdmaOptions.PROVIDER, RdmaOptions.PI));
+        for (VerbsProvider p : VerbsProvider.all()) {
+            l.addAll(p.options());
+        }
+        return List.copyOf(l);
     }
 
     /** The verbs provider the options select, or the reason none can be used. */
@@ -48,9 +64,9 @@ public final class RdmaTransportProvider implements BlockTransportProvider {
     }
 
     @Override
-    public Availability availability() {
+    public Availability availability(TransportOptions options) {
         try {
-            Object s = select(RdmaOptions.fromSystemProperties());
+            Object s = select(RdmaOptions.from(options, options()));
             return s instanceof VerbsProvider ? Availability.available() : Availability.unavailable((String) s);
         } catch (IllegalArgumentException | LinkageError e) {
             return Availability.unavailable(e.getMessage() == null ? e.toString() : e.getMessage());
@@ -58,18 +74,24 @@ public final class RdmaTransportProvider implements BlockTransportProvider {
     }
 
     @Override
-    public TransportCapabilities capabilities() {
-        Object s = select(RdmaOptions.fromSystemProperties());
-        boolean hw = s instanceof VerbsProvider && ((VerbsProvider) s).name().equals("soft")
-                && !"false".equals(System.getProperty("pistore.rdma.soft.integrity"))
-                && RdmaOptions.fromSystemProperties().pi() != RdmaOptions.PiMode.CPU;
-        return new TransportCapabilities(hw ? EnumSet.of(GuardType.CRC16, GuardType.IP_CHECKSUM)
-                : EnumSet.noneOf(GuardType.class), TransportCapabilities.MAX_TRANSFER_BYTES);
+    public TransportCapabilities capabilities(TransportOptions options) {
+        RdmaOptions o = RdmaOptions.from(options, options());
+        Object s = select(o);
+        EnumSet<GuardType> hw = EnumSet.noneOf(GuardType.class);
+        if (s instanceof VerbsProvider && o.pi() != RdmaOptions.PiMode.CPU) {
+            DeviceCaps caps = ((VerbsProvider) s).caps(options);
+            if (caps.has(Capability.INTEGRITY_MR)) {
+                for (DifGuard g : caps.sigGuards()) {
+                    hw.add(SignatureMapping.guardType(g));
+                }
+            }
+        }
+        return new TransportCapabilities(hw, TransportCapabilities.MAX_TRANSFER_BYTES);
     }
 
     @Override
-    public BlockTransport create() {
-        RdmaOptions o = RdmaOptions.fromSystemProperties();
+    public BlockTransport create(TransportOptions options) {
+        RdmaOptions o = RdmaOptions.from(options, options());
         Object s = select(o);
         if (!(s instanceof VerbsProvider)) {
             throw new IllegalStateException((String) s);

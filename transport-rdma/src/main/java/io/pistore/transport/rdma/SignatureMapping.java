@@ -84,6 +84,11 @@ public final class SignatureMapping {
         throw new IllegalArgumentException("guard " + g.cliName() + " has no T10-DIF signature type");
     }
 
+    /** The reverse of {@link #difGuard}. */
+    public static GuardType guardType(DifGuard g) {
+        return g == DifGuard.CRC ? GuardType.CRC16 : GuardType.IP_CHECKSUM;
+    }
+
     /**
      * Host attributes for a READ or WRITE. {@code hostMemoryHasPi}: the request's metadata list is
      * mapped (pass writes; reads that carry a metadata buffer); false for PRACT writes (insert) and
@@ -172,6 +177,6 @@ public final class SignatureMapping {
     /** A format as the signature engine's domains describe it (used by tests to cross-check with the integrity library). */
     public static BlockFormat formatOf(SigDomain d, PiType type) {
         return BlockFormat.of(d.piInterval, SigAttrs.DIF_SIZE,
-                d.bgType == DifGuard.CRC ? GuardType.CRC16 : GuardType.IP_CHECKSUM, type, PiLocation.FIRST);
+                guardType(d.bgType), type, PiLocation.FIRST);
     }
 }

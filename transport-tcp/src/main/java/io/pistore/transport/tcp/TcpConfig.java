@@ -1,96 +1,102 @@
 package io.pistore.transport.tcp;
 
 import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.TransportOption;
+import io.pistore.spi.TransportOptions;
+import java.util.List;
 import java.util.Locale;
 
 /**
- * Settings of the TCP transport. {@link #fromSystemProperties()} reads them from
- * {@code -Dpistore.tcp.*} (names below); tests build them directly.
- *
- * <ul>
- *   <li>{@code ioThreads} ({@code pistore.tcp.ioThreads}, default min(2, CPUs)): I/O threads per
- *       transport instance, shared by its listeners and host connections;
- *   <li>{@code spinMicros} ({@code pistore.tcp.spinMicros}, default 50): how long an I/O thread
- *       polls after its last event before blocking (0: never);
- *   <li>{@code pollMicros} ({@code pistore.tcp.pollMicros}, default 200): how long it polls after its
- *       last event while host requests are in flight on it (0: no completion polling);
- *   <li>{@code headerDigest}, {@code dataDigest} ({@code pistore.tcp.headerDigest},
- *       {@code pistore.tcp.dataDigest}, default false): CRC-32C digests a host asks for (a target
- *       grants the digests a host asks for);
- *   <li>{@code maxTransferBytes} ({@code pistore.tcp.maxTransfer}, default 8 MiB): largest payload
- *       (data plus metadata) of one request;
- *   <li>{@code requestTimeoutMillis} ({@code pistore.tcp.requestTimeoutMs}, default 30000): a host
- *       connection that waits longer than this for a response is closed and its requests fail;
- *   <li>{@code connectTimeoutMillis} ({@code pistore.tcp.connectTimeoutMs}, default 10000);
- *   <li>{@code frameTimeoutMillis} ({@code pistore.tcp.frameTimeoutMs}, default 30000): a
- *       connection whose peer stops sending in the middle of a frame is closed after this long
- *       without a byte (checked once a second); a target also closes a connection that has not
- *       said HELLO within {@code connectTimeoutMillis};
- *   <li>{@code reconnect} ({@code pistore.tcp.reconnect}, default true): a host queue whose
- *       connection is lost reconnects in the background (requests fail with a transport error
- *       meanwhile), first after {@code reconnectDelayMillis} ({@code pistore.tcp.reconnectDelayMs},
- *       default 100), then twice as long each time up to {@code reconnectMaxDelayMillis}
- *       ({@code pistore.tcp.reconnectMaxDelayMs}, default 5000), until the host closes it;
- *   <li>{@code flushFrames} ({@code pistore.tcp.flushFrames}, default -1): an I/O thread that queues
- *       this many frames on a connection in one pass sends them at once, not at the end of the pass,
- *       so that the peer can start on them while this side goes on (0: only at the end of the pass;
- *       negative: a quarter of the queue depth, at least 4);
- *   <li>{@code maxQueueDepth}: the deepest queue a target grants (4096).
- * </ul>
+ * Settings of the TCP transport. {@link #from} reads them from {@link TransportOptions} (the
+ * {@code tcp.*} options below, listed by {@link TcpTransportProvider#options()}); tests also build
+ * them directly.
  */
 public final class TcpConfig {
-    public int ioThreads = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
-    public long spinMicros = 50;
-    public long pollMicros = 200;
-    public boolean headerDigest;
-    public boolean dataDigest;
-    public int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
+    private static final long MAX_MS = Long.MAX_VALUE / 2_000_000;
+
+    public static final TransportOption<Long> IO_THREADS = TransportOption.number("tcp.ioThreads",
+            Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), 1, 64,
+            "I/O threads per transport instance, shared by its listeners and host connections")
+            .withDefaultText("min(2, CPUs)");
+    public static final TransportOption<Long> SPIN_MICROS = TransportOption.number("tcp.spinMicros", 50, 0, 1_000_000,
+            "how long an I/O thread polls after its last event before it blocks (0: never polls)");
+    public static final TransportOption<Long> POLL_MICROS = TransportOption.number("tcp.pollMicros", 200, 0, 1_000_000,
+            "how long it polls after its last event while host requests are in flight on it (0: no completion polling)");
+    public static final TransportOption<Boolean> SPIN_YIELD = TransportOption.flag("tcp.spinYield", true,
+            "yield the CPU between polls (false: Thread.onSpinWait)");
+    public static final TransportOption<Boolean> HEADER_DIGEST = TransportOption.flag("tcp.headerDigest", false,
+            "ask for CRC-32C header digests (a target grants the digests a host asks for)");
+    public static final TransportOption<Boolean> DATA_DIGEST = TransportOption.flag("tcp.dataDigest", false,
+            "ask for CRC-32C data digests");
+    public static final TransportOption<Long> MAX_TRANSFER = TransportOption.number("tcp.maxTransfer",
+            TransportCapabilities.MAX_TRANSFER_BYTES, 4096 + 128, 64 << 20,
+            "largest payload (data plus metadata) of one request, in bytes");
+    public static final TransportOption<Long> REQUEST_TIMEOUT_MS = TransportOption.number("tcp.requestTimeoutMs",
+            30_000, 1, MAX_MS, "a host connection that waits longer for a response is closed and its requests fail");
+    public static final TransportOption<Long> CONNECT_TIMEOUT_MS = TransportOption.number("tcp.connectTimeoutMs",
+            10_000, 1, MAX_MS, "connecting and saying HELLO; a target closes a connection silent for this long");
+    public static final TransportOption<Long> FRAME_TIMEOUT_MS = TransportOption.number("tcp.frameTimeoutMs",
+            30_000, 1, MAX_MS, "a peer that stops in the middle of a frame is cut off after this long without a byte"
+                    + " (checked once a second)");
+    public static final TransportOption<Boolean> RECONNECT = TransportOption.flag("tcp.reconnect", true,
+            "a host queue whose connection is lost reconnects in the background (its requests fail meanwhile)");
+    public static final TransportOption<Long> RECONNECT_DELAY_MS = TransportOption.number("tcp.reconnectDelayMs",
+            100, 1, 3_600_000, "first reconnect delay; it doubles after each failed try");
+    public static final TransportOption<Long> RECONNECT_MAX_DELAY_MS = TransportOption.number(
+            "tcp.reconnectMaxDelayMs", 5_000, 1, 3_600_000, "longest reconnect delay");
+    public static final TransportOption<Long> FLUSH_FRAMES = TransportOption.number("tcp.flushFrames", -1, -1, 1 << 20,
+            "an I/O thread that queues this many frames on a connection in one pass sends them at once"
+                    + " (0: only at the end of the pass; -1: a quarter of the queue depth, at least 4)");
+
+    /** Every tcp option, in the order the docs list them. */
+    public static final List<TransportOption<?>> OPTIONS = List.of(IO_THREADS, SPIN_MICROS, POLL_MICROS, SPIN_YIELD,
+            HEADER_DIGEST, DATA_DIGEST, MAX_TRANSFER, REQUEST_TIMEOUT_MS, CONNECT_TIMEOUT_MS, FRAME_TIMEOUT_MS,
+            RECONNECT, RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, FLUSH_FRAMES);
+
+    public int ioThreads = IO_THREADS.defaultValue().intValue();
+    public long spinMicros = SPIN_MICROS.defaultValue();
+    public long pollMicros = POLL_MICROS.defaultValue();
+    public boolean spinYield = SPIN_YIELD.defaultValue();
+    public boolean headerDigest = HEADER_DIGEST.defaultValue();
+    public boolean dataDigest = DATA_DIGEST.defaultValue();
+    public int maxTransferBytes = MAX_TRANSFER.defaultValue().intValue();
+    /** The deepest queue a target grants (not an option). */
     public int maxQueueDepth = 4096;
-    public long requestTimeoutMillis = 30_000;
-    public long connectTimeoutMillis = 10_000;
-    public long frameTimeoutMillis = 30_000;
-    public boolean reconnect = true;
-    public long reconnectDelayMillis = 100;
-    public long reconnectMaxDelayMillis = 5_000;
-    public int flushFrames = -1;
+    public long requestTimeoutMillis = REQUEST_TIMEOUT_MS.defaultValue();
+    public long connectTimeoutMillis = CONNECT_TIMEOUT_MS.defaultValue();
+    public long frameTimeoutMillis = FRAME_TIMEOUT_MS.defaultValue();
+    public boolean reconnect = RECONNECT.defaultValue();
+    public long reconnectDelayMillis = RECONNECT_DELAY_MS.defaultValue();
+    public long reconnectMaxDelayMillis = RECONNECT_MAX_DELAY_MS.defaultValue();
+    public int flushFrames = FLUSH_FRAMES.defaultValue().intValue();
 
     public static TcpConfig defaults() {
         return new TcpConfig();
     }
 
-    public static TcpConfig fromSystemProperties() {
+    /**
+     * The settings {@code options} give (defaults for the rest).
+     *
+     * @throws IllegalArgumentException for an unknown {@code tcp.*} name or a bad value
+     */
+    public static TcpConfig from(TransportOptions options) {
+        options.check(TcpTransportProvider.NAME, OPTIONS);
         TcpConfig c = new TcpConfig();
-        c.ioThreads = (int) longProp("ioThreads", c.ioThreads, 1, 64);
-        c.spinMicros = longProp("spinMicros", c.spinMicros, 0, 1_000_000);
-        c.pollMicros = longProp("pollMicros", c.pollMicros, 0, 1_000_000);
-        c.headerDigest = Boolean.parseBoolean(System.getProperty("pistore.tcp.headerDigest", "false"));
-        c.dataDigest = Boolean.parseBoolean(System.getProperty("pistore.tcp.dataDigest", "false"));
-        c.maxTransferBytes = (int) longProp("maxTransfer", c.maxTransferBytes, 4096 + 128, 64 << 20);
-        c.requestTimeoutMillis = longProp("requestTimeoutMs", c.requestTimeoutMillis, 1, Long.MAX_VALUE / 2_000_000);
-        c.connectTimeoutMillis = longProp("connectTimeoutMs", c.connectTimeoutMillis, 1, Long.MAX_VALUE / 2_000_000);
-        c.frameTimeoutMillis = longProp("frameTimeoutMs", c.frameTimeoutMillis, 1, Long.MAX_VALUE / 2_000_000);
-        c.reconnect = Boolean.parseBoolean(System.getProperty("pistore.tcp.reconnect", "true"));
-        c.reconnectDelayMillis = longProp("reconnectDelayMs", c.reconnectDelayMillis, 1, 3_600_000);
-        c.reconnectMaxDelayMillis = longProp("reconnectMaxDelayMs", c.reconnectMaxDelayMillis, 1, 3_600_000);
-        c.flushFrames = (int) longProp("flushFrames", c.flushFrames, -1, 1 << 20);
+        c.ioThreads = options.get(IO_THREADS).intValue();
+        c.spinMicros = options.get(SPIN_MICROS);
+        c.pollMicros = options.get(POLL_MICROS);
+        c.spinYield = options.get(SPIN_YIELD);
+        c.headerDigest = options.get(HEADER_DIGEST);
+        c.dataDigest = options.get(DATA_DIGEST);
+        c.maxTransferBytes = options.get(MAX_TRANSFER).intValue();
+        c.requestTimeoutMillis = options.get(REQUEST_TIMEOUT_MS);
+        c.connectTimeoutMillis = options.get(CONNECT_TIMEOUT_MS);
+        c.frameTimeoutMillis = options.get(FRAME_TIMEOUT_MS);
+        c.reconnect = options.get(RECONNECT);
+        c.reconnectDelayMillis = options.get(RECONNECT_DELAY_MS);
+        c.reconnectMaxDelayMillis = options.get(RECONNECT_MAX_DELAY_MS);
+        c.flushFrames = options.get(FLUSH_FRAMES).intValue();
         return c;
-    }
-
-    private static long longProp(String name, long def, long min, long max) {
-        String v = System.getProperty("pistore.tcp." + name);
-        if (v == null || v.isBlank()) {
-            return def;
-        }
-        long x;
-        try {
-            x = Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("pistore.tcp." + name + " must be a number, not '" + v + "'");
-        }
-        if (x < min || x > max) {
-            throw new IllegalArgumentException("pistore.tcp." + name + " must be " + min + " to " + max + ", not " + x);
-        }
-        return x;
     }
 
     @Override

@@ -6,12 +6,15 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.transport.tcp.internal.TcpTransport;
+import io.pistore.spi.TransportOption;
+import io.pistore.spi.TransportOptions;
 import java.util.EnumSet;
+import java.util.List;
 
 /**
  * The {@code tcp} transport: one TCP connection per queue, PI generated and checked in software on
- * both ends (docs/PROTOCOL-TCP.md). Always available. Settings come from {@code -Dpistore.tcp.*}
- * (see {@link TcpConfig}).
+ * both ends (docs/PROTOCOL-TCP.md). Always available. Its settings are the {@code tcp.*} options of
+ * {@link TcpConfig}.
  */
 public final class TcpTransportProvider implements BlockTransportProvider {
     public static final String NAME = "tcp";
@@ -22,13 +25,23 @@ public final class TcpTransportProvider implements BlockTransportProvider {
     }
 
     @Override
-    public Availability availability() {
-        return Availability.available();
+    public List<TransportOption<?>> options() {
+        return TcpConfig.OPTIONS;
     }
 
     @Override
-    public TransportCapabilities capabilities() {
-        return new TransportCapabilities(EnumSet.noneOf(GuardType.class), TcpConfig.defaults().maxTransferBytes);
+    public Availability availability(TransportOptions options) {
+        try {
+            options.check(NAME, TcpConfig.OPTIONS);
+            return Availability.available();
+        } catch (IllegalArgumentException e) {
+            return Availability.unavailable(e.getMessage());
+        }
+    }
+
+    @Override
+    public TransportCapabilities capabilities(TransportOptions options) {
+        return new TransportCapabilities(EnumSet.noneOf(GuardType.class), TcpConfig.from(options).maxTransferBytes);
     }
 
     @Override
@@ -37,8 +50,8 @@ public final class TcpTransportProvider implements BlockTransportProvider {
     }
 
     @Override
-    public BlockTransport create() {
-        return create(TcpConfig.fromSystemProperties());
+    public BlockTransport create(TransportOptions options) {
+        return create(TcpConfig.from(options));
     }
 
     /** A transport with explicit settings. */

@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class EventLoop implements Runnable {
     private static final long TIMER_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final boolean YIELD = Boolean.parseBoolean(System.getProperty("pistore.tcp.spinYield", "true"));
 
     private final Selector selector;
     private final Thread thread;
@@ -40,11 +39,11 @@ final class EventLoop implements Runnable {
     /** Host requests in flight on connections of this loop (loop thread only). */
     private int awaiting;
     /** How long the next wait polls before it blocks (adapted, see waitForEvents). */
-    private final PolitePoll poll = new PolitePoll(YIELD);
+    private final PolitePoll poll;
     private final PolitePoll.Probe pollOnce = this::pollOnce;
     private long nextTimer;
 
-    EventLoop(String name, long spinNanos, long pollNanos) {
+    EventLoop(String name, long spinNanos, long pollNanos, boolean spinYield) {
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -52,6 +51,7 @@ final class EventLoop implements Runnable {
         }
         this.spinNanos = spinNanos;
         this.pollNanos = pollNanos;
+        this.poll = new PolitePoll(spinYield);
         this.thread = new Thread(this, name);
         this.thread.setDaemon(true);
         this.thread.start();

@@ -9,11 +9,11 @@ final class EventLoopGroup {
     private final EventLoop[] loops;
     private final AtomicInteger next = new AtomicInteger();
 
-    EventLoopGroup(int threads, long spinNanos, long pollNanos) {
+    EventLoopGroup(int threads, long spinNanos, long pollNanos, boolean spinYield) {
         int g = GROUPS.incrementAndGet();
         loops = new EventLoop[threads];
         for (int i = 0; i < threads; i++) {
-            loops[i] = new EventLoop("pistore-tcp-" + g + "-io-" + i, spinNanos, pollNanos);
+            loops[i] = new EventLoop("pistore-tcp-" + g + "-io-" + i, spinNanos, pollNanos, spinYield);
         }
     }
 

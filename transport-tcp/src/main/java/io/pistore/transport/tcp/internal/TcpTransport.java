@@ -26,7 +26,7 @@ public final class TcpTransport implements BlockTransport {
     public TcpTransport(TcpConfig config) {
         this.config = config;
         this.group = new EventLoopGroup(config.ioThreads, TimeUnit.MICROSECONDS.toNanos(config.spinMicros),
-                TimeUnit.MICROSECONDS.toNanos(config.pollMicros));
+                TimeUnit.MICROSECONDS.toNanos(config.pollMicros), config.spinYield);
     }
 
     TcpConfig config() {

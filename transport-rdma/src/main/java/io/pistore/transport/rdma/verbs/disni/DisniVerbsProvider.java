@@ -1,6 +1,8 @@
 package io.pistore.transport.rdma.verbs.disni;
 
 import io.pistore.spi.Availability;
+import io.pistore.spi.TransportOption;
+import io.pistore.spi.TransportOptions;
 import io.pistore.transport.rdma.verbs.Capability;
 import io.pistore.transport.rdma.verbs.DeviceCaps;
 import io.pistore.transport.rdma.verbs.DifGuard;
@@ -28,8 +30,10 @@ import java.util.Set;
  */
 public final class DisniVerbsProvider implements VerbsProvider {
     public static final String NAME = "disni";
-    public static final String LOCAL_PROPERTY = "rdma.disni.local";
-    public static final String MAX_QP_WR_PROPERTY = "rdma.disni.maxQpWr";
+    public static final TransportOption<String> LOCAL = TransportOption.text("rdma.disni.local", "IP", null,
+            "local address whose RDMA device to use (none: the first address RDMA CM binds to a device)");
+    public static final TransportOption<Long> MAX_QP_WR = TransportOption.number("rdma.disni.maxQpWr", 16384, 1,
+            1 << 20, "work requests per queue pair, at most");
     /** libdisni's {@code _createQP} fixes max_send_sge and max_recv_sge at 4. */
     public static final int MAX_SGE = 4;
     private static volatile Availability cached;
@@ -61,21 +65,28 @@ public final class DisniVerbsProvider implements VerbsProvider {
     }
 
     @Override
-    public VerbsDevice open(String localAddress) throws VerbsException {
+    public List<TransportOption<?>> options() {
+        return List.of(LOCAL, MAX_QP_WR);
+    }
+
+    @Override
+    public DeviceCaps caps(TransportOptions options) {
+        return caps(options.get(MAX_QP_WR).intValue());
+    }
+
+    @Override
+    public VerbsDevice open(TransportOptions options) throws VerbsException {
         Availability a = probe();
         if (!a.isAvailable()) {
             throw new VerbsException(VerbsException.ENODEV, "disni: " + a.cause());
         }
-        String local = localAddress != null ? localAddress : System.getProperty(LOCAL_PROPERTY);
+        String local;
         int maxQpWr;
         try {
-            maxQpWr = Integer.parseInt(System.getProperty(MAX_QP_WR_PROPERTY, "16384").trim());
-        } catch (NumberFormatException e) {
-            maxQpWr = -1;
-        }
-        if (maxQpWr < 1) {
-            throw new VerbsException(VerbsException.EINVAL, "disni: " + MAX_QP_WR_PROPERTY + " must be a positive"
-                    + " number, not '" + System.getProperty(MAX_QP_WR_PROPERTY) + "'");
+            local = options.get(LOCAL);
+            maxQpWr = options.get(MAX_QP_WR).intValue();
+        } catch (IllegalArgumentException e) {
+            throw new VerbsException(VerbsException.EINVAL, "disni: " + e.getMessage());
         }
         return new DisniDevice(new RealDisniOps(), local, local == null ? candidates() : List.of(), caps(maxQpWr));
     }

@@ -30,12 +30,17 @@ public final class SoftDevice implements VerbsDevice {
 
     /** A device; without {@code integrity} it reports no integrity MR support (as DiSNI hardware would). */
     public SoftDevice(boolean integrity) {
+        caps = capsOf(integrity);
+    }
+
+    /** What a soft device reports, with or without integrity MRs. */
+    public static DeviceCaps capsOf(boolean integrity) {
         EnumSet<Capability> c = EnumSet.of(Capability.RDMA_READ, Capability.RDMA_WRITE, Capability.LOCAL_INV,
                 Capability.SEND_WITH_INV);
         if (integrity) {
             c.add(Capability.INTEGRITY_MR);
         }
-        caps = new DeviceCaps(c, MAX_QP_WR, MAX_SGE, MAX_CQE, integrity ? MAX_PI_PAGE_LIST : 0,
+        return new DeviceCaps(c, MAX_QP_WR, MAX_SGE, MAX_CQE, integrity ? MAX_PI_PAGE_LIST : 0,
                 integrity ? Set.of(1, 2, 3) : Set.of(),
                 integrity ? EnumSet.of(DifGuard.CRC, DifGuard.CSUM) : EnumSet.noneOf(DifGuard.class),
                 integrity ? Set.of(512, 4096) : Set.of());

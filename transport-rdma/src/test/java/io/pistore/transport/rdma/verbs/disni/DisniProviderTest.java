@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
 import io.pistore.spi.Availability;
+import io.pistore.spi.TransportOptions;
 import io.pistore.transport.rdma.verbs.Capability;
 import io.pistore.transport.rdma.verbs.RecvWr;
 import io.pistore.transport.rdma.verbs.SendWr;
@@ -51,7 +52,7 @@ class DisniProviderTest {
         Availability a = new DisniVerbsProvider().probe();
         assertFalse(a.isAvailable(), "no libdisni or RDMA device on a build machine");
         assertFalse(a.cause().contains("\n"));
-        assertThrows(VerbsException.class, () -> new DisniVerbsProvider().open(null));
+        assertThrows(VerbsException.class, () -> new DisniVerbsProvider().open(TransportOptions.NONE));
     }
 
     @Test
@@ -74,23 +75,14 @@ class DisniProviderTest {
 
     @Test
     void selectingDisniWithoutADeviceIsUnavailableWithTheProbesLine() {
-        String before = System.getProperty("rdma.provider");
-        System.setProperty("rdma.provider", "disni");
-        try {
-            io.pistore.transport.rdma.RdmaTransportProvider p = new io.pistore.transport.rdma.RdmaTransportProvider();
-            Availability a = p.availability();
-            assertFalse(a.isAvailable());
-            assertEquals("verbs provider disni: " + new DisniVerbsProvider().probe().cause(), a.cause());
-            assertFalse(a.cause().contains("\n"));
-            IllegalStateException e = assertThrows(IllegalStateException.class, p::create);
-            assertEquals(a.cause(), e.getMessage());
-        } finally {
-            if (before == null) {
-                System.clearProperty("rdma.provider");
-            } else {
-                System.setProperty("rdma.provider", before);
-            }
-        }
+        io.pistore.transport.rdma.RdmaTransportProvider p = new io.pistore.transport.rdma.RdmaTransportProvider();
+        TransportOptions disni = TransportOptions.NONE.with("rdma.provider", "disni");
+        Availability a = p.availability(disni);
+        assertFalse(a.isAvailable());
+        assertEquals("verbs provider disni: " + new DisniVerbsProvider().probe().cause(), a.cause());
+        assertFalse(a.cause().contains("\n"));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> p.create(disni));
+        assertEquals(a.cause(), e.getMessage());
     }
 
     @Test

@@ -18,10 +18,12 @@ import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TargetListener;
+import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.rdma.RdmaOptions;
 import io.pistore.transport.rdma.RdmaTransport;
 import io.pistore.transport.rdma.internal.RdmaHostConnection;
+import io.pistore.transport.rdma.verbs.DeviceCaps;
 import io.pistore.transport.rdma.verbs.VerbsDevice;
 import io.pistore.transport.rdma.verbs.VerbsException;
 import io.pistore.transport.rdma.verbs.VerbsProvider;
@@ -108,7 +110,12 @@ class DisniTransportTest {
             }
 
             @Override
-            public VerbsDevice open(String localAddress) throws VerbsException {
+            public DeviceCaps caps(TransportOptions options) {
+                return DisniVerbsProvider.caps(16384);
+            }
+
+            @Override
+            public VerbsDevice open(TransportOptions options) throws VerbsException {
                 return new DisniDevice(fake, "127.0.0.1", List.of(), DisniVerbsProvider.caps(16384));
             }
         };

@@ -1,5 +1,7 @@
-package io.pistore.transport.tcp.internal;
+package io.pistore.benchmarks.tcp;
 
+import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
@@ -10,6 +12,7 @@ import io.pistore.spi.HostQueue;
 import io.pistore.spi.Protection;
 import io.pistore.spi.TargetListener;
 import io.pistore.transport.tcp.TcpConfig;
+import io.pistore.transport.tcp.internal.TcpTransport;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
@@ -22,10 +25,11 @@ import java.util.concurrent.TimeUnit;
  * 4 KiB qd1 PI-insert reads over tcp in one JVM, resubmitting from the completion (as the bench
  * does), with the I/O threads' waiting counters and CPU time: how the adaptive polling behaves.
  * Not a test; run with
- * {@code java -cp transport-tcp/target/test-classes:transport-tcp/target/classes:spi/target/classes:integrity/target/classes
- * io.pistore.transport.tcp.internal.LatencyProbe SECONDS SPIN_US POLL_US}.
+ * {@code java -cp "benchmarks/target/pistore-benchmarks-0.1.0-SNAPSHOT.jar:benchmarks/target/lib/*" io.pistore.benchmarks.tcp.LatencyProbe SECONDS SPIN_US POLL_US}.
  */
 public final class LatencyProbe {
+    private static final String VOLUME = "v";
+
     public static void main(String[] args) throws Exception {
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         TcpConfig cfg = TcpConfig.defaults();
@@ -35,12 +39,13 @@ public final class LatencyProbe {
         }
         BlockFormat f = BlockFormat.of(4096, 8);
         TcpTransport t = new TcpTransport(cfg);
-        MemoryHandler h = new MemoryHandler(f, 1024);
-        TargetListener l = t.listen("127.0.0.1:0", h);
+        VolumeStore store = VolumeStore.inMemory();
+        store.create(VOLUME, f, 1024);
+        TargetListener l = t.listen("127.0.0.1:0", new TargetService(store));
         HostConnection c = t.connect(l.address(), new ConnectOptions(1, 1));
         HostQueue q = c.queue(0);
         ScatterList buf = ScatterList.wrap(new byte[4096]);
-        Completion w = q.submit(BlockRequest.write(MemoryHandler.VOLUME, 7, 1, buf, null, Protection.insertStrip(7), false))
+        Completion w = q.submit(BlockRequest.write(VOLUME, 7, 1, buf, null, Protection.insertStrip(7), false))
                 .get(10, TimeUnit.SECONDS);
         if (!w.isSuccess()) {
             throw new IllegalStateException(w.toString());
@@ -55,7 +60,7 @@ public final class LatencyProbe {
         Runnable[] issue = new Runnable[1];
         issue[0] = () -> {
             long t0 = System.nanoTime();
-            CompletableFuture<Completion> fu = q.submit(BlockRequest.read(MemoryHandler.VOLUME, 7, 1, buf, null,
+            CompletableFuture<Completion> fu = q.submit(BlockRequest.read(VOLUME, 7, 1, buf, null,
                     Protection.insertStrip(7)));
             fu.whenComplete((res, e) -> {
                 long now = System.nanoTime();
@@ -88,6 +93,7 @@ public final class LatencyProbe {
         c.close();
         l.close();
         t.close();
+        store.close();
     }
 
     private static long ioCpu() {

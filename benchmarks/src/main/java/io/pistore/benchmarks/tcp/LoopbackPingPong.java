@@ -1,4 +1,4 @@
-package io.pistore.transport.tcp.bench;
+package io.pistore.benchmarks.tcp;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -13,7 +13,7 @@ import java.util.Locale;
  * The floor under qd1 latency: a bare loopback ping-pong of {@code size} bytes each way between two
  * threads, once with both sides blocking in read() and once with both busy-polling non-blocking
  * sockets. Prints p50/p99 round trips. Not a test; run with
- * {@code java -cp transport-tcp/target/test-classes io.pistore.transport.tcp.bench.LoopbackPingPong [size] [seconds]}.
+ * {@code java -cp "benchmarks/target/pistore-benchmarks-0.1.0-SNAPSHOT.jar:benchmarks/target/lib/*" io.pistore.benchmarks.tcp.LoopbackPingPong [size] [seconds]}.
  */
 public final class LoopbackPingPong {
     public static void main(String[] args) throws Exception {

@@ -1,4 +1,4 @@
-package io.pistore.transport.tcp.bench;
+package io.pistore.benchmarks.tcp;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -12,7 +12,7 @@ import java.util.Locale;
  * The ceiling over large transfers: one loopback TCP connection streaming {@code GiB} gibibytes
  * from one thread to another in writes and reads of {@code chunk} bytes (direct buffers, blocking
  * sockets), for comparison with the tcp transport's 128 KiB sequential figures. Not a test; run with
- * {@code java -cp transport-tcp/target/test-classes io.pistore.transport.tcp.bench.LoopbackStream [chunk] [GiB]}.
+ * {@code java -cp "benchmarks/target/pistore-benchmarks-0.1.0-SNAPSHOT.jar:benchmarks/target/lib/*" io.pistore.benchmarks.tcp.LoopbackStream [chunk] [GiB]}.
  */
 public final class LoopbackStream {
     public static void main(String[] args) throws Exception {

@@ -1,0 +1,108 @@
+package io.pistore.transport.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.spi.Availability;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.TransportOption;
+import io.pistore.spi.TransportOptions;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The tcp options reach {@link TcpConfig} and the transport through the SPI, checked. */
+class TcpConfigTest {
+    private final TcpTransportProvider provider = new TcpTransportProvider();
+
+    @Test
+    void everyOptionSetsItsField() {
+        TransportOptions o = TransportOptions.of(Map.ofEntries(Map.entry("tcp.ioThreads", "5"),
+                Map.entry("tcp.spinMicros", "7"), Map.entry("tcp.pollMicros", "9"), Map.entry("tcp.spinYield", "false"),
+                Map.entry("tcp.headerDigest", "true"), Map.entry("tcp.dataDigest", "true"),
+                Map.entry("tcp.maxTransfer", "65536"), Map.entry("tcp.requestTimeoutMs", "11"),
+                Map.entry("tcp.connectTimeoutMs", "12"), Map.entry("tcp.frameTimeoutMs", "13"),
+                Map.entry("tcp.reconnect", "false"), Map.entry("tcp.reconnectDelayMs", "14"),
+                Map.entry("tcp.reconnectMaxDelayMs", "15"), Map.entry("tcp.flushFrames", "0")));
+        assertEquals(TcpConfig.OPTIONS.size(), o.asMap().size(), "the test sets every option");
+        TcpConfig c = TcpConfig.from(o);
+        assertEquals(5, c.ioThreads);
+        assertEquals(7, c.spinMicros);
+        assertEquals(9, c.pollMicros);
+        assertFalse(c.spinYield);
+        assertTrue(c.headerDigest);
+        assertTrue(c.dataDigest);
+        assertEquals(65536, c.maxTransferBytes);
+        assertEquals(11, c.requestTimeoutMillis);
+        assertEquals(12, c.connectTimeoutMillis);
+        assertEquals(13, c.frameTimeoutMillis);
+        assertFalse(c.reconnect);
+        assertEquals(14, c.reconnectDelayMillis);
+        assertEquals(15, c.reconnectMaxDelayMillis);
+        assertEquals(0, c.flushFrames);
+    }
+
+    @Test
+    void withoutOptionsEveryFieldHasItsDocumentedDefault() {
+        TcpConfig c = TcpConfig.from(TransportOptions.NONE);
+        TcpConfig d = TcpConfig.defaults();
+        assertEquals(d.toString(), c.toString());
+        assertEquals(50, c.spinMicros);
+        assertEquals(200, c.pollMicros);
+        assertTrue(c.spinYield && c.reconnect && !c.headerDigest && !c.dataDigest);
+        assertEquals(8 << 20, c.maxTransferBytes);
+        assertEquals(30_000, c.requestTimeoutMillis);
+        assertEquals(10_000, c.connectTimeoutMillis);
+        assertEquals(-1, c.flushFrames);
+        assertEquals(Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), c.ioThreads);
+        assertEquals(provider.options(), TcpConfig.OPTIONS);
+        Set<String> names = new HashSet<>();
+        for (TransportOption<?> opt : TcpConfig.OPTIONS) {
+            assertTrue(opt.name().startsWith("tcp."), opt.name());
+            assertTrue(names.add(opt.name()), "one name once: " + opt.name());
+        }
+    }
+
+    @Test
+    void badSettingsAreRefusedInOneLineAndMakeTheTransportUnavailableWithThatReason() {
+        TransportOptions typo = TransportOptions.NONE.with("tcp.iothreads", "4");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> provider.create(typo));
+        assertTrue(e.getMessage().startsWith("unknown option 'tcp.iothreads' of transport tcp; it takes: tcp.ioThreads,"),
+                e.getMessage());
+        Availability a = provider.availability(TransportOptions.NONE.with("tcp.maxTransfer", "100"));
+        assertFalse(a.isAvailable());
+        assertEquals("tcp.maxTransfer must be 4224 to 67108864, not 100", a.cause());
+        assertTrue(provider.availability(TransportOptions.NONE.with("rdma.pi", "whatever")).isAvailable(),
+                "another transport's settings are not tcp's business");
+    }
+
+    @Test
+    void capabilitiesAndThreadsFollowTheOptions() throws Exception {
+        assertEquals(1 << 20, provider.capabilities(TransportOptions.NONE.with("tcp.maxTransfer", "1048576"))
+                .maxTransferBytes());
+        Set<String> before = ioThreads();
+        try (BlockTransport t = provider.create(TransportOptions.NONE.with("tcp.ioThreads", "3"))) {
+            Set<String> started = ioThreads();
+            started.removeAll(before);
+            assertEquals(3, started.size(), "tcp.ioThreads=3 starts three I/O threads: " + started);
+        }
+    }
+
+    private static Set<String> ioThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(n -> n.matches("pistore-tcp-\\d+-io-\\d+")).collect(Collectors.toCollection(HashSet::new));
+    }
+
+    @Test
+    void optionNamesFollowOneScheme() {
+        List<String> names = TcpConfig.OPTIONS.stream().map(TransportOption::name).collect(Collectors.toList());
+        for (String n : names) {
+            assertTrue(n.matches("tcp\\.[a-z][A-Za-z0-9]*"), n);
+        }
+    }
+}
