@@ -121,7 +121,8 @@ final class NbdTransmission {
             boolean reading = !disc && (cur != null || admit());
             long spin = server.options().spinNanos;
             if (reading && writer.pendingBytes() == 0
-                    && (cur != null || pipelining || dispatcher.inFlight() > 1 || (spin > 0 && dispatcher.inFlight() == 0))) {
+                    && (cur != null || pipelining || dispatcher.inFlight() > 1
+                        || (spin > 0 && dispatcher.inFlight() == 0))) {
                 int n = readInput(in, payload);
                 if (n < 0) {
                     return endOfInput(cur);
