@@ -1,5 +1,8 @@
 package io.pistore.frontend.nbd;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
 /**
  * Numbers of the NBD protocol (NetworkBlockDevice/nbd doc/proto.md) that the frontend speaks:
  * fixed newstyle handshake, option haggling, simple and structured replies, the
@@ -104,6 +107,17 @@ final class NbdProtocol {
     static final int MAX_OPTION_LENGTH = 16 * 1024;
     /** Longest string the protocol allows (names, messages). */
     static final int MAX_STRING = 4096;
+    /** Longest error message this server sends, in bytes. */
+    static final int MAX_MESSAGE = 1024;
+
+    /** An error message as the server sends it: UTF-8, cut after {@link #MAX_MESSAGE} bytes. */
+    static byte[] message(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        if (b.length <= MAX_MESSAGE) {
+            return b;
+        }
+        return Arrays.copyOf(b, MAX_MESSAGE);
+    }
 
     static String commandName(int type) {
         switch (type) {
