@@ -2,7 +2,7 @@ package io.pistore.frontend.nbd;
 
 import static io.pistore.frontend.nbd.NbdProtocol.*;
 
-import io.pistore.spi.internal.PolitePoll;
+import io.pistore.runtime.PolitePoll;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;

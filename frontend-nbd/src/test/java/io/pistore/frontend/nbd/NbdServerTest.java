@@ -75,7 +75,7 @@ class NbdServerTest {
     TargetListener listener;
     HostConnection host;
     NbdServer server;
-    final List<String> log = Collections.synchronizedList(new ArrayList<>());
+    final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>(); // written by connection threads while a test reads it
 
     @BeforeEach
     void start() throws IOException {

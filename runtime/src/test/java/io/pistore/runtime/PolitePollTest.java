@@ -1,4 +1,4 @@
-package io.pistore.spi.internal;
+package io.pistore.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

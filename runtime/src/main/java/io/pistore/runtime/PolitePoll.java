@@ -1,4 +1,4 @@
-package io.pistore.spi.internal;
+package io.pistore.runtime;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
