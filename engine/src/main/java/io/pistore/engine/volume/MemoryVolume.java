@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Within a chunk each block's metadata follows its data (interleaved, as an extended LBA): a
  * read or write of a block with its PI touches one contiguous range, so the metadata comes with
- * the data's cache lines instead of costing a miss of its own (the layout with all metadata at the
- * end of the chunk did, measured in docs/BENCHMARKS.md). Copies go straight between the chunk and
+ * the data's cache lines instead of costing a miss of its own, as it would with all metadata at the
+ * end of the chunk. Copies go straight between the chunk and
  * the caller's lists, without allocating.
  */
 public final class MemoryVolume implements Volume {

@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
  * The state is the raw 16-bit register, so a seed is simply the initial register and chaining across
  * a split passes the previous value on.
  *
- * <p>Speed notes (measured with the JMH benchmarks in the {@code it} module, see docs/BENCHMARKS.md):
+ * <p>Speed notes (measured with {@code GuardBench} in the {@code benchmarks} module; variants that lost are in docs/history.md):
  * the 16 tables are one flat {@code int[]} (a {@code char[]} of half the size measured slower on
  * our machine). One run ({@link #update}) reads its bytes one by one, each load feeding a table index
  * directly. {@link #updateBlocks} runs four blocks in one loop, because one block's slicing step is a

@@ -49,7 +49,7 @@ abstract class Connection implements Selectable {
      * Frames queued by the loop thread after which the connection flushes at once instead of at the
      * end of the loop's pass (0: only then). Without it, a pass that completes a whole queue's worth
      * of requests sends them all at its end, and host and target take turns, each idle while the
-     * other works on the batch; a quarter of the queue at a time keeps both busy (TCP-NOTES.md).
+     * other works on the batch; a quarter of the queue at a time keeps both busy (docs/TCP-TUNING.md).
      */
     private int flushFrames;
     private int queuedSinceFlush;
