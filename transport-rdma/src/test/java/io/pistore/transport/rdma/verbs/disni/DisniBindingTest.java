@@ -63,7 +63,7 @@ class DisniBindingTest {
     /** An RDMA port whose control port (the next one) was just free. */
     private static int rdmaPort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort() - DisniDevice.CONTROL_PORT_OFFSET;
+            return s.getLocalPort() - DisniAddress.CONTROL_PORT_OFFSET;
         }
     }
 
@@ -233,7 +233,7 @@ class DisniBindingTest {
     void helloMatchingPrefersTheExactSourceThenASingleSameIp() throws Exception {
         target = device();
         Recorder r = new Recorder(target);
-        DisniDevice.DisniListener l = (DisniDevice.DisniListener) target.listen("127.0.0.1:" + rdmaPort(), r);
+        DisniListener l = (DisniListener) target.listen("127.0.0.1:" + rdmaPort(), r);
         InetSocketAddress a = new InetSocketAddress("127.0.0.1", 5000);
         InetSocketAddress b = new InetSocketAddress("127.0.0.1", 5001);
         assertNull(l.offer(new ConnectHello.Hello(a, pdata())));
@@ -514,7 +514,7 @@ class DisniBindingTest {
     @Test
     void badAddressesAreOneLine() {
         for (String a : new String[] {"nohostport", "127.0.0.1:", "127.0.0.1:x", "127.0.0.1:70000"}) {
-            VerbsException e = assertThrows(VerbsException.class, () -> DisniDevice.parse(a));
+            VerbsException e = assertThrows(VerbsException.class, () -> DisniAddress.parse(a));
             assertEquals(VerbsException.EINVAL, e.errno());
             assertFalse(e.getMessage().contains("\n"));
         }

@@ -121,7 +121,7 @@ class DisniTransportTest {
         };
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort() - DisniDevice.CONTROL_PORT_OFFSET;
+            port = s.getLocalPort() - DisniAddress.CONTROL_PORT_OFFSET;
         }
         ArrayTarget target = new ArrayTarget();
         try (RdmaTransport t = new RdmaTransport(provider, new RdmaOptions("disni", RdmaOptions.PiMode.AUTO));
