@@ -90,7 +90,7 @@ public final class BenchRunner {
                 formats.put(v, plain ? BlockFormat.of(o.format.dataSize(), 0) : o.format);
             }
             try (VolumeStore store = o.dataDir == null ? VolumeStore.inMemory()
-                    : VolumeStore.open(o.dataDir, o.cacheBytes)) {
+                    : VolumeStore.open(o.dataDir, o.cacheBytes, "pistore bench")) {
                 Map<String, Boolean> fresh = new LinkedHashMap<>();
                 for (Map.Entry<String, BlockFormat> e : formats.entrySet()) {
                     long blocks = o.sizeBytes / e.getValue().dataSize();

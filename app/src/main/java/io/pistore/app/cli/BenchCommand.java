@@ -5,6 +5,7 @@ import io.pistore.app.bench.BenchOptions;
 import io.pistore.app.bench.BenchResult;
 import io.pistore.app.bench.BenchRunner;
 import io.pistore.app.bench.PiComparison;
+import io.pistore.engine.volume.DataDirInUseException;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiType;
@@ -183,6 +184,8 @@ final class BenchCommand implements Callable<Integer> {
                 rs = new BenchRunner(o, progress).runSideBySide(name, modes, rounds);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
+            } catch (DataDirInUseException e) {
+                throw VolumeCommand.inUse(e, "stop it, or bench its volumes with --target HOST:PORT");
             }
             results.addAll(rs);
             for (BenchResult r : rs) {

@@ -41,7 +41,7 @@ final class ScrubCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        try (VolumeStore s = VolumeCommand.open(data, err)) {
+        try (VolumeStore s = VolumeCommand.open(data, spec)) {
             Volume v = s.get(name);
             if (v == null) {
                 throw CliException.usage("no volume named '" + name + "' in " + data.dir);

@@ -192,7 +192,8 @@ final class ServeCommand implements Callable<Integer> {
 
     private VolumeStore openStore() throws IOException {
         if (memoryVolumes.isEmpty()) {
-            return VolumeCommand.open(data, cache, spec.commandLine().getErr());
+            // A second serve of these volumes would write beside the first; NBD can reach them through it.
+            return VolumeCommand.open(data, cache, spec, "stop it, or export its volumes with --nbd --target HOST:PORT");
         }
         VolumeStore s = VolumeStore.inMemory();
         try {

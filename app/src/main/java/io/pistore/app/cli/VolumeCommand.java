@@ -1,5 +1,6 @@
 package io.pistore.app.cli;
 
+import io.pistore.engine.volume.DataDirInUseException;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
@@ -28,19 +29,34 @@ final class VolumeCommand implements Callable<Integer> {
         return Main.missingSubcommand(spec);
     }
 
-    static VolumeStore open(DataDirOption data, PrintWriter err) throws IOException {
-        return open(data, 0, err);
+    /** Opens the data directory for a command that needs it to itself while it runs. */
+    static VolumeStore open(DataDirOption data, CommandSpec command) throws IOException {
+        return open(data, 0, command, "stop it first");
     }
 
-    static VolumeStore open(DataDirOption data, long cacheBytes, PrintWriter err) throws IOException {
+    /**
+     * Opens the data directory for {@code command} (its name goes into the directory's lock file); a
+     * directory another process owns is a usage error naming that process, then {@code hint}.
+     */
+    static VolumeStore open(DataDirOption data, long cacheBytes, CommandSpec command, String hint) throws IOException {
         if (cacheBytes < 0) {
             throw CliException.usage("--cache must not be negative");
         }
-        VolumeStore s = VolumeStore.open(data.dir, cacheBytes);
+        VolumeStore s;
+        try {
+            s = VolumeStore.open(data.dir, cacheBytes, command.qualifiedName());
+        } catch (DataDirInUseException e) {
+            throw inUse(e, hint);
+        }
         for (String p : s.openProblems()) {
-            err.println("pistore: " + p);
+            command.commandLine().getErr().println("pistore: " + p);
         }
         return s;
+    }
+
+    /** The one-line refusal of a data directory another store owns: who owns it, and what to do. */
+    static CliException inUse(DataDirInUseException e, String hint) {
+        return CliException.usage(e.getMessage() + "; " + hint);
     }
 
     @Command(name = "create", sortOptions = false, description = "Creates a volume: durable data and metadata files.")
@@ -89,7 +105,7 @@ final class VolumeCommand implements Callable<Integer> {
                 throw CliException.usage("--size " + size + " is not a positive multiple of the " + f.dataSize()
                         + "-byte block");
             }
-            try (VolumeStore s = open(data, spec.commandLine().getErr())) {
+            try (VolumeStore s = open(data, spec)) {
                 s.create(name, f, size / f.dataSize());
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
@@ -111,7 +127,7 @@ final class VolumeCommand implements Callable<Integer> {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
-            try (VolumeStore s = open(data, spec.commandLine().getErr())) {
+            try (VolumeStore s = open(data, spec)) {
                 out.printf("%-24s %12s %12s  %s%n", "NAME", "BLOCKS", "SIZE", "FORMAT");
                 for (Volume v : s.list()) {
                     out.printf("%-24s %12d %12s  %s%n", v.name(), v.blockCount(),
@@ -135,7 +151,7 @@ final class VolumeCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException {
-            try (VolumeStore s = open(data, spec.commandLine().getErr())) {
+            try (VolumeStore s = open(data, spec)) {
                 s.delete(name);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());

@@ -171,6 +171,43 @@ class EngineCommandsTest {
     }
 
     @Test
+    void commandsOnADataDirThatServeOwnsAreRefusedInOneLine() throws Exception {
+        assertEquals(0, run("volume", "create", "--data", data(), "own", "--size", "1m").code());
+        String owner = data() + " is in use by pid " + ProcessHandle.current().pid() + " (pistore serve)";
+        try (ServeThread serve = new ServeThread("serve", "--data", data(), "--transport", "local", "--listen",
+                "owner-test")) {
+            serve.awaitOutput(o -> o.contains("own "));
+            assertTrue(serve.out().contains("1 volume(s)"), serve.out() + " / " + serve.err());
+            String[][] refused = {
+                {"volume", "delete", "--data", data(), "own"},
+                {"volume", "create", "--data", data(), "other", "--size", "1m"},
+                {"volume", "list", "--data", data()},
+                {"scrub", "--data", data(), "own"},
+                {"bench", "--transport", "local", "--data", data(), "--volume", "own", "--size", "1m", "--seconds", "1",
+                    "--ramp", "0"},
+                {"serve", "--data", data(), "--transport", "local", "--listen", "owner-test-2"},
+            };
+            for (String[] args : refused) {
+                Result r = run(args);
+                String line = "pistore " + (args[0].equals("volume") ? "volume " + args[1] : args[0]) + ": " + owner;
+                assertEquals(2, r.code(), String.join(" ", args) + " -> " + r.out() + r.err());
+                assertEquals(1, r.err().strip().lines().count(), r.err());
+                assertTrue(r.err().startsWith(line), r.err());
+            }
+            String serveHint = run("serve", "--data", data(), "--transport", "local").err();
+            assertTrue(serveHint.contains("; stop it, or export its volumes with --nbd --target"), serveHint);
+            String deleteHint = run("volume", "delete", "--data", data(), "own").err();
+            assertTrue(deleteHint.strip().endsWith("; stop it first"), deleteHint);
+            assertEquals(0, serve.stop());
+        }
+        Result list = run("volume", "list", "--data", data());
+        assertEquals(0, list.code(), list.err());
+        assertTrue(list.out().contains("own ") && !list.out().contains("other"), "nothing was deleted or created: "
+                + list.out());
+        assertEquals(0, run("volume", "delete", "--data", data(), "own").code(), "free again once serve stopped");
+    }
+
+    @Test
     void serveNbdExportsMemoryVolumesOnAFreePort() throws Exception {
         try (ServeThread serve = new ServeThread("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m1:1MiB",
                 "--memory-volume", "m2:64k:512+8")) {

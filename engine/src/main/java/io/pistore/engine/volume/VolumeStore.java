@@ -28,26 +28,33 @@ import java.util.regex.Pattern;
  * The volumes of one target: either a directory of file volumes, each described by a manifest
  * {@code NAME.volume} (see docs/FORMAT.md), or an in-memory set. Creating writes the data and
  * metadata files first and the manifest last (atomically, by rename), so a crash never leaves a
- * manifest without its files; deleting removes the manifest first. Thread-safe.
+ * manifest without its files; deleting removes the manifest first. A directory store has one owner:
+ * while it is open, its process holds the directory's lock ({@link DataDirLock}) and every other open
+ * of that directory, in this process or another, is refused. Thread-safe.
  */
 public final class VolumeStore implements AutoCloseable {
     public static final String MANIFEST_SUFFIX = ".volume";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final int MANIFEST_VERSION = 1;
+    /** What the lock file says of an owner that did not say what it is doing. */
+    public static final String DEFAULT_OWNER = "pistore engine";
 
     private final Path dir;
     private final long cacheBytes;
     private final Map<String, Volume> volumes = new ConcurrentHashMap<>();
     private final List<String> openProblems = new ArrayList<>();
+    /** The directory's one-owner lock; null for a memory store, which nothing else can reach. */
+    private final DataDirLock lock;
 
-    private VolumeStore(Path dir, long cacheBytes) {
+    private VolumeStore(Path dir, long cacheBytes, DataDirLock lock) {
         this.dir = dir;
         this.cacheBytes = cacheBytes;
+        this.lock = lock;
     }
 
     /** A store whose volumes live in memory only. */
     public static VolumeStore inMemory() {
-        return new VolumeStore(null, 0);
+        return new VolumeStore(null, 0, null);
     }
 
     /**
@@ -63,11 +70,22 @@ public final class VolumeStore implements AutoCloseable {
      * metadata in front of each file volume (0: no cache); see {@link CachingVolume}.
      */
     public static VolumeStore open(Path dir, long cacheBytes) throws IOException {
+        return open(dir, cacheBytes, DEFAULT_OWNER);
+    }
+
+    /**
+     * As {@link #open(Path, long)}, saying in the directory's lock file what this process is doing
+     * ({@code owner}, one line, e.g. {@code pistore serve}), so that an open refused elsewhere can
+     * name it.
+     *
+     * @throws DataDirInUseException when another store, in this process or another, has it open
+     */
+    public static VolumeStore open(Path dir, long cacheBytes, String owner) throws IOException {
         if (cacheBytes < 0) {
             throw new IllegalArgumentException("cache size must not be negative");
         }
         Files.createDirectories(dir);
-        VolumeStore s = new VolumeStore(dir, cacheBytes);
+        VolumeStore s = new VolumeStore(dir, cacheBytes, DataDirLock.acquire(dir, owner));
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + MANIFEST_SUFFIX)) {
             for (Path manifest : ds) {
                 String file = manifest.getFileName().toString();
@@ -78,6 +96,13 @@ public final class VolumeStore implements AutoCloseable {
                     s.openProblems.add("volume " + name + " not opened: " + e.getMessage());
                 }
             }
+        } catch (IOException | RuntimeException e) {
+            try {
+                s.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
         return s;
     }
@@ -173,6 +198,15 @@ public final class VolumeStore implements AutoCloseable {
             }
         }
         volumes.clear();
+        if (lock != null) {
+            try {
+                lock.close(); // after the volumes: the next owner finds them closed
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
         if (first != null) {
             throw first;
         }

@@ -1,0 +1,135 @@
+package io.pistore.it.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.app.cli.Main;
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.Transports;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.Completion;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One owner per data directory, across processes: while {@code pistore serve} runs on a directory
+ * (a process of its own), every other {@code pistore} process that would open it — a second serve,
+ * {@code volume delete | create | list}, {@code scrub} — is refused with exit 2 and one line naming the
+ * server's pid, and changes nothing; once the server is gone, even by {@code kill -9}, the directory
+ * opens again.
+ */
+class OneOwnerPerDataDirTest {
+    static final int BS = 4096;
+
+    @TempDir
+    Path dir;
+
+    record Ran(int code, List<String> lines) {
+    }
+
+    @BeforeEach
+    void createVolume() {
+        StringWriter o = new StringWriter();
+        assertEquals(0, Main.run(new PrintWriter(o), new PrintWriter(o), "volume", "create", "--data", dir.toString(),
+                "v", "--size", "1MiB", "--format", "4096+8"), o.toString());
+    }
+
+    PistoreProcess serve() throws Exception {
+        return PistoreProcess.serve(List.of(), "--data", dir.toString(), "--transport", "tcp", "--listen", "127.0.0.1:0");
+    }
+
+    /** A pistore command in a process of its own, to its end. */
+    static Ran cli(String... args) throws Exception {
+        PistoreProcess p = PistoreProcess.start(List.of(), args);
+        int code = p.await(120);
+        return new Ran(code, List.copyOf(p.lines));
+    }
+
+    String owner(PistoreProcess server) {
+        return dir + " is in use by pid " + server.process.pid() + " (pistore serve); ";
+    }
+
+    @Test
+    void aSecondServeIsRefusedNamingTheFirstsPid() throws Exception {
+        try (PistoreProcess first = serve()) {
+            first.awaitListening();
+            Ran second = cli("serve", "--data", dir.toString(), "--transport", "tcp", "--listen", "127.0.0.1:0");
+            assertEquals(2, second.code(), second.lines().toString());
+            assertTrue(second.lines().contains("pistore serve: " + owner(first)
+                    + "stop it, or export its volumes with --nbd --target HOST:PORT"), second.lines().toString());
+            assertFalse(second.lines().stream().anyMatch(l -> l.contains("volume(s)")), second.lines().toString());
+            assertTrue(first.process.isAlive(), "the first serve runs on");
+        }
+    }
+
+    @Test
+    void volumeCommandsAndScrubFromAnotherProcessAreRefusedWhileServing() throws Exception {
+        byte[] block = new byte[BS];
+        new Random(0x10CC).nextBytes(block);
+        try (PistoreProcess server = serve();
+             BlockTransport t = Transports.find("tcp").create();
+             HostConnection c = t.connect(server.awaitListening(), new ConnectOptions(1, 8))) {
+            BlockDevice dev = BlockDevice.open(c, "v");
+            assertTrue(BlockDevice.await(() -> dev.write(7, ScatterList.wrap(block))).isSuccess());
+            String[][] refused = {
+                {"volume", "delete", "--data", dir.toString(), "v"},
+                {"scrub", "--data", dir.toString(), "v"},
+                {"volume", "create", "--data", dir.toString(), "w", "--size", "1MiB"},
+                {"volume", "list", "--data", dir.toString()},
+            };
+            for (String[] args : refused) {
+                Ran r = cli(args);
+                String name = "pistore " + (args[0].equals("volume") ? "volume " + args[1] : args[0]);
+                assertEquals(2, r.code(), String.join(" ", args) + ": " + r.lines());
+                assertTrue(r.lines().contains(name + ": " + owner(server) + "stop it first"),
+                        String.join(" ", args) + ": " + r.lines());
+            }
+            assertTrue(Files.exists(dir.resolve("v.volume")) && Files.exists(dir.resolve("v.data")),
+                    "the refused delete removed nothing");
+            assertFalse(Files.exists(dir.resolve("w.volume")), "the refused create made nothing");
+            ByteBuffer back = ByteBuffer.allocate(BS);
+            Completion read = BlockDevice.await(() -> dev.read(7, ScatterList.of(back)));
+            assertTrue(read.isSuccess(), read.toString());
+            assertArrayEquals(block, back.array(), "the served volume still holds its write");
+            assertTrue(BlockDevice.await(dev::flush).isSuccess());
+        }
+        Ran scrub = cli("scrub", "--data", dir.toString(), "v");
+        assertEquals(0, scrub.code(), "after serve stopped: " + scrub.lines());
+        Ran delete = cli("volume", "delete", "--data", dir.toString(), "v");
+        assertEquals(0, delete.code(), "after serve stopped: " + delete.lines());
+    }
+
+    @Test
+    void afterKillNineOfTheServerTheDirectoryOpensAgain() throws Exception {
+        PistoreProcess killed = serve();
+        killed.awaitListening();
+        killed.kill();
+        assertTrue(Files.readString(dir.resolve(".lock")).contains("pid=" + killed.process.pid()),
+                "the lock file stays, naming the dead server; only the kernel's lock counts");
+        Ran list = cli("volume", "list", "--data", dir.toString());
+        assertEquals(0, list.code(), list.lines().toString());
+        assertTrue(list.lines().stream().anyMatch(l -> l.startsWith("v ")), list.lines().toString());
+        Ran scrub = cli("scrub", "--data", dir.toString(), "v");
+        assertEquals(0, scrub.code(), scrub.lines().toString());
+        try (PistoreProcess next = serve()) {
+            next.awaitListening();
+            Ran refused = cli("volume", "list", "--data", dir.toString());
+            assertEquals(2, refused.code(), refused.lines().toString());
+            assertTrue(refused.lines().contains("pistore volume list: " + owner(next) + "stop it first"),
+                    "the refusal names the new server, not the dead one: " + refused.lines());
+        }
+    }
+}
