@@ -35,6 +35,8 @@
 #define CAP_CRC16_ISAL 32
 
 #define OPT_CRC16_ISAL 1
+#define OPT_NO_VPCLMUL 2
+#define OPT_NO_PCLMUL 4
 
 typedef uint16_t (*crc16_fn)(uint16_t, const unsigned char *, uint64_t);
 typedef unsigned int (*crc32_fn)(unsigned char *, int, unsigned int);
@@ -96,7 +98,8 @@ static void open_isal(char *why, size_t n) {
 /*
  * Chooses the kernels once: CRC-16 and CRC-64 by CPUID (VPCLMULQDQ with AVX-512 BW/VL, else
  * PCLMULQDQ with SSSE3/SSE4.1, else none: the table alone is slower than the Java kernels), CRC-32C
- * from ISA-L when it loads. opts: OPT_CRC16_ISAL puts ISA-L's crc16_t10dif in place of ours.
+ * from ISA-L when it loads. opts: OPT_CRC16_ISAL puts ISA-L's crc16_t10dif in place of ours;
+ * OPT_NO_VPCLMUL / OPT_NO_PCLMUL choose as on a CPU without those instructions (pistore.native.kernel).
  */
 JNIEXPORT jint JNICALL Java_io_pistore_integrity_internal_NativeGuards_init0(JNIEnv *env, jclass cls, jint opts) {
     (void) env;
@@ -108,12 +111,13 @@ JNIEXPORT jint JNICALL Java_io_pistore_integrity_internal_NativeGuards_init0(JNI
     __builtin_cpu_init();
     pistore_crc64_init_tables();
     pistore_crc16_init_tables();
-    if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3") && __builtin_cpu_supports("sse4.1")) {
+    if (!(opts & OPT_NO_PCLMUL) && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3")
+        && __builtin_cpu_supports("sse4.1")) {
         crc16_kernel = pistore_crc16_pclmul;
         crc64_kernel = pistore_crc64_pclmul;
         caps |= CAP_CRC16 | CAP_CRC64;
         kernel = "pclmulqdq";
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+        if (!(opts & OPT_NO_VPCLMUL) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
             && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("vpclmulqdq")) {
             crc16_kernel = pistore_crc16_vpclmul;
             crc64_kernel = pistore_crc64_vpclmul;

@@ -20,7 +20,10 @@ import java.util.Objects;
  * <p>Forcing pure Java: system property {@code pistore.native=false}, or environment variable
  * {@code PISTORE_NATIVE=0}. A library elsewhere can be named with {@code pistore.native.library}.
  * {@code pistore.native.crc16=isal} binds ISA-L's {@code crc16_t10dif} (when libisal loads) in place
- * of the library's own CRC-16 kernel, for measuring one against the other.
+ * of the library's own CRC-16 kernel, for measuring one against the other. {@code
+ * pistore.native.kernel=pclmulqdq} keeps the CRC kernels to 128-bit PCLMULQDQ on a CPU that has
+ * VPCLMULQDQ, and {@code =none} chooses as on a CPU without PCLMULQDQ (so, pure Java): for tests
+ * and measurements of what other CPUs get.
  *
  * <p>Every native entry point is reached through the checked methods here: offsets, lengths and
  * counts are validated against the buffer in Java before the call, so bad input throws
@@ -39,6 +42,8 @@ public final class NativeGuards {
     private static final int CAP_CRC16_ISAL = 32;
     /** init0 option: ISA-L's crc16_t10dif in place of our CRC-16 kernel. */
     private static final int OPT_CRC16_ISAL = 1;
+    private static final int OPT_NO_VPCLMUL = 2;
+    private static final int OPT_NO_PCLMUL = 4;
 
     static final String RESOURCE = "/META-INF/native/linux-x86_64/libpistore-native.so";
 
@@ -57,7 +62,7 @@ public final class NativeGuards {
             }
             load();
             try {
-                caps = init0("isal".equalsIgnoreCase(System.getProperty("pistore.native.crc16")) ? OPT_CRC16_ISAL : 0);
+                caps = init0(options());
                 description = describe0();
             } catch (UnsatisfiedLinkError e) {
                 // a library from another build, without these entry points
@@ -66,6 +71,8 @@ public final class NativeGuards {
             if ((caps & (CAP_CRC16 | CAP_CRC64)) == 0) {
                 throw new UnsupportedOperationException((caps & CAP_NO_PCLMUL) != 0
                         ? "CPU lacks PCLMULQDQ (with SSSE3 and SSE4.1), which the CRC-16 and CRC-64 kernels need"
+                                + ("none".equalsIgnoreCase(System.getProperty("pistore.native.kernel"))
+                                        ? " (as -Dpistore.native.kernel=none makes it act)" : "")
                         : "libpistore-native loaded but no kernel can run here: " + description);
             }
         } catch (Throwable t) {
@@ -78,6 +85,23 @@ public final class NativeGuards {
     }
 
     private NativeGuards() {
+    }
+
+    /** init0's options from pistore.native.crc16 and pistore.native.kernel (see the class comment). */
+    private static int options() {
+        int opts = "isal".equalsIgnoreCase(System.getProperty("pistore.native.crc16")) ? OPT_CRC16_ISAL : 0;
+        String k = System.getProperty("pistore.native.kernel", "auto").trim().toLowerCase(Locale.ROOT);
+        switch (k) {
+            case "auto":
+                return opts;
+            case "pclmulqdq":
+                return opts | OPT_NO_VPCLMUL;
+            case "none":
+                return opts | OPT_NO_PCLMUL;
+            default:
+                throw new UnsupportedOperationException("pistore.native.kernel must be auto, pclmulqdq or none, not '"
+                        + k + "'");
+        }
     }
 
     /** Whether the native library is loaded and at least one native guard kernel is in use. */
