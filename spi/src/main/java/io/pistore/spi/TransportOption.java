@@ -99,14 +99,6 @@ public final class TransportOption<T> {
                 });
     }
 
-    /**
-     * This option with its default described in words where the value depends on the machine
-     * ({@code min(2, CPUs)}); the value itself is unchanged.
-     */
-    public TransportOption<T> withDefaultText(String text) {
-        return new TransportOption<>(name, values, defaultValue, text, description, parser);
-    }
-
     private static String orList(List<String> c) {
         if (c.size() == 1) {
             return c.get(0);

@@ -36,10 +36,6 @@ class TransportOptionsTest {
         assertEquals("1 to 64", THREADS.values());
         assertEquals("2", THREADS.defaultText());
         assertEquals("net", THREADS.transport());
-        TransportOption<Long> cpus = THREADS.withDefaultText("min(2, CPUs)");
-        assertEquals("min(2, CPUs)", cpus.defaultText());
-        assertEquals(2L, cpus.defaultValue());
-        assertEquals("net.threads must be 1 to 64, not 0", reason(() -> cpus.parse("0")));
         assertTrue(reason(() -> TransportOption.number("net.x", 0, 1, 2, "d")).contains("default 0 outside 1 to 2"));
         assertTrue(reason(() -> TransportOption.number("net.x", 1, 3, 2, "d")).contains("outside"));
     }

@@ -39,8 +39,8 @@ class TransportOptionsCliTest {
                 + " tcp.requestTimeoutMs, tcp.connectTimeoutMs, tcp.frameTimeoutMs, tcp.reconnect, tcp.reconnectDelayMs,"
                 + " tcp.reconnectMaxDelayMs, tcp.flushFrames",
                 run("bench", "--transport", "tcp", "--seconds", "1", "--transport-option", "tcp.iothreads=4"));
-        assertUsage("tcp.ioThreads must be 1 to 64, not 0",
-                run("bench", "--transport", "tcp", "--transport-option", "tcp.ioThreads=0"));
+        assertUsage("tcp.ioThreads must be 0 to 256, not -1",
+                run("bench", "--transport", "tcp", "--transport-option", "tcp.ioThreads=-1"));
         assertUsage("rdma.pi must be auto, offload or cpu, not 'gpu'",
                 run("bench", "--transport", "local", "--transport-option", "rdma.pi=gpu"));
         Result nvme = run("serve", "--memory-volume", "m:1MiB", "--transport-option", "nvme.qd=4");
@@ -54,8 +54,8 @@ class TransportOptionsCliTest {
     @Test
     void theConfigFileGivesSettingsAndTheCommandLineWins() throws Exception {
         Path cfg = dir.resolve("pistore.properties");
-        Files.writeString(cfg, "transport=tcp\nseconds=1\nramp=0\nsize=16m\nqd=2\ntcp.ioThreads=99\n");
-        assertUsage("tcp.ioThreads must be 1 to 64, not 99", run("bench", "--config", cfg.toString()));
+        Files.writeString(cfg, "transport=tcp\nseconds=1\nramp=0\nsize=16m\nqd=2\ntcp.ioThreads=999\n");
+        assertUsage("tcp.ioThreads must be 0 to 256, not 999", run("bench", "--config", cfg.toString()));
         Result flagWins = run("bench", "--config", cfg.toString(), "--transport-option", "tcp.ioThreads=1",
                 "--transport-option", "tcp.dataDigest=true");
         assertEquals(0, flagWins.code(), flagWins.err());

@@ -14,10 +14,9 @@ import java.util.Locale;
 public final class TcpConfig {
     private static final long MAX_MS = Long.MAX_VALUE / 2_000_000;
 
-    public static final TransportOption<Long> IO_THREADS = TransportOption.number("tcp.ioThreads",
-            Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), 1, 64,
-            "I/O threads per transport instance, shared by its listeners and host connections")
-            .withDefaultText("min(2, CPUs)");
+    public static final TransportOption<Long> IO_THREADS = TransportOption.number("tcp.ioThreads", 0, 0, 256,
+            "I/O threads per transport instance, shared by its listeners and connections (0: one per connection"
+                    + " as connections open, at most one per CPU)");
     public static final TransportOption<Long> SPIN_MICROS = TransportOption.number("tcp.spinMicros", 50, 0, 1_000_000,
             "how long an I/O thread polls after its last event before it blocks (0: never polls)");
     public static final TransportOption<Long> POLL_MICROS = TransportOption.number("tcp.pollMicros", 200, 0, 1_000_000,
@@ -69,6 +68,11 @@ public final class TcpConfig {
     public long reconnectDelayMillis = RECONNECT_DELAY_MS.defaultValue();
     public long reconnectMaxDelayMillis = RECONNECT_MAX_DELAY_MS.defaultValue();
     public int flushFrames = FLUSH_FRAMES.defaultValue().intValue();
+
+    /** The most I/O threads {@code tcp.ioThreads=0} starts: one per CPU the JVM may use. */
+    public static int autoIoThreadCeiling() {
+        return Math.max(1, Runtime.getRuntime().availableProcessors());
+    }
 
     public static TcpConfig defaults() {
         return new TcpConfig();

@@ -59,7 +59,7 @@ class TcpConfigTest {
         assertEquals(30_000, c.requestTimeoutMillis);
         assertEquals(10_000, c.connectTimeoutMillis);
         assertEquals(-1, c.flushFrames);
-        assertEquals(Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors())), c.ioThreads);
+        assertEquals(0, c.ioThreads, "auto: a thread per connection, at most one per CPU");
         assertEquals(provider.options(), TcpConfig.OPTIONS);
         Set<String> names = new HashSet<>();
         for (TransportOption<?> opt : TcpConfig.OPTIONS) {

@@ -25,7 +25,8 @@ public final class TcpTransport implements BlockTransport {
 
     public TcpTransport(TcpConfig config) {
         this.config = config;
-        this.group = new EventLoopGroup(config.ioThreads, TimeUnit.MICROSECONDS.toNanos(config.spinMicros),
+        this.group = new EventLoopGroup(config.ioThreads > 0 ? config.ioThreads : TcpConfig.autoIoThreadCeiling(),
+                config.ioThreads == 0, TimeUnit.MICROSECONDS.toNanos(config.spinMicros),
                 TimeUnit.MICROSECONDS.toNanos(config.pollMicros), config.spinYield);
     }
 

@@ -1,0 +1,75 @@
+package io.pistore.transport.tcp.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TargetListener;
+import io.pistore.transport.tcp.TcpConfig;
+import org.junit.jupiter.api.Test;
+
+/** I/O threads: a fixed number started at once, or one per channel up to a ceiling (the default). */
+class EventLoopGroupTest {
+    @Test
+    void aFixedGroupStartsEveryThreadAndDealsChannelsInTurn() {
+        EventLoopGroup g = new EventLoopGroup(3, false, 0, 0, true);
+        try {
+            assertEquals(3, g.loops().length);
+            EventLoop[] l = g.loops();
+            assertSame(l[0], g.next());
+            assertSame(l[1], g.next());
+            assertSame(l[2], g.next());
+            assertSame(l[0], g.next());
+        } finally {
+            g.shutdown();
+        }
+    }
+
+    @Test
+    void aGrowingGroupStartsAThreadPerChannelUpToItsCeilingThenSharesThem() {
+        EventLoopGroup g = new EventLoopGroup(2, true, 0, 0, true);
+        try {
+            assertEquals(0, g.loops().length, "no channel, no thread");
+            EventLoop a = g.next();
+            assertEquals(1, g.loops().length);
+            EventLoop b = g.next();
+            assertEquals(2, g.loops().length);
+            assertSame(a, g.next(), "at the ceiling, in turn from the first");
+            assertSame(b, g.next());
+            assertEquals(2, g.loops().length);
+        } finally {
+            g.shutdown();
+        }
+        assertThrows(IllegalArgumentException.class, () -> new EventLoopGroup(0, true, 0, 0, true));
+    }
+
+    /** Defaults: the listener and each connection, host and target side, get a thread while CPUs last. */
+    @Test
+    void byDefaultATransportStartsThreadsAsConnectionsOpen() throws Exception {
+        TcpConfig cfg = TcpConfig.defaults();
+        assertEquals(0, cfg.ioThreads);
+        int cpus = TcpConfig.autoIoThreadCeiling();
+        TcpTransport t = new TcpTransport(cfg);
+        try {
+            assertEquals(0, t.group().loops().length);
+            MemoryHandler h = new MemoryHandler(BlockFormat.of(4096, 8), 64);
+            try (TargetListener l = t.listen("127.0.0.1:0", h)) {
+                assertEquals(1, t.group().loops().length, "the listener's");
+                try (HostConnection c = t.connect(l.address(), new ConnectOptions(3, 4))) {
+                    int want = Math.min(1 + 3 + 3, cpus); // listener, three host and three target connections
+                    long deadline = System.nanoTime() + 10_000_000_000L;
+                    while (t.group().loops().length < want && System.nanoTime() < deadline) {
+                        Thread.sleep(10);
+                    }
+                    assertEquals(want, t.group().loops().length);
+                    assertEquals(3, c.queueCount());
+                }
+            }
+        } finally {
+            t.close();
+        }
+    }
+}
