@@ -26,17 +26,31 @@ if [ -z "$java_home" ] || [ ! -f "$java_home/include/jni.h" ]; then
 fi
 [ -n "$java_home" ] && [ -f "$java_home/include/jni.h" ] || skip "no JNI headers (jni.h) under JAVA_HOME=$java_home"
 
-if [ ! -f /usr/include/isa-l/crc.h ]; then
-    echo "[pistore-native] warning: libisal-dev headers missing; CRC-16 and CRC-32C will use Java unless libisal is present at run time"
+# ISA-L is never linked: the library opens libisal.so.2 with dlopen when it is there (CRC-32C, and
+# CRC-16 only on request). PISTORE_NATIVE_ISAL=0 compiles the dlopen out, for a library that cannot
+# reach ISA-L at all (docs/NATIVE.md, "libisal hidden").
+isal_flags=""
+libs="-ldl"
+if [ "${PISTORE_NATIVE_ISAL:-1}" = "0" ]; then
+    isal_flags="-DPISTORE_NO_ISAL"
+    libs=""
+    echo "[pistore-native] PISTORE_NATIVE_ISAL=0: built without the ISA-L dlopen"
 fi
 
 mkdir -p "$dest" || skip "cannot create $dest"
 tmp="$dest/libpistore-native.so.tmp"
 if "$cc" -O3 -std=gnu11 -Wall -Wextra -fPIC -shared -fvisibility=default \
     -I"$java_home/include" -I"$java_home/include/linux" \
-    -o "$tmp" "$here/pistore_native.c" "$here/crc64nvme.c" -ldl; then
+    $isal_flags -o "$tmp" "$here/pistore_native.c" "$here/crc16t10dif.c" "$here/crc64nvme.c" $libs; then
     mv -f "$tmp" "$dest/libpistore-native.so"
     echo "[pistore-native] built $dest/libpistore-native.so"
+    # A twin without the ISA-L dlopen, outside the jar, for the test that proves the CRC-16 path is
+    # native where libisal cannot be loaded (Crc16WithoutIsalTest).
+    twin="$out_root/../native-no-isal"
+    mkdir -p "$twin" && "$cc" -O3 -std=gnu11 -Wall -Wextra -fPIC -shared -fvisibility=default -DPISTORE_NO_ISAL \
+        -I"$java_home/include" -I"$java_home/include/linux" \
+        -o "$twin/libpistore-native.so" "$here/pistore_native.c" "$here/crc16t10dif.c" "$here/crc64nvme.c" \
+        || echo "[pistore-native] the no-ISA-L twin was not built; Crc16WithoutIsalTest will be skipped"
 else
     rm -f "$tmp"
     skip "compilation failed (see above)"

@@ -3,18 +3,23 @@
  * blocks (one call per run, never one per block). Every offset, length and count is checked in
  * Java (NativeGuards) before it gets here; this file trusts them.
  *
- * Algorithms (the `alg` argument, NativeGuards.ALG_*): 0 CRC-16/T10-DIF through ISA-L's
- * crc16_t10dif, 1 CRC-64/NVME with our own folding kernels (crc64nvme.c), 2 CRC-32C through
- * ISA-L's crc32_iscsi. ISA-L is opened with dlopen so the library loads (and CRC-64 works) on a
- * machine without libisal; the bit for a missing algorithm is simply absent from init0's answer.
- * States are raw registers, the same values the Java GuardAlgorithm implementations carry.
+ * Algorithms (the `alg` argument, NativeGuards.ALG_*): 0 CRC-16/T10-DIF and 1 CRC-64/NVME with our
+ * own folding kernels (crc16t10dif.c, crc64nvme.c; PCLMULQDQ or VPCLMULQDQ chosen here by CPUID),
+ * 2 CRC-32C through ISA-L's crc32_iscsi. Only libc is needed at run time: ISA-L is opened with
+ * dlopen, for CRC-32C (opt-in on the Java side) and, on request (init0's OPT_CRC16_ISAL), as the
+ * CRC-16 kernel for side-by-side measurement, and as the test oracle crc16Isal0. Built with
+ * -DPISTORE_NO_ISAL the dlopen is gone altogether. States are raw registers, the same values the
+ * Java GuardAlgorithm implementations carry.
  */
+#ifndef PISTORE_NO_ISAL
 #include <dlfcn.h>
+#endif
 #include <jni.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "crc16t10dif_constants.h"
 #include "crc64nvme_constants.h"
 #include "pistore_native.h"
 
@@ -26,6 +31,12 @@
 #define CAP_CRC64 2
 #define CAP_CRC32C 4
 #define CAP_CRC64_VPCLMUL 8
+#define CAP_NO_PCLMUL 16
+#define CAP_CRC16_ISAL 32
+
+#define OPT_CRC16_ISAL 1
+#define OPT_NO_VPCLMUL 2
+#define OPT_NO_PCLMUL 4
 
 typedef uint16_t (*crc16_fn)(uint16_t, const unsigned char *, uint64_t);
 typedef unsigned int (*crc32_fn)(unsigned char *, int, unsigned int);
@@ -33,6 +44,7 @@ typedef uint64_t (*crc64_fn)(uint64_t, const uint8_t *, size_t);
 
 static crc16_fn isal_crc16;
 static crc32_fn isal_crc32c;
+static crc64_fn crc16_kernel;
 static crc64_fn crc64_kernel;
 static int caps;
 static char description[256];
@@ -40,7 +52,7 @@ static char description[256];
 static uint64_t update(int alg, uint64_t state, const uint8_t *p, size_t len) {
     switch (alg) {
     case ALG_CRC16:
-        return isal_crc16((uint16_t) state, p, len);
+        return crc16_kernel(state, p, len);
     case ALG_CRC64:
         return crc64_kernel(state, p, len);
     default:
@@ -61,46 +73,75 @@ static void blocks(JNIEnv *env, int alg, uint64_t state, const uint8_t *base, ji
     }
 }
 
-JNIEXPORT jint JNICALL Java_io_pistore_integrity_internal_NativeGuards_init0(JNIEnv *env, jclass cls) {
+static uint64_t isal_crc16_adapter(uint64_t crc, const uint8_t *p, size_t len);
+
+/* Opens ISA-L if it is there; the reason it is not goes into why. */
+static void open_isal(char *why, size_t n) {
+#ifdef PISTORE_NO_ISAL
+    snprintf(why, n, "built without ISA-L support");
+#else
+    void *h = dlopen("libisal.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        h = dlopen("libisal.so", RTLD_NOW | RTLD_LOCAL);
+    }
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(why, n, "libisal not loadable: %s", e ? e : "dlopen failed");
+        return;
+    }
+    isal_crc16 = (crc16_fn) dlsym(h, "crc16_t10dif");
+    isal_crc32c = (crc32_fn) dlsym(h, "crc32_iscsi");
+    snprintf(why, n, "libisal without crc32_iscsi");
+#endif
+}
+
+/*
+ * Chooses the kernels once: CRC-16 and CRC-64 by CPUID (VPCLMULQDQ with AVX-512 BW/VL, else
+ * PCLMULQDQ with SSSE3/SSE4.1, else none: the table alone is slower than the Java kernels), CRC-32C
+ * from ISA-L when it loads. opts: OPT_CRC16_ISAL puts ISA-L's crc16_t10dif in place of ours;
+ * OPT_NO_VPCLMUL / OPT_NO_PCLMUL choose as on a CPU without those instructions (pistore.native.kernel).
+ */
+JNIEXPORT jint JNICALL Java_io_pistore_integrity_internal_NativeGuards_init0(JNIEnv *env, jclass cls, jint opts) {
     (void) env;
     (void) cls;
     if (caps) {
         return caps;
     }
-    const char *c64 = "none";
+    const char *kernel = "none";
     __builtin_cpu_init();
     pistore_crc64_init_tables();
-    if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1")) {
+    pistore_crc16_init_tables();
+    if (!(opts & OPT_NO_PCLMUL) && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3")
+        && __builtin_cpu_supports("sse4.1")) {
+        crc16_kernel = pistore_crc16_pclmul;
         crc64_kernel = pistore_crc64_pclmul;
-        caps |= CAP_CRC64;
-        c64 = "pclmulqdq";
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
-            && __builtin_cpu_supports("vpclmulqdq")) {
+        caps |= CAP_CRC16 | CAP_CRC64;
+        kernel = "pclmulqdq";
+        if (!(opts & OPT_NO_VPCLMUL) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+            && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("vpclmulqdq")) {
+            crc16_kernel = pistore_crc16_vpclmul;
             crc64_kernel = pistore_crc64_vpclmul;
             caps |= CAP_CRC64_VPCLMUL;
-            c64 = "vpclmulqdq-avx512";
+            kernel = "vpclmulqdq-avx512";
         }
+    } else {
+        caps |= CAP_NO_PCLMUL;
     }
-    const char *isal = "libisal not found";
-    void *h = dlopen("libisal.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        h = dlopen("libisal.so", RTLD_NOW | RTLD_LOCAL);
+    char isal_why[200] = "";
+    open_isal(isal_why, sizeof isal_why);
+    const char *c16 = kernel;
+    if ((opts & OPT_CRC16_ISAL) && isal_crc16) {
+        crc16_kernel = isal_crc16_adapter;
+        caps |= CAP_CRC16 | CAP_CRC16_ISAL;
+        c16 = "isal";
     }
-    if (h) {
-        isal_crc16 = (crc16_fn) dlsym(h, "crc16_t10dif");
-        isal_crc32c = (crc32_fn) dlsym(h, "crc32_iscsi");
-        if (isal_crc16) {
-            caps |= CAP_CRC16;
-        }
-        if (isal_crc32c) {
-            caps |= CAP_CRC32C;
-        }
-        isal = "libisal";
+    if (isal_crc32c) {
+        caps |= CAP_CRC32C;
     }
-    snprintf(description, sizeof description, "crc16=%s crc32c=%s crc64=%s",
-             isal_crc16 ? "isal" : "unavailable", isal_crc32c ? "isal" : "unavailable", c64);
-    if (!h) {
-        snprintf(description + strlen(description), sizeof description - strlen(description), " (%s)", isal);
+    snprintf(description, sizeof description, "crc16=%s crc64=%s crc32c=%s", c16, kernel,
+             isal_crc32c ? "isal" : "unavailable");
+    if (!isal_crc32c) {
+        snprintf(description + strlen(description), sizeof description - strlen(description), " (%s)", isal_why);
     }
     return caps;
 }
@@ -126,6 +167,43 @@ JNIEXPORT jlongArray JNICALL Java_io_pistore_integrity_internal_NativeGuards_crc
         (*env)->SetLongArrayRegion(env, a, 0, 35, v);
     }
     return a;
+}
+
+/* The CRC-16/T10-DIF folding constants (gen_crc16_constants.c), for the test that re-derives them. */
+JNIEXPORT jlongArray JNICALL Java_io_pistore_integrity_internal_NativeGuards_crc16Constants0(JNIEnv *env,
+                                                                                           jclass cls) {
+    (void) cls;
+    jlong v[2 * 16 + 5];
+    for (int m = 1; m <= 16; m++) {
+        v[2 * (m - 1)] = (jlong) CRC16_FOLD[m][0];
+        v[2 * (m - 1) + 1] = (jlong) CRC16_FOLD[m][1];
+    }
+    v[32] = (jlong) CRC16_K16;
+    v[33] = (jlong) CRC16_K64;
+    v[34] = (jlong) CRC16_K80;
+    v[35] = (jlong) CRC16_MU;
+    v[36] = (jlong) CRC16_POLY;
+    jlongArray a = (*env)->NewLongArray(env, 37);
+    if (a) {
+        (*env)->SetLongArrayRegion(env, a, 0, 37, v);
+    }
+    return a;
+}
+
+/* Test oracle: ISA-L's crc16_t10dif over b[off, off + len), or -1 when ISA-L is not loaded. */
+JNIEXPORT jlong JNICALL Java_io_pistore_integrity_internal_NativeGuards_crc16Isal0(
+    JNIEnv *env, jclass cls, jint state, jbyteArray arr, jint off, jint len) {
+    (void) cls;
+    if (!isal_crc16) {
+        return -1;
+    }
+    uint8_t *p = (*env)->GetPrimitiveArrayCritical(env, arr, NULL);
+    if (!p) {
+        return -1;
+    }
+    uint16_t r = isal_crc16((uint16_t) state, p + off, (uint64_t) len);
+    (*env)->ReleasePrimitiveArrayCritical(env, arr, p, JNI_ABORT);
+    return r;
 }
 
 JNIEXPORT jlong JNICALL Java_io_pistore_integrity_internal_NativeGuards_updateDirect0(
@@ -191,12 +269,24 @@ JNIEXPORT void JNICALL Java_io_pistore_integrity_internal_NativeGuards_blocksArr
     }
 }
 
+static uint64_t isal_crc16_adapter(uint64_t crc, const uint8_t *p, size_t len) {
+    return isal_crc16((uint16_t) crc, p, len);
+}
+
 /* Benchmark/diagnostic hook: the raw CRC-64 kernel over a heap copy, for the C harness. */
 uint64_t pistore_crc64_nvme(uint64_t crc, const uint8_t *p, size_t len) {
     if (!crc64_kernel) {
-        Java_io_pistore_integrity_internal_NativeGuards_init0(NULL, NULL);
+        Java_io_pistore_integrity_internal_NativeGuards_init0(NULL, NULL, 0);
     }
     return crc64_kernel ? crc64_kernel(crc, p, len) : pistore_crc64_table(crc, p, len);
+}
+
+/* The same for CRC-16/T10-DIF: the kernel init0 chose (ours), or the table without PCLMULQDQ. */
+uint64_t pistore_crc16_t10dif(uint64_t crc, const uint8_t *p, size_t len) {
+    if (!crc16_kernel) {
+        Java_io_pistore_integrity_internal_NativeGuards_init0(NULL, NULL, 0);
+    }
+    return crc16_kernel ? crc16_kernel(crc, p, len) : pistore_crc16_table(crc, p, len);
 }
 
 /* ------------------------------------------------------------------------------------------------

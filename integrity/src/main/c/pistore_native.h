@@ -7,4 +7,8 @@ void pistore_crc64_init_tables(void);
 uint64_t pistore_crc64_table(uint64_t crc, const uint8_t *p, size_t len);
 uint64_t pistore_crc64_pclmul(uint64_t crc, const uint8_t *p, size_t len);
 uint64_t pistore_crc64_vpclmul(uint64_t crc, const uint8_t *p, size_t len);
+void pistore_crc16_init_tables(void);
+uint64_t pistore_crc16_table(uint64_t crc, const uint8_t *p, size_t len);
+uint64_t pistore_crc16_pclmul(uint64_t crc, const uint8_t *p, size_t len);
+uint64_t pistore_crc16_vpclmul(uint64_t crc, const uint8_t *p, size_t len);
 #endif

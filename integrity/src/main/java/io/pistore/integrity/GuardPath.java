@@ -4,9 +4,10 @@ import io.pistore.integrity.internal.NativeGuards;
 
 /**
  * Which implementation computes guards in this process: the native library ({@code
- * libpistore-native}, CRC-16 and CRC-32C through ISA-L, CRC-64/NVME by its own carry-less folding)
- * or the pure-Java kernels. Decided once, at first use of {@link GuardType}; forced to pure Java by
- * {@code -Dpistore.native=false} or {@code PISTORE_NATIVE=0}. See docs/NATIVE.md.
+ * libpistore-native}: CRC-16/T10-DIF and CRC-64/NVME by its own carry-less folding, CRC-32C through
+ * ISA-L when libisal is there) or the pure-Java kernels. Decided once, at first use of
+ * {@link GuardType}; forced to pure Java by {@code -Dpistore.native=false} or
+ * {@code PISTORE_NATIVE=0}. See docs/NATIVE.md.
  */
 public final class GuardPath {
     private GuardPath() {

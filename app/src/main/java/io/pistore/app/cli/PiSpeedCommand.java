@@ -68,6 +68,10 @@ final class PiSpeedCommand implements Callable<Integer> {
         boolean direct = parseMemory(memory);
         List<GuardPath.Use> uses = paths(f);
         PrintWriter out = spec.commandLine().getOut();
+        // which kernel each guard is bound to, and why not native, on stderr: stdout stays one line per figure
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("pi speed: " + GuardPath.describe());
+        err.flush();
         long nblocks = Math.max(1, DATA_BYTES / f.dataSize());
         long dataBytes = nblocks * f.dataSize();
         int len = Math.toIntExact(nblocks * f.blockSize());

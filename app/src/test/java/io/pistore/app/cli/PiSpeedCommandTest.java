@@ -63,6 +63,9 @@ class PiSpeedCommandTest {
         for (String l : lines) {
             assertTrue(Double.parseDouble(l.substring(l.indexOf("gbps=") + 5)) > 0, l);
         }
+        // stderr names the kernel bound to each guard (or why the path is not native)
+        assertTrue(r.err().contains("pi speed: " + GuardPath.describe()), r.err());
+        assertTrue(r.err().contains(nat ? "crc16=native(" : "crc16=java"), r.err());
     }
 
     @Test

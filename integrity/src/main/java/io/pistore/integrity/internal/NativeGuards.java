@@ -19,6 +19,11 @@ import java.util.Objects;
  *
  * <p>Forcing pure Java: system property {@code pistore.native=false}, or environment variable
  * {@code PISTORE_NATIVE=0}. A library elsewhere can be named with {@code pistore.native.library}.
+ * {@code pistore.native.crc16=isal} binds ISA-L's {@code crc16_t10dif} (when libisal loads) in place
+ * of the library's own CRC-16 kernel, for measuring one against the other. {@code
+ * pistore.native.kernel=pclmulqdq} keeps the CRC kernels to 128-bit PCLMULQDQ on a CPU that has
+ * VPCLMULQDQ, and {@code =none} chooses as on a CPU without PCLMULQDQ (so, pure Java): for tests
+ * and measurements of what other CPUs get.
  *
  * <p>Every native entry point is reached through the checked methods here: offsets, lengths and
  * counts are validated against the buffer in Java before the call, so bad input throws
@@ -33,6 +38,12 @@ public final class NativeGuards {
     private static final int CAP_CRC16 = 1;
     private static final int CAP_CRC64 = 2;
     private static final int CAP_CRC32C = 4;
+    private static final int CAP_NO_PCLMUL = 16;
+    private static final int CAP_CRC16_ISAL = 32;
+    /** init0 option: ISA-L's crc16_t10dif in place of our CRC-16 kernel. */
+    private static final int OPT_CRC16_ISAL = 1;
+    private static final int OPT_NO_VPCLMUL = 2;
+    private static final int OPT_NO_PCLMUL = 4;
 
     static final String RESOURCE = "/META-INF/native/linux-x86_64/libpistore-native.so";
 
@@ -50,11 +61,19 @@ public final class NativeGuards {
                 throw new UnsupportedOperationException(reason);
             }
             load();
-            caps = init0();
-            description = describe0();
+            try {
+                caps = init0(options());
+                description = describe0();
+            } catch (UnsatisfiedLinkError e) {
+                // a library from another build, without these entry points
+                throw new UnsupportedOperationException("library failed to load: " + e.getMessage(), e);
+            }
             if ((caps & (CAP_CRC16 | CAP_CRC64)) == 0) {
-                throw new UnsupportedOperationException("libpistore-native loaded but no kernel can run here: "
-                        + description);
+                throw new UnsupportedOperationException((caps & CAP_NO_PCLMUL) != 0
+                        ? "CPU lacks PCLMULQDQ (with SSSE3 and SSE4.1), which the CRC-16 and CRC-64 kernels need"
+                                + ("none".equalsIgnoreCase(System.getProperty("pistore.native.kernel"))
+                                        ? " (as -Dpistore.native.kernel=none makes it act)" : "")
+                        : "libpistore-native loaded but no kernel can run here: " + description);
             }
         } catch (Throwable t) {
             caps = 0;
@@ -66,6 +85,23 @@ public final class NativeGuards {
     }
 
     private NativeGuards() {
+    }
+
+    /** init0's options from pistore.native.crc16 and pistore.native.kernel (see the class comment). */
+    private static int options() {
+        int opts = "isal".equalsIgnoreCase(System.getProperty("pistore.native.crc16")) ? OPT_CRC16_ISAL : 0;
+        String k = System.getProperty("pistore.native.kernel", "auto").trim().toLowerCase(Locale.ROOT);
+        switch (k) {
+            case "auto":
+                return opts;
+            case "pclmulqdq":
+                return opts | OPT_NO_VPCLMUL;
+            case "none":
+                return opts | OPT_NO_PCLMUL;
+            default:
+                throw new UnsupportedOperationException("pistore.native.kernel must be auto, pclmulqdq or none, not '"
+                        + k + "'");
+        }
     }
 
     /** Whether the native library is loaded and at least one native guard kernel is in use. */
@@ -86,15 +122,53 @@ public final class NativeGuards {
         }
     }
 
-    /** One line saying which guard path is active, for logs and {@code --version}. */
+    /**
+     * One line for logs, {@code pistore --version} and {@code pistore pi speed}: per guard, which path
+     * is bound ({@code native(kernel)}, {@code java}, {@code jdk}) and, where it is not native, why.
+     * Starts with {@code guards: native} or {@code guards: pure Java (native unavailable: cause)}.
+     */
     public static String describe() {
         if (CAUSE != null) {
-            return "guards: pure Java (native unavailable: " + CAUSE.getMessage() + ")";
+            return "guards: pure Java (native unavailable: " + CAUSE.getMessage()
+                    + "); crc16=java crc64=java crc32c=jdk ip=java";
         }
-        boolean c32 = hasCrc32c() && "true".equalsIgnoreCase(System.getProperty("pistore.native.crc32c"));
-        return "guards: native (library kernels: " + DESCRIPTION + "); bound: crc16="
-                + (hasCrc16() ? "native" : "java") + " crc64=" + (hasCrc64() ? "native" : "java")
-                + " crc32c=" + (c32 ? "native" : "jdk") + " ip=java";
+        boolean c32 = crc32cOptedIn();
+        String crc32c;
+        if (c32) {
+            crc32c = "native(isal)";
+        } else if (hasCrc32c()) {
+            crc32c = "jdk(native is opt-in: -Dpistore.native.crc32c=true)";
+        } else {
+            crc32c = "jdk(no native kernel: " + libraryPart("crc32c") + ")";
+        }
+        return "guards: native; crc16=" + (hasCrc16() ? "native(" + libraryPart("crc16") + ")" : "java")
+                + " crc64=" + (hasCrc64() ? "native(" + libraryPart("crc64") + ")" : "java")
+                + " crc32c=" + crc32c + " ip=java(no native kernel)";
+    }
+
+    /** The library's word for one guard: "crc16=vpclmulqdq-avx512 ... (why)" read back per key. */
+    private static String libraryPart(String key) {
+        int at = DESCRIPTION.indexOf(key + "=");
+        if (at < 0) {
+            return "?";
+        }
+        int from = at + key.length() + 1;
+        int end = DESCRIPTION.indexOf(' ', from);
+        String v = end < 0 ? DESCRIPTION.substring(from) : DESCRIPTION.substring(from, end);
+        int why = DESCRIPTION.indexOf(" (");
+        if (v.equals("unavailable") && why >= 0 && DESCRIPTION.endsWith(")")) {
+            return DESCRIPTION.substring(why + 2, DESCRIPTION.length() - 1);
+        }
+        return v;
+    }
+
+    private static boolean crc32cOptedIn() {
+        return hasCrc32c() && "true".equalsIgnoreCase(System.getProperty("pistore.native.crc32c"));
+    }
+
+    /** Whether CRC-16 is bound to ISA-L ({@code -Dpistore.native.crc16=isal}) rather than our kernel. */
+    static boolean crc16IsIsal() {
+        return (CAPS & CAP_CRC16_ISAL) != 0;
     }
 
     static boolean hasCrc16() {
@@ -175,28 +249,36 @@ public final class NativeGuards {
     private static void load() throws IOException {
         String explicit = System.getProperty("pistore.native.library");
         if (explicit != null && !explicit.isEmpty()) {
-            System.load(Path.of(explicit).toAbsolutePath().toString());
+            systemLoad(Path.of(explicit));
             return;
         }
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
         if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-            throw new UnsupportedOperationException("no native library for " + os + "/" + arch
-                    + " (only linux/x86-64 is built)");
+            throw new UnsupportedOperationException("no native library for this OS/arch in the jar (" + os + "/"
+                    + arch + "; only linux/x86-64 is built)");
         }
         try (InputStream in = NativeGuards.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
-                throw new UnsupportedOperationException("libpistore-native.so is not in this build (" + RESOURCE
+                throw new UnsupportedOperationException("no native library for this OS/arch in the jar (" + RESOURCE
                         + " missing: built without gcc or JNI headers?)");
             }
             Path tmp = Files.createTempFile("libpistore-native", ".so");
             try {
                 Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-                System.load(tmp.toAbsolutePath().toString());
+                systemLoad(tmp);
             } finally {
                 // Once loaded, the mapping keeps the file alive; nothing is left behind in /tmp.
                 Files.deleteIfExists(tmp);
             }
+        }
+    }
+
+    private static void systemLoad(Path lib) {
+        try {
+            System.load(lib.toAbsolutePath().toString());
+        } catch (UnsatisfiedLinkError e) {
+            throw new UnsupportedOperationException("library failed to load: " + e.getMessage(), e);
         }
     }
 
@@ -339,7 +421,27 @@ public final class NativeGuards {
         return crc64Constants0();
     }
 
-    private static native int init0();
+    /** The CRC-16/T10-DIF folding constants compiled into the library (see gen_crc16_constants.c). */
+    static long[] crc16Constants() {
+        ensureAvailability();
+        return crc16Constants0();
+    }
+
+    /**
+     * ISA-L's {@code crc16_t10dif} over {@code b[off, off + len)} from raw register {@code state}, or -1
+     * when libisal is not loaded: a test oracle for our kernel, nothing binds it by default.
+     */
+    static long isalCrc16(int state, byte[] b, int off, int len) {
+        ensureAvailability();
+        checkRange(b.length, off, len);
+        return crc16Isal0(state & 0xFFFF, b, off, len);
+    }
+
+    private static native int init0(int opts);
+
+    private static native long[] crc16Constants0();
+
+    private static native long crc16Isal0(int state, byte[] b, int off, int len);
 
     private static native int run0(int op, int alg, long s0, Object d, int dOff, int dStride, Object m, int mOff,
                                    int mStride, int count, int dataLen, int prefix, int tupleOff, int flags, int app,

@@ -270,6 +270,40 @@ class NativeGuardsTest {
         assertEquals(0, upper, "mu is the quotient of x^128 by P");
     }
 
+    @Test
+    void crc16FoldingConstantsMatchBitwiseDerivation() {
+        assumeTrue(NativeGuards.isAvailable() && NativeGuards.hasCrc16(), "native CRC-16 unavailable");
+        long[] c = NativeGuards.crc16Constants();
+        assertNotNull(c);
+        assertEquals(37, c.length);
+        for (int m = 1; m <= 16; m++) {
+            assertEquals(xpow16(128 * m), c[2 * (m - 1)], "fold " + m + " low");
+            assertEquals(xpow16(128 * m + 64), c[2 * (m - 1) + 1], "fold " + m + " high");
+        }
+        assertEquals(xpow16(16), c[32], "k16");
+        assertEquals(xpow16(64), c[33], "k64");
+        assertEquals(xpow16(80), c[34], "k80");
+        assertEquals(0x18BB7L, c[36], "poly with its x^16 term");
+        // mu = floor(x^64 / P): mu * P = x^64 + r with deg r < 16, by carry-less multiplication
+        long mu = c[35];
+        assertEquals(48, 63 - Long.numberOfLeadingZeros(mu), "mu has degree 48");
+        long[] prod = clmul(mu, 0x18BB7L);
+        assertEquals(1L, prod[1], "x^64 term of mu * P");
+        assertEquals(0L, prod[0] & ~0xFFFFL, "mu * P - x^64 has degree < 16");
+    }
+
+    /** x^n mod (x^16 + 0x8BB7), one shift at a time. */
+    private static long xpow16(int n) {
+        long r = 1;
+        for (int i = 0; i < n; i++) {
+            r <<= 1;
+            if ((r & 0x10000) != 0) {
+                r ^= 0x18BB7;
+            }
+        }
+        return r;
+    }
+
     /** 128-bit carry-less product {lo, hi}. */
     private static long[] clmul(long a, long b) {
         long lo = 0;

@@ -111,15 +111,21 @@ class NativeSelectionTest {
             assertNull(NativeGuards.unavailabilityCause());
             assertDoesNotThrow(NativeGuards::ensureAvailability);
             boolean c32 = NativeGuards.hasCrc32c() && "true".equalsIgnoreCase(System.getProperty(CRC32C_PROPERTY));
-            String bound = "); bound: crc16=" + (NativeGuards.hasCrc16() ? "native" : "java") + " crc64="
-                    + (NativeGuards.hasCrc64() ? "native" : "java") + " crc32c=" + (c32 ? "native" : "jdk") + " ip=java";
-            assertTrue(d.startsWith("guards: native (library kernels: "), d);
-            assertTrue(d.endsWith(bound), d + " / " + bound);
-            assertTrue(d.length() > "guards: native (library kernels: ".length() + bound.length(), "kernels named: " + d);
+            // per guard: the path bound, the kernel's name where native, the reason where not
+            String kernels = "pclmulqdq|vpclmulqdq-avx512";
+            String want = "guards: native; crc16="
+                    + (NativeGuards.hasCrc16() ? "native\\((" + kernels + "|isal)\\)" : "java")
+                    + " crc64=" + (NativeGuards.hasCrc64() ? "native\\((" + kernels + ")\\)" : "java")
+                    + " crc32c=" + (c32 ? "native\\(isal\\)"
+                            : NativeGuards.hasCrc32c() ? "jdk\\(native is opt-in: -Dpistore\\.native\\.crc32c=true\\)"
+                            : "jdk\\(no native kernel: .+\\)")
+                    + " ip=java\\(no native kernel\\)";
+            assertTrue(d.matches(want), d + " / " + want);
         } else {
             Throwable cause = NativeGuards.unavailabilityCause();
             assertNotNull(cause);
-            assertEquals("guards: pure Java (native unavailable: " + cause.getMessage() + ")", d);
+            assertEquals("guards: pure Java (native unavailable: " + cause.getMessage()
+                    + "); crc16=java crc64=java crc32c=jdk ip=java", d);
             UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, NativeGuards::ensureAvailability);
             assertEquals("pistore native guard path unavailable: " + cause.getMessage(), e.getMessage());
             assertSame(cause, e.getCause());
