@@ -37,6 +37,9 @@ final class VolumeCommand implements Callable<Integer> {
             throw CliException.usage("--cache must not be negative");
         }
         VolumeStore s = VolumeStore.open(data.dir, cacheBytes);
+        for (String n : s.openNotes()) {
+            err.println("pistore: " + n);
+        }
         for (String p : s.openProblems()) {
             err.println("pistore: " + p);
         }
