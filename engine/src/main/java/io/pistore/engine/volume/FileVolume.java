@@ -182,12 +182,7 @@ public final class FileVolume implements Volume {
                            long blockCount, long mapSegment, long journalCapacity, Consumer<String> notes)
             throws IOException {
         Journal journal = new Journal(j, name + ".journal", format, journalCapacity);
-        Journal.Header h;
-        try {
-            h = journal.readHeader();
-        } catch (IOException e) {
-            throw new IOException("volume " + name + ": " + e.getMessage(), e);
-        }
+        Journal.Header h = journal.readHeader(); // its message names the journal file, so the volume
         FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, mapSegment);
         long next = h.startSeq();
         if (!h.clean()) {
