@@ -7,6 +7,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
 import java.util.function.Consumer;
 
 /**
@@ -23,8 +26,17 @@ import java.util.function.Consumer;
 public final class FileVolume implements Volume {
     private static final int ZERO_CHUNK = 1 << 20;
     private static final long MAP_SEGMENT = 1L << 30;
-    /** Journal size at which a checkpoint empties it: bounds recovery time and the index. */
-    static final long JOURNAL_CAPACITY = 64L << 20;
+    /** Each checkpoint on a daemon thread of its own: one per half filled, so starting it costs nothing that matters. */
+    static final Executor ON_A_THREAD = task -> {
+        Thread t = new Thread(task, "pistore-checkpoint");
+        t.setDaemon(true);
+        t.start();
+    };
+    /**
+     * Bytes of records in each half of the journal: a full half is checkpointed while the other
+     * fills. Bounds recovery time and the index; the largest request must fit in one half.
+     */
+    static final long JOURNAL_HALF = 32L << 20;
 
     private final String name;
     private final BlockFormat format;
@@ -52,13 +64,24 @@ public final class FileVolume implements Volume {
     /** Set by the first close; guarded by all block locks. */
     private boolean closed;
 
+    /**
+     * Runs the checkpoint of a full half: on a thread of its own ({@link #ON_A_THREAD}); tests run it
+     * inline or at moments they choose, deterministically.
+     */
+    private final Executor checkpoints;
+    /** The checkpoint of the half left behind at the last swap, until awaited; guarded by all block locks. */
+    private FutureTask<Void> checkpointer;
+    /** Why a background checkpoint failed; later writes fail with it. */
+    private volatile IOException checkpointFailure;
+
     /** Where a block's newest version sits in the journal; {@code dataPos < 0}: it was zeroed. */
-    private record JournalBlock(long recordPos, long dataPos, long metaPos) {
+    private record JournalBlock(long seq, long dataPos, long metaPos) {
     }
 
     private FileVolume(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta,
-                       Journal journal, long mapSegment) throws IOException {
+                       Journal journal, long mapSegment, Executor checkpoints) throws IOException {
         this.name = name;
+        this.checkpoints = checkpoints;
         this.format = format;
         this.blockCount = blockCount;
         this.data = data;
@@ -96,7 +119,7 @@ public final class FileVolume implements Volume {
                 m = ChannelStorageFile.create(metaFile);
             }
             j = ChannelStorageFile.create(journalFile);
-            return create(d, m, j, name, format, blockCount, MAP_SEGMENT, JOURNAL_CAPACITY);
+            return create(d, m, j, name, format, blockCount, MAP_SEGMENT, JOURNAL_HALF, ON_A_THREAD);
         } catch (IOException | RuntimeException e) {
             closeAll(d, m, j);
             throw e;
@@ -105,7 +128,8 @@ public final class FileVolume implements Volume {
 
     /** Creates a volume in empty storage files ({@code meta} null without metadata). */
     static FileVolume create(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
-                             long blockCount, long mapSegment, long journalCapacity) throws IOException {
+                             long blockCount, long mapSegment, long journalHalf, Executor checkpoints)
+            throws IOException {
         d.truncate(0);
         if (blockCount > 0) {
             // A sparse file: writing the last byte sets the length without writing the rest.
@@ -120,7 +144,7 @@ public final class FileVolume implements Volume {
         }
         d.sync();
         Journal.initialize(j, format);
-        return open(d, m, j, name, format, blockCount, mapSegment, journalCapacity, note -> { });
+        return open(d, m, j, name, format, blockCount, mapSegment, journalHalf, checkpoints, note -> { });
     }
 
     /** Writes the empty journal of an existing volume that had none (a volume of manifest version 1). */
@@ -164,7 +188,7 @@ public final class FileVolume implements Volume {
                 throw new IOException("volume " + name + ": journal " + journalFile.getFileName() + " is missing");
             }
             j = ChannelStorageFile.open(journalFile);
-            return open(d, m, j, name, format, blockCount, mapSegment, JOURNAL_CAPACITY, notes);
+            return open(d, m, j, name, format, blockCount, mapSegment, JOURNAL_HALF, ON_A_THREAD, notes);
         } catch (IOException | RuntimeException e) {
             closeAll(d, m, j);
             throw e;
@@ -179,24 +203,24 @@ public final class FileVolume implements Volume {
      * home files are forced. The journal is then marked in use (not clean) before any write.
      */
     static FileVolume open(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
-                           long blockCount, long mapSegment, long journalCapacity, Consumer<String> notes)
-            throws IOException {
-        Journal journal = new Journal(j, name + ".journal", format, journalCapacity);
+                           long blockCount, long mapSegment, long journalHalf, Executor checkpoints,
+                           Consumer<String> notes) throws IOException {
+        Journal journal = new Journal(j, name + ".journal", format, journalHalf);
         Journal.Header h = journal.readHeader(); // its message names the journal file, so the volume
-        FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, mapSegment);
-        long next = h.startSeq();
+        FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, mapSegment, checkpoints);
+        long n = 0;
         if (!h.clean()) {
             long t0 = System.nanoTime();
-            long n = journal.scan(h, blockCount, v::apply);
+            n = journal.scan(h, blockCount, Long.MAX_VALUE, v::apply);
             d.sync();
             if (m != null) {
                 m.sync();
             }
-            next += n;
             notes.accept(name + ": recovered " + n + " journal records in " + (System.nanoTime() - t0) / 1_000_000
                     + " ms");
         }
-        journal.reset(next, h.generation(), false);
+        journal.start(h, h.startSeq() + n);
+        journal.resetEmpty(false);
         return v;
     }
 
@@ -250,16 +274,29 @@ public final class FileVolume implements Volume {
     }
 
     private void readUnlocked(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
+        // The index first, the home files after: a checkpoint removes a block's entry only after it
+        // wrote the block home, so a block missed here is already there.
+        JournalBlock[] newer = null;
+        if (!index.isEmpty()) {
+            for (int i = 0; i < blocks; i++) {
+                JournalBlock jb = index.get(lba + i);
+                if (jb != null) {
+                    if (newer == null) {
+                        newer = new JournalBlock[blocks];
+                    }
+                    newer[i] = jb;
+                }
+            }
+        }
         readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
         boolean withMeta = metaOut != null && format.metadataSize() > 0;
         if (withMeta) {
             readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
         }
-        if (!index.isEmpty()) {
+        if (newer != null) {
             for (int i = 0; i < blocks; i++) {
-                JournalBlock jb = index.get(lba + i);
-                if (jb != null) {
-                    readFromJournal(jb, i, dataOut, withMeta ? metaOut : null);
+                if (newer[i] != null) {
+                    readFromJournal(newer[i], i, dataOut, withMeta ? metaOut : null);
                 }
             }
         }
@@ -337,90 +374,167 @@ public final class FileVolume implements Volume {
 
     /**
      * Appends one request to the journal under its blocks' write locks and indexes its blocks. When
-     * the journal is full it checkpoints first. A zeroing of many blocks is applied at once by a
-     * checkpoint instead of being indexed block by block (it holds every block's lock anyway).
+     * the active half is full the halves swap first. A zeroing of many blocks is applied at once by a
+     * full checkpoint instead of being indexed block by block (it holds every block's lock anyway).
      */
     private void append(byte type, long lba, int blocks, ScatterList dataIn, ScatterList metaIn) throws IOException {
         for (;;) {
             long token = locks.lock(lba, blocks, true);
             try {
-                long pos = journal.append(type, lba, blocks, dataIn, metaIn);
-                if (pos < 0 && BlockLocks.coversAll(token)) {
-                    checkpointLocked(false);
-                    pos = journal.append(type, lba, blocks, dataIn, metaIn);
+                IOException failed = checkpointFailure;
+                if (failed != null) {
+                    throw new IOException("volume " + name + ": a checkpoint failed: " + failed.getMessage(), failed);
                 }
-                if (pos >= 0) {
+                Journal.Appended a = journal.append(type, lba, blocks, dataIn, metaIn);
+                if (a == null && BlockLocks.coversAll(token)) {
+                    fullCheckpointLocked(false);
+                    a = journal.append(type, lba, blocks, dataIn, metaIn);
+                }
+                if (a != null) {
                     if (type == Journal.ZEROES && BlockLocks.coversAll(token)) {
-                        checkpointLocked(false);
+                        fullCheckpointLocked(false);
                     } else {
-                        indexRecord(type, pos, lba, blocks);
+                        indexRecord(type, a, lba, blocks);
                     }
                     return;
                 }
             } finally {
                 locks.unlock(token, true);
             }
-            checkpoint(Journal.recordSize(type, blocks, format.dataSize(), format.metadataSize()));
+            swapHalves(Journal.recordSize(type, blocks, format.dataSize(), format.metadataSize()));
         }
     }
 
-    private void indexRecord(byte type, long pos, long lba, int blocks) {
+    private void indexRecord(byte type, Journal.Appended a, long lba, int blocks) {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        long dataAt = pos + Journal.RECORD_HEADER;
+        long dataAt = a.pos() + Journal.RECORD_HEADER;
         long metaAt = dataAt + (long) blocks * ds;
         for (int i = 0; i < blocks; i++) {
-            index.put(lba + i, type == Journal.ZEROES ? new JournalBlock(pos, -1, -1)
-                    : new JournalBlock(pos, dataAt + (long) i * ds, metaAt + (long) i * ms));
+            index.put(lba + i, type == Journal.ZEROES ? new JournalBlock(a.seq(), -1, -1)
+                    : new JournalBlock(a.seq(), dataAt + (long) i * ds, metaAt + (long) i * ms));
         }
     }
 
-    /** Checkpoints unless another thread emptied the journal enough meanwhile. */
-    private void checkpoint(long need) throws IOException {
+    /**
+     * Swaps journal halves (unless another thread did) and checkpoints the full one. Holding every
+     * block lock keeps readers of the half about to be reused out: it was checkpointed at the
+     * previous swap, which waits here to finish first.
+     */
+    private void swapHalves(long need) throws IOException {
         long token = locks.lockAll(true);
         try {
-            if (journal.wouldOverflow(need)) {
-                checkpointLocked(false);
+            if (!journal.needsSwap(need)) {
+                return;
             }
+            awaitCheckpoint();
+            Journal.Appended next = journal.swap();
+            FutureTask<Void> task = new FutureTask<>(() -> {
+                checkpointHalf(next.seq(), next.pos());
+                return null;
+            });
+            checkpointer = task;
+            checkpoints.execute(task);
         } finally {
             locks.unlock(token, true);
         }
     }
 
     /**
-     * With every block locked: forces the journal, applies its records to the home files (a block's
-     * older versions are skipped when a newer record rewrites it), forces them, then empties the
-     * journal. Home files change only here and in recovery, and only with records already durable.
+     * Waits for the checkpoint started at the last swap (running it here if it has not started);
+     * with every block lock held.
      */
-    private void checkpointLocked(boolean clean) throws IOException {
+    private void awaitCheckpoint() throws IOException {
+        FutureTask<Void> t = checkpointer;
+        if (t != null) {
+            t.run(); // nothing if it ran or runs elsewhere
+            boolean interrupted = false;
+            try {
+                for (;;) {
+                    try {
+                        t.get();
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    } catch (ExecutionException e) {
+                        Throwable c = e.getCause();
+                        checkpointFailure = c instanceof IOException io ? io : new IOException(c);
+                        break;
+                    }
+                }
+            } finally {
+                checkpointer = null;
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        IOException failed = checkpointFailure;
+        if (failed != null) {
+            throw new IOException("volume " + name + ": a checkpoint failed: " + failed.getMessage(), failed);
+        }
+    }
+
+    /**
+     * Checkpoints the records from the head up to {@code lastSeq} (the half left behind at a swap)
+     * while writers fill the other half: forces the journal, applies them to the home files, forces
+     * those, moves the head to {@code nextPos} where record {@code lastSeq + 1} goes, then drops the
+     * index entries it applied. Home files change only here and in recovery, and only with records
+     * already durable.
+     */
+    private void checkpointHalf(long lastSeq, long nextPos) throws IOException {
+        journal.syncUpTo(lastSeq);
+        long durable = journal.durableSeq();
+        journal.scan(journal.head(), blockCount, lastSeq, (seq, type, lba, blocks, payload) ->
+                apply(seq, type, lba, blocks, payload, durable));
+        data.sync();
+        if (meta != null) {
+            meta.sync();
+        }
+        journal.advanceHead(lastSeq + 1, nextPos);
+        index.values().removeIf(jb -> jb.seq() <= lastSeq);
+    }
+
+    /**
+     * With every block locked: waits for a background checkpoint, forces the journal, applies every
+     * record to the home files, forces them, and empties the journal (marked clean when closing).
+     */
+    private void fullCheckpointLocked(boolean clean) throws IOException {
+        awaitCheckpoint();
         if (!journal.isEmpty()) {
             journal.syncUpTo(journal.appendedSeq());
-            Journal.Header h = journal.readHeader();
-            journal.scan(h, blockCount, this::apply);
+            long durable = journal.durableSeq();
+            journal.scan(journal.head(), blockCount, Long.MAX_VALUE, (seq, type, lba, blocks, payload) ->
+                    apply(seq, type, lba, blocks, payload, durable));
             data.sync();
             if (meta != null) {
                 meta.sync();
             }
             index.clear();
         }
-        journal.reset(clean);
+        journal.resetEmpty(clean);
+    }
+
+    /** Recovery: applies a record to the home files, every block of it. */
+    private void apply(long seq, byte type, long lba, int blocks, ByteBuffer payload) throws IOException {
+        apply(seq, type, lba, blocks, payload, -1);
     }
 
     /**
-     * Applies one journal record to the home files, skipping blocks that a later record of the
-     * current journal rewrites (in recovery the index is empty and every block is applied).
+     * Applies one journal record to the home files. A block is skipped when a later record rewrites
+     * it that is durable (sequence number up to {@code durable}): recovery would replay that one too.
      */
-    private void apply(long pos, byte type, long lba, int blocks, ByteBuffer payload) throws IOException {
+    private void apply(long seq, byte type, long lba, int blocks, ByteBuffer payload, long durable) throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         int i = 0;
         while (i < blocks) {
-            if (isRewrittenLater(lba + i, pos)) {
+            if (isRewrittenLater(lba + i, seq, durable)) {
                 i++;
                 continue;
             }
             int run = 1;
-            while (i + run < blocks && !isRewrittenLater(lba + i + run, pos)) {
+            while (i + run < blocks && !isRewrittenLater(lba + i + run, seq, durable)) {
                 run++;
             }
             if (type == Journal.WRITE) {
@@ -443,9 +557,9 @@ public final class FileVolume implements Volume {
         }
     }
 
-    private boolean isRewrittenLater(long lba, long recordPos) {
+    private boolean isRewrittenLater(long lba, long seq, long durable) {
         JournalBlock jb = index.get(lba);
-        return jb != null && jb.recordPos() > recordPos;
+        return jb != null && jb.seq() > seq && jb.seq() <= durable;
     }
 
     private void writeZeroData(long lba, long blocks) throws IOException {
@@ -476,7 +590,7 @@ public final class FileVolume implements Volume {
                 return;
             }
             closed = true;
-            checkpointLocked(true);
+            fullCheckpointLocked(true);
         } finally {
             locks.unlock(token, true);
             try {

@@ -9,10 +9,16 @@ import java.util.zip.CRC32C;
 
 /**
  * A file volume's write-ahead journal, {@code NAME.journal} (layout in docs/FORMAT.md): a header in
- * two alternating 512-byte slots, then records from {@link #RECORDS_START}, each appended with one
- * positional write. A record is one whole request (a write's data and metadata, or a zeroing), so a
- * crash keeps or loses it as a whole; recovery takes records in sequence-number order and stops at
- * the first that is torn, missing or stale, so what survives is always a prefix of the requests.
+ * two alternating 512-byte slots, then two halves of records from {@link #RECORDS_START}. Records go
+ * to the active half, each appended with one positional write; when it is full the halves swap and
+ * the full one is checkpointed (applied to the home files) while the other fills. A record is one
+ * whole request (a write's data and metadata, or a zeroing), so a crash keeps or loses it as a whole.
+ *
+ * <p>Recovery starts at the head the header names and takes records in sequence-number order,
+ * looking for each right after the previous one or else at the start of the other half, and stops at
+ * the first that is torn, missing or of another epoch: what survives is always a prefix of the
+ * requests. The epoch changes at every reset, so records left over from before a crash can never be
+ * taken for new ones.
  *
  * <p>Appends are serialized (one lock, one write each), which keeps records in sequence order with no
  * gaps; syncs are grouped: concurrent callers of {@link #syncUpTo} share one fsync.
@@ -20,75 +26,90 @@ import java.util.zip.CRC32C;
 final class Journal {
     static final int SLOT_SIZE = 512;
     static final int RECORDS_START = 4096;
-    static final int RECORD_HEADER = 32;
+    static final int RECORD_HEADER = 40;
     static final byte WRITE = 1;
     static final byte ZEROES = 2;
     static final int VERSION = 1;
     private static final int HEADER_MAGIC = 0x50494A48; // "PIJH"
     private static final int RECORD_MAGIC = 0x50494A52; // "PIJR"
-    private static final int HEADER_BYTES = 44;
+    private static final int HEADER_BYTES = 56;
 
     private final StorageFile file;
     private final String fileName;
     private final int dataSize;
     private final int metaSize;
-    private final long capacity;
+    private final long halfSize;
     private final Object syncLock = new Object();
     private final CRC32C crc = new CRC32C();
     private ByteBuffer buf = ByteBuffer.allocateDirect(RECORD_HEADER + (1 << 16)).order(ByteOrder.BIG_ENDIAN);
 
+    /** The head as last written; written by one thread at a time (a checkpoint, or a holder of every block lock). */
+    private volatile Header head;
     // Guarded by this.
-    private long generation;
-    private long startSeq;
-    private long nextSeq;
+    private int active;
     private long tail = RECORDS_START;
+    private long nextSeq;
     /** The last sequence number whose record is written (not yet necessarily durable). */
     private volatile long appendedSeq;
     /** The last sequence number whose record is durable. */
     private volatile long durableSeq;
 
-    /** The header's fields as read. */
-    record Header(long generation, long startSeq, boolean clean) {
+    /**
+     * The header's fields: {@code slotSeq} picks the newer slot; records of {@code epoch} from
+     * {@code startSeq} at {@code startPos} are not yet all in the home files (unless {@code clean}).
+     */
+    record Header(long slotSeq, long epoch, long startSeq, long startPos, boolean clean) {
+    }
+
+    /** Where an appended record went. */
+    record Appended(long pos, long seq) {
     }
 
     /** One record met by a scan. {@code payload} holds data then metadata (empty for zeroes). */
     interface Visitor {
-        void record(long pos, byte type, long lba, int blocks, ByteBuffer payload) throws IOException;
+        void record(long seq, byte type, long lba, int blocks, ByteBuffer payload) throws IOException;
     }
 
-    Journal(StorageFile file, String fileName, BlockFormat format, long capacity) {
+    /** A journal whose halves hold {@code halfSize} bytes of records each. */
+    Journal(StorageFile file, String fileName, BlockFormat format, long halfSize) {
         this.file = file;
         this.fileName = fileName;
         this.dataSize = format.dataSize();
         this.metaSize = format.metadataSize();
-        this.capacity = capacity;
+        this.halfSize = halfSize;
     }
 
     /** Writes the header of an empty, clean journal into a new file and forces it. */
     static void initialize(StorageFile file, BlockFormat format) throws IOException {
         file.truncate(0);
         file.write(ByteBuffer.allocate(RECORDS_START), 0);
-        file.write(headerSlot(1, 1, true, format.dataSize(), format.metadataSize()), slotOffset(1));
+        Header h = new Header(1, 1, 1, RECORDS_START, true);
+        file.write(headerSlot(h, format.dataSize(), format.metadataSize()), slotOffset(h.slotSeq()));
         file.sync();
     }
 
-    private static long slotOffset(long generation) {
-        return (generation & 1) * SLOT_SIZE;
+    private static long slotOffset(long slotSeq) {
+        return (slotSeq & 1) * SLOT_SIZE;
     }
 
-    private static ByteBuffer headerSlot(long generation, long startSeq, boolean clean, int ds, int ms) {
+    private static ByteBuffer headerSlot(Header h, int ds, int ms) {
         ByteBuffer b = ByteBuffer.allocate(SLOT_SIZE).order(ByteOrder.BIG_ENDIAN);
-        b.putInt(0, HEADER_MAGIC).putInt(4, VERSION).putLong(8, generation).putLong(16, startSeq)
-                .putInt(24, ds).putInt(28, ms).putInt(32, clean ? 1 : 0).putInt(36, 0);
+        b.putInt(0, HEADER_MAGIC).putInt(4, VERSION).putLong(8, h.slotSeq()).putLong(16, h.epoch())
+                .putLong(24, h.startSeq()).putLong(32, h.startPos()).putInt(40, ds).putInt(44, ms)
+                .putInt(48, h.clean() ? 1 : 0);
         CRC32C c = new CRC32C();
         c.update(b.array(), 0, HEADER_BYTES - 4);
         b.putInt(HEADER_BYTES - 4, (int) c.getValue());
         return b;
     }
 
+    private long halfStart(int half) {
+        return RECORDS_START + half * halfSize;
+    }
+
     /**
-     * Reads the header: the valid slot of the higher generation. A slot torn by a crash while it
-     * was rewritten fails its CRC and the other one, written and forced before it, is used.
+     * Reads the header: the valid slot of the higher slot sequence. A slot torn by a crash while it
+     * was rewritten fails its CRC, and the other one, written and forced before it, is used.
      *
      * @throws IOException naming the file when neither slot is valid or the format differs
      */
@@ -103,16 +124,14 @@ final class Journal {
             ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
             file.readFully(b, (long) s * SLOT_SIZE);
             String problem = slotProblem(b);
+            Header h = problem != null ? null
+                    : new Header(b.getLong(8), b.getLong(16), b.getLong(24), b.getLong(32), b.getInt(48) == 1);
+            if (h != null && slotOffset(h.slotSeq()) != (long) s * SLOT_SIZE) {
+                problem = "header slot " + s + " holds slot sequence " + h.slotSeq();
+            }
             if (problem != null) {
                 why = why == null ? problem : why;
-                continue;
-            }
-            Header h = new Header(b.getLong(8), b.getLong(16), b.getInt(32) == 1);
-            if (slotOffset(h.generation()) != (long) s * SLOT_SIZE) {
-                why = "header slot " + s + " holds generation " + h.generation();
-                continue;
-            }
-            if (best == null || h.generation() > best.generation()) {
+            } else if (best == null || h.slotSeq() > best.slotSeq()) {
                 best = h;
             }
         }
@@ -134,51 +153,38 @@ final class Journal {
         if ((int) c.getValue() != b.getInt(HEADER_BYTES - 4)) {
             return "header checksum mismatch";
         }
-        if (b.getInt(24) != dataSize || b.getInt(28) != metaSize) {
-            return "journal is for blocks of " + b.getInt(24) + "+" + b.getInt(28) + ", the volume has "
+        if (b.getInt(40) != dataSize || b.getInt(44) != metaSize) {
+            return "journal is for blocks of " + b.getInt(40) + "+" + b.getInt(44) + ", the volume has "
                     + dataSize + "+" + metaSize;
+        }
+        if (b.getLong(32) < RECORDS_START) {
+            return "head at " + b.getLong(32) + " is inside the header";
         }
         return null;
     }
 
     /**
-     * Calls {@code v} for each record from the head of {@code h}, in order, while records are intact
-     * and carry the next sequence number; returns how many.
+     * Calls {@code v} for each record from the head {@code h}, in order, while records are intact,
+     * of {@code h}'s epoch and carry the next sequence number, up to sequence {@code lastSeq};
+     * returns how many.
      */
-    long scan(Header h, long blockCount, Visitor v) throws IOException {
-        long size = file.size();
-        long pos = RECORDS_START;
+    long scan(Header h, long blockCount, long lastSeq, Visitor v) throws IOException {
+        long pos = h.startPos();
         long seq = h.startSeq();
         ByteBuffer head = ByteBuffer.allocate(RECORD_HEADER).order(ByteOrder.BIG_ENDIAN);
-        ByteBuffer payload = ByteBuffer.allocate(0);
+        ByteBuffer[] payload = {ByteBuffer.allocate(0)};
         long count = 0;
-        while (pos + RECORD_HEADER <= size) {
-            head.clear();
-            file.readFully(head, pos);
-            byte type = head.get(4);
-            long lba = head.getLong(16);
-            int blocks = head.getInt(24);
-            if (head.getInt(0) != RECORD_MAGIC || head.getLong(8) != seq || (type != WRITE && type != ZEROES)
-                    || blocks <= 0 || lba < 0 || lba > blockCount - blocks) {
-                break;
+        while (seq <= lastSeq) {
+            long len = readRecord(pos, seq, h.epoch(), blockCount, head, payload);
+            if (len < 0) {
+                // Not right after the previous record: the writer may have moved to the other half.
+                pos = pos < halfStart(1) ? halfStart(1) : halfStart(0);
+                len = readRecord(pos, seq, h.epoch(), blockCount, head, payload);
+                if (len < 0) {
+                    break;
+                }
             }
-            long len = type == WRITE ? (long) blocks * (dataSize + metaSize) : 0;
-            if (len > Integer.MAX_VALUE || pos + RECORD_HEADER + len > size) {
-                break;
-            }
-            if (payload.capacity() < len) {
-                payload = ByteBuffer.allocate((int) len);
-            }
-            payload.clear().limit((int) len);
-            file.readFully(payload, pos + RECORD_HEADER);
-            CRC32C c = new CRC32C();
-            c.update(payload.array(), 0, (int) len);
-            c.update(head.array(), 0, RECORD_HEADER - 4);
-            if ((int) c.getValue() != head.getInt(RECORD_HEADER - 4)) {
-                break;
-            }
-            payload.flip();
-            v.record(pos, type, lba, blocks, payload);
+            v.record(seq, head.get(4), head.getLong(24), head.getInt(32), payload[0]);
             pos += RECORD_HEADER + len;
             seq++;
             count++;
@@ -186,36 +192,101 @@ final class Journal {
         return count;
     }
 
-    /**
-     * Starts a new, empty journal generation after every record so far is in the home files (and
-     * forced there): the header names the next sequence number as the head and is forced before any
-     * new record can overwrite the old ones, so a crash never finds a header pointing at a mix.
-     */
-    synchronized void reset(long nextSeq, long generationSeen, boolean clean) throws IOException {
-        long gen = Math.max(generation, generationSeen) + 1;
-        file.write(headerSlot(gen, nextSeq, clean, dataSize, metaSize), slotOffset(gen));
-        file.sync();
-        generation = gen;
-        startSeq = nextSeq;
+    /** Reads the record at {@code pos} into {@code head} and {@code payload[0]}: its payload length, or -1 if not the one expected. */
+    private long readRecord(long pos, long seq, long epoch, long blockCount, ByteBuffer head, ByteBuffer[] payload)
+            throws IOException {
+        long size = file.size();
+        if (pos + RECORD_HEADER > size) {
+            return -1;
+        }
+        head.clear();
+        file.readFully(head, pos);
+        byte type = head.get(4);
+        long lba = head.getLong(24);
+        int blocks = head.getInt(32);
+        if (head.getInt(0) != RECORD_MAGIC || head.getLong(8) != epoch || head.getLong(16) != seq
+                || (type != WRITE && type != ZEROES) || blocks <= 0 || lba < 0 || lba > blockCount - blocks) {
+            return -1;
+        }
+        long len = type == WRITE ? (long) blocks * (dataSize + metaSize) : 0;
+        if (len > Integer.MAX_VALUE || pos + RECORD_HEADER + len > size) {
+            return -1;
+        }
+        if (payload[0].capacity() < len) {
+            payload[0] = ByteBuffer.allocate((int) len);
+        }
+        ByteBuffer p = payload[0];
+        p.clear().limit((int) len);
+        file.readFully(p, pos + RECORD_HEADER);
+        CRC32C c = new CRC32C();
+        c.update(p.array(), 0, (int) len);
+        c.update(head.array(), 0, RECORD_HEADER - 4);
+        if ((int) c.getValue() != head.getInt(RECORD_HEADER - 4)) {
+            return -1;
+        }
+        p.flip();
+        return len;
+    }
+
+    /** Takes over the head read at open, with {@code nextSeq} the sequence number after the last record kept. */
+    synchronized void start(Header h, long nextSeq) {
+        head = h;
         this.nextSeq = nextSeq;
-        tail = RECORDS_START;
         appendedSeq = nextSeq - 1;
         durableSeq = nextSeq - 1;
     }
 
-    /** As {@link #reset(long, long, boolean)} with the current head: after a checkpoint. */
-    synchronized void reset(boolean clean) throws IOException {
-        reset(nextSeq, generation, clean);
+    /** The head as last written. */
+    Header head() {
+        return head;
     }
 
-    /** Whether no record was appended since the last reset. */
+    /**
+     * Empties the journal once every record is in the home files (and forced there): a new epoch,
+     * the head at the start of the first half. The header is forced before any new record can
+     * overwrite the old ones. Only with no append or checkpoint running.
+     */
+    synchronized void resetEmpty(boolean clean) throws IOException {
+        Header h = new Header(head.slotSeq() + 1, head.epoch() + 1, nextSeq, RECORDS_START, clean);
+        writeHeader(h);
+        active = 0;
+        tail = RECORDS_START;
+        durableSeq = nextSeq - 1;
+    }
+
+    /**
+     * Moves the head past the records a checkpoint applied (and forced to the home files): to
+     * {@code startSeq}, which is or will be the first record of the other half at {@code startPos}.
+     */
+    void advanceHead(long startSeq, long startPos) throws IOException {
+        Header h = head;
+        writeHeader(new Header(h.slotSeq() + 1, h.epoch(), startSeq, startPos, false));
+    }
+
+    private void writeHeader(Header h) throws IOException {
+        file.write(headerSlot(h, dataSize, metaSize), slotOffset(h.slotSeq()));
+        file.sync();
+        head = h;
+    }
+
+    /** Whether every record appended is before the head (applied to the home files). */
     synchronized boolean isEmpty() {
-        return tail == RECORDS_START;
+        return nextSeq == head.startSeq();
     }
 
-    /** Whether appending {@code bytes} more would pass the capacity (an empty journal takes anything). */
-    synchronized boolean wouldOverflow(long bytes) {
-        return tail > RECORDS_START && tail + bytes > capacity;
+    /** Whether a record of {@code size} bytes does not fit in the active half. */
+    synchronized boolean needsSwap(long size) {
+        return tail + size > halfStart(active) + halfSize;
+    }
+
+    /**
+     * Makes the other half active; returns the sequence number of the last record in the half left
+     * behind and the position where the next record goes.
+     */
+    synchronized Appended swap() {
+        active ^= 1;
+        tail = halfStart(active);
+        return new Appended(tail, nextSeq - 1);
     }
 
     static long recordSize(byte type, int blocks, int dataSize, int metaSize) {
@@ -225,16 +296,17 @@ final class Journal {
     /**
      * Appends one record with one write: a write's data and metadata ({@code data}, {@code meta}:
      * {@code blocks} blocks' worth each; {@code meta} null without metadata), or a zeroing (both null).
-     * Returns the record's position, or -1 when it would pass the capacity: the caller checkpoints
+     * Returns where it went, or null when it does not fit in the active half: the caller swaps halves
      * and tries again.
      */
-    synchronized long append(byte type, long lba, int blocks, ScatterList data, ScatterList meta) throws IOException {
+    synchronized Appended append(byte type, long lba, int blocks, ScatterList data, ScatterList meta) throws IOException {
         long size = recordSize(type, blocks, dataSize, metaSize);
-        if (tail > RECORDS_START && tail + size > capacity) {
-            return -1;
+        if (size > halfSize) {
+            throw new IllegalArgumentException("request of " + blocks + " blocks is too large for the journal of "
+                    + fileName);
         }
-        if (size > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("request of " + blocks + " blocks is too large for one journal record");
+        if (tail + size > halfStart(active) + halfSize) {
+            return null;
         }
         if (buf.capacity() < size) {
             buf = ByteBuffer.allocateDirect((int) size).order(ByteOrder.BIG_ENDIAN);
@@ -250,9 +322,9 @@ final class Journal {
             }
         }
         long seq = nextSeq;
-        b.putInt(0, RECORD_MAGIC).put(4, type).put(5, (byte) 0).putShort(6, (short) 0).putLong(8, seq)
-                .putLong(16, lba).putInt(24, blocks);
-        // CRC-32C of the payload, then of the header's first 28 bytes.
+        b.putInt(0, RECORD_MAGIC).put(4, type).put(5, (byte) 0).putShort(6, (short) 0).putLong(8, head.epoch())
+                .putLong(16, seq).putLong(24, lba).putInt(32, blocks);
+        // CRC-32C of the payload, then of the header's first 36 bytes.
         crc.reset();
         b.limit(RECORD_HEADER + payload).position(RECORD_HEADER);
         crc.update(b);
@@ -265,11 +337,15 @@ final class Journal {
         tail = pos + size;
         nextSeq = seq + 1;
         appendedSeq = seq;
-        return pos;
+        return new Appended(pos, seq);
     }
 
     long appendedSeq() {
         return appendedSeq;
+    }
+
+    long durableSeq() {
+        return durableSeq;
     }
 
     /**

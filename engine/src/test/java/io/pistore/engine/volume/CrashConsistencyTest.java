@@ -35,7 +35,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * </ul>
  *
  * Some states are recovered on a recording disk in turn and crashed again during that recovery; the
- * second recovery must give what an uninterrupted one gives. {@code -Dpistore.crash.states=N} sets
+ * second recovery must give what an uninterrupted one gives; others take more requests after their
+ * recovery and crash again. The checkpoint of a full journal half runs between later requests, at
+ * random, as it would on its own thread, so each run is deterministic.
+ * {@code -Dpistore.crash.states=N} sets
  * how many crash states each workload samples (default 400).
  */
 class CrashConsistencyTest {
@@ -55,7 +58,7 @@ class CrashConsistencyTest {
         TINY_JOURNAL_CHECKPOINTS(4096 + 3000, 4, 0.1, 0.1, 0.05, 0, 300),
         REOPEN_BETWEEN(1 << 14, 8, 0.1, 0.1, 0.05, 0.03, 250);
 
-        final long journalCapacity;
+        final long journalHalf;
         final int maxBlocks;
         final double zeroes;
         final double flush;
@@ -63,9 +66,9 @@ class CrashConsistencyTest {
         final double reopen;
         final int requests;
 
-        Workload(long journalCapacity, int maxBlocks, double zeroes, double flush, double fua, double reopen,
+        Workload(long journalHalf, int maxBlocks, double zeroes, double flush, double fua, double reopen,
                  int requests) {
-            this.journalCapacity = journalCapacity;
+            this.journalHalf = journalHalf;
             this.maxBlocks = maxBlocks;
             this.zeroes = zeroes;
             this.flush = flush;
@@ -77,12 +80,20 @@ class CrashConsistencyTest {
 
     /** A workload's record: the model's contents after each prefix of requests and the op indexes. */
     private static final class Run {
-        final SimulatedDisk disk = new SimulatedDisk();
+        SimulatedDisk disk = new SimulatedDisk();
         final List<byte[]> states = new ArrayList<>(); // states.get(r): data then metadata after r requests
         final List<Integer> startOps = new ArrayList<>(); // op index where request r (0-based) began
         final List<int[]> flushPoints = new ArrayList<>(); // {op index when it completed, requests covered}
         int firstOp;
         long capacity;
+        /** Checkpoints of full halves, run when the workload decides: between later requests, as on a thread. */
+        final java.util.ArrayDeque<Runnable> checkpoints = new java.util.ArrayDeque<>();
+
+        void runCheckpoints() {
+            while (!checkpoints.isEmpty()) {
+                checkpoints.poll().run();
+            }
+        }
     }
 
     @ParameterizedTest
@@ -93,6 +104,7 @@ class CrashConsistencyTest {
         int recoveredRecords = 0;
         int checked = 0;
         int duringRecovery = 0;
+        int afterRecovery = 0;
         for (int s = 0; s < STATES; s++) {
             int k = run.firstOp + r.nextInt(run.disk.opCount() - run.firstOp + 1);
             boolean processCrash = r.nextInt(4) == 0;
@@ -101,14 +113,18 @@ class CrashConsistencyTest {
             if (s % 8 == 0) {
                 duringRecovery += crashDuringRecovery(run, state, k, r, what);
             }
+            if (s % 8 == 4) {
+                afterRecovery += crashAfterRecovery(run, w, state, k, r, what);
+            }
             List<String> notes = new ArrayList<>();
             byte[] got = readAll(openOn(new SimulatedDisk(state), run.capacity, notes));
             check(run, k, got, what);
             checked++;
             recoveredRecords += recordsIn(notes);
         }
-        System.out.printf("%s: %d crash states checked and %d more crashed during their recovery;"
-                + " %d journal records replayed in all%n", w, checked, duringRecovery, recoveredRecords);
+        System.out.printf("%s: %d crash states checked, %d more crashed during their recovery, %d more crashed after"
+                + " further requests; %d journal records replayed in all%n", w, checked, duringRecovery, afterRecovery,
+                recoveredRecords);
         assertTrue(recoveredRecords > 0, "some crash states had journal records to replay");
     }
 
@@ -128,24 +144,73 @@ class CrashConsistencyTest {
         assertThrows(AssertionError.class, () -> check(run, k, torn, "torn"));
     }
 
+    /**
+     * Two unflushed records, the first torn: recovery keeps neither. The next record after recovery
+     * lands where the torn one was and, being the same size, puts the old second record right where
+     * its successor would go, with the sequence number expected there; the epoch keeps it out.
+     */
+    @Test
+    void aRecordDroppedByRecoveryIsNeverReplayedLater() throws IOException {
+        SimulatedDisk disk = new SimulatedDisk();
+        FileVolume v = FileVolume.create(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F, BLOCKS,
+                1 << 20, 1 << 16, Runnable::run);
+        byte[][] a = written(1);
+        byte[][] b = written(2);
+        v.write(1, 1, ScatterList.wrap(a[0]), ScatterList.wrap(a[1]), false);
+        v.write(2, 1, ScatterList.wrap(b[0]), ScatterList.wrap(b[1]), false);
+        Map<String, byte[]> crashed = disk.contents();
+        crashed.get("journal")[Journal.RECORDS_START + Journal.RECORD_HEADER + 10] ^= 1; // the first record torn
+
+        SimulatedDisk second = new SimulatedDisk(crashed);
+        List<String> notes = new ArrayList<>();
+        FileVolume recovered = openOn(second, 1 << 16, notes);
+        assertTrue(notes.get(0).startsWith("v: recovered 0 journal records"), notes.toString());
+        byte[][] c = written(3);
+        recovered.write(3, 1, ScatterList.wrap(c[0]), ScatterList.wrap(c[1]), false);
+        recovered.flush();
+
+        byte[] got = readAll(openOn(new SimulatedDisk(second.contents()), 1 << 16, new ArrayList<>()));
+        assertArrayEquals(c[0], Arrays.copyOfRange(got, 3 * DS, 4 * DS), "the record written after recovery");
+        assertTrue(isUnwritten(got, 2), "the record recovery dropped stays dropped");
+        assertTrue(isUnwritten(got, 1));
+    }
+
+    /** One block of random data with its PI, for block {@code lba}. */
+    private static byte[][] written(int lba) {
+        byte[] d = new byte[DS];
+        byte[] m = new byte[MS];
+        new Random(lba).nextBytes(d);
+        Pi.generate(PiContext.builder(F).initialRefTag(lba).appTag(APP_TAG).build(), ScatterList.wrap(d),
+                ScatterList.wrap(m), 1);
+        return new byte[][] {d, m};
+    }
+
     /** Runs the workload on a recording disk, keeping the model state after every request. */
     private static Run record(Workload w, Random r) throws IOException {
         Run run = new Run();
-        run.capacity = w.journalCapacity;
+        run.capacity = w.journalHalf;
         FileVolume v = FileVolume.create(run.disk.open("data"), run.disk.open("meta"), run.disk.open("journal"), "v",
-                F, BLOCKS, 1 << 20, w.journalCapacity);
-        run.firstOp = run.disk.opCount();
+                F, BLOCKS, 1 << 20, w.journalHalf, run.checkpoints::add);
         byte[] model = new byte[BLOCKS * (DS + MS)];
         byte[] unwritten = UnwrittenBlock.metadata(F);
         for (int b = 0; b < BLOCKS; b++) {
             System.arraycopy(unwritten, 0, model, BLOCKS * DS + b * MS, MS);
         }
+        run.firstOp = run.disk.opCount();
+        continueRun(run, v, w, r, model, w.requests);
+        return run;
+    }
+
+    /** Runs {@code requests} requests of the workload on {@code v}, whose contents are {@code model}. */
+    private static void continueRun(Run run, FileVolume v, Workload w, Random r, byte[] model, int requests)
+            throws IOException {
+        byte[] unwritten = UnwrittenBlock.metadata(F);
         run.states.add(model.clone());
-        for (int i = 0; i < w.requests; i++) {
+        for (int i = 0; i < requests; i++) {
             double dice = r.nextDouble();
             if (dice < w.reopen) {
                 v.close();
-                v = openOn(run.disk, w.journalCapacity, new ArrayList<>());
+                v = openOn(run.disk, w.journalHalf, new ArrayList<>(), run.checkpoints::add);
                 continue;
             }
             if (dice < w.reopen + w.flush) {
@@ -178,12 +243,40 @@ class CrashConsistencyTest {
                 System.arraycopy(m, 0, model, BLOCKS * DS + lba * MS, m.length);
             }
             run.states.add(model.clone());
+            if (r.nextInt(4) == 0) {
+                run.runCheckpoints();
+            }
             if (fua) {
                 run.flushPoints.add(new int[] {run.disk.opCount(), run.states.size() - 1});
             }
         }
         v.close();
-        return run;
+    }
+
+    /**
+     * Recovers {@code state}, runs more requests on it and crashes those: records left over from
+     * before the first crash (written after what it kept) must never be replayed as new ones. Returns
+     * how many crash states it checked.
+     */
+    private static int crashAfterRecovery(Run run, Workload w, Map<String, byte[]> state, int k, Random r, String what)
+            throws IOException {
+        SimulatedDisk disk = new SimulatedDisk(state);
+        Run more = new Run();
+        FileVolume v = openOn(disk, run.capacity, new ArrayList<>(), more.checkpoints::add);
+        int prefix = check(run, k, readAll(v), what);
+        more.disk = disk;
+        more.capacity = run.capacity;
+        more.firstOp = disk.opCount();
+        continueRun(more, v, w, r, run.states.get(prefix).clone(), 30);
+        int n = 0;
+        for (int i = 0; i < 4; i++) {
+            int k2 = more.firstOp + r.nextInt(disk.opCount() - more.firstOp + 1);
+            Map<String, byte[]> again = disk.crashState(k2, r.nextInt(4) == 0, r);
+            check(more, k2, readAll(openOn(new SimulatedDisk(again), run.capacity, new ArrayList<>())),
+                    what + ", then crashed again at op " + k2);
+            n++;
+        }
+        return n;
     }
 
     /**
@@ -208,8 +301,13 @@ class CrashConsistencyTest {
     }
 
     private static FileVolume openOn(SimulatedDisk disk, long capacity, List<String> notes) throws IOException {
+        return openOn(disk, capacity, notes, Runnable::run);
+    }
+
+    private static FileVolume openOn(SimulatedDisk disk, long capacity, List<String> notes,
+                                     java.util.concurrent.Executor checkpoints) throws IOException {
         return FileVolume.open(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F, BLOCKS, 1 << 20,
-                capacity, notes::add);
+                capacity, checkpoints, notes::add);
     }
 
     private static byte[] readAll(FileVolume v) throws IOException {
@@ -222,7 +320,7 @@ class CrashConsistencyTest {
     }
 
     /** The invariants of the class comment for a volume that read {@code got} after a crash at op {@code k}. */
-    private static void check(Run run, int k, byte[] got, String what) {
+    private static int check(Run run, int k, byte[] got, String what) {
         for (int b = 0; b < BLOCKS; b++) {
             ScatterList d = ScatterList.wrap(Arrays.copyOfRange(got, b * DS, (b + 1) * DS));
             ScatterList m = ScatterList.wrap(Arrays.copyOfRange(got, BLOCKS * DS + b * MS, BLOCKS * DS + (b + 1) * MS));
@@ -249,10 +347,10 @@ class CrashConsistencyTest {
         }
         for (int prefix = floor; prefix <= started; prefix++) {
             if (Arrays.equals(run.states.get(prefix), got)) {
-                return;
+                return prefix;
             }
         }
-        fail(what + ": contents match no prefix of " + floor + " to " + started + " requests");
+        return fail(what + ": contents match no prefix of " + floor + " to " + started + " requests");
     }
 
     private static boolean isUnwritten(byte[] all, int b) {
