@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -26,17 +27,20 @@ import java.util.function.Consumer;
 public final class FileVolume implements Volume {
     private static final int ZERO_CHUNK = 1 << 20;
     private static final long MAP_SEGMENT = 1L << 30;
-    /** Each checkpoint on a daemon thread of its own: one per half filled, so starting it costs nothing that matters. */
+    /** Each checkpoint on a daemon thread of its own: one per segment filled, so starting it costs nothing that matters. */
     static final Executor ON_A_THREAD = task -> {
         Thread t = new Thread(task, "pistore-checkpoint");
         t.setDaemon(true);
         t.start();
     };
     /**
-     * Bytes of records in each half of the journal: a full half is checkpointed while the other
-     * fills. Bounds recovery time and the index; the largest request must fit in one half.
+     * The journal's ring: {@code JOURNAL_SEGMENTS} segments of {@code JOURNAL_SEGMENT} bytes of
+     * records. A full segment is checkpointed while the next ones fill; writers wait only when the
+     * ring is full of records not yet checkpointed. Bounds recovery time, the index and the journal
+     * file (256 MiB); the largest request must fit in one segment.
      */
-    static final long JOURNAL_HALF = 32L << 20;
+    static final long JOURNAL_SEGMENT = 32L << 20;
+    static final int JOURNAL_SEGMENTS = 8;
 
     private final String name;
     private final BlockFormat format;
@@ -65,12 +69,15 @@ public final class FileVolume implements Volume {
     private boolean closed;
 
     /**
-     * Runs the checkpoint of a full half: on a thread of its own ({@link #ON_A_THREAD}); tests run it
+     * Runs the checkpoint of a full journal segment: on a thread of its own ({@link #ON_A_THREAD}); tests run it
      * inline or at moments they choose, deterministically.
      */
     private final Executor checkpoints;
-    /** The checkpoint of the half left behind at the last swap, until awaited; guarded by all block locks. */
-    private FutureTask<Void> checkpointer;
+    /**
+     * Checkpoints of full segments, oldest first, until awaited; guarded by all block locks. Each
+     * waits for the one before it, so they apply segments in order.
+     */
+    private final ArrayDeque<FutureTask<Void>> pendingCheckpoints = new ArrayDeque<>();
     /** Why a background checkpoint failed; later writes fail with it. */
     private volatile IOException checkpointFailure;
 
@@ -119,7 +126,7 @@ public final class FileVolume implements Volume {
                 m = ChannelStorageFile.create(metaFile);
             }
             j = ChannelStorageFile.create(journalFile);
-            return create(d, m, j, name, format, blockCount, MAP_SEGMENT, JOURNAL_HALF, ON_A_THREAD);
+            return create(d, m, j, name, format, blockCount, MAP_SEGMENT, JOURNAL_SEGMENT, ON_A_THREAD);
         } catch (IOException | RuntimeException e) {
             closeAll(d, m, j);
             throw e;
@@ -128,7 +135,7 @@ public final class FileVolume implements Volume {
 
     /** Creates a volume in empty storage files ({@code meta} null without metadata). */
     static FileVolume create(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
-                             long blockCount, long mapSegment, long journalHalf, Executor checkpoints)
+                             long blockCount, long mapSegment, long journalSegment, Executor checkpoints)
             throws IOException {
         d.truncate(0);
         if (blockCount > 0) {
@@ -144,7 +151,7 @@ public final class FileVolume implements Volume {
         }
         d.sync();
         Journal.initialize(j, format);
-        return open(d, m, j, name, format, blockCount, mapSegment, journalHalf, checkpoints, note -> { });
+        return open(d, m, j, name, format, blockCount, mapSegment, journalSegment, checkpoints, note -> { });
     }
 
     /** Writes the empty journal of an existing volume that had none (a volume of manifest version 1). */
@@ -188,7 +195,7 @@ public final class FileVolume implements Volume {
                 throw new IOException("volume " + name + ": journal " + journalFile.getFileName() + " is missing");
             }
             j = ChannelStorageFile.open(journalFile);
-            return open(d, m, j, name, format, blockCount, mapSegment, JOURNAL_HALF, ON_A_THREAD, notes);
+            return open(d, m, j, name, format, blockCount, mapSegment, JOURNAL_SEGMENT, ON_A_THREAD, notes);
         } catch (IOException | RuntimeException e) {
             closeAll(d, m, j);
             throw e;
@@ -203,9 +210,9 @@ public final class FileVolume implements Volume {
      * home files are forced. The journal is then marked in use (not clean) before any write.
      */
     static FileVolume open(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
-                           long blockCount, long mapSegment, long journalHalf, Executor checkpoints,
+                           long blockCount, long mapSegment, long journalSegment, Executor checkpoints,
                            Consumer<String> notes) throws IOException {
-        Journal journal = new Journal(j, name + ".journal", format, journalHalf);
+        Journal journal = new Journal(j, name + ".journal", format, journalSegment, JOURNAL_SEGMENTS);
         Journal.Header h = journal.readHeader(); // its message names the journal file, so the volume
         FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, mapSegment, checkpoints);
         long n = 0;
@@ -374,7 +381,7 @@ public final class FileVolume implements Volume {
 
     /**
      * Appends one request to the journal under its blocks' write locks and indexes its blocks. When
-     * the active half is full the halves swap first. A zeroing of many blocks is applied at once by a
+     * the active journal segment is full the journal moves on to the next first. A zeroing of many blocks is applied at once by a
      * full checkpoint instead of being indexed block by block (it holds every block's lock anyway).
      */
     private void append(byte type, long lba, int blocks, ScatterList dataIn, ScatterList metaIn) throws IOException {
@@ -401,7 +408,7 @@ public final class FileVolume implements Volume {
             } finally {
                 locks.unlock(token, true);
             }
-            swapHalves(Journal.recordSize(type, blocks, format.dataSize(), format.metadataSize()));
+            nextSegment(Journal.recordSize(type, blocks, format.dataSize(), format.metadataSize()));
         }
     }
 
@@ -417,57 +424,42 @@ public final class FileVolume implements Volume {
     }
 
     /**
-     * Swaps journal halves (unless another thread did) and checkpoints the full one. Holding every
-     * block lock keeps readers of the half about to be reused out: it was checkpointed at the
-     * previous swap, which waits here to finish first.
+     * Moves the journal on to its next segment (unless another thread did) and starts the checkpoint
+     * of the full one. Holding every block lock keeps readers of the segment about to be reused out:
+     * its checkpoint, awaited here when the ring is full, finished before.
      */
-    private void swapHalves(long need) throws IOException {
+    private void nextSegment(long need) throws IOException {
         long token = locks.lockAll(true);
         try {
             if (!journal.needsSwap(need)) {
                 return;
             }
-            awaitCheckpoint();
+            while (!pendingCheckpoints.isEmpty() && pendingCheckpoints.peekFirst().isDone()) {
+                await(pendingCheckpoints.pollFirst());
+            }
+            if (pendingCheckpoints.size() >= JOURNAL_SEGMENTS - 1) {
+                await(pendingCheckpoints.pollFirst());
+            }
             Journal.Appended next = journal.swap();
+            FutureTask<Void> before = pendingCheckpoints.peekLast();
             FutureTask<Void> task = new FutureTask<>(() -> {
-                checkpointHalf(next.seq(), next.pos());
+                if (before != null) {
+                    await(before);
+                }
+                checkpointSegment(next.seq(), next.pos());
                 return null;
             });
-            checkpointer = task;
+            pendingCheckpoints.addLast(task);
             checkpoints.execute(task);
         } finally {
             locks.unlock(token, true);
         }
     }
 
-    /**
-     * Waits for the checkpoint started at the last swap (running it here if it has not started);
-     * with every block lock held.
-     */
-    private void awaitCheckpoint() throws IOException {
-        FutureTask<Void> t = checkpointer;
-        if (t != null) {
-            t.run(); // nothing if it ran or runs elsewhere
-            boolean interrupted = false;
-            try {
-                for (;;) {
-                    try {
-                        t.get();
-                        break;
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    } catch (ExecutionException e) {
-                        Throwable c = e.getCause();
-                        checkpointFailure = c instanceof IOException io ? io : new IOException(c);
-                        break;
-                    }
-                }
-            } finally {
-                checkpointer = null;
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+    /** Waits for every checkpoint started, oldest first; with every block lock held. */
+    private void awaitCheckpoints() throws IOException {
+        while (!pendingCheckpoints.isEmpty()) {
+            await(pendingCheckpoints.pollFirst());
         }
         IOException failed = checkpointFailure;
         if (failed != null) {
@@ -475,14 +467,38 @@ public final class FileVolume implements Volume {
         }
     }
 
+    /** Waits for one checkpoint, running it here if it has not started; a failure is kept for later writes. */
+    private void await(FutureTask<Void> t) throws IOException {
+        t.run(); // nothing if it ran or runs elsewhere
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    t.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause();
+                    checkpointFailure = c instanceof IOException io ? io : new IOException(c);
+                    throw checkpointFailure;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     /**
-     * Checkpoints the records from the head up to {@code lastSeq} (the half left behind at a swap)
-     * while writers fill the other half: forces the journal, applies them to the home files, forces
+     * Checkpoints the records from the head up to {@code lastSeq} (the segment left behind) while
+     * writers fill the next ones: forces the journal, applies them to the home files, forces
      * those, moves the head to {@code nextPos} where record {@code lastSeq + 1} goes, then drops the
      * index entries it applied. Home files change only here and in recovery, and only with records
      * already durable.
      */
-    private void checkpointHalf(long lastSeq, long nextPos) throws IOException {
+    private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
         journal.syncUpTo(lastSeq);
         long durable = journal.durableSeq();
         journal.scan(journal.head(), blockCount, lastSeq, (seq, type, lba, blocks, payload) ->
@@ -500,7 +516,7 @@ public final class FileVolume implements Volume {
      * record to the home files, forces them, and empties the journal (marked clean when closing).
      */
     private void fullCheckpointLocked(boolean clean) throws IOException {
-        awaitCheckpoint();
+        awaitCheckpoints();
         if (!journal.isEmpty()) {
             journal.syncUpTo(journal.appendedSeq());
             long durable = journal.durableSeq();

@@ -9,13 +9,14 @@ import java.util.zip.CRC32C;
 
 /**
  * A file volume's write-ahead journal, {@code NAME.journal} (layout in docs/FORMAT.md): a header in
- * two alternating 512-byte slots, then two halves of records from {@link #RECORDS_START}. Records go
- * to the active half, each appended with one positional write; when it is full the halves swap and
- * the full one is checkpointed (applied to the home files) while the other fills. A record is one
- * whole request (a write's data and metadata, or a zeroing), so a crash keeps or loses it as a whole.
+ * two alternating 512-byte slots, then a ring of equal segments of records from
+ * {@link #RECORDS_START}. Records go to the active segment, each appended with one positional write;
+ * when it is full the next segment becomes active and the full one is checkpointed (applied to the
+ * home files) while the others fill. A record is one whole request (a write's data and metadata, or a
+ * zeroing), so a crash keeps or loses it as a whole.
  *
  * <p>Recovery starts at the head the header names and takes records in sequence-number order,
- * looking for each right after the previous one or else at the start of the other half, and stops at
+ * looking for each right after the previous one or else at the start of the next segment, and stops at
  * the first that is torn, missing or of another epoch: what survives is always a prefix of the
  * requests. The epoch changes at every reset, so records left over from before a crash can never be
  * taken for new ones.
@@ -38,7 +39,8 @@ final class Journal {
     private final String fileName;
     private final int dataSize;
     private final int metaSize;
-    private final long halfSize;
+    private final long segmentSize;
+    private final int segments;
     private final Object syncLock = new Object();
     private final CRC32C crc = new CRC32C();
     private ByteBuffer buf = ByteBuffer.allocateDirect(RECORD_HEADER + (1 << 16)).order(ByteOrder.BIG_ENDIAN);
@@ -70,13 +72,14 @@ final class Journal {
         void record(long seq, byte type, long lba, int blocks, ByteBuffer payload) throws IOException;
     }
 
-    /** A journal whose halves hold {@code halfSize} bytes of records each. */
-    Journal(StorageFile file, String fileName, BlockFormat format, long halfSize) {
+    /** A journal of {@code segments} segments of {@code segmentSize} bytes of records each. */
+    Journal(StorageFile file, String fileName, BlockFormat format, long segmentSize, int segments) {
         this.file = file;
         this.fileName = fileName;
         this.dataSize = format.dataSize();
         this.metaSize = format.metadataSize();
-        this.halfSize = halfSize;
+        this.segmentSize = segmentSize;
+        this.segments = segments;
     }
 
     /** Writes the header of an empty, clean journal into a new file and forces it. */
@@ -103,8 +106,8 @@ final class Journal {
         return b;
     }
 
-    private long halfStart(int half) {
-        return RECORDS_START + half * halfSize;
+    private long segmentStart(int segment) {
+        return RECORDS_START + segment * segmentSize;
     }
 
     /**
@@ -166,66 +169,95 @@ final class Journal {
     /**
      * Calls {@code v} for each record from the head {@code h}, in order, while records are intact,
      * of {@code h}'s epoch and carry the next sequence number, up to sequence {@code lastSeq};
-     * returns how many.
+     * returns how many. Reads the file in large pieces, not record by record.
      */
     long scan(Header h, long blockCount, long lastSeq, Visitor v) throws IOException {
         long pos = h.startPos();
+        int segment = (int) Math.min(segments - 1, (pos - RECORDS_START) / segmentSize);
         long seq = h.startSeq();
-        ByteBuffer head = ByteBuffer.allocate(RECORD_HEADER).order(ByteOrder.BIG_ENDIAN);
-        ByteBuffer[] payload = {ByteBuffer.allocate(0)};
+        Window w = new Window(file.size());
         long count = 0;
         while (seq <= lastSeq) {
-            long len = readRecord(pos, seq, h.epoch(), blockCount, head, payload);
-            if (len < 0) {
-                // Not right after the previous record: the writer may have moved to the other half.
-                pos = pos < halfStart(1) ? halfStart(1) : halfStart(0);
-                len = readRecord(pos, seq, h.epoch(), blockCount, head, payload);
-                if (len < 0) {
+            ByteBuffer rec = readRecord(w, pos, seq, h.epoch(), blockCount);
+            if (rec == null) {
+                // Not right after the previous record: the writer may have moved to the next segment.
+                segment = (segment + 1) % segments;
+                pos = segmentStart(segment);
+                rec = readRecord(w, pos, seq, h.epoch(), blockCount);
+                if (rec == null) {
                     break;
                 }
             }
-            v.record(seq, head.get(4), head.getLong(24), head.getInt(32), payload[0]);
-            pos += RECORD_HEADER + len;
+            int blocks = rec.getInt(32);
+            ByteBuffer payload = rec.duplicate().position(RECORD_HEADER).slice();
+            v.record(seq, rec.get(4), rec.getLong(24), blocks, payload);
+            pos += rec.remaining();
             seq++;
             count++;
         }
         return count;
     }
 
-    /** Reads the record at {@code pos} into {@code head} and {@code payload[0]}: its payload length, or -1 if not the one expected. */
-    private long readRecord(long pos, long seq, long epoch, long blockCount, ByteBuffer head, ByteBuffer[] payload)
-            throws IOException {
-        long size = file.size();
-        if (pos + RECORD_HEADER > size) {
-            return -1;
+    /** A piece of the file read ahead, so a scan makes one read call per megabyte, not two per record. */
+    private final class Window {
+        private static final int SIZE = 1 << 20;
+        final long fileSize;
+        ByteBuffer buf = ByteBuffer.allocate(SIZE).order(ByteOrder.BIG_ENDIAN);
+        long start = -1;
+        int valid;
+
+        Window(long fileSize) {
+            this.fileSize = fileSize;
         }
-        head.clear();
-        file.readFully(head, pos);
+
+        /** {@code [pos, pos + len)} of the file as a buffer, or null past its end. */
+        ByteBuffer get(long pos, int len) throws IOException {
+            if (pos + len > fileSize) {
+                return null;
+            }
+            if (start < 0 || pos < start || pos + len > start + valid) {
+                if (buf.capacity() < len) {
+                    buf = ByteBuffer.allocate(len).order(ByteOrder.BIG_ENDIAN);
+                }
+                buf.clear().limit((int) Math.min(buf.capacity(), fileSize - pos));
+                file.readFully(buf, pos);
+                start = pos;
+                valid = buf.position();
+            }
+            int at = (int) (pos - start);
+            return buf.duplicate().order(ByteOrder.BIG_ENDIAN).limit(at + len).position(at).slice()
+                    .order(ByteOrder.BIG_ENDIAN);
+        }
+    }
+
+    /** The record at {@code pos} (header and payload), or null if it is not the one expected there. */
+    private ByteBuffer readRecord(Window w, long pos, long seq, long epoch, long blockCount) throws IOException {
+        ByteBuffer head = w.get(pos, RECORD_HEADER);
+        if (head == null) {
+            return null;
+        }
         byte type = head.get(4);
         long lba = head.getLong(24);
         int blocks = head.getInt(32);
         if (head.getInt(0) != RECORD_MAGIC || head.getLong(8) != epoch || head.getLong(16) != seq
                 || (type != WRITE && type != ZEROES) || blocks <= 0 || lba < 0 || lba > blockCount - blocks) {
-            return -1;
+            return null;
         }
         long len = type == WRITE ? (long) blocks * (dataSize + metaSize) : 0;
-        if (len > Integer.MAX_VALUE || pos + RECORD_HEADER + len > size) {
-            return -1;
+        if (len > segmentSize) {
+            return null;
         }
-        if (payload[0].capacity() < len) {
-            payload[0] = ByteBuffer.allocate((int) len);
+        ByteBuffer rec = w.get(pos, RECORD_HEADER + (int) len);
+        if (rec == null) {
+            return null;
         }
-        ByteBuffer p = payload[0];
-        p.clear().limit((int) len);
-        file.readFully(p, pos + RECORD_HEADER);
         CRC32C c = new CRC32C();
-        c.update(p.array(), 0, (int) len);
-        c.update(head.array(), 0, RECORD_HEADER - 4);
-        if ((int) c.getValue() != head.getInt(RECORD_HEADER - 4)) {
-            return -1;
+        c.update(rec.duplicate().position(RECORD_HEADER));
+        c.update(rec.duplicate().limit(RECORD_HEADER - 4));
+        if ((int) c.getValue() != rec.getInt(RECORD_HEADER - 4)) {
+            return null;
         }
-        p.flip();
-        return len;
+        return rec;
     }
 
     /** Takes over the head read at open, with {@code nextSeq} the sequence number after the last record kept. */
@@ -274,18 +306,18 @@ final class Journal {
         return nextSeq == head.startSeq();
     }
 
-    /** Whether a record of {@code size} bytes does not fit in the active half. */
+    /** Whether a record of {@code size} bytes does not fit in the active segment. */
     synchronized boolean needsSwap(long size) {
-        return tail + size > halfStart(active) + halfSize;
+        return tail + size > segmentStart(active) + segmentSize;
     }
 
     /**
-     * Makes the other half active; returns the sequence number of the last record in the half left
-     * behind and the position where the next record goes.
+     * Makes the next segment active; returns the sequence number of the last record in the segment
+     * left behind and the position where the next record goes.
      */
     synchronized Appended swap() {
-        active ^= 1;
-        tail = halfStart(active);
+        active = (active + 1) % segments;
+        tail = segmentStart(active);
         return new Appended(tail, nextSeq - 1);
     }
 
@@ -296,16 +328,16 @@ final class Journal {
     /**
      * Appends one record with one write: a write's data and metadata ({@code data}, {@code meta}:
      * {@code blocks} blocks' worth each; {@code meta} null without metadata), or a zeroing (both null).
-     * Returns where it went, or null when it does not fit in the active half: the caller swaps halves
+     * Returns where it went, or null when it does not fit in the active segment: the caller moves on
      * and tries again.
      */
     synchronized Appended append(byte type, long lba, int blocks, ScatterList data, ScatterList meta) throws IOException {
         long size = recordSize(type, blocks, dataSize, metaSize);
-        if (size > halfSize) {
+        if (size > segmentSize) {
             throw new IllegalArgumentException("request of " + blocks + " blocks is too large for the journal of "
                     + fileName);
         }
-        if (tail + size > halfStart(active) + halfSize) {
+        if (tail + size > segmentStart(active) + segmentSize) {
             return null;
         }
         if (buf.capacity() < size) {

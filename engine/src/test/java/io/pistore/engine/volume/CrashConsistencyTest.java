@@ -50,15 +50,15 @@ class CrashConsistencyTest {
     private static final int STATES = Integer.getInteger("pistore.crash.states", 400);
     private static final String[] FILES = {"data", "meta", "journal"};
 
-    /** Request mixes; the journal capacity decides how often checkpoints run. */
+    /** Request mixes; the journal's segment size decides how often checkpoints run and the ring wraps. */
     enum Workload {
-        SINGLE_BLOCK_FLUSH(1 << 16, 1, 0, 0.1, 0, 0, 300),
-        MULTI_BLOCK_FUA(1 << 16, 16, 0, 0.02, 0.15, 0, 200),
-        ZEROES_SMALL_AND_WHOLE(1 << 15, 8, 0.25, 0.1, 0.05, 0, 200),
-        TINY_JOURNAL_CHECKPOINTS(4096 + 3000, 4, 0.1, 0.1, 0.05, 0, 300),
-        REOPEN_BETWEEN(1 << 14, 8, 0.1, 0.1, 0.05, 0.03, 250);
+        SINGLE_BLOCK_FLUSH(1 << 12, 1, 0, 0.1, 0, 0, 300),
+        MULTI_BLOCK_FUA(1 << 14, 16, 0, 0.02, 0.15, 0, 200),
+        ZEROES_SMALL_AND_WHOLE(1 << 13, 8, 0.25, 0.1, 0.05, 0, 200),
+        TINY_JOURNAL_CHECKPOINTS(3000, 4, 0.1, 0.1, 0.05, 0, 300),
+        REOPEN_BETWEEN(1 << 13, 8, 0.1, 0.1, 0.05, 0.03, 250);
 
-        final long journalHalf;
+        final long journalSegment;
         final int maxBlocks;
         final double zeroes;
         final double flush;
@@ -66,9 +66,9 @@ class CrashConsistencyTest {
         final double reopen;
         final int requests;
 
-        Workload(long journalHalf, int maxBlocks, double zeroes, double flush, double fua, double reopen,
+        Workload(long journalSegment, int maxBlocks, double zeroes, double flush, double fua, double reopen,
                  int requests) {
-            this.journalHalf = journalHalf;
+            this.journalSegment = journalSegment;
             this.maxBlocks = maxBlocks;
             this.zeroes = zeroes;
             this.flush = flush;
@@ -188,9 +188,9 @@ class CrashConsistencyTest {
     /** Runs the workload on a recording disk, keeping the model state after every request. */
     private static Run record(Workload w, Random r) throws IOException {
         Run run = new Run();
-        run.capacity = w.journalHalf;
+        run.capacity = w.journalSegment;
         FileVolume v = FileVolume.create(run.disk.open("data"), run.disk.open("meta"), run.disk.open("journal"), "v",
-                F, BLOCKS, 1 << 20, w.journalHalf, run.checkpoints::add);
+                F, BLOCKS, 1 << 20, w.journalSegment, run.checkpoints::add);
         byte[] model = new byte[BLOCKS * (DS + MS)];
         byte[] unwritten = UnwrittenBlock.metadata(F);
         for (int b = 0; b < BLOCKS; b++) {
@@ -210,7 +210,7 @@ class CrashConsistencyTest {
             double dice = r.nextDouble();
             if (dice < w.reopen) {
                 v.close();
-                v = openOn(run.disk, w.journalHalf, new ArrayList<>(), run.checkpoints::add);
+                v = openOn(run.disk, w.journalSegment, new ArrayList<>(), run.checkpoints::add);
                 continue;
             }
             if (dice < w.reopen + w.flush) {
