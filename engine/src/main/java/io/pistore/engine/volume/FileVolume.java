@@ -295,8 +295,12 @@ public final class FileVolume implements Volume {
                 }
             }
         }
-        readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
         boolean withMeta = metaOut != null && format.metadataSize() > 0;
+        if (blocks == 1 && newer != null) {
+            readFromJournal(newer[0], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
+            return;
+        }
+        readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
         if (withMeta) {
             readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
         }
@@ -327,12 +331,17 @@ public final class FileVolume implements Volume {
             return;
         }
         ByteBuffer b = ByteBuffer.allocate(metaOut != null ? ds + ms : ds);
-        b.limit(ds);
-        journal.read(b, jb.dataPos());
-        if (metaOut != null) {
-            b.limit(ds + ms).position(ds);
-            journal.read(b, jb.metaPos());
+        if (metaOut != null && jb.metaPos() == jb.dataPos() + ds) {
+            journal.read(b, jb.dataPos()); // a one-block record: its data and metadata in one read
             metaOut.write((long) i * ms, b, ds, ms);
+        } else {
+            b.limit(ds);
+            journal.read(b, jb.dataPos());
+            if (metaOut != null) {
+                b.limit(ds + ms).position(ds);
+                journal.read(b, jb.metaPos());
+                metaOut.write((long) i * ms, b, ds, ms);
+            }
         }
         dataOut.write((long) i * ds, b, 0, ds);
     }
@@ -595,6 +604,23 @@ public final class FileVolume implements Volume {
     @Override
     public void flush() throws IOException {
         journal.syncUpTo(journal.appendedSeq());
+    }
+
+    /**
+     * Applies everything in the journal to the home files, forces them and empties the journal, as
+     * closing does: afterwards {@code NAME.data} and {@code NAME.meta} alone hold every block (to
+     * copy them, or for a test to damage a stored block where reads will find it).
+     */
+    public void checkpoint() throws IOException {
+        long token = locks.lockAll(true);
+        try {
+            if (closed) {
+                throw new IOException("volume " + name + " is closed");
+            }
+            fullCheckpointLocked(false);
+        } finally {
+            locks.unlock(token, true);
+        }
     }
 
     /** Checkpoints and marks the journal clean, so the next open has nothing to replay. */
