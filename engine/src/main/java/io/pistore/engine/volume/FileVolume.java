@@ -5,8 +5,8 @@ import io.pistore.integrity.ScatterList;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.ArrayDeque;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * metadata blocks back to back (block {@code i}'s metadata at {@code i * META}): the <i>home</i>
  * files. Every write and zeroing goes first to the write-ahead journal {@code NAME.journal} as one
  * record; {@code flush} and FUA force the journal only. Records reach the home files at a
- * checkpoint, when the journal fills or the volume closes, and only after the journal was forced, so
+ * checkpoint (of each journal segment that fills, on a thread of its own, and of everything when the
+ * volume closes), and only after the journal was forced, so
  * a crash or power loss at any point leaves each request complete or absent, never a block whose PI
  * does not match its data. Blocks whose newest version is still only in the journal are read from
  * there (an index in memory); the others as before. Opening a volume that was not closed replays
@@ -27,6 +28,7 @@ import java.util.function.Consumer;
 public final class FileVolume implements Volume {
     private static final int ZERO_CHUNK = 1 << 20;
     private static final long MAP_SEGMENT = 1L << 30;
+    private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
     /** Each checkpoint on a daemon thread of its own: one per segment filled, so starting it costs nothing that matters. */
     static final Executor ON_A_THREAD = task -> {
         Thread t = new Thread(task, "pistore-checkpoint");
@@ -51,8 +53,9 @@ public final class FileVolume implements Volume {
     private final byte[] unwrittenMeta;
     private final BlockLocks locks = new BlockLocks();
     /**
-     * Blocks whose newest version is in the journal, with where: cleared at each checkpoint. Guarded
-     * by the block locks (a block's entry changes only under its write lock).
+     * Blocks whose newest version is only in the journal, with where. An entry is put under its
+     * block's write lock; a checkpoint removes the entries it applied once the blocks are durable at
+     * home, each only if no newer one replaced it meanwhile.
      */
     private final Map<Long, JournalBlock> index = new ConcurrentHashMap<>();
     /**
@@ -69,8 +72,8 @@ public final class FileVolume implements Volume {
     private boolean closed;
 
     /**
-     * Runs the checkpoint of a full journal segment: on a thread of its own ({@link #ON_A_THREAD}); tests run it
-     * inline or at moments they choose, deterministically.
+     * Runs the checkpoint of a full journal segment: on a thread of its own ({@link #ON_A_THREAD});
+     * tests run it inline or at moments they choose, deterministically.
      */
     private final Executor checkpoints;
     /**
@@ -330,7 +333,8 @@ public final class FileVolume implements Volume {
             }
             return;
         }
-        ByteBuffer b = ByteBuffer.allocate(metaOut != null ? ds + ms : ds);
+        ByteBuffer b = scratch(ds + ms);
+        b.limit(metaOut != null ? ds + ms : ds);
         if (metaOut != null && jb.metaPos() == jb.dataPos() + ds) {
             journal.read(b, jb.dataPos()); // a one-block record: its data and metadata in one read
             metaOut.write((long) i * ms, b, ds, ms);
@@ -344,6 +348,16 @@ public final class FileVolume implements Volume {
             }
         }
         dataOut.write((long) i * ds, b, 0, ds);
+    }
+
+    /** A direct buffer of this thread's, cleared, of at least {@code n} bytes: reads from the journal land here without allocating. */
+    private static ByteBuffer scratch(int n) {
+        ByteBuffer b = SCRATCH.get();
+        if (b == null || b.capacity() < n) {
+            b = ByteBuffer.allocateDirect(n);
+            SCRATCH.set(b);
+        }
+        return b.clear();
     }
 
     /** Copies {@code len} bytes of metadata at file offset {@code pos} out of the mappings, or reads them. */
@@ -390,8 +404,9 @@ public final class FileVolume implements Volume {
 
     /**
      * Appends one request to the journal under its blocks' write locks and indexes its blocks. When
-     * the active journal segment is full the journal moves on to the next first. A zeroing of many blocks is applied at once by a
-     * full checkpoint instead of being indexed block by block (it holds every block's lock anyway).
+     * the active journal segment is full the journal moves on to the next one first. A zeroing of
+     * many blocks is applied at once by a full checkpoint instead of being indexed block by block (it
+     * holds every block's lock anyway).
      */
     private void append(byte type, long lba, int blocks, ScatterList dataIn, ScatterList metaIn) throws IOException {
         for (;;) {
