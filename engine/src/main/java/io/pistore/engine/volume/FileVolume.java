@@ -10,7 +10,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -29,6 +33,14 @@ public final class FileVolume implements Volume {
     private static final int ZERO_CHUNK = 1 << 20;
     private static final long MAP_SEGMENT = 1L << 30;
     private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
+    /** How often a volume with {@link #ON_A_THREAD} checkpoints looks whether it went idle. */
+    private static final long IDLE_TICK_MS = 500;
+    /** One daemon thread for every volume's idle tick: it only starts checkpoints, never runs them. */
+    private static final ScheduledExecutorService IDLE = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "pistore-journal-idle");
+        t.setDaemon(true);
+        return t;
+    });
     /** Each checkpoint on a daemon thread of its own: one per segment filled, so starting it costs nothing that matters. */
     static final Executor ON_A_THREAD = task -> {
         Thread t = new Thread(task, "pistore-checkpoint");
@@ -81,6 +93,10 @@ public final class FileVolume implements Volume {
      * waits for the one before it, so they apply segments in order.
      */
     private final ArrayDeque<FutureTask<Void>> pendingCheckpoints = new ArrayDeque<>();
+    /** Changes with every append (a lost increment still changes it): the idle tick compares. */
+    private volatile long appends;
+    private long appendsAtLastTick;
+    private ScheduledFuture<?> idleTick;
     /** Why a background checkpoint failed; later writes fail with it. */
     private volatile IOException checkpointFailure;
 
@@ -231,6 +247,9 @@ public final class FileVolume implements Volume {
         }
         journal.start(h, h.startSeq() + n);
         journal.resetEmpty(false);
+        if (checkpoints == ON_A_THREAD) {
+            v.idleTick = IDLE.scheduleWithFixedDelay(v::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
+        }
         return v;
     }
 
@@ -417,6 +436,7 @@ public final class FileVolume implements Volume {
                     throw new IOException("volume " + name + ": a checkpoint failed: " + failed.getMessage(), failed);
                 }
                 Journal.Appended a = journal.append(type, lba, blocks, dataIn, metaIn);
+                appends++;
                 if (a == null && BlockLocks.coversAll(token)) {
                     fullCheckpointLocked(false);
                     a = journal.append(type, lba, blocks, dataIn, metaIn);
@@ -453,9 +473,35 @@ public final class FileVolume implements Volume {
      * its checkpoint, awaited here when the ring is full, finished before.
      */
     private void nextSegment(long need) throws IOException {
+        moveOn(false, need);
+    }
+
+    /**
+     * When no request came since the last tick and the active segment holds records, moves on to the
+     * next segment, which checkpoints this one: an idle volume's journal drains, and its blocks read
+     * from the home files again.
+     */
+    private void idleTick() {
+        long a = appends;
+        if (a == appendsAtLastTick) {
+            try {
+                checkpointActiveSegment();
+            } catch (IOException | RuntimeException e) {
+                // Kept in checkpointFailure when a checkpoint failed; the next write reports it.
+            }
+        }
+        appendsAtLastTick = a;
+    }
+
+    /** Moves on to the next segment if the active one holds records, checkpointing it meanwhile. */
+    void checkpointActiveSegment() throws IOException {
+        moveOn(true, 0);
+    }
+
+    private void moveOn(boolean whenAnyRecords, long need) throws IOException {
         long token = locks.lockAll(true);
         try {
-            if (!journal.needsSwap(need)) {
+            if (closed || !(whenAnyRecords ? journal.activeHasRecords() : journal.needsSwap(need))) {
                 return;
             }
             while (!pendingCheckpoints.isEmpty() && pendingCheckpoints.peekFirst().isDone()) {
@@ -647,6 +693,9 @@ public final class FileVolume implements Volume {
                 return;
             }
             closed = true;
+            if (idleTick != null) {
+                idleTick.cancel(false);
+            }
             fullCheckpointLocked(true);
         } finally {
             locks.unlock(token, true);

@@ -306,6 +306,11 @@ final class Journal {
         return nextSeq == head.startSeq();
     }
 
+    /** Whether the active segment holds records. */
+    synchronized boolean activeHasRecords() {
+        return tail > segmentStart(active);
+    }
+
     /** Whether a record of {@code size} bytes does not fit in the active segment. */
     synchronized boolean needsSwap(long size) {
         return tail + size > segmentStart(active) + segmentSize;

@@ -213,7 +213,11 @@ class CrashConsistencyTest {
                 v = openOn(run.disk, w.journalSegment, new ArrayList<>(), run.checkpoints::add);
                 continue;
             }
-            if (dice < w.reopen + w.flush) {
+            if (dice < w.reopen + 0.03) {
+                v.checkpointActiveSegment(); // what an idle volume does on its own
+                continue;
+            }
+            if (dice < w.reopen + 0.03 + w.flush) {
                 v.flush();
                 run.flushPoints.add(new int[] {run.disk.opCount(), run.states.size() - 1});
                 continue;
