@@ -571,8 +571,10 @@ public final class FileVolume implements Volume {
     private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
         journal.syncUpTo(lastSeq);
         long durable = journal.durableSeq();
-        journal.scan(journal.head(), blockCount, lastSeq, (seq, type, lba, blocks, payload) ->
+        Journal.Header head = journal.head();
+        long n = journal.scan(head, blockCount, lastSeq, (seq, type, lba, blocks, payload) ->
                 apply(seq, type, lba, blocks, payload, durable));
+        expectApplied(n, lastSeq - head.startSeq() + 1);
         data.sync();
         if (meta != null) {
             meta.sync();
@@ -582,16 +584,30 @@ public final class FileVolume implements Volume {
     }
 
     /**
+     * A checkpoint that found fewer records than it wrote (the journal changed under it) must not
+     * move the head past them: it fails, and the records stay for recovery.
+     */
+    private void expectApplied(long found, long expected) throws IOException {
+        if (found != expected) {
+            throw new IOException("volume " + name + ": checkpoint found " + found + " of " + expected
+                    + " journal records");
+        }
+    }
+
+    /**
      * With every block locked: waits for a background checkpoint, forces the journal, applies every
      * record to the home files, forces them, and empties the journal (marked clean when closing).
      */
     private void fullCheckpointLocked(boolean clean) throws IOException {
         awaitCheckpoints();
         if (!journal.isEmpty()) {
-            journal.syncUpTo(journal.appendedSeq());
+            long last = journal.appendedSeq();
+            journal.syncUpTo(last);
             long durable = journal.durableSeq();
-            journal.scan(journal.head(), blockCount, Long.MAX_VALUE, (seq, type, lba, blocks, payload) ->
+            Journal.Header head = journal.head();
+            long n = journal.scan(head, blockCount, last, (seq, type, lba, blocks, payload) ->
                     apply(seq, type, lba, blocks, payload, durable));
+            expectApplied(n, last - head.startSeq() + 1);
             data.sync();
             if (meta != null) {
                 meta.sync();
