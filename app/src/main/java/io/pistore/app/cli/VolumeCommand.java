@@ -48,6 +48,9 @@ final class VolumeCommand implements Callable<Integer> {
         } catch (DataDirInUseException e) {
             throw inUse(e, hint);
         }
+        for (String n : s.openNotes()) {
+            command.commandLine().getErr().println("pistore: " + n);
+        }
         for (String p : s.openProblems()) {
             command.commandLine().getErr().println("pistore: " + p);
         }

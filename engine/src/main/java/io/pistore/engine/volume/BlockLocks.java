@@ -30,6 +30,16 @@ final class BlockLocks {
         return mask;
     }
 
+    /** Locks every block: no other reader or writer runs until {@link #unlock} with the token. */
+    long lockAll(boolean write) {
+        return lock(0, STRIPES, write);
+    }
+
+    /** Whether a token from {@link #lock} covers every block (a request of at least {@code STRIPES} blocks). */
+    static boolean coversAll(long token) {
+        return token == -1L;
+    }
+
     /** Locks the blocks; returns the token to pass to {@link #unlock}. */
     long lock(long lba, int blocks, boolean write) {
         long mask = stripes(lba, blocks);

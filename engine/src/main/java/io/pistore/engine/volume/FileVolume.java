@@ -4,108 +4,198 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A durable volume: {@code NAME.data} holds the data blocks back to back, {@code NAME.meta} the
- * metadata blocks back to back (block {@code i}'s metadata at {@code i * META}). Both are plain files
- * read and written with positional I/O; {@code flush} and FUA force both to the disk. The layout is
- * documented in docs/FORMAT.md.
+ * metadata blocks back to back (block {@code i}'s metadata at {@code i * META}): the <i>home</i>
+ * files. Every write and zeroing goes first to the write-ahead journal {@code NAME.journal} as one
+ * record; {@code flush} and FUA force the journal only. Records reach the home files at a
+ * checkpoint (of each journal segment that fills, on a thread of its own, and of everything when the
+ * volume closes), and only after the journal was forced, so
+ * a crash or power loss at any point leaves each request complete or absent, never a block whose PI
+ * does not match its data. Blocks whose newest version is still only in the journal are read from
+ * there (an index in memory); the others as before. Opening a volume that was not closed replays
+ * the journal. The layout and the guarantees are in docs/FORMAT.md.
  */
 public final class FileVolume implements Volume {
     private static final int ZERO_CHUNK = 1 << 20;
+    private static final long MAP_SEGMENT = 1L << 30;
+    private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
+    /** How often a volume with {@link #ON_A_THREAD} checkpoints looks whether it went idle. */
+    private static final long IDLE_TICK_MS = 500;
+    /** One daemon thread for every volume's idle tick: it only starts checkpoints, never runs them. */
+    private static final ScheduledExecutorService IDLE = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "pistore-journal-idle");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Each checkpoint on a daemon thread of its own: one per segment filled, so starting it costs nothing that matters. */
+    static final Executor ON_A_THREAD = task -> {
+        Thread t = new Thread(task, "pistore-checkpoint");
+        t.setDaemon(true);
+        t.start();
+    };
+    /**
+     * The journal's ring: {@code JOURNAL_SEGMENTS} segments of {@code JOURNAL_SEGMENT} bytes of
+     * records. A full segment is checkpointed while the next ones fill; writers wait only when the
+     * ring is full of records not yet checkpointed. Bounds recovery time, the index and the journal
+     * file (256 MiB); the largest request must fit in one segment.
+     */
+    static final long JOURNAL_SEGMENT = 32L << 20;
+    static final int JOURNAL_SEGMENTS = 8;
 
     private final String name;
     private final BlockFormat format;
     private final long blockCount;
-    private final FileChannel data;
-    private final FileChannel meta;
+    private final StorageFile data;
+    private final StorageFile meta;
+    private final Journal journal;
     private final byte[] unwrittenMeta;
     private final BlockLocks locks = new BlockLocks();
     /**
+     * Blocks whose newest version is only in the journal, with where. An entry is put under its
+     * block's write lock; a checkpoint removes the entries it applied once the blocks are durable at
+     * home, each only if no newer one replaced it meanwhile.
+     */
+    private final Map<Long, JournalBlock> index = new ConcurrentHashMap<>();
+    /**
      * Read-only shared mappings of the metadata file, {@code metaSegment} bytes each (a whole number
-     * of blocks' metadata, so no block's straddles two), or null without metadata. Reads copy PI from
-     * here instead of making a second {@code pread} per request (measured: that syscall cost PI
-     * reads about 1 µs each, more than the rest of PI). Writes still go through the channel, so what
-     * reaches the disk, and in which order, is unchanged; Linux keeps a shared mapping and
-     * {@code pwrite} of one file coherent through the page cache.
+     * of blocks' metadata, so no block's straddles two), or null without metadata or where the storage
+     * cannot map. Reads copy PI from here instead of making a second {@code pread} per request
+     * (measured: that syscall cost PI reads about 1 µs each, more than the rest of PI). Writes still
+     * go through positional writes; Linux keeps a shared mapping and {@code pwrite} of one file
+     * coherent through the page cache.
      */
     private final ByteBuffer[] metaMaps;
     private final long metaSegment;
+    /** Set by the first close; guarded by all block locks. */
+    private boolean closed;
 
-    private FileVolume(String name, BlockFormat format, long blockCount, FileChannel data, FileChannel meta,
-                       long mapSegment) throws IOException {
+    /**
+     * Runs the checkpoint of a full journal segment: on a thread of its own ({@link #ON_A_THREAD});
+     * tests run it inline or at moments they choose, deterministically.
+     */
+    private final Executor checkpoints;
+    /**
+     * Checkpoints of full segments, oldest first, until awaited; guarded by all block locks. Each
+     * waits for the one before it, so they apply segments in order.
+     */
+    private final ArrayDeque<FutureTask<Void>> pendingCheckpoints = new ArrayDeque<>();
+    /** Changes with every append (a lost increment still changes it): the idle tick compares. */
+    private volatile long appends;
+    private long appendsAtLastTick;
+    private ScheduledFuture<?> idleTick;
+    /** Why a background checkpoint failed; later writes fail with it. */
+    private volatile IOException checkpointFailure;
+
+    /** Where a block's newest version sits in the journal; {@code dataPos < 0}: it was zeroed. */
+    private record JournalBlock(long seq, long dataPos, long metaPos) {
+    }
+
+    private FileVolume(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta,
+                       Journal journal, long mapSegment, Executor checkpoints) throws IOException {
         this.name = name;
+        this.checkpoints = checkpoints;
         this.format = format;
         this.blockCount = blockCount;
         this.data = data;
         this.meta = meta;
+        this.journal = journal;
         this.unwrittenMeta = UnwrittenBlock.metadata(format);
-        if (meta == null) {
-            metaMaps = null;
-            metaSegment = 0;
-        } else {
+        ByteBuffer[] maps = null;
+        long segment = 0;
+        if (meta != null) {
             int ms = format.metadataSize();
-            metaSegment = Math.max(1, mapSegment / ms) * ms;
+            segment = Math.max(1, mapSegment / ms) * ms;
             long size = blockCount * ms;
-            metaMaps = new ByteBuffer[(int) ((size + metaSegment - 1) / metaSegment)];
-            for (int i = 0; i < metaMaps.length; i++) {
-                long at = i * metaSegment;
-                metaMaps[i] = meta.map(FileChannel.MapMode.READ_ONLY, at, Math.min(metaSegment, size - at));
-            }
-        }
-    }
-
-    private static final long MAP_SEGMENT = 1L << 30;
-
-    /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks; forced to disk. */
-    static FileVolume create(Path dataFile, Path metaFile, String name, BlockFormat format, long blockCount)
-            throws IOException {
-        FileChannel d = FileChannel.open(dataFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        FileChannel m = null;
-        try {
-            d.truncate(0);
-            if (blockCount > 0) {
-                // A sparse file: writing the last byte sets the length without writing the rest.
-                d.write(ByteBuffer.allocate(1), blockCount * format.dataSize() - 1);
-            }
-            if (format.metadataSize() > 0) {
-                m = FileChannel.open(metaFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                        StandardOpenOption.WRITE);
-                if (blockCount > 0) { // its full length before it is mapped; filled just below
-                    m.write(ByteBuffer.allocate(1), blockCount * format.metadataSize() - 1);
+            maps = new ByteBuffer[(int) ((size + segment - 1) / segment)];
+            for (int i = 0; i < maps.length; i++) {
+                long at = i * segment;
+                maps[i] = meta.mapReadOnly(at, Math.min(segment, size - at));
+                if (maps[i] == null) {
+                    maps = null;
+                    break;
                 }
             }
-            FileVolume v = new FileVolume(name, format, blockCount, d, m, MAP_SEGMENT);
-            if (m != null) {
-                v.fillUnwrittenMetadata(0, blockCount);
-                m.force(true);
+        }
+        this.metaMaps = maps;
+        this.metaSegment = segment;
+    }
+
+    /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks, an empty journal; forced to disk. */
+    static FileVolume create(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
+                             long blockCount) throws IOException {
+        StorageFile d = ChannelStorageFile.create(dataFile);
+        StorageFile m = null;
+        StorageFile j = null;
+        try {
+            if (format.metadataSize() > 0) {
+                m = ChannelStorageFile.create(metaFile);
             }
-            d.force(true);
-            return v;
+            j = ChannelStorageFile.create(journalFile);
+            return create(d, m, j, name, format, blockCount, MAP_SEGMENT, JOURNAL_SEGMENT, ON_A_THREAD);
         } catch (IOException | RuntimeException e) {
-            d.close();
-            if (m != null) {
-                m.close();
-            }
+            closeAll(d, m, j);
             throw e;
         }
     }
 
-    /** Opens the files of an existing volume, checking their sizes against the manifest. */
-    static FileVolume open(Path dataFile, Path metaFile, String name, BlockFormat format, long blockCount)
+    /** Creates a volume in empty storage files ({@code meta} null without metadata). */
+    static FileVolume create(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
+                             long blockCount, long mapSegment, long journalSegment, Executor checkpoints)
             throws IOException {
-        return open(dataFile, metaFile, name, format, blockCount, MAP_SEGMENT);
+        d.truncate(0);
+        if (blockCount > 0) {
+            // A sparse file: writing the last byte sets the length without writing the rest.
+            d.write(ByteBuffer.allocate(1), blockCount * format.dataSize() - 1);
+        }
+        if (m != null) {
+            m.truncate(0);
+            // Its full length before it is mapped; filled just below.
+            m.write(ByteBuffer.allocate(1), blockCount * format.metadataSize() - 1);
+            fillUnwrittenMetadata(m, format, UnwrittenBlock.metadata(format), 0, blockCount);
+            m.sync();
+        }
+        d.sync();
+        Journal.initialize(j, format);
+        return open(d, m, j, name, format, blockCount, mapSegment, journalSegment, checkpoints, note -> { });
+    }
+
+    /** Writes the empty journal of an existing volume that had none (a volume of manifest version 1). */
+    static void createJournal(Path journalFile, BlockFormat format) throws IOException {
+        java.nio.file.Files.deleteIfExists(journalFile);
+        try (StorageFile j = ChannelStorageFile.create(journalFile)) {
+            Journal.initialize(j, format);
+        }
+    }
+
+    /**
+     * Opens the files of an existing volume, checking their sizes against the manifest, and replays
+     * its journal if it was not closed; {@code notes} gets one line when it did.
+     */
+    static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
+                           long blockCount, Consumer<String> notes) throws IOException {
+        return open(dataFile, metaFile, journalFile, name, format, blockCount, MAP_SEGMENT, notes);
     }
 
     /** As above, mapping the metadata in pieces of about {@code mapSegment} bytes (tests cut them small). */
-    static FileVolume open(Path dataFile, Path metaFile, String name, BlockFormat format, long blockCount,
-                           long mapSegment) throws IOException {
-        FileChannel d = FileChannel.open(dataFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        FileChannel m = null;
+    static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
+                           long blockCount, long mapSegment, Consumer<String> notes) throws IOException {
+        StorageFile d = ChannelStorageFile.open(dataFile);
+        StorageFile m = null;
+        StorageFile j = null;
         try {
             long wantData = blockCount * format.dataSize();
             if (d.size() != wantData) {
@@ -113,34 +203,76 @@ public final class FileVolume implements Volume {
                         + wantData);
             }
             if (format.metadataSize() > 0) {
-                m = FileChannel.open(metaFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                m = ChannelStorageFile.open(metaFile);
                 long wantMeta = blockCount * format.metadataSize();
                 if (m.size() != wantMeta) {
                     throw new IOException("volume " + name + ": " + metaFile + " has " + m.size()
                             + " bytes, the manifest says " + wantMeta);
                 }
             }
-            return new FileVolume(name, format, blockCount, d, m, mapSegment);
-        } catch (IOException | RuntimeException e) {
-            d.close();
-            if (m != null) {
-                m.close();
+            if (!java.nio.file.Files.exists(journalFile)) {
+                throw new IOException("volume " + name + ": journal " + journalFile.getFileName() + " is missing");
             }
+            j = ChannelStorageFile.open(journalFile);
+            return open(d, m, j, name, format, blockCount, mapSegment, JOURNAL_SEGMENT, ON_A_THREAD, notes);
+        } catch (IOException | RuntimeException e) {
+            closeAll(d, m, j);
             throw e;
         }
     }
 
-    private void fillUnwrittenMetadata(long lba, long blocks) throws IOException {
+    /**
+     * Opens a volume over its storage files: reads the journal header and, unless the volume was
+     * closed cleanly, replays the journal into the home files, forces them and empties the journal.
+     * Replaying again after a crash during the replay gives the same files (records hold whole
+     * blocks, applied in order), and the header that empties the journal is written only after the
+     * home files are forced. The journal is then marked in use (not clean) before any write.
+     */
+    static FileVolume open(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
+                           long blockCount, long mapSegment, long journalSegment, Executor checkpoints,
+                           Consumer<String> notes) throws IOException {
+        Journal journal = new Journal(j, name + ".journal", format, journalSegment, JOURNAL_SEGMENTS);
+        Journal.Header h = journal.readHeader(); // its message names the journal file, so the volume
+        FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, mapSegment, checkpoints);
+        long n = 0;
+        if (!h.clean()) {
+            long t0 = System.nanoTime();
+            n = journal.scan(h, blockCount, Long.MAX_VALUE, v::apply);
+            d.sync();
+            if (m != null) {
+                m.sync();
+            }
+            notes.accept(name + ": recovered " + n + " journal records in " + (System.nanoTime() - t0) / 1_000_000
+                    + " ms");
+        }
+        journal.start(h, h.startSeq() + n);
+        journal.resetEmpty(false);
+        if (checkpoints == ON_A_THREAD) {
+            v.idleTick = IDLE.scheduleWithFixedDelay(v::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
+        }
+        return v;
+    }
+
+    private static void closeAll(StorageFile... files) throws IOException {
+        for (StorageFile f : files) {
+            if (f != null) {
+                f.close();
+            }
+        }
+    }
+
+    private static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, byte[] unwritten, long lba, long blocks)
+            throws IOException {
         int ms = format.metadataSize();
         int perChunk = Math.max(1, ZERO_CHUNK / ms);
         byte[] pattern = new byte[(int) Math.min(blocks, perChunk) * ms];
         for (int i = 0; i < pattern.length / ms; i++) {
-            System.arraycopy(unwrittenMeta, 0, pattern, i * ms, ms);
+            System.arraycopy(unwritten, 0, pattern, i * ms, ms);
         }
         long done = 0;
         while (done < blocks) {
             int n = (int) Math.min(blocks - done, pattern.length / ms);
-            writeFully(meta, ByteBuffer.wrap(pattern, 0, n * ms), (lba + done) * ms);
+            m.write(ByteBuffer.wrap(pattern, 0, n * ms), (lba + done) * ms);
             done += n;
         }
     }
@@ -171,14 +303,88 @@ public final class FileVolume implements Volume {
     }
 
     private void readUnlocked(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
+        // The index first, the home files after: a checkpoint removes a block's entry only after it
+        // wrote the block home, so a block missed here is already there.
+        JournalBlock[] newer = null;
+        if (!index.isEmpty()) {
+            for (int i = 0; i < blocks; i++) {
+                JournalBlock jb = index.get(lba + i);
+                if (jb != null) {
+                    if (newer == null) {
+                        newer = new JournalBlock[blocks];
+                    }
+                    newer[i] = jb;
+                }
+            }
+        }
+        boolean withMeta = metaOut != null && format.metadataSize() > 0;
+        if (blocks == 1 && newer != null) {
+            readFromJournal(newer[0], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
+            return;
+        }
         readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
-        if (metaOut != null && format.metadataSize() > 0) {
+        if (withMeta) {
             readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+        }
+        if (newer != null) {
+            for (int i = 0; i < blocks; i++) {
+                if (newer[i] != null) {
+                    readFromJournal(newer[i], i, dataOut, withMeta ? metaOut : null);
+                }
+            }
         }
     }
 
-    /** Copies {@code len} bytes of metadata at file offset {@code pos} out of the mappings. */
+    /** Replaces block {@code i} of the outputs, read from the home files, with its newer journal version. */
+    private void readFromJournal(JournalBlock jb, int i, ScatterList dataOut, ScatterList metaOut) throws IOException {
+        int ds = format.dataSize();
+        int ms = format.metadataSize();
+        if (jb.dataPos() < 0) {
+            ScatterList d = dataOut.slice((long) i * ds, ds);
+            for (int s = 0; s < d.segmentCount(); s++) {
+                ByteBuffer seg = d.segment(s);
+                for (int k = 0; k < seg.limit(); k++) {
+                    seg.put(k, (byte) 0);
+                }
+            }
+            if (metaOut != null) {
+                metaOut.write((long) i * ms, unwrittenMeta, 0, ms);
+            }
+            return;
+        }
+        ByteBuffer b = scratch(ds + ms);
+        b.limit(metaOut != null ? ds + ms : ds);
+        if (metaOut != null && jb.metaPos() == jb.dataPos() + ds) {
+            journal.read(b, jb.dataPos()); // a one-block record: its data and metadata in one read
+            metaOut.write((long) i * ms, b, ds, ms);
+        } else {
+            b.limit(ds);
+            journal.read(b, jb.dataPos());
+            if (metaOut != null) {
+                b.limit(ds + ms).position(ds);
+                journal.read(b, jb.metaPos());
+                metaOut.write((long) i * ms, b, ds, ms);
+            }
+        }
+        dataOut.write((long) i * ds, b, 0, ds);
+    }
+
+    /** A direct buffer of this thread's, cleared, of at least {@code n} bytes: reads from the journal land here without allocating. */
+    private static ByteBuffer scratch(int n) {
+        ByteBuffer b = SCRATCH.get();
+        if (b == null || b.capacity() < n) {
+            b = ByteBuffer.allocateDirect(n);
+            SCRATCH.set(b);
+        }
+        return b.clear();
+    }
+
+    /** Copies {@code len} bytes of metadata at file offset {@code pos} out of the mappings, or reads them. */
     private void readMeta(ScatterList out, long pos, long len) throws IOException {
+        if (metaMaps == null) {
+            readInto(meta, out, pos, len);
+            return;
+        }
         // No closed check of its own: the data read before it fails on a closed volume's channel.
         try {
             long done = 0;
@@ -198,87 +404,326 @@ public final class FileVolume implements Volume {
 
     @Override
     public void write(long lba, int blocks, ScatterList dataIn, ScatterList metaIn, boolean fua) throws IOException {
-        long token = locks.lock(lba, blocks, true);
-        try {
-            writeUnlocked(lba, blocks, dataIn, metaIn, false);
-        } finally {
-            locks.unlock(token, true);
+        if (format.metadataSize() > 0 && metaIn == null) {
+            throw new IllegalArgumentException("format " + format.sizes() + " needs metadata for a write");
         }
+        append(Journal.WRITE, lba, blocks, dataIn, metaIn);
         if (fua) {
             flush(); // outside the lock: readers of these blocks need not wait for the disk
-        }
-    }
-
-    private void writeUnlocked(long lba, int blocks, ScatterList dataIn, ScatterList metaIn, boolean fua) throws IOException {
-        // Metadata first, then data: if the process dies between the two, the new PI sits over the
-        // old data and a read fails its guard check. The other order could leave new data under the
-        // unwritten pattern, whose escape tuple would let it read back unchecked.
-        if (format.metadataSize() > 0) {
-            if (metaIn == null) {
-                throw new IllegalArgumentException("format " + format.sizes() + " needs metadata for a write");
-            }
-            writeFrom(meta, metaIn, lba * format.metadataSize(), (long) blocks * format.metadataSize());
-        }
-        writeFrom(data, dataIn, lba * format.dataSize(), (long) blocks * format.dataSize());
-        if (fua) {
-            flush();
         }
     }
 
     @Override
     public void writeZeroes(long lba, int blocks, boolean fua) throws IOException {
-        long token = locks.lock(lba, blocks, true);
-        try {
-            writeZeroesUnlocked(lba, blocks, false);
-        } finally {
-            locks.unlock(token, true);
-        }
-        if (fua) {
-            flush(); // outside the lock: readers of these blocks need not wait for the disk
-        }
-    }
-
-    private void writeZeroesUnlocked(long lba, int blocks, boolean fua) throws IOException {
-        // Data first, then the unwritten metadata (the reverse of write): a death in between leaves
-        // zero data under the old PI, which fails its check, never old data under an escape tuple.
-        long pos = lba * format.dataSize();
-        long len = (long) blocks * format.dataSize();
-        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(len, ZERO_CHUNK));
-        while (len > 0) {
-            zeros.clear().limit((int) Math.min(len, zeros.capacity()));
-            int n = zeros.remaining();
-            writeFully(data, zeros, pos);
-            pos += n;
-            len -= n;
-        }
-        if (format.metadataSize() > 0) {
-            fillUnwrittenMetadata(lba, blocks);
-        }
+        append(Journal.ZEROES, lba, blocks, null, null);
         if (fua) {
             flush();
         }
     }
 
-    @Override
-    public void flush() throws IOException {
-        data.force(false);
-        if (meta != null) {
-            meta.force(false);
+    /**
+     * Appends one request to the journal under its blocks' write locks and indexes its blocks. When
+     * the active journal segment is full the journal moves on to the next one first. A zeroing of
+     * many blocks is applied at once by a full checkpoint instead of being indexed block by block (it
+     * holds every block's lock anyway).
+     */
+    private void append(byte type, long lba, int blocks, ScatterList dataIn, ScatterList metaIn) throws IOException {
+        for (;;) {
+            long token = locks.lock(lba, blocks, true);
+            try {
+                IOException failed = checkpointFailure;
+                if (failed != null) {
+                    throw new IOException("volume " + name + ": a checkpoint failed: " + failed.getMessage(), failed);
+                }
+                Journal.Appended a = journal.append(type, lba, blocks, dataIn, metaIn);
+                appends++;
+                if (a == null && BlockLocks.coversAll(token)) {
+                    fullCheckpointLocked(false);
+                    a = journal.append(type, lba, blocks, dataIn, metaIn);
+                }
+                if (a != null) {
+                    if (type == Journal.ZEROES && BlockLocks.coversAll(token)) {
+                        fullCheckpointLocked(false);
+                    } else {
+                        indexRecord(type, a, lba, blocks);
+                    }
+                    return;
+                }
+            } finally {
+                locks.unlock(token, true);
+            }
+            nextSegment(Journal.recordSize(type, blocks, format.dataSize(), format.metadataSize()));
         }
     }
 
-    @Override
-    public void close() throws IOException {
+    private void indexRecord(byte type, Journal.Appended a, long lba, int blocks) {
+        int ds = format.dataSize();
+        int ms = format.metadataSize();
+        long dataAt = a.pos() + Journal.RECORD_HEADER;
+        long metaAt = dataAt + (long) blocks * ds;
+        for (int i = 0; i < blocks; i++) {
+            index.put(lba + i, type == Journal.ZEROES ? new JournalBlock(a.seq(), -1, -1)
+                    : new JournalBlock(a.seq(), dataAt + (long) i * ds, metaAt + (long) i * ms));
+        }
+    }
+
+    /**
+     * Moves the journal on to its next segment (unless another thread did) and starts the checkpoint
+     * of the full one. Holding every block lock keeps readers of the segment about to be reused out:
+     * its checkpoint, awaited here when the ring is full, finished before.
+     */
+    private void nextSegment(long need) throws IOException {
+        moveOn(false, need);
+    }
+
+    /**
+     * When no request came since the last tick and the active segment holds records, moves on to the
+     * next segment, which checkpoints this one: an idle volume's journal drains, and its blocks read
+     * from the home files again.
+     */
+    private void idleTick() {
+        long a = appends;
+        if (a == appendsAtLastTick) {
+            try {
+                checkpointActiveSegment();
+            } catch (IOException | RuntimeException e) {
+                // Kept in checkpointFailure when a checkpoint failed; the next write reports it.
+            }
+        }
+        appendsAtLastTick = a;
+    }
+
+    /** Moves on to the next segment if the active one holds records, checkpointing it meanwhile. */
+    void checkpointActiveSegment() throws IOException {
+        moveOn(true, 0);
+    }
+
+    private void moveOn(boolean whenAnyRecords, long need) throws IOException {
+        long token = locks.lockAll(true);
         try {
-            data.close();
+            if (closed || !(whenAnyRecords ? journal.activeHasRecords() : journal.needsSwap(need))) {
+                return;
+            }
+            while (!pendingCheckpoints.isEmpty() && pendingCheckpoints.peekFirst().isDone()) {
+                await(pendingCheckpoints.pollFirst());
+            }
+            if (pendingCheckpoints.size() >= JOURNAL_SEGMENTS - 1) {
+                await(pendingCheckpoints.pollFirst());
+            }
+            Journal.Appended next = journal.swap();
+            FutureTask<Void> before = pendingCheckpoints.peekLast();
+            FutureTask<Void> task = new FutureTask<>(() -> {
+                if (before != null) {
+                    await(before);
+                }
+                checkpointSegment(next.seq(), next.pos());
+                return null;
+            });
+            pendingCheckpoints.addLast(task);
+            checkpoints.execute(task);
         } finally {
-            if (meta != null) {
-                meta.close();
+            locks.unlock(token, true);
+        }
+    }
+
+    /** Waits for every checkpoint started, oldest first; with every block lock held. */
+    private void awaitCheckpoints() throws IOException {
+        while (!pendingCheckpoints.isEmpty()) {
+            await(pendingCheckpoints.pollFirst());
+        }
+        IOException failed = checkpointFailure;
+        if (failed != null) {
+            throw new IOException("volume " + name + ": a checkpoint failed: " + failed.getMessage(), failed);
+        }
+    }
+
+    /** Waits for one checkpoint, running it here if it has not started; a failure is kept for later writes. */
+    private void await(FutureTask<Void> t) throws IOException {
+        t.run(); // nothing if it ran or runs elsewhere
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    t.get();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause();
+                    checkpointFailure = c instanceof IOException io ? io : new IOException(c);
+                    throw checkpointFailure;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
-    private static void readInto(FileChannel ch, ScatterList out, long pos, long len) throws IOException {
+    /**
+     * Checkpoints the records from the head up to {@code lastSeq} (the segment left behind) while
+     * writers fill the next ones: forces the journal, applies them to the home files, forces
+     * those, moves the head to {@code nextPos} where record {@code lastSeq + 1} goes, then drops the
+     * index entries it applied. Home files change only here and in recovery, and only with records
+     * already durable.
+     */
+    private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
+        journal.syncUpTo(lastSeq);
+        long durable = journal.durableSeq();
+        Journal.Header head = journal.head();
+        long n = journal.scan(head, blockCount, lastSeq, (seq, type, lba, blocks, payload) ->
+                apply(seq, type, lba, blocks, payload, durable));
+        expectApplied(n, lastSeq - head.startSeq() + 1);
+        data.sync();
+        if (meta != null) {
+            meta.sync();
+        }
+        journal.advanceHead(lastSeq + 1, nextPos);
+        index.values().removeIf(jb -> jb.seq() <= lastSeq);
+    }
+
+    /**
+     * A checkpoint that found fewer records than it wrote (the journal changed under it) must not
+     * move the head past them: it fails, and the records stay for recovery.
+     */
+    private void expectApplied(long found, long expected) throws IOException {
+        if (found != expected) {
+            throw new IOException("volume " + name + ": checkpoint found " + found + " of " + expected
+                    + " journal records");
+        }
+    }
+
+    /**
+     * With every block locked: waits for a background checkpoint, forces the journal, applies every
+     * record to the home files, forces them, and empties the journal (marked clean when closing).
+     */
+    private void fullCheckpointLocked(boolean clean) throws IOException {
+        awaitCheckpoints();
+        if (!journal.isEmpty()) {
+            long last = journal.appendedSeq();
+            journal.syncUpTo(last);
+            long durable = journal.durableSeq();
+            Journal.Header head = journal.head();
+            long n = journal.scan(head, blockCount, last, (seq, type, lba, blocks, payload) ->
+                    apply(seq, type, lba, blocks, payload, durable));
+            expectApplied(n, last - head.startSeq() + 1);
+            data.sync();
+            if (meta != null) {
+                meta.sync();
+            }
+            index.clear();
+        }
+        journal.resetEmpty(clean);
+    }
+
+    /** Recovery: applies a record to the home files, every block of it. */
+    private void apply(long seq, byte type, long lba, int blocks, ByteBuffer payload) throws IOException {
+        apply(seq, type, lba, blocks, payload, -1);
+    }
+
+    /**
+     * Applies one journal record to the home files. A block is skipped when a later record rewrites
+     * it that is durable (sequence number up to {@code durable}): recovery would replay that one too.
+     */
+    private void apply(long seq, byte type, long lba, int blocks, ByteBuffer payload, long durable) throws IOException {
+        int ds = format.dataSize();
+        int ms = format.metadataSize();
+        int i = 0;
+        while (i < blocks) {
+            if (isRewrittenLater(lba + i, seq, durable)) {
+                i++;
+                continue;
+            }
+            int run = 1;
+            while (i + run < blocks && !isRewrittenLater(lba + i + run, seq, durable)) {
+                run++;
+            }
+            if (type == Journal.WRITE) {
+                ByteBuffer d = payload.duplicate();
+                d.limit((i + run) * ds).position(i * ds);
+                data.write(d, (lba + i) * ds);
+                if (meta != null) {
+                    ByteBuffer m = payload.duplicate();
+                    int metaStart = blocks * ds;
+                    m.limit(metaStart + (i + run) * ms).position(metaStart + i * ms);
+                    meta.write(m, (lba + i) * ms);
+                }
+            } else {
+                writeZeroData(lba + i, run);
+                if (meta != null) {
+                    fillUnwrittenMetadata(meta, format, unwrittenMeta, lba + i, run);
+                }
+            }
+            i += run;
+        }
+    }
+
+    private boolean isRewrittenLater(long lba, long seq, long durable) {
+        JournalBlock jb = index.get(lba);
+        return jb != null && jb.seq() > seq && jb.seq() <= durable;
+    }
+
+    private void writeZeroData(long lba, long blocks) throws IOException {
+        long pos = lba * format.dataSize();
+        long len = blocks * format.dataSize();
+        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(len, ZERO_CHUNK));
+        while (len > 0) {
+            zeros.clear().limit((int) Math.min(len, zeros.capacity()));
+            int n = zeros.remaining();
+            data.write(zeros, pos);
+            pos += n;
+            len -= n;
+        }
+    }
+
+    /** Forces the journal: every request appended so far is durable (concurrent flushes share one fsync). */
+    @Override
+    public void flush() throws IOException {
+        journal.syncUpTo(journal.appendedSeq());
+    }
+
+    /**
+     * Applies everything in the journal to the home files, forces them and empties the journal, as
+     * closing does: afterwards {@code NAME.data} and {@code NAME.meta} alone hold every block (to
+     * copy them, or for a test to damage a stored block where reads will find it).
+     */
+    public void checkpoint() throws IOException {
+        long token = locks.lockAll(true);
+        try {
+            if (closed) {
+                throw new IOException("volume " + name + " is closed");
+            }
+            fullCheckpointLocked(false);
+        } finally {
+            locks.unlock(token, true);
+        }
+    }
+
+    /** Checkpoints and marks the journal clean, so the next open has nothing to replay. */
+    @Override
+    public void close() throws IOException {
+        long token = locks.lockAll(true);
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (idleTick != null) {
+                idleTick.cancel(false);
+            }
+            fullCheckpointLocked(true);
+        } finally {
+            locks.unlock(token, true);
+            try {
+                closeAll(data, meta);
+            } finally {
+                journal.close();
+            }
+        }
+    }
+
+    private static void readInto(StorageFile f, ScatterList out, long pos, long len) throws IOException {
         for (int i = 0; i < out.segmentCount() && len > 0; i++) {
             ByteBuffer s = out.segment(i);
             if (s.remaining() > len) {
@@ -286,32 +731,13 @@ public final class FileVolume implements Volume {
             }
             int n = s.remaining();
             while (s.hasRemaining()) {
-                int r = ch.read(s, pos + (n - s.remaining()));
+                int r = f.read(s, pos + (n - s.remaining()));
                 if (r < 0) {
                     throw new IOException("unexpected end of file at " + (pos + n - s.remaining()));
                 }
             }
             pos += n;
             len -= n;
-        }
-    }
-
-    private static void writeFrom(FileChannel ch, ScatterList in, long pos, long len) throws IOException {
-        for (int i = 0; i < in.segmentCount() && len > 0; i++) {
-            ByteBuffer s = in.segment(i);
-            if (s.remaining() > len) {
-                s.limit((int) len);
-            }
-            int n = s.remaining();
-            writeFully(ch, s, pos);
-            pos += n;
-            len -= n;
-        }
-    }
-
-    private static void writeFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        while (b.hasRemaining()) {
-            pos += ch.write(b, pos);
         }
     }
 }

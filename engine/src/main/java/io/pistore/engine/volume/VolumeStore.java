@@ -34,8 +34,11 @@ import java.util.regex.Pattern;
  */
 public final class VolumeStore implements AutoCloseable {
     public static final String MANIFEST_SUFFIX = ".volume";
+    private static final String JOURNAL_SUFFIX = ".journal";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
-    private static final int MANIFEST_VERSION = 1;
+    private static final int MANIFEST_VERSION = 2;
+    /** Manifest version 1: the same data and metadata files, without a journal; converted on open. */
+    private static final int MANIFEST_VERSION_UNJOURNALED = 1;
     /** What the lock file says of an owner that did not say what it is doing. */
     public static final String DEFAULT_OWNER = "pistore engine";
 
@@ -43,6 +46,7 @@ public final class VolumeStore implements AutoCloseable {
     private final long cacheBytes;
     private final Map<String, Volume> volumes = new ConcurrentHashMap<>();
     private final List<String> openProblems = new ArrayList<>();
+    private final List<String> openNotes = new ArrayList<>();
     /** The directory's one-owner lock; null for a memory store, which nothing else can reach. */
     private final DataDirLock lock;
 
@@ -112,6 +116,14 @@ public final class VolumeStore implements AutoCloseable {
         return dir != null;
     }
 
+    /**
+     * One line per volume whose opening did more than open files: a journal replayed after a crash,
+     * a volume converted from manifest version 1.
+     */
+    public List<String> openNotes() {
+        return Collections.unmodifiableList(openNotes);
+    }
+
     /** One line per volume that failed to open, with the reason. */
     public List<String> openProblems() {
         return Collections.unmodifiableList(openProblems);
@@ -143,16 +155,19 @@ public final class VolumeStore implements AutoCloseable {
             }
             Path data = dir.resolve(name + ".data");
             Path meta = dir.resolve(name + ".meta");
+            Path journal = dir.resolve(name + JOURNAL_SUFFIX);
             // Leftovers of a create that crashed before its manifest was written.
             Files.deleteIfExists(data);
             Files.deleteIfExists(meta);
-            v = cached(FileVolume.create(data, meta, name, format, blocks));
+            Files.deleteIfExists(journal);
+            v = cached(FileVolume.create(data, meta, journal, name, format, blocks));
             try {
                 writeManifest(manifest, name, format, blocks);
             } catch (IOException e) {
                 v.close();
                 Files.deleteIfExists(data);
                 Files.deleteIfExists(meta);
+                Files.deleteIfExists(journal);
                 throw e;
             }
         }
@@ -172,6 +187,7 @@ public final class VolumeStore implements AutoCloseable {
             syncDirectory(dir);
             Files.deleteIfExists(dir.resolve(name + ".data"));
             Files.deleteIfExists(dir.resolve(name + ".meta"));
+            Files.deleteIfExists(dir.resolve(name + JOURNAL_SUFFIX));
         }
     }
 
@@ -222,8 +238,9 @@ public final class VolumeStore implements AutoCloseable {
             p.load(in);
         }
         int version = Integer.parseInt(required(p, "version"));
-        if (version != MANIFEST_VERSION) {
-            throw new IOException("manifest version " + version + " is not supported (expected " + MANIFEST_VERSION + ")");
+        if (version != MANIFEST_VERSION && version != MANIFEST_VERSION_UNJOURNALED) {
+            throw new IOException("manifest version " + version + " is not supported (expected " + MANIFEST_VERSION
+                    + " or " + MANIFEST_VERSION_UNJOURNALED + ")");
         }
         if (!name.equals(required(p, "name"))) {
             throw new IOException("manifest " + manifest.getFileName() + " names volume " + p.getProperty("name"));
@@ -232,7 +249,31 @@ public final class VolumeStore implements AutoCloseable {
                 Integer.parseInt(required(p, "metadata.size")), GuardType.parse(required(p, "guard")),
                 PiType.of(Integer.parseInt(required(p, "pi.type"))), PiLocation.parse(required(p, "pi.location")));
         long blocks = Long.parseLong(required(p, "blocks"));
-        return FileVolume.open(dir.resolve(name + ".data"), dir.resolve(name + ".meta"), name, format, blocks);
+        Path journal = dir.resolve(name + JOURNAL_SUFFIX);
+        if (version == MANIFEST_VERSION_UNJOURNALED) {
+            upgrade(manifest, journal, name, format, blocks);
+        }
+        return FileVolume.open(dir.resolve(name + ".data"), dir.resolve(name + ".meta"), journal, name, format, blocks,
+                openNotes::add);
+    }
+
+    /**
+     * Converts a volume of manifest version 1 (no journal) in place: its data and metadata files stay
+     * as they are; an empty journal is created and forced, then the version-2 manifest replaces the old
+     * one atomically. A crash before the rename leaves a version-1 volume, converted again next time.
+     */
+    private void upgrade(Path manifest, Path journal, String name, BlockFormat format, long blocks) throws IOException {
+        long wantData = blocks * format.dataSize();
+        Path data = dir.resolve(name + ".data");
+        if (Files.size(data) != wantData) { // checked before anything is written
+            throw new IOException("volume " + name + ": " + data + " has " + Files.size(data)
+                    + " bytes, the manifest says " + wantData);
+        }
+        FileVolume.createJournal(journal, format);
+        syncDirectory(dir);
+        writeManifest(manifest, name, format, blocks);
+        openNotes.add(name + ": converted from manifest version " + MANIFEST_VERSION_UNJOURNALED + " to "
+                + MANIFEST_VERSION + " (created " + journal.getFileName() + ")");
     }
 
     private static String required(Properties p, String key) throws IOException {

@@ -29,6 +29,7 @@ class FileVolumeMetadataTest {
         int blocks = 48;
         Path d = dir.resolve("v.data");
         Path m = dir.resolve("v.meta");
+        Path j = dir.resolve("v.journal");
         byte[] data = new byte[blocks * ds];
         byte[] meta = new byte[blocks * ms];
         byte[] unwritten = UnwrittenBlock.metadata(f);
@@ -36,8 +37,8 @@ class FileVolumeMetadataTest {
             System.arraycopy(unwritten, 0, meta, b * ms, ms);
         }
         Random r = new Random(ds * 31L + ms * 7L + segment);
-        FileVolume.create(d, m, "v", f, blocks).close();
-        FileVolume v = FileVolume.open(d, m, "v", f, blocks, segment);
+        FileVolume.create(d, m, j, "v", f, blocks).close();
+        FileVolume v = FileVolume.open(d, m, j, "v", f, blocks, segment, note -> { });
         try {
             for (int op = 0; op < 400; op++) {
                 int n = 1 + r.nextInt(8);
@@ -65,7 +66,7 @@ class FileVolumeMetadataTest {
         } finally {
             v.close();
         }
-        FileVolume again = FileVolume.open(d, m, "v", f, blocks, segment * 3 + 1);
+        FileVolume again = FileVolume.open(d, m, j, "v", f, blocks, segment * 3 + 1, note -> { });
         try {
             check(again, f, 0, blocks, data, meta, true);
         } finally {

@@ -544,8 +544,14 @@ class NbdServerTest {
 
     // ------------------------------------------------------------------ PI failures
 
-    /** Flips a bit of block {@code lba}'s stored guard in the volume's metadata file. */
+    /**
+     * Flips a bit of block {@code lba}'s stored guard in the volume's metadata file, after a
+     * checkpoint has moved every block from the journal there.
+     */
     void corruptStoredPi(String volume, long lba) throws IOException {
+        if (store.get(volume) instanceof io.pistore.engine.volume.FileVolume v) {
+            v.checkpoint();
+        }
         try (FileChannel m = FileChannel.open(dir.resolve(volume + ".meta"), StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
             ByteBuffer b = ByteBuffer.allocate(1);

@@ -1,0 +1,416 @@
+package io.pistore.engine.volume;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.ScatterList;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * A file volume's write-ahead journal, {@code NAME.journal} (layout in docs/FORMAT.md): a header in
+ * two alternating 512-byte slots, then a ring of equal segments of records from
+ * {@link #RECORDS_START}. Records go to the active segment, each appended with one positional write;
+ * when it is full the next segment becomes active and the full one is checkpointed (applied to the
+ * home files) while the others fill. A record is one whole request (a write's data and metadata, or a
+ * zeroing), so a crash keeps or loses it as a whole.
+ *
+ * <p>Recovery starts at the head the header names and takes records in sequence-number order,
+ * looking for each right after the previous one or else at the start of the next segment, and stops at
+ * the first that is torn, missing or of another epoch: what survives is always a prefix of the
+ * requests. The epoch changes at every reset, so records left over from before a crash can never be
+ * taken for new ones.
+ *
+ * <p>Appends are serialized (one lock, one write each), which keeps records in sequence order with no
+ * gaps; syncs are grouped: concurrent callers of {@link #syncUpTo} share one fsync.
+ */
+final class Journal {
+    static final int SLOT_SIZE = 512;
+    static final int RECORDS_START = 4096;
+    static final int RECORD_HEADER = 40;
+    static final byte WRITE = 1;
+    static final byte ZEROES = 2;
+    static final int VERSION = 1;
+    private static final int HEADER_MAGIC = 0x50494A48; // "PIJH"
+    private static final int RECORD_MAGIC = 0x50494A52; // "PIJR"
+    private static final int HEADER_BYTES = 56;
+
+    private final StorageFile file;
+    private final String fileName;
+    private final int dataSize;
+    private final int metaSize;
+    private final long segmentSize;
+    private final int segments;
+    private final Object syncLock = new Object();
+    private final CRC32C crc = new CRC32C();
+    private ByteBuffer buf = ByteBuffer.allocateDirect(RECORD_HEADER + (1 << 16)).order(ByteOrder.BIG_ENDIAN);
+
+    /** The head as last written; written by one thread at a time (a checkpoint, or a holder of every block lock). */
+    private volatile Header head;
+    // Guarded by this.
+    private int active;
+    private long tail = RECORDS_START;
+    private long nextSeq;
+    /** The last sequence number whose record is written (not yet necessarily durable). */
+    private volatile long appendedSeq;
+    /** The last sequence number whose record is durable. */
+    private volatile long durableSeq;
+
+    /**
+     * The header's fields: {@code slotSeq} picks the newer slot; records of {@code epoch} from
+     * {@code startSeq} at {@code startPos} are not yet all in the home files (unless {@code clean}).
+     */
+    record Header(long slotSeq, long epoch, long startSeq, long startPos, boolean clean) {
+    }
+
+    /** Where an appended record went. */
+    record Appended(long pos, long seq) {
+    }
+
+    /** One record met by a scan. {@code payload} holds data then metadata (empty for zeroes). */
+    interface Visitor {
+        void record(long seq, byte type, long lba, int blocks, ByteBuffer payload) throws IOException;
+    }
+
+    /** A journal of {@code segments} segments of {@code segmentSize} bytes of records each. */
+    Journal(StorageFile file, String fileName, BlockFormat format, long segmentSize, int segments) {
+        this.file = file;
+        this.fileName = fileName;
+        this.dataSize = format.dataSize();
+        this.metaSize = format.metadataSize();
+        this.segmentSize = segmentSize;
+        this.segments = segments;
+    }
+
+    /** Writes the header of an empty, clean journal into a new file and forces it. */
+    static void initialize(StorageFile file, BlockFormat format) throws IOException {
+        file.truncate(0);
+        file.write(ByteBuffer.allocate(RECORDS_START), 0);
+        Header h = new Header(1, 1, 1, RECORDS_START, true);
+        file.write(headerSlot(h, format.dataSize(), format.metadataSize()), slotOffset(h.slotSeq()));
+        file.sync();
+    }
+
+    private static long slotOffset(long slotSeq) {
+        return (slotSeq & 1) * SLOT_SIZE;
+    }
+
+    private static ByteBuffer headerSlot(Header h, int ds, int ms) {
+        ByteBuffer b = ByteBuffer.allocate(SLOT_SIZE).order(ByteOrder.BIG_ENDIAN);
+        b.putInt(0, HEADER_MAGIC).putInt(4, VERSION).putLong(8, h.slotSeq()).putLong(16, h.epoch())
+                .putLong(24, h.startSeq()).putLong(32, h.startPos()).putInt(40, ds).putInt(44, ms)
+                .putInt(48, h.clean() ? 1 : 0);
+        CRC32C c = new CRC32C();
+        c.update(b.array(), 0, HEADER_BYTES - 4);
+        b.putInt(HEADER_BYTES - 4, (int) c.getValue());
+        return b;
+    }
+
+    private long segmentStart(int segment) {
+        return RECORDS_START + segment * segmentSize;
+    }
+
+    /**
+     * Reads the header: the valid slot of the higher slot sequence. A slot torn by a crash while it
+     * was rewritten fails its CRC, and the other one, written and forced before it, is used.
+     *
+     * @throws IOException naming the file when neither slot is valid or the format differs
+     */
+    Header readHeader() throws IOException {
+        long size = file.size();
+        if (size < 2 * SLOT_SIZE) {
+            throw new IOException("journal " + fileName + " is damaged: header truncated (" + size + " bytes)");
+        }
+        Header best = null;
+        String why = null;
+        for (int s = 0; s < 2; s++) {
+            ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
+            file.readFully(b, (long) s * SLOT_SIZE);
+            String problem = slotProblem(b);
+            Header h = problem != null ? null
+                    : new Header(b.getLong(8), b.getLong(16), b.getLong(24), b.getLong(32), b.getInt(48) == 1);
+            if (h != null && slotOffset(h.slotSeq()) != (long) s * SLOT_SIZE) {
+                problem = "header slot " + s + " holds slot sequence " + h.slotSeq();
+            }
+            if (problem != null) {
+                why = why == null ? problem : why;
+            } else if (best == null || h.slotSeq() > best.slotSeq()) {
+                best = h;
+            }
+        }
+        if (best == null) {
+            throw new IOException("journal " + fileName + " is damaged: " + why);
+        }
+        return best;
+    }
+
+    private String slotProblem(ByteBuffer b) {
+        if (b.getInt(0) != HEADER_MAGIC) {
+            return String.format("bad magic 0x%08x", b.getInt(0));
+        }
+        if (b.getInt(4) != VERSION) {
+            return "version " + b.getInt(4) + " is not supported (expected " + VERSION + ")";
+        }
+        CRC32C c = new CRC32C();
+        c.update(b.array(), 0, HEADER_BYTES - 4);
+        if ((int) c.getValue() != b.getInt(HEADER_BYTES - 4)) {
+            return "header checksum mismatch";
+        }
+        if (b.getInt(40) != dataSize || b.getInt(44) != metaSize) {
+            return "journal is for blocks of " + b.getInt(40) + "+" + b.getInt(44) + ", the volume has "
+                    + dataSize + "+" + metaSize;
+        }
+        if (b.getLong(32) < RECORDS_START) {
+            return "head at " + b.getLong(32) + " is inside the header";
+        }
+        return null;
+    }
+
+    /**
+     * Calls {@code v} for each record from the head {@code h}, in order, while records are intact,
+     * of {@code h}'s epoch and carry the next sequence number, up to sequence {@code lastSeq};
+     * returns how many. Reads the file in large pieces, not record by record.
+     */
+    long scan(Header h, long blockCount, long lastSeq, Visitor v) throws IOException {
+        long pos = h.startPos();
+        int segment = (int) Math.min(segments - 1, (pos - RECORDS_START) / segmentSize);
+        long seq = h.startSeq();
+        Window w = new Window(file.size());
+        long count = 0;
+        while (seq <= lastSeq) {
+            ByteBuffer rec = readRecord(w, pos, seq, h.epoch(), blockCount);
+            if (rec == null) {
+                // Not right after the previous record: the writer may have moved to the next segment.
+                segment = (segment + 1) % segments;
+                pos = segmentStart(segment);
+                rec = readRecord(w, pos, seq, h.epoch(), blockCount);
+                if (rec == null) {
+                    break;
+                }
+            }
+            int blocks = rec.getInt(32);
+            ByteBuffer payload = rec.duplicate().position(RECORD_HEADER).slice();
+            v.record(seq, rec.get(4), rec.getLong(24), blocks, payload);
+            pos += rec.remaining();
+            seq++;
+            count++;
+        }
+        return count;
+    }
+
+    /** A piece of the file read ahead, so a scan makes one read call per megabyte, not two per record. */
+    private final class Window {
+        private static final int SIZE = 1 << 20;
+        final long fileSize;
+        ByteBuffer buf = ByteBuffer.allocate(SIZE).order(ByteOrder.BIG_ENDIAN);
+        long start = -1;
+        int valid;
+
+        Window(long fileSize) {
+            this.fileSize = fileSize;
+        }
+
+        /** {@code [pos, pos + len)} of the file as a buffer, or null past its end. */
+        ByteBuffer get(long pos, int len) throws IOException {
+            if (pos + len > fileSize) {
+                return null;
+            }
+            if (start < 0 || pos < start || pos + len > start + valid) {
+                if (buf.capacity() < len) {
+                    buf = ByteBuffer.allocate(len).order(ByteOrder.BIG_ENDIAN);
+                }
+                buf.clear().limit((int) Math.min(buf.capacity(), fileSize - pos));
+                file.readFully(buf, pos);
+                start = pos;
+                valid = buf.position();
+            }
+            int at = (int) (pos - start);
+            return buf.duplicate().order(ByteOrder.BIG_ENDIAN).limit(at + len).position(at).slice()
+                    .order(ByteOrder.BIG_ENDIAN);
+        }
+    }
+
+    /** The record at {@code pos} (header and payload), or null if it is not the one expected there. */
+    private ByteBuffer readRecord(Window w, long pos, long seq, long epoch, long blockCount) throws IOException {
+        ByteBuffer head = w.get(pos, RECORD_HEADER);
+        if (head == null) {
+            return null;
+        }
+        byte type = head.get(4);
+        long lba = head.getLong(24);
+        int blocks = head.getInt(32);
+        if (head.getInt(0) != RECORD_MAGIC || head.getLong(8) != epoch || head.getLong(16) != seq
+                || (type != WRITE && type != ZEROES) || blocks <= 0 || lba < 0 || lba > blockCount - blocks) {
+            return null;
+        }
+        long len = type == WRITE ? (long) blocks * (dataSize + metaSize) : 0;
+        if (len > segmentSize) {
+            return null;
+        }
+        ByteBuffer rec = w.get(pos, RECORD_HEADER + (int) len);
+        if (rec == null) {
+            return null;
+        }
+        CRC32C c = new CRC32C();
+        c.update(rec.duplicate().position(RECORD_HEADER));
+        c.update(rec.duplicate().limit(RECORD_HEADER - 4));
+        if ((int) c.getValue() != rec.getInt(RECORD_HEADER - 4)) {
+            return null;
+        }
+        return rec;
+    }
+
+    /** Takes over the head read at open, with {@code nextSeq} the sequence number after the last record kept. */
+    synchronized void start(Header h, long nextSeq) {
+        head = h;
+        this.nextSeq = nextSeq;
+        appendedSeq = nextSeq - 1;
+        durableSeq = nextSeq - 1;
+    }
+
+    /** The head as last written. */
+    Header head() {
+        return head;
+    }
+
+    /**
+     * Empties the journal once every record is in the home files (and forced there): a new epoch,
+     * the head at the start of the first half. The header is forced before any new record can
+     * overwrite the old ones. Only with no append or checkpoint running.
+     */
+    synchronized void resetEmpty(boolean clean) throws IOException {
+        Header h = new Header(head.slotSeq() + 1, head.epoch() + 1, nextSeq, RECORDS_START, clean);
+        writeHeader(h);
+        active = 0;
+        tail = RECORDS_START;
+        durableSeq = nextSeq - 1;
+    }
+
+    /**
+     * Moves the head past the records a checkpoint applied (and forced to the home files): to
+     * {@code startSeq}, which is or will be the first record of the other half at {@code startPos}.
+     */
+    void advanceHead(long startSeq, long startPos) throws IOException {
+        Header h = head;
+        writeHeader(new Header(h.slotSeq() + 1, h.epoch(), startSeq, startPos, false));
+    }
+
+    private void writeHeader(Header h) throws IOException {
+        file.write(headerSlot(h, dataSize, metaSize), slotOffset(h.slotSeq()));
+        file.sync();
+        head = h;
+    }
+
+    /** Whether every record appended is before the head (applied to the home files). */
+    synchronized boolean isEmpty() {
+        return nextSeq == head.startSeq();
+    }
+
+    /** Whether the active segment holds records. */
+    synchronized boolean activeHasRecords() {
+        return tail > segmentStart(active);
+    }
+
+    /** Whether a record of {@code size} bytes does not fit in the active segment. */
+    synchronized boolean needsSwap(long size) {
+        return tail + size > segmentStart(active) + segmentSize;
+    }
+
+    /**
+     * Makes the next segment active; returns the sequence number of the last record in the segment
+     * left behind and the position where the next record goes.
+     */
+    synchronized Appended swap() {
+        active = (active + 1) % segments;
+        tail = segmentStart(active);
+        return new Appended(tail, nextSeq - 1);
+    }
+
+    static long recordSize(byte type, int blocks, int dataSize, int metaSize) {
+        return RECORD_HEADER + (type == WRITE ? (long) blocks * (dataSize + metaSize) : 0);
+    }
+
+    /**
+     * Appends one record with one write: a write's data and metadata ({@code data}, {@code meta}:
+     * {@code blocks} blocks' worth each; {@code meta} null without metadata), or a zeroing (both null).
+     * Returns where it went, or null when it does not fit in the active segment: the caller moves on
+     * and tries again.
+     */
+    synchronized Appended append(byte type, long lba, int blocks, ScatterList data, ScatterList meta) throws IOException {
+        long size = recordSize(type, blocks, dataSize, metaSize);
+        if (size > segmentSize) {
+            throw new IllegalArgumentException("request of " + blocks + " blocks is too large for the journal of "
+                    + fileName);
+        }
+        if (tail + size > segmentStart(active) + segmentSize) {
+            return null;
+        }
+        if (buf.capacity() < size) {
+            buf = ByteBuffer.allocateDirect((int) size).order(ByteOrder.BIG_ENDIAN);
+        }
+        ByteBuffer b = buf;
+        b.clear();
+        int payload = (int) size - RECORD_HEADER;
+        if (type == WRITE) {
+            int dlen = blocks * dataSize;
+            data.read(0, b, RECORD_HEADER, dlen);
+            if (metaSize > 0) {
+                meta.read(0, b, RECORD_HEADER + dlen, blocks * metaSize);
+            }
+        }
+        long seq = nextSeq;
+        b.putInt(0, RECORD_MAGIC).put(4, type).put(5, (byte) 0).putShort(6, (short) 0).putLong(8, head.epoch())
+                .putLong(16, seq).putLong(24, lba).putInt(32, blocks);
+        // CRC-32C of the payload, then of the header's first 36 bytes.
+        crc.reset();
+        b.limit(RECORD_HEADER + payload).position(RECORD_HEADER);
+        crc.update(b);
+        b.limit(RECORD_HEADER - 4).position(0);
+        crc.update(b);
+        b.limit(RECORD_HEADER + payload).position(0);
+        b.putInt(RECORD_HEADER - 4, (int) crc.getValue());
+        long pos = tail;
+        file.write(b, pos);
+        tail = pos + size;
+        nextSeq = seq + 1;
+        appendedSeq = seq;
+        return new Appended(pos, seq);
+    }
+
+    long appendedSeq() {
+        return appendedSeq;
+    }
+
+    long durableSeq() {
+        return durableSeq;
+    }
+
+    /**
+     * Makes every record up to {@code seq} durable. Group commit: a caller whose records were covered
+     * by an fsync that began after they were written returns without one of its own.
+     */
+    void syncUpTo(long seq) throws IOException {
+        if (durableSeq >= seq) {
+            return;
+        }
+        synchronized (syncLock) {
+            if (durableSeq >= seq) {
+                return;
+            }
+            long upto = appendedSeq;
+            file.sync();
+            if (upto > durableSeq) {
+                durableSeq = upto;
+            }
+        }
+    }
+
+    /** Reads {@code dst.remaining()} bytes of a record's payload at file position {@code pos}. */
+    void read(ByteBuffer dst, long pos) throws IOException {
+        file.readFully(dst, pos);
+    }
+
+    void close() throws IOException {
+        file.close();
+    }
+}
