@@ -30,7 +30,12 @@ class NbdCrashRecoveryTest {
 
             @Override
             public CrashHost connect(String address) throws java.io.IOException {
-                return new NbdCrashHost(address, KillLoop.VOLUME);
+                NbdCrashHost h = new NbdCrashHost(address, KillLoop.VOLUME);
+                if (h.size() != (long) KillLoop.BLOCKS * BlockVersions.BS) {
+                    h.close();
+                    throw new java.io.IOException("export " + KillLoop.VOLUME + " has " + h.size() + " bytes");
+                }
+                return h;
             }
         }, dir, points, 0x4EBDC4A5L);
         Figures.record("crash-nbd", c.figures());
