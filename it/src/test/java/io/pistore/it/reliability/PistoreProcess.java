@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
  */
 final class PistoreProcess implements AutoCloseable {
     private static final Pattern SERVING = Pattern.compile("^pistore serve: .* on \\S+ (\\S+:\\d+)\\s*$");
+    private static final Pattern SERVING_NBD = Pattern.compile("^pistore serve: NBD on (\\S+:\\d+), .*$");
 
     final Process process;
     final List<String> lines = Collections.synchronizedList(new ArrayList<>());
@@ -76,6 +77,15 @@ final class PistoreProcess implements AutoCloseable {
 
     /** The address a serve process printed (waits up to 60 s). */
     String awaitListening() throws InterruptedException {
+        return awaitAddress(SERVING);
+    }
+
+    /** The NBD address a {@code serve --nbd} process printed (waits up to 60 s). */
+    String awaitNbdListening() throws InterruptedException {
+        return awaitAddress(SERVING_NBD);
+    }
+
+    private String awaitAddress(Pattern serving) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < end) {
             String l = queue.poll(100, TimeUnit.MILLISECONDS);
@@ -85,7 +95,7 @@ final class PistoreProcess implements AutoCloseable {
             if (l.equals("\u0000eof")) {
                 throw new IllegalStateException("pistore serve ended before listening: " + lines);
             }
-            Matcher m = SERVING.matcher(l);
+            Matcher m = serving.matcher(l);
             if (m.matches()) {
                 return m.group(1);
             }
@@ -114,6 +124,19 @@ final class PistoreProcess implements AutoCloseable {
     void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * SIGTERM, as an operator stops the server: {@code serve} flushes its volumes and exits. Throws
+     * when it did not end within 30 s (then it is killed).
+     */
+    void stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            kill();
+            throw new IllegalStateException("pistore serve did not stop within 30 s of SIGTERM: " + output());
+        }
+        reader.join(5000);
     }
 
     @Override
