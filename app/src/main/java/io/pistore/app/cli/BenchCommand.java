@@ -7,6 +7,7 @@ import io.pistore.app.bench.BenchRunner;
 import io.pistore.app.bench.PiComparison;
 import io.pistore.engine.volume.DataDirInUseException;
 import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.GuardPath;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiType;
 import io.pistore.spi.BlockTransportProvider;
@@ -154,6 +155,8 @@ final class BenchCommand implements Callable<Integer> {
         PrintStream progress = new PrintStream(new WriterStream(progressWriter), true, StandardCharsets.UTF_8);
         TransportOptions settings = transportOptions.resolve(config);
         o.transportOptions = settings;
+        progressWriter.println(GuardPath.describe()); // which guard path PI takes here, and why
+        progressWriter.flush();
         List<String> names = new ArrayList<>();
         List<BenchResult> results = new ArrayList<>();
         if (transport.equals("all")) {

@@ -7,6 +7,7 @@ import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.GuardPath;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.ConnectOptions;
@@ -160,6 +161,7 @@ final class ServeCommand implements Callable<Integer> {
                 } else {
                     out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
                 }
+                out.println("  " + GuardPath.describe());
                 for (Volume v : store.list()) {
                     out.println("  " + v.name() + " " + v.blockCount() + " blocks " + v.format());
                 }
@@ -246,6 +248,7 @@ final class ServeCommand implements Callable<Integer> {
             try (hc) {
                 out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
                         + p.name());
+                out.println("  " + GuardPath.describe());
                 runNbd(out, log, hc, p, "target " + target + " over " + p.name(), stop);
             }
         }

@@ -96,6 +96,9 @@ class EngineCommandsTest {
             assertTrue(json.contains(key), key + " in " + json);
         }
         assertTrue(r.err().contains("iops="), "progress goes to stderr with --json: " + r.err());
+        assertTrue(r.err().startsWith(io.pistore.integrity.GuardPath.describe() + "\n"),
+                "the guard path and why, first: " + r.err());
+        assertTrue(r.err().startsWith("guards: "), r.err());
     }
 
     @Test

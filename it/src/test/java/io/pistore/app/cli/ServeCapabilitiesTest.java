@@ -50,6 +50,8 @@ class ServeCapabilitiesTest {
                 assertFalse(o.contains("hardware"), o);
             }
             assertEquals(!option.isEmpty(), o.contains("transport options: " + option), o);
+            assertTrue(o.contains("\n  " + io.pistore.integrity.GuardPath.describe() + "\n"),
+                    "serve says which guard path PI takes and why: " + o);
         } finally {
             serve.interrupt(); // how a program running serve in a thread stops it
             serve.join(TimeUnit.SECONDS.toMillis(30));
