@@ -12,6 +12,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
         subcommands = {ServeCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, PiCommand.class,
-            TransportsCommand.class},
+            TransportsCommand.class, VersionCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:done; for checks, every block passed",

@@ -1,0 +1,41 @@
+package io.pistore.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.app.cli.EngineCommandsTest.Result;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a new user types first, and the one-line answers the CLI gives to their slips. */
+class CliRoughEdgesTest {
+    @TempDir
+    Path dir;
+
+    static Result run(String... args) {
+        return EngineCommandsTest.run(args);
+    }
+
+    private static void assertUsageError(Result r, String expected) {
+        assertEquals(ExitCodes.USAGE, r.code(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().contains(expected), r.err());
+    }
+
+    @Test
+    void versionAndHelpAreCommandsToo() {
+        Result flag = run("--version");
+        Result word = run("version");
+        assertEquals(0, word.code(), word.err());
+        assertEquals(flag.out(), word.out());
+        assertTrue(word.out().startsWith("pistore "), word.out());
+
+        Result help = run("help");
+        assertEquals(0, help.code(), help.err());
+        assertTrue(help.out().contains("Usage: pistore"), help.out());
+        Result helpVolume = run("help", "volume");
+        assertEquals(0, helpVolume.code(), helpVolume.err());
+        assertTrue(helpVolume.out().contains("Usage: pistore volume"), helpVolume.out());
+    }
+}
