@@ -38,4 +38,13 @@ class CliRoughEdgesTest {
         assertEquals(0, helpVolume.code(), helpVolume.err());
         assertTrue(helpVolume.out().contains("Usage: pistore volume"), helpVolume.out());
     }
+
+    @Test
+    void aSizeWithAnUnknownSuffixNamesTheSuffixesThatWork() {
+        for (String bad : new String[] {"12XB", "1.5g", "lots"}) {
+            Result r = run("volume", "create", "--data", dir.resolve("data").toString(), "v", "--size", bad);
+            assertUsageError(r, "expected a size such as 4096, 64MiB, 512m or 1GiB");
+            assertTrue(r.err().contains("not '" + bad + "'"), r.err());
+        }
+    }
 }
