@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.app.cli.EngineCommandsTest.Result;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,5 +47,25 @@ class CliRoughEdgesTest {
             assertUsageError(r, "expected a size such as 4096, 64MiB, 512m or 1GiB");
             assertTrue(r.err().contains("not '" + bad + "'"), r.err());
         }
+    }
+
+    @Test
+    void benchRefusesABlockSizeTheFormatCannotServeBeforeCreatingOrPrefilling() throws Exception {
+        Result memory = run("bench", "--bs", "1000", "--seconds", "1", "--ramp", "0");
+        assertUsageError(memory, "--bs 1000 is not a multiple of --format's 4096-byte blocks");
+        assertTrue(!memory.out().contains("prefill"), memory.out());
+
+        Path data = dir.resolve("data");
+        Result durable = run("bench", "--data", data.toString(), "--bs", "1000", "--format", "512+8",
+                "--size", "4m", "--seconds", "1", "--ramp", "0");
+        assertUsageError(durable, "--bs 1000 is not a multiple of --format's 512-byte blocks");
+        assertTrue(!Files.exists(data.resolve("bench.data")), "the volume was created");
+
+        // an existing volume is judged by its own blocks, not by --format
+        assertEquals(0, run("volume", "create", "--data", data.toString(), "b4k", "--size", "4m").code());
+        Result existing = run("bench", "--data", data.toString(), "--volume", "b4k", "--bs", "1024",
+                "--format", "512+8", "--seconds", "1", "--ramp", "0");
+        assertUsageError(existing, "--bs 1024 is not a multiple of the volume's 4096-byte blocks");
+        assertTrue(!existing.out().contains("prefill"), existing.out());
     }
 }
