@@ -40,8 +40,10 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     ConfigOption config;
 
-    @Option(names = "--transport", paramLabel = "NAME|all", defaultValue = "local",
-            description = "Transport, or 'all' for each available one in turn (default: ${DEFAULT-VALUE}).")
+    /** null: not given, which means local for the embedded target and is refused with --target. */
+    @Option(names = "--transport", paramLabel = "NAME|all",
+            description = "Transport, or 'all' for each available one in turn (default: local, the embedded "
+                    + "target in this process; with --target it must be given: tcp or rdma).")
     String transport;
 
     @Mixin
@@ -120,6 +122,14 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (transport == null) {
+            if (target != null) {
+                // local reaches only a target in this process: a remote one would be "no local target listens"
+                throw CliException.usage("--target " + target + " needs --transport tcp or rdma "
+                        + "(the default, local, reaches only the embedded target)");
+            }
+            transport = "local";
+        }
         BenchOptions o = new BenchOptions();
         List<BenchOptions.PiMode> modes;
         try {

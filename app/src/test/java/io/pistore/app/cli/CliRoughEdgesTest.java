@@ -68,4 +68,10 @@ class CliRoughEdgesTest {
         assertUsageError(existing, "--bs 1024 is not a multiple of the volume's 4096-byte blocks");
         assertTrue(!existing.out().contains("prefill"), existing.out());
     }
+
+    @Test
+    void benchWithATargetButNoTransportAsksForOne() {
+        Result r = run("bench", "--target", "127.0.0.1:1", "--volume", "v1", "--rw", "randread", "--seconds", "1");
+        assertUsageError(r, "--target 127.0.0.1:1 needs --transport tcp or rdma");
+    }
 }
