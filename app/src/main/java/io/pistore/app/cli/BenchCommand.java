@@ -29,6 +29,8 @@ import picocli.CommandLine.Spec;
 /** {@code pistore bench}: a fio-like workload with PI against an embedded or a remote target. */
 @Command(name = "bench", sortOptions = false,
         description = {"Runs a workload with PI and prints IOPS, MiB/s, latency percentiles and errors.",
+            "With --target it runs against a running target's volume: --transport and --rw must be given "
+                + "(every --rw but randread and read overwrites the volume).",
             "Without --target it starts an embedded target in this process with a memory volume "
                 + "(--format, --size); with --pi off that volume has no metadata.",
             "--rw verify writes blocks that name their LBA and a generation, reads them back and counts "
@@ -55,8 +57,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--volume", paramLabel = "NAME", defaultValue = "bench", description = "Volume (default: ${DEFAULT-VALUE}).")
     String volume;
 
-    @Option(names = "--rw", paramLabel = "MODE", defaultValue = "randrw",
-            description = "randread, randwrite, randrw, read, write or verify (default: ${DEFAULT-VALUE}).")
+    /** null: not given, which means randrw for the embedded target and is refused with --target. */
+    @Option(names = "--rw", paramLabel = "MODE",
+            description = "randread, randwrite, randrw, read, write or verify (default: randrw on the embedded "
+                    + "target; with --target it must be given, since every mode but randread and read "
+                    + "overwrites the volume with test data).")
     String rw;
 
     @Option(names = "--bs", paramLabel = "BYTES", defaultValue = "4k", converter = Numbers.SizeConverter.class,
@@ -103,7 +108,8 @@ final class BenchCommand implements Callable<Integer> {
     long size;
 
     @Option(names = "--data", paramLabel = "DIR",
-            description = "Embedded target on durable file volumes in DIR (the volume is created if absent).")
+            description = "Embedded target on durable file volumes in DIR: bench creates the volume (--volume, "
+                    + "--format, --size) there if absent, and a workload that writes overwrites it.")
     java.nio.file.Path data;
 
     @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
@@ -129,6 +135,14 @@ final class BenchCommand implements Callable<Integer> {
                         + "(the default, local, reaches only the embedded target)");
             }
             transport = "local";
+        }
+        if (rw == null) {
+            if (target != null) {
+                // the default randrw would overwrite a real volume with random data without a word
+                throw CliException.usage("--target " + target + " needs an explicit --rw: randread and read leave "
+                        + "volume " + volume + " as it is, randrw, randwrite, write and verify overwrite it");
+            }
+            rw = "randrw";
         }
         BenchOptions o = new BenchOptions();
         List<BenchOptions.PiMode> modes;

@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.app.cli.EngineCommandsTest.Result;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine.Model.CommandSpec;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What a new user types first, and the one-line answers the CLI gives to their slips. */
@@ -73,5 +76,18 @@ class CliRoughEdgesTest {
     void benchWithATargetButNoTransportAsksForOne() {
         Result r = run("bench", "--target", "127.0.0.1:1", "--volume", "v1", "--rw", "randread", "--seconds", "1");
         assertUsageError(r, "--target 127.0.0.1:1 needs --transport tcp or rdma");
+    }
+
+    @Test
+    void benchAgainstATargetWritesOnlyWhenAskedTo() {
+        Result r = run("bench", "--transport", "tcp", "--target", "127.0.0.1:1", "--volume", "v1", "--seconds", "1");
+        assertUsageError(r, "--target 127.0.0.1:1 needs an explicit --rw");
+        assertTrue(r.err().contains("overwrite"), r.err());
+        CommandSpec bench = Main.commandLine(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()))
+                .getSubcommands().get("bench").getCommandSpec();
+        String rwHelp = String.join(" ", bench.findOption("--rw").description());
+        assertTrue(rwHelp.contains("with --target it must be given") && rwHelp.contains("overwrites the volume"), rwHelp);
+        String dataHelp = String.join(" ", bench.findOption("--data").description());
+        assertTrue(dataHelp.contains("bench creates the volume"), dataHelp);
     }
 }
