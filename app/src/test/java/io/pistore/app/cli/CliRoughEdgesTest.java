@@ -90,4 +90,17 @@ class CliRoughEdgesTest {
         String dataHelp = String.join(" ", bench.findOption("--data").description());
         assertTrue(dataHelp.contains("bench creates the volume"), dataHelp);
     }
+
+    @Test
+    void verifyAndStripRefuseAFormatWithoutMetadata() throws Exception {
+        Path img = Files.write(dir.resolve("raw.img"), new byte[4 * 512]);
+        Result verify = run("pi", "verify", "--format", "512", img.toString());
+        assertUsageError(verify, "format 512+0 has no metadata, so there is no PI to check");
+        assertTrue(verify.out().isEmpty(), "no '0 bad' summary: " + verify.out());
+
+        Path out = dir.resolve("out.img");
+        Result strip = run("pi", "strip", "--format", "512+0", img.toString(), out.toString());
+        assertUsageError(strip, "format 512+0 has no metadata, so there is no PI to remove");
+        assertTrue(!Files.exists(out), "nothing written");
+    }
 }
