@@ -108,8 +108,8 @@ final class BenchCommand implements Callable<Integer> {
     long size;
 
     @Option(names = "--data", paramLabel = "DIR",
-            description = "Embedded target on durable file volumes in DIR: bench creates the volume (--volume, "
-                    + "--format, --size) there if absent, and a workload that writes overwrites it.")
+            description = "Embedded target on durable file volumes in DIR, which must exist: bench creates the "
+                    + "volume (--volume, --format, --size) there if absent, and a workload that writes overwrites it.")
     java.nio.file.Path data;
 
     @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
@@ -161,7 +161,8 @@ final class BenchCommand implements Callable<Integer> {
             o.seconds = seconds;
             o.rampSeconds = ramp;
             o.sizeBytes = size;
-            o.dataDir = data;
+            // the volume is created if absent, the directory is not: a mistyped --data would bench a new one
+            o.dataDir = data == null ? null : DataDirOption.requireExisting(data);
             o.prefill = !noPrefill;
             o.cacheBytes = cache;
             if (cache > 0 && data == null) {

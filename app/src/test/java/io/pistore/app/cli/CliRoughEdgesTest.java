@@ -58,7 +58,7 @@ class CliRoughEdgesTest {
         assertUsageError(memory, "--bs 1000 is not a multiple of --format's 4096-byte blocks");
         assertTrue(!memory.out().contains("prefill"), memory.out());
 
-        Path data = dir.resolve("data");
+        Path data = Files.createDirectory(dir.resolve("data"));
         Result durable = run("bench", "--data", data.toString(), "--bs", "1000", "--format", "512+8",
                 "--size", "4m", "--seconds", "1", "--ramp", "0");
         assertUsageError(durable, "--bs 1000 is not a multiple of --format's 512-byte blocks");
@@ -102,5 +102,28 @@ class CliRoughEdgesTest {
         Result strip = run("pi", "strip", "--format", "512+0", img.toString(), out.toString());
         assertUsageError(strip, "format 512+0 has no metadata, so there is no PI to remove");
         assertTrue(!Files.exists(out), "nothing written");
+    }
+
+    @Test
+    void aDataDirThatDoesNotExistIsAUsageErrorExceptForVolumeCreate() {
+        Path typo = dir.resolve("pistore-dta");
+        String[][] refused = {
+            {"volume", "list", "--data", typo.toString()},
+            {"volume", "delete", "--data", typo.toString(), "v"},
+            {"scrub", "--data", typo.toString(), "v"},
+            {"serve", "--data", typo.toString(), "--transport", "local", "--listen", "typo-test"},
+            {"bench", "--data", typo.toString(), "--size", "1m", "--seconds", "1", "--ramp", "0"},
+        };
+        for (String[] args : refused) {
+            Result r = run(args);
+            assertUsageError(r, "--data " + typo + ": no such directory");
+            assertTrue(!Files.exists(typo), String.join(" ", args) + " created " + typo);
+        }
+        Result created = run("volume", "create", "--data", typo.toString(), "v", "--size", "1m");
+        assertEquals(0, created.code(), created.err());
+        assertTrue(Files.isDirectory(typo));
+        Result list = run("volume", "list", "--data", typo.toString());
+        assertEquals(0, list.code(), list.err());
+        assertTrue(list.out().contains("v "), list.out());
     }
 }
