@@ -82,6 +82,10 @@ public final class Main implements Callable<Integer> {
         Properties config = configFrom(args);
         if (config != null) {
             cl.setDefaultValueProvider(new CommandLine.PropertiesDefaultProvider(config));
+            cl.setExecutionStrategy(parsed -> {
+                ConfigKeyWarnings.warn(config, parsed);
+                return new CommandLine.RunLast().execute(parsed);
+            });
         }
         cl.setOut(out);
         cl.setErr(err);
@@ -111,9 +115,13 @@ public final class Main implements Callable<Integer> {
         Properties p = new Properties();
         try (InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(file))) {
             p.load(in);
+        } catch (NoSuchFileException e) {
+            throw CliException.usage("cannot read config " + file + ": no such file");
+        } catch (AccessDeniedException e) {
+            throw CliException.usage("cannot read config " + file + ": permission denied");
         } catch (IOException | RuntimeException e) {
             throw CliException.usage("cannot read config " + file + ": " + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : " " + e.getMessage()));
+                    + (e.getMessage() == null ? "" : " " + oneLine(e.getMessage())));
         }
         return p;
     }

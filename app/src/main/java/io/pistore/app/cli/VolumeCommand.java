@@ -82,6 +82,9 @@ final class VolumeCommand implements Callable<Integer> {
         @Mixin
         DataDirOption data;
 
+        @Mixin
+        ConfigOption config;
+
         @Parameters(paramLabel = "NAME", description = "Volume name: letters, digits, '.', '_', '-'.")
         String name;
 
@@ -139,6 +142,9 @@ final class VolumeCommand implements Callable<Integer> {
         @Mixin
         DataDirOption data;
 
+        @Mixin
+        ConfigOption config;
+
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
@@ -160,6 +166,9 @@ final class VolumeCommand implements Callable<Integer> {
 
         @Mixin
         DataDirOption data;
+
+        @Mixin
+        ConfigOption config;
 
         @Parameters(paramLabel = "NAME")
         String name;

@@ -126,4 +126,43 @@ class CliRoughEdgesTest {
         assertEquals(0, list.code(), list.err());
         assertTrue(list.out().contains("v "), list.out());
     }
+
+    @Test
+    void aMissingConfigFileIsOneLineNamingIt() {
+        Path nope = dir.resolve("nope.properties");
+        Result r = run("bench", "--config", nope.toString());
+        assertUsageError(r, "cannot read config " + nope + ": no such file");
+        assertTrue(!r.err().contains("Exception"), r.err());
+    }
+
+    @Test
+    void volumeAndScrubTakeAConfigAndWarnAboutKeysTheyDoNotHave() throws Exception {
+        Path data = dir.resolve("data");
+        Path cfg = Files.writeString(dir.resolve("pistore.properties"),
+                "data=" + data + "\nqd=8\ntcp.ioThreads=2\n");
+        Result create = run("volume", "create", "--config", cfg.toString(), "v", "--size", "1m");
+        assertEquals(0, create.code(), create.err());
+        assertTrue(create.out().contains("in " + data), "data from the file: " + create.out());
+        assertEquals("pistore volume create: warning: config key 'qd' matches no option of this command; ignored",
+                create.err().strip());
+
+        Result list = run("volume", "list", "--config", cfg.toString());
+        assertEquals(0, list.code(), list.err());
+        assertTrue(list.out().contains("v "), list.out());
+        assertEquals(1, list.err().strip().lines().count(), "only the qd warning, not tcp.ioThreads: " + list.err());
+
+        Result scrub = run("scrub", "--config", cfg.toString(), "v");
+        assertEquals(0, scrub.code(), scrub.err());
+        assertTrue(scrub.err().contains("config key 'qd'") && !scrub.err().contains("ioThreads"), scrub.err());
+
+        Result delete = run("volume", "delete", "--config", cfg.toString(), "v");
+        assertEquals(0, delete.code(), delete.err());
+
+        // (the app module has no tcp transport on its class path, so bench gets a file without tcp.*)
+        Path benchCfg = Files.writeString(dir.resolve("bench.properties"), "data=" + data + "\nqd=8\n");
+        Result bench = run("bench", "--config", benchCfg.toString(), "--seconds", "1", "--ramp", "0", "--size", "1m",
+                "--qd", "2", "--rw", "randread");
+        assertEquals(0, bench.code(), bench.err());
+        assertTrue(!bench.err().contains("warning"), "bench has --qd and --data: " + bench.err());
+    }
 }
