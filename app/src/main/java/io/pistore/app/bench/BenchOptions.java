@@ -84,10 +84,27 @@ public final class BenchOptions {
     /** Embedded target, workloads that read: write every block once before starting. */
     public boolean prefill = true;
 
+    /**
+     * Checks that {@code --bs} is a whole number of data blocks of {@code dataSize} bytes.
+     *
+     * @param whose names the format in the message: "--format's", "the volume's"
+     */
+    public void checkBlockSize(int dataSize, String whose) {
+        if (blockSize % dataSize != 0) {
+            throw new IllegalArgumentException("--bs " + blockSize + " is not a multiple of " + whose + " "
+                    + dataSize + "-byte blocks");
+        }
+    }
+
     /** Checks the options against each other; throws IllegalArgumentException with a one-line reason. */
     public void validate() {
         if (blockSize <= 0) {
             throw new IllegalArgumentException("--bs must be positive");
+        }
+        if (target == null && dataDir == null) {
+            // the embedded memory volume takes --format: refuse a --bs it cannot serve before
+            // creating and prefilling it (a 1 GiB prefill takes seconds)
+            checkBlockSize(format.dataSize(), "--format's");
         }
         if (queueDepth < 1 || queueDepth > 4096) {
             throw new IllegalArgumentException("--qd must be 1 to 4096, not " + queueDepth);

@@ -95,6 +95,9 @@ public final class BenchRunner {
                 for (Map.Entry<String, BlockFormat> e : formats.entrySet()) {
                     long blocks = o.sizeBytes / e.getValue().dataSize();
                     boolean reused = store.get(e.getKey()) != null;
+                    // before creating (and later prefilling) anything: does --bs fit the blocks?
+                    o.checkBlockSize(reused ? store.get(e.getKey()).format().dataSize() : e.getValue().dataSize(),
+                            reused ? "the volume's" : "--format's");
                     if (!reused) {
                         store.create(e.getKey(), e.getValue(), blocks);
                     }
@@ -120,6 +123,7 @@ public final class BenchRunner {
                 String v = volumes == null ? o.volume : volumes.get(m);
                 if (!devices.containsKey(v)) {
                     BlockDevice dev = BlockDevice.open(c, v);
+                    o.checkBlockSize(dev.format().dataSize(), "the volume's"); // before a prefill
                     boolean isFresh = fresh != null && fresh.get(v);
                     boolean prefill = isFresh && o.prefill && reads;
                     if (prefill) {
@@ -204,10 +208,7 @@ public final class BenchRunner {
             this.volume = volume;
             this.pi = pi;
             this.f = dev.format();
-            if (o.blockSize % f.dataSize() != 0) {
-                throw new IllegalArgumentException("--bs " + o.blockSize + " is not a multiple of the volume's "
-                        + f.dataSize() + "-byte blocks");
-            }
+            o.checkBlockSize(f.dataSize(), "the volume's");
             this.blocksPerIo = o.blockSize / f.dataSize();
             this.chunks = dev.info().blockCount() / blocksPerIo;
             if (chunks < (long) o.queues * o.queueDepth) {

@@ -29,6 +29,8 @@ import picocli.CommandLine.Spec;
 /** {@code pistore bench}: a fio-like workload with PI against an embedded or a remote target. */
 @Command(name = "bench", sortOptions = false,
         description = {"Runs a workload with PI and prints IOPS, MiB/s, latency percentiles and errors.",
+            "With --target it runs against a running target's volume: --transport and --rw must be given "
+                + "(every --rw but randread and read overwrites the volume).",
             "Without --target it starts an embedded target in this process with a memory volume "
                 + "(--format, --size); with --pi off that volume has no metadata.",
             "--rw verify writes blocks that name their LBA and a generation, reads them back and counts "
@@ -40,8 +42,10 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     ConfigOption config;
 
-    @Option(names = "--transport", paramLabel = "NAME|all", defaultValue = "local",
-            description = "Transport, or 'all' for each available one in turn (default: ${DEFAULT-VALUE}).")
+    /** null: not given, which means local for the embedded target and is refused with --target. */
+    @Option(names = "--transport", paramLabel = "NAME|all",
+            description = "Transport, or 'all' for each available one in turn (default: local, the embedded "
+                    + "target in this process; with --target it must be given: tcp or rdma).")
     String transport;
 
     @Mixin
@@ -53,8 +57,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--volume", paramLabel = "NAME", defaultValue = "bench", description = "Volume (default: ${DEFAULT-VALUE}).")
     String volume;
 
-    @Option(names = "--rw", paramLabel = "MODE", defaultValue = "randrw",
-            description = "randread, randwrite, randrw, read, write or verify (default: ${DEFAULT-VALUE}).")
+    /** null: not given, which means randrw for the embedded target and is refused with --target. */
+    @Option(names = "--rw", paramLabel = "MODE",
+            description = "randread, randwrite, randrw, read, write or verify (default: randrw on the embedded "
+                    + "target; with --target it must be given, since every mode but randread and read "
+                    + "overwrites the volume with test data).")
     String rw;
 
     @Option(names = "--bs", paramLabel = "BYTES", defaultValue = "4k", converter = Numbers.SizeConverter.class,
@@ -101,7 +108,8 @@ final class BenchCommand implements Callable<Integer> {
     long size;
 
     @Option(names = "--data", paramLabel = "DIR",
-            description = "Embedded target on durable file volumes in DIR (the volume is created if absent).")
+            description = "Embedded target on durable file volumes in DIR, which must exist: bench creates the "
+                    + "volume (--volume, --format, --size) there if absent, and a workload that writes overwrites it.")
     java.nio.file.Path data;
 
     @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
@@ -120,6 +128,22 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (transport == null) {
+            if (target != null) {
+                // local reaches only a target in this process: a remote one would be "no local target listens"
+                throw CliException.usage("--target " + target + " needs --transport tcp or rdma "
+                        + "(the default, local, reaches only the embedded target)");
+            }
+            transport = "local";
+        }
+        if (rw == null) {
+            if (target != null) {
+                // the default randrw would overwrite a real volume with random data without a word
+                throw CliException.usage("--target " + target + " needs an explicit --rw: randread and read leave "
+                        + "volume " + volume + " as it is, randrw, randwrite, write and verify overwrite it");
+            }
+            rw = "randrw";
+        }
         BenchOptions o = new BenchOptions();
         List<BenchOptions.PiMode> modes;
         try {
@@ -137,7 +161,8 @@ final class BenchCommand implements Callable<Integer> {
             o.seconds = seconds;
             o.rampSeconds = ramp;
             o.sizeBytes = size;
-            o.dataDir = data;
+            // the volume is created if absent, the directory is not: a mistyped --data would bench a new one
+            o.dataDir = data == null ? null : DataDirOption.requireExisting(data);
             o.prefill = !noPrefill;
             o.cacheBytes = cache;
             if (cache > 0 && data == null) {

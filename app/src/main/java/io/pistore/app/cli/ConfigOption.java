@@ -10,12 +10,13 @@ import picocli.CommandLine.Option;
  * and transport settings by their names ({@code tcp.ioThreads=4}, see
  * {@link TransportOptionsOption}). A flag on the command line wins over the file; the file wins
  * over the built-in default. {@link Main} reads the file before parsing (see
- * {@code Main.commandLine}).
+ * {@code Main.commandLine}) and warns about keys that match no option of the command
+ * ({@link ConfigKeyWarnings}).
  */
 final class ConfigOption {
     @Option(names = "--config", paramLabel = "FILE",
             description = "Properties file with defaults for these options (keys: option names without '--', "
-                    + "and transport settings such as tcp.ioThreads).")
+                    + "and transport settings such as tcp.ioThreads; other keys are ignored with a warning).")
     Path file;
 
     /** The file's properties, or null without {@code --config}. */

@@ -1,5 +1,6 @@
 package io.pistore.app.cli;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -8,6 +9,25 @@ final class DataDirOption {
     static final String DEFAULT = "pistore-data";
 
     @Option(names = "--data", paramLabel = "DIR", defaultValue = DEFAULT,
-            description = "Directory of the volumes (default: ${DEFAULT-VALUE}; config key: data).")
+            description = "Directory of the volumes, which must exist ('volume create' makes it) "
+                    + "(default: ${DEFAULT-VALUE}; config key: data).")
     Path dir;
+
+    /** {@link #dir}, which must be an existing directory. */
+    Path existing() {
+        return requireExisting(dir);
+    }
+
+    /**
+     * {@code dir}, or a usage error when it is not an existing directory: a mistyped {@code --data}
+     * would otherwise be created empty and look like a store without volumes.
+     */
+    static Path requireExisting(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw CliException.usage(Files.exists(dir) ? "--data " + dir + " is not a directory"
+                    : "--data " + dir + ": no such directory ('pistore volume create --data " + dir
+                            + " NAME' makes it)");
+        }
+        return dir;
+    }
 }

@@ -12,6 +12,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
         subcommands = {ServeCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, PiCommand.class,
-            TransportsCommand.class},
+            TransportsCommand.class, VersionCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:done; for checks, every block passed",
@@ -81,6 +82,10 @@ public final class Main implements Callable<Integer> {
         Properties config = configFrom(args);
         if (config != null) {
             cl.setDefaultValueProvider(new CommandLine.PropertiesDefaultProvider(config));
+            cl.setExecutionStrategy(parsed -> {
+                ConfigKeyWarnings.warn(config, parsed);
+                return new CommandLine.RunLast().execute(parsed);
+            });
         }
         cl.setOut(out);
         cl.setErr(err);
@@ -110,9 +115,13 @@ public final class Main implements Callable<Integer> {
         Properties p = new Properties();
         try (InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(file))) {
             p.load(in);
+        } catch (NoSuchFileException e) {
+            throw CliException.usage("cannot read config " + file + ": no such file");
+        } catch (AccessDeniedException e) {
+            throw CliException.usage("cannot read config " + file + ": permission denied");
         } catch (IOException | RuntimeException e) {
             throw CliException.usage("cannot read config " + file + ": " + e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : " " + e.getMessage()));
+                    + (e.getMessage() == null ? "" : " " + oneLine(e.getMessage())));
         }
         return p;
     }

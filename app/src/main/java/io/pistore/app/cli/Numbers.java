@@ -41,7 +41,14 @@ final class Numbers {
         if (shift != 0) {
             t = t.substring(0, t.length() - 1);
         }
-        long v = parseUnsigned(t);
+        long v;
+        try {
+            v = parseUnsigned(t);
+        } catch (TypeConversionException e) {
+            // name the forms that work: a user who typed 12XB or 1.5G needs the suffixes, not "not a number"
+            throw new TypeConversionException("expected a size such as 4096, 64MiB, 512m or 1GiB "
+                    + "(suffix k, m, g or t, with or without 'iB'), not '" + s + "'");
+        }
         if (v < 0 || Long.numberOfLeadingZeros(v) <= shift) {
             throw new TypeConversionException("'" + s + "' is too large");
         }

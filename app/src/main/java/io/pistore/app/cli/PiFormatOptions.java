@@ -55,6 +55,22 @@ final class PiFormatOptions {
         }
     }
 
+    /**
+     * The format, for a command that works on the metadata ({@code verify}, {@code strip}): one
+     * without metadata is a usage error, since there would be nothing to check or remove and "0 bad"
+     * would claim a check that never ran.
+     *
+     * @param doing what the command would do with the metadata: "check", "remove"
+     */
+    BlockFormat formatWithMetadata(String doing) {
+        BlockFormat f = format();
+        if (f.metadataSize() == 0) {
+            throw CliException.usage("format " + sizes + " has no metadata, so there is no PI to " + doing
+                    + " (give the format the file was generated with, e.g. " + sizes.data() + "+8)");
+        }
+        return f;
+    }
+
     /** A context builder with the reference and application tags (checks and mask are the caller's). */
     PiContext.Builder context(BlockFormat f) {
         return PiContext.builder(f).initialRefTag(refTag).appTag(appTag);

@@ -51,7 +51,7 @@ final class PiStripCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        f = fmt.format();
+        f = fmt.formatWithMetadata("remove");
         ctx = PiGenerateCommand.build(fmt.context(f).checks(chk.checks).appMask(chk.appMask));
         // The copy itself checks nothing: the verify before it decides.
         copy = ctx.toBuilder().checks(CheckFlags.NONE).build();

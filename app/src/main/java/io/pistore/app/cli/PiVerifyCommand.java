@@ -50,7 +50,7 @@ final class PiVerifyCommand implements Callable<Integer> {
         if (separate && files.size() != 2) {
             throw CliException.usage("--separate needs two files: DATA META");
         }
-        BlockFormat f = fmt.format();
+        BlockFormat f = fmt.formatWithMetadata("check");
         PiContext ctx = PiGenerateCommand.build(fmt.context(f).checks(chk.checks).appMask(chk.appMask));
         BadBlockReport report = new BadBlockReport(spec.commandLine().getOut(), chk.maxLines(), f, chk.checks);
         long blocks = separate ? verifySeparate(f, ctx, report) : verifyInterleaved(f, ctx, report);

@@ -27,6 +27,9 @@ final class ScrubCommand implements Callable<Integer> {
     @Mixin
     DataDirOption data;
 
+    @Mixin
+    ConfigOption config;
+
     @Parameters(paramLabel = "NAME", description = "The volume.")
     String name;
 

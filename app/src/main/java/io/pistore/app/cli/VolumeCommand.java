@@ -29,22 +29,33 @@ final class VolumeCommand implements Callable<Integer> {
         return Main.missingSubcommand(spec);
     }
 
-    /** Opens the data directory for a command that needs it to itself while it runs. */
+    /** Opens the existing data directory for a command that needs it to itself while it runs. */
     static VolumeStore open(DataDirOption data, CommandSpec command) throws IOException {
         return open(data, 0, command, "stop it first");
     }
 
     /**
-     * Opens the data directory for {@code command} (its name goes into the directory's lock file); a
-     * directory another process owns is a usage error naming that process, then {@code hint}.
+     * Opens the existing data directory for {@code command} (its name goes into the directory's lock
+     * file); a missing one, or one another process owns, is a usage error: the latter names that
+     * process, then {@code hint}.
      */
     static VolumeStore open(DataDirOption data, long cacheBytes, CommandSpec command, String hint) throws IOException {
+        return openStore(data.existing(), cacheBytes, command, hint);
+    }
+
+    /** As {@link #open(DataDirOption, CommandSpec)}, creating the directory when it is missing. */
+    static VolumeStore openOrCreate(DataDirOption data, CommandSpec command) throws IOException {
+        return openStore(data.dir, 0, command, "stop it first");
+    }
+
+    private static VolumeStore openStore(java.nio.file.Path dir, long cacheBytes, CommandSpec command, String hint)
+            throws IOException {
         if (cacheBytes < 0) {
             throw CliException.usage("--cache must not be negative");
         }
         VolumeStore s;
         try {
-            s = VolumeStore.open(data.dir, cacheBytes, command.qualifiedName());
+            s = VolumeStore.open(dir, cacheBytes, command.qualifiedName());
         } catch (DataDirInUseException e) {
             throw inUse(e, hint);
         }
@@ -62,13 +73,17 @@ final class VolumeCommand implements Callable<Integer> {
         return CliException.usage(e.getMessage() + "; " + hint);
     }
 
-    @Command(name = "create", sortOptions = false, description = "Creates a volume: durable data and metadata files.")
+    @Command(name = "create", sortOptions = false,
+            description = "Creates a volume: durable data and metadata files (and --data DIR, if missing).")
     static final class Create implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
         @Mixin
         DataDirOption data;
+
+        @Mixin
+        ConfigOption config;
 
         @Parameters(paramLabel = "NAME", description = "Volume name: letters, digits, '.', '_', '-'.")
         String name;
@@ -108,7 +123,7 @@ final class VolumeCommand implements Callable<Integer> {
                 throw CliException.usage("--size " + size + " is not a positive multiple of the " + f.dataSize()
                         + "-byte block");
             }
-            try (VolumeStore s = open(data, spec)) {
+            try (VolumeStore s = openOrCreate(data, spec)) {
                 s.create(name, f, size / f.dataSize());
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
@@ -126,6 +141,9 @@ final class VolumeCommand implements Callable<Integer> {
 
         @Mixin
         DataDirOption data;
+
+        @Mixin
+        ConfigOption config;
 
         @Override
         public Integer call() throws IOException {
@@ -148,6 +166,9 @@ final class VolumeCommand implements Callable<Integer> {
 
         @Mixin
         DataDirOption data;
+
+        @Mixin
+        ConfigOption config;
 
         @Parameters(paramLabel = "NAME")
         String name;
