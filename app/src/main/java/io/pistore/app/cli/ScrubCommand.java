@@ -47,7 +47,10 @@ final class ScrubCommand implements Callable<Integer> {
         try (VolumeStore s = VolumeCommand.open(data, spec)) {
             Volume v = s.get(name);
             if (v == null) {
-                throw CliException.usage("no volume named '" + name + "' in " + data.dir);
+                boolean damaged = s.openProblems().stream().anyMatch(p -> p.startsWith("volume " + name + " not opened:"));
+                throw CliException.usage(damaged
+                        ? "volume '" + name + "' is in " + data.dir + " but could not be opened (the line above says why)"
+                        : "no volume named '" + name + "' in " + data.dir);
             }
             CheckFlags checks = Scrubber.checks(v.format());
             BadBlockReport report = new BadBlockReport(out, maxErrors, v.format(), checks);

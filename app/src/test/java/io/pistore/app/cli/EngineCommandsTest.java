@@ -70,6 +70,24 @@ class EngineCommandsTest {
     }
 
     @Test
+    void scrubOfAVolumeWhoseJournalIsDamagedSaysSoNotThatItIsMissing() throws Exception {
+        assertEquals(0, run("volume", "create", "--data", data(), "dj", "--size", "1m").code());
+        try (FileChannel c = FileChannel.open(dir.resolve("data/dj.journal"), StandardOpenOption.WRITE)) {
+            byte[] junk = new byte[1024];
+            java.util.Arrays.fill(junk, (byte) 'X');
+            c.write(java.nio.ByteBuffer.wrap(junk), 0); // both header slots
+        }
+        Result r = run("scrub", "--data", data(), "dj");
+        assertEquals(2, r.code(), r.out() + r.err());
+        java.util.List<String> lines = r.err().strip().lines().toList();
+        assertEquals(2, lines.size(), r.err());
+        assertTrue(lines.get(0).startsWith("pistore: volume dj not opened: ") && lines.get(0).contains("damaged"),
+                r.err());
+        assertTrue(lines.get(1).contains("volume 'dj' is in " + data() + " but could not be opened"), r.err());
+        assertTrue(run("scrub", "--data", data(), "nosuch").err().contains("no volume named 'nosuch'"));
+    }
+
+    @Test
     void scrubIsCleanThenFindsTheCorruptBlock() throws Exception {
         assertEquals(0, run("volume", "create", "--data", data(), "s", "--size", "1m", "--format", "4096+8").code());
         Result clean = run("scrub", "--data", data(), "s");
