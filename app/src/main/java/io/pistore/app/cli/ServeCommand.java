@@ -267,9 +267,12 @@ final class ServeCommand implements Callable<Integer> {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
         try (server) {
-            String host = server.address().getAddress().getHostAddress();
+            boolean everywhere = server.address().getAddress().isAnyLocalAddress();
+            // A wildcard address is no address a client can use: name loopback, which reaches it from here.
+            String host = everywhere ? "127.0.0.1" : server.address().getAddress().getHostAddress();
             String hostPort = (host.contains(":") ? "[" + host + "]" : host) + ":" + server.address().getPort();
-            out.println("pistore serve: NBD on " + hostPort + ", " + via + ", " + hc.volumes().size() + " export(s)");
+            out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
+                    : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)");
             for (VolumeInfo v : hc.volumes()) {
                 out.println("  nbd://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  " + v.format());
             }
@@ -313,7 +316,10 @@ final class ServeCommand implements Callable<Integer> {
         try {
             return t.listen(listen, s);
         } catch (IOException | IllegalArgumentException e) {
-            throw CliException.usage("cannot listen on " + listen + ": " + e.getMessage());
+            String m = e.getMessage();
+            // a transport's own message may already say it ("cannot listen on H:P: reason"): not twice
+            throw CliException.usage(m != null && m.startsWith("cannot listen on ") ? m
+                    : "cannot listen on " + listen + ": " + m);
         }
     }
 }

@@ -45,7 +45,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
             server.configureBlocking(false);
         } catch (IOException e) {
             server.close();
-            throw new IOException("cannot listen on " + bind + ": " + Connection.ioReason(e), e);
+            throw new IOException("cannot listen on " + Addresses.format(bind) + ": " + Connection.ioReason(e), e);
         }
         InetSocketAddress a = (InetSocketAddress) server.getLocalAddress();
         this.address = Addresses.format(a);
