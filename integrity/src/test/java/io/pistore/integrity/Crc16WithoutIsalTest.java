@@ -1,19 +1,14 @@
 package io.pistore.integrity;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,19 +25,7 @@ class Crc16WithoutIsalTest {
     void crc16IsNativeWithoutLibisal() throws IOException, InterruptedException {
         assumeTrue(Files.isRegularFile(TWIN), "no-ISA-L twin not built (no gcc or JNI headers)");
         assumeTrue(!"false".equals(System.getProperty("pistore.native")), "this run forces pure Java");
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Dpistore.native.library=" + TWIN.toAbsolutePath());
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(Probe.class.getName());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().remove("PISTORE_NATIVE");
-        Process p = pb.start();
-        p.getOutputStream().close();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "probe did not finish");
-        assertEquals(0, p.exitValue(), out);
+        String out = ForkedJvm.run(Probe.class, 60, "-Dpistore.native.library=" + TWIN.toAbsolutePath());
         assertTrue(out.matches("(?s).*guards: native; crc16=native\\((pclmulqdq|vpclmulqdq-avx512)\\) crc64=native.*"), out);
         assertTrue(out.contains("crc32c=jdk(no native kernel: built without ISA-L support)"), out);
         assertTrue(out.contains("crc16 path=native ok"), out);
