@@ -154,9 +154,10 @@ final class ServeCommand implements Callable<Integer> {
                     if (!settings.isEmpty()) {
                         out.println("  transport options: " + settings);
                     }
-                    if (!p.capabilities(settings).hardwareGuards().isEmpty()) {
+                    TransportCapabilities caps = p.capabilities(settings);
+                    if (!caps.hardwareGuards().isEmpty()) {
                         out.println("  " + p.name() + " checks the PI of 8-byte tuples with guards "
-                                + p.capabilities(settings).hardwareGuards() + " in hardware; other formats in software");
+                                + caps.hardwareGuards() + " in hardware; other formats in software");
                     }
                 } else {
                     out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
