@@ -90,6 +90,8 @@ public final class TargetService implements TargetHandler {
     private Completion executeCatching(BlockRequest request, boolean piCheckedInTransport) {
         try {
             return executeNow(request, piCheckedInTransport);
+        } catch (io.pistore.engine.volume.VolumeGoneException e) {
+            return Completion.failure(Status.NO_SUCH_VOLUME, e.getMessage());
         } catch (IOException e) {
             return Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
         } catch (RuntimeException e) {
