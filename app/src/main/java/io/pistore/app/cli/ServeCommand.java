@@ -143,7 +143,10 @@ final class ServeCommand implements Callable<Integer> {
         }
         boolean listenTransport = nbd == null || given("--listen") || given("--transport");
         BlockTransportProvider p = listenTransport ? find(transport) : null;
-        try (VolumeStore store = openStore()) {
+        try (VolumeStore store = openStore();
+             ServedVolumeUse use = memoryVolumes.isEmpty() ? new ServedVolumeUse(store) : null;
+             ControlSocket control = use != null ? startControl(out, store, use, log) : null) {
+            volumeUse = use;
             TargetService service = new TargetService(store, log);
             try (BlockTransport t = p != null ? p.create(settings) : null;
                  TargetListener l = p != null ? listen(t, service) : null) {
@@ -163,6 +166,9 @@ final class ServeCommand implements Callable<Integer> {
                     out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
                 }
                 out.println("  " + GuardPath.describe());
+                if (control != null) {
+                    out.println("  volumes change live: pistore volume create|resize|delete --data " + data.dir);
+                }
                 for (Volume v : store.list()) {
                     out.println("  " + v.name() + " " + v.blockCount() + " blocks " + v.format());
                 }
@@ -179,6 +185,19 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println("pistore serve: stopped");
         return ExitCodes.OK;
+    }
+
+    /** The users of the served volumes, which a forced delete disconnects; null when none is tracked. */
+    private ServedVolumeUse volumeUse;
+
+    /** The control socket of the data directory, or null (and a line saying why) where it cannot listen. */
+    private ControlSocket startControl(PrintWriter out, VolumeStore store, VolumeUse use, Consumer<String> log) {
+        try {
+            return ControlSocket.start(data.dir, store, use, log);
+        } catch (IOException e) {
+            out.println("pistore serve: no live volume changes: " + e.getMessage());
+            return null;
+        }
     }
 
     private boolean given(String option) {
@@ -268,6 +287,9 @@ final class ServeCommand implements Callable<Integer> {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
         try (server) {
+            if (volumeUse != null) {
+                volumeUse.nbd(server);
+            }
             boolean everywhere = server.address().getAddress().isAnyLocalAddress();
             // A wildcard address is no address a client can use: name loopback, which reaches it from here.
             String host = everywhere ? "127.0.0.1" : server.address().getAddress().getHostAddress();
