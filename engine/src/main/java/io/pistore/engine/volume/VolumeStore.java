@@ -274,6 +274,21 @@ public final class VolumeStore implements AutoCloseable {
         return v == null ? null : new Activity(v.requestsEntered(), v.inFlight());
     }
 
+    /**
+     * Applies the journal of a file volume to its home files and forces them now (as the background
+     * checkpoint would later), so that the home files hold every block written so far: for tools and
+     * tests that read or change the files at rest. Nothing for a memory volume.
+     */
+    public void checkpoint(String name) throws IOException {
+        GatedVolume v = volumes.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no volume named " + name);
+        }
+        if (v.storage() instanceof FileVolume f) {
+            f.checkpoint();
+        }
+    }
+
     /** The volume of that name, or null. */
     public Volume get(String name) {
         return volumes.get(name);
