@@ -158,10 +158,37 @@ final class VolumeCommand implements Callable<Integer> {
                 throw CliException.usage("--size " + size + " is not a positive multiple of the " + f.dataSize()
                         + "-byte block");
             }
-            Changed c = change(data.dir, spec, VolumeChange.create(name, f, size / f.dataSize()));
+            long blocks = size / f.dataSize();
+            warnIfLargerThanFree(blocks * (f.dataSize() + (long) f.metadataSize()));
+            Changed c = change(data.dir, spec, VolumeChange.create(name, f, blocks));
             spec.commandLine().getOut().println(c.lines().get(0) + ", in " + data.dir
                     + (c.throughServer() ? ", through the running server" : ""));
             return ExitCodes.OK;
+        }
+
+        /**
+         * One warning line when the volume's files would not fit in the free space of the directory's
+         * file system: they are sparse, so the create succeeds, and writes fail once the disk is full.
+         */
+        private void warnIfLargerThanFree(long bytes) {
+            Path at = data.dir.toAbsolutePath();
+            while (at != null && !Files.exists(at)) {
+                at = at.getParent(); // the directory may not exist yet: ask the file system it will be on
+            }
+            if (at == null) {
+                return;
+            }
+            long free;
+            try {
+                free = Files.getFileStore(at).getUsableSpace();
+            } catch (IOException e) {
+                return; // no figure to compare with; the create itself reports real failures
+            }
+            if (bytes > free) {
+                spec.commandLine().getErr().println("pistore volume create: warning: " + name + " needs "
+                        + Progress.bytes(bytes) + " (data and metadata) but the file system of " + data.dir + " has "
+                        + Progress.bytes(free) + " free; the files are sparse, so writes will fail once it is full");
+            }
         }
     }
 
