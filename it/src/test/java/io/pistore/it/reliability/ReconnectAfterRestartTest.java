@@ -52,11 +52,16 @@ class ReconnectAfterRestartTest {
         return submit.get().get(60, TimeUnit.SECONDS);
     }
 
-    @Test
-    void queuesComeBackAfterTheTargetIsKilledAndRestarted() throws Exception {
+    /** Volume {@code v}, 4 MiB of 4096+8 blocks, in the test's data directory. */
+    private void createVolume() {
         StringWriter o = new StringWriter();
         assertEquals(0, Main.run(new PrintWriter(o), new PrintWriter(o), "volume", "create", "--data", dir.toString(),
                 "v", "--size", "4MiB", "--format", "4096+8"), o.toString());
+    }
+
+    @Test
+    void queuesComeBackAfterTheTargetIsKilledAndRestarted() throws Exception {
+        createVolume();
         String address = "127.0.0.1:" + freePort();
         byte[][] data = new byte[16][BS];
         Random rnd = new Random(0x5EC0);
@@ -119,9 +124,7 @@ class ReconnectAfterRestartTest {
      */
     @Test
     void aRunningBenchResumesAfterTheTargetRestarts() throws Exception {
-        StringWriter o = new StringWriter();
-        assertEquals(0, Main.run(new PrintWriter(o), new PrintWriter(o), "volume", "create", "--data", dir.toString(),
-                "v", "--size", "4MiB", "--format", "4096+8"), o.toString());
+        createVolume();
         String address = "127.0.0.1:" + freePort();
         PistoreProcess server = PistoreProcess.serve(List.of(), "--data", dir.toString(), "--transport", "tcp",
                 "--listen", address);
