@@ -10,6 +10,7 @@ import io.pistore.transport.rdma.verbs.QpConfig;
 import io.pistore.transport.rdma.verbs.VerbsDevice;
 import io.pistore.transport.rdma.verbs.VerbsException;
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -54,9 +55,19 @@ final class DisniDevice implements VerbsDevice {
         List<InetAddress> tries = new ArrayList<>();
         try {
             if (localAddress != null) {
-                tries.add(InetAddress.getByName(localAddress));
+                InetAddress a = InetAddress.getByName(localAddress);
+                if (!(a instanceof Inet4Address)) {
+                    ops.destroyEventChannel(channel);
+                    throw new VerbsException(VerbsException.EINVAL, "disni: rdma.disni.local=" + localAddress
+                            + " is an IPv6 address; DiSNI 2.1 supports IPv4 only");
+                }
+                tries.add(a);
             } else {
-                tries.addAll(candidates);
+                for (InetAddress a : candidates) {
+                    if (a instanceof Inet4Address) { // DiSNI 2.1 builds IPv4 sockaddrs only
+                        tries.add(a);
+                    }
+                }
             }
             for (InetAddress a : tries) {
                 DisniOps.Id id = ops.createId(channel);
