@@ -53,15 +53,15 @@ final class DisniDevice implements VerbsDevice {
         DisniOps.Ctx foundCtx = null;
         String foundAddr = null;
         List<InetAddress> tries = new ArrayList<>();
+        boolean ipv6 = false;
         try {
             if (localAddress != null) {
                 InetAddress a = InetAddress.getByName(localAddress);
                 if (!(a instanceof Inet4Address)) {
-                    ops.destroyEventChannel(channel);
-                    throw new VerbsException(VerbsException.EINVAL, "disni: rdma.disni.local=" + localAddress
-                            + " is an IPv6 address; DiSNI 2.1 supports IPv4 only");
+                    ipv6 = true;
+                } else {
+                    tries.add(a);
                 }
-                tries.add(a);
             } else {
                 for (InetAddress a : candidates) {
                     if (a instanceof Inet4Address) { // DiSNI 2.1 builds IPv4 sockaddrs only
@@ -89,6 +89,11 @@ final class DisniDevice implements VerbsDevice {
             ops.destroyEventChannel(channel);
             throw new VerbsException(VerbsException.ENODEV, "disni: " + DisniProbe.firstLine(String.valueOf(
                     e.getMessage())));
+        }
+        if (ipv6) {
+            ops.destroyEventChannel(channel);
+            throw new VerbsException(VerbsException.EINVAL, "disni: rdma.disni.local=" + localAddress
+                    + " is an IPv6 address; DiSNI 2.1 supports IPv4 only");
         }
         if (found == null) {
             ops.destroyEventChannel(channel);
