@@ -74,16 +74,17 @@ class SignatureMappingTest {
         io.pistore.transport.rdma.verbs.MrStatus st = new io.pistore.transport.rdma.verbs.MrStatus();
         st.failed = true;
         st.errType = io.pistore.transport.rdma.verbs.SigErrorType.BAD_GUARD;
-        st.sigErrOffset = 3 * 4104L;
+        // block 1000: far enough that dividing by 4096 instead of 4104 gives another block (1001)
+        st.sigErrOffset = 1000 * 4104L;
         SignatureMapping.setHostAttrs(a, F, true, Protection.pass(CheckFlags.ALL, 7, 1, 0xFFFF), true); // DIF | DIF
-        assertEquals(3, SignatureMapping.toPiError(st, a).blockIndex());
+        assertEquals(1000, SignatureMapping.toPiError(st, a).blockIndex());
         SignatureMapping.setHostAttrs(a, F, false, Protection.insertStrip(7), false); // NONE | DIF
-        assertEquals(3, SignatureMapping.toPiError(st, a).blockIndex());
+        assertEquals(1000, SignatureMapping.toPiError(st, a).blockIndex());
         SignatureMapping.setTargetAttrs(a, F, false, Protection.insertStrip(7)); // DIF | NONE (target PRACT)
         assertFalse(a.wire.isDif());
-        assertEquals(3, SignatureMapping.toPiError(st, a).blockIndex(), "interval + 8 even without PI on the wire");
+        assertEquals(1000, SignatureMapping.toPiError(st, a).blockIndex(), "interval + 8 even without PI on the wire");
         assertEquals(4104, SignatureMapping.errorOffsetStride(a));
-        assertEquals(107, SignatureMapping.toCompletion(st, a, 104).errorLba());
+        assertEquals(1104, SignatureMapping.toCompletion(st, a, 104).errorLba());
     }
 
     @Test
