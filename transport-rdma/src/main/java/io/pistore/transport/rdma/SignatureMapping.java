@@ -43,7 +43,8 @@ import io.pistore.transport.rdma.verbs.SigType;
  *       honour the app-tag check (as Linux's nvme-rdma host): the target checks it once, on the way
  *       in for writes and on the way out for reads.
  * </ul>
- * The wire length is computed from the wire domain, never assumed.
+ * The wire length is computed from the wire domain, never assumed. A signature error's block is
+ * {@code sig_err_offset / (interval + 8)} in every domain pairing ({@link #errorOffsetStride}).
  */
 public final class SignatureMapping {
     private SignatureMapping() {
