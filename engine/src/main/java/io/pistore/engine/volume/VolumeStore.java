@@ -45,6 +45,8 @@ public final class VolumeStore implements AutoCloseable {
     private final Path dir;
     private final long cacheBytes;
     private final Map<String, Volume> volumes = new ConcurrentHashMap<>();
+    /** Names of the volumes {@link #attach attached} here: served, closed with the store, never deleted from its directory. */
+    private final java.util.Set<String> attached = ConcurrentHashMap.newKeySet();
     private final List<String> openProblems = new ArrayList<>();
     private final List<String> openNotes = new ArrayList<>();
     /** The directory's one-owner lock; null for a memory store, which nothing else can reach. */
@@ -175,13 +177,30 @@ public final class VolumeStore implements AutoCloseable {
         return v;
     }
 
-    /** Deletes a volume and its files. */
+    /**
+     * Serves a volume whose storage this store does not own (a replicated volume keeps its replicas
+     * elsewhere): it is listed and found like the others and closed with the store; {@link #delete}
+     * closes and forgets it without touching this store's directory.
+     */
+    public synchronized void attach(Volume v) {
+        checkName(v.name());
+        if (volumes.containsKey(v.name()) || (dir != null && Files.exists(dir.resolve(v.name() + MANIFEST_SUFFIX)))) {
+            throw new IllegalArgumentException("volume " + v.name() + " already exists");
+        }
+        volumes.put(v.name(), v);
+        attached.add(v.name());
+    }
+
+    /** Deletes a volume and its files (an attached volume: closes and forgets it). */
     public synchronized void delete(String name) throws IOException {
         Volume v = volumes.remove(name);
         if (v == null) {
             throw new IllegalArgumentException("no volume named " + name);
         }
         v.close();
+        if (attached.remove(name)) {
+            return;
+        }
         if (dir != null) {
             Files.deleteIfExists(dir.resolve(name + MANIFEST_SUFFIX));
             syncDirectory(dir);
@@ -214,6 +233,7 @@ public final class VolumeStore implements AutoCloseable {
             }
         }
         volumes.clear();
+        attached.clear();
         if (lock != null) {
             try {
                 lock.close(); // after the volumes: the next owner finds them closed

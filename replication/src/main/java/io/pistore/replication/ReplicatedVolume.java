@@ -1,0 +1,265 @@
+package io.pistore.replication;
+
+import io.pistore.engine.volume.Volume;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.ScatterList;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link Volume}, so the
+ * target service serves it to every transport unchanged. Writes, write-zeroes and flushes go through
+ * the group's leader and return once a quorum has committed them; reads come from the leader,
+ * linearizable (Ratis's read index). Nothing waits without bound: an operation no quorum answered
+ * within {@link ReplicationSettings#operationTimeout()} fails with a one-line
+ * {@link ReplicationException}; a write that timed out may still be applied later, as on a disk whose
+ * command timed out, so the host rewrites it.
+ *
+ * <p><b>Self-healing reads.</b> Each block read is checked as a replica can check it (guard; Type 1
+ * reference tag; zeros under the unwritten tuple). A block that fails is read from the other
+ * replicas, at least as fresh as the first read; the first copy that passes is returned to the caller
+ * and a repair goes through the log, which rewrites the block on every replica whose copy fails (so
+ * a block written again meanwhile is never rolled back). Each repair is counted and logged with the
+ * volume, LBA, replica and error kind. A block bad on every replica is returned as read, and the
+ * target service's own check reports the PI error at that LBA: never "repaired" with wrong data.
+ */
+public final class ReplicatedVolume implements Volume {
+    private final String name;
+    private final BlockFormat format;
+    private final long blocks;
+    private final RaftGroup group;
+    private final long timeoutMs;
+    private final Consumer<String> log;
+    private final RaftClient client;
+    private final AtomicLong healedBlocks = new AtomicLong();
+    private final AtomicLong unhealableBlocks = new AtomicLong();
+
+    ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
+            Consumer<String> log) {
+        this.name = name;
+        this.format = format;
+        this.blocks = blocks;
+        this.group = group;
+        this.timeoutMs = settings.operationTimeout().toMillis();
+        this.log = log;
+        // Retries (to the next peer, after a leader change) stop after about the operation timeout;
+        // the caller's wait is bounded by it regardless.
+        long sleepMs = 100;
+        this.client = RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setProperties(settings.client())
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        (int) Math.max(1, timeoutMs / sleepMs), TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public BlockFormat format() {
+        return format;
+    }
+
+    @Override
+    public long blockCount() {
+        return blocks;
+    }
+
+    /** The group's peers. */
+    public RaftGroup group() {
+        return group;
+    }
+
+    /** Blocks that failed their check on the replica read first and were served from a good replica. */
+    public long healedBlocks() {
+        return healedBlocks.get();
+    }
+
+    /** Blocks that failed their check on every replica asked. */
+    public long unhealableBlocks() {
+        return unhealableBlocks.get();
+    }
+
+    @Override
+    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
+        // Checked here too, so a bad write is refused before it crosses the network; the leader checks
+        // again on entry, every replica before it applies.
+        PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n);
+        if (e != null) {
+            throw new ReplicationException("volume " + name + ": write "
+                    + ApplyOutcome.refused(lba + e.blockIndex(), e).describe());
+        }
+        commit(ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua), "write lba=" + lba);
+    }
+
+    @Override
+    public void writeZeroes(long lba, int n, boolean fua) throws IOException {
+        commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua), "write-zeroes lba=" + lba);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        commit(ReplicaCommand.plain(ReplicaCommand.Op.FLUSH, 0, 0, false), "flush");
+    }
+
+    private void commit(Message m, String what) throws IOException {
+        RaftClientReply r = await(client.async().send(m), what, "not committed by a quorum");
+        ApplyOutcome o = ApplyOutcome.decode(r.getMessage().getContent());
+        if (!o.isDone()) {
+            throw new ReplicationException("volume " + name + ": " + what + " " + o.describe());
+        }
+    }
+
+    @Override
+    public void read(long lba, int n, ScatterList data, ScatterList metadata) throws IOException {
+        RaftClientReply r = await(client.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false)),
+                "read lba=" + lba, "not confirmed by a quorum (a linearizable read needs one)");
+        ReadReply rr = ReadReply.decode(r.getMessage().getContent());
+        ScatterList d = ScatterList.of(rr.data);
+        ScatterList m = ScatterList.of(rr.metadata);
+        Map<Integer, PiError> bad = StoredBlockCheck.badStoredBlocks(format, lba, d, m, n);
+        if (!bad.isEmpty()) {
+            // Heal into private copies: the reply's buffers are read-only.
+            byte[] dc = new byte[n * format.dataSize()];
+            byte[] mc = new byte[n * format.metadataSize()];
+            d.read(0, dc, 0, dc.length);
+            m.read(0, mc, 0, mc.length);
+            for (Map.Entry<Integer, PiError> b : bad.entrySet()) {
+                heal(lba + b.getKey(), b.getValue(), r.getServerId(), rr.appliedIndex, dc,
+                        b.getKey() * format.dataSize(), mc, b.getKey() * format.metadataSize());
+            }
+            d = ScatterList.wrap(dc);
+            m = ScatterList.wrap(mc);
+        }
+        copy(d, data);
+        if (metadata != null) {
+            copy(m, metadata);
+        }
+    }
+
+    /**
+     * Block {@code lba} failed on {@code badReplica}: asks the others for it, at least as fresh as
+     * {@code minIndex}; the first copy that passes goes into {@code data}/{@code meta} at the offsets
+     * and is written back through the log as a repair.
+     */
+    private void heal(long lba, PiError error, RaftPeerId badReplica, long minIndex, byte[] data, int dataOff,
+            byte[] meta, int metaOff) {
+        String where = "volume " + name + " lba=" + lba + " replica " + badReplica + " error=" + error.kind().shortName();
+        for (RaftPeer p : group.getPeers()) {
+            if (p.getId().equals(badReplica)) {
+                continue;
+            }
+            ReadReply copy;
+            try {
+                RaftClientReply r = await(client.async().sendStaleRead(
+                        ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), minIndex, p.getId()),
+                        "read lba=" + lba + " from replica " + p.getId(), "not answered");
+                copy = ReadReply.decode(r.getMessage().getContent());
+            } catch (IOException e) {
+                log.accept(where + ": replica " + p.getId() + " could not be read: " + e.getMessage());
+                continue;
+            }
+            ScatterList d = ScatterList.of(copy.data);
+            ScatterList m = ScatterList.of(copy.metadata);
+            if (!StoredBlockCheck.badStoredBlocks(format, lba, d, m, 1).isEmpty()) {
+                log.accept(where + ": replica " + p.getId() + " has a bad copy too");
+                continue;
+            }
+            d.read(0, data, dataOff, format.dataSize());
+            m.read(0, meta, metaOff, format.metadataSize());
+            healedBlocks.incrementAndGet();
+            try {
+                commit(ReplicaCommand.carrying(ReplicaCommand.Op.REPAIR, lba, 1, d, m, true), "repair lba=" + lba);
+                log.accept(where + ": read from replica " + p.getId() + ", bad copy rewritten");
+            } catch (IOException e) {
+                log.accept(where + ": read from replica " + p.getId() + ", rewrite failed: " + e.getMessage());
+            }
+            return;
+        }
+        unhealableBlocks.incrementAndGet();
+        log.accept(where + ": no replica has a good copy");
+    }
+
+    private static void copy(ScatterList from, ScatterList to) {
+        byte[] chunk = new byte[(int) Math.min(1 << 16, Math.max(1, from.length()))];
+        for (long off = 0; off < from.length(); off += chunk.length) {
+            int len = (int) Math.min(chunk.length, from.length() - off);
+            from.read(off, chunk, 0, len);
+            to.write(off, chunk, 0, len);
+        }
+    }
+
+    /** Waits at most the operation timeout; every failure becomes one line naming the volume. */
+    private RaftClientReply await(CompletableFuture<RaftClientReply> f, String what, String timeoutMeaning)
+            throws ReplicationException {
+        RaftClientReply r;
+        try {
+            r = f.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(false);
+            throw new ReplicationException("volume " + name + ": " + what + " " + timeoutMeaning + " within " + timeoutMs
+                    + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("volume " + name + ": " + what + " interrupted");
+        } catch (ExecutionException e) {
+            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
+        }
+        if (!r.isSuccess()) {
+            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
+        }
+        return r;
+    }
+
+    /** The innermost message of a failure, first line only. */
+    static String oneLine(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+
+    /**
+     * Asks the group to make {@code peer} its leader, waiting at most the operation timeout: for
+     * maintenance (the old leader's machine is to be stopped) and for tests.
+     */
+    public void transferLeadership(String peer) throws IOException {
+        RaftClientReply r = client.admin().transferLeadership(RaftPeerId.valueOf(peer), timeoutMs);
+        if (!r.isSuccess()) {
+            throw new ReplicationException("volume " + name + ": leadership not transferred to " + peer + ": "
+                    + oneLine(r.getException()));
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        client.close();
+    }
+
+    @Override
+    public String toString() {
+        return "replicated volume " + name + " on " + group.getPeers().size() + " peers";
+    }
+}
