@@ -19,6 +19,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.StaleReadException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.util.TimeDuration;
 
@@ -170,10 +171,7 @@ public final class ReplicatedVolume implements Volume {
             }
             ReadReply copy;
             try {
-                RaftClientReply r = await(client.async().sendStaleRead(
-                        ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), minIndex, p.getId()),
-                        "read lba=" + lba + " from replica " + p.getId(), "not answered");
-                copy = ReadReply.decode(r.getMessage().getContent());
+                copy = readFrom(p.getId(), lba, minIndex);
             } catch (IOException e) {
                 log.accept(where + ": replica " + p.getId() + " could not be read: " + e.getMessage());
                 continue;
@@ -197,6 +195,55 @@ public final class ReplicatedVolume implements Volume {
         }
         unhealableBlocks.incrementAndGet();
         log.accept(where + ": no replica has a good copy");
+    }
+
+    /**
+     * Block {@code lba} as replica {@code peer} holds it once it has applied {@code minIndex}. A
+     * follower learns the commit index with the leader's next heartbeat and refuses a stale read until
+     * then, so the read is asked again until the operation timeout.
+     */
+    private ReadReply readFrom(RaftPeerId peer, long lba, long minIndex) throws IOException {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        String what = "read lba=" + lba + " from replica " + peer;
+        while (true) {
+            CompletableFuture<RaftClientReply> f = client.async().sendStaleRead(
+                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), minIndex, peer);
+            try {
+                RaftClientReply r = f.get(Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())),
+                        TimeUnit.MILLISECONDS);
+                if (r.isSuccess()) {
+                    return ReadReply.decode(r.getMessage().getContent());
+                }
+                if (!isStale(r.getException()) || System.nanoTime() > end) {
+                    throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
+                }
+            } catch (TimeoutException e) {
+                f.cancel(false);
+                throw new ReplicationException("volume " + name + ": " + what + " not answered within " + timeoutMs + " ms");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException("volume " + name + ": " + what + " interrupted");
+            } catch (ExecutionException e) {
+                if (!isStale(e.getCause()) || System.nanoTime() > end) {
+                    throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
+                }
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException("volume " + name + ": " + what + " interrupted");
+            }
+        }
+    }
+
+    private static boolean isStale(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof StaleReadException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void copy(ScatterList from, ScatterList to) {

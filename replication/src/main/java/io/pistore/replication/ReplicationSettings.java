@@ -110,6 +110,8 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEveryEntries);
+        RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true); // a clean stop restarts without replay
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         return p;
     }
 

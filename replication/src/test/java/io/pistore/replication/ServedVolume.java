@@ -33,7 +33,7 @@ final class ServedVolume implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         connection.close();
         listener.close();
         transport.close();
