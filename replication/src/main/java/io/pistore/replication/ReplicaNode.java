@@ -47,13 +47,15 @@ public final class ReplicaNode implements AutoCloseable {
     private final VolumeStore replicas;
     private final Map<RaftGroupId, String> names = new ConcurrentHashMap<>();
     private final Map<String, ReplicaStats> stats = new ConcurrentHashMap<>();
-    private final RaftServer server;
+    private final Path groupsDir;
+    private RaftServer server;
 
     private ReplicaNode(String id, String host, int port, Path dir, ReplicationSettings settings, Consumer<String> log)
             throws IOException {
         this.id = RaftPeerId.valueOf(id);
         this.settings = settings;
         this.log = log;
+        this.groupsDir = dir.resolve("groups");
         this.replicas = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id);
         for (Volume v : replicas.list()) {
             names.put(groupId(v.name()), v.name());
@@ -66,6 +68,8 @@ public final class ReplicaNode implements AutoCloseable {
                     .setStateMachineRegistry(this::stateMachine)
                     .build();
             s.start();
+            this.server = s;
+            joinDeclaredGroups();
         } catch (IOException | RuntimeException e) {
             if (s != null) {
                 s.close();
@@ -73,7 +77,89 @@ public final class ReplicaNode implements AutoCloseable {
             replicas.close();
             throw e;
         }
-        this.server = s;
+    }
+
+    /**
+     * Joins the group of every replica whose peer list was written ({@link #createReplicaOffline}) but
+     * that Ratis does not hold yet, or holds without members (a group that never had a leader has not
+     * written its configuration down).
+     */
+    private void joinDeclaredGroups() throws IOException {
+        java.util.Set<RaftGroupId> held = new java.util.HashSet<>();
+        server.getGroupIds().forEach(held::add);
+        for (String name : volumeNames()) {
+            List<RaftPeer> peers = readPeers(groupsDir, name);
+            if (peers == null) {
+                continue;
+            }
+            RaftGroupId gid = groupId(name);
+            if (held.contains(gid)) {
+                if (!server.getDivision(gid).getGroup().getPeers().isEmpty()) {
+                    continue;
+                }
+                reply(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid, true,
+                        false)), "leave the unconfigured group of volume " + name);
+            }
+            reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0,
+                    RaftGroup.valueOf(gid, peers), true)), "join the group of volume " + name);
+        }
+    }
+
+    private void reply(RaftClientReply r, String what) throws ReplicationException {
+        if (!r.isSuccess()) {
+            throw new ReplicationException("peer " + id + " could not " + what + ": " + ReplicatedVolume.oneLine(r.getException()));
+        }
+    }
+
+    private static Path peersFile(Path groupsDir, String name) {
+        return groupsDir.resolve(name + ".peers");
+    }
+
+    /** The peer list written for a replica, or null. */
+    private static List<RaftPeer> readPeers(Path groupsDir, String name) throws IOException {
+        Path f = peersFile(groupsDir, name);
+        if (!java.nio.file.Files.exists(f)) {
+            return null;
+        }
+        return PeerList.parse(java.nio.file.Files.readString(f, StandardCharsets.UTF_8).strip());
+    }
+
+    /** Writes a replica's peer list, atomically: the group a first start joins. */
+    private static void writePeers(Path groupsDir, String name, List<RaftPeer> peers) throws IOException {
+        java.nio.file.Files.createDirectories(groupsDir);
+        Path tmp = groupsDir.resolve(name + ".peers.tmp");
+        java.nio.file.Files.writeString(tmp, PeerList.describe(peers) + "\n", StandardCharsets.UTF_8);
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(tmp,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            c.force(true);
+        }
+        java.nio.file.Files.move(tmp, peersFile(groupsDir, name), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void checkMember(RaftPeerId id, String name, List<RaftPeer> peers) {
+        if (peers.stream().noneMatch(p -> p.getId().equals(id))) {
+            throw new IllegalArgumentException("peer " + id + " is not one of the peers of volume " + name);
+        }
+    }
+
+    /**
+     * Creates peer {@code id}'s replica of volume {@code name} under {@code dir} while the peer is not
+     * running: the empty engine volume and its peer list. The peer joins the group when it next starts.
+     */
+    public static void createReplicaOffline(String id, Path dir, String name, BlockFormat format, long blocks,
+            List<RaftPeer> peers) throws IOException {
+        PeerList.checkId(id);
+        checkMember(RaftPeerId.valueOf(id), name, peers);
+        try (VolumeStore s = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id)) {
+            s.create(name, format, blocks);
+            try {
+                writePeers(dir.resolve("groups"), name, peers);
+            } catch (IOException | RuntimeException e) {
+                s.delete(name);
+                throw e;
+            }
+        }
     }
 
     /**
@@ -118,17 +204,29 @@ public final class ReplicaNode implements AutoCloseable {
      */
     public void createReplica(String name, BlockFormat format, long blocks, List<RaftPeer> peers) throws IOException {
         RaftGroupId gid = groupId(name);
-        if (peers.stream().noneMatch(p -> p.getId().equals(id))) {
-            throw new IllegalArgumentException("peer " + id + " is not one of the peers of volume " + name);
-        }
+        checkMember(id, name, peers);
         replicas.create(name, format, blocks);
         names.put(gid, name);
-        RaftClientReply r = server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id,
-                0, RaftGroup.valueOf(gid, peers), true));
-        if (!r.isSuccess()) {
-            throw new ReplicationException("peer " + id + " could not join the group of volume " + name + ": "
-                    + r.getException());
+        try {
+            writePeers(groupsDir, name, peers);
+            reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id,
+                    0, RaftGroup.valueOf(gid, peers), true)), "join the group of volume " + name);
+        } catch (IOException | RuntimeException e) {
+            names.remove(gid);
+            java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));
+            replicas.delete(name); // no replica without its group
+            throw e;
         }
+    }
+
+    /** As {@link #createReplica(String, BlockFormat, long, List)}, the peers written {@code ID=HOST:PORT,...}. */
+    public void createReplica(String name, BlockFormat format, long blocks, String peers) throws IOException {
+        createReplica(name, format, blocks, PeerList.parse(peers));
+    }
+
+    /** The names of the volumes this peer holds a replica of, sorted. */
+    public List<String> volumeNames() {
+        return replicas.list().stream().map(Volume::name).toList();
     }
 
     /** The volume {@code name} as a client of its group: reads and writes go to the group's leader. */
@@ -138,6 +236,12 @@ public final class ReplicaNode implements AutoCloseable {
             throw new IllegalArgumentException("peer " + id + " holds no replica of volume " + name);
         }
         RaftGroup group = server.getDivision(groupId(name)).getGroup();
+        if (group.getPeers().isEmpty()) {
+            List<RaftPeer> declared = readPeers(groupsDir, name);
+            if (declared != null) {
+                group = RaftGroup.valueOf(group.getGroupId(), declared);
+            }
+        }
         return new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log);
     }
 

@@ -8,6 +8,9 @@ import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardPath;
+import io.pistore.replication.PeerList;
+import io.pistore.replication.ReplicaNode;
+import io.pistore.replication.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.ConnectOptions;
@@ -50,6 +53,9 @@ final class ServeCommand implements Callable<Integer> {
 
     @Mixin
     TransportOptionsOption transportOptions;
+
+    @Mixin
+    ReplicaOptions replica;
 
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
@@ -138,12 +144,27 @@ final class ServeCommand implements Callable<Integer> {
                 out.println(LocalTime.now().format(time) + " " + line);
             }
         };
+        boolean replicated = replica.id != null || replica.listen != null;
+        if (replicated && replica.listen == null) {
+            throw CliException.usage("--replica-id needs --replica-listen: the address the volumes' peer lists name");
+        }
+        if (replicated && !memoryVolumes.isEmpty()) {
+            throw CliException.usage("--memory-volume cannot be combined with replicated volumes (--replica-listen)");
+        }
+        if (replicated && target != null) {
+            throw CliException.usage("--target exports another target's volumes; replicated volumes are served by the "
+                    + "serve of each of their peers");
+        }
         if (target != null) {
             return serveRemote(out, log, stop);
         }
         boolean listenTransport = nbd == null || given("--listen") || given("--transport");
         BlockTransportProvider p = listenTransport ? find(transport) : null;
-        try (VolumeStore store = openStore()) {
+        try (ReplicaNode node = replicated ? replica.start(data.dir, log) : null;
+             VolumeStore store = openStore()) {
+            if (node != null) {
+                attachReplicated(out, node, store);
+            }
             TargetService service = new TargetService(store, log);
             try (BlockTransport t = p != null ? p.create(settings) : null;
                  TargetListener l = p != null ? listen(t, service) : null) {
@@ -173,12 +194,30 @@ final class ServeCommand implements Callable<Integer> {
                 }
                 out.println("pistore serve: stopping; flushing volumes");
                 for (Volume v : store.list()) {
-                    v.flush();
+                    if (!(v instanceof ReplicatedVolume)) { // acknowledged writes are in a quorum's log already
+                        v.flush();
+                    }
                 }
             }
         }
         out.println("pistore serve: stopped");
         return ExitCodes.OK;
+    }
+
+    /** Serves this peer's replicated volumes beside the local ones: each a client of its group. */
+    private static void attachReplicated(PrintWriter out, ReplicaNode node, VolumeStore store) throws IOException {
+        out.println("pistore serve: replica " + node.id() + " on " + node.peer().getAddress() + ", "
+                + node.volumeNames().size() + " replicated volume(s)");
+        for (String name : node.volumeNames()) {
+            ReplicatedVolume v = node.open(name);
+            try {
+                store.attach(v);
+            } catch (IllegalArgumentException e) {
+                v.close();
+                throw CliException.usage("replicated volume " + name + ": " + e.getMessage());
+            }
+            out.println("  " + name + " replicated on " + PeerList.describe(v.group().getPeers().stream().toList()));
+        }
     }
 
     private boolean given(String option) {
