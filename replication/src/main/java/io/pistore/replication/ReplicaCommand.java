@@ -20,7 +20,9 @@ final class ReplicaCommand {
         /** Replace the blocks on every replica whose copy fails its PI check; a passing copy is left alone. */
         REPAIR(5),
         /** A query, never in the log. */
-        READ(16);
+        READ(16),
+        /** A query for the volume's format and size. */
+        INFO(17);
 
         final byte code;
 

@@ -59,15 +59,53 @@ public final class ReplicatedVolume implements Volume {
         this.group = group;
         this.timeoutMs = settings.operationTimeout().toMillis();
         this.log = log;
-        // Retries (to the next peer, after a leader change) stop after about the operation timeout;
-        // the caller's wait is bounded by it regardless.
+        this.client = newClient(group, settings);
+    }
+
+    /**
+     * A client of a group. Retries (to the next peer, after a leader change) stop after about the
+     * operation timeout; every caller's wait is bounded by it regardless.
+     */
+    private static RaftClient newClient(RaftGroup group, ReplicationSettings settings) {
         long sleepMs = 100;
-        this.client = RaftClient.newBuilder()
+        return RaftClient.newBuilder()
                 .setRaftGroup(group)
                 .setProperties(settings.client())
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                        (int) Math.max(1, timeoutMs / sleepMs), TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
+                        (int) Math.max(1, settings.operationTimeout().toMillis() / sleepMs),
+                        TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
                 .build();
+    }
+
+    /**
+     * Opens volume {@code name} from outside its peers, knowing only the peers
+     * ({@code ID=HOST:PORT,...}): its format and size are asked of the group's leader.
+     */
+    public static ReplicatedVolume connect(String name, String peers, ReplicationSettings settings, Consumer<String> log)
+            throws IOException {
+        RaftGroup group = RaftGroup.valueOf(ReplicaNode.groupId(name), PeerList.parse(peers));
+        VolumeShape shape;
+        try (RaftClient c = newClient(group, settings)) {
+            long ms = settings.operationTimeout().toMillis();
+            RaftClientReply r;
+            try {
+                r = c.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.INFO, 0, 0, false))
+                        .get(ms, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new ReplicationException("volume " + name + ": no leader of its group answered within " + ms
+                        + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no such volume)");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException("volume " + name + ": interrupted");
+            } catch (ExecutionException e) {
+                throw new ReplicationException("volume " + name + ": its group did not answer: " + oneLine(e.getCause()));
+            }
+            if (!r.isSuccess()) {
+                throw new ReplicationException("volume " + name + ": its group did not answer: " + oneLine(r.getException()));
+            }
+            shape = VolumeShape.decode(r.getMessage().getContent());
+        }
+        return new ReplicatedVolume(name, shape.format, shape.blocks, group, settings, log);
     }
 
     @Override
@@ -171,7 +209,7 @@ public final class ReplicatedVolume implements Volume {
             }
             ReadReply copy;
             try {
-                copy = readFrom(p.getId(), lba, minIndex);
+                copy = readFrom(p.getId(), lba, 1, minIndex);
             } catch (IOException e) {
                 log.accept(where + ": replica " + p.getId() + " could not be read: " + e.getMessage());
                 continue;
@@ -197,17 +235,113 @@ public final class ReplicatedVolume implements Volume {
         log.accept(where + ": no replica has a good copy");
     }
 
+    /** What a scrub of every replica found and did. */
+    public static final class ScrubReport {
+        /** Blocks checked on every replica reached. */
+        public long blocks;
+        /** Failing copies found, by replica id. */
+        public final Map<String, Long> badCopies = new java.util.TreeMap<>();
+        /** Failing copies rewritten from a good replica's copy. */
+        public long repairedCopies;
+        /** Blocks with no good copy on any replica reached: reported, never "repaired". */
+        public final java.util.List<Long> unrepairable = new java.util.ArrayList<>();
+        /** Replicas that could not be read, with the reason; their copies went unchecked. */
+        public final Map<String, String> unreachable = new java.util.TreeMap<>();
+
+        public boolean clean() {
+            return badCopies.isEmpty() && unreachable.isEmpty();
+        }
+    }
+
     /**
-     * Block {@code lba} as replica {@code peer} holds it once it has applied {@code minIndex}. A
+     * Checks every block on every replica, as a replica can check it, and repairs what it can: a
+     * block failing on some replicas gets a repair entry carrying a good replica's copy, which every
+     * replica whose copy fails applies; a block failing on every replica is reported. Each chunk is
+     * read from every replica at least as fresh as a linearizable read of it. {@code progress} hears
+     * the blocks done after each chunk.
+     */
+    public ScrubReport scrub(java.util.function.LongConsumer progress) throws IOException {
+        ScrubReport report = new ScrubReport();
+        int per = Math.max(1, (1 << 20) / format.dataSize());
+        for (long lba = 0; lba < blocks; lba += per) {
+            int n = (int) Math.min(per, blocks - lba);
+            RaftClientReply fresh = await(client.async().sendReadOnly(
+                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false)), "read lba=" + lba,
+                    "not confirmed by a quorum (a linearizable read needs one)");
+            long minIndex = ReadReply.decode(fresh.getMessage().getContent()).appliedIndex;
+            Map<RaftPeerId, ReadReply> copies = new java.util.LinkedHashMap<>();
+            Map<RaftPeerId, Map<Integer, PiError>> bad = new java.util.HashMap<>();
+            java.util.TreeSet<Integer> failing = new java.util.TreeSet<>();
+            for (RaftPeer p : group.getPeers()) {
+                try {
+                    ReadReply r = readFrom(p.getId(), lba, n, minIndex);
+                    copies.put(p.getId(), r);
+                    Map<Integer, PiError> b = StoredBlockCheck.badStoredBlocks(format, lba, ScatterList.of(r.data),
+                            ScatterList.of(r.metadata), n);
+                    bad.put(p.getId(), b);
+                    failing.addAll(b.keySet());
+                    if (!b.isEmpty()) {
+                        report.badCopies.merge(p.getId().toString(), (long) b.size(), Long::sum);
+                    }
+                } catch (IOException e) {
+                    report.unreachable.putIfAbsent(p.getId().toString(), e.getMessage());
+                }
+            }
+            for (int i : failing) {
+                scrubRepair(report, lba + i, i, copies, bad);
+            }
+            report.blocks += n;
+            progress.accept(report.blocks);
+        }
+        return report;
+    }
+
+    private void scrubRepair(ScrubReport report, long lba, int i, Map<RaftPeerId, ReadReply> copies,
+            Map<RaftPeerId, Map<Integer, PiError>> bad) {
+        RaftPeerId source = null;
+        for (RaftPeerId p : copies.keySet()) {
+            if (!bad.get(p).containsKey(i)) {
+                source = p;
+                break;
+            }
+        }
+        java.util.List<String> where = new java.util.ArrayList<>();
+        for (Map.Entry<RaftPeerId, Map<Integer, PiError>> e : bad.entrySet()) {
+            PiError err = e.getValue().get(i);
+            if (err != null) {
+                where.add("replica " + e.getKey() + " error=" + err.kind().shortName());
+            }
+        }
+        String what = "volume " + name + " lba=" + lba + " " + String.join(", ", where);
+        if (source == null) {
+            report.unrepairable.add(lba);
+            unhealableBlocks.incrementAndGet();
+            log.accept(what + ": no replica has a good copy (scrub)");
+            return;
+        }
+        ReadReply good = copies.get(source);
+        ScatterList d = ScatterList.of(good.data).slice((long) i * format.dataSize(), format.dataSize());
+        ScatterList m = ScatterList.of(good.metadata).slice((long) i * format.metadataSize(), format.metadataSize());
+        try {
+            commit(ReplicaCommand.carrying(ReplicaCommand.Op.REPAIR, lba, 1, d, m, true), "repair lba=" + lba);
+            report.repairedCopies += where.size();
+            log.accept(what + ": rewritten from replica " + source + " (scrub)");
+        } catch (IOException e) {
+            log.accept(what + ": rewrite from replica " + source + " failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Blocks from {@code lba} as replica {@code peer} holds them once it has applied {@code minIndex}. A
      * follower learns the commit index with the leader's next heartbeat and refuses a stale read until
      * then, so the read is asked again until the operation timeout.
      */
-    private ReadReply readFrom(RaftPeerId peer, long lba, long minIndex) throws IOException {
+    private ReadReply readFrom(RaftPeerId peer, long lba, int n, long minIndex) throws IOException {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         String what = "read lba=" + lba + " from replica " + peer;
         while (true) {
             CompletableFuture<RaftClientReply> f = client.async().sendStaleRead(
-                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), minIndex, peer);
+                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), minIndex, peer);
             try {
                 RaftClientReply r = f.get(Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())),
                         TimeUnit.MILLISECONDS);

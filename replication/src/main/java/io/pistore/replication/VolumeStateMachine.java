@@ -110,6 +110,10 @@ final class VolumeStateMachine extends BaseStateMachine {
     public CompletableFuture<Message> query(Message request) {
         try {
             ReplicaCommand c = ReplicaCommand.decode(request.getContent());
+            if (c.op == ReplicaCommand.Op.INFO) {
+                return CompletableFuture.completedFuture(
+                        new VolumeShape(applier.volume().format(), applier.volume().blockCount()).encode());
+            }
             if (c.op != ReplicaCommand.Op.READ) {
                 throw new IllegalArgumentException("not a query: " + c);
             }

@@ -129,4 +129,43 @@ class SelfHealingReadTest {
         assertTrue(peers.log.stream().anyMatch(l -> l.contains("lba=9") && l.endsWith("no replica has a good copy")),
                 String.join("\n", peers.log));
     }
+
+    @Test
+    void aScrubChecksEveryReplicaRepairsWhatItCanAndReportsWhatNoReplicaHas() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        byte[] written = new byte[16 * FORMAT.dataSize()];
+        new Random(13).nextBytes(written);
+        try (ServedVolume s = new ServedVolume(peers.node(0), NAME)) {
+            s.device.writeSync(0, ByteBuffer.wrap(written));
+        }
+        peers.awaitConverged();
+        stopAll();
+        flip(1, 5); // one follower's copy, whoever leads
+        flip(2, 6);
+        for (int i = 0; i < 3; i++) {
+            flip(i, 9);
+        }
+        restartAll();
+        try (ReplicatedVolume v = peers.node(0).open(NAME)) {
+            ReplicatedVolume.ScrubReport r = v.scrub(done -> { });
+            assertEquals(64, r.blocks);
+            assertEquals(java.util.Map.of("n1", 1L, "n2", 2L, "n3", 2L), r.badCopies);
+            assertEquals(2, r.repairedCopies, "n2's lba 5 and n3's lba 6");
+            assertEquals(java.util.List.of(9L), r.unrepairable);
+            peers.awaitConverged();
+            ReplicatedVolume.ScrubReport again = v.scrub(done -> { });
+            assertEquals(0, again.repairedCopies);
+            assertEquals(java.util.Map.of("n1", 1L, "n2", 1L, "n3", 1L), again.badCopies, "only the block no replica had");
+            assertEquals(java.util.List.of(9L), again.unrepairable);
+        }
+        assertEquals(1, peers.node(1).stats(NAME).rewrittenBlocks());
+        assertEquals(1, peers.node(2).stats(NAME).rewrittenBlocks());
+        assertEquals(0, peers.node(0).stats(NAME).rewrittenBlocks());
+        byte[][] n1 = peers.contents(0);
+        for (int i = 1; i < 3; i++) {
+            assertArrayEquals(n1[0], peers.contents(i)[0], "replicas equal after the scrub (lba 9 flipped alike)");
+        }
+        assertTrue(peers.log.stream().anyMatch(l -> l.startsWith("volume rv lba=5 replica n2 error=guard: rewritten from")),
+                String.join("\n", peers.log));
+    }
 }

@@ -71,6 +71,10 @@ class ReplicatedServeTest {
                     }
                 }
             }
+            EngineCommandsTest.Result scrub = EngineCommandsTest.run("scrub", "rv", "--replicas", peers.toString());
+            assertEquals(0, scrub.code(), scrub.out() + scrub.err());
+            assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas: "
+                    + "no bad copies, 0 rewritten, 0 bad on every replica"), scrub.out());
         } finally {
             for (ServeThread s : serves) {
                 if (s != null) {
@@ -94,6 +98,9 @@ class ReplicatedServeTest {
                 "--replica-id", "n9", "--replicas", "n1=127.0.0.1:9000");
         assertEquals(2, notMember.code());
         assertTrue(notMember.err().contains("peer n9 is not one of the peers of volume rv"), notMember.err());
+        EngineCommandsTest.Result scrub = EngineCommandsTest.run("scrub", "rv", "--replicas", "n1");
+        assertEquals(2, scrub.code());
+        assertTrue(scrub.err().contains("--replicas: peer 'n1' is not ID=HOST:PORT"), scrub.err());
         EngineCommandsTest.Result serve = EngineCommandsTest.run("serve", "--data", data(1), "--replica-id", "n1");
         assertEquals(2, serve.code());
         assertTrue(serve.err().contains("--replica-id needs --replica-listen"), serve.err());
