@@ -123,6 +123,12 @@ public final class ReplicatedVolume implements Volume {
         return blocks;
     }
 
+    /** Every operation waits for a quorum: the target service runs it off the transport's I/O thread. */
+    @Override
+    public boolean waitsForPeers() {
+        return true;
+    }
+
     /** The group's peers. */
     public RaftGroup group() {
         return group;
