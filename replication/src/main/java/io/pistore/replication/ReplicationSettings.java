@@ -104,6 +104,8 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(8 * ENTRY_MAX.getSize()));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_MAX);
+        // Closed segments kept in memory for followers that lag: two, not Ratis's six (entries carry data).
+        RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
         // Log retention: the log is never purged, so a lagging follower always catches up from it
         // (the snapshot is a marker over the volume's files, which are not shipped).
         RaftServerConfigKeys.Log.setPurgeGap(p, Integer.MAX_VALUE);

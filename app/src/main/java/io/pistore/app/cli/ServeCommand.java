@@ -217,6 +217,11 @@ final class ServeCommand implements Callable<Integer> {
                 throw CliException.usage("replicated volume " + name + ": " + e.getMessage());
             }
             out.println("  " + name + " replicated on " + PeerList.describe(v.group().getPeers().stream().toList()));
+            String here = node.peer().getAddress();
+            v.group().getPeers().stream().filter(p -> p.getId().toString().equals(node.id())).findFirst()
+                    .filter(p -> !p.getAddress().equals(here))
+                    .ifPresent(p -> out.println("  warning: the peers of " + name + " name " + node.id() + " at "
+                            + p.getAddress() + ", but it listens on " + here + ": they cannot reach it"));
         }
     }
 

@@ -54,6 +54,7 @@ class ReplicatedServeTest {
             for (ServeThread s : serves) {
                 s.awaitOutput(o -> o.contains("rv replicated on"));
                 assertTrue(s.out().contains("rv replicated on " + peers), s.out() + " / " + s.err());
+                assertTrue(!s.out().contains("warning"), s.out());
             }
             byte[] written = new byte[8 * 512];
             new Random(20).nextBytes(written);
@@ -104,5 +105,21 @@ class ReplicatedServeTest {
         EngineCommandsTest.Result serve = EngineCommandsTest.run("serve", "--data", data(1), "--replica-id", "n1");
         assertEquals(2, serve.code());
         assertTrue(serve.err().contains("--replica-id needs --replica-listen"), serve.err());
+    }
+
+    @Test
+    void serveWarnsWhenItListensElsewhereThanItsPeersNameIt() throws Exception {
+        int named = freePort();
+        int actual = freePort();
+        EngineCommandsTest.Result c = EngineCommandsTest.run("volume", "create", "--data", data(1), "rv", "--size", "64KiB",
+                "--format", "512+8", "--replica-id", "n1", "--replicas", "n1=127.0.0.1:" + named + ",n2=127.0.0.1:1");
+        assertEquals(0, c.code(), c.err());
+        try (ServeThread s = new ServeThread("serve", "--data", data(1), "--transport", "local", "--listen",
+                "replicated-serve-elsewhere", "--replica-id", "n1", "--replica-listen", "127.0.0.1:" + actual)) {
+            s.awaitOutput(o -> o.contains("warning"));
+            assertTrue(s.out().contains("warning: the peers of rv name n1 at 127.0.0.1:" + named
+                    + ", but it listens on 127.0.0.1:" + actual + ": they cannot reach it"), s.out() + " / " + s.err());
+            assertEquals(0, s.stop(), s.out() + " / " + s.err());
+        }
     }
 }
