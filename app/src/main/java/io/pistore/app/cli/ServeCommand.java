@@ -8,6 +8,9 @@ import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardPath;
+import io.pistore.replication.PeerList;
+import io.pistore.replication.ReplicaNode;
+import io.pistore.replication.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.ConnectOptions;
@@ -50,6 +53,9 @@ final class ServeCommand implements Callable<Integer> {
 
     @Mixin
     TransportOptionsOption transportOptions;
+
+    @Mixin
+    ReplicaOptions replica;
 
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
@@ -138,15 +144,30 @@ final class ServeCommand implements Callable<Integer> {
                 out.println(LocalTime.now().format(time) + " " + line);
             }
         };
+        boolean replicated = replica.id != null || replica.listen != null;
+        if (replicated && replica.listen == null) {
+            throw CliException.usage("--replica-id needs --replica-listen: the address the volumes' peer lists name");
+        }
+        if (replicated && !memoryVolumes.isEmpty()) {
+            throw CliException.usage("--memory-volume cannot be combined with replicated volumes (--replica-listen)");
+        }
+        if (replicated && target != null) {
+            throw CliException.usage("--target exports another target's volumes; replicated volumes are served by the "
+                    + "serve of each of their peers");
+        }
         if (target != null) {
             return serveRemote(out, log, stop);
         }
         boolean listenTransport = nbd == null || given("--listen") || given("--transport");
         BlockTransportProvider p = listenTransport ? find(transport) : null;
-        try (VolumeStore store = openStore();
+        try (ReplicaNode node = replicated ? replica.start(data.dir, log) : null;
+             VolumeStore store = openStore();
              ServedVolumeUse use = memoryVolumes.isEmpty() ? new ServedVolumeUse(store) : null;
              ControlSocket control = use != null ? startControl(out, store, use, log) : null) {
             volumeUse = use;
+            if (node != null) {
+                attachReplicated(out, node, store);
+            }
             TargetService service = new TargetService(store, log);
             try (BlockTransport t = p != null ? p.create(settings) : null;
                  TargetListener l = p != null ? listen(t, service) : null) {
@@ -179,7 +200,9 @@ final class ServeCommand implements Callable<Integer> {
                 }
                 out.println("pistore serve: stopping; flushing volumes");
                 for (Volume v : store.list()) {
-                    v.flush();
+                    if (!(v instanceof ReplicatedVolume)) { // acknowledged writes are in a quorum's log already
+                        v.flush();
+                    }
                 }
             }
         }
@@ -197,6 +220,27 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IOException e) {
             out.println("pistore serve: no live volume changes: " + e.getMessage());
             return null;
+        }
+    }
+
+    /** Serves this peer's replicated volumes beside the local ones: each a client of its group. */
+    private static void attachReplicated(PrintWriter out, ReplicaNode node, VolumeStore store) throws IOException {
+        out.println("pistore serve: replica " + node.id() + " on " + node.peer().getAddress() + ", "
+                + node.volumeNames().size() + " replicated volume(s)");
+        for (String name : node.volumeNames()) {
+            ReplicatedVolume v = node.open(name);
+            try {
+                store.attach(v);
+            } catch (IllegalArgumentException e) {
+                v.close();
+                throw CliException.usage("replicated volume " + name + ": " + e.getMessage());
+            }
+            out.println("  " + name + " replicated on " + PeerList.describe(v.group().getPeers().stream().toList()));
+            String here = node.peer().getAddress();
+            v.group().getPeers().stream().filter(p -> p.getId().toString().equals(node.id())).findFirst()
+                    .filter(p -> !p.getAddress().equals(here))
+                    .ifPresent(p -> out.println("  warning: the peers of " + name + " name " + node.id() + " at "
+                            + p.getAddress() + ", but it listens on " + here + ": they cannot reach it"));
         }
     }
 

@@ -143,6 +143,14 @@ final class VolumeCommand implements Callable<Integer> {
                 description = "Where the PI sits in the metadata (default: first).")
         PiLocation location;
 
+        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...",
+                description = "Create this target's replica of a replicated volume whose peers these are "
+                        + "(with --replica-id; run on every peer, before its serve; docs/REPLICATION.md).")
+        String replicas;
+
+        @Mixin
+        ReplicaOptions replica;
+
         @Override
         public Integer call() throws IOException {
             BlockFormat f;
@@ -157,6 +165,9 @@ final class VolumeCommand implements Callable<Integer> {
             if (size <= 0 || size % f.dataSize() != 0) {
                 throw CliException.usage("--size " + size + " is not a positive multiple of the " + f.dataSize()
                         + "-byte block");
+            }
+            if (replicas != null) {
+                return createReplica(f);
             }
             long blocks = size / f.dataSize();
             warnIfLargerThanFree(blocks * (f.dataSize() + (long) f.metadataSize()));
@@ -189,6 +200,38 @@ final class VolumeCommand implements Callable<Integer> {
                         + Progress.bytes(bytes) + " (data and metadata) but the file system of " + data.dir + " has "
                         + Progress.bytes(free) + " free; the files are sparse, so writes will fail once it is full");
             }
+        }
+
+        /**
+         * This peer's replica, made offline: the empty volume and its peer list, in DATA/replication;
+         * serve joins the volume's group on its --replica-listen address, the one the peer list names.
+         */
+        private Integer createReplica(BlockFormat f) throws IOException {
+            String me = replica.id("with --replicas");
+            java.util.List<org.apache.ratis.protocol.RaftPeer> peers;
+            try {
+                peers = io.pistore.replication.PeerList.parse(replicas);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--replicas: " + e.getMessage());
+            }
+            try {
+                VolumeStore.checkName(name);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            java.nio.file.Files.createDirectories(data.dir);
+            try {
+                io.pistore.replication.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
+                        size / f.dataSize(), peers);
+            } catch (DataDirInUseException e) {
+                throw inUse(e, "stop it first");
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            spec.commandLine().getOut().println("created replica " + me + " of " + name + ": " + (size / f.dataSize())
+                    + " blocks, " + f + ", in " + ReplicaOptions.dir(data.dir) + "; peers "
+                    + io.pistore.replication.PeerList.describe(peers));
+            return ExitCodes.OK;
         }
     }
 

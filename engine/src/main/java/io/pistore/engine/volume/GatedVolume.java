@@ -49,6 +49,11 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public boolean waitsForPeers() {
+        return current.waitsForPeers();
+    }
+
+    @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws IOException {
         Volume v = enter();
         try {

@@ -47,6 +47,8 @@ public final class VolumeStore implements AutoCloseable {
     private final Path dir;
     private final long cacheBytes;
     private final Map<String, GatedVolume> volumes = new ConcurrentHashMap<>();
+    /** Names of the volumes {@link #attach attached} here: served, closed with the store, never deleted from its directory. */
+    private final java.util.Set<String> attached = ConcurrentHashMap.newKeySet();
     private final List<String> openProblems = new ArrayList<>();
     private final List<String> openNotes = new ArrayList<>();
     /** The directory's one-owner lock; null for a memory store, which nothing else can reach. */
@@ -179,8 +181,23 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /**
-     * Deletes a volume and its files. Requests already inside the volume finish first; those that
-     * arrive later, or wait at a paused volume, fail with {@link VolumeGoneException}.
+     * Serves a volume whose storage this store does not own (a replicated volume keeps its replicas
+     * elsewhere): it is listed and found like the others and closed with the store; {@link #delete}
+     * closes and forgets it without touching this store's directory.
+     */
+    public synchronized void attach(Volume v) {
+        checkName(v.name());
+        if (volumes.containsKey(v.name()) || (dir != null && Files.exists(dir.resolve(v.name() + MANIFEST_SUFFIX)))) {
+            throw new IllegalArgumentException("volume " + v.name() + " already exists");
+        }
+        volumes.put(v.name(), new GatedVolume(v));
+        attached.add(v.name());
+    }
+
+    /**
+     * Deletes a volume and its files (an attached volume: closes and forgets it). Requests already
+     * inside the volume finish first; those that arrive later, or wait at a paused volume, fail with
+     * {@link VolumeGoneException}.
      */
     public synchronized void delete(String name) throws IOException {
         GatedVolume v = volumes.get(name);
@@ -191,6 +208,9 @@ public final class VolumeStore implements AutoCloseable {
         volumes.remove(name);
         v.retire();
         v.close();
+        if (attached.remove(name)) {
+            return;
+        }
         if (dir != null) {
             Files.deleteIfExists(dir.resolve(name + MANIFEST_SUFFIX));
             syncDirectory(dir);
@@ -213,6 +233,10 @@ public final class VolumeStore implements AutoCloseable {
         }
         if (dir == null) {
             throw new IllegalArgumentException("volume " + name + " is in memory; only volumes of a data directory resize");
+        }
+        if (attached.contains(name)) {
+            throw new IllegalArgumentException("volume " + name + " is not stored in this data directory"
+                    + " (a replicated volume); it does not resize");
         }
         long old = v.blockCount();
         if (blocks < old) {
@@ -312,6 +336,7 @@ public final class VolumeStore implements AutoCloseable {
             }
         }
         volumes.clear();
+        attached.clear();
         if (lock != null) {
             try {
                 lock.close(); // after the volumes: the next owner finds them closed
