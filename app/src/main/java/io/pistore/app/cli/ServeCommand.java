@@ -3,6 +3,8 @@ package io.pistore.app.cli;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.nbd.NbdServer;
+import io.pistore.frontend.nbd.NbdTls;
+import io.pistore.runtime.tls.TlsContext;
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
@@ -51,6 +53,12 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     TransportOptionsOption transportOptions;
 
+    @Mixin
+    TlsOptions tls;
+
+    /** The loaded server TLS material, or null without --tls-cert. */
+    private TlsContext tlsContext;
+
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
 
@@ -80,6 +88,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
                     + "the volumes of --data; its content is lost at exit.")
     List<String> memoryVolumes = new ArrayList<>();
+
+    @Option(names = "--nbd-tls", paramLabel = "off|on|require",
+            description = "NBD_OPT_STARTTLS: off refuses it, on lets each client choose, require refuses every "
+                    + "export to a client that did not start TLS (default: require with --tls-cert, else off; "
+                    + "config key: nbd-tls).")
+    String nbdTls;
 
     @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
             description = "Queues of the NBD frontend's connection to the volumes (default: ${DEFAULT-VALUE}).")
@@ -131,6 +145,8 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         settings = transportOptions.resolve(config);
+        tlsContext = tls.serverContext();
+        nbdTlsMode();
         CountDownLatch stop = new CountDownLatch(1);
         DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");
         Consumer<String> log = line -> {
@@ -153,6 +169,9 @@ final class ServeCommand implements Callable<Integer> {
                             + " " + l.address());
                     if (!settings.isEmpty()) {
                         out.println("  transport options: " + settings);
+                    }
+                    if (!p.name().equals(LocalTransportProvider.NAME)) {
+                        warnIfExposed(p.name() + " transport", listenerAddress(l), transportTls(p));
                     }
                     TransportCapabilities caps = p.capabilities(settings);
                     if (!caps.hardwareGuards().isEmpty()) {
@@ -179,6 +198,53 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println("pistore serve: stopped");
         return ExitCodes.OK;
+    }
+
+    /** --nbd-tls, checked against the TLS material; require by default when there is a certificate. */
+    private NbdTls nbdTlsMode() {
+        if (nbdTls == null) {
+            return tlsContext != null ? NbdTls.REQUIRE : NbdTls.OFF;
+        }
+        NbdTls m;
+        try {
+            m = NbdTls.parse(nbdTls);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--nbd-tls must be off, on or require, not '" + nbdTls + "'");
+        }
+        if (m != NbdTls.OFF && tlsContext == null) {
+            throw CliException.usage("--nbd-tls " + m + " needs --tls-cert and --tls-key");
+        }
+        return m;
+    }
+
+    /**
+     * One line on stderr when a listener that carries volume data in plaintext can be reached from
+     * other machines: it says what is exposed and how to close it.
+     */
+    private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted) {
+        if (encrypted || bound.getAddress().isLoopbackAddress()) {
+            return;
+        }
+        String host = bound.getAddress().getHostAddress();
+        spec.commandLine().getErr().println("pistore serve: warning: " + what + " on "
+                + (bound.getAddress().isAnyLocalAddress() ? "every address" : host) + " port " + bound.getPort()
+                + " accepts clients without TLS: anyone who can reach it reads and writes every volume"
+                + " (see docs/SECURITY.md)");
+        spec.commandLine().getErr().flush();
+    }
+
+    /** The listener's address as a socket address (its string is HOST:PORT for the network transports). */
+    private static java.net.InetSocketAddress listenerAddress(TargetListener l) {
+        try {
+            return NbdServer.parseAddress(l.address());
+        } catch (IllegalArgumentException e) {
+            return new java.net.InetSocketAddress("127.0.0.1", 0); // not a network address: nothing exposed
+        }
+    }
+
+    /** Whether the transport's listener runs TLS. */
+    private boolean transportTls(BlockTransportProvider p) {
+        return false;
     }
 
     private boolean given(String option) {
@@ -263,7 +329,7 @@ final class ServeCommand implements Callable<Integer> {
         NbdServer server;
         try {
             server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
-                    .spinMicros(nbdSpinMicros).log(log));
+                    .spinMicros(nbdSpinMicros).tls(nbdTlsMode(), tlsContext).log(log));
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
@@ -272,11 +338,17 @@ final class ServeCommand implements Callable<Integer> {
             // A wildcard address is no address a client can use: name loopback, which reaches it from here.
             String host = everywhere ? "127.0.0.1" : server.address().getAddress().getHostAddress();
             String hostPort = (host.contains(":") ? "[" + host + "]" : host) + ":" + server.address().getPort();
+            NbdTls mode = nbdTlsMode();
             out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
-                    : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)");
+                    : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
+                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " (" + tlsContext + ")"));
+            String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
             for (VolumeInfo v : hc.volumes()) {
-                out.println("  nbd://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  " + v.format());
+                out.println("  " + scheme + "://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  "
+                        + v.format());
             }
+            out.flush();
+            warnIfExposed("NBD", server.address(), mode == NbdTls.REQUIRE);
             out.flush();
             awaitStop(stop);
             out.println("pistore serve: stopping NBD");

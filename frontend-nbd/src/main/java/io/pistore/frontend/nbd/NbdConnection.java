@@ -53,7 +53,7 @@ final class NbdConnection implements Runnable {
             NbdHandshake.Negotiated n = new NbdHandshake(server, socket, peer).negotiate();
             if (n != null) {
                 server.log("nbd: " + peer + " export " + n.export().name + " (" + n.export().size + " bytes"
-                        + (n.structured() ? ", structured replies" : "") + ")");
+                        + (n.structured() ? ", structured replies" : "") + (socket.isTls() ? ", TLS" : "") + ")");
                 ReplyWriter writer = new ReplyWriter(server, socket, peer);
                 NbdDispatcher dispatcher = new NbdDispatcher(server, peer, n, socket, writer);
                 end = new NbdTransmission(server, socket, writer, dispatcher, poll).run();

@@ -10,6 +10,8 @@ import java.nio.channels.SelectionKey;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
 
 /**
  * The fixed newstyle handshake of one connection: the greeting, then the options (NBD_OPT_*) the
@@ -25,6 +27,9 @@ final class NbdHandshake {
     private final NbdServer server;
     private final NbdSocket socket;
     private final String peer;
+    private final NbdTls tlsMode;
+    /** The client certificate's subject once TLS is on and the client showed one, else null. */
+    private String identity;
 
     private boolean noZeroes;
     private boolean structured;
@@ -38,6 +43,7 @@ final class NbdHandshake {
         this.server = server;
         this.socket = socket;
         this.peer = peer;
+        this.tlsMode = server.options().tls;
     }
 
     /** Runs the handshake on an open socket; what it agreed on, or null when the client aborted it. */
@@ -77,6 +83,15 @@ final class NbdHandshake {
                 optionReply(option, REP_ERR_SHUTDOWN, "server is shutting down");
                 continue;
             }
+            if (tlsMode == NbdTls.REQUIRE && !socket.isTls() && option != OPT_STARTTLS && option != OPT_ABORT) {
+                if (option == OPT_EXPORT_NAME) {
+                    // no error reply exists for it: the session ends, nothing of an export was shown
+                    throw new NbdProtocolException("NBD_OPT_EXPORT_NAME without TLS on a server that requires it");
+                }
+                server.log("nbd: " + peer + " option " + option + " refused: TLS required (NBD_OPT_STARTTLS first)");
+                optionReply(option, REP_ERR_TLS_REQD, "TLS is required: send NBD_OPT_STARTTLS first");
+                continue;
+            }
             switch (option) {
                 case OPT_EXPORT_NAME:
                     return exportName(data);
@@ -110,13 +125,48 @@ final class NbdHandshake {
                     metaContext(option, data);
                     break;
                 case OPT_STARTTLS:
-                    optionReply(option, REP_ERR_UNSUP, "TLS is not supported by this server");
+                    startTls(data);
                     break;
                 default:
                     optionReply(option, REP_ERR_UNSUP, "option " + option + " is not supported");
                     break;
             }
         }
+    }
+
+    /**
+     * NBD_OPT_STARTTLS: acknowledged in plaintext, then the TLS handshake (within the handshake
+     * timeout); option haggling goes on inside TLS with what was agreed before forgotten, as the
+     * protocol asks (a man in the middle could have chosen it).
+     */
+    private void startTls(ByteBuffer data) throws IOException {
+        if (tlsMode == NbdTls.OFF) {
+            optionReply(OPT_STARTTLS, REP_ERR_UNSUP, "TLS is not enabled on this server");
+            return;
+        }
+        if (socket.isTls()) {
+            optionReply(OPT_STARTTLS, REP_ERR_INVALID, "TLS is already on");
+            return;
+        }
+        if (data.hasRemaining()) {
+            optionReply(OPT_STARTTLS, REP_ERR_INVALID, "NBD_OPT_STARTTLS takes no data");
+            return;
+        }
+        optionReply(OPT_STARTTLS, REP_ACK, (ByteBuffer) null);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.options().handshakeTimeoutMillis);
+        SSLSession s;
+        try {
+            s = socket.startTls(server.options().tlsContext.serverEngine(), op -> awaitReady(op, deadline));
+        } catch (SSLException e) {
+            throw new NbdProtocolException("TLS handshake failed: " + e.getMessage());
+        } catch (NbdProtocolException e) {
+            throw new NbdProtocolException("TLS " + e.getMessage());
+        }
+        structured = false;
+        allocationContextExport = null;
+        identity = NbdIdentity.of(s);
+        server.log("nbd: " + peer + " TLS " + s.getProtocol() + " " + s.getCipherSuite()
+                + (identity == null ? "" : ", client " + identity));
     }
 
     private boolean exportName(ByteBuffer data) throws IOException {
@@ -326,8 +376,8 @@ final class NbdHandshake {
 
     private void writeFully(ByteBuffer... bufs) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.options().handshakeTimeoutMillis);
-        while (remaining(bufs) > 0) {
-            if (socket.write(bufs) == 0) {
+        while (remaining(bufs) > 0 || socket.unsentBytes() > 0) {
+            if (socket.write(bufs) == 0 && !socket.flush()) {
                 awaitReady(SelectionKey.OP_WRITE, deadline);
             }
         }

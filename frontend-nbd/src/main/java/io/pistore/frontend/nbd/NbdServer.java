@@ -1,6 +1,7 @@
 package io.pistore.frontend.nbd;
 
 import io.pistore.engine.BlockDevice;
+import io.pistore.runtime.tls.TlsContext;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
@@ -47,6 +48,8 @@ public final class NbdServer implements AutoCloseable {
         int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
         long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
         Consumer<String> log = line -> { };
+        NbdTls tls = NbdTls.OFF;
+        TlsContext tlsContext;
 
         /** Most client connections at once; more are closed at accept (default 64). */
         public Options maxConnections(int n) {
@@ -88,6 +91,19 @@ public final class NbdServer implements AutoCloseable {
                 throw new IllegalArgumentException("spinMicros must be 0 to " + MAX_SPIN_MICROS + ", not " + micros);
             }
             this.spinNanos = TimeUnit.MICROSECONDS.toNanos(micros);
+            return this;
+        }
+
+        /**
+         * TLS: whether STARTTLS is refused, offered or required, and the server certificate it uses
+         * (null only with {@link NbdTls#OFF}).
+         */
+        public Options tls(NbdTls mode, TlsContext context) {
+            if (mode != NbdTls.OFF && context == null) {
+                throw new IllegalArgumentException("NBD TLS " + mode + " needs a certificate and key");
+            }
+            this.tls = mode;
+            this.tlsContext = mode == NbdTls.OFF ? null : context;
             return this;
         }
 

@@ -44,6 +44,8 @@ public final class TlsChannel {
     private boolean inputClosed;
     /** Set while {@link #handshake} runs, which answers the engine's NEED_WRAP itself; reader only. */
     private boolean handshaking;
+    /** Whether the last {@link #unwrap} stopped for want of a whole record; reader only. */
+    private boolean underflow;
 
     public TlsChannel(SocketChannel ch, SSLEngine engine) {
         this.ch = ch;
@@ -76,7 +78,8 @@ public final class TlsChannel {
                         break;
                     case NEED_UNWRAP:
                     case NEED_UNWRAP_AGAIN:
-                        if (unwrap() == 0 && engine.getHandshakeStatus().name().startsWith("NEED_UNWRAP")) {
+                        unwrap();
+                        if (underflow && engine.getHandshakeStatus().name().startsWith("NEED_UNWRAP")) {
                             int n = fill();
                             if (n < 0) {
                                 throw new EOFException("connection closed during the TLS handshake");
@@ -127,6 +130,23 @@ public final class TlsChannel {
                 return n;
             }
         }
+    }
+
+    /**
+     * Whether {@link #read} has bytes without reading the socket: decrypted bytes not handed out, or
+     * a whole record not decrypted yet. A caller about to wait for the socket to be readable asks
+     * this first: such bytes never make the socket readable again. Reader only.
+     */
+    public boolean hasBufferedInput() {
+        if (plainIn.hasRemaining()) {
+            return true;
+        }
+        int p = netIn.position();
+        if (netIn.remaining() < 5) {
+            return false;
+        }
+        int length = ((netIn.get(p + 3) & 0xff) << 8) | (netIn.get(p + 4) & 0xff);
+        return netIn.remaining() >= 5 + length;
     }
 
     /**
@@ -205,9 +225,14 @@ public final class TlsChannel {
         }
     }
 
-    /** Decrypts the records in netIn into plainIn; returns the plaintext bytes it produced. */
+    /**
+     * Decrypts the records in netIn into plainIn, running the engine's tasks on the way; returns the
+     * plaintext bytes it produced. Sets {@link #underflow} when it stopped for want of a whole
+     * record (only then is reading the socket the next step).
+     */
     private int unwrap() throws IOException {
         int produced = 0;
+        underflow = false;
         while (true) {
             plainIn.compact();
             SSLEngineResult r;
@@ -224,6 +249,7 @@ public final class TlsChannel {
                 case BUFFER_OVERFLOW:
                     return produced; // plainIn is full: the caller drains it first
                 case BUFFER_UNDERFLOW:
+                    underflow = true;
                     return produced;
                 default:
                     break;
@@ -231,16 +257,20 @@ public final class TlsChannel {
             SSLEngineResult.HandshakeStatus hs = r.getHandshakeStatus();
             if (hs == SSLEngineResult.HandshakeStatus.NEED_TASK) {
                 runTasks();
-            } else if (hs == SSLEngineResult.HandshakeStatus.NEED_WRAP && !handshaking) {
+                hs = engine.getHandshakeStatus();
+            }
+            if (hs == SSLEngineResult.HandshakeStatus.NEED_WRAP) {
+                if (handshaking) {
+                    return produced; // the handshake loop writes its next flight
+                }
                 // a key update the peer asked us to answer
                 synchronized (this) {
                     wrapLocked(EMPTY);
                     flushLocked();
                 }
             }
-            if (!netIn.hasRemaining() || (hs != SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING
-                    && hs != SSLEngineResult.HandshakeStatus.FINISHED
-                    && hs != SSLEngineResult.HandshakeStatus.NEED_UNWRAP)) {
+            if (!netIn.hasRemaining()) {
+                underflow = true;
                 return produced;
             }
         }

@@ -144,6 +144,26 @@ public final class TlsContext {
         return e;
     }
 
+    /**
+     * Starts TLS as a client on a connected blocking socket (for blocking clients, such as tools and
+     * tests that speak a protocol's plaintext start first): the handshake runs before this returns.
+     */
+    public javax.net.ssl.SSLSocket clientSocket(java.net.Socket connected, String host, int port)
+            throws java.io.IOException {
+        if (server) {
+            throw new IllegalStateException("a server context makes server engines");
+        }
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) context.getSocketFactory()
+                .createSocket(connected, host, port, true);
+        SSLParameters p = s.getSSLParameters();
+        p.setProtocols(new String[] {PROTOCOL});
+        p.setEndpointIdentificationAlgorithm("HTTPS");
+        s.setSSLParameters(p);
+        s.setUseClientMode(true);
+        s.startHandshake();
+        return s;
+    }
+
     public boolean requiresClientCertificate() {
         return requireClientCertificate;
     }
