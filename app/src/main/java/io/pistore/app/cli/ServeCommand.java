@@ -161,7 +161,7 @@ final class ServeCommand implements Callable<Integer> {
         BlockTransportProvider p = listenTransport ? find(transport) : null;
         try (VolumeStore store = openStore()) {
             TargetService service = new TargetService(store, log);
-            try (BlockTransport t = p != null ? p.create(settings) : null;
+            try (BlockTransport t = p != null ? create(p) : null;
                  TargetListener l = p != null ? listen(t, service) : null) {
                 String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
                 if (l != null) {
@@ -242,9 +242,18 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    /** Whether the transport's listener runs TLS. */
+    /** Whether the transport's listener runs TLS (its {@code NAME.tls} setting, as tcp's). */
     private boolean transportTls(BlockTransportProvider p) {
-        return false;
+        return "true".equalsIgnoreCase(settings.asMap().get(p.name() + ".tls"));
+    }
+
+    /** The transport of {@code p}; bad settings (a TLS file that cannot be used, say) are one usage line. */
+    private BlockTransport create(BlockTransportProvider p) {
+        try {
+            return p.create(settings);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
     }
 
     private boolean given(String option) {
@@ -305,7 +314,7 @@ final class ServeCommand implements Callable<Integer> {
     /** NBD over the volumes of a remote target. */
     private Integer serveRemote(PrintWriter out, Consumer<String> log, CountDownLatch stop) throws Exception {
         BlockTransportProvider p = find(transport);
-        try (BlockTransport t = p.create(settings)) {
+        try (BlockTransport t = create(p)) {
             HostConnection hc;
             try {
                 hc = t.connect(target, new ConnectOptions(nbdQueues, 1024));

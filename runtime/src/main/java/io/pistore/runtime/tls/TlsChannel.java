@@ -44,6 +44,9 @@ public final class TlsChannel {
     private boolean inputClosed;
     /** Set while {@link #handshake} runs, which answers the engine's NEED_WRAP itself; reader only. */
     private boolean handshaking;
+    private boolean started;
+    /** {@link #write(ByteBuffer)}'s one-element array; guarded by this. */
+    private final ByteBuffer[] single = new ByteBuffer[1];
     /** Whether the last {@link #unwrap} stopped for want of a whole record; reader only. */
     private boolean underflow;
 
@@ -62,10 +65,28 @@ public final class TlsChannel {
      * no common protocol) gets the alert, and the caller an {@link SSLException}.
      */
     public void handshake(Waiter waiter) throws IOException {
-        engine.beginHandshake();
-        handshaking = true;
+        int op;
+        while ((op = handshakeStep()) != 0) {
+            waiter.await(op);
+        }
+    }
+
+    /**
+     * Advances the handshake as far as it goes without waiting: 0 once it is done, else the
+     * {@link SelectionKey} operation (read or write) the socket must be ready for before the next
+     * call. For event loops; {@link #handshake} loops over it.
+     */
+    public int handshakeStep() throws IOException {
+        if (!started) {
+            started = true;
+            handshaking = true;
+            engine.beginHandshake();
+        }
         try {
             while (true) {
+                if (!flush()) {
+                    return SelectionKey.OP_WRITE; // the peer waits for what we have written
+                }
                 switch (engine.getHandshakeStatus()) {
                     case NEED_TASK:
                         runTasks();
@@ -74,7 +95,6 @@ public final class TlsChannel {
                         synchronized (this) {
                             wrapLocked(EMPTY);
                         }
-                        flushFully(waiter);
                         break;
                     case NEED_UNWRAP:
                     case NEED_UNWRAP_AGAIN:
@@ -85,21 +105,25 @@ public final class TlsChannel {
                                 throw new EOFException("connection closed during the TLS handshake");
                             }
                             if (n == 0) {
-                                waiter.await(SelectionKey.OP_READ);
+                                return SelectionKey.OP_READ;
                             }
                         }
                         break;
                     default:
-                        flushFully(waiter);
-                        return;
+                        handshaking = false;
+                        return 0;
                 }
             }
         } catch (SSLException e) {
+            handshaking = false;
             sendAlert();
             throw e;
-        } finally {
-            handshaking = false;
         }
+    }
+
+    /** Whether the handshake has not finished yet. */
+    public boolean isHandshaking() {
+        return !started || handshaking;
     }
 
     /** The session agreed by the handshake (peer certificates, cipher suite). */
@@ -179,8 +203,13 @@ public final class TlsChannel {
         return write(srcs, 0, srcs.length);
     }
 
-    public int write(ByteBuffer src) throws IOException {
-        return (int) write(new ByteBuffer[] {src}, 0, 1);
+    public synchronized int write(ByteBuffer src) throws IOException {
+        single[0] = src;
+        try {
+            return (int) write(single, 0, 1);
+        } finally {
+            single[0] = null;
+        }
     }
 
     /** Offers the encrypted bytes still waiting to the socket; true when none wait any more. */
