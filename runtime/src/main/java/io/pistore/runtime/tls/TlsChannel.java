@@ -133,25 +133,32 @@ public final class TlsChannel {
 
     /** Decrypted bytes into {@code dst}: how many, 0 when no whole record is here yet, -1 at the end of the stream. */
     public int read(ByteBuffer dst) throws IOException {
+        int total = 0;
         while (true) {
             if (plainIn.hasRemaining()) {
-                return move(plainIn, dst);
+                total += move(plainIn, dst);
+                if (!dst.hasRemaining()) {
+                    return total;
+                }
             }
             if (inputClosed) {
-                return -1;
+                return total > 0 ? total : -1;
             }
             if (unwrap() > 0) {
                 continue;
             }
             if (inputClosed) {
-                return -1;
+                return total > 0 ? total : -1;
             }
             if (netIn.remaining() == netIn.capacity()) {
                 throw new SSLException("TLS record larger than " + netIn.capacity() + " bytes");
             }
             int n = fill();
-            if (n <= 0) {
-                return n;
+            if (n < 0) {
+                return total > 0 ? total : -1;
+            }
+            if (n == 0) {
+                return total;
             }
         }
     }
@@ -178,24 +185,30 @@ public final class TlsChannel {
      * returns the plaintext bytes taken, 0 while bytes of earlier writes still wait for the socket.
      */
     public synchronized long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-        if (!flushLocked()) {
-            return 0;
-        }
         long taken = 0;
         int i = offset;
         int end = offset + length;
-        while (i < end && netOut.capacity() - netOut.remaining() >= engine.getSession().getPacketBufferSize()) {
-            if (!srcs[i].hasRemaining()) {
+        int packet = engine.getSession().getPacketBufferSize();
+        // Until the plaintext is all encrypted and sent, or the socket takes no more: a few records
+        // at a time, so one socket write carries several of them.
+        while (flushLocked()) {
+            while (i < end && !srcs[i].hasRemaining()) {
                 i++;
-                continue;
             }
-            SSLEngineResult r = wrapLocked(srcs, i, end - i);
-            taken += r.bytesConsumed();
-            if (r.bytesConsumed() == 0) {
-                break;
+            if (i == end) {
+                return taken;
+            }
+            while (i < end && netOut.capacity() - netOut.remaining() >= packet) {
+                SSLEngineResult r = wrapLocked(srcs, i, end - i);
+                taken += r.bytesConsumed();
+                if (r.bytesConsumed() == 0) {
+                    return taken;
+                }
+                while (i < end && !srcs[i].hasRemaining()) {
+                    i++;
+                }
             }
         }
-        flushLocked();
         return taken;
     }
 

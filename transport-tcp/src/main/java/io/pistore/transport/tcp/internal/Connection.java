@@ -417,7 +417,7 @@ abstract class Connection implements Selectable {
                 if (tls == null) {
                     ch.write(out);
                 } else {
-                    tls.write(out);
+                    tls.write(out); // takes it all unless the socket is full
                 }
                 boolean stuck = out.hasRemaining();
                 out.compact();
