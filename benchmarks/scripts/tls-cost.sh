@@ -3,7 +3,7 @@
 # volume, PI insert, one queue) plaintext and with mutual TLS (tcp.tls=true, a throwaway CA and one
 # certificate for both ends, made with openssl), alternating plain/TLS/TLS/plain per round so drift
 # on a shared machine falls on both. Rows: 4 KiB random read and write at qd 32, 128 KiB sequential
-# read and write at qd 8. Prints IOPS, MB/s and the TLS/plaintext ratio of each row (medians).
+# read and write at qd 8. Prints IOPS, MiB/s and the TLS/plaintext ratio of each row (medians).
 #
 #   benchmarks/scripts/tls-cost.sh [SECONDS] [ROUNDS]     (from anywhere; default 5 2)
 set -euo pipefail
@@ -26,14 +26,14 @@ tls=(--transport-option tcp.tls=true --transport-option "tcp.tlsCert=$pki/cert.p
      --transport-option tcp.tlsVerifyClient=true)
 "$root/pistore" --version > /dev/null
 echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), aes: $(grep -m1 -ow aes /proc/cpuinfo || echo no)"
-run() { # MODE RW BS QD -> "iops mbps"
+run() { # MODE RW BS QD -> "iops mibps"
   local extra=()
   [ "$1" = tls ] && extra=("${tls[@]}")
   "$root/pistore" bench --transport tcp --rw "$2" --bs "$3" --qd "$4" --pi insert --seconds "$secs" --ramp 1 \
       --size 256MiB --json "${extra[@]}" 2>/dev/null \
-    | python3 -c 'import json,sys; r = json.loads(sys.stdin.read()); print("%.0f %.1f" % (r["iops"], r["iops"] * int(sys.argv[1]) / 1e6))' "$3"
+    | python3 -c 'import json,sys; r = json.loads(sys.stdin.read()); print("%.0f %.1f" % (r["iops"], r["mib_per_s"]))'
 }
-printf '%-22s %12s %12s %10s %10s %7s\n' row plain_iops tls_iops plain_MB/s tls_MB/s ratio
+printf '%-22s %12s %12s %11s %11s %7s\n' row plain_iops tls_iops plain_MiB/s tls_MiB/s ratio
 for row in "randread 4k 32" "randwrite 4k 32" "read 128k 8" "write 128k 8"; do
   set -- $row
   plain=(); tlsr=()
@@ -50,7 +50,7 @@ name, p, t = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
 pi, pm = [float(x) for x in p[0::2]], [float(x) for x in p[1::2]]
 ti, tm = [float(x) for x in t[0::2]], [float(x) for x in t[1::2]]
 ratios = [b / a for a, b in zip(pi, ti)]
-print("%-22s %12.0f %12.0f %10.1f %10.1f %7.3f   (per round %s)" % (name, statistics.median(pi), statistics.median(ti),
+print("%-22s %12.0f %12.0f %11.1f %11.1f %7.3f   (per round %s)" % (name, statistics.median(pi), statistics.median(ti),
       statistics.median(pm), statistics.median(tm), statistics.median(ratios), " ".join("%.3f" % r for r in ratios)))
 PY
 done

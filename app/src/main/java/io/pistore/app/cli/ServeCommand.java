@@ -3,6 +3,7 @@ package io.pistore.app.cli;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.nbd.NbdServer;
+import io.pistore.frontend.nbd.NbdAccess;
 import io.pistore.frontend.nbd.NbdTls;
 import io.pistore.runtime.tls.TlsContext;
 import io.pistore.engine.service.TargetService;
@@ -59,6 +60,9 @@ final class ServeCommand implements Callable<Integer> {
     /** The loaded server TLS material, or null without --tls-cert. */
     private TlsContext tlsContext;
 
+    /** The NBD access rules, or null without --nbd-access. */
+    private NbdAccess access;
+
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
 
@@ -94,6 +98,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "export to a client that did not start TLS (default: require with --tls-cert, else off; "
                     + "config key: nbd-tls).")
     String nbdTls;
+
+    @Option(names = "--nbd-access", paramLabel = "FILE",
+            description = "Which exports each NBD client may use, read-write or read-only, by the CN of its "
+                    + "certificate (needs --tls-verify-client; docs/SECURITY.md; config key: nbd-access).")
+    java.nio.file.Path nbdAccess;
 
     @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
             description = "Queues of the NBD frontend's connection to the volumes (default: ${DEFAULT-VALUE}).")
@@ -147,6 +156,7 @@ final class ServeCommand implements Callable<Integer> {
         settings = transportOptions.resolve(config);
         tlsContext = tls.serverContext();
         nbdTlsMode();
+        access = nbdAccess();
         CountDownLatch stop = new CountDownLatch(1);
         DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");
         Consumer<String> log = line -> {
@@ -198,6 +208,22 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println("pistore serve: stopped");
         return ExitCodes.OK;
+    }
+
+    /** --nbd-access, read and checked against the TLS settings; null without it. */
+    private NbdAccess nbdAccess() {
+        if (nbdAccess == null) {
+            return null;
+        }
+        if (nbdTlsMode() != NbdTls.REQUIRE || !tlsContext.requiresClientCertificate()) {
+            throw CliException.usage("--nbd-access needs client certificates: --tls-cert, --tls-key, --tls-ca, "
+                    + "--tls-verify-client and --nbd-tls require");
+        }
+        try {
+            return NbdAccess.read(nbdAccess);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
     }
 
     /** --nbd-tls, checked against the TLS material; require by default when there is a certificate. */
@@ -338,7 +364,7 @@ final class ServeCommand implements Callable<Integer> {
         NbdServer server;
         try {
             server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
-                    .spinMicros(nbdSpinMicros).tls(nbdTlsMode(), tlsContext).log(log));
+                    .spinMicros(nbdSpinMicros).tls(nbdTlsMode(), tlsContext).access(access).log(log));
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
@@ -350,7 +376,8 @@ final class ServeCommand implements Callable<Integer> {
             NbdTls mode = nbdTlsMode();
             out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
                     : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
-                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " (" + tlsContext + ")"));
+                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " (" + tlsContext + ")")
+                    + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccess));
             String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
             for (VolumeInfo v : hc.volumes()) {
                 out.println("  " + scheme + "://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  "

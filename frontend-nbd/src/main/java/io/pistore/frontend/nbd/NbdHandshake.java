@@ -22,7 +22,7 @@ import javax.net.ssl.SSLSession;
  */
 final class NbdHandshake {
     /** What the handshake agreed on for the transmission phase. */
-    record Negotiated(NbdExport export, boolean structured, boolean allocationContext) { }
+    record Negotiated(NbdExport export, boolean structured, boolean allocationContext, boolean readOnly) { }
 
     private final NbdServer server;
     private final NbdSocket socket;
@@ -48,7 +48,8 @@ final class NbdHandshake {
 
     /** Runs the handshake on an open socket; what it agreed on, or null when the client aborted it. */
     Negotiated negotiate() throws IOException {
-        return haggle() ? new Negotiated(export, structured, allocationContext) : null;
+        return haggle() ? new Negotiated(export, structured, allocationContext, grant(export.name)
+                == NbdAccess.Grant.READ_ONLY) : null;
     }
 
     /** Option haggling; true when an export was chosen and transmission begins. */
@@ -171,13 +172,13 @@ final class NbdHandshake {
 
     private boolean exportName(ByteBuffer data) throws IOException {
         String name = utf8(data, data.remaining());
-        NbdExport e = server.export(name);
+        NbdExport e = visible(server.export(name));
         if (e == null) {
             // NBD_OPT_EXPORT_NAME has no error reply: the only answer is to end the session.
             throw new NbdProtocolException("no export named '" + name + "' (NBD_OPT_EXPORT_NAME)");
         }
         ByteBuffer b = ByteBuffer.allocate(noZeroes ? 10 : 134);
-        b.putLong(e.size).putShort((short) transmissionFlags());
+        b.putLong(e.size).putShort((short) transmissionFlags(e));
         b.position(b.limit()).flip();
         writeFully(b);
         chosen(e);
@@ -231,7 +232,7 @@ final class NbdHandshake {
             optionReply(option, REP_ERR_INVALID, data.remaining() + " bytes after the last query");
             return;
         }
-        NbdExport e = server.export(name);
+        NbdExport e = visible(server.export(name));
         if (e == null) {
             optionReply(option, REP_ERR_UNKNOWN, "no export named '" + name + "'");
             return;
@@ -256,6 +257,9 @@ final class NbdHandshake {
         }
         List<VolumeInfo> vols = server.volumes();
         for (VolumeInfo v : vols) {
+            if (grant(v.name()) == NbdAccess.Grant.NONE) {
+                continue; // not this client's: not even its name is shown
+            }
             byte[] name = v.name().getBytes(StandardCharsets.UTF_8);
             ByteBuffer b = ByteBuffer.allocate(4 + name.length);
             b.putInt(name.length).put(name).flip();
@@ -289,7 +293,7 @@ final class NbdHandshake {
             wantName |= info == INFO_NAME;
             wantDescription |= info == INFO_DESCRIPTION;
         }
-        NbdExport e = server.export(name);
+        NbdExport e = visible(server.export(name));
         if (e == null) {
             optionReply(option, REP_ERR_UNKNOWN, name.isEmpty()
                     ? "no default export: there is not exactly one volume; name one (NBD_OPT_LIST)"
@@ -297,7 +301,7 @@ final class NbdHandshake {
             return false;
         }
         ByteBuffer ex = ByteBuffer.allocate(12);
-        ex.putShort((short) INFO_EXPORT).putLong(e.size).putShort((short) transmissionFlags()).flip();
+        ex.putShort((short) INFO_EXPORT).putLong(e.size).putShort((short) transmissionFlags(e)).flip();
         optionReply(option, REP_INFO, ex);
         if (wantName) {
             optionReply(option, REP_INFO, infoString(INFO_NAME, e.name));
@@ -326,8 +330,30 @@ final class NbdHandshake {
         return buf;
     }
 
-    private int transmissionFlags() {
+    /** What the access file grants this client for {@code export} (everything without one). */
+    private NbdAccess.Grant grant(String export) {
+        NbdAccess a = server.options().access;
+        return a == null ? NbdAccess.Grant.READ_WRITE : a.grant(identity, export);
+    }
+
+    /** The export if this client may see it, else null (refused as unknown, as if it did not exist). */
+    private NbdExport visible(NbdExport e) {
+        if (e == null) {
+            return null;
+        }
+        if (grant(e.name) == NbdAccess.Grant.NONE) {
+            server.log("nbd: " + peer + " export " + e.name + " refused: not granted to "
+                    + (identity == null ? "a client without a certificate" : identity));
+            return null;
+        }
+        return e;
+    }
+
+    private int transmissionFlags(NbdExport e) {
         int f = TF_HAS_FLAGS | TF_SEND_FLUSH | TF_SEND_FUA | TF_SEND_TRIM | TF_SEND_WRITE_ZEROES | TF_CAN_MULTI_CONN;
+        if (grant(e.name) == NbdAccess.Grant.READ_ONLY) {
+            f |= TF_READ_ONLY;
+        }
         if (structured) {
             f |= TF_SEND_DF;
         }

@@ -52,6 +52,7 @@ final class NbdProtocol {
 
     // Transmission flags
     static final int TF_HAS_FLAGS = 1;
+    static final int TF_READ_ONLY = 1 << 1;
     static final int TF_SEND_FLUSH = 1 << 2;
     static final int TF_SEND_FUA = 1 << 3;
     static final int TF_SEND_TRIM = 1 << 5;

@@ -50,6 +50,7 @@ public final class NbdServer implements AutoCloseable {
         Consumer<String> log = line -> { };
         NbdTls tls = NbdTls.OFF;
         TlsContext tlsContext;
+        NbdAccess access;
 
         /** Most client connections at once; more are closed at accept (default 64). */
         public Options maxConnections(int n) {
@@ -107,6 +108,16 @@ public final class NbdServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Which exports each TLS client may use, by its certificate (null, the default: every client
+         * may use every export). Needs {@link NbdTls#REQUIRE} and client certificates, so that every
+         * client has an identity.
+         */
+        public Options access(NbdAccess access) {
+            this.access = access;
+            return this;
+        }
+
         /** Where one line per connection event and per failed request goes. */
         public Options log(Consumer<String> log) {
             this.log = log;
@@ -152,6 +163,9 @@ public final class NbdServer implements AutoCloseable {
      * {@code HOST}; host 127.0.0.1 and port 10809 by default; port 0 picks a free one).
      */
     public static NbdServer start(String address, HostConnection connection, Options options) throws IOException {
+        if (options.access != null && (options.tls != NbdTls.REQUIRE || !options.tlsContext.requiresClientCertificate())) {
+            throw new IllegalArgumentException("an access file needs TLS required with client certificates");
+        }
         InetSocketAddress a = parseAddress(address);
         ServerSocketChannel l = ServerSocketChannel.open();
         try {

@@ -63,6 +63,7 @@ class NbdTlsTest {
         client = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey());
         store = VolumeStore.open(dir.resolve("data"));
         store.create("a", BlockFormat.of(4096, 8), SIZE / 4096);
+        store.create("b", BlockFormat.of(4096, 8), SIZE / 4096);
         transport = new LocalTransportProvider().create();
         listener = transport.listen("", new TargetService(store));
         host = transport.connect(listener.address(), new ConnectOptions(2, 64));
@@ -271,6 +272,80 @@ class NbdTlsTest {
         assertTrue(logged("TLS handshake failed"), log.toString());
         assertTrue(logged("client CN=alice"), log.toString());
         assertNothingWritten();
+    }
+
+    /** LIST as a client sees it: the export names. */
+    static List<String> listed(NbdTestClient c) throws IOException {
+        c.option(OPT_LIST, new byte[0]);
+        List<String> names = new java.util.ArrayList<>();
+        for (NbdTestClient.OptionReply r : c.optionReplies()) {
+            if (r.type() == 2) {
+                names.add(new String(r.data(), 4, r.data().length - 4, StandardCharsets.UTF_8));
+            }
+        }
+        return names;
+    }
+
+    NbdTestClient tlsClient(TlsContext as) throws IOException {
+        NbdTestClient c = NbdTestClient.open(server.address());
+        assertEquals(REP_ACK, c.startTls(as));
+        return c;
+    }
+
+    @Test
+    void theAccessFileDecidesWhichExportsAClientSeesAndWhetherItMayWrite() throws Exception {
+        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
+        NbdAccess access = NbdAccess.parse(List.of("# client exports access", "alice a rw", "bob b ro  # backups"),
+                "test");
+        server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().handshakeTimeoutMillis(3000)
+                .tls(NbdTls.REQUIRE, tls).access(access).log(log::add));
+        pki.leaf("bob", "/CN=bob", "extendedKeyUsage=clientAuth\n");
+        pki.leaf("carol", "/CN=carol", "extendedKeyUsage=clientAuth\n");
+        TlsContext bob = TlsContext.client(pki.ca(), pki.dir.resolve("bob-cert.pem"), pki.dir.resolve("bob-key.pem"));
+        TlsContext carol = TlsContext.client(pki.ca(), pki.dir.resolve("carol-cert.pem"),
+                pki.dir.resolve("carol-key.pem"));
+        byte[] d = new byte[4096];
+        new Random(11).nextBytes(d);
+        try (NbdTestClient c = tlsClient(client)) {
+            assertEquals(List.of("a"), listed(c));
+            assertEquals(0x80000006, c.go("b").get(0).type(), "another client's export is unknown");
+            List<NbdTestClient.OptionReply> r = c.go("a");
+            assertEquals(REP_ACK, r.get(r.size() - 1).type());
+            assertEquals(0, java.nio.ByteBuffer.wrap(r.get(0).data()).getShort(10) & 2, "read-write");
+            assertEquals(0, c.write(0, d));
+        }
+        try (NbdTestClient c = tlsClient(bob)) {
+            assertEquals(List.of("b"), listed(c));
+            assertEquals(0x80000006, c.go("a").get(0).type());
+            List<NbdTestClient.OptionReply> r = c.go("b");
+            assertEquals(2, java.nio.ByteBuffer.wrap(r.get(0).data()).getShort(10) & 2, "NBD_FLAG_READ_ONLY");
+            assertEquals(1, c.write(0, d), "EPERM");
+            assertEquals(1, c.command(4, 0, 0, 4096), "TRIM: EPERM");
+            assertEquals(1, c.command(6, 0, 0, 4096), "WRITE_ZEROES: EPERM");
+            assertArrayEquals(new byte[4096], c.read(0, 4096), "nothing was written");
+            assertEquals(0, c.command(3, 0, 0, 0), "FLUSH is allowed");
+        }
+        try (NbdTestClient c = tlsClient(carol)) {
+            assertEquals(List.of(), listed(c), "a client no rule names sees nothing");
+            assertEquals(0x80000006, c.go("a").get(0).type());
+            c.option(OPT_EXPORT_NAME, "a".getBytes(StandardCharsets.UTF_8));
+            assertTrue(c.closedByServer());
+        }
+        assertTrue(logged("export b refused: not granted to CN=alice"), log.toString());
+        assertTrue(logged("export a refused: not granted to CN=carol"), log.toString());
+    }
+
+    @Test
+    void accessRulesNeedClientCertificates() throws Exception {
+        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), false);
+        NbdAccess access = NbdAccess.parse(List.of("* * ro"), "test");
+        assertThrows(IllegalArgumentException.class, () -> NbdServer.start("127.0.0.1:0", host,
+                new NbdServer.Options().tls(NbdTls.REQUIRE, tls).access(access)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NbdAccess.parse(List.of("alice a"), "f"));
+        assertEquals("access file f line 1: expected CLIENT EXPORTS ro|rw, not 'alice a'", e.getMessage());
+        assertEquals(NbdAccess.Grant.READ_ONLY, access.grant("CN=x,O=y", "anything"));
+        assertEquals(NbdAccess.Grant.NONE, access.grant(null, "anything"));
     }
 
     @Test

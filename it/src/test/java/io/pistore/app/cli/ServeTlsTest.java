@@ -79,6 +79,24 @@ class ServeTlsTest {
     }
 
     @Test
+    void anAccessFileNeedsClientCertificates() throws Exception {
+        TestPki pki = TestPki.create(dir, "alice");
+        java.nio.file.Files.writeString(dir.resolve("access"), "alice m rw\n");
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--nbd-access",
+                dir.resolve("access").toString(), "--tls-cert", pki.serverCert().toString(), "--tls-key",
+                pki.serverKey().toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--nbd-access needs client certificates"), r.err());
+        java.nio.file.Files.writeString(dir.resolve("access"), "alice m\n");
+        r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--nbd-access",
+                dir.resolve("access").toString(), "--tls-cert", pki.serverCert().toString(), "--tls-key",
+                pki.serverKey().toString(), "--tls-ca", pki.ca().toString(), "--tls-verify-client");
+        assertEquals(2, r.code());
+        assertEquals("pistore serve: access file " + dir.resolve("access") + " line 1: expected CLIENT EXPORTS ro|rw,"
+                + " not 'alice m'", r.err());
+    }
+
+    @Test
     void plaintextNbdOnEveryAddressIsWarnedAbout() throws Exception {
         Result r = serveUntil("warning", "serve", "--nbd", "0.0.0.0:0", "--memory-volume", "m:1MiB");
         assertEquals(0, r.code(), r.out() + " / " + r.err());

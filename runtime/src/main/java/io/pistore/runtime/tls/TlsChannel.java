@@ -54,9 +54,12 @@ public final class TlsChannel {
         this.ch = ch;
         this.engine = engine;
         SSLSession s = engine.getSession();
-        netIn = ByteBuffer.allocateDirect(s.getPacketBufferSize()).flip();
-        plainIn = ByteBuffer.allocateDirect(s.getApplicationBufferSize()).flip();
-        netOut = ByteBuffer.allocateDirect(s.getPacketBufferSize() * RECORDS_PER_WRITE).flip();
+        // Heap buffers: the JDK's AES-GCM works on arrays; with direct buffers it was several times
+        // slower here (docs/BENCHMARKS.md), which outweighs the socket's copy through its own
+        // direct buffer.
+        netIn = ByteBuffer.allocate(s.getPacketBufferSize()).flip();
+        plainIn = ByteBuffer.allocate(s.getApplicationBufferSize()).flip();
+        netOut = ByteBuffer.allocate(s.getPacketBufferSize() * RECORDS_PER_WRITE).flip();
     }
 
     /**
