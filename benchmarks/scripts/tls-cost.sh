@@ -5,11 +5,15 @@
 # on a shared machine falls on both. Rows: 4 KiB random read and write at qd 32, 128 KiB sequential
 # read and write at qd 8. Prints IOPS, MiB/s and the TLS/plaintext ratio of each row (medians).
 #
-#   benchmarks/scripts/tls-cost.sh [SECONDS] [ROUNDS]     (from anywhere; default 5 2)
+# Each run warms up for RAMP seconds first: the JIT takes several seconds to compile the JDK's TLS
+# code, so short runs understate TLS far more than they understate plaintext.
+#
+#   benchmarks/scripts/tls-cost.sh [SECONDS] [ROUNDS] [RAMP]     (from anywhere; default 5 2 5)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 secs="${1:-5}"
 rounds="${2:-2}"
+ramp="${3:-5}"
 pki="$(mktemp -d)"
 trap 'rm -rf "$pki"' EXIT
 (
@@ -29,7 +33,7 @@ echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f
 run() { # MODE RW BS QD -> "iops mibps"
   local extra=()
   [ "$1" = tls ] && extra=("${tls[@]}")
-  "$root/pistore" bench --transport tcp --rw "$2" --bs "$3" --qd "$4" --pi insert --seconds "$secs" --ramp 1 \
+  "$root/pistore" bench --transport tcp --rw "$2" --bs "$3" --qd "$4" --pi insert --seconds "$secs" --ramp "$ramp" \
       --size 256MiB --json "${extra[@]}" 2>/dev/null \
     | python3 -c 'import json,sys; r = json.loads(sys.stdin.read()); print("%.0f %.1f" % (r["iops"], r["mib_per_s"]))'
 }
