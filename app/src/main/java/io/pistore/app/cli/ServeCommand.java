@@ -3,6 +3,9 @@ package io.pistore.app.cli;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.nbd.NbdServer;
+import io.pistore.frontend.nbd.NbdAccess;
+import io.pistore.frontend.nbd.NbdTls;
+import io.pistore.runtime.tls.TlsContext;
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
@@ -57,6 +60,15 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     ReplicaOptions replica;
 
+    @Mixin
+    TlsOptions tls;
+
+    /** The loaded server TLS material, or null without --tls-cert. */
+    private TlsContext tlsContext;
+
+    /** The NBD access rules, or null without --nbd-access. */
+    private NbdAccess access;
+
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
 
@@ -86,6 +98,17 @@ final class ServeCommand implements Callable<Integer> {
             description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
                     + "the volumes of --data; its content is lost at exit.")
     List<String> memoryVolumes = new ArrayList<>();
+
+    @Option(names = "--nbd-tls", paramLabel = "off|on|require",
+            description = "NBD_OPT_STARTTLS: off refuses it, on lets each client choose, require refuses every "
+                    + "export to a client that did not start TLS (default: require with --tls-cert, else off; "
+                    + "config key: nbd-tls).")
+    String nbdTls;
+
+    @Option(names = "--nbd-access", paramLabel = "FILE",
+            description = "Which exports each NBD client may use, read-write or read-only, by the CN of its "
+                    + "certificate (needs --tls-verify-client; docs/SECURITY.md; config key: nbd-access).")
+    java.nio.file.Path nbdAccess;
 
     @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
             description = "Queues of the NBD frontend's connection to the volumes (default: ${DEFAULT-VALUE}).")
@@ -137,6 +160,9 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         settings = transportOptions.resolve(config);
+        tlsContext = tls.serverContext();
+        nbdTlsMode();
+        access = nbdAccess();
         CountDownLatch stop = new CountDownLatch(1);
         DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");
         Consumer<String> log = line -> {
@@ -169,7 +195,7 @@ final class ServeCommand implements Callable<Integer> {
                 attachReplicated(out, node, store);
             }
             TargetService service = new TargetService(store, log);
-            try (BlockTransport t = p != null ? p.create(settings) : null;
+            try (BlockTransport t = p != null ? create(p) : null;
                  TargetListener l = p != null ? listen(t, service) : null) {
                 String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
                 if (l != null) {
@@ -177,6 +203,9 @@ final class ServeCommand implements Callable<Integer> {
                             + " " + l.address());
                     if (!settings.isEmpty()) {
                         out.println("  transport options: " + settings);
+                    }
+                    if (!p.name().equals(LocalTransportProvider.NAME)) {
+                        warnIfExposed(p.name() + " transport", listenerAddress(l), transportTls(p));
                     }
                     TransportCapabilities caps = p.capabilities(settings);
                     if (!caps.hardwareGuards().isEmpty()) {
@@ -244,6 +273,78 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
+    /** --nbd-access, read and checked against the TLS settings; null without it. */
+    private NbdAccess nbdAccess() {
+        if (nbdAccess == null) {
+            return null;
+        }
+        if (nbdTlsMode() != NbdTls.REQUIRE || !tlsContext.requiresClientCertificate()) {
+            throw CliException.usage("--nbd-access needs client certificates: --tls-cert, --tls-key, --tls-ca, "
+                    + "--tls-verify-client and --nbd-tls require");
+        }
+        try {
+            return NbdAccess.read(nbdAccess);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
+    }
+
+    /** --nbd-tls, checked against the TLS material; require by default when there is a certificate. */
+    private NbdTls nbdTlsMode() {
+        if (nbdTls == null) {
+            return tlsContext != null ? NbdTls.REQUIRE : NbdTls.OFF;
+        }
+        NbdTls m;
+        try {
+            m = NbdTls.parse(nbdTls);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--nbd-tls must be off, on or require, not '" + nbdTls + "'");
+        }
+        if (m != NbdTls.OFF && tlsContext == null) {
+            throw CliException.usage("--nbd-tls " + m + " needs --tls-cert and --tls-key");
+        }
+        return m;
+    }
+
+    /**
+     * One line on stderr when a listener that carries volume data in plaintext can be reached from
+     * other machines: it says what is exposed and how to close it.
+     */
+    private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted) {
+        if (encrypted || bound.getAddress().isLoopbackAddress()) {
+            return;
+        }
+        String host = bound.getAddress().getHostAddress();
+        spec.commandLine().getErr().println("pistore serve: warning: " + what + " on "
+                + (bound.getAddress().isAnyLocalAddress() ? "every address" : host) + " port " + bound.getPort()
+                + " accepts clients without TLS: anyone who can reach it reads and writes every volume"
+                + " (see docs/SECURITY.md)");
+        spec.commandLine().getErr().flush();
+    }
+
+    /** The listener's address as a socket address (its string is HOST:PORT for the network transports). */
+    private static java.net.InetSocketAddress listenerAddress(TargetListener l) {
+        try {
+            return NbdServer.parseAddress(l.address());
+        } catch (IllegalArgumentException e) {
+            return new java.net.InetSocketAddress("127.0.0.1", 0); // not a network address: nothing exposed
+        }
+    }
+
+    /** Whether the transport's listener runs TLS (its {@code NAME.tls} setting, as tcp's). */
+    private boolean transportTls(BlockTransportProvider p) {
+        return "true".equalsIgnoreCase(settings.asMap().get(p.name() + ".tls"));
+    }
+
+    /** The transport of {@code p}; bad settings (a TLS file that cannot be used, say) are one usage line. */
+    private BlockTransport create(BlockTransportProvider p) {
+        try {
+            return p.create(settings);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
+    }
+
     private boolean given(String option) {
         return spec.commandLine().getParseResult().hasMatchedOption(option);
     }
@@ -302,7 +403,7 @@ final class ServeCommand implements Callable<Integer> {
     /** NBD over the volumes of a remote target. */
     private Integer serveRemote(PrintWriter out, Consumer<String> log, CountDownLatch stop) throws Exception {
         BlockTransportProvider p = find(transport);
-        try (BlockTransport t = p.create(settings)) {
+        try (BlockTransport t = create(p)) {
             HostConnection hc;
             try {
                 hc = t.connect(target, new ConnectOptions(nbdQueues, 1024));
@@ -326,7 +427,7 @@ final class ServeCommand implements Callable<Integer> {
         NbdServer server;
         try {
             server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
-                    .spinMicros(nbdSpinMicros).log(log));
+                    .spinMicros(nbdSpinMicros).tls(nbdTlsMode(), tlsContext).access(access).log(log));
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
@@ -338,11 +439,18 @@ final class ServeCommand implements Callable<Integer> {
             // A wildcard address is no address a client can use: name loopback, which reaches it from here.
             String host = everywhere ? "127.0.0.1" : server.address().getAddress().getHostAddress();
             String hostPort = (host.contains(":") ? "[" + host + "]" : host) + ":" + server.address().getPort();
+            NbdTls mode = nbdTlsMode();
             out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
-                    : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)");
+                    : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
+                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " (" + tlsContext + ")")
+                    + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccess));
+            String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
             for (VolumeInfo v : hc.volumes()) {
-                out.println("  nbd://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  " + v.format());
+                out.println("  " + scheme + "://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  "
+                        + v.format());
             }
+            out.flush();
+            warnIfExposed("NBD", server.address(), mode == NbdTls.REQUIRE);
             out.flush();
             awaitStop(stop);
             out.println("pistore serve: stopping NBD");

@@ -62,7 +62,7 @@ final class NbdConnection implements Runnable {
             if (n != null) {
                 export = n.export().name;
                 server.log("nbd: " + peer + " export " + n.export().name + " (" + n.export().size + " bytes"
-                        + (n.structured() ? ", structured replies" : "") + ")");
+                        + (n.structured() ? ", structured replies" : "") + (socket.isTls() ? ", TLS" : "") + ")");
                 ReplyWriter writer = new ReplyWriter(server, socket, peer);
                 NbdDispatcher dispatcher = new NbdDispatcher(server, peer, n, socket, writer);
                 end = new NbdTransmission(server, socket, writer, dispatcher, poll).run();

@@ -22,6 +22,8 @@ final class NbdDispatcher {
     private final boolean structured;
     /** Whether base:allocation is selected (NBD_CMD_BLOCK_STATUS allowed). */
     private final boolean allocationContext;
+    /** The access file grants this client reads only: writes, trims and zeroes get EPERM. */
+    private final boolean readOnly;
     private final NbdSocket socket;
     private final ReplyWriter writer;
     private final ReplyPool pool;
@@ -38,6 +40,7 @@ final class NbdDispatcher {
         this.export = negotiated.export();
         this.structured = negotiated.structured();
         this.allocationContext = negotiated.allocationContext();
+        this.readOnly = negotiated.readOnly();
         this.socket = socket;
         this.writer = writer;
         this.pool = writer.pool();
@@ -101,13 +104,13 @@ final class NbdDispatcher {
                 engine(r, export.flush(), 0);
                 break;
             case CMD_TRIM:
-                if (!flagsAllowed(r, CMD_FLAG_FUA) || !inRange(r, EINVAL)) {
+                if (refusedReadOnly(r, 0) || !flagsAllowed(r, CMD_FLAG_FUA) || !inRange(r, EINVAL)) {
                     return;
                 }
                 engine(r, r.length == 0 ? done() : export.trim(r.offset, r.length), 0);
                 break;
             case CMD_WRITE_ZEROES:
-                if (!flagsAllowed(r, CMD_FLAG_FUA | CMD_FLAG_NO_HOLE) || !inRange(r, ENOSPC)) {
+                if (refusedReadOnly(r, 0) || !flagsAllowed(r, CMD_FLAG_FUA | CMD_FLAG_NO_HOLE) || !inRange(r, ENOSPC)) {
                     return;
                 }
                 engine(r, r.length == 0 ? done() : export.writeZeroes(r.offset, r.length,
@@ -180,6 +183,10 @@ final class NbdDispatcher {
     /** Hands a write whose payload was read in full to the export; the payload goes back to the pool after. */
     void write(NbdRequest r, ByteBuffer payload) {
         long bytes = r.length;
+        if (refusedReadOnly(r, bytes)) {
+            pool.recycle(payload);
+            return;
+        }
         if (!flagsAllowed(r, CMD_FLAG_FUA, bytes) || !inRange(r, ENOSPC, bytes)) {
             return;
         }
@@ -211,6 +218,15 @@ final class NbdDispatcher {
                 failed(r, out, bytes);
             }
         });
+    }
+
+    /** Fails a request that would change a read-only export with EPERM; true when it did. */
+    private boolean refusedReadOnly(NbdRequest r, long bytes) {
+        if (!readOnly) {
+            return false;
+        }
+        fail(r, EPERM, -1, "export " + export.name + " is read-only for this client", bytes);
+        return true;
     }
 
     private boolean flagsAllowed(NbdRequest r, int allowed) {

@@ -10,6 +10,8 @@ import java.nio.channels.SelectionKey;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
 
 /**
  * The fixed newstyle handshake of one connection: the greeting, then the options (NBD_OPT_*) the
@@ -20,11 +22,14 @@ import java.util.concurrent.TimeUnit;
  */
 final class NbdHandshake {
     /** What the handshake agreed on for the transmission phase. */
-    record Negotiated(NbdExport export, boolean structured, boolean allocationContext) { }
+    record Negotiated(NbdExport export, boolean structured, boolean allocationContext, boolean readOnly) { }
 
     private final NbdServer server;
     private final NbdSocket socket;
     private final String peer;
+    private final NbdTls tlsMode;
+    /** The client certificate's subject once TLS is on and the client showed one, else null. */
+    private String identity;
 
     private boolean noZeroes;
     private boolean structured;
@@ -38,11 +43,13 @@ final class NbdHandshake {
         this.server = server;
         this.socket = socket;
         this.peer = peer;
+        this.tlsMode = server.options().tls;
     }
 
     /** Runs the handshake on an open socket; what it agreed on, or null when the client aborted it. */
     Negotiated negotiate() throws IOException {
-        return haggle() ? new Negotiated(export, structured, allocationContext) : null;
+        return haggle() ? new Negotiated(export, structured, allocationContext, grant(export.name)
+                == NbdAccess.Grant.READ_ONLY) : null;
     }
 
     /** Option haggling; true when an export was chosen and transmission begins. */
@@ -75,6 +82,15 @@ final class NbdHandshake {
             }
             if (server.isClosing() && option != OPT_ABORT) {
                 optionReply(option, REP_ERR_SHUTDOWN, "server is shutting down");
+                continue;
+            }
+            if (tlsMode == NbdTls.REQUIRE && !socket.isTls() && option != OPT_STARTTLS && option != OPT_ABORT) {
+                if (option == OPT_EXPORT_NAME) {
+                    // no error reply exists for it: the session ends, nothing of an export was shown
+                    throw new NbdProtocolException("NBD_OPT_EXPORT_NAME without TLS on a server that requires it");
+                }
+                server.log("nbd: " + peer + " option " + option + " refused: TLS required (NBD_OPT_STARTTLS first)");
+                optionReply(option, REP_ERR_TLS_REQD, "TLS is required: send NBD_OPT_STARTTLS first");
                 continue;
             }
             switch (option) {
@@ -110,7 +126,7 @@ final class NbdHandshake {
                     metaContext(option, data);
                     break;
                 case OPT_STARTTLS:
-                    optionReply(option, REP_ERR_UNSUP, "TLS is not supported by this server");
+                    startTls(data);
                     break;
                 default:
                     optionReply(option, REP_ERR_UNSUP, "option " + option + " is not supported");
@@ -119,15 +135,50 @@ final class NbdHandshake {
         }
     }
 
+    /**
+     * NBD_OPT_STARTTLS: acknowledged in plaintext, then the TLS handshake (within the handshake
+     * timeout); option haggling goes on inside TLS with what was agreed before forgotten, as the
+     * protocol asks (a man in the middle could have chosen it).
+     */
+    private void startTls(ByteBuffer data) throws IOException {
+        if (tlsMode == NbdTls.OFF) {
+            optionReply(OPT_STARTTLS, REP_ERR_UNSUP, "TLS is not enabled on this server");
+            return;
+        }
+        if (socket.isTls()) {
+            optionReply(OPT_STARTTLS, REP_ERR_INVALID, "TLS is already on");
+            return;
+        }
+        if (data.hasRemaining()) {
+            optionReply(OPT_STARTTLS, REP_ERR_INVALID, "NBD_OPT_STARTTLS takes no data");
+            return;
+        }
+        optionReply(OPT_STARTTLS, REP_ACK, (ByteBuffer) null);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.options().handshakeTimeoutMillis);
+        SSLSession s;
+        try {
+            s = socket.startTls(server.options().tlsContext.serverEngine(), op -> awaitReady(op, deadline));
+        } catch (SSLException e) {
+            throw new NbdProtocolException("TLS handshake failed: " + e.getMessage());
+        } catch (NbdProtocolException e) {
+            throw new NbdProtocolException("TLS " + e.getMessage());
+        }
+        structured = false;
+        allocationContextExport = null;
+        identity = NbdIdentity.of(s);
+        server.log("nbd: " + peer + " TLS " + s.getProtocol() + " " + s.getCipherSuite()
+                + (identity == null ? "" : ", client " + identity));
+    }
+
     private boolean exportName(ByteBuffer data) throws IOException {
         String name = utf8(data, data.remaining());
-        NbdExport e = server.export(name);
+        NbdExport e = visible(server.export(name));
         if (e == null) {
             // NBD_OPT_EXPORT_NAME has no error reply: the only answer is to end the session.
             throw new NbdProtocolException("no export named '" + name + "' (NBD_OPT_EXPORT_NAME)");
         }
         ByteBuffer b = ByteBuffer.allocate(noZeroes ? 10 : 134);
-        b.putLong(e.size).putShort((short) transmissionFlags());
+        b.putLong(e.size).putShort((short) transmissionFlags(e));
         b.position(b.limit()).flip();
         writeFully(b);
         chosen(e);
@@ -181,7 +232,7 @@ final class NbdHandshake {
             optionReply(option, REP_ERR_INVALID, data.remaining() + " bytes after the last query");
             return;
         }
-        NbdExport e = server.export(name);
+        NbdExport e = visible(server.export(name));
         if (e == null) {
             optionReply(option, REP_ERR_UNKNOWN, "no export named '" + name + "'");
             return;
@@ -206,6 +257,9 @@ final class NbdHandshake {
         }
         List<VolumeInfo> vols = server.volumes();
         for (VolumeInfo v : vols) {
+            if (grant(v.name()) == NbdAccess.Grant.NONE) {
+                continue; // not this client's: not even its name is shown
+            }
             byte[] name = v.name().getBytes(StandardCharsets.UTF_8);
             ByteBuffer b = ByteBuffer.allocate(4 + name.length);
             b.putInt(name.length).put(name).flip();
@@ -239,7 +293,7 @@ final class NbdHandshake {
             wantName |= info == INFO_NAME;
             wantDescription |= info == INFO_DESCRIPTION;
         }
-        NbdExport e = server.export(name);
+        NbdExport e = visible(server.export(name));
         if (e == null) {
             optionReply(option, REP_ERR_UNKNOWN, name.isEmpty()
                     ? "no default export: there is not exactly one volume; name one (NBD_OPT_LIST)"
@@ -247,7 +301,7 @@ final class NbdHandshake {
             return false;
         }
         ByteBuffer ex = ByteBuffer.allocate(12);
-        ex.putShort((short) INFO_EXPORT).putLong(e.size).putShort((short) transmissionFlags()).flip();
+        ex.putShort((short) INFO_EXPORT).putLong(e.size).putShort((short) transmissionFlags(e)).flip();
         optionReply(option, REP_INFO, ex);
         if (wantName) {
             optionReply(option, REP_INFO, infoString(INFO_NAME, e.name));
@@ -276,8 +330,30 @@ final class NbdHandshake {
         return buf;
     }
 
-    private int transmissionFlags() {
+    /** What the access file grants this client for {@code export} (everything without one). */
+    private NbdAccess.Grant grant(String export) {
+        NbdAccess a = server.options().access;
+        return a == null ? NbdAccess.Grant.READ_WRITE : a.grant(identity, export);
+    }
+
+    /** The export if this client may see it, else null (refused as unknown, as if it did not exist). */
+    private NbdExport visible(NbdExport e) {
+        if (e == null) {
+            return null;
+        }
+        if (grant(e.name) == NbdAccess.Grant.NONE) {
+            server.log("nbd: " + peer + " export " + e.name + " refused: not granted to "
+                    + (identity == null ? "a client without a certificate" : identity));
+            return null;
+        }
+        return e;
+    }
+
+    private int transmissionFlags(NbdExport e) {
         int f = TF_HAS_FLAGS | TF_SEND_FLUSH | TF_SEND_FUA | TF_SEND_TRIM | TF_SEND_WRITE_ZEROES | TF_CAN_MULTI_CONN;
+        if (grant(e.name) == NbdAccess.Grant.READ_ONLY) {
+            f |= TF_READ_ONLY;
+        }
         if (structured) {
             f |= TF_SEND_DF;
         }
@@ -326,8 +402,8 @@ final class NbdHandshake {
 
     private void writeFully(ByteBuffer... bufs) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.options().handshakeTimeoutMillis);
-        while (remaining(bufs) > 0) {
-            if (socket.write(bufs) == 0) {
+        while (remaining(bufs) > 0 || socket.unsentBytes() > 0) {
+            if (socket.write(bufs) == 0 && !socket.flush()) {
                 awaitReady(SelectionKey.OP_WRITE, deadline);
             }
         }

@@ -38,7 +38,9 @@ final class NbdProtocol {
     static final int REP_INFO = 3;
     static final int REP_META_CONTEXT = 4;
     static final int REP_ERR_UNSUP = 0x80000001;
+    static final int REP_ERR_POLICY = 0x80000002;
     static final int REP_ERR_INVALID = 0x80000003;
+    static final int REP_ERR_TLS_REQD = 0x80000005;
     static final int REP_ERR_UNKNOWN = 0x80000006;
     static final int REP_ERR_SHUTDOWN = 0x80000007;
 
@@ -50,6 +52,7 @@ final class NbdProtocol {
 
     // Transmission flags
     static final int TF_HAS_FLAGS = 1;
+    static final int TF_READ_ONLY = 1 << 1;
     static final int TF_SEND_FLUSH = 1 << 2;
     static final int TF_SEND_FUA = 1 << 3;
     static final int TF_SEND_TRIM = 1 << 5;

@@ -1,6 +1,7 @@
 package io.pistore.frontend.nbd;
 
 import io.pistore.engine.BlockDevice;
+import io.pistore.runtime.tls.TlsContext;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
@@ -47,6 +48,9 @@ public final class NbdServer implements AutoCloseable {
         int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
         long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
         Consumer<String> log = line -> { };
+        NbdTls tls = NbdTls.OFF;
+        TlsContext tlsContext;
+        NbdAccess access;
 
         /** Most client connections at once; more are closed at accept (default 64). */
         public Options maxConnections(int n) {
@@ -88,6 +92,29 @@ public final class NbdServer implements AutoCloseable {
                 throw new IllegalArgumentException("spinMicros must be 0 to " + MAX_SPIN_MICROS + ", not " + micros);
             }
             this.spinNanos = TimeUnit.MICROSECONDS.toNanos(micros);
+            return this;
+        }
+
+        /**
+         * TLS: whether STARTTLS is refused, offered or required, and the server certificate it uses
+         * (null only with {@link NbdTls#OFF}).
+         */
+        public Options tls(NbdTls mode, TlsContext context) {
+            if (mode != NbdTls.OFF && context == null) {
+                throw new IllegalArgumentException("NBD TLS " + mode + " needs a certificate and key");
+            }
+            this.tls = mode;
+            this.tlsContext = mode == NbdTls.OFF ? null : context;
+            return this;
+        }
+
+        /**
+         * Which exports each TLS client may use, by its certificate (null, the default: every client
+         * may use every export). Needs {@link NbdTls#REQUIRE} and client certificates, so that every
+         * client has an identity.
+         */
+        public Options access(NbdAccess access) {
+            this.access = access;
             return this;
         }
 
@@ -136,6 +163,9 @@ public final class NbdServer implements AutoCloseable {
      * {@code HOST}; host 127.0.0.1 and port 10809 by default; port 0 picks a free one).
      */
     public static NbdServer start(String address, HostConnection connection, Options options) throws IOException {
+        if (options.access != null && (options.tls != NbdTls.REQUIRE || !options.tlsContext.requiresClientCertificate())) {
+            throw new IllegalArgumentException("an access file needs TLS required with client certificates");
+        }
         InetSocketAddress a = parseAddress(address);
         ServerSocketChannel l = ServerSocketChannel.open();
         try {

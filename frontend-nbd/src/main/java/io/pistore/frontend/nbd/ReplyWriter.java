@@ -58,9 +58,9 @@ final class ReplyWriter {
         return Thread.currentThread() == loopThread;
     }
 
-    /** Reply bytes completed but not taken by the socket yet (batched or queued). */
+    /** Reply bytes completed but not taken by the socket yet (batched, queued, or encrypted and unsent). */
     long pendingBytes() {
-        return pendingBytes.get();
+        return pendingBytes.get() + socket.unsentBytes();
     }
 
     /** Adds a reply to the batch {@link #flushBatch} writes; only the loop's thread. */
@@ -134,6 +134,8 @@ final class ReplyWriter {
                 }
                 if (!reply.hasRemaining()) {
                     pool.recycleLocked(reply);
+                    // TLS: records the socket did not take; the loop sends them on OP_WRITE
+                    queued = socket.unsentBytes() > 0;
                 } else {
                     pending.add(reply);
                     pendingBytes.addAndGet(reply.remaining());
@@ -153,6 +155,9 @@ final class ReplyWriter {
     /** Writes queued replies while the socket takes them; the connection's thread, on OP_WRITE. */
     void flushPending() throws IOException {
         synchronized (outLock) {
+            if (!socket.flush()) {
+                return;
+            }
             while (!pending.isEmpty()) {
                 ByteBuffer b = pending.peek();
                 int n = socket.write(b);

@@ -17,9 +17,9 @@ final class NbdTestClient implements AutoCloseable {
     static final long IHAVEOPT = 0x49484156454F5054L;
     static final long OPTION_REPLY_MAGIC = 0x3e889045565a9L;
 
-    final Socket socket;
-    final DataInputStream in;
-    final DataOutputStream out;
+    Socket socket;
+    DataInputStream in;
+    DataOutputStream out;
     int handshakeFlags;
     private long nextCookie = 1;
 
@@ -62,6 +62,20 @@ final class NbdTestClient implements AutoCloseable {
         c.greeting();
         c.clientFlags(3);
         return c;
+    }
+
+    /** Sends NBD_OPT_STARTTLS; on its ACK runs the TLS handshake and goes on inside TLS. Returns the reply type. */
+    int startTls(io.pistore.runtime.tls.TlsContext tls) throws IOException {
+        option(5, new byte[0]);
+        OptionReply r = optionReply();
+        if (r.type() != 1) {
+            return r.type();
+        }
+        socket = tls.clientSocket(socket, "localhost", socket.getPort());
+        socket.setSoTimeout(10_000);
+        in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
+        out = new DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream()));
+        return r.type();
     }
 
     void clientFlags(int f) throws IOException {

@@ -47,10 +47,23 @@ public final class TcpConfig {
             "an I/O thread that queues this many frames on a connection in one pass sends them at once"
                     + " (0: only at the end of the pass; -1: a quarter of the queue depth, at least 4)");
 
+    public static final TransportOption<Boolean> TLS = TransportOption.flag("tcp.tls", false,
+            "TLS 1.3 on every connection, before HELLO (a target needs tcp.tlsCert and tcp.tlsKey; a host checks"
+                    + " the target's certificate against tcp.tlsCa and the address it dialled)");
+    public static final TransportOption<String> TLS_CERT = TransportOption.text("tcp.tlsCert", "FILE", null,
+            "this side's certificate chain (PEM): the target's, or the host's for mutual TLS");
+    public static final TransportOption<String> TLS_KEY = TransportOption.text("tcp.tlsKey", "FILE", null,
+            "the private key of tcp.tlsCert (PEM, unencrypted)");
+    public static final TransportOption<String> TLS_CA = TransportOption.text("tcp.tlsCa", "FILE", null,
+            "CA bundle (PEM) the peer's certificate must chain to (host: default trust store when empty)");
+    public static final TransportOption<Boolean> TLS_VERIFY_CLIENT = TransportOption.flag("tcp.tlsVerifyClient", false,
+            "a target accepts only hosts whose certificate chains to tcp.tlsCa (mutual TLS)");
+
     /** Every tcp option, in the order the docs list them. */
     public static final List<TransportOption<?>> OPTIONS = List.of(IO_THREADS, SPIN_MICROS, POLL_MICROS, SPIN_YIELD,
             HEADER_DIGEST, DATA_DIGEST, MAX_TRANSFER, REQUEST_TIMEOUT_MS, CONNECT_TIMEOUT_MS, FRAME_TIMEOUT_MS,
-            RECONNECT, RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, FLUSH_FRAMES);
+            RECONNECT, RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, FLUSH_FRAMES, TLS, TLS_CERT, TLS_KEY, TLS_CA,
+            TLS_VERIFY_CLIENT);
 
     public int ioThreads = IO_THREADS.defaultValue().intValue();
     public long spinMicros = SPIN_MICROS.defaultValue();
@@ -68,6 +81,8 @@ public final class TcpConfig {
     public long reconnectDelayMillis = RECONNECT_DELAY_MS.defaultValue();
     public long reconnectMaxDelayMillis = RECONNECT_MAX_DELAY_MS.defaultValue();
     public int flushFrames = FLUSH_FRAMES.defaultValue().intValue();
+    /** TLS on every connection, its files loaded; null: plaintext. */
+    public TcpTls tls;
 
     /** The most I/O threads {@code tcp.ioThreads=0} starts: one per CPU the JVM may use. */
     public static int autoIoThreadCeiling() {
@@ -100,13 +115,26 @@ public final class TcpConfig {
         c.reconnectDelayMillis = options.get(RECONNECT_DELAY_MS);
         c.reconnectMaxDelayMillis = options.get(RECONNECT_MAX_DELAY_MS);
         c.flushFrames = options.get(FLUSH_FRAMES).intValue();
+        String cert = options.get(TLS_CERT);
+        String key = options.get(TLS_KEY);
+        String ca = options.get(TLS_CA);
+        boolean verify = options.get(TLS_VERIFY_CLIENT);
+        if (options.get(TLS)) {
+            c.tls = TcpTls.load(path(cert), path(key), path(ca), verify);
+        } else if (cert != null || key != null || ca != null || verify) {
+            throw new IllegalArgumentException("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa and tcp.tlsVerifyClient need tcp.tls=true");
+        }
         return c;
+    }
+
+    private static java.nio.file.Path path(String s) {
+        return s == null ? null : java.nio.file.Path.of(s);
     }
 
     @Override
     public String toString() {
         return String.format(Locale.ROOT, "ioThreads=%d spin=%dus poll=%dus headerDigest=%s dataDigest=%s maxTransfer=%d"
                 + " flushFrames=%s", ioThreads, spinMicros, pollMicros, headerDigest, dataDigest, maxTransferBytes,
-                flushFrames < 0 ? "auto" : Integer.toString(flushFrames));
+                flushFrames < 0 ? "auto" : Integer.toString(flushFrames)) + (tls == null ? "" : " tls=TLSv1.3");
     }
 }

@@ -20,9 +20,15 @@ import org.junit.jupiter.api.Test;
 class TcpConfigTest {
     private final TcpTransportProvider provider = new TcpTransportProvider();
 
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path dir;
+
     @Test
-    void everyOptionSetsItsField() {
-        TransportOptions o = TransportOptions.of(Map.ofEntries(Map.entry("tcp.ioThreads", "5"),
+    void everyOptionSetsItsField() throws Exception {
+        java.nio.file.Path[] self = io.pistore.runtime.tls.SelfSigned.create(dir);
+        TransportOptions o = TransportOptions.of(Map.ofEntries(Map.entry("tcp.tls", "true"),
+                Map.entry("tcp.tlsCert", self[0].toString()), Map.entry("tcp.tlsKey", self[1].toString()),
+                Map.entry("tcp.tlsCa", self[0].toString()), Map.entry("tcp.tlsVerifyClient", "true"),Map.entry("tcp.ioThreads", "5"),
                 Map.entry("tcp.spinMicros", "7"), Map.entry("tcp.pollMicros", "9"), Map.entry("tcp.spinYield", "false"),
                 Map.entry("tcp.headerDigest", "true"), Map.entry("tcp.dataDigest", "true"),
                 Map.entry("tcp.maxTransfer", "65536"), Map.entry("tcp.requestTimeoutMs", "11"),
@@ -45,6 +51,19 @@ class TcpConfigTest {
         assertEquals(14, c.reconnectDelayMillis);
         assertEquals(15, c.reconnectMaxDelayMillis);
         assertEquals(0, c.flushFrames);
+        assertTrue(c.tls.server().requiresClientCertificate());
+        assertTrue(c.tls.server().toString().contains("CN=localhost"), c.tls.toString());
+    }
+
+    @Test
+    void tlsFilesWithoutTlsAreAMistake() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> TcpConfig.from(TransportOptions.of(Map.of("tcp.tlsCert", "x.pem"))));
+        assertEquals("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa and tcp.tlsVerifyClient need tcp.tls=true", e.getMessage());
+        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> TcpConfig.from(TransportOptions.of(Map.of("tcp.tls", "true", "tcp.tlsCert", dir.resolve("no.pem")
+                        .toString(), "tcp.tlsKey", dir.resolve("no-key.pem").toString()))));
+        assertEquals("certificate " + dir.resolve("no.pem") + " does not exist", e.getMessage());
     }
 
     @Test
@@ -60,6 +79,7 @@ class TcpConfigTest {
         assertEquals(10_000, c.connectTimeoutMillis);
         assertEquals(-1, c.flushFrames);
         assertEquals(0, c.ioThreads, "auto: a thread per connection, at most one per CPU");
+        assertEquals(null, c.tls, "plaintext unless tcp.tls=true");
         assertEquals(provider.options(), TcpConfig.OPTIONS);
         Set<String> names = new HashSet<>();
         for (TransportOption<?> opt : TcpConfig.OPTIONS) {

@@ -8,6 +8,9 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
+import io.pistore.runtime.tls.TlsChannel;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
 
 /**
  * One TCP connection (one queue): framing, digests, the receive state machine and the send queue.
@@ -19,6 +22,10 @@ import java.util.zip.CRC32C;
  * the receive buffer, and the data digest is checked before the frame counts. Send: frames queue
  * up and are written into a direct buffer as the socket drains it, so a large payload never needs
  * a buffer of its own size.
+ *
+ * <p>With TLS ({@link #startTls}) the same bytes pass through a {@link TlsChannel} before any
+ * frame: the receive buffer holds decrypted bytes, the send buffer is encrypted as the socket takes
+ * it; without TLS the socket is read and written directly.
  *
  * <p>Bad input closes the connection with one log line naming the peer and the reason; nothing
  * else is affected.
@@ -39,6 +46,9 @@ abstract class Connection implements Selectable {
     final String peer;
     private final String role;
     SelectionKey key;
+    /** The TLS session, or null for plaintext; loop thread. */
+    private TlsChannel tls;
+    private boolean tlsHandshaking;
 
     private final ByteBuffer in = ByteBuffer.allocateDirect(BUFFER_SIZE);
     private final ByteBuffer out = ByteBuffer.allocateDirect(BUFFER_SIZE);
@@ -128,6 +138,12 @@ abstract class Connection implements Selectable {
             if (k.isConnectable()) {
                 onConnectable();
             }
+            if (tlsHandshaking) {
+                if (k.isValid() && (k.isReadable() || k.isWritable())) {
+                    continueTls();
+                }
+                return;
+            }
             if (k.isValid() && k.isWritable()) {
                 flush();
             }
@@ -136,6 +152,8 @@ abstract class Connection implements Selectable {
             }
         } catch (ProtocolException e) {
             close(e.getMessage(), true);
+        } catch (SSLException e) {
+            close("TLS handshake failed: " + ioReason(e), true);
         } catch (IOException e) {
             close(ioReason(e), false);
         } catch (RuntimeException e) {
@@ -146,6 +164,44 @@ abstract class Connection implements Selectable {
     }
 
     void onConnectable() throws IOException, ProtocolException {
+    }
+
+    /**
+     * Starts TLS on the connection before any frame: the handshake runs as the socket allows, and
+     * {@link #tlsReady} follows when it is done. Loop thread, with the key registered.
+     */
+    void startTls(SSLEngine engine) throws IOException, ProtocolException {
+        tls = new TlsChannel(ch, engine);
+        tlsHandshaking = true;
+        continueTls();
+    }
+
+    private void continueTls() throws IOException, ProtocolException {
+        int op = tls.handshakeStep();
+        if (op != 0) {
+            key.interestOps(op);
+            return;
+        }
+        tlsHandshaking = false;
+        key.interestOps(SelectionKey.OP_READ);
+        tlsReady();
+        if (tls.hasBufferedInput()) {
+            onReadable(); // bytes that came with the handshake's last flight
+        }
+    }
+
+    /** The TLS handshake is done: the connection may send its first frame. */
+    void tlsReady() throws IOException, ProtocolException {
+    }
+
+    /** Whether a TLS handshake is under way (loop thread). */
+    boolean tlsHandshaking() {
+        return tlsHandshaking;
+    }
+
+    /** The agreed TLS session, or null without TLS or before the handshake is done (loop thread). */
+    javax.net.ssl.SSLSession tlsSession() {
+        return tls == null || tlsHandshaking ? null : tls.session();
     }
 
     static String ioReason(IOException e) {
@@ -159,9 +215,11 @@ abstract class Connection implements Selectable {
     }
 
     private void onReadable() throws IOException, ProtocolException {
-        for (int i = 0; i < 16 && !closed; i++) {
+        // With TLS, decrypted bytes left in the TLS layer never make the socket readable again: the
+        // loop goes on until the layer is empty, however many passes that takes.
+        for (int i = 0; (i < 16 || tls != null) && !closed; i++) {
             int space = in.remaining();
-            int r = ch.read(in);
+            int r = tls == null ? ch.read(in) : tls.read(in);
             if (r < 0) {
                 onEof();
                 return;
@@ -172,7 +230,7 @@ abstract class Connection implements Selectable {
             in.flip();
             parse();
             in.compact();
-            if (r < space) {
+            if (r < space && (tls == null || !tls.hasBufferedInput())) {
                 return; // the socket is drained
             }
         }
@@ -343,8 +401,8 @@ abstract class Connection implements Selectable {
     void flush() {
         dirty = false;
         queuedSinceFlush = 0;
-        if (closed) {
-            return;
+        if (closed || tlsHandshaking) {
+            return; // frames wait for the end of the TLS handshake (tlsReady)
         }
         try {
             while (true) {
@@ -352,10 +410,15 @@ abstract class Connection implements Selectable {
                 out.flip();
                 if (!out.hasRemaining()) {
                     out.clear();
-                    setWriteInterest(false);
+                    // TLS: records the socket has not taken yet keep the write interest on
+                    setWriteInterest(tls != null && !tls.flush());
                     return;
                 }
-                ch.write(out);
+                if (tls == null) {
+                    ch.write(out);
+                } else {
+                    tls.write(out); // takes it all unless the socket is full
+                }
                 boolean stuck = out.hasRemaining();
                 out.compact();
                 if (stuck) {
@@ -452,6 +515,9 @@ abstract class Connection implements Selectable {
         logClose(reason, badInput);
         if (key != null) {
             key.cancel();
+        }
+        if (tls != null) {
+            tls.close(); // close_notify, if the socket takes it at once
         }
         try {
             ch.close();

@@ -105,17 +105,30 @@ final class HostQueueConnection extends Connection implements HostQueue {
             if (ch.connect(address)) {
                 onConnectable();
             }
+        } catch (javax.net.ssl.SSLException e) {
+            close("TLS handshake failed: " + ioReason(e), true);
         } catch (IOException e) {
             close("cannot connect: " + ioReason(e), false);
+        } catch (ProtocolException e) {
+            close(e.getMessage(), true);
         }
     }
 
     @Override
-    void onConnectable() throws IOException {
+    void onConnectable() throws IOException, ProtocolException {
         if (ch.isConnectionPending() && !ch.finishConnect()) {
             return;
         }
         key.interestOps(SelectionKey.OP_READ);
+        if (cfg.tls != null) {
+            startTls(cfg.tls.client().clientEngine(address.getHostString(), address.getPort()));
+        } else {
+            send(handshake.hello());
+        }
+    }
+
+    @Override
+    void tlsReady() {
         send(handshake.hello());
     }
 

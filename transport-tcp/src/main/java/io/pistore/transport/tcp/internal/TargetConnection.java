@@ -186,7 +186,8 @@ final class TargetConnection extends Connection {
         super.onTimer(now);
         long limit = listener.config().connectTimeoutMillis;
         if (!closed && !greeted && now - acceptedNanos > TimeUnit.MILLISECONDS.toNanos(limit)) {
-            close("no HELLO within " + limit + " ms of connecting", true);
+            close((tlsHandshaking() ? "TLS handshake not finished" : "no HELLO") + " within " + limit
+                    + " ms of connecting", true);
         }
     }
 

@@ -4,6 +4,7 @@ import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.tcp.TcpConfig;
+import io.pistore.transport.tcp.TcpTls;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -28,6 +29,8 @@ final class TcpTargetListener implements TargetListener, Selectable {
     private final ServerSocketChannel server;
     private final TargetHandler handler;
     private final String address;
+    /** The server side of TLS, or null for plaintext. */
+    private final io.pistore.runtime.tls.TlsContext tls;
     private final Set<TargetConnection> connections = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> ids = new ConcurrentHashMap<>();
     /** Volumes by id (index = id; ids are small and dense). */
@@ -38,6 +41,11 @@ final class TcpTargetListener implements TargetListener, Selectable {
         this.transport = transport;
         this.handler = handler;
         this.acceptLoop = transport.group().next();
+        TcpTls t = transport.config().tls;
+        if (t != null && t.server() == null) {
+            throw new IOException("cannot listen with TLS: tcp.tls needs tcp.tlsCert and tcp.tlsKey on a target");
+        }
+        this.tls = t == null ? null : t.server();
         this.server = ServerSocketChannel.open();
         try {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -135,8 +143,15 @@ final class TcpTargetListener implements TargetListener, Selectable {
                 try {
                     c.key = loop.register(ch, SelectionKey.OP_READ, c);
                     c.opened();
+                    if (tls != null) {
+                        c.startTls(tls.serverEngine());
+                    }
+                } catch (javax.net.ssl.SSLException e) {
+                    c.close("TLS handshake failed: " + Connection.ioReason(e), true);
                 } catch (IOException e) {
                     c.close("cannot register: " + Connection.ioReason(e), false);
+                } catch (ProtocolException e) {
+                    c.close(e.getMessage(), true);
                 }
             };
             if (loop.inLoop()) {

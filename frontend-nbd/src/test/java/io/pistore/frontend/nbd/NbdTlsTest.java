@@ -1,0 +1,360 @@
+package io.pistore.frontend.nbd;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.runtime.tls.TestPki;
+import io.pistore.runtime.tls.TlsContext;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TargetListener;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * NBD_OPT_STARTTLS as a client sees it (a JDK TLS client, certificates made by openssl at test
+ * time), in each mode, and the hostile clients of a TLS server: garbage instead of a handshake, a
+ * stalled handshake, a certificate of another CA, a plaintext client of a server that requires TLS.
+ * Each ends its own connection with a log line; the server goes on serving, and nothing is written.
+ */
+@Timeout(60)
+class NbdTlsTest {
+    static final int OPT_EXPORT_NAME = 1;
+    static final int OPT_LIST = 3;
+    static final int OPT_STARTTLS = 5;
+    static final int REP_ACK = 1;
+    static final int REP_ERR_UNSUP = 0x80000001;
+    static final int REP_ERR_INVALID = 0x80000003;
+    static final int REP_ERR_TLS_REQD = 0x80000005;
+    static final long SIZE = 1 << 20;
+
+    @TempDir
+    Path dir;
+
+    TestPki pki;
+    VolumeStore store;
+    BlockTransport transport;
+    TargetListener listener;
+    HostConnection host;
+    NbdServer server;
+    TlsContext client;
+    final List<String> log = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void pki() throws Exception {
+        pki = TestPki.create(dir.resolve("pki"), "alice");
+        client = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey());
+        store = VolumeStore.open(dir.resolve("data"));
+        store.create("a", BlockFormat.of(4096, 8), SIZE / 4096);
+        store.create("b", BlockFormat.of(4096, 8), SIZE / 4096);
+        transport = new LocalTransportProvider().create();
+        listener = transport.listen("", new TargetService(store));
+        host = transport.connect(listener.address(), new ConnectOptions(2, 64));
+    }
+
+    void start(NbdTls mode, boolean clientCertificates) throws IOException {
+        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), clientCertificates);
+        server = NbdServer.start("127.0.0.1:0", host,
+                new NbdServer.Options().handshakeTimeoutMillis(3000).tls(mode, tls).log(log::add));
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        if (server != null) {
+            server.close();
+        }
+        host.close();
+        listener.close();
+        transport.close();
+        store.close();
+    }
+
+    /** Opens a session, STARTTLS, GO "a". */
+    NbdTestClient tlsSession() throws IOException {
+        NbdTestClient c = NbdTestClient.open(server.address());
+        assertEquals(REP_ACK, c.startTls(client));
+        List<NbdTestClient.OptionReply> r;
+        try {
+            r = c.go("a");
+        } catch (IOException e) {
+            throw new IOException(e + " " + log, e);
+        }
+        assertEquals(REP_ACK, r.get(r.size() - 1).type());
+        return c;
+    }
+
+    /** Every block of "a" still reads as zeroes through a new TLS session. */
+    void assertNothingWritten() throws IOException {
+        try (NbdTestClient c = tlsSession()) {
+            assertArrayEquals(new byte[(int) SIZE], c.read(0, (int) SIZE));
+        }
+    }
+
+    /** Whether a log line has {@code part}, waiting up to 5 s (a connection logs its end after closing). */
+    boolean logged(String part) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (log.stream().noneMatch(l -> l.contains(part))) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    @Test
+    void dataCrossesTlsBothWays() throws Exception {
+        start(NbdTls.REQUIRE, false);
+        byte[] d = new byte[256 * 1024];
+        new Random(3).nextBytes(d);
+        try (NbdTestClient c = tlsSession()) {
+            assertEquals(0, c.write(4096, d));
+            assertArrayEquals(d, c.read(4096, d.length));
+            // pipelined: many requests before the first reply
+            for (int i = 0; i < 64; i++) {
+                c.request(0, 0, i * 4096L, 4096, null);
+            }
+            for (int i = 0; i < 64; i++) {
+                assertEquals(0, c.reply(4096).error());
+            }
+            c.out.write(new byte[28]); // a request with a bad magic number ends the session
+            c.out.flush();
+            assertTrue(c.closedByServer());
+        }
+        assertTrue(logged("TLS TLSv1.3"), log.toString());
+    }
+
+    @Test
+    void requireRefusesEveryOptionBeforeStartTls() throws Exception {
+        start(NbdTls.REQUIRE, false);
+        try (NbdTestClient c = NbdTestClient.open(server.address())) {
+            c.option(OPT_LIST, new byte[0]);
+            assertEquals(REP_ERR_TLS_REQD, c.optionReply().type());
+            assertEquals(REP_ERR_TLS_REQD, c.go("a").get(0).type());
+            assertEquals(REP_ACK, c.startTls(client));
+            c.option(OPT_STARTTLS, new byte[0]);
+            assertEquals(REP_ERR_INVALID, c.optionReply().type(), "a second STARTTLS");
+            assertEquals(REP_ACK, c.go("a").get(2).type());
+        }
+        assertTrue(logged("refused: TLS required"), log.toString());
+    }
+
+    @Test
+    void aPlaintextExportNameOnARequireServerEndsTheSession() throws Exception {
+        start(NbdTls.REQUIRE, false);
+        try (NbdTestClient c = NbdTestClient.open(server.address())) {
+            c.option(OPT_EXPORT_NAME, "a".getBytes(StandardCharsets.UTF_8));
+            assertTrue(c.closedByServer());
+        }
+        assertTrue(logged("NBD_OPT_EXPORT_NAME without TLS"), log.toString());
+        assertNothingWritten();
+    }
+
+    @Test
+    void onLetsEachClientChoose() throws Exception {
+        start(NbdTls.ON, false);
+        try (NbdTestClient plain = NbdTestClient.open(server.address())) {
+            assertEquals(REP_ACK, plain.go("a").get(2).type());
+            assertEquals(0, plain.write(0, new byte[4096]));
+        }
+        try (NbdTestClient c = tlsSession()) {
+            assertEquals(0, c.write(0, new byte[4096]));
+        }
+    }
+
+    @Test
+    void startTlsWithDataIsInvalidAndOffRefusesIt() throws Exception {
+        start(NbdTls.ON, false);
+        try (NbdTestClient c = NbdTestClient.open(server.address())) {
+            c.option(OPT_STARTTLS, new byte[] {1});
+            assertEquals(REP_ERR_INVALID, c.optionReply().type());
+        }
+        server.close();
+        server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().log(log::add));
+        try (NbdTestClient c = NbdTestClient.open(server.address())) {
+            assertEquals(REP_ERR_UNSUP, c.startTls(client));
+        }
+    }
+
+    @Test
+    void structuredRepliesAgreedBeforeStartTlsAreForgotten() throws Exception {
+        start(NbdTls.ON, false);
+        try (NbdTestClient c = NbdTestClient.open(server.address())) {
+            assertTrue(c.structuredReplies());
+            assertEquals(REP_ACK, c.startTls(client));
+            assertEquals(REP_ACK, c.go("a").get(2).type());
+            c.request(0, 0, 0, 4096, null);
+            assertTrue(!c.reply(4096).structured(), "a simple reply: structured replies were not asked inside TLS");
+        }
+    }
+
+    @Test
+    void garbageInsteadOfAHandshakeEndsThatConnectionOnly() throws Exception {
+        start(NbdTls.REQUIRE, false);
+        try (NbdTestClient good = tlsSession();
+             NbdTestClient bad = NbdTestClient.open(server.address())) {
+            bad.option(OPT_STARTTLS, new byte[0]);
+            assertEquals(REP_ACK, bad.optionReply().type());
+            byte[] junk = new byte[4096];
+            new Random(9).nextBytes(junk);
+            junk[0] = 0x16; // a handshake record type, then nonsense
+            bad.out.write(junk);
+            bad.out.flush();
+            assertTrue(bad.closedByServer());
+            assertEquals(0, good.write(0, new byte[4096]), "the other client carries on");
+        }
+        assertTrue(logged("TLS handshake failed"), log.toString());
+    }
+
+    @Test
+    void garbageBeforeStartTlsEndsThatConnection() throws Exception {
+        start(NbdTls.REQUIRE, false);
+        try (NbdTestClient bad = NbdTestClient.open(server.address())) {
+            bad.out.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            bad.out.flush();
+            assertTrue(bad.closedByServer());
+        }
+        assertTrue(logged("bad option magic"), log.toString());
+        assertNothingWritten();
+    }
+
+    @Test
+    void aStalledHandshakeTimesOut() throws Exception {
+        start(NbdTls.REQUIRE, false);
+        try (NbdTestClient bad = NbdTestClient.open(server.address())) {
+            bad.option(OPT_STARTTLS, new byte[0]);
+            assertEquals(REP_ACK, bad.optionReply().type());
+            // says nothing more: the server gives up after its handshake timeout
+            assertTrue(bad.closedByServer());
+        }
+        assertTrue(logged("TLS handshake timed out after 3000 ms"), log.toString());
+    }
+
+    @Test
+    void aCertificateOfAnotherCaIsRefused() throws Exception {
+        start(NbdTls.REQUIRE, true);
+        TestPki other = TestPki.create(dir.resolve("other"), "mallory");
+        TlsContext mallory = TlsContext.client(pki.ca(), other.clientCert(), other.clientKey());
+        try (NbdTestClient bad = NbdTestClient.open(server.address())) {
+            // TLS 1.3: the client may finish its side before the server's verdict reaches it
+            assertThrows(IOException.class, () -> {
+                bad.startTls(mallory);
+                bad.go("a");
+            });
+        }
+        TlsContext none = TlsContext.client(pki.ca(), null, null);
+        try (NbdTestClient bad = NbdTestClient.open(server.address())) {
+            assertThrows(IOException.class, () -> {
+                bad.startTls(none);
+                bad.go("a");
+            });
+        }
+        try (NbdTestClient good = tlsSession()) {
+            assertEquals(0, good.command(3, 0, 0, 0));
+        }
+        assertTrue(logged("TLS handshake failed"), log.toString());
+        assertTrue(logged("client CN=alice"), log.toString());
+        assertNothingWritten();
+    }
+
+    /** LIST as a client sees it: the export names. */
+    static List<String> listed(NbdTestClient c) throws IOException {
+        c.option(OPT_LIST, new byte[0]);
+        List<String> names = new java.util.ArrayList<>();
+        for (NbdTestClient.OptionReply r : c.optionReplies()) {
+            if (r.type() == 2) {
+                names.add(new String(r.data(), 4, r.data().length - 4, StandardCharsets.UTF_8));
+            }
+        }
+        return names;
+    }
+
+    NbdTestClient tlsClient(TlsContext as) throws IOException {
+        NbdTestClient c = NbdTestClient.open(server.address());
+        assertEquals(REP_ACK, c.startTls(as));
+        return c;
+    }
+
+    @Test
+    void theAccessFileDecidesWhichExportsAClientSeesAndWhetherItMayWrite() throws Exception {
+        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
+        NbdAccess access = NbdAccess.parse(List.of("# client exports access", "alice a rw", "bob b ro  # backups"),
+                "test");
+        server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().handshakeTimeoutMillis(3000)
+                .tls(NbdTls.REQUIRE, tls).access(access).log(log::add));
+        pki.leaf("bob", "/CN=bob", "extendedKeyUsage=clientAuth\n");
+        pki.leaf("carol", "/CN=carol", "extendedKeyUsage=clientAuth\n");
+        TlsContext bob = TlsContext.client(pki.ca(), pki.dir.resolve("bob-cert.pem"), pki.dir.resolve("bob-key.pem"));
+        TlsContext carol = TlsContext.client(pki.ca(), pki.dir.resolve("carol-cert.pem"),
+                pki.dir.resolve("carol-key.pem"));
+        byte[] d = new byte[4096];
+        new Random(11).nextBytes(d);
+        try (NbdTestClient c = tlsClient(client)) {
+            assertEquals(List.of("a"), listed(c));
+            assertEquals(0x80000006, c.go("b").get(0).type(), "another client's export is unknown");
+            List<NbdTestClient.OptionReply> r = c.go("a");
+            assertEquals(REP_ACK, r.get(r.size() - 1).type());
+            assertEquals(0, java.nio.ByteBuffer.wrap(r.get(0).data()).getShort(10) & 2, "read-write");
+            assertEquals(0, c.write(0, d));
+        }
+        try (NbdTestClient c = tlsClient(bob)) {
+            assertEquals(List.of("b"), listed(c));
+            assertEquals(0x80000006, c.go("a").get(0).type());
+            List<NbdTestClient.OptionReply> r = c.go("b");
+            assertEquals(2, java.nio.ByteBuffer.wrap(r.get(0).data()).getShort(10) & 2, "NBD_FLAG_READ_ONLY");
+            assertEquals(1, c.write(0, d), "EPERM");
+            assertEquals(1, c.command(4, 0, 0, 4096), "TRIM: EPERM");
+            assertEquals(1, c.command(6, 0, 0, 4096), "WRITE_ZEROES: EPERM");
+            assertArrayEquals(new byte[4096], c.read(0, 4096), "nothing was written");
+            assertEquals(0, c.command(3, 0, 0, 0), "FLUSH is allowed");
+        }
+        try (NbdTestClient c = tlsClient(carol)) {
+            assertEquals(List.of(), listed(c), "a client no rule names sees nothing");
+            assertEquals(0x80000006, c.go("a").get(0).type());
+            c.option(OPT_EXPORT_NAME, "a".getBytes(StandardCharsets.UTF_8));
+            assertTrue(c.closedByServer());
+        }
+        assertTrue(logged("export b refused: not granted to CN=alice"), log.toString());
+        assertTrue(logged("export a refused: not granted to CN=carol"), log.toString());
+    }
+
+    @Test
+    void accessRulesNeedClientCertificates() throws Exception {
+        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), false);
+        NbdAccess access = NbdAccess.parse(List.of("* * ro"), "test");
+        assertThrows(IllegalArgumentException.class, () -> NbdServer.start("127.0.0.1:0", host,
+                new NbdServer.Options().tls(NbdTls.REQUIRE, tls).access(access)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> NbdAccess.parse(List.of("alice a"), "f"));
+        assertEquals("access file f line 1: expected CLIENT EXPORTS ro|rw, not 'alice a'", e.getMessage());
+        assertEquals(NbdAccess.Grant.READ_ONLY, access.grant("CN=x,O=y", "anything"));
+        assertEquals(NbdAccess.Grant.NONE, access.grant(null, "anything"));
+    }
+
+    @Test
+    void aServerCertificateTheClientDoesNotTrustFailsTheClient() throws Exception {
+        start(NbdTls.REQUIRE, false);
+        TestPki other = TestPki.create(dir.resolve("other"), "bob");
+        TlsContext distrustful = TlsContext.client(other.ca(), null, null);
+        try (NbdTestClient c = NbdTestClient.open(server.address())) {
+            assertThrows(SSLException.class, () -> c.startTls(distrustful));
+        }
+    }
+}

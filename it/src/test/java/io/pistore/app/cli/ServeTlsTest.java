@@ -1,0 +1,117 @@
+package io.pistore.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.runtime.tls.TestPki;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code serve}'s TLS options: bad key and certificate files stop it at start with one line; a
+ * listener other machines can reach without TLS is named in a one-line warning; a certificate
+ * makes NBD require TLS.
+ */
+class ServeTlsTest {
+    @TempDir
+    Path dir;
+
+    record Result(int code, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Result(code, out.toString(), err.toString().strip());
+    }
+
+    /** Runs serve in a thread until its output has {@code until}, then stops it; the output. */
+    static Result serveUntil(String until, String... args) throws InterruptedException {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        AtomicInteger code = new AtomicInteger(Integer.MIN_VALUE);
+        Thread serve = new Thread(() -> code.set(Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
+                args)), "serve-under-test");
+        serve.start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!(out + "" + err).contains(until) && serve.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        } finally {
+            serve.interrupt();
+            serve.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        return new Result(code.get(), out.toString(), err.toString().strip());
+    }
+
+    @Test
+    void aKeyThatDoesNotMatchStopsServeWithOneLine() throws Exception {
+        TestPki pki = TestPki.create(dir, "alice");
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB",
+                "--tls-cert", pki.serverCert().toString(), "--tls-key", pki.clientKey().toString());
+        assertEquals(2, r.code(), r.out() + " / " + r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+        assertTrue(r.err().startsWith("pistore serve: private key " + pki.clientKey() + " does not match certificate "),
+                r.err());
+    }
+
+    @Test
+    void aMissingCertificateStopsServeWithOneLine() {
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB",
+                "--tls-cert", dir.resolve("none.pem").toString(), "--tls-key", dir.resolve("none-key.pem").toString());
+        assertEquals(2, r.code());
+        assertEquals("pistore serve: certificate " + dir.resolve("none.pem") + " does not exist", r.err());
+    }
+
+    @Test
+    void nbdTlsWithoutACertificateIsAUsageError() {
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--nbd-tls", "require");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--nbd-tls require needs --tls-cert and --tls-key"), r.err());
+    }
+
+    @Test
+    void anAccessFileNeedsClientCertificates() throws Exception {
+        TestPki pki = TestPki.create(dir, "alice");
+        java.nio.file.Files.writeString(dir.resolve("access"), "alice m rw\n");
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--nbd-access",
+                dir.resolve("access").toString(), "--tls-cert", pki.serverCert().toString(), "--tls-key",
+                pki.serverKey().toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--nbd-access needs client certificates"), r.err());
+        java.nio.file.Files.writeString(dir.resolve("access"), "alice m\n");
+        r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--nbd-access",
+                dir.resolve("access").toString(), "--tls-cert", pki.serverCert().toString(), "--tls-key",
+                pki.serverKey().toString(), "--tls-ca", pki.ca().toString(), "--tls-verify-client");
+        assertEquals(2, r.code());
+        assertEquals("pistore serve: access file " + dir.resolve("access") + " line 1: expected CLIENT EXPORTS ro|rw,"
+                + " not 'alice m'", r.err());
+    }
+
+    @Test
+    void plaintextNbdOnEveryAddressIsWarnedAbout() throws Exception {
+        Result r = serveUntil("warning", "serve", "--nbd", "0.0.0.0:0", "--memory-volume", "m:1MiB");
+        assertEquals(0, r.code(), r.out() + " / " + r.err());
+        assertTrue(r.err().matches("pistore serve: warning: NBD on every address port \\d+ accepts clients without TLS: "
+                + "anyone who can reach it reads and writes every volume \\(see docs/SECURITY.md\\)"), r.err());
+    }
+
+    @Test
+    void aCertificateMakesNbdRequireTlsAndSilencesTheWarning() throws Exception {
+        TestPki pki = TestPki.create(dir, "alice");
+        Result r = serveUntil("/m ", "serve", "--nbd", "0.0.0.0:0", "--memory-volume", "m:1MiB",
+                "--tls-cert", pki.serverCert().toString(), "--tls-key", pki.serverKey().toString());
+        assertEquals(0, r.code(), r.out() + " / " + r.err());
+        assertTrue(r.out().contains(", TLS require (certificate CN=localhost"), r.out());
+        assertTrue(r.out().matches("(?s).*\\n  nbds://127\\.0\\.0\\.1:\\d+/m .*"), r.out());
+        assertFalse(r.err().contains("warning"), r.err());
+    }
+}

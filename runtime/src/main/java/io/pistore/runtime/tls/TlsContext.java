@@ -1,0 +1,191 @@
+package io.pistore.runtime.tls;
+
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.util.Date;
+import java.util.List;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * TLS 1.3 with X.509 certificates from PEM files, loaded and checked once, when a server or client
+ * is configured: a file that is missing, unreadable, not PEM, expired, or a key that does not match
+ * its certificate is a {@link TlsFileException} with a one-line message then, not a failed
+ * handshake at the first connection. Makes the {@link SSLEngine}s of the NBD frontend and the tcp
+ * transport.
+ *
+ * <p>A server presents its certificate chain and, with {@code requireClientCertificate}, accepts
+ * only clients whose certificate chains to the CA bundle (mutual TLS). A client trusts the CA bundle
+ * (the JDK's default trust store when none is given), checks that the server's certificate names the
+ * host it dialled, and presents its own certificate when it has one.
+ */
+public final class TlsContext {
+    /** The only protocol offered: TLS 1.3 (AES-GCM or ChaCha20-Poly1305, forward secret). */
+    public static final String PROTOCOL = "TLSv1.3";
+    /**
+     * The TLS 1.3 suites in the server's order of preference: AES-128-GCM first, the fastest with the
+     * CPU's AES instructions (the JDK's own order puts AES-256 first), then the others for peers
+     * that want them.
+     */
+    static final String[] SUITES = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"};
+
+    private final SSLContext context;
+    private final boolean server;
+    private final boolean requireClientCertificate;
+    private final String description;
+
+    private TlsContext(SSLContext context, boolean server, boolean requireClientCertificate, String description) {
+        this.context = context;
+        this.server = server;
+        this.requireClientCertificate = requireClientCertificate;
+        this.description = description;
+    }
+
+    /**
+     * A server's context: its certificate chain and key (PEM), the CA bundle that client
+     * certificates must chain to (may be null unless {@code requireClientCertificate}).
+     */
+    public static TlsContext server(Path certificate, Path key, Path ca, boolean requireClientCertificate) {
+        if (certificate == null || key == null) {
+            throw new TlsFileException("TLS needs a certificate and its private key");
+        }
+        if (requireClientCertificate && ca == null) {
+            throw new TlsFileException("requiring client certificates needs a CA bundle to check them against");
+        }
+        Date now = new Date();
+        List<X509Certificate> chain = PemCertificates.read(certificate, "certificate", now);
+        PrivateKey k = PemKeys.read(key);
+        KeyPairCheck.check(k, key, chain.get(0), certificate);
+        List<X509Certificate> cas = ca == null ? null : PemCertificates.read(ca, "CA bundle", now);
+        SSLContext c = build(chain, k, cas);
+        String d = "certificate " + chain.get(0).getSubjectX500Principal().getName() + " (until "
+                + chain.get(0).getNotAfter().toInstant() + ")"
+                + (requireClientCertificate ? ", client certificates required" : "");
+        return new TlsContext(c, true, requireClientCertificate, d);
+    }
+
+    /**
+     * A client's context: the CA bundle the server's certificate must chain to (null: the JDK's
+     * default trust store), and optionally its own certificate and key for mutual TLS.
+     */
+    public static TlsContext client(Path ca, Path certificate, Path key) {
+        if ((certificate == null) != (key == null)) {
+            throw new TlsFileException("a client certificate needs its private key, and a key its certificate");
+        }
+        Date now = new Date();
+        List<X509Certificate> chain = null;
+        PrivateKey k = null;
+        if (certificate != null) {
+            chain = PemCertificates.read(certificate, "certificate", now);
+            k = PemKeys.read(key);
+            KeyPairCheck.check(k, key, chain.get(0), certificate);
+        }
+        List<X509Certificate> cas = ca == null ? null : PemCertificates.read(ca, "CA bundle", now);
+        SSLContext c = build(chain, k, cas);
+        String d = (cas == null ? "default trust store" : "CA " + ca)
+                + (chain == null ? "" : ", certificate " + chain.get(0).getSubjectX500Principal().getName());
+        return new TlsContext(c, false, false, d);
+    }
+
+    private static SSLContext build(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> cas) {
+        try {
+            KeyManagerFactory kmf = null;
+            char[] pw = new char[0];
+            if (chain != null) {
+                KeyStore ks = KeyStore.getInstance("PKCS12");
+                ks.load(null, null);
+                ks.setKeyEntry("key", key, pw, chain.toArray(new X509Certificate[0]));
+                kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+                kmf.init(ks, pw);
+            }
+            TrustManagerFactory tmf = null;
+            if (cas != null) {
+                KeyStore ts = KeyStore.getInstance("PKCS12");
+                ts.load(null, null);
+                for (int i = 0; i < cas.size(); i++) {
+                    ts.setCertificateEntry("ca" + i, cas.get(i));
+                }
+                tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+                tmf.init(ts);
+            }
+            SSLContext c = SSLContext.getInstance(PROTOCOL);
+            c.init(kmf == null ? null : kmf.getKeyManagers(), tmf == null ? null : tmf.getTrustManagers(), null);
+            return c;
+        } catch (GeneralSecurityException | java.io.IOException e) {
+            throw new TlsFileException("cannot set up TLS: " + e.getMessage(), e);
+        }
+    }
+
+    /** A server-side engine for one accepted connection. */
+    public SSLEngine serverEngine() {
+        if (!server) {
+            throw new IllegalStateException("a client context makes client engines");
+        }
+        SSLEngine e = context.createSSLEngine();
+        e.setUseClientMode(false);
+        SSLParameters p = e.getSSLParameters();
+        p.setProtocols(new String[] {PROTOCOL});
+        p.setCipherSuites(supported(e.getSupportedCipherSuites()));
+        p.setUseCipherSuitesOrder(true);
+        p.setNeedClientAuth(requireClientCertificate);
+        e.setSSLParameters(p);
+        return e;
+    }
+
+    /** A client-side engine for a connection to {@code host}, whose name the server's certificate must carry. */
+    public SSLEngine clientEngine(String host, int port) {
+        if (server) {
+            throw new IllegalStateException("a server context makes server engines");
+        }
+        SSLEngine e = context.createSSLEngine(host, port);
+        e.setUseClientMode(true);
+        SSLParameters p = e.getSSLParameters();
+        p.setProtocols(new String[] {PROTOCOL});
+        p.setCipherSuites(supported(e.getSupportedCipherSuites()));
+        p.setEndpointIdentificationAlgorithm("HTTPS");
+        e.setSSLParameters(p);
+        return e;
+    }
+
+    /**
+     * Starts TLS as a client on a connected blocking socket (for blocking clients, such as tools and
+     * tests that speak a protocol's plaintext start first): the handshake runs before this returns.
+     */
+    public javax.net.ssl.SSLSocket clientSocket(java.net.Socket connected, String host, int port)
+            throws java.io.IOException {
+        if (server) {
+            throw new IllegalStateException("a server context makes server engines");
+        }
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) context.getSocketFactory()
+                .createSocket(connected, host, port, true);
+        SSLParameters p = s.getSSLParameters();
+        p.setProtocols(new String[] {PROTOCOL});
+        p.setEndpointIdentificationAlgorithm("HTTPS");
+        s.setSSLParameters(p);
+        s.setUseClientMode(true);
+        s.startHandshake();
+        return s;
+    }
+
+    /** {@link #SUITES} that this JDK has, in that order. */
+    private static String[] supported(String[] available) {
+        java.util.Set<String> have = java.util.Set.of(available);
+        return java.util.Arrays.stream(SUITES).filter(have::contains).toArray(String[]::new);
+    }
+
+    public boolean requiresClientCertificate() {
+        return requireClientCertificate;
+    }
+
+    /** One line for a start-up banner: whose certificate, until when, and whether clients need one. */
+    @Override
+    public String toString() {
+        return description;
+    }
+}
