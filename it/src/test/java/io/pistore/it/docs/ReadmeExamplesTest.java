@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * order, from a directory whose {@code ./pistore} runs this build (the launcher itself would start
  * a Maven build inside this one); a block followed directly by an output block must print exactly
  * that. What differs from a user's run, and why: {@code /tmp/pistore-demo} is a directory of the
- * test; {@code CMD; echo "exit $?"} runs as {@code CMD && echo "exit 0" || echo "exit $?"} (same output,
+ * test, and the ports 4430 and 10809 free ones (a serve without {@code --listen} gets one too), so
+ * that the test runs beside anything else on this machine; {@code CMD; echo "exit $?"} runs as {@code CMD && echo "exit 0" || echo "exit $?"} (same output,
  * while the rest of the block runs under {@code set -e}); bench durations are cut to one second and rounds to two (the figures are not checked, the
  * commands are); a line that starts a server in the background is followed by a wait until it
  * listens (a user types slower than a script), and {@code kill %1} by {@code wait}. A block whose
@@ -76,6 +77,8 @@ class ReadmeExamplesTest {
         assertTrue(blocks.size() >= 10, "the tour's blocks were found: " + blocks.size());
         writeLauncher();
         Path demo = work.resolve("pistore-demo");
+        int tcpPort = freePort();
+        int nbdPort = freePort();
         List<String> ran = new ArrayList<>();
         for (Block b : blocks) {
             String missing = missingTool(b.commands());
@@ -83,7 +86,7 @@ class ReadmeExamplesTest {
                 System.out.println("[readme] skipped a block of '" + b.section() + "': " + missing + " is not installed");
                 continue;
             }
-            String script = script(b.commands(), demo);
+            String script = script(b.commands(), demo, tcpPort, nbdPort);
             Ran r = bash(script);
             String where = "README section '" + b.section() + "', block:\n" + b.commands() + "\noutput:\n" + r.output;
             assertEquals(0, r.code, where);
@@ -94,6 +97,12 @@ class ReadmeExamplesTest {
         }
         assertTrue(ran.contains("The `pi` tool") && ran.contains("Volumes, a target, and a scrub"), ran.toString());
         System.out.println("[readme] ran " + ran.size() + " of " + blocks.size() + " blocks");
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        }
     }
 
     /** {@code ./pistore} in the work directory: this build's CLI on the test's class path. */
@@ -126,10 +135,14 @@ class ReadmeExamplesTest {
     }
 
     /** The block as bash runs it here (see the class comment for each change). */
-    static String script(String commands, Path demo) {
+    static String script(String commands, Path demo, int tcpPort, int nbdPort) {
         StringBuilder s = new StringBuilder("set -e\n");
         for (String line : commands.split("\n")) {
-            String l = line.replace("/tmp/pistore-demo", demo.toString());
+            String l = line.replace("/tmp/pistore-demo", demo.toString()).replace(":4430", ":" + tcpPort)
+                    .replace(":10809", ":" + nbdPort);
+            if (l.startsWith("./pistore serve") && !l.contains("--listen") && !l.contains("--nbd")) {
+                l = l.replace("./pistore serve", "./pistore serve --listen 127.0.0.1:" + tcpPort);
+            }
             if (l.startsWith("./pistore bench")) {
                 l = l.replaceAll("--seconds \\d+", "--seconds 1").replaceAll("--rounds \\d+", "--rounds 2");
             }
@@ -140,7 +153,7 @@ class ReadmeExamplesTest {
             if (code.endsWith("&")) {
                 Matcher m = LISTEN.matcher(code);
                 String host = "127.0.0.1";
-                String port = "4430"; // serve's default --listen
+                String port = Integer.toString(tcpPort);
                 if (m.find()) {
                     host = m.group(1);
                     port = m.group(2);
