@@ -49,9 +49,9 @@ public final class ReplicatedVolume implements Volume {
     private final Consumer<String> log;
     private final RaftClient client;
     /**
-     * Reads from one chosen replica (healing, scrub): blocking calls, one try each. Ratis's
-     * asynchronous stale read travels the client's ordered stream, whose sequence the chosen peer
-     * cannot complete when the requests before it went to another peer; a blocking call has no order.
+     * Reads from one chosen replica (healing, scrub): blocking calls, one try each. Over gRPC, Ratis's
+     * asynchronous stale read, which travels the client's ordered request stream, went unanswered by
+     * a replica that did not lead until the operation timeout; a blocking call is not ordered.
      */
     private final RaftClient replicaReader;
     private final AtomicLong healedBlocks = new AtomicLong();
