@@ -30,17 +30,6 @@ import org.apache.ratis.statemachine.StateMachine;
  * groups found in {@code DIR/raft} rejoin by themselves and catch up.
  */
 public final class ReplicaNode implements AutoCloseable {
-    /**
-     * Ratis's netty server logs every connection's open, read and close at INFO through
-     * java.util.logging; a peer would print lines for each of its clients. Held here so the level sticks.
-     */
-    private static final java.util.logging.Logger NETTY_CONNECTION_LOG = java.util.logging.Logger.getLogger(
-            "org.apache.ratis.thirdparty.io.netty.handler.logging.LoggingHandler");
-
-    static {
-        NETTY_CONNECTION_LOG.setLevel(java.util.logging.Level.WARNING);
-    }
-
     private final RaftPeerId id;
     private final ReplicationSettings settings;
     private final Consumer<String> log;
@@ -48,6 +37,7 @@ public final class ReplicaNode implements AutoCloseable {
     private final Map<RaftGroupId, String> names = new ConcurrentHashMap<>();
     private final Map<String, ReplicaStats> stats = new ConcurrentHashMap<>();
     private final Path groupsDir;
+    private final String host;
     private RaftServer server;
 
     private ReplicaNode(String id, String host, int port, Path dir, ReplicationSettings settings, Consumer<String> log)
@@ -56,6 +46,7 @@ public final class ReplicaNode implements AutoCloseable {
         this.settings = settings;
         this.log = log;
         this.groupsDir = dir.resolve("groups");
+        this.host = host;
         this.replicas = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id);
         for (Volume v : replicas.list()) {
             names.put(groupId(v.name()), v.name());
@@ -189,8 +180,10 @@ public final class ReplicaNode implements AutoCloseable {
 
     /** This peer as the others must name it: its id and the address it listens on. */
     public RaftPeer peer() {
+        // The port as bound (0 asks for any free one); the host as asked, since the server may report
+        // the wildcard address it bound to, which names no peer.
         InetSocketAddress a = server.getServerRpc().getInetSocketAddress();
-        return RaftPeer.newBuilder().setId(id).setAddress(a.getHostString() + ":" + a.getPort()).build();
+        return RaftPeer.newBuilder().setId(id).setAddress(host + ":" + a.getPort()).build();
     }
 
     public String id() {

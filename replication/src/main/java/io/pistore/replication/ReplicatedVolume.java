@@ -48,6 +48,12 @@ public final class ReplicatedVolume implements Volume {
     private final long timeoutMs;
     private final Consumer<String> log;
     private final RaftClient client;
+    /**
+     * Reads from one chosen replica (healing, scrub): blocking calls, one try each. Over gRPC, Ratis's
+     * asynchronous stale read, which travels the client's ordered request stream, went unanswered by
+     * a replica that did not lead until the operation timeout; a blocking call is not ordered.
+     */
+    private final RaftClient replicaReader;
     private final AtomicLong healedBlocks = new AtomicLong();
     private final AtomicLong unhealableBlocks = new AtomicLong();
 
@@ -60,6 +66,11 @@ public final class ReplicatedVolume implements Volume {
         this.timeoutMs = settings.operationTimeout().toMillis();
         this.log = log;
         this.client = newClient(group, settings);
+        this.replicaReader = RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setProperties(settings.client())
+                .setRetryPolicy(RetryPolicies.noRetry())
+                .build();
     }
 
     /**
@@ -346,26 +357,25 @@ public final class ReplicatedVolume implements Volume {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         String what = "read lba=" + lba + " from replica " + peer;
         while (true) {
-            CompletableFuture<RaftClientReply> f = client.async().sendStaleRead(
-                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), minIndex, peer);
+            // Each try is bounded by the RPC timeout (no retries on this client); the loop by the operation timeout.
             try {
-                RaftClientReply r = f.get(Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())),
-                        TimeUnit.MILLISECONDS);
+                RaftClientReply r = replicaReader.io().sendStaleRead(
+                        ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), minIndex, peer);
                 if (r.isSuccess()) {
                     return ReadReply.decode(r.getMessage().getContent());
                 }
                 if (!isStale(r.getException()) || System.nanoTime() > end) {
                     throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
                 }
-            } catch (TimeoutException e) {
-                f.cancel(false);
-                throw new ReplicationException("volume " + name + ": " + what + " not answered within " + timeoutMs + " ms");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ReplicationException("volume " + name + ": " + what + " interrupted");
-            } catch (ExecutionException e) {
-                if (!isStale(e.getCause()) || System.nanoTime() > end) {
-                    throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
+            } catch (ReplicationException e) {
+                throw e;
+            } catch (IOException e) {
+                if (System.nanoTime() > end) {
+                    throw new ReplicationException("volume " + name + ": " + what + " not answered within " + timeoutMs
+                            + " ms: " + oneLine(e));
+                }
+                if (!isStale(e)) {
+                    throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e));
                 }
             }
             try {
@@ -442,7 +452,11 @@ public final class ReplicatedVolume implements Volume {
 
     @Override
     public void close() throws IOException {
-        client.close();
+        try {
+            client.close();
+        } finally {
+            replicaReader.close();
+        }
     }
 
     @Override

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
@@ -16,7 +16,7 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * Every Ratis setting pistore uses, in one place: the transport of the replication traffic (Ratis's
- * netty), election and request timeouts, linearizable reads, log sizes that fit the largest request,
+ * gRPC), election and request timeouts, linearizable reads, log sizes that fit the largest request,
  * log retention and snapshots. Immutable; the {@code with} methods return a copy.
  */
 public final class ReplicationSettings {
@@ -26,6 +26,8 @@ public final class ReplicationSettings {
      */
     private static final SizeInBytes ENTRY_MAX = SizeInBytes.valueOf(
             TransportCapabilities.MAX_TRANSFER_BYTES + TransportCapabilities.MAX_TRANSFER_BYTES / 4 + (1 << 20));
+    /** A gRPC message carries at most one appender batch (or one request) and its framing. */
+    private static final SizeInBytes MESSAGE_MAX = SizeInBytes.valueOf(2 * ENTRY_MAX.getSize());
     /** Ratis wants the log's write buffer larger than the appender's batch limit by a frame header. */
     private static final SizeInBytes WRITE_BUFFER = SizeInBytes.valueOf(ENTRY_MAX.getSize() + (64 << 10));
 
@@ -84,8 +86,8 @@ public final class ReplicationSettings {
     /** A peer's server: listening on {@code host:port} (0: any free port), its Raft storage in {@code storage}. */
     RaftProperties server(String host, int port, Path storage) {
         RaftProperties p = common();
-        NettyConfigKeys.Server.setHost(p, host);
-        NettyConfigKeys.Server.setPort(p, port);
+        GrpcConfigKeys.Server.setHost(p, host);
+        GrpcConfigKeys.Server.setPort(p, port);
         RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, td(electionMin));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, td(electionMax));
@@ -124,9 +126,16 @@ public final class ReplicationSettings {
         return p;
     }
 
+    /**
+     * gRPC, not netty: Ratis's netty server answers a client request, and a leader's append, on the
+     * connection's I/O thread and blocks it until the entry is committed (or the follower's log is
+     * forced), so one client's writes would be committed one at a time. The gRPC server takes both
+     * asynchronously, so many writes in flight share each log fsync.
+     */
     private static RaftProperties common() {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.setMessageSizeMax(p, MESSAGE_MAX);
         return p;
     }
 

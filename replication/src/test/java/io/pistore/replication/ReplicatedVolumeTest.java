@@ -27,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Three replicas in one JVM, real Ratis (netty) on loopback, real files: the guarantees of a replicated volume. */
+/** Three replicas in one JVM, real Ratis (gRPC) on loopback, real files: the guarantees of a replicated volume. */
 class ReplicatedVolumeTest {
     private static final BlockFormat FORMAT = BlockFormat.of(512, 8);
     private static final String NAME = "rv";

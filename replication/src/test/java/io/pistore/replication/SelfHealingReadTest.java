@@ -149,7 +149,7 @@ class SelfHealingReadTest {
         try (ReplicatedVolume v = peers.node(0).open(NAME)) {
             ReplicatedVolume.ScrubReport r = v.scrub(done -> { });
             assertEquals(64, r.blocks);
-            assertEquals(java.util.Map.of("n1", 1L, "n2", 2L, "n3", 2L), r.badCopies);
+            assertEquals(java.util.Map.of("n1", 1L, "n2", 2L, "n3", 2L), r.badCopies, "unreachable: " + r.unreachable);
             assertEquals(2, r.repairedCopies, "n2's lba 5 and n3's lba 6");
             assertEquals(java.util.List.of(9L), r.unrepairable);
             peers.awaitConverged();

@@ -15,7 +15,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.ratis.protocol.RaftPeer;
 
 /**
- * Three replica nodes in this JVM, on loopback with Ratis's netty transport, each with its own
+ * Three replica nodes in this JVM, on loopback with Ratis's gRPC transport, each with its own
  * directory, holding one replicated volume. Nodes can be stopped (closed, as a dead process would
  * leave them) and restarted on the same port and directory.
  */
@@ -70,6 +70,15 @@ final class ThreePeers implements AutoCloseable {
 
     ReplicaNode node(int i) {
         return nodes[i];
+    }
+
+    /** The group's peers, {@code ID=HOST:PORT,...}, running or not. */
+    String peerList() {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            b.append(i == 0 ? "" : ",").append(id(i)).append("=127.0.0.1:").append(ports[i]);
+        }
+        return b.toString();
     }
 
     Path dir(int i) {

@@ -76,6 +76,17 @@ class ReplicatedServeTest {
             assertEquals(0, scrub.code(), scrub.out() + scrub.err());
             assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas: "
                     + "no bad copies, 0 rewritten, 0 bad on every replica"), scrub.out());
+            EngineCommandsTest.Result status = EngineCommandsTest.run("replicas", "status", "rv", "--replicas",
+                    peers.toString());
+            assertEquals(0, status.code(), status.out() + status.err());
+            String[] lines = status.out().strip().split("\n");
+            assertEquals(4, lines.length, status.out());
+            for (int i = 0; i < 3; i++) {
+                assertTrue(lines[i].startsWith("n" + (i + 1) + " "), lines[i]);
+                assertTrue(lines[i].matches(".* (leader|follower) +last=\\d+ committed=\\d+ applied=\\d+ lag=\\d+"),
+                        lines[i]);
+            }
+            assertTrue(lines[3].matches("volume rv: leader n[123], 3 of 3 peers answered"), lines[3]);
         } finally {
             for (ServeThread s : serves) {
                 if (s != null) {

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A 3-replica volume (three `pistore serve` peers on this machine) against an unreplicated volume
+# (one `serve`), both over the tcp transport, alternating in one run, REPS times: 4 KiB random write
+# and random read at qd 32, 128 KiB sequential write at qd 32. Prints IOPS, MiB/s, p50/p99 (us) and
+# the target side's CPU per request (the serve processes' user+system time over the ramp and the
+# measured seconds, divided by IOPS times those seconds).
+#
+#   benchmarks/scripts/replicated-vs-tcp.sh [REPS] [SECONDS]     (from the repository root)
+# The bench connects to the peer that leads the volume's group (found by a first write).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+reps="${1:-2}"
+secs="${2:-5}"
+data="$(mktemp -d)"
+out="${OUT:-target/replicated-vs-tcp.txt}"
+mkdir -p "$(dirname "$out")"
+mvn -B -q -o -DskipTests -pl app,transport-tcp -am package > /dev/null
+cp="app/target/pistore-app-0.1.0-SNAPSHOT.jar:app/target/lib/*:transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
+pistore() { java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main "$@"; }
+peers=n1=127.0.0.1:9881,n2=127.0.0.1:9882,n3=127.0.0.1:9883
+for port in 4441 4442 4443 4444 9881 9882 9883; do
+    if (exec 3<> /dev/tcp/127.0.0.1/$port) 2> /dev/null; then
+        echo "port $port is in use (an earlier serve?)" >&2
+        exit 2
+    fi
+done
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
+    rm -rf "$data"
+}
+trap cleanup EXIT
+for i in 1 2 3; do
+    mkdir -p "$data/d$i"
+    pistore volume create rv --size 256MiB --format 4096+8 --data "$data/d$i" --replica-id n$i --replicas $peers > /dev/null
+done
+mkdir -p "$data/plain"
+pistore volume create pv --size 256MiB --format 4096+8 --data "$data/plain" > /dev/null
+for i in 1 2 3; do
+    # shellcheck disable=SC2086
+    java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" \
+        --listen 127.0.0.1:444$i --replica-id n$i --replica-listen 127.0.0.1:988$i > "$data/serve$i.log" 2>&1 &
+    pids+=($!)
+done
+# shellcheck disable=SC2086
+java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/plain" \
+    --listen 127.0.0.1:4444 > "$data/serve-plain.log" 2>&1 &
+pids+=($!)
+sleep 6
+# Ticks (user+system) of the given processes, from /proc.
+ticks() { local t=0; for p in "$@"; do t=$((t + $(awk '{print $14+$15}' "/proc/$p/stat"))); done; echo $t; }
+hz=$(getconf CLK_TCK)
+replicated=("${pids[@]:0:3}")
+plain=("${pids[3]}")
+# The bench talks to any peer; the leader avoids one forwarding hop. Use n1 unless another leads.
+rtarget=127.0.0.1:4441
+run() { # NAME TARGET VOLUME RW BS -- PIDS...
+    local name=$1 target=$2 vol=$3 rw=$4 bs=$5; shift 6
+    local t0; t0=$(ticks "$@")
+    local j; j=$(pistore bench --transport tcp --target "$target" --volume "$vol" --rw "$rw" --bs "$bs" --qd 32 \
+        --seconds "$secs" --ramp 2 --json 2> /dev/null)
+    local t1; t1=$(ticks "$@")
+    python3 -c "
+import json,sys; r=json.loads(sys.argv[1]); ticks=int(sys.argv[2]); hz=int(sys.argv[3]); secs=int(sys.argv[4])
+# the ticks span the ramp and the measured seconds; the requests of both are about iops * (ramp + secs)
+ops=r['iops']*(secs+2); cpu_us=ticks*1e6/hz
+print('%-10s %-9s bs=%-4s qd=32 iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_cpu_us_per_req=%7.1f' % (sys.argv[5], r['rw'] if 'rw' in r else sys.argv[6], sys.argv[7], r['iops'], r['mib_per_s'], r['lat_us']['p50'], r['lat_us']['p99'], cpu_us/max(1,ops)))
+" "$j" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" | tee -a "$out"
+}
+: > "$out"
+for r in $(seq "$reps"); do
+    for w in "randwrite 4k" "randread 4k" "write 128k"; do
+        set -- $w
+        run replicated $rtarget rv "$1" "$2" -- "${replicated[@]}"
+        run tcp 127.0.0.1:4444 pv "$1" "$2" -- "${plain[@]}"
+    done
+done
