@@ -7,12 +7,12 @@ import io.pistore.transport.rdma.verbs.QpState;
 import io.pistore.transport.rdma.verbs.SendWr;
 import io.pistore.transport.rdma.verbs.WcStatus;
 import io.pistore.transport.rdma.verbs.WrOpcode;
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
 
@@ -28,7 +28,7 @@ import java.util.zip.CRC32;
  * as in IB, except that a READ is complete only with its response. A NAK with a sequence error, a
  * frame dropped for its CRC, or {@link #ACK_TIMEOUT_NANOS} without any response makes the requester
  * go back to its oldest unacknowledged PSN and send everything from there again, re-reading its memory
- * as a NIC does; more than {@link #RETRY_COUNT} tries without progress end the head with
+ * as a NIC does; more than {@link #RETRY_COUNT} tries without a completed WR end the head with
  * RETRY_EXC_ERR. An RNR NAK waits {@link SoftQp#RNR_DELAY_NANOS} and sends again, up to the QP's RNR
  * retry count (7: forever). An access, invalid-request or operation NAK ends that WR with the
  * matching remote error and moves the QP to the error state.
@@ -46,7 +46,7 @@ import java.util.zip.CRC32;
 final class SoftLink {
     static final long ACK_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     static final int RETRY_COUNT = 7;
-    private static final int QUEUE = 1 << 16;
+    private static final int QUEUE = 1 << 14;
 
     /** A frame in a reusable buffer. */
     static final class Packet {
@@ -69,8 +69,15 @@ final class SoftLink {
     private final SoftQp qp;
     private final Socket socket;
     private final String name;
-    private final ArrayBlockingQueue<Packet> out = new ArrayBlockingQueue<>(QUEUE);
-    private final ArrayBlockingQueue<Packet> free = new ArrayBlockingQueue<>(1024);
+    /** Frames waiting for the writer: a ring under its own monitor (no allocation per frame, unlike a j.u.c. lock under contention). */
+    private final Object outLock = new Object();
+    private final Packet[] outRing = new Packet[QUEUE];
+    private int outHead;
+    private int outCount;
+    /** Buffers to reuse: a stack under its own monitor. */
+    private final Object freeLock = new Object();
+    private final Packet[] freeStack = new Packet[1024];
+    private int freeTop;
     private final CRC32 writerCrc = new CRC32();
     private final CRC32 readerCrc = new CRC32();
     private volatile boolean closed;
@@ -87,6 +94,8 @@ final class SoftLink {
     private int retries;
     private int rnrRetries;
     private long lastProgress;
+    /** Sent again since the last completed WR. */
+    private boolean resendPending;
 
     // responder state, reader thread only
     private int expectedPsn;
@@ -118,7 +127,13 @@ final class SoftLink {
     // ------------------------------------------------------------------ frames out
 
     private Packet take(int payload) {
-        Packet p = free.poll();
+        Packet p = null;
+        synchronized (freeLock) {
+            if (freeTop > 0) {
+                p = freeStack[--freeTop];
+                freeStack[freeTop] = null;
+            }
+        }
         if (p == null) {
             p = new Packet(HEADER + payload + SoftPackets.CRC);
         }
@@ -128,7 +143,11 @@ final class SoftLink {
 
     private void recycle(Packet p) {
         if (p != STOP && p.buf.length <= (1 << 20)) {
-            free.offer(p);
+            synchronized (freeLock) {
+                if (freeTop < freeStack.length) {
+                    freeStack[freeTop++] = p;
+                }
+            }
         }
     }
 
@@ -137,9 +156,39 @@ final class SoftLink {
             recycle(p);
             return;
         }
-        if (!out.offer(p)) {
+        if (!offer(p)) {
             recycle(p);
             fail("the send queue of the packet path overflowed");
+        }
+    }
+
+    private boolean offer(Packet p) {
+        synchronized (outLock) {
+            if (outCount == outRing.length) {
+                return false;
+            }
+            outRing[(outHead + outCount) % outRing.length] = p;
+            if (outCount++ == 0) {
+                outLock.notifyAll();
+            }
+            return true;
+        }
+    }
+
+    /** Moves up to {@code batch.length} queued frames into {@code batch}, waiting while there are none. */
+    private int drainOut(Packet[] batch) throws InterruptedException {
+        synchronized (outLock) {
+            while (outCount == 0) {
+                outLock.wait();
+            }
+            int n = Math.min(outCount, batch.length);
+            for (int i = 0; i < n; i++) {
+                batch[i] = outRing[outHead];
+                outRing[outHead] = null;
+                outHead = (outHead + 1) % outRing.length;
+            }
+            outCount -= n;
+            return n;
         }
     }
 
@@ -150,20 +199,34 @@ final class SoftLink {
         queue(p);
     }
 
+    /** Writes queued frames in batches through a buffer, flushing when the queue ran empty (fewer system calls under load). */
     private void writeLoop() {
+        Packet[] batch = new Packet[64];
         try {
-            OutputStream o = socket.getOutputStream();
-            while (true) {
-                Packet p = out.take();
-                if (p == STOP) {
-                    break;
+            OutputStream o = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
+            boolean stop = false;
+            while (!stop) {
+                int n = drainOut(batch);
+                for (int i = 0; i < n; i++) {
+                    Packet p = batch[i];
+                    batch[i] = null;
+                    if (p == STOP) {
+                        stop = true;
+                        continue;
+                    }
+                    if (!stop) {
+                        SoftPackets.seal(writerCrc, p.buf, p.len);
+                        SoftFabric.packetTap(p.buf, p.len);
+                        o.write(p.buf, 0, p.len);
+                    }
+                    recycle(p);
                 }
-                SoftPackets.seal(writerCrc, p.buf, p.len);
-                SoftFabric.packetTap(p.buf, p.len);
-                o.write(p.buf, 0, p.len);
-                recycle(p);
+                synchronized (outLock) {
+                    if (outCount == 0 || stop) {
+                        o.flush();
+                    }
+                }
             }
-            o.flush();
             socket.shutdownOutput();
         } catch (IOException | InterruptedException e) {
             fail("packet path write failed: " + e.getMessage());
@@ -240,11 +303,21 @@ final class SoftLink {
         c.invalidateKey = w.invalidateKey;
     }
 
-    /** Sends everything in flight again, from the oldest unacknowledged PSN (go-back-N). reqLock held. */
+    /**
+     * Sends everything in flight again, from the oldest unacknowledged PSN (go-back-N). reqLock held.
+     * Once sent again, further triggers wait for progress (a completed WR): the responses to the
+     * first copies still arriving out of order must not start another round each; the timer
+     * ({@code force}) and the RNR timer always send.
+     */
     private void resend() {
-        if (count == 0 || failed || closed) {
+        resend(false);
+    }
+
+    private void resend(boolean force) {
+        if (count == 0 || failed || closed || (resendPending && !force)) {
             return;
         }
+        resendPending = true;
         if (++retries > RETRY_COUNT) {
             failHead(WcStatus.RETRY_EXC_ERR);
             return;
@@ -279,6 +352,8 @@ final class SoftLink {
         if (status == WcStatus.SUCCESS) {
             retries = 0;
             rnrRetries = 0;
+            resendPending = false;
+            lastProgress = System.nanoTime();
         }
         qp.completeRemote(wr, seq, status, len);
     }
@@ -315,7 +390,6 @@ final class SoftLink {
             if (failed || closed) {
                 return;
             }
-            lastProgress = System.nanoTime();
             if (!ackBefore(psn)) {
                 resend(); // a READ response was lost
                 return;
@@ -354,7 +428,7 @@ final class SoftLink {
                             synchronized (reqLock) {
                                 if (count > 0 && psns[head] == psn) {
                                     retries--; // receiver not ready is not a transport retry
-                                    resend();
+                                    resend(true);
                                 }
                             }
                         }, SoftQp.RNR_DELAY_NANOS);
@@ -383,7 +457,7 @@ final class SoftLink {
         }
         synchronized (reqLock) {
             if (count > 0 && System.nanoTime() - lastProgress > ACK_TIMEOUT_NANOS) {
-                resend();
+                resend(true);
             }
         }
         SoftFabric.schedule(this::ackTimer, ACK_TIMEOUT_NANOS / 4);
@@ -566,7 +640,7 @@ final class SoftLink {
             closed = true;
             flushInFlight();
         }
-        if (!out.offer(STOP)) {
+        if (!offer(STOP)) {
             closeSocket();
         }
         SoftFabric.schedule(this::closeSocket, TimeUnit.SECONDS.toNanos(1));
