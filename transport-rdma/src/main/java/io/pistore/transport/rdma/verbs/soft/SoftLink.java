@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32;
 
 /**
@@ -39,9 +40,10 @@ import java.util.zip.CRC32;
  * PSN arrives. Keys, access rights, bounds and the QP state are checked here, on the responder, as by
  * the in-process fabric.
  *
- * <p>Threads: a reader thread reads and acts on frames; a writer thread writes queued frames (so
- * neither side ever waits for the other's reader while holding a lock); posting threads only build
- * frames into pooled buffers and queue them, which allocates nothing once the pool is warm.
+ * <p>Threads: a reader thread reads and acts on frames and never writes (its responses go to the
+ * writer thread), so it never waits for the peer; a posting thread builds its frame into a pooled
+ * buffer, queues it, and writes the queue itself when no one else is writing, holding no lock the
+ * reader needs; nothing is allocated per frame once the pool is warm.
  */
 final class SoftLink {
     static final long ACK_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -75,6 +77,11 @@ final class SoftLink {
     private int outHead;
     private int outCount;
     /** Buffers to reuse: a stack under its own monitor. */
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /** Under the write lock: the buffered socket stream, the batch, the CRC. */
+    private final OutputStream out;
+    private final Packet[] batch = new Packet[64];
+    private volatile boolean outputDone;
     private final Object freeLock = new Object();
     private final Packet[] freeStack = new Packet[1024];
     private int freeTop;
@@ -101,10 +108,11 @@ final class SoftLink {
     private int expectedPsn;
     private boolean nakSent;
 
-    SoftLink(SoftQp qp, Socket socket, String name) {
+    SoftLink(SoftQp qp, Socket socket, String name) throws IOException {
         this.qp = qp;
         this.socket = socket;
         this.name = name;
+        this.out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
         int n = qp.config.maxSendWr();
         ring = new SendWr[n];
         for (int i = 0; i < n; i++) {
@@ -151,36 +159,44 @@ final class SoftLink {
         }
     }
 
+    /** Queues a frame for the writer thread (the reader's responses: the reader never writes itself). */
     private void queue(Packet p) {
+        queue(p, true);
+    }
+
+    private void queue(Packet p, boolean wakeWriter) {
         if (closed || failed) {
             recycle(p);
             return;
         }
-        if (!offer(p)) {
+        if (!offer(p, wakeWriter)) {
             recycle(p);
             fail("the send queue of the packet path overflowed");
         }
     }
 
-    private boolean offer(Packet p) {
+    private boolean offer(Packet p, boolean wakeWriter) {
         synchronized (outLock) {
             if (outCount == outRing.length) {
                 return false;
             }
             outRing[(outHead + outCount) % outRing.length] = p;
-            if (outCount++ == 0) {
+            if (outCount++ == 0 && wakeWriter) {
                 outLock.notifyAll();
             }
             return true;
         }
     }
 
-    /** Moves up to {@code batch.length} queued frames into {@code batch}, waiting while there are none. */
-    private int drainOut(Packet[] batch) throws InterruptedException {
+    private void wakeWriter() {
         synchronized (outLock) {
-            while (outCount == 0) {
-                outLock.wait();
-            }
+            outLock.notifyAll();
+        }
+    }
+
+    /** Moves up to {@code batch.length} queued frames into {@code batch}; 0 when there are none. */
+    private int takeBatch(Packet[] batch) {
+        synchronized (outLock) {
             int n = Math.min(outCount, batch.length);
             for (int i = 0; i < n; i++) {
                 batch[i] = outRing[outHead];
@@ -199,37 +215,81 @@ final class SoftLink {
         queue(p);
     }
 
-    /** Writes queued frames in batches through a buffer, flushing when the queue ran empty (fewer system calls under load). */
-    private void writeLoop() {
-        Packet[] batch = new Packet[64];
+    /**
+     * A posting thread writes what is queued itself when nobody else is writing (one hand-off less
+     * per request than through the writer thread); it holds no lock the reader needs while it
+     * writes, so a full socket only makes it wait for the peer's reader, which always reads. Else the
+     * writer thread, which holds the write lock, finds the frames when it looks again.
+     */
+    private void writeNowOrWake() {
+        if (writeLock.tryLock()) {
+            try {
+                drainAndWrite();
+            } finally {
+                writeLock.unlock();
+            }
+            synchronized (outLock) {
+                if (outCount == 0) {
+                    return;
+                }
+            }
+        }
+        wakeWriter();
+    }
+
+    /** Writes every queued frame through the buffer and flushes; the write lock is held. */
+    private void drainAndWrite() {
+        if (outputDone) {
+            return;
+        }
+        boolean stop = false;
         try {
-            OutputStream o = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
-            boolean stop = false;
-            while (!stop) {
-                int n = drainOut(batch);
+            int n;
+            while (!stop && (n = takeBatch(batch)) > 0) {
                 for (int i = 0; i < n; i++) {
                     Packet p = batch[i];
                     batch[i] = null;
                     if (p == STOP) {
                         stop = true;
-                        continue;
-                    }
-                    if (!stop) {
+                    } else if (!stop) {
                         SoftPackets.seal(writerCrc, p.buf, p.len);
                         SoftFabric.packetTap(p.buf, p.len);
-                        o.write(p.buf, 0, p.len);
+                        out.write(p.buf, 0, p.len);
                     }
                     recycle(p);
                 }
+            }
+            out.flush();
+            if (stop) {
+                outputDone = true;
+                socket.shutdownOutput();
+                wakeWriter();
+            }
+        } catch (IOException e) {
+            outputDone = true;
+            wakeWriter();
+            fail("packet path write failed: " + e.getMessage());
+        }
+    }
+
+    /** The writer thread: writes what the reader and the timers queue, and what posting threads left. */
+    private void writeLoop() {
+        try {
+            while (!outputDone) {
                 synchronized (outLock) {
-                    if (outCount == 0 || stop) {
-                        o.flush();
+                    while (outCount == 0 && !outputDone) {
+                        outLock.wait();
                     }
                 }
+                writeLock.lock();
+                try {
+                    drainAndWrite();
+                } finally {
+                    writeLock.unlock();
+                }
             }
-            socket.shutdownOutput();
-        } catch (IOException | InterruptedException e) {
-            fail("packet path write failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -267,8 +327,9 @@ final class SoftLink {
                 lastProgress = System.nanoTime();
             }
             frame(p, slot, len);
-            queue(p);
+            queue(p, false);
         }
+        writeNowOrWake();
         return null;
     }
 
@@ -640,7 +701,7 @@ final class SoftLink {
             closed = true;
             flushInFlight();
         }
-        if (!offer(STOP)) {
+        if (!offer(STOP, true)) {
             closeSocket();
         }
         SoftFabric.schedule(this::closeSocket, TimeUnit.SECONDS.toNanos(1));
@@ -653,6 +714,8 @@ final class SoftLink {
     }
 
     private void closeSocket() {
+        outputDone = true;
+        wakeWriter();
         try {
             socket.close();
         } catch (IOException e) {
