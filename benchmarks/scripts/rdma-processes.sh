@@ -27,9 +27,14 @@ for p in $tport $rport; do
 done
 pistore volume create --data "$dt" --size 256MiB --format 4096+8 v > /dev/null
 pistore volume create --data "$dr" --size 256MiB --format 4096+8 v > /dev/null
-pistore serve --transport tcp --data "$dt" --listen 127.0.0.1:$tport > "$dt/serve.log" 2>&1 &
+# java directly (not the function): $! must be the JVM, so that the cleanup stops it
+# shellcheck disable=SC2086
+java --add-exports java.base/sun.nio.ch=ALL-UNNAMED ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve \
+    --transport tcp --data "$dt" --listen 127.0.0.1:$tport > "$dt/serve.log" 2>&1 &
 st=$!
-pistore serve --transport rdma --data "$dr" --listen 127.0.0.1:$rport > "$dr/serve.log" 2>&1 &
+# shellcheck disable=SC2086
+java --add-exports java.base/sun.nio.ch=ALL-UNNAMED ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve \
+    --transport rdma --data "$dr" --listen 127.0.0.1:$rport > "$dr/serve.log" 2>&1 &
 sr=$!
 cleanup() {
     kill "$st" "$sr" 2> /dev/null || true

@@ -7,6 +7,7 @@ import io.pistore.transport.rdma.verbs.QpState;
 import io.pistore.transport.rdma.verbs.SendWr;
 import io.pistore.transport.rdma.verbs.WcStatus;
 import io.pistore.transport.rdma.verbs.WrOpcode;
+import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -38,7 +39,8 @@ import java.util.zip.CRC32;
  * acknowledged again without executing it, a duplicate READ is executed again (reads are idempotent);
  * a PSN ahead of the expected one is dropped, with one NAK for the sequence error until the expected
  * PSN arrives. Keys, access rights, bounds and the QP state are checked here, on the responder, as by
- * the in-process fabric.
+ * the in-process fabric. ACKs are coalesced: the reader sends one when it has no more frames at hand
+ * (acknowledgements are cumulative), and any other response acknowledges what came before it.
  *
  * <p>Threads: a reader thread reads and acts on frames and never writes (its responses go to the
  * writer thread), so it never waits for the peer; a posting thread builds its frame into a pooled
@@ -107,6 +109,9 @@ final class SoftLink {
     // responder state, reader thread only
     private int expectedPsn;
     private boolean nakSent;
+    /** An ACK not sent yet: the reader coalesces them while more frames are at hand. */
+    private boolean ackPending;
+    private int ackPsn;
 
     SoftLink(SoftQp qp, Socket socket, String name) throws IOException {
         this.qp = qp;
@@ -209,6 +214,25 @@ final class SoftLink {
     }
 
     private void control(int op, int psn) {
+        if (op == SoftPackets.ACK) {
+            // sent when the reader has no more frames at hand (acknowledgements are cumulative)
+            ackPsn = ackPending && ackPsn - psn > 0 ? ackPsn : psn;
+            ackPending = true;
+            return;
+        }
+        ackPending = false; // any later response acknowledges what came before it
+        frameOut(op, psn);
+    }
+
+    /** Sends the deferred ACK, if any (reader thread). */
+    private void flushAck() {
+        if (ackPending) {
+            ackPending = false;
+            frameOut(SoftPackets.ACK, ackPsn);
+        }
+    }
+
+    private void frameOut(int op, int psn) {
         Packet p = take(0);
         SoftPackets.header(p.buf, op, psn, 0, 0, 0, 0);
         p.len = HEADER + SoftPackets.CRC;
@@ -532,7 +556,7 @@ final class SoftLink {
                 if (op == SoftPackets.READ_REQ) {
                     read(psn, f);
                 } else {
-                    control(SoftPackets.ACK, psn);
+                    control(SoftPackets.ACK, expectedPsn - 1); // executed before: acknowledge all that was
                 }
             } else if (!nakSent) {
                 nakSent = true;
@@ -594,6 +618,7 @@ final class SoftLink {
             return;
         }
         SoftFabric.tap(WrOpcode.RDMA_READ, p.buf, HEADER, len);
+        ackPending = false; // the response acknowledges what came before it
         SoftPackets.header(p.buf, SoftPackets.READ_RESP, psn, 0, 0, len, len);
         p.len = HEADER + len + SoftPackets.CRC;
         queue(p);
@@ -604,8 +629,12 @@ final class SoftLink {
     private void readLoop() {
         byte[] f = new byte[64 << 10];
         try {
-            DataInputStream in = new DataInputStream(socket.getInputStream());
+            FrameInput buffered = new FrameInput(socket.getInputStream());
+            DataInputStream in = new DataInputStream(buffered);
             while (!closed) {
+                if (!buffered.hasBuffered()) {
+                    flushAck();
+                }
                 in.readFully(f, 0, 4);
                 int rest = SoftPackets.getInt(f, 0);
                 if (rest < HEADER - 4 + SoftPackets.CRC || rest > SoftPackets.MAX_FRAME) {
@@ -696,7 +725,7 @@ final class SoftLink {
                 return;
             }
             if (!failed) {
-                control(SoftPackets.DREQ, 0);
+                frameOut(SoftPackets.DREQ, 0);
             }
             closed = true;
             flushInFlight();
@@ -705,6 +734,17 @@ final class SoftLink {
             closeSocket();
         }
         SoftFabric.schedule(this::closeSocket, TimeUnit.SECONDS.toNanos(1));
+    }
+
+    /** The reader's buffered socket stream, which says whether more bytes are already at hand. */
+    private static final class FrameInput extends BufferedInputStream {
+        FrameInput(InputStream in) {
+            super(in, 64 << 10);
+        }
+
+        boolean hasBuffered() {
+            return count > pos;
+        }
     }
 
     /** Closes the socket without a DREQ, as the death of this process would (tests). */
