@@ -7,7 +7,7 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.TargetListener;
 
 /**
- * A kit target in a process of its own: the kit's volumes in memory, served on the given transport
+ * A kit target in a process of its own (tcp or rdma): the kit's volumes in memory, served on the given transport
  * at 127.0.0.1:0. Prints {@code listening ADDRESS}, then serves until its standard input closes.
  */
 public final class TcpTargetProcess {

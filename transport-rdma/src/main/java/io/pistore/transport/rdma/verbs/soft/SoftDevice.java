@@ -19,7 +19,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A soft NIC: devices share the JVM-wide {@link SoftFabric}. */
+/**
+ * A soft NIC. Devices in one JVM meet through the JVM-wide {@link SoftFabric} (the fast path: the
+ * requester moves bytes between the two QPs' memory itself); a connection whose listener is in
+ * another process (or every connection, with {@code packetsOnly}) runs over the packet path
+ * ({@link SoftLink}): a socket to the listener's own address, connection management REQ/REP/RTU,
+ * and each device touching only its own memory.
+ */
 public final class SoftDevice implements VerbsDevice {
     public static final int MAX_QP_WR = 16384;
     public static final int MAX_SGE = 32;
@@ -32,6 +38,7 @@ public final class SoftDevice implements VerbsDevice {
     private final LocalWork localWork;
     /** The live QPs of this device (for {@link #runLocalWork}). */
     private final Set<SoftQp> qps = ConcurrentHashMap.newKeySet();
+    private final boolean packetsOnly;
 
     /** A device; without {@code integrity} it reports no integrity MR support (as DiSNI hardware would). */
     public SoftDevice(boolean integrity) {
@@ -40,8 +47,21 @@ public final class SoftDevice implements VerbsDevice {
 
     /** A device whose local work (REG_MR_INTEGRITY, LOCAL_INV) executes as {@code localWork} says. */
     public SoftDevice(boolean integrity, LocalWork localWork) {
+        this(integrity, localWork, false);
+    }
+
+    /**
+     * A device; with {@code packetsOnly} its connects take the packet path even when the listener is
+     * in this JVM (what two processes do, testable in one).
+     */
+    public SoftDevice(boolean integrity, LocalWork localWork, boolean packetsOnly) {
         this.caps = capsOf(integrity);
         this.localWork = localWork;
+        this.packetsOnly = packetsOnly;
+    }
+
+    void adopt(SoftQp qp) {
+        qps.add(qp);
     }
 
     public LocalWork localWork() {
@@ -115,10 +135,12 @@ public final class SoftDevice implements VerbsDevice {
     final class SoftListener implements Listener {
         final String address;
         final ConnectHandler handler;
+        final SoftPacketListener packets;
 
-        SoftListener(String address, ConnectHandler handler) {
+        SoftListener(String address, ConnectHandler handler, SoftPacketListener packets) {
             this.address = address;
             this.handler = handler;
+            this.packets = packets;
         }
 
         SoftDevice device() {
@@ -133,23 +155,35 @@ public final class SoftDevice implements VerbsDevice {
         @Override
         public void close() {
             SoftFabric.LISTENERS.remove(address, this);
+            packets.close();
         }
     }
 
     @Override
     public Listener listen(String address, ConnectHandler handler) throws VerbsException {
         String a = address == null || address.isEmpty() ? "127.0.0.1:0" : address;
-        if (a.endsWith(":0")) {
-            a = a.substring(0, a.length() - 1) + SoftFabric.nextPort();
+        int colon = a.lastIndexOf(':');
+        int port;
+        try {
+            port = Integer.parseInt(a.substring(colon + 1));
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+            throw new VerbsException(VerbsException.EINVAL, "soft RDMA listens on HOST:PORT, not '" + a + "'");
         }
-        SoftListener l = new SoftListener(a, handler);
+        String host = a.substring(0, colon);
+        if (SoftFabric.LISTENERS.containsKey(a)) {
+            throw new VerbsException(98, "address " + a + " is already in use");
+        }
+        SoftPacketListener packets = SoftPacketListener.bind(this, host, port, handler);
+        a = host + ":" + packets.port();
+        SoftListener l = new SoftListener(a, handler, packets);
         if (SoftFabric.LISTENERS.putIfAbsent(a, l) != null) {
+            packets.close();
             throw new VerbsException(98, "address " + a + " is already in use");
         }
         return l;
     }
 
-    private void checkQp(QpConfig cfg) throws VerbsException {
+    void checkQp(QpConfig cfg) throws VerbsException {
         if (cfg.maxSendWr() > MAX_QP_WR || cfg.maxRecvWr() > MAX_QP_WR || cfg.maxSendSge() > MAX_SGE
                 || cfg.maxRecvSge() > MAX_SGE) {
             throw new VerbsException(VerbsException.EINVAL, "QP limits exceed the device's (" + MAX_QP_WR + " WRs, "
@@ -164,10 +198,12 @@ public final class SoftDevice implements VerbsDevice {
     public Connection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                               QpConfig config, ByteBuffer privateData, long timeoutMillis) throws VerbsException {
         checkQp(config);
-        SoftListener l = SoftFabric.LISTENERS.get(address);
+        SoftListener l = packetsOnly ? null : SoftFabric.LISTENERS.get(address);
         if (l == null) {
-            throw new VerbsException(VerbsException.ECONNREFUSED, "no soft RDMA listener at " + address
-                    + " (RDMA_CM_EVENT_REJECTED)");
+            SoftQp mine = SoftPacketConnector.connect(this, address, (SoftPd) pd, (SoftCq) sendCq, (SoftCq) recvCq,
+                    config, privateData, timeoutMillis);
+            qps.add(mine);
+            return new SoftConnection(mine, address, ByteBuffer.allocate(0), null, null);
         }
         SoftQp mine = new SoftQp(this, (SoftPd) pd, (SoftCq) sendCq, (SoftCq) recvCq, config, SoftFabric.nextQpNum());
         ByteBuffer pdata = privateData == null ? ByteBuffer.allocate(0) : copy(privateData);

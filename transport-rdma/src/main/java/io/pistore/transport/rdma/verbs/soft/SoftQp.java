@@ -51,6 +51,8 @@ final class SoftQp implements QueuePair {
     volatile QpState state = QpState.RTS;
     volatile SoftQp peer;
     volatile SoftConnection connection;
+    /** The packet path when the peer QP is in another process (then {@link #peer} is null). */
+    volatile SoftLink link;
 
     private final Object sqLock = new Object();
     private final Object rqLock = new Object();
@@ -309,6 +311,15 @@ final class SoftQp implements QueuePair {
 
     /** Executes one WR; false when the peer had no receive posted (the WR must wait). */
     private boolean execute(SendWr wr, long seq) {
+        SoftLink l = link;
+        if (l != null && (wr.opcode == WrOpcode.SEND || wr.opcode == WrOpcode.SEND_WITH_INV
+                || wr.opcode == WrOpcode.RDMA_WRITE || wr.opcode == WrOpcode.RDMA_READ)) {
+            WcStatus now = l.post(wr, seq);
+            if (now != null) {
+                complete(wr, seq, now, 0);
+            }
+            return true;
+        }
         SoftQp p = peer;
         switch (wr.opcode) {
             case SEND:
@@ -322,7 +333,7 @@ final class SoftQp implements QueuePair {
                     complete(wr, seq, WcStatus.LOC_PROT_ERR, 0);
                     return true;
                 }
-                int r = p.deliver(scratch, len, wr.opcode == WrOpcode.SEND_WITH_INV ? wr.invalidateKey : 0);
+                int r = p.deliver(scratch, 0, len, wr.opcode == WrOpcode.SEND_WITH_INV ? wr.invalidateKey : 0);
                 if (r == DELIVER_RNR) {
                     return false;
                 }
@@ -373,7 +384,7 @@ final class SoftQp implements QueuePair {
                     return true;
                 }
                 SoftFabric.tap(WrOpcode.RDMA_READ, scratch, len);
-                complete(wr, seq, scatter(wr.sgl, wr.numSge, scratch, len) ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR,
+                complete(wr, seq, scatter(wr.sgl, wr.numSge, scratch, 0, len) ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR,
                         len);
                 return true;
             }
@@ -395,6 +406,13 @@ final class SoftQp implements QueuePair {
             default:
                 complete(wr, seq, WcStatus.LOC_QP_OP_ERR, 0);
                 return true;
+        }
+    }
+
+    /** A WR sent over the packet path ended (the link moves the QP to the error state itself). */
+    void completeRemote(SendWr wr, long seq, WcStatus status, int len) {
+        if (status != WcStatus.SUCCESS || wr.signaled) {
+            sendCq.push(this, wr.wrId, status, wcOpcode(wr.opcode), len, true, seq);
         }
     }
 
@@ -430,11 +448,16 @@ final class SoftQp implements QueuePair {
             return -1;
         }
         ensureScratch(total);
+        return gather(wr, scratch, 0);
+    }
+
+    /** Copies the WR's local SGEs into {@code dst} from {@code at}; the length, or -1 for a bad SGE. */
+    int gather(SendWr wr, byte[] dst, int at) {
         int pos = 0;
         for (int i = 0; i < wr.numSge; i++) {
             Sge s = wr.sgl[i];
             SoftRegion r = pd.lookup(s.lkey);
-            if (r == null || !r.covers(s.addr, s.length) || r.readWire(s.addr - r.base(), scratch, pos, s.length) != null) {
+            if (r == null || !r.covers(s.addr, s.length) || r.readWire(s.addr - r.base(), dst, at + pos, s.length) != null) {
                 return -1;
             }
             pos += s.length;
@@ -443,14 +466,14 @@ final class SoftQp implements QueuePair {
     }
 
     /** Writes {@code src} into local SGEs (which must allow local write); false for a bad SGE. */
-    private boolean scatter(Sge[] sgl, int n, byte[] src, int len) {
+    boolean scatter(Sge[] sgl, int n, byte[] src, int at, int len) {
         int pos = 0;
         for (int i = 0; i < n && pos < len; i++) {
             Sge s = sgl[i];
             int part = Math.min(s.length, len - pos);
             SoftRegion r = pd.lookup(s.lkey);
             if (r == null || (r.access & Access.LOCAL_WRITE) == 0 || !r.covers(s.addr, part)
-                    || r.writeWire(s.addr - r.base(), src, pos, part) != null) {
+                    || r.writeWire(s.addr - r.base(), src, at + pos, part) != null) {
                 return false;
             }
             pos += part;
@@ -458,13 +481,13 @@ final class SoftQp implements QueuePair {
         return true;
     }
 
-    private static final int DELIVER_OK = 0;
-    private static final int DELIVER_RNR = 1;
-    private static final int DELIVER_LEN = 2;
-    private static final int DELIVER_PROT = 3;
+    static final int DELIVER_OK = 0;
+    static final int DELIVER_RNR = 1;
+    static final int DELIVER_LEN = 2;
+    static final int DELIVER_PROT = 3;
 
     /** The responder side of a SEND: consumes the oldest posted receive. */
-    private int deliver(byte[] src, int len, int invalidateKey) {
+    int deliver(byte[] src, int at, int len, int invalidateKey) {
         long wrId;
         WcStatus st;
         synchronized (rqLock) {
@@ -491,7 +514,7 @@ final class SoftQp implements QueuePair {
                     int part = Math.min(rqLen[slot][i], len - pos);
                     SoftRegion r = pd.lookup(rqKey[slot][i]);
                     if (r == null || (r.access & Access.LOCAL_WRITE) == 0 || !r.covers(rqAddr[slot][i], part)
-                            || r.writeWire(rqAddr[slot][i] - r.base(), src, pos, part) != null) {
+                            || r.writeWire(rqAddr[slot][i] - r.base(), src, at + pos, part) != null) {
                         st = WcStatus.LOC_PROT_ERR;
                         break;
                     }
@@ -643,6 +666,10 @@ final class SoftQp implements QueuePair {
                 rqHead = (rqHead + 1) % rqWrId.length;
                 rqCount--;
             }
+        }
+        SoftLink l = link;
+        if (l != null) {
+            l.close();
         }
         if (p != null) {
             p.peerGone();

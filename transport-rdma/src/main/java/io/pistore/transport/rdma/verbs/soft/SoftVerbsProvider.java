@@ -9,7 +9,8 @@ import io.pistore.transport.rdma.verbs.VerbsProvider;
 import java.util.List;
 
 /**
- * {@code soft}: an in-process software NIC with an emulated signature engine, always available.
+ * {@code soft}: a software NIC with an emulated signature engine, always available: in-process
+ * between devices of one JVM, over a packet path between processes ({@code rdma.soft.fabric}).
  * {@code rdma.soft.integrity=false} makes its devices report no integrity MR (to run the
  * software-PI path as on DiSNI hardware); {@code rdma.soft.localWork=async} makes local work execute
  * after the post returned ({@link LocalWork}).
@@ -21,6 +22,10 @@ public final class SoftVerbsProvider implements VerbsProvider {
     public static final TransportOption<String> LOCAL_WORK = TransportOption.choice("rdma.soft.localWork", "inline",
             List.of("inline", "async"), "when the soft NIC executes REG_MR_INTEGRITY and LOCAL_INV: inline in the post,"
                     + " or async on its own thread after the post returned, as a real NIC does");
+
+    public static final TransportOption<String> FABRIC = TransportOption.choice("rdma.soft.fabric", "auto",
+            List.of("auto", "packets"), "how soft devices reach each other: auto (in-process when the listener is in this"
+                    + " JVM, else packets over a socket to the listen address), or packets always");
 
     @Override
     public String name() {
@@ -34,7 +39,7 @@ public final class SoftVerbsProvider implements VerbsProvider {
 
     @Override
     public List<TransportOption<?>> options() {
-        return List.of(INTEGRITY, LOCAL_WORK);
+        return List.of(INTEGRITY, LOCAL_WORK, FABRIC);
     }
 
     @Override
@@ -45,6 +50,7 @@ public final class SoftVerbsProvider implements VerbsProvider {
     @Override
     public VerbsDevice open(TransportOptions options) {
         return new SoftDevice(options.get(INTEGRITY),
-                options.get(LOCAL_WORK).equals("async") ? LocalWork.ASYNC : LocalWork.INLINE);
+                options.get(LOCAL_WORK).equals("async") ? LocalWork.ASYNC : LocalWork.INLINE,
+                options.get(FABRIC).equals("packets"));
     }
 }

@@ -14,15 +14,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Two connected QPs on one soft device: "host" (active) and "target" (passive), each with its PD and CQ. */
+/**
+ * Two connected QPs: "host" (active) and "target" (passive), each with its PD and CQ; on one soft
+ * device (the in-process fabric), or, while {@link #overPackets} is set, on two devices that reach
+ * each other only over the packet path (what two processes do).
+ */
 final class Pair implements AutoCloseable {
+    /** Set by tests that run the same rules over the packet path. */
+    static volatile boolean overPackets;
+
     final SoftDevice dev;
+    final SoftDevice targetDev;
     final ProtectionDomain hostPd;
     final ProtectionDomain targetPd;
     final CompletionQueue hostCq;
     final CompletionQueue targetCq;
     final Connection host;
-    Connection target;
+    volatile Connection target;
     final Listener listener;
     final List<String> disconnects = new ArrayList<>();
     ByteBuffer privateDataSeen;
@@ -36,12 +44,15 @@ final class Pair implements AutoCloseable {
     }
 
     Pair(QpConfig hostCfg, QpConfig targetCfg, LocalWork localWork) throws VerbsException {
-        dev = new SoftDevice(true, localWork);
+        boolean packets = overPackets;
+        dev = new SoftDevice(true, localWork, packets);
+        targetDev = packets ? new SoftDevice(true, localWork, true) : dev;
         hostPd = dev.allocPd();
-        targetPd = dev.allocPd();
+        targetPd = targetDev.allocPd();
         hostCq = dev.createCq(1024);
-        targetCq = dev.createCq(1024);
-        listener = dev.listen("127.0.0.1:0", new ConnectHandler() {
+        targetCq = targetDev.createCq(1024);
+        java.util.concurrent.CountDownLatch established = new java.util.concurrent.CountDownLatch(1);
+        listener = targetDev.listen("127.0.0.1:0", new ConnectHandler() {
             @Override
             public Accept onConnectRequest(String peer, ByteBuffer pd) {
                 privateDataSeen = pd;
@@ -51,6 +62,7 @@ final class Pair implements AutoCloseable {
             @Override
             public void onEstablished(Connection c) {
                 target = c;
+                established.countDown();
             }
 
             @Override
@@ -59,7 +71,15 @@ final class Pair implements AutoCloseable {
             }
         });
         host = dev.connect(listener.address(), hostPd, hostCq, hostCq, hostCfg,
-                ByteBuffer.wrap(new byte[] {1, 2, 3}), 1000);
+                ByteBuffer.wrap(new byte[] {1, 2, 3}), 5000);
+        try {
+            if (!established.await(10, TimeUnit.SECONDS)) {
+                throw new VerbsException(VerbsException.ETIMEDOUT, "the passive side did not establish");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException(VerbsException.ETIMEDOUT, "interrupted");
+        }
     }
 
     Pair() throws VerbsException {
