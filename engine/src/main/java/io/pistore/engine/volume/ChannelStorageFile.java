@@ -58,6 +58,11 @@ final class ChannelStorageFile implements StorageFile {
     }
 
     @Override
+    public ByteBuffer mapReadWrite(long pos, long len) throws IOException {
+        return ch.map(FileChannel.MapMode.READ_WRITE, pos, len);
+    }
+
+    @Override
     public void close() throws IOException {
         ch.close();
     }

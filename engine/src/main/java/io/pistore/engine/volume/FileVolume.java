@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -62,6 +60,9 @@ public final class FileVolume implements Volume {
     private final StorageFile data;
     private final StorageFile meta;
     private final Journal journal;
+    /** The home files as checkpoints and recovery write them ({@code homeMeta} null without metadata). */
+    private final HomeFile homeData;
+    private final HomeFile homeMeta;
     private final byte[] unwrittenMeta;
     private final BlockLocks locks = new BlockLocks();
     /**
@@ -69,7 +70,7 @@ public final class FileVolume implements Volume {
      * block's write lock; a checkpoint removes the entries it applied once the blocks are durable at
      * home, each only if no newer one replaced it meanwhile.
      */
-    private final Map<Long, JournalBlock> index = new ConcurrentHashMap<>();
+    private final JournalIndex index = new JournalIndex();
     /**
      * Read-only shared mappings of the metadata file, {@code metaSegment} bytes each (a whole number
      * of blocks' metadata, so no block's straddles two), or null without metadata or where the storage
@@ -93,16 +94,19 @@ public final class FileVolume implements Volume {
      * waits for the one before it, so they apply segments in order.
      */
     private final ArrayDeque<FutureTask<Void>> pendingCheckpoints = new ArrayDeque<>();
+    /**
+     * The last record of the newest full segment and where the next one went: a checkpoint applies
+     * every full segment up to here, not only the one whose filling started it, so when checkpoints
+     * fall behind one of them catches up with a single force of the home files (measured on a disk:
+     * forcing scattered blocks costs mostly per force, not per block). Set under every block lock.
+     */
+    private volatile Journal.Appended fullUpTo;
     /** Changes with every append (a lost increment still changes it): the idle tick compares. */
     private volatile long appends;
     private long appendsAtLastTick;
     private ScheduledFuture<?> idleTick;
     /** Why a background checkpoint failed; later writes fail with it. */
     private volatile IOException checkpointFailure;
-
-    /** Where a block's newest version sits in the journal; {@code dataPos < 0}: it was zeroed. */
-    private record JournalBlock(long seq, long dataPos, long metaPos) {
-    }
 
     private FileVolume(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta,
                        Journal journal, long mapSegment, Executor checkpoints) throws IOException {
@@ -132,6 +136,10 @@ public final class FileVolume implements Volume {
         }
         this.metaMaps = maps;
         this.metaSegment = segment;
+        int ds = format.dataSize();
+        this.homeData = new HomeFile(data, name + ".data", blockCount * ds, Math.max(1, mapSegment / ds) * ds);
+        this.homeMeta = meta == null ? null
+                : new HomeFile(meta, name + ".meta", blockCount * format.metadataSize(), segment);
     }
 
     /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks, an empty journal; forced to disk. */
@@ -165,7 +173,7 @@ public final class FileVolume implements Volume {
             m.truncate(0);
             // Its full length before it is mapped; filled just below.
             m.write(ByteBuffer.allocate(1), blockCount * format.metadataSize() - 1);
-            fillUnwrittenMetadata(m, format, UnwrittenBlock.metadata(format), 0, blockCount);
+            fillUnwrittenMetadata(m::write, format, UnwrittenBlock.metadata(format), 0, blockCount);
             m.sync();
         }
         d.sync();
@@ -238,10 +246,7 @@ public final class FileVolume implements Volume {
         if (!h.clean()) {
             long t0 = System.nanoTime();
             n = journal.scan(h, blockCount, Long.MAX_VALUE, v::apply);
-            d.sync();
-            if (m != null) {
-                m.sync();
-            }
+            v.syncHome();
             notes.accept(name + ": recovered " + n + " journal records in " + (System.nanoTime() - t0) / 1_000_000
                     + " ms");
         }
@@ -261,7 +266,12 @@ public final class FileVolume implements Volume {
         }
     }
 
-    private static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, byte[] unwritten, long lba, long blocks)
+    /** Where {@link #fillUnwrittenMetadata} writes: a storage file, or a home file at a checkpoint. */
+    private interface Writes {
+        void write(ByteBuffer src, long pos) throws IOException;
+    }
+
+    private static void fillUnwrittenMetadata(Writes m, BlockFormat format, byte[] unwritten, long lba, long blocks)
             throws IOException {
         int ms = format.metadataSize();
         int perChunk = Math.max(1, ZERO_CHUNK / ms);
@@ -305,21 +315,23 @@ public final class FileVolume implements Volume {
     private void readUnlocked(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
         // The index first, the home files after: a checkpoint removes a block's entry only after it
         // wrote the block home, so a block missed here is already there.
-        JournalBlock[] newer = null;
-        if (!index.isEmpty()) {
-            for (int i = 0; i < blocks; i++) {
-                JournalBlock jb = index.get(lba + i);
-                if (jb != null) {
-                    if (newer == null) {
-                        newer = new JournalBlock[blocks];
+        // Per block found: sequence number (ABSENT: not in the journal), data and metadata position.
+        long[] newer = null;
+        long[] entry = new long[3];
+        for (int i = 0; i < blocks && !index.isEmpty(); i++) {
+            if (index.lookUp(lba + i, entry) != JournalIndex.ABSENT) {
+                if (newer == null) {
+                    newer = new long[3 * blocks];
+                    for (int k = 0; k < blocks; k++) {
+                        newer[3 * k] = JournalIndex.ABSENT;
                     }
-                    newer[i] = jb;
                 }
+                System.arraycopy(entry, 0, newer, 3 * i, 3);
             }
         }
         boolean withMeta = metaOut != null && format.metadataSize() > 0;
         if (blocks == 1 && newer != null) {
-            readFromJournal(newer[0], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
+            readFromJournal(newer[1], newer[2], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
             return;
         }
         readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
@@ -328,18 +340,22 @@ public final class FileVolume implements Volume {
         }
         if (newer != null) {
             for (int i = 0; i < blocks; i++) {
-                if (newer[i] != null) {
-                    readFromJournal(newer[i], i, dataOut, withMeta ? metaOut : null);
+                if (newer[3 * i] != JournalIndex.ABSENT) {
+                    readFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, dataOut, withMeta ? metaOut : null);
                 }
             }
         }
     }
 
-    /** Replaces block {@code i} of the outputs, read from the home files, with its newer journal version. */
-    private void readFromJournal(JournalBlock jb, int i, ScatterList dataOut, ScatterList metaOut) throws IOException {
+    /**
+     * Replaces block {@code i} of the outputs, read from the home files, with its newer journal
+     * version at {@code dataPos} and {@code metaPos} ({@code dataPos < 0}: zeroed).
+     */
+    private void readFromJournal(long dataPos, long metaPos, int i, ScatterList dataOut, ScatterList metaOut)
+            throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        if (jb.dataPos() < 0) {
+        if (dataPos < 0) {
             ScatterList d = dataOut.slice((long) i * ds, ds);
             for (int s = 0; s < d.segmentCount(); s++) {
                 ByteBuffer seg = d.segment(s);
@@ -354,15 +370,15 @@ public final class FileVolume implements Volume {
         }
         ByteBuffer b = scratch(ds + ms);
         b.limit(metaOut != null ? ds + ms : ds);
-        if (metaOut != null && jb.metaPos() == jb.dataPos() + ds) {
-            journal.read(b, jb.dataPos()); // a one-block record: its data and metadata in one read
+        if (metaOut != null && metaPos == dataPos + ds) {
+            journal.read(b, dataPos); // a one-block record: its data and metadata in one read
             metaOut.write((long) i * ms, b, ds, ms);
         } else {
             b.limit(ds);
-            journal.read(b, jb.dataPos());
+            journal.read(b, dataPos);
             if (metaOut != null) {
                 b.limit(ds + ms).position(ds);
-                journal.read(b, jb.metaPos());
+                journal.read(b, metaPos);
                 metaOut.write((long) i * ms, b, ds, ms);
             }
         }
@@ -462,8 +478,11 @@ public final class FileVolume implements Volume {
         long dataAt = a.pos() + Journal.RECORD_HEADER;
         long metaAt = dataAt + (long) blocks * ds;
         for (int i = 0; i < blocks; i++) {
-            index.put(lba + i, type == Journal.ZEROES ? new JournalBlock(a.seq(), -1, -1)
-                    : new JournalBlock(a.seq(), dataAt + (long) i * ds, metaAt + (long) i * ms));
+            if (type == Journal.ZEROES) {
+                index.put(lba + i, a.seq(), -1, -1);
+            } else {
+                index.put(lba + i, a.seq(), dataAt + (long) i * ds, metaAt + (long) i * ms);
+            }
         }
     }
 
@@ -510,13 +529,16 @@ public final class FileVolume implements Volume {
             if (pendingCheckpoints.size() >= JOURNAL_SEGMENTS - 1) {
                 await(pendingCheckpoints.pollFirst());
             }
-            Journal.Appended next = journal.swap();
+            fullUpTo = journal.swap();
             FutureTask<Void> before = pendingCheckpoints.peekLast();
             FutureTask<Void> task = new FutureTask<>(() -> {
                 if (before != null) {
                     await(before);
                 }
-                checkpointSegment(next.seq(), next.pos());
+                Journal.Appended upTo = fullUpTo;
+                if (upTo.seq() >= journal.head().startSeq()) { // else an earlier checkpoint took these
+                    checkpointSegment(upTo.seq(), upTo.pos());
+                }
                 return null;
             });
             pendingCheckpoints.addLast(task);
@@ -562,7 +584,7 @@ public final class FileVolume implements Volume {
     }
 
     /**
-     * Checkpoints the records from the head up to {@code lastSeq} (the segment left behind) while
+     * Checkpoints the records from the head up to {@code lastSeq} (the full segments) while
      * writers fill the next ones: forces the journal, applies them to the home files, forces
      * those, moves the head to {@code nextPos} where record {@code lastSeq + 1} goes, then drops the
      * index entries it applied. Home files change only here and in recovery, and only with records
@@ -575,12 +597,9 @@ public final class FileVolume implements Volume {
         long n = journal.scan(head, blockCount, lastSeq, (seq, type, lba, blocks, payload) ->
                 apply(seq, type, lba, blocks, payload, durable));
         expectApplied(n, lastSeq - head.startSeq() + 1);
-        data.sync();
-        if (meta != null) {
-            meta.sync();
-        }
+        syncHome();
         journal.advanceHead(lastSeq + 1, nextPos);
-        index.values().removeIf(jb -> jb.seq() <= lastSeq);
+        index.removeUpTo(lastSeq);
     }
 
     /**
@@ -608,13 +627,18 @@ public final class FileVolume implements Volume {
             long n = journal.scan(head, blockCount, last, (seq, type, lba, blocks, payload) ->
                     apply(seq, type, lba, blocks, payload, durable));
             expectApplied(n, last - head.startSeq() + 1);
-            data.sync();
-            if (meta != null) {
-                meta.sync();
-            }
+            syncHome();
             index.clear();
         }
         journal.resetEmpty(clean);
+    }
+
+    /** Forces what checkpoints or recovery wrote to the home files. */
+    private void syncHome() throws IOException {
+        homeData.sync();
+        if (homeMeta != null) {
+            homeMeta.sync();
+        }
     }
 
     /** Recovery: applies a record to the home files, every block of it. */
@@ -642,17 +666,17 @@ public final class FileVolume implements Volume {
             if (type == Journal.WRITE) {
                 ByteBuffer d = payload.duplicate();
                 d.limit((i + run) * ds).position(i * ds);
-                data.write(d, (lba + i) * ds);
-                if (meta != null) {
+                homeData.write(d, (lba + i) * ds);
+                if (homeMeta != null) {
                     ByteBuffer m = payload.duplicate();
                     int metaStart = blocks * ds;
                     m.limit(metaStart + (i + run) * ms).position(metaStart + i * ms);
-                    meta.write(m, (lba + i) * ms);
+                    homeMeta.write(m, (lba + i) * ms);
                 }
             } else {
                 writeZeroData(lba + i, run);
-                if (meta != null) {
-                    fillUnwrittenMetadata(meta, format, unwrittenMeta, lba + i, run);
+                if (homeMeta != null) {
+                    fillUnwrittenMetadata(homeMeta::write, format, unwrittenMeta, lba + i, run);
                 }
             }
             i += run;
@@ -660,8 +684,8 @@ public final class FileVolume implements Volume {
     }
 
     private boolean isRewrittenLater(long lba, long seq, long durable) {
-        JournalBlock jb = index.get(lba);
-        return jb != null && jb.seq() > seq && jb.seq() <= durable;
+        long newest = index.seqOf(lba); // ABSENT is below every sequence number
+        return newest > seq && newest <= durable;
     }
 
     private void writeZeroData(long lba, long blocks) throws IOException {
@@ -671,7 +695,7 @@ public final class FileVolume implements Volume {
         while (len > 0) {
             zeros.clear().limit((int) Math.min(len, zeros.capacity()));
             int n = zeros.remaining();
-            data.write(zeros, pos);
+            homeData.write(zeros, pos);
             pos += n;
             len -= n;
         }
