@@ -594,7 +594,7 @@ public final class FileVolume implements Volume {
         journal.syncUpTo(lastSeq);
         long durable = journal.durableSeq();
         Journal.Header head = journal.head();
-        long n = journal.scan(head, blockCount, lastSeq, (seq, type, lba, blocks, payload) ->
+        long n = journal.scan(head, blockCount, lastSeq, false, (seq, type, lba, blocks, payload) ->
                 apply(seq, type, lba, blocks, payload, durable));
         expectApplied(n, lastSeq - head.startSeq() + 1);
         syncHome();
@@ -624,7 +624,7 @@ public final class FileVolume implements Volume {
             journal.syncUpTo(last);
             long durable = journal.durableSeq();
             Journal.Header head = journal.head();
-            long n = journal.scan(head, blockCount, last, (seq, type, lba, blocks, payload) ->
+            long n = journal.scan(head, blockCount, last, false, (seq, type, lba, blocks, payload) ->
                     apply(seq, type, lba, blocks, payload, durable));
             expectApplied(n, last - head.startSeq() + 1);
             syncHome();

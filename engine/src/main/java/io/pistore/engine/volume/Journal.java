@@ -188,18 +188,28 @@ final class Journal {
      * returns how many. Reads the file in large pieces, not record by record.
      */
     long scan(Header h, long blockCount, long lastSeq, Visitor v) throws IOException {
+        return scan(h, blockCount, lastSeq, true, v);
+    }
+
+    /**
+     * As above; {@code verifyPayload} false skips the payload's CRC: for a checkpoint, whose records
+     * this process appended whole (each append returned) in the current epoch, so no crash can have
+     * torn them; their headers are still checked. Measured: checking 4 KiB payloads again was about
+     * a fifth of a checkpoint's CPU. Recovery always checks.
+     */
+    long scan(Header h, long blockCount, long lastSeq, boolean verifyPayload, Visitor v) throws IOException {
         long pos = h.startPos();
         int segment = (int) Math.min(segments - 1, (pos - RECORDS_START) / segmentSize);
         long seq = h.startSeq();
         Window w = new Window(file.size());
         long count = 0;
         while (seq <= lastSeq) {
-            ByteBuffer rec = readRecord(w, pos, seq, h.epoch(), blockCount);
+            ByteBuffer rec = readRecord(w, pos, seq, h.epoch(), blockCount, verifyPayload);
             if (rec == null) {
                 // Not right after the previous record: the writer may have moved to the next segment.
                 segment = (segment + 1) % segments;
                 pos = segmentStart(segment);
-                rec = readRecord(w, pos, seq, h.epoch(), blockCount);
+                rec = readRecord(w, pos, seq, h.epoch(), blockCount, verifyPayload);
                 if (rec == null) {
                     break;
                 }
@@ -251,7 +261,8 @@ final class Journal {
     }
 
     /** The record at {@code pos} (header and payload), or null if it is not the one expected there. */
-    private ByteBuffer readRecord(Window w, long pos, long seq, long epoch, long blockCount) throws IOException {
+    private ByteBuffer readRecord(Window w, long pos, long seq, long epoch, long blockCount, boolean verifyPayload)
+            throws IOException {
         ByteBuffer head = w.get(pos, RECORD_HEADER);
         if (head == null) {
             return null;
@@ -270,6 +281,9 @@ final class Journal {
         ByteBuffer rec = w.get(pos, RECORD_HEADER + (int) len);
         if (rec == null) {
             return null;
+        }
+        if (!verifyPayload) {
+            return rec;
         }
         CRC32C c = new CRC32C();
         c.update(rec.duplicate().position(RECORD_HEADER));

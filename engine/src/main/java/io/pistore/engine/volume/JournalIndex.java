@@ -51,16 +51,16 @@ final class JournalIndex {
     long lookUp(long lba, long[] out) {
         Table t = table(lba);
         synchronized (t) {
-            int i = t.find(lba);
-            if (i < 0) {
+            int at = t.find(lba);
+            if (at < 0) {
                 return ABSENT;
             }
             if (out != null) {
-                out[0] = t.seqs[i];
-                out[1] = t.dataPos[i];
-                out[2] = t.metaPos[i];
+                out[0] = t.seq(at);
+                out[1] = t.dataPos(at);
+                out[2] = t.metaPos(at);
             }
-            return t.seqs[i];
+            return t.seq(at);
         }
     }
 
@@ -97,14 +97,15 @@ final class JournalIndex {
         return entries.get() == 0;
     }
 
-    /** Linear probing, deletion by shifting back (no tombstones), at most half full. */
+    /**
+     * Linear probing, deletion by shifting back (no tombstones), at most half full. A slot is four
+     * longs side by side (LBA, sequence number, data position, metadata position), so a put or a
+     * lookup touches one cache line, not four arrays.
+     */
     private static final class Table {
         private static final int INITIAL = 16;
         private static final long EMPTY = -1; // no LBA is negative
-        long[] keys;
-        long[] seqs;
-        long[] dataPos;
-        long[] metaPos;
+        long[] slots;
         int size;
 
         Table() {
@@ -112,16 +113,15 @@ final class JournalIndex {
         }
 
         private void allocate(int capacity) {
-            keys = new long[capacity];
-            java.util.Arrays.fill(keys, EMPTY);
-            seqs = new long[capacity];
-            dataPos = new long[capacity];
-            metaPos = new long[capacity];
+            slots = new long[4 * capacity];
+            for (int i = 0; i < slots.length; i += 4) {
+                slots[i] = EMPTY;
+            }
             size = 0;
         }
 
-        private int mask() {
-            return keys.length - 1;
+        private int capacity() {
+            return slots.length >> 2;
         }
 
         private static int hash(long lba) {
@@ -129,12 +129,13 @@ final class JournalIndex {
             return (int) (h ^ (h >>> 32));
         }
 
+        /** The index in {@code slots} of {@code lba}'s slot, or -1. */
         int find(long lba) {
-            int m = mask();
+            int m = capacity() - 1;
             for (int i = hash(lba) & m; ; i = (i + 1) & m) {
-                long k = keys[i];
+                long k = slots[4 * i];
                 if (k == lba) {
-                    return i;
+                    return 4 * i;
                 }
                 if (k == EMPTY) {
                     return -1;
@@ -142,36 +143,46 @@ final class JournalIndex {
             }
         }
 
+        long seq(int at) {
+            return slots[at + 1];
+        }
+
+        long dataPos(int at) {
+            return slots[at + 2];
+        }
+
+        long metaPos(int at) {
+            return slots[at + 3];
+        }
+
         /** Returns whether {@code lba} was new here. */
         boolean put(long lba, long seq, long d, long mp) {
-            if (2 * (size + 1) > keys.length) {
+            if (2 * (size + 1) > capacity()) {
                 grow();
             }
-            int m = mask();
+            int m = capacity() - 1;
             int i = hash(lba) & m;
-            while (keys[i] != EMPTY && keys[i] != lba) {
+            while (slots[4 * i] != EMPTY && slots[4 * i] != lba) {
                 i = (i + 1) & m;
             }
-            boolean added = keys[i] == EMPTY;
+            int at = 4 * i;
+            boolean added = slots[at] == EMPTY;
             if (added) {
-                keys[i] = lba;
+                slots[at] = lba;
                 size++;
             }
-            seqs[i] = seq;
-            dataPos[i] = d;
-            metaPos[i] = mp;
+            slots[at + 1] = seq;
+            slots[at + 2] = d;
+            slots[at + 3] = mp;
             return added;
         }
 
         private void grow() {
-            long[] k = keys;
-            long[] s = seqs;
-            long[] d = dataPos;
-            long[] mp = metaPos;
-            allocate(k.length * 2);
-            for (int i = 0; i < k.length; i++) {
-                if (k[i] != EMPTY) {
-                    put(k[i], s[i], d[i], mp[i]);
+            long[] old = slots;
+            allocate(2 * capacity());
+            for (int at = 0; at < old.length; at += 4) {
+                if (old[at] != EMPTY) {
+                    put(old[at], old[at + 1], old[at + 2], old[at + 3]);
                 }
             }
         }
@@ -184,8 +195,9 @@ final class JournalIndex {
             // slot is looked at again; entries only move backwards, so none is skipped (one that
             // wraps to the end may be looked at twice, which the test allows).
             int i = 0;
-            while (i < keys.length) {
-                if (keys[i] != EMPTY && seqs[i] <= lastSeq) {
+            int n = capacity();
+            while (i < n) {
+                if (slots[4 * i] != EMPTY && slots[4 * i + 1] <= lastSeq) {
                     removeAt(i);
                 } else {
                     i++;
@@ -194,26 +206,23 @@ final class JournalIndex {
         }
 
         private void removeAt(int hole) {
-            int m = mask();
-            keys[hole] = EMPTY;
+            int m = capacity() - 1;
+            slots[4 * hole] = EMPTY;
             size--;
-            for (int i = (hole + 1) & m; keys[i] != EMPTY; i = (i + 1) & m) {
-                int home = hash(keys[i]) & m;
+            for (int i = (hole + 1) & m; slots[4 * i] != EMPTY; i = (i + 1) & m) {
+                int home = hash(slots[4 * i]) & m;
                 // Move entry i into the hole if its home slot is not cyclically in (hole, i].
                 boolean stays = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
                 if (!stays) {
-                    keys[hole] = keys[i];
-                    seqs[hole] = seqs[i];
-                    dataPos[hole] = dataPos[i];
-                    metaPos[hole] = metaPos[i];
-                    keys[i] = EMPTY;
+                    System.arraycopy(slots, 4 * i, slots, 4 * hole, 4);
+                    slots[4 * i] = EMPTY;
                     hole = i;
                 }
             }
         }
 
         void clear() {
-            if (size > 0 || keys.length > INITIAL) {
+            if (size > 0 || capacity() > INITIAL) {
                 allocate(INITIAL);
             }
         }
