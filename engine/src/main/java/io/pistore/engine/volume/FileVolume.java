@@ -94,13 +94,6 @@ public final class FileVolume implements Volume {
      * waits for the one before it, so they apply segments in order.
      */
     private final ArrayDeque<FutureTask<Void>> pendingCheckpoints = new ArrayDeque<>();
-    /**
-     * The last record of the newest full segment and where the next one went: a checkpoint applies
-     * every full segment up to here, not only the one whose filling started it, so when checkpoints
-     * fall behind one of them catches up with a single force of the home files (measured on a disk:
-     * forcing scattered blocks costs mostly per force, not per block). Set under every block lock.
-     */
-    private volatile Journal.Appended fullUpTo;
     /** Changes with every append (a lost increment still changes it): the idle tick compares. */
     private volatile long appends;
     private long appendsAtLastTick;
@@ -529,16 +522,13 @@ public final class FileVolume implements Volume {
             if (pendingCheckpoints.size() >= JOURNAL_SEGMENTS - 1) {
                 await(pendingCheckpoints.pollFirst());
             }
-            fullUpTo = journal.swap();
+            Journal.Appended next = journal.swap();
             FutureTask<Void> before = pendingCheckpoints.peekLast();
             FutureTask<Void> task = new FutureTask<>(() -> {
                 if (before != null) {
                     await(before);
                 }
-                Journal.Appended upTo = fullUpTo;
-                if (upTo.seq() >= journal.head().startSeq()) { // else an earlier checkpoint took these
-                    checkpointSegment(upTo.seq(), upTo.pos());
-                }
+                checkpointSegment(next.seq(), next.pos());
                 return null;
             });
             pendingCheckpoints.addLast(task);
@@ -584,7 +574,7 @@ public final class FileVolume implements Volume {
     }
 
     /**
-     * Checkpoints the records from the head up to {@code lastSeq} (the full segments) while
+     * Checkpoints the records from the head up to {@code lastSeq} (the segment left behind) while
      * writers fill the next ones: forces the journal, applies them to the home files, forces
      * those, moves the head to {@code nextPos} where record {@code lastSeq + 1} goes, then drops the
      * index entries it applied. Home files change only here and in recovery, and only with records
