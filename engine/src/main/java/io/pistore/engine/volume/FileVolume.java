@@ -166,7 +166,7 @@ public final class FileVolume implements Volume {
             m.truncate(0);
             // Its full length before it is mapped; filled just below.
             m.write(ByteBuffer.allocate(1), blockCount * format.metadataSize() - 1);
-            fillUnwrittenMetadata(m::write, format, UnwrittenBlock.metadata(format), 0, blockCount);
+            fillUnwrittenMetadata(m, format, UnwrittenBlock.metadata(format), 0, blockCount);
             m.sync();
         }
         d.sync();
@@ -259,12 +259,17 @@ public final class FileVolume implements Volume {
         }
     }
 
-    /** Where {@link #fillUnwrittenMetadata} writes: a storage file, or a home file at a checkpoint. */
+    static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, byte[] unwritten, long lba, long blocks)
+            throws IOException {
+        fillUnwritten(m::write, format, unwritten, lba, blocks);
+    }
+
+    /** Where {@link #fillUnwritten} writes: a storage file, or a home file at a checkpoint. */
     private interface Writes {
         void write(ByteBuffer src, long pos) throws IOException;
     }
 
-    private static void fillUnwrittenMetadata(Writes m, BlockFormat format, byte[] unwritten, long lba, long blocks)
+    private static void fillUnwritten(Writes m, BlockFormat format, byte[] unwritten, long lba, long blocks)
             throws IOException {
         int ms = format.metadataSize();
         int perChunk = Math.max(1, ZERO_CHUNK / ms);
@@ -666,7 +671,7 @@ public final class FileVolume implements Volume {
             } else {
                 writeZeroData(lba + i, run);
                 if (homeMeta != null) {
-                    fillUnwrittenMetadata(homeMeta::write, format, unwrittenMeta, lba + i, run);
+                    fillUnwritten(homeMeta::write, format, unwrittenMeta, lba + i, run);
                 }
             }
             i += run;

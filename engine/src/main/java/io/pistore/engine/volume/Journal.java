@@ -11,7 +11,8 @@ import java.util.zip.CRC32C;
 /**
  * A file volume's write-ahead journal, {@code NAME.journal} (layout in docs/FORMAT.md): a header in
  * two alternating 512-byte slots, then a ring of equal segments of records from
- * {@link #RECORDS_START}. Records go to the active segment, each appended with one positional write;
+ * {@link #RECORDS_START}. Records go to the active segment, each appended with one positional write
+ * (or, where the storage maps, one copy into the segment's mapping);
  * when it is full the next segment becomes active and the full one is checkpointed (applied to the
  * home files) while the others fill. A record is one whole request (a write's data and metadata, or a
  * zeroing), so a crash keeps or loses it as a whole.
