@@ -3,26 +3,46 @@ package io.pistore.engine.volume;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 
-/** A {@link StorageFile} over a {@link FileChannel}: pread, pwrite, fdatasync, shared read-only mappings. */
+/**
+ * A {@link StorageFile} over a {@link FileChannel}: pread, pwrite, fdatasync, shared read-only
+ * mappings, and shared read-write mappings on file systems that keep files in memory.
+ */
 final class ChannelStorageFile implements StorageFile {
+    /**
+     * File systems whose pages, once a mapping touched them, take stores without another fault. On
+     * a disk file system (ext4, xfs) every page written back is write-protected again, so the next
+     * store into it faults into the file system; measured on ext4, a random-write run through
+     * mappings cost about 1.5 times the CPU per request of positional writes.
+     */
+    private static final Set<String> IN_MEMORY = Set.of("tmpfs", "ramfs");
     private final FileChannel ch;
+    private final boolean inMemory;
 
-    private ChannelStorageFile(FileChannel ch) {
+    private ChannelStorageFile(FileChannel ch, Path p) {
         this.ch = ch;
+        boolean mem;
+        try {
+            mem = IN_MEMORY.contains(Files.getFileStore(p).type());
+        } catch (IOException | SecurityException e) {
+            mem = false;
+        }
+        this.inMemory = mem;
     }
 
     /** Opens an existing file for reading and writing. */
     static ChannelStorageFile open(Path p) throws IOException {
-        return new ChannelStorageFile(FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE));
+        return new ChannelStorageFile(FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE), p);
     }
 
     /** Creates a new file; fails if it exists. */
     static ChannelStorageFile create(Path p) throws IOException {
         return new ChannelStorageFile(FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE));
+                StandardOpenOption.WRITE), p);
     }
 
     @Override
@@ -55,6 +75,11 @@ final class ChannelStorageFile implements StorageFile {
     @Override
     public ByteBuffer mapReadOnly(long pos, long len) throws IOException {
         return ch.map(FileChannel.MapMode.READ_ONLY, pos, len);
+    }
+
+    @Override
+    public ByteBuffer mapReadWrite(long pos, long len) throws IOException {
+        return inMemory ? ch.map(FileChannel.MapMode.READ_WRITE, pos, len) : null;
     }
 
     @Override

@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -62,6 +60,9 @@ public final class FileVolume implements Volume {
     private final StorageFile data;
     private final StorageFile meta;
     private final Journal journal;
+    /** The home files as checkpoints and recovery write them ({@code homeMeta} null without metadata). */
+    private final HomeFile homeData;
+    private final HomeFile homeMeta;
     private final byte[] unwrittenMeta;
     private final BlockLocks locks = new BlockLocks();
     /**
@@ -69,7 +70,7 @@ public final class FileVolume implements Volume {
      * block's write lock; a checkpoint removes the entries it applied once the blocks are durable at
      * home, each only if no newer one replaced it meanwhile.
      */
-    private final Map<Long, JournalBlock> index = new ConcurrentHashMap<>();
+    private final JournalIndex index = new JournalIndex();
     /**
      * Read-only shared mappings of the metadata file, {@code metaSegment} bytes each (a whole number
      * of blocks' metadata, so no block's straddles two), or null without metadata or where the storage
@@ -100,10 +101,6 @@ public final class FileVolume implements Volume {
     /** Why a background checkpoint failed; later writes fail with it. */
     private volatile IOException checkpointFailure;
 
-    /** Where a block's newest version sits in the journal; {@code dataPos < 0}: it was zeroed. */
-    private record JournalBlock(long seq, long dataPos, long metaPos) {
-    }
-
     private FileVolume(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta,
                        Journal journal, long mapSegment, Executor checkpoints) throws IOException {
         this.name = name;
@@ -132,6 +129,10 @@ public final class FileVolume implements Volume {
         }
         this.metaMaps = maps;
         this.metaSegment = segment;
+        int ds = format.dataSize();
+        this.homeData = new HomeFile(data, name + ".data", blockCount * ds, Math.max(1, mapSegment / ds) * ds);
+        this.homeMeta = meta == null ? null
+                : new HomeFile(meta, name + ".meta", blockCount * format.metadataSize(), segment);
     }
 
     /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks, an empty journal; forced to disk. */
@@ -238,10 +239,7 @@ public final class FileVolume implements Volume {
         if (!h.clean()) {
             long t0 = System.nanoTime();
             n = journal.scan(h, blockCount, Long.MAX_VALUE, v::apply);
-            d.sync();
-            if (m != null) {
-                m.sync();
-            }
+            v.syncHome();
             notes.accept(name + ": recovered " + n + " journal records in " + (System.nanoTime() - t0) / 1_000_000
                     + " ms");
         }
@@ -262,6 +260,16 @@ public final class FileVolume implements Volume {
     }
 
     static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, byte[] unwritten, long lba, long blocks)
+            throws IOException {
+        fillUnwritten(m::write, format, unwritten, lba, blocks);
+    }
+
+    /** Where {@link #fillUnwritten} writes: a storage file, or a home file at a checkpoint. */
+    private interface Writes {
+        void write(ByteBuffer src, long pos) throws IOException;
+    }
+
+    private static void fillUnwritten(Writes m, BlockFormat format, byte[] unwritten, long lba, long blocks)
             throws IOException {
         int ms = format.metadataSize();
         int perChunk = Math.max(1, ZERO_CHUNK / ms);
@@ -305,21 +313,23 @@ public final class FileVolume implements Volume {
     private void readUnlocked(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
         // The index first, the home files after: a checkpoint removes a block's entry only after it
         // wrote the block home, so a block missed here is already there.
-        JournalBlock[] newer = null;
-        if (!index.isEmpty()) {
-            for (int i = 0; i < blocks; i++) {
-                JournalBlock jb = index.get(lba + i);
-                if (jb != null) {
-                    if (newer == null) {
-                        newer = new JournalBlock[blocks];
+        // Per block found: sequence number (ABSENT: not in the journal), data and metadata position.
+        long[] newer = null;
+        long[] entry = new long[3];
+        for (int i = 0; i < blocks && !index.isEmpty(); i++) {
+            if (index.lookUp(lba + i, entry) != JournalIndex.ABSENT) {
+                if (newer == null) {
+                    newer = new long[3 * blocks];
+                    for (int k = 0; k < blocks; k++) {
+                        newer[3 * k] = JournalIndex.ABSENT;
                     }
-                    newer[i] = jb;
                 }
+                System.arraycopy(entry, 0, newer, 3 * i, 3);
             }
         }
         boolean withMeta = metaOut != null && format.metadataSize() > 0;
         if (blocks == 1 && newer != null) {
-            readFromJournal(newer[0], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
+            readFromJournal(newer[1], newer[2], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
             return;
         }
         readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
@@ -328,18 +338,22 @@ public final class FileVolume implements Volume {
         }
         if (newer != null) {
             for (int i = 0; i < blocks; i++) {
-                if (newer[i] != null) {
-                    readFromJournal(newer[i], i, dataOut, withMeta ? metaOut : null);
+                if (newer[3 * i] != JournalIndex.ABSENT) {
+                    readFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, dataOut, withMeta ? metaOut : null);
                 }
             }
         }
     }
 
-    /** Replaces block {@code i} of the outputs, read from the home files, with its newer journal version. */
-    private void readFromJournal(JournalBlock jb, int i, ScatterList dataOut, ScatterList metaOut) throws IOException {
+    /**
+     * Replaces block {@code i} of the outputs, read from the home files, with its newer journal
+     * version at {@code dataPos} and {@code metaPos} ({@code dataPos < 0}: zeroed).
+     */
+    private void readFromJournal(long dataPos, long metaPos, int i, ScatterList dataOut, ScatterList metaOut)
+            throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        if (jb.dataPos() < 0) {
+        if (dataPos < 0) {
             ScatterList d = dataOut.slice((long) i * ds, ds);
             for (int s = 0; s < d.segmentCount(); s++) {
                 ByteBuffer seg = d.segment(s);
@@ -354,15 +368,15 @@ public final class FileVolume implements Volume {
         }
         ByteBuffer b = scratch(ds + ms);
         b.limit(metaOut != null ? ds + ms : ds);
-        if (metaOut != null && jb.metaPos() == jb.dataPos() + ds) {
-            journal.read(b, jb.dataPos()); // a one-block record: its data and metadata in one read
+        if (metaOut != null && metaPos == dataPos + ds) {
+            journal.read(b, dataPos); // a one-block record: its data and metadata in one read
             metaOut.write((long) i * ms, b, ds, ms);
         } else {
             b.limit(ds);
-            journal.read(b, jb.dataPos());
+            journal.read(b, dataPos);
             if (metaOut != null) {
                 b.limit(ds + ms).position(ds);
-                journal.read(b, jb.metaPos());
+                journal.read(b, metaPos);
                 metaOut.write((long) i * ms, b, ds, ms);
             }
         }
@@ -462,8 +476,11 @@ public final class FileVolume implements Volume {
         long dataAt = a.pos() + Journal.RECORD_HEADER;
         long metaAt = dataAt + (long) blocks * ds;
         for (int i = 0; i < blocks; i++) {
-            index.put(lba + i, type == Journal.ZEROES ? new JournalBlock(a.seq(), -1, -1)
-                    : new JournalBlock(a.seq(), dataAt + (long) i * ds, metaAt + (long) i * ms));
+            if (type == Journal.ZEROES) {
+                index.put(lba + i, a.seq(), -1, -1);
+            } else {
+                index.put(lba + i, a.seq(), dataAt + (long) i * ds, metaAt + (long) i * ms);
+            }
         }
     }
 
@@ -572,15 +589,12 @@ public final class FileVolume implements Volume {
         journal.syncUpTo(lastSeq);
         long durable = journal.durableSeq();
         Journal.Header head = journal.head();
-        long n = journal.scan(head, blockCount, lastSeq, (seq, type, lba, blocks, payload) ->
+        long n = journal.scan(head, blockCount, lastSeq, false, (seq, type, lba, blocks, payload) ->
                 apply(seq, type, lba, blocks, payload, durable));
         expectApplied(n, lastSeq - head.startSeq() + 1);
-        data.sync();
-        if (meta != null) {
-            meta.sync();
-        }
+        syncHome();
         journal.advanceHead(lastSeq + 1, nextPos);
-        index.values().removeIf(jb -> jb.seq() <= lastSeq);
+        index.removeUpTo(lastSeq);
     }
 
     /**
@@ -605,16 +619,21 @@ public final class FileVolume implements Volume {
             journal.syncUpTo(last);
             long durable = journal.durableSeq();
             Journal.Header head = journal.head();
-            long n = journal.scan(head, blockCount, last, (seq, type, lba, blocks, payload) ->
+            long n = journal.scan(head, blockCount, last, false, (seq, type, lba, blocks, payload) ->
                     apply(seq, type, lba, blocks, payload, durable));
             expectApplied(n, last - head.startSeq() + 1);
-            data.sync();
-            if (meta != null) {
-                meta.sync();
-            }
+            syncHome();
             index.clear();
         }
         journal.resetEmpty(clean);
+    }
+
+    /** Forces what checkpoints or recovery wrote to the home files. */
+    private void syncHome() throws IOException {
+        homeData.sync();
+        if (homeMeta != null) {
+            homeMeta.sync();
+        }
     }
 
     /** Recovery: applies a record to the home files, every block of it. */
@@ -642,17 +661,17 @@ public final class FileVolume implements Volume {
             if (type == Journal.WRITE) {
                 ByteBuffer d = payload.duplicate();
                 d.limit((i + run) * ds).position(i * ds);
-                data.write(d, (lba + i) * ds);
-                if (meta != null) {
+                homeData.write(d, (lba + i) * ds);
+                if (homeMeta != null) {
                     ByteBuffer m = payload.duplicate();
                     int metaStart = blocks * ds;
                     m.limit(metaStart + (i + run) * ms).position(metaStart + i * ms);
-                    meta.write(m, (lba + i) * ms);
+                    homeMeta.write(m, (lba + i) * ms);
                 }
             } else {
                 writeZeroData(lba + i, run);
-                if (meta != null) {
-                    fillUnwrittenMetadata(meta, format, unwrittenMeta, lba + i, run);
+                if (homeMeta != null) {
+                    fillUnwritten(homeMeta::write, format, unwrittenMeta, lba + i, run);
                 }
             }
             i += run;
@@ -660,8 +679,8 @@ public final class FileVolume implements Volume {
     }
 
     private boolean isRewrittenLater(long lba, long seq, long durable) {
-        JournalBlock jb = index.get(lba);
-        return jb != null && jb.seq() > seq && jb.seq() <= durable;
+        long newest = index.seqOf(lba); // ABSENT is below every sequence number
+        return newest > seq && newest <= durable;
     }
 
     private void writeZeroData(long lba, long blocks) throws IOException {
@@ -671,7 +690,7 @@ public final class FileVolume implements Volume {
         while (len > 0) {
             zeros.clear().limit((int) Math.min(len, zeros.capacity()));
             int n = zeros.remaining();
-            data.write(zeros, pos);
+            homeData.write(zeros, pos);
             pos += n;
             len -= n;
         }

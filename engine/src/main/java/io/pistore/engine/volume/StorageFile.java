@@ -30,6 +30,13 @@ interface StorageFile extends AutoCloseable {
      */
     ByteBuffer mapReadOnly(long pos, long len) throws IOException;
 
+    /**
+     * A shared read-write view of {@code [pos, pos + len)} (a {@link java.nio.MappedByteBuffer},
+     * whose {@code force} makes its changes durable), or null where the implementation has none (the
+     * caller then writes with {@link #write}).
+     */
+    ByteBuffer mapReadWrite(long pos, long len) throws IOException;
+
     @Override
     void close() throws IOException;
 

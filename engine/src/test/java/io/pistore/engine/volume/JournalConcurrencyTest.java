@@ -2,6 +2,7 @@ package io.pistore.engine.volume;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.pistore.integrity.BlockFormat;
@@ -9,6 +10,7 @@ import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.ScatterList;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,6 +19,7 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,7 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A file volume on real files with a journal so small that its halves swap every few requests and
  * checkpoints run on their own threads, under concurrent writers, readers and flushes: every read
  * sees the last completed write of each block (each writer owns its blocks) and valid PI, across
- * checkpoints that apply blocks and drop their journal entries meanwhile; after a reopen too.
+ * checkpoints that apply blocks and drop their journal entries meanwhile; after a reopen too. Once
+ * in the temporary directory (on a disk file system: positional writes), once on tmpfs where there is
+ * one (records and checkpoints go through shared mappings).
  */
 class JournalConcurrencyTest {
     private static final BlockFormat F = BlockFormat.of(4096, 8);
@@ -37,6 +42,33 @@ class JournalConcurrencyTest {
 
     @Test
     void readsSeeTheNewestBlocksWhileHalvesSwapAndCheckpointsRun() throws Exception {
+        exercise(dir);
+    }
+
+    @Test
+    void theSameThroughMappingsOnTmpfs() throws Exception {
+        Path shm = Path.of("/dev/shm");
+        Assumptions.assumeTrue(Files.isDirectory(shm) && "tmpfs".equals(Files.getFileStore(shm).type()),
+                "no tmpfs at /dev/shm");
+        Path d = Files.createTempDirectory(shm, "pistore-journal-test");
+        try {
+            try (ChannelStorageFile probe = ChannelStorageFile.create(d.resolve("probe"))) {
+                probe.truncate(4096);
+                assertNotNull(probe.mapReadWrite(0, 4096), "tmpfs files map for writing");
+            }
+            Files.delete(d.resolve("probe"));
+            exercise(d);
+        } finally {
+            try (var files = Files.list(d)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    Files.delete(f);
+                }
+            }
+            Files.delete(d);
+        }
+    }
+
+    private void exercise(Path dir) throws Exception {
         FileVolume v = FileVolume.create(ChannelStorageFile.create(dir.resolve("v.data")),
                 ChannelStorageFile.create(dir.resolve("v.meta")), ChannelStorageFile.create(dir.resolve("v.journal")),
                 "v", F, BLOCKS, 1 << 20, 48 * 1024, FileVolume.ON_A_THREAD);

@@ -1,0 +1,108 @@
+package io.pistore.engine.volume;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+
+/**
+ * How checkpoints and recovery write a home file ({@code NAME.data} or {@code NAME.meta}): through
+ * shared read-write mappings where the storage has them, else with positional writes; {@link #sync}
+ * forces both. A checkpoint writes thousands of scattered blocks at a time; a store into a mapping
+ * costs a copy where a positional write costs a system call as well (measured: the writes of a
+ * checkpoint took a third of the CPU of a random-write run on tmpfs). Only checkpoints and recovery
+ * write here, one at a time (each checkpoint waits for the one before it), so this class is not
+ * thread-safe.
+ *
+ * <p>Nothing changes in what reaches the disk when: a store into a shared mapping is a change to
+ * the same page cache a positional write changes, written back whenever the kernel likes until
+ * {@link #sync} forces it ({@code msync}), and home files are written only with journal records
+ * already durable.
+ */
+final class HomeFile {
+    private final StorageFile file;
+    private final String what;
+    private final long size;
+    private final long segment;
+    private final MappedByteBuffer[] maps;
+    private final boolean[] dirty;
+    /** False once the storage had no mapping to give: every write is positional from then on. */
+    private boolean mappable;
+    private boolean wroteThroughFile;
+
+    /**
+     * A home file of {@code size} bytes, mapped in pieces of {@code segment} bytes (a whole number
+     * of blocks, so a block never straddles two) as writes first reach them.
+     */
+    HomeFile(StorageFile file, String what, long size, long segment) {
+        this.file = file;
+        this.what = what;
+        this.size = size;
+        this.segment = segment;
+        int n = (int) ((size + segment - 1) / segment);
+        this.maps = new MappedByteBuffer[n];
+        this.dirty = new boolean[n];
+        this.mappable = size > 0;
+    }
+
+    /** Writes {@code src} (all of it) at {@code pos}. */
+    void write(ByteBuffer src, long pos) throws IOException {
+        while (mappable && src.hasRemaining()) {
+            int seg = (int) (pos / segment);
+            MappedByteBuffer m = map(seg);
+            if (m == null) {
+                break;
+            }
+            int at = (int) (pos - seg * segment);
+            int n = (int) Math.min(src.remaining(), segment - at);
+            try {
+                m.put(at, src, src.position(), n);
+            } catch (InternalError e) {
+                // The JVM reports a fault in mapped memory (no space for the page, an I/O error) this way.
+                throw new IOException(what + ": cannot write at " + pos + ": " + e.getMessage(), e);
+            }
+            dirty[seg] = true;
+            src.position(src.position() + n);
+            pos += n;
+        }
+        if (src.hasRemaining()) {
+            file.write(src, pos);
+            wroteThroughFile = true;
+        }
+    }
+
+    private MappedByteBuffer map(int seg) throws IOException {
+        MappedByteBuffer m = maps[seg];
+        if (m == null) {
+            long at = seg * segment;
+            ByteBuffer b = file.mapReadWrite(at, Math.min(segment, size - at));
+            if (!(b instanceof MappedByteBuffer mb)) {
+                mappable = false;
+                return null;
+            }
+            maps[seg] = m = mb;
+        }
+        return m;
+    }
+
+    /** Makes every write so far durable: forces the mappings written since the last sync, and the file. */
+    void sync() throws IOException {
+        for (int i = 0; i < maps.length; i++) {
+            if (dirty[i]) {
+                try {
+                    maps[i].force();
+                } catch (java.io.UncheckedIOException e) {
+                    throw e.getCause();
+                }
+                dirty[i] = false;
+            }
+        }
+        boolean mapped = false;
+        for (MappedByteBuffer m : maps) {
+            mapped |= m != null;
+        }
+        if (wroteThroughFile || !mapped) {
+            file.sync();
+            wroteThroughFile = false;
+        }
+    }
+}
