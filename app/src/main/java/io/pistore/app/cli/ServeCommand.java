@@ -1,9 +1,12 @@
 package io.pistore.app.cli;
 
+import io.pistore.app.metrics.EngineCollector;
+import io.pistore.app.metrics.MetricsEndpoint;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.engine.service.TargetService;
+import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
@@ -76,6 +79,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "--transport, instead of local volumes (config key: target).")
     String target;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "Serve Prometheus metrics (requests, latency, PI errors, connections, JVM) at "
+                    + "http://HOST:PORT/metrics; a bare PORT listens on 127.0.0.1 (default: off; config key: "
+                    + "metrics; docs/OPERATIONS.md).")
+    String metrics;
+
     @Option(names = "--memory-volume", paramLabel = "NAME:SIZE[:DATA+META]",
             description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
                     + "the volumes of --data; its content is lost at exit.")
@@ -90,6 +99,10 @@ final class ServeCommand implements Callable<Integer> {
                     + "blocks; adapts to the gaps between requests, yields the CPU, stops when idle; 0: never polls "
                     + "(default: ${DEFAULT-VALUE}, or -Dpistore.nbd.spinMicros).")
     long nbdSpinMicros;
+
+    /** What the transports and the NBD frontend pass to the engine, counted for --metrics. */
+    private final TargetStats stats = new TargetStats();
+    private final EngineCollector collector = new EngineCollector(stats);
 
     /** Set when an interrupt stopped the server; restored on the thread once everything is closed. */
     private boolean interrupted;
@@ -138,9 +151,28 @@ final class ServeCommand implements Callable<Integer> {
                 out.println(LocalTime.now().format(time) + " " + line);
             }
         };
-        if (target != null) {
-            return serveRemote(out, log, stop);
+        try (MetricsEndpoint m = metrics == null ? null : startMetrics()) {
+            if (m != null) {
+                out.println("pistore serve: metrics at " + m.url());
+            }
+            if (target != null) {
+                return serveRemote(out, log, stop);
+            }
+            return serveLocal(out, log, stop);
         }
+    }
+
+    private MetricsEndpoint startMetrics() {
+        try {
+            return MetricsEndpoint.start(metrics, collector);
+        } catch (IOException | IllegalArgumentException e) {
+            String m = e.getMessage();
+            throw CliException.usage("cannot serve metrics on " + metrics + ": "
+                    + (m == null ? e.getClass().getSimpleName() : m));
+        }
+    }
+
+    private Integer serveLocal(PrintWriter out, Consumer<String> log, CountDownLatch stop) throws Exception {
         boolean listenTransport = nbd == null || given("--listen") || given("--transport");
         BlockTransportProvider p = listenTransport ? find(transport) : null;
         try (VolumeStore store = openStore()) {
@@ -230,7 +262,7 @@ final class ServeCommand implements Callable<Integer> {
             throws Exception {
         BlockTransportProvider local = find(LocalTransportProvider.NAME);
         try (BlockTransport lt = local.create(settings);
-             TargetListener ll = lt.listen(local.embeddedListenAddress(), service);
+             TargetListener ll = lt.listen(local.embeddedListenAddress(), stats.measure("nbd", service));
              HostConnection hc = lt.connect(ll.address(), new ConnectOptions(nbdQueues, 1024))) {
             runNbd(out, log, hc, local, "in-process (local transport)", stop);
         }
@@ -246,6 +278,7 @@ final class ServeCommand implements Callable<Integer> {
             } catch (IOException | IllegalArgumentException e) {
                 throw CliException.usage("cannot reach target " + target + " over " + p.name() + ": " + e.getMessage());
             }
+            collector.add(hc, p.name());
             try (hc) {
                 out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
                         + p.name());
@@ -267,6 +300,7 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
+        collector.add(server);
         try (server) {
             boolean everywhere = server.address().getAddress().isAnyLocalAddress();
             // A wildcard address is no address a client can use: name loopback, which reaches it from here.
@@ -280,6 +314,8 @@ final class ServeCommand implements Callable<Integer> {
             out.flush();
             awaitStop(stop);
             out.println("pistore serve: stopping NBD");
+        } finally {
+            collector.remove(server);
         }
     }
 
@@ -315,7 +351,7 @@ final class ServeCommand implements Callable<Integer> {
 
     private TargetListener listen(BlockTransport t, TargetService s) {
         try {
-            return t.listen(listen, s);
+            return t.listen(listen, stats.measure(transport, s));
         } catch (IOException | IllegalArgumentException e) {
             String m = e.getMessage();
             // a transport's own message may already say it ("cannot listen on H:P: reason"): not twice

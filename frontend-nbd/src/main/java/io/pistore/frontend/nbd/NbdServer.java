@@ -118,6 +118,7 @@ public final class NbdServer implements AutoCloseable {
     private final Backend backend = new Backend();
     private final Map<String, NbdExport> exports = new ConcurrentHashMap<>();
     private final Set<NbdConnection> connections = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.LongAdder accepted = new java.util.concurrent.atomic.LongAdder();
     private final Thread acceptor;
     /** Requests of every connection handed to the engine and not yet completed. */
     final java.util.concurrent.atomic.AtomicInteger engineRequests = new java.util.concurrent.atomic.AtomicInteger();
@@ -268,6 +269,21 @@ public final class NbdServer implements AutoCloseable {
         return new WaitCounters(polls, caught, blocking, lost);
     }
 
+    /** Client connections open now (for counters). */
+    public int connectionsOpen() {
+        return connections.size();
+    }
+
+    /** Client connections accepted since start, refused ones not included (for counters). */
+    public long connectionsAccepted() {
+        return accepted.sum();
+    }
+
+    /** Requests resubmitted because the engine's queue was full (for counters). */
+    public long queueFullRetries() {
+        return backend.queueFullRetries();
+    }
+
     void ended(NbdConnection c) {
         connections.remove(c);
     }
@@ -295,6 +311,7 @@ public final class NbdServer implements AutoCloseable {
             }
             NbdConnection c = new NbdConnection(this, ch, peer);
             connections.add(c);
+            accepted.increment();
             Thread t = new Thread(c, "pistore-nbd-" + peer);
             t.setDaemon(true);
             t.start();
