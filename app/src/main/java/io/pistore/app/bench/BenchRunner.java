@@ -1,8 +1,11 @@
 package io.pistore.app.bench;
 
+import io.pistore.app.metrics.EngineCollector;
+import io.pistore.app.metrics.MetricsEndpoint;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.engine.service.TargetService;
+import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
@@ -103,7 +106,15 @@ public final class BenchRunner {
                     }
                     fresh.put(e.getKey(), !reused && store.get(e.getKey()).blockCount() == blocks);
                 }
-                try (TargetListener l = t.listen(p.embeddedListenAddress(), new TargetService(store))) {
+                TargetStats stats = new TargetStats();
+                TargetService service = new TargetService(store);
+                try (MetricsEndpoint m = o.metrics == null ? null
+                        : MetricsEndpoint.start(o.metrics, new EngineCollector(stats));
+                     TargetListener l = t.listen(p.embeddedListenAddress(),
+                             m == null ? service : stats.measure(name, service))) {
+                    if (m != null && progressOut != null) {
+                        progressOut.println("[" + name + "] metrics at " + m.url());
+                    }
                     return runOn(name, t, l.address(), modes, rounds, volumes, fresh);
                 }
             }

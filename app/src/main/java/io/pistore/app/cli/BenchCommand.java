@@ -121,6 +121,11 @@ final class BenchCommand implements Callable<Integer> {
                     + "(unwritten blocks carry an escape tuple, so their PI checks are skipped).")
     boolean noPrefill;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "Embedded target: serve its Prometheus metrics as serve --metrics does (a bare PORT "
+                    + "listens on 127.0.0.1; default: off).")
+    String metrics;
+
     @Option(names = "--json", description = "Print one JSON object per transport on stdout (progress goes to stderr).")
     boolean json;
 
@@ -164,6 +169,7 @@ final class BenchCommand implements Callable<Integer> {
             // the volume is created if absent, the directory is not: a mistyped --data would bench a new one
             o.dataDir = data == null ? null : DataDirOption.requireExisting(data);
             o.prefill = !noPrefill;
+            o.metrics = metrics;
             o.cacheBytes = cache;
             if (cache > 0 && data == null) {
                 throw new IllegalArgumentException("--cache needs --data: the memory volume is its own cache");
