@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "pistore", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
-        subcommands = {ServeCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, PiCommand.class,
+        subcommands = {ServeCommand.class, StatsCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, PiCommand.class,
             TransportsCommand.class, VersionCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
