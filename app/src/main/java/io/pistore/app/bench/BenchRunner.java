@@ -251,6 +251,7 @@ public final class BenchRunner {
             int totalTicks = o.rampSeconds + o.seconds;
             long opsAtMeasureStart = 0;
             long cpuAtMeasureStart = o.rampSeconds == 0 ? ProcessCpu.nanos() : -1;
+            List<Long> opsPerSecond = new ArrayList<>();
             while (tick < totalTicks) {
                 long wake = t0 + TimeUnit.SECONDS.toNanos(tick + 1);
                 long now;
@@ -269,6 +270,9 @@ public final class BenchRunner {
                     opsAtMeasureStart = opsNow;
                 } else if (tick > o.rampSeconds) {
                     total.add(interval);
+                }
+                if (tick > o.rampSeconds) {
+                    opsPerSecond.add(delta);
                 }
                 if (o.progress && progressOut != null) {
                     progressOut.printf(Locale.ROOT, "[%s %3ds%s] iops=%.0f mib_per_s=%.1f p99_us=%.1f errors=%d%n",
@@ -313,6 +317,8 @@ public final class BenchRunner {
                 r.p99us = total.getValueAtPercentile(99) / 1000.0;
                 r.p999us = total.getValueAtPercentile(99.9) / 1000.0;
             }
+            r.latency = total;
+            r.iopsPerSecond = opsPerSecond.stream().mapToLong(Long::longValue).toArray();
             r.guardErrors = guard.sum();
             r.appErrors = app.sum();
             r.refErrors = ref.sum();

@@ -2,6 +2,7 @@ package io.pistore.app.cli;
 
 import io.pistore.engine.Transports;
 import io.pistore.app.bench.BenchOptions;
+import io.pistore.app.bench.BenchPlot;
 import io.pistore.app.bench.BenchResult;
 import io.pistore.app.bench.BenchRunner;
 import io.pistore.app.bench.PiComparison;
@@ -126,6 +127,11 @@ final class BenchCommand implements Callable<Integer> {
                     + "listens on 127.0.0.1; default: off).")
     String metrics;
 
+    @Option(names = "--plot", paramLabel = "FILE",
+            description = "Also write an SVG picture of the runs to FILE: latency by percentile (log tail) and "
+                    + "IOPS per second, one line per transport and PI mode; it needs no network or script.")
+    java.nio.file.Path plot;
+
     @Option(names = "--json", description = "Print one JSON object per transport on stdout (progress goes to stderr).")
     boolean json;
 
@@ -170,6 +176,12 @@ final class BenchCommand implements Callable<Integer> {
             o.dataDir = data == null ? null : DataDirOption.requireExisting(data);
             o.prefill = !noPrefill;
             o.metrics = metrics;
+            if (plot != null) {
+                java.nio.file.Path dir = plot.toAbsolutePath().getParent();
+                if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
+                    throw new IllegalArgumentException("--plot " + plot + ": no directory " + dir);
+                }
+            }
             o.cacheBytes = cache;
             if (cache > 0 && data == null) {
                 throw new IllegalArgumentException("--cache needs --data: the memory volume is its own cache");
@@ -246,8 +258,18 @@ final class BenchCommand implements Callable<Integer> {
         } else if (results.size() > 1 && !sideBySide) {
             out.println(table(results));
         }
+        if (plot != null) {
+            writePlot(results);
+            (json ? err : out).println("plot: " + plot);
+        }
         out.flush();
         return bad ? ExitCodes.BAD_BLOCKS : ExitCodes.OK;
+    }
+
+    private void writePlot(List<BenchResult> results) throws java.io.IOException {
+        String title = String.format(Locale.ROOT, "pistore bench: rw=%s bs=%d qd=%d queues=%d, %d s per run%s", rw, bs,
+                qd, queues, seconds, rounds > 1 ? ", " + rounds + " rounds" : "");
+        java.nio.file.Files.writeString(plot, BenchPlot.svg(title, results), StandardCharsets.UTF_8);
     }
 
     static String table(List<BenchResult> results) {
