@@ -149,7 +149,12 @@ public final class BenchRunner {
                     // A B, B A, ...: neither mode always runs first, after the other has warmed the caches.
                     BenchOptions.PiMode m = modes.get(round % 2 == 1 ? i : modes.size() - 1 - i);
                     String v = volumes == null ? o.volume : volumes.get(m);
-                    BenchResult r = new Run(name, devices.get(v), v, m, unwrittenIsZero.get(v)).execute();
+                    Run run = new Run(name, devices.get(v), v, m, unwrittenIsZero.get(v));
+                    if (modes.size() > 1 || rounds > 1) {
+                        // side by side, each progress line says which mode and round it belongs to
+                        run.label = name + " pi=" + m.cliName() + (rounds > 1 ? " round " + round : "");
+                    }
+                    BenchResult r = run.execute();
                     r.round = rounds > 1 ? round : 0;
                     results.add(r);
                     // After a run the volume holds what it wrote, in generations the next run does not
@@ -189,6 +194,8 @@ public final class BenchRunner {
     /** The state of one run. */
     private final class Run {
         final String transport;
+        /** What the progress lines call this run: the transport, and the mode and round side by side. */
+        String label;
         final BlockDevice dev;
         final String volume;
         final BenchOptions.PiMode pi;
@@ -215,6 +222,7 @@ public final class BenchRunner {
         Run(String transport, BlockDevice dev, String volume, BenchOptions.PiMode pi, boolean unwrittenIsZero) {
             this.unwrittenIsZero = unwrittenIsZero;
             this.transport = transport;
+            this.label = transport;
             this.dev = dev;
             this.volume = volume;
             this.pi = pi;
@@ -276,7 +284,7 @@ public final class BenchRunner {
                 }
                 if (o.progress && progressOut != null) {
                     progressOut.printf(Locale.ROOT, "[%s %3ds%s] iops=%.0f mib_per_s=%.1f p99_us=%.1f errors=%d%n",
-                            transport, tick, tick <= o.rampSeconds ? " ramp" : "", (double) delta,
+                            label, tick, tick <= o.rampSeconds ? " ramp" : "", (double) delta,
                             delta * (double) o.blockSize / (1 << 20),
                             interval.getTotalCount() == 0 ? 0.0 : interval.getValueAtPercentile(99) / 1000.0,
                             guard.sum() + app.sum() + ref.sum() + io.sum() + mismatches.sum());

@@ -25,6 +25,9 @@ final class ScrubCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Mixin
+    QuietOption quiet;
+
+    @Mixin
     DataDirOption data;
 
     @Mixin
@@ -56,7 +59,7 @@ final class ScrubCommand implements Callable<Integer> {
             BadBlockReport report = new BadBlockReport(out, maxErrors, v.format(), checks);
             long bytesPerBlock = v.format().blockSize();
             Scrubber.Report r;
-            try (Progress progress = new Progress(err, "scrub " + name, v.blockCount() * bytesPerBlock)) {
+            try (Progress progress = quiet.progress(err, "scrub " + name, v.blockCount() * bytesPerBlock)) {
                 long[] last = {0};
                 r = Scrubber.scrub(v, e -> report.add(0, List.of(e)), done -> {
                     progress.advance((done - last[0]) * bytesPerBlock);

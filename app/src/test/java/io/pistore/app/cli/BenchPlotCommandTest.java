@@ -45,6 +45,7 @@ class BenchPlotCommandTest {
                 "--seconds", "2", "--ramp", "0", "--size", "16m", "--qd", "4", "--plot", svg.toString());
         assertEquals(0, r.code(), r.err());
         assertTrue(r.out().contains("plot: " + svg), r.out());
+        assertTrue(r.out().contains("[local pi=off round 2   1s]"), "progress lines name mode and round: " + r.out());
         Document d = parse(svg);
         assertEquals("svg", d.getDocumentElement().getLocalName());
         assertEquals(List.of("local pi=insert", "local pi=off"), series(d, "latency"));
