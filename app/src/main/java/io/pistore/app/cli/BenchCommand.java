@@ -52,6 +52,9 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     TransportOptionsOption transportOptions;
 
+    @Mixin
+    LogLevelOption logLevel;
+
     @Option(names = "--target", paramLabel = "HOST:PORT", description = "A running target (default: embedded).")
     String target;
 
@@ -139,6 +142,8 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        // the transports' records (a reconnect, say) at the chosen level, on stderr
+        new ServerLog(err, logLevel.level()).applyToTransports();
         if (transport == null) {
             if (target != null) {
                 // local reaches only a target in this process: a remote one would be "no local target listens"

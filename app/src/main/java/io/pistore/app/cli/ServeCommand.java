@@ -21,8 +21,6 @@ import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.time.LocalTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -53,6 +51,9 @@ final class ServeCommand implements Callable<Integer> {
 
     @Mixin
     TransportOptionsOption transportOptions;
+
+    @Mixin
+    LogLevelOption logLevel;
 
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
@@ -100,6 +101,8 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}, or -Dpistore.nbd.spinMicros).")
     long nbdSpinMicros;
 
+    private ServerLog serverLog;
+
     /** What the transports and the NBD frontend pass to the engine, counted for --metrics. */
     private final TargetStats stats = new TargetStats();
     private final EngineCollector collector = new EngineCollector(stats);
@@ -145,12 +148,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         settings = transportOptions.resolve(config);
         CountDownLatch stop = new CountDownLatch(1);
-        DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");
-        Consumer<String> log = line -> {
-            synchronized (out) {
-                out.println(LocalTime.now().format(time) + " " + line);
-            }
-        };
+        serverLog = new ServerLog(out, logLevel.level());
+        serverLog.applyToTransports();
+        Consumer<String> log = serverLog.at(LogLevel.INFO);
         try (MetricsEndpoint m = metrics == null ? null : startMetrics()) {
             if (m != null) {
                 out.println("pistore serve: metrics at " + m.url());
@@ -296,7 +296,7 @@ final class ServeCommand implements Callable<Integer> {
         NbdServer server;
         try {
             server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
-                    .spinMicros(nbdSpinMicros).log(log));
+                    .spinMicros(nbdSpinMicros).log(log).debugLog(serverLog.at(LogLevel.DEBUG)));
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }

@@ -47,6 +47,7 @@ public final class NbdServer implements AutoCloseable {
         int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
         long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
         Consumer<String> log = line -> { };
+        Consumer<String> debugLog = line -> { };
 
         /** Most client connections at once; more are closed at accept (default 64). */
         public Options maxConnections(int n) {
@@ -94,6 +95,12 @@ public final class NbdServer implements AutoCloseable {
         /** Where one line per connection event and per failed request goes. */
         public Options log(Consumer<String> log) {
             this.log = log;
+            return this;
+        }
+
+        /** Where lines with internal figures go (how a connection's loop waited for input); default: nowhere. */
+        public Options debugLog(Consumer<String> debugLog) {
+            this.debugLog = debugLog;
             return this;
         }
 
@@ -243,6 +250,14 @@ public final class NbdServer implements AutoCloseable {
     void log(String line) {
         try {
             options.log.accept(line);
+        } catch (RuntimeException ignored) {
+            // a broken log never breaks the server
+        }
+    }
+
+    void debug(String line) {
+        try {
+            options.debugLog.accept(line);
         } catch (RuntimeException ignored) {
             // a broken log never breaks the server
         }
