@@ -9,7 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
  * What passed through one transport to one volume: requests, data bytes, failures by status,
  * latencies in {@link LatencyBuckets}, requests in flight, FUA writes and PI errors by kind and
  * place. Only {@link LongAdder}s, so the request path never contends on a shared counter; readers
- * (a metrics scrape, a test) sum them when asked.
+ * (a metrics scrape, a test) sum them when asked. A request costs three or four increments: it
+ * started, its latency bucket, its latency, its bytes; the request count is the sum of the buckets
+ * and the requests in flight are those started less those counted there.
  */
 public final class VolumeCounters {
     private static final int OPS = Operation.values().length;
@@ -19,12 +21,11 @@ public final class VolumeCounters {
 
     private final String transport;
     private final String volume;
-    private final LongAdder[] requests = adders(OPS);
     private final LongAdder[] bytes = adders(OPS);
     private final LongAdder[] failures = adders(OPS * STATUSES);
     private final LongAdder[] latencyBuckets = adders(OPS * LatencyBuckets.count());
     private final LongAdder[] latencyNanos = adders(OPS);
-    private final LongAdder inFlight = new LongAdder();
+    private final LongAdder started = new LongAdder();
     private final LongAdder fuaWrites = new LongAdder();
     private final LongAdder[] piErrors = adders(KINDS * PLACES);
 
@@ -50,16 +51,16 @@ public final class VolumeCounters {
     }
 
     void started() {
-        inFlight.increment();
+        started.increment();
     }
 
     /** A request that ended after {@code nanos}, with {@code dataBytes} of data, with status {@code s}. */
     void ended(Operation op, long dataBytes, boolean fua, long nanos, Status s) {
-        inFlight.decrement();
         int o = op.ordinal();
-        requests[o].increment();
         if (s == Status.SUCCESS) {
-            bytes[o].add(dataBytes);
+            if (dataBytes > 0) {
+                bytes[o].add(dataBytes);
+            }
         } else {
             failures[o * STATUSES + s.ordinal()].increment();
         }
@@ -76,7 +77,12 @@ public final class VolumeCounters {
 
     /** Requests of {@code op} that ended, successful or not. */
     public long requests(Operation op) {
-        return requests[op.ordinal()].sum();
+        long n = 0;
+        int first = op.ordinal() * LatencyBuckets.count();
+        for (int i = 0; i < LatencyBuckets.count(); i++) {
+            n += latencyBuckets[first + i].sum();
+        }
+        return n;
     }
 
     /** Data bytes moved by successful requests of {@code op} (reads and writes; zero for the others). */
@@ -105,7 +111,12 @@ public final class VolumeCounters {
 
     /** Requests handed to the engine that have not completed yet. */
     public long inFlight() {
-        return inFlight.sum();
+        long ended = 0;
+        for (LongAdder b : latencyBuckets) {
+            ended += b.sum();
+        }
+        // started is read after the buckets: every request counted there as ended is counted as started
+        return Math.max(0, started.sum() - ended);
     }
 
     /** Writes (and zeroing requests) that asked for FUA. */
