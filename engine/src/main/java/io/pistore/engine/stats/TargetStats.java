@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentMap;
  * The counters of a target, one {@link TransportCounters} per transport or frontend that reaches it.
  * A server wraps the handler each listener gets with {@link #measure}; whoever reports figures (a
  * metrics endpoint) reads them through {@link #transports()} when asked. The engine itself exports
- * nothing: counting costs a few {@code LongAdder} increments per request, and reading is left to
- * the reader.
+ * nothing: counting costs two clock reads and a few stores into counters the request's thread owns
+ * ({@link ThreadOwnedCounters}), and reading is left to the reader.
  */
 public final class TargetStats {
     private final ConcurrentMap<String, TransportCounters> transports = new ConcurrentHashMap<>();
