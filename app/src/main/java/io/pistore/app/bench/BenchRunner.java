@@ -49,6 +49,16 @@ import org.HdrHistogram.Recorder;
  * although no error was reported ({@code data_mismatches}) apart from detected errors.
  */
 public final class BenchRunner {
+    /** Pause before a request that failed with a transport error is sent again. */
+    static final long RETRY_PAUSE_MS = 100;
+    /** Resends requests after transport errors, off the transports' I/O threads. */
+    private static final java.util.concurrent.ScheduledExecutorService RETRIES =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "pistore-bench-retry");
+                t.setDaemon(true);
+                return t;
+            });
+
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final BenchOptions o;
@@ -384,9 +394,30 @@ public final class BenchRunner {
 
             void issue() {
                 choose();
+                submit();
+            }
+
+            /** Sends the request chosen last (again, after a transport error: the same LBA and content). */
+            private void submit() {
                 BlockRequest r = write ? writeRequest() : readRequest();
                 started = System.nanoTime();
                 dev.submit(queue, r).whenComplete((c, e) -> complete(c, e));
+            }
+
+            /**
+             * After a transport error (the target went away; the connection reconnects by itself),
+             * the same request again after a pause, so the workload resumes once the target is back.
+             * A write that failed so may or may not have reached the disk: sending it again makes its
+             * content known, which the verify workload relies on.
+             */
+            private void retryLater() {
+                RETRIES.schedule(() -> {
+                    if (stop) {
+                        done.countDown();
+                    } else {
+                        submit();
+                    }
+                }, RETRY_PAUSE_MS, TimeUnit.MILLISECONDS);
             }
 
             private void choose() {
@@ -497,12 +528,17 @@ public final class BenchRunner {
                     io.increment();
                     problem(c.toString());
                 }
-                ops.increment();
-                if (measuring || o.rampSeconds == 0) {
-                    recorder.recordValue(Math.min(lat, HIGHEST_NANOS));
+                boolean reachedTarget = c != null && c.status() != Status.TRANSPORT_ERROR;
+                if (reachedTarget) { // a request the target never saw is an error, not an I/O of the workload
+                    ops.increment();
+                    if (measuring || o.rampSeconds == 0) {
+                        recorder.recordValue(Math.min(lat, HIGHEST_NANOS));
+                    }
                 }
-                if (stop || (c != null && c.status() == Status.TRANSPORT_ERROR)) {
+                if (stop) {
                     done.countDown();
+                } else if (c == null || c.status() == Status.TRANSPORT_ERROR) {
+                    retryLater();
                 } else {
                     issue();
                 }

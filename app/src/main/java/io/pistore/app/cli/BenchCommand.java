@@ -35,7 +35,10 @@ import picocli.CommandLine.Spec;
             "Without --target it starts an embedded target in this process with a memory volume "
                 + "(--format, --size); with --pi off that volume has no metadata.",
             "--rw verify writes blocks that name their LBA and a generation, reads them back and counts "
-                + "data_mismatches: wrong content that no error reported."})
+                + "data_mismatches: wrong content that no error reported.",
+            "A request that fails because the target went away is sent again every 100 ms: the workload "
+                + "resumes once the connection is back. Exit 1 when a PI check or the verify found bad "
+                + "blocks, else 3 when requests failed (io_err), else 0."})
 final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -227,6 +230,7 @@ final class BenchCommand implements Callable<Integer> {
             names.add(transport);
         }
         boolean bad = false;
+        boolean ioErrors = false;
         boolean sideBySide = modes.size() > 1 || rounds > 1;
         List<PiComparison> comparisons = new ArrayList<>();
         for (String name : names) {
@@ -240,7 +244,8 @@ final class BenchCommand implements Callable<Integer> {
             }
             results.addAll(rs);
             for (BenchResult r : rs) {
-                bad |= r.piErrors() > 0 || r.ioErrors > 0 || r.dataMismatches > 0;
+                bad |= r.piErrors() > 0 || r.dataMismatches > 0;
+                ioErrors |= r.ioErrors > 0;
                 if (!json) {
                     out.println(r.summary());
                 }
@@ -268,7 +273,7 @@ final class BenchCommand implements Callable<Integer> {
             (json ? err : out).println("plot: " + plot);
         }
         out.flush();
-        return bad ? ExitCodes.BAD_BLOCKS : ExitCodes.OK;
+        return bad ? ExitCodes.BAD_BLOCKS : ioErrors ? ExitCodes.FAILURE : ExitCodes.OK;
     }
 
     private void writePlot(List<BenchResult> results) throws java.io.IOException {

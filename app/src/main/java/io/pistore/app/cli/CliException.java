@@ -16,6 +16,11 @@ final class CliException extends RuntimeException {
         return new CliException(ExitCodes.USAGE, message);
     }
 
+    /** Something failed that the arguments did not cause: exit 1. */
+    static CliException failure(String message) {
+        return new CliException(ExitCodes.FAILURE, message);
+    }
+
     int exitCode() {
         return exitCode;
     }

@@ -11,6 +11,9 @@ import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardPath;
+import io.pistore.replication.PeerList;
+import io.pistore.replication.ReplicaNode;
+import io.pistore.replication.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.ConnectOptions;
@@ -51,6 +54,9 @@ final class ServeCommand implements Callable<Integer> {
 
     @Mixin
     TransportOptionsOption transportOptions;
+
+    @Mixin
+    ReplicaOptions replica;
 
     @Mixin
     LogLevelOption logLevel;
@@ -151,6 +157,17 @@ final class ServeCommand implements Callable<Integer> {
         serverLog = new ServerLog(out, logLevel.level());
         serverLog.applyToTransports();
         Consumer<String> log = serverLog.at(LogLevel.INFO);
+        boolean replicated = replica.id != null || replica.listen != null;
+        if (replicated && replica.listen == null) {
+            throw CliException.usage("--replica-id needs --replica-listen: the address the volumes' peer lists name");
+        }
+        if (replicated && !memoryVolumes.isEmpty()) {
+            throw CliException.usage("--memory-volume cannot be combined with replicated volumes (--replica-listen)");
+        }
+        if (replicated && target != null) {
+            throw CliException.usage("--target exports another target's volumes; replicated volumes are served by the "
+                    + "serve of each of their peers");
+        }
         try (MetricsEndpoint m = metrics == null ? null : startMetrics()) {
             if (m != null) {
                 out.println("pistore serve: metrics at " + m.url());
@@ -158,7 +175,7 @@ final class ServeCommand implements Callable<Integer> {
             if (target != null) {
                 return serveRemote(out, log, stop);
             }
-            return serveLocal(out, log, stop);
+            return serveLocal(out, log, stop, replicated);
         }
     }
 
@@ -172,10 +189,18 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private Integer serveLocal(PrintWriter out, Consumer<String> log, CountDownLatch stop) throws Exception {
+    private Integer serveLocal(PrintWriter out, Consumer<String> log, CountDownLatch stop, boolean replicated)
+            throws Exception {
         boolean listenTransport = nbd == null || given("--listen") || given("--transport");
         BlockTransportProvider p = listenTransport ? find(transport) : null;
-        try (VolumeStore store = openStore()) {
+        try (ReplicaNode node = replicated ? replica.start(data.dir, log) : null;
+             VolumeStore store = openStore();
+             ServedVolumeUse use = memoryVolumes.isEmpty() ? new ServedVolumeUse(store) : null;
+             ControlSocket control = use != null ? startControl(out, store, use, log) : null) {
+            volumeUse = use;
+            if (node != null) {
+                attachReplicated(out, node, store);
+            }
             TargetService service = new TargetService(store, log);
             try (BlockTransport t = p != null ? p.create(settings) : null;
                  TargetListener l = p != null ? listen(t, service) : null) {
@@ -195,6 +220,9 @@ final class ServeCommand implements Callable<Integer> {
                     out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
                 }
                 out.println("  " + GuardPath.describe());
+                if (control != null) {
+                    out.println("  volumes change live: pistore volume create|resize|delete --data " + data.dir);
+                }
                 for (Volume v : store.list()) {
                     out.println("  " + v.name() + " " + v.blockCount() + " blocks " + v.format());
                 }
@@ -205,12 +233,48 @@ final class ServeCommand implements Callable<Integer> {
                 }
                 out.println("pistore serve: stopping; flushing volumes");
                 for (Volume v : store.list()) {
-                    v.flush();
+                    if (!(v instanceof ReplicatedVolume)) { // acknowledged writes are in a quorum's log already
+                        v.flush();
+                    }
                 }
             }
         }
         out.println("pistore serve: stopped");
         return ExitCodes.OK;
+    }
+
+    /** The users of the served volumes, which a forced delete disconnects; null when none is tracked. */
+    private ServedVolumeUse volumeUse;
+
+    /** The control socket of the data directory, or null (and a line saying why) where it cannot listen. */
+    private ControlSocket startControl(PrintWriter out, VolumeStore store, VolumeUse use, Consumer<String> log) {
+        try {
+            return ControlSocket.start(data.dir, store, use, log);
+        } catch (IOException e) {
+            out.println("pistore serve: no live volume changes: " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** Serves this peer's replicated volumes beside the local ones: each a client of its group. */
+    private static void attachReplicated(PrintWriter out, ReplicaNode node, VolumeStore store) throws IOException {
+        out.println("pistore serve: replica " + node.id() + " on " + node.peer().getAddress() + ", "
+                + node.volumeNames().size() + " replicated volume(s)");
+        for (String name : node.volumeNames()) {
+            ReplicatedVolume v = node.open(name);
+            try {
+                store.attach(v);
+            } catch (IllegalArgumentException e) {
+                v.close();
+                throw CliException.usage("replicated volume " + name + ": " + e.getMessage());
+            }
+            out.println("  " + name + " replicated on " + PeerList.describe(v.group().getPeers().stream().toList()));
+            String here = node.peer().getAddress();
+            v.group().getPeers().stream().filter(p -> p.getId().toString().equals(node.id())).findFirst()
+                    .filter(p -> !p.getAddress().equals(here))
+                    .ifPresent(p -> out.println("  warning: the peers of " + name + " name " + node.id() + " at "
+                            + p.getAddress() + ", but it listens on " + here + ": they cannot reach it"));
+        }
     }
 
     private boolean given(String option) {
@@ -302,6 +366,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         collector.add(server);
         try (server) {
+            if (volumeUse != null) {
+                volumeUse.nbd(server);
+            }
             boolean everywhere = server.address().getAddress().isAnyLocalAddress();
             // A wildcard address is no address a client can use: name loopback, which reaches it from here.
             String host = everywhere ? "127.0.0.1" : server.address().getAddress().getHostAddress();

@@ -1,7 +1,6 @@
 package io.pistore.app.cli;
 
 import io.pistore.engine.volume.DataDirInUseException;
-import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
@@ -9,6 +8,9 @@ import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,8 +20,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code pistore volume create | list | delete}. */
-@Command(name = "volume", description = "Creates, lists and deletes the volumes of a data directory.",
-        subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Delete.class})
+@Command(name = "volume", description = "Creates, lists, grows and deletes the volumes of a data directory; "
+        + "while 'pistore serve' runs on it, through that server.",
+        subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Resize.class,
+            VolumeCommand.Delete.class})
 final class VolumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -43,11 +47,6 @@ final class VolumeCommand implements Callable<Integer> {
         return openStore(data.existing(), cacheBytes, command, hint);
     }
 
-    /** As {@link #open(DataDirOption, CommandSpec)}, creating the directory when it is missing. */
-    static VolumeStore openOrCreate(DataDirOption data, CommandSpec command) throws IOException {
-        return openStore(data.dir, 0, command, "stop it first");
-    }
-
     private static VolumeStore openStore(java.nio.file.Path dir, long cacheBytes, CommandSpec command, String hint)
             throws IOException {
         if (cacheBytes < 0) {
@@ -59,13 +58,49 @@ final class VolumeCommand implements Callable<Integer> {
         } catch (DataDirInUseException e) {
             throw inUse(e, hint);
         }
+        report(s, command);
+        return s;
+    }
+
+    /** The store's notes and problems of opening, one line each on stderr. */
+    private static void report(VolumeStore s, CommandSpec command) {
         for (String n : s.openNotes()) {
             command.commandLine().getErr().println("pistore: " + n);
         }
         for (String p : s.openProblems()) {
             command.commandLine().getErr().println("pistore: " + p);
         }
-        return s;
+    }
+
+    /** What a change printed, and whether a running server did it. */
+    record Changed(List<String> lines, boolean throughServer) {
+    }
+
+    /**
+     * Does {@code change} on the data directory's store, opened here; or, when a running server owns
+     * the directory and listens on its control socket, sends it there. Another owner (a scrub, a
+     * bench) is a usage error naming it.
+     */
+    static Changed change(Path dir, CommandSpec command, VolumeChange change) throws IOException {
+        VolumeStore s;
+        try {
+            s = VolumeStore.open(dir, 0, command.qualifiedName());
+        } catch (DataDirInUseException e) {
+            if (ControlClient.available(dir)) {
+                try {
+                    return new Changed(ControlClient.send(dir, change), true);
+                } catch (java.net.SocketException unreachable) {
+                    // a socket file left by a server that died while the lock's owner is another
+                }
+            }
+            throw inUse(e, "stop it first");
+        }
+        try (s) {
+            report(s, command);
+            return new Changed(change.apply(s, VolumeUse.NONE), false);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
     }
 
     /** The one-line refusal of a data directory another store owns: who owns it, and what to do. */
@@ -108,6 +143,14 @@ final class VolumeCommand implements Callable<Integer> {
                 description = "Where the PI sits in the metadata (default: first).")
         PiLocation location;
 
+        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...",
+                description = "Create this target's replica of a replicated volume whose peers these are "
+                        + "(with --replica-id; run on every peer, before its serve; docs/REPLICATION.md).")
+        String replicas;
+
+        @Mixin
+        ReplicaOptions replica;
+
         @Override
         public Integer call() throws IOException {
             BlockFormat f;
@@ -123,13 +166,71 @@ final class VolumeCommand implements Callable<Integer> {
                 throw CliException.usage("--size " + size + " is not a positive multiple of the " + f.dataSize()
                         + "-byte block");
             }
-            try (VolumeStore s = openOrCreate(data, spec)) {
-                s.create(name, f, size / f.dataSize());
+            if (replicas != null) {
+                return createReplica(f);
+            }
+            long blocks = size / f.dataSize();
+            warnIfLargerThanFree(blocks * (f.dataSize() + (long) f.metadataSize()));
+            Changed c = change(data.dir, spec, VolumeChange.create(name, f, blocks));
+            spec.commandLine().getOut().println(c.lines().get(0) + ", in " + data.dir
+                    + (c.throughServer() ? ", through the running server" : ""));
+            return ExitCodes.OK;
+        }
+
+        /**
+         * One warning line when the volume's files would not fit in the free space of the directory's
+         * file system: they are sparse, so the create succeeds, and writes fail once the disk is full.
+         */
+        private void warnIfLargerThanFree(long bytes) {
+            Path at = data.dir.toAbsolutePath();
+            while (at != null && !Files.exists(at)) {
+                at = at.getParent(); // the directory may not exist yet: ask the file system it will be on
+            }
+            if (at == null) {
+                return;
+            }
+            long free;
+            try {
+                free = Files.getFileStore(at).getUsableSpace();
+            } catch (IOException e) {
+                return; // no figure to compare with; the create itself reports real failures
+            }
+            if (bytes > free) {
+                spec.commandLine().getErr().println("pistore volume create: warning: " + name + " needs "
+                        + Progress.bytes(bytes) + " (data and metadata) but the file system of " + data.dir + " has "
+                        + Progress.bytes(free) + " free; the files are sparse, so writes will fail once it is full");
+            }
+        }
+
+        /**
+         * This peer's replica, made offline: the empty volume and its peer list, in DATA/replication;
+         * serve joins the volume's group on its --replica-listen address, the one the peer list names.
+         */
+        private Integer createReplica(BlockFormat f) throws IOException {
+            String me = replica.id("with --replicas");
+            java.util.List<org.apache.ratis.protocol.RaftPeer> peers;
+            try {
+                peers = io.pistore.replication.PeerList.parse(replicas);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--replicas: " + e.getMessage());
+            }
+            try {
+                VolumeStore.checkName(name);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }
-            spec.commandLine().getOut().println("created " + name + ": " + (size / f.dataSize()) + " blocks, " + f
-                    + ", in " + data.dir);
+            java.nio.file.Files.createDirectories(data.dir);
+            try {
+                io.pistore.replication.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
+                        size / f.dataSize(), peers);
+            } catch (DataDirInUseException e) {
+                throw inUse(e, "stop it first");
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            spec.commandLine().getOut().println("created replica " + me + " of " + name + ": " + (size / f.dataSize())
+                    + " blocks, " + f + ", in " + ReplicaOptions.dir(data.dir) + "; peers "
+                    + io.pistore.replication.PeerList.describe(peers));
             return ExitCodes.OK;
         }
     }
@@ -148,13 +249,17 @@ final class VolumeCommand implements Callable<Integer> {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
-            try (VolumeStore s = open(data, spec)) {
-                out.printf("%-24s %12s %12s  %s%n", "NAME", "BLOCKS", "SIZE", "FORMAT");
-                for (Volume v : s.list()) {
-                    out.printf("%-24s %12d %12s  %s%n", v.name(), v.blockCount(),
-                            Progress.bytes(v.blockCount() * v.format().dataSize()), v.format());
-                }
+            Path dir = data.existing();
+            try (VolumeStore s = VolumeStore.open(dir, 0, spec.qualifiedName())) {
+                report(s, spec);
+                VolumeChange.list().apply(s, VolumeUse.NONE).forEach(out::println);
                 return s.openProblems().isEmpty() ? ExitCodes.OK : ExitCodes.FAILURE;
+            } catch (DataDirInUseException e) {
+                if (!ControlClient.available(dir)) {
+                    throw inUse(e, "stop it first");
+                }
+                change(dir, spec, VolumeChange.list()).lines().forEach(out::println);
+                return ExitCodes.OK;
             }
         }
     }
@@ -173,15 +278,68 @@ final class VolumeCommand implements Callable<Integer> {
         @Parameters(paramLabel = "NAME")
         String name;
 
+        @Option(names = "--force", description = "Delete a volume a running server is using: its NBD connections "
+                + "end first, and its hosts' later requests find no such volume.")
+        boolean force;
+
         @Override
         public Integer call() throws IOException {
-            try (VolumeStore s = open(data, spec)) {
-                s.delete(name);
+            change(data.existing(), spec, VolumeChange.delete(name, force)).lines()
+                    .forEach(spec.commandLine().getOut()::println);
+            return ExitCodes.OK;
+        }
+    }
+
+    @Command(name = "resize", description = "Grows a volume (new blocks read as unwritten); while a server runs, "
+            + "its clients see the new size when they next connect.")
+    static final class Resize implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        DataDirOption data;
+
+        @Mixin
+        ConfigOption config;
+
+        @Parameters(paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--size", paramLabel = "BYTES", required = true, converter = Numbers.LongSizeConverter.class,
+                description = "The new data size, a whole number of blocks, not smaller than now: 2GiB, 1t.")
+        long size;
+
+        @Override
+        public Integer call() throws IOException {
+            Path dir = data.existing();
+            int bs = blockSize(dir, name);
+            if (size <= 0 || size % bs != 0) {
+                throw CliException.usage("--size " + size + " is not a positive multiple of the " + bs + "-byte block");
+            }
+            change(dir, spec, VolumeChange.resize(name, size / bs)).lines().forEach(spec.commandLine().getOut()::println);
+            return ExitCodes.OK;
+        }
+
+        /** The volume's data block size, from its manifest (readable while a server owns the directory). */
+        private static int blockSize(Path dir, String name) throws IOException {
+            Path manifest = dir.resolve(name + VolumeStore.MANIFEST_SUFFIX);
+            try {
+                VolumeStore.checkName(name);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }
-            spec.commandLine().getOut().println("deleted " + name);
-            return ExitCodes.OK;
+            if (!Files.exists(manifest)) {
+                throw CliException.usage("no volume named " + name);
+            }
+            java.util.Properties p = new java.util.Properties();
+            try (var in = Files.newInputStream(manifest)) {
+                p.load(in);
+            }
+            String ds = p.getProperty("data.size");
+            if (ds == null) {
+                throw CliException.usage("manifest of " + name + " has no 'data.size'");
+            }
+            return Integer.parseInt(ds.trim());
         }
     }
 }

@@ -72,6 +72,22 @@ class CliRoughEdgesTest {
         assertTrue(!existing.out().contains("prefill"), existing.out());
     }
 
+    /** Sparse files let a volume larger than the free space be created: it is, with a warning. */
+    @Test
+    void aVolumeLargerThanTheFreeSpaceIsCreatedWithAWarning() throws Exception {
+        Path data = dir.resolve("big");
+        long free = Files.getFileStore(dir).getUsableSpace();
+        long size = (free / 4096 + (1 << 18)) * 4096; // 1 GiB more than is free, in whole blocks
+        Result r = run("volume", "create", "--data", data.toString(), "huge", "--size", Long.toString(size), "--format",
+                "4096+0");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().startsWith("pistore volume create: warning: huge needs ") && r.err().contains(" free; ")
+                && r.err().strip().lines().count() == 1, r.err());
+        Result small = run("volume", "create", "--data", data.toString(), "small", "--size", "1m");
+        assertEquals(0, small.code(), small.err());
+        assertTrue(small.err().isEmpty(), "no warning when it fits: " + small.err());
+    }
+
     @Test
     void benchWithATargetButNoTransportAsksForOne() {
         Result r = run("bench", "--target", "127.0.0.1:1", "--volume", "v1", "--rw", "randread", "--seconds", "1");

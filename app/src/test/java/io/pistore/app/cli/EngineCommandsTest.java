@@ -199,10 +199,8 @@ class EngineCommandsTest {
                 "owner-test")) {
             serve.awaitOutput(o -> o.contains("own "));
             assertTrue(serve.out().contains("1 volume(s)"), serve.out() + " / " + serve.err());
+            // (volume commands go through the server's control socket: LiveVolumeCommandsTest)
             String[][] refused = {
-                {"volume", "delete", "--data", data(), "own"},
-                {"volume", "create", "--data", data(), "other", "--size", "1m"},
-                {"volume", "list", "--data", data()},
                 {"scrub", "--data", data(), "own"},
                 {"bench", "--transport", "local", "--data", data(), "--volume", "own", "--size", "1m", "--seconds", "1",
                     "--ramp", "0"},
@@ -217,14 +215,13 @@ class EngineCommandsTest {
             }
             String serveHint = run("serve", "--data", data(), "--transport", "local").err();
             assertTrue(serveHint.contains("; stop it, or export its volumes with --nbd --target"), serveHint);
-            String deleteHint = run("volume", "delete", "--data", data(), "own").err();
-            assertTrue(deleteHint.strip().endsWith("; stop it first"), deleteHint);
+            String scrubHint = run("scrub", "--data", data(), "own").err();
+            assertTrue(scrubHint.strip().endsWith("; stop it first"), scrubHint);
             assertEquals(0, serve.stop());
         }
         Result list = run("volume", "list", "--data", data());
         assertEquals(0, list.code(), list.err());
-        assertTrue(list.out().contains("own ") && !list.out().contains("other"), "nothing was deleted or created: "
-                + list.out());
+        assertTrue(list.out().contains("own "), "nothing was deleted: " + list.out());
         assertEquals(0, run("volume", "delete", "--data", data(), "own").code(), "free again once serve stopped");
     }
 

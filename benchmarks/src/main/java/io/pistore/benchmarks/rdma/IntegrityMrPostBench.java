@@ -42,8 +42,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * attributes + build the REG_MR_INTEGRITY and SEND work requests (then the status check and return
  * to the pool that end every use); {@code prepareAndPost} adds posting the chain, which the soft
  * NIC executes on the posting thread (validate and apply the registration, copy the 64-byte capsule
- * into the peer's receive), polling the SEND completion, the LOCAL_INV, and the peer's receive
- * repost. Run with {@code -prof gc} to see the allocation rate.
+ * into the peer's receive), polling the SEND completion, the peer's receive repost, and the signalled
+ * LOCAL_INV whose completion ends a request on the host. Run with {@code -prof gc} to see the
+ * allocation rate.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -132,6 +133,7 @@ public class IntegrityMrPostBench {
         cmdBuf.putLong(32, mr.iova()).putInt(40, (int) wire).putInt(44, r.key);
         SendWr s = send.reset();
         s.signaled = true;
+        s.fence = true; // as the host: the SEND carrying the key waits for the registration
         s.addSge(cmd.iova(), 64, cmd.lkey());
         r.next = s;
         return mr;
@@ -156,8 +158,10 @@ public class IntegrityMrPostBench {
         mr.checkStatus(st);
         SendWr i = inv.reset();
         i.opcode = WrOpcode.LOCAL_INV;
+        i.signaled = true;
         i.invalidateKey = mr.rkey();
         host.qp().postSend(i);
+        n += hostCq.poll(wcs); // the request ends when its LOCAL_INV completed
         pool.put(mr);
         return n;
     }

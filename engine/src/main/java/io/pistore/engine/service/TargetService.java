@@ -70,6 +70,12 @@ public final class TargetService implements TargetHandler {
 
     @Override
     public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
+        Volume v = store.get(request.volume());
+        if (v != null && v.waitsForPeers()) {
+            // Every operation of such a volume waits for the network: never on a transport's I/O thread.
+            PEER_WAITS.execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
+            return;
+        }
         if (store.isDurable() && (request.op() == io.pistore.spi.Operation.FLUSH || request.fua())) {
             // A flush or FUA write waits for the disk: not on a transport's I/O thread, where it
             // would stall every other connection that thread serves.
@@ -87,9 +93,22 @@ public final class TargetService implements TargetHandler {
                 return t;
             });
 
+    /**
+     * Threads that wait for other machines (a replicated volume's quorum) on behalf of transports' I/O
+     * threads: as many requests in flight at once, which the replication batches.
+     */
+    private static final java.util.concurrent.ExecutorService PEER_WAITS =
+            java.util.concurrent.Executors.newFixedThreadPool(64, r -> {
+                Thread t = new Thread(r, "pistore-peer-wait");
+                t.setDaemon(true);
+                return t;
+            });
+
     private Completion executeCatching(BlockRequest request, boolean piCheckedInTransport) {
         try {
             return executeNow(request, piCheckedInTransport);
+        } catch (io.pistore.engine.volume.VolumeGoneException e) {
+            return Completion.failure(Status.NO_SUCH_VOLUME, e.getMessage());
         } catch (IOException e) {
             return Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
         } catch (RuntimeException e) {

@@ -261,7 +261,7 @@ public final class FileVolume implements Volume {
         }
     }
 
-    private static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, byte[] unwritten, long lba, long blocks)
+    static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, byte[] unwritten, long lba, long blocks)
             throws IOException {
         int ms = format.metadataSize();
         int perChunk = Math.max(1, ZERO_CHUNK / ms);

@@ -36,6 +36,15 @@ public interface Volume extends AutoCloseable {
     /** Makes everything written so far durable. */
     void flush() throws IOException;
 
+    /**
+     * Whether this volume's operations may wait on other machines (a replicated volume waits for a
+     * quorum of its peers): the target service then runs them off the transport's I/O thread, so
+     * that one request's wait does not hold up the others of its connection.
+     */
+    default boolean waitsForPeers() {
+        return false;
+    }
+
     @Override
     void close() throws IOException;
 }

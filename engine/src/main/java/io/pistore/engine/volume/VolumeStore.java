@@ -39,12 +39,16 @@ public final class VolumeStore implements AutoCloseable {
     private static final int MANIFEST_VERSION = 2;
     /** Manifest version 1: the same data and metadata files, without a journal; converted on open. */
     private static final int MANIFEST_VERSION_UNJOURNALED = 1;
+    /** Manifest key present only while a resize changes the files: the size it is going to. */
+    private static final String RESIZE_KEY = "resize.to";
     /** What the lock file says of an owner that did not say what it is doing. */
     public static final String DEFAULT_OWNER = "pistore engine";
 
     private final Path dir;
     private final long cacheBytes;
-    private final Map<String, Volume> volumes = new ConcurrentHashMap<>();
+    private final Map<String, GatedVolume> volumes = new ConcurrentHashMap<>();
+    /** Names of the volumes {@link #attach attached} here: served, closed with the store, never deleted from its directory. */
+    private final java.util.Set<String> attached = ConcurrentHashMap.newKeySet();
     private final List<String> openProblems = new ArrayList<>();
     private final List<String> openNotes = new ArrayList<>();
     /** The directory's one-owner lock; null for a memory store, which nothing else can reach. */
@@ -95,7 +99,7 @@ public final class VolumeStore implements AutoCloseable {
                 String file = manifest.getFileName().toString();
                 String name = file.substring(0, file.length() - MANIFEST_SUFFIX.length());
                 try {
-                    s.volumes.put(name, s.cached(s.openFileVolume(name, manifest)));
+                    s.volumes.put(name, new GatedVolume(s.cached(s.openFileVolume(name, manifest))));
                 } catch (IOException | RuntimeException e) {
                     s.openProblems.add("volume " + name + " not opened: " + e.getMessage());
                 }
@@ -171,23 +175,141 @@ public final class VolumeStore implements AutoCloseable {
                 throw e;
             }
         }
-        volumes.put(name, v);
-        return v;
+        GatedVolume g = new GatedVolume(v);
+        volumes.put(name, g);
+        return g;
     }
 
-    /** Deletes a volume and its files. */
+    /**
+     * Serves a volume whose storage this store does not own (a replicated volume keeps its replicas
+     * elsewhere): it is listed and found like the others and closed with the store; {@link #delete}
+     * closes and forgets it without touching this store's directory.
+     */
+    public synchronized void attach(Volume v) {
+        checkName(v.name());
+        if (volumes.containsKey(v.name()) || (dir != null && Files.exists(dir.resolve(v.name() + MANIFEST_SUFFIX)))) {
+            throw new IllegalArgumentException("volume " + v.name() + " already exists");
+        }
+        volumes.put(v.name(), new GatedVolume(v));
+        attached.add(v.name());
+    }
+
+    /**
+     * Deletes a volume and its files (an attached volume: closes and forgets it). Requests already
+     * inside the volume finish first; those that arrive later, or wait at a paused volume, fail with
+     * {@link VolumeGoneException}.
+     */
     public synchronized void delete(String name) throws IOException {
-        Volume v = volumes.remove(name);
+        GatedVolume v = volumes.get(name);
         if (v == null) {
             throw new IllegalArgumentException("no volume named " + name);
         }
+        pause(v); // requests that find it from now on wait, then learn it is gone
+        volumes.remove(name);
+        v.retire();
         v.close();
+        if (attached.remove(name)) {
+            return;
+        }
         if (dir != null) {
             Files.deleteIfExists(dir.resolve(name + MANIFEST_SUFFIX));
             syncDirectory(dir);
             Files.deleteIfExists(dir.resolve(name + ".data"));
             Files.deleteIfExists(dir.resolve(name + ".meta"));
             Files.deleteIfExists(dir.resolve(name + JOURNAL_SUFFIX));
+        }
+    }
+
+    /**
+     * Grows a volume of a data directory to {@code blocks} blocks while it may be in use: requests
+     * wait at the volume while its files are extended (new blocks read as unwritten) and reopened.
+     * The manifest records the resize before the files change and its new size after, so a crash
+     * in between is rolled back on the next open. Shrinking is refused: it would drop data.
+     */
+    public synchronized void resize(String name, long blocks) throws IOException {
+        GatedVolume v = volumes.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no volume named " + name);
+        }
+        if (dir == null) {
+            throw new IllegalArgumentException("volume " + name + " is in memory; only volumes of a data directory resize");
+        }
+        if (attached.contains(name)) {
+            throw new IllegalArgumentException("volume " + name + " is not stored in this data directory"
+                    + " (a replicated volume); it does not resize");
+        }
+        long old = v.blockCount();
+        if (blocks < old) {
+            throw new IllegalArgumentException("volume " + name + " has " + old + " blocks; shrinking to " + blocks
+                    + " would drop data and is not supported");
+        }
+        if (blocks == old) {
+            return;
+        }
+        BlockFormat f = v.format();
+        Path manifest = dir.resolve(name + MANIFEST_SUFFIX);
+        pause(v);
+        Volume storage = null;
+        try {
+            v.storage().close(); // closed cleanly: the journal is empty, the home files hold every block
+            writeManifest(manifest, name, f, old, blocks);
+            VolumeFiles.grow(dir.resolve(name + ".data"), f.metadataSize() > 0 ? dir.resolve(name + ".meta") : null,
+                    f, old, blocks);
+            writeManifest(manifest, name, f, blocks);
+            storage = cached(openFileVolume(name, manifest));
+        } finally {
+            if (storage != null) {
+                v.resume(storage);
+            } else {
+                reopenAfterFailedResize(v, name, manifest);
+            }
+        }
+    }
+
+    /** After a resize failed part-way: back to the old size (as the next open would), or retired. */
+    private void reopenAfterFailedResize(GatedVolume v, String name, Path manifest) {
+        try {
+            v.resume(cached(openFileVolume(name, manifest)));
+        } catch (IOException | RuntimeException e) {
+            volumes.remove(name);
+            v.retire();
+            openProblems.add("volume " + name + " not reopened after a failed resize: " + e.getMessage());
+        }
+    }
+
+    private static void pause(GatedVolume v) throws IOException {
+        try {
+            v.pause();
+        } catch (InterruptedException e) {
+            v.resume(v.storage());
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while waiting for the requests of volume "
+                    + v.name() + " to finish");
+        }
+    }
+
+    /** How much a volume is used: requests ever entered and those inside now. */
+    public record Activity(long requestsEntered, long inFlight) {
+    }
+
+    /** The activity of the volume of that name, or null when there is none. */
+    public Activity activity(String name) {
+        GatedVolume v = volumes.get(name);
+        return v == null ? null : new Activity(v.requestsEntered(), v.inFlight());
+    }
+
+    /**
+     * Applies the journal of a file volume to its home files and forces them now (as the background
+     * checkpoint would later), so that the home files hold every block written so far: for tools and
+     * tests that read or change the files at rest. Nothing for a memory volume.
+     */
+    public void checkpoint(String name) throws IOException {
+        GatedVolume v = volumes.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no volume named " + name);
+        }
+        if (v.storage() instanceof FileVolume f) {
+            f.checkpoint();
         }
     }
 
@@ -204,7 +326,7 @@ public final class VolumeStore implements AutoCloseable {
     @Override
     public synchronized void close() throws IOException {
         IOException first = null;
-        for (Volume v : volumes.values()) {
+        for (GatedVolume v : volumes.values()) {
             try {
                 v.close();
             } catch (IOException e) {
@@ -214,6 +336,7 @@ public final class VolumeStore implements AutoCloseable {
             }
         }
         volumes.clear();
+        attached.clear();
         if (lock != null) {
             try {
                 lock.close(); // after the volumes: the next owner finds them closed
@@ -250,6 +373,10 @@ public final class VolumeStore implements AutoCloseable {
                 PiType.of(Integer.parseInt(required(p, "pi.type"))), PiLocation.parse(required(p, "pi.location")));
         long blocks = Long.parseLong(required(p, "blocks"));
         Path journal = dir.resolve(name + JOURNAL_SUFFIX);
+        String resizing = p.getProperty(RESIZE_KEY);
+        if (resizing != null) {
+            rollBackResize(manifest, name, format, blocks, resizing.trim());
+        }
         if (version == MANIFEST_VERSION_UNJOURNALED) {
             upgrade(manifest, journal, name, format, blocks);
         }
@@ -276,6 +403,19 @@ public final class VolumeStore implements AutoCloseable {
                 + MANIFEST_VERSION + " (created " + journal.getFileName() + ")");
     }
 
+    /**
+     * A resize that a crash interrupted: the manifest still has the old size and names the new
+     * one; the files may be longer than the old size. Nothing was ever written past the old end, so
+     * cutting the files back to it loses nothing.
+     */
+    private void rollBackResize(Path manifest, String name, BlockFormat format, long blocks, String to)
+            throws IOException {
+        VolumeFiles.truncate(dir.resolve(name + ".data"),
+                format.metadataSize() > 0 ? dir.resolve(name + ".meta") : null, format, blocks);
+        writeManifest(manifest, name, format, blocks);
+        openNotes.add(name + ": a resize to " + to + " blocks did not finish; rolled back to " + blocks + " blocks");
+    }
+
     private static String required(Properties p, String key) throws IOException {
         String v = p.getProperty(key);
         if (v == null) {
@@ -285,7 +425,16 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     private static void writeManifest(Path manifest, String name, BlockFormat f, long blocks) throws IOException {
+        writeManifest(manifest, name, f, blocks, -1);
+    }
+
+    /** The manifest; with {@code resizeTo} ≥ 0 it also records a resize under way to that many blocks. */
+    private static void writeManifest(Path manifest, String name, BlockFormat f, long blocks, long resizeTo)
+            throws IOException {
         Properties p = new Properties();
+        if (resizeTo >= 0) {
+            p.setProperty(RESIZE_KEY, Long.toString(resizeTo));
+        }
         p.setProperty("version", Integer.toString(MANIFEST_VERSION));
         p.setProperty("name", name);
         p.setProperty("blocks", Long.toString(blocks));

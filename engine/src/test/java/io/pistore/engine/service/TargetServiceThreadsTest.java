@@ -50,4 +50,37 @@ class TargetServiceThreadsTest {
                     "memory volumes never wait");
         }
     }
+
+    @Test
+    void everyRequestOfAVolumeThatWaitsForPeersCompletesOnAPeerWaitThread() throws Exception {
+        BlockFormat f = BlockFormat.of(4096, 8);
+        io.pistore.engine.volume.MemoryVolume inner = new io.pistore.engine.volume.MemoryVolume("r", f, 16);
+        io.pistore.engine.volume.Volume remote = new io.pistore.engine.volume.Volume() {
+            public String name() { return inner.name(); }
+            public BlockFormat format() { return inner.format(); }
+            public long blockCount() { return inner.blockCount(); }
+            public void read(long lba, int n, ScatterList d, ScatterList m) throws java.io.IOException { inner.read(lba, n, d, m); }
+            public void write(long lba, int n, ScatterList d, ScatterList m, boolean fua) throws java.io.IOException {
+                inner.write(lba, n, d, m, fua);
+            }
+            public void writeZeroes(long lba, int n, boolean fua) throws java.io.IOException { inner.writeZeroes(lba, n, fua); }
+            public void flush() { }
+            public void close() { }
+            @Override
+            public boolean waitsForPeers() { return true; }
+        };
+        try (VolumeStore m = VolumeStore.inMemory()) {
+            m.attach(remote);
+            m.create("local", f, 16);
+            TargetService t = new TargetService(m);
+            ScatterList one = ScatterList.wrap(new byte[4096]);
+            assertTrue(completingThread(t, BlockRequest.write("r", 2, 1, one, null, Protection.insertStrip(2), false))
+                    .startsWith("pistore-peer-wait"));
+            assertTrue(completingThread(t, BlockRequest.read("r", 2, 1, one, null, Protection.insertStrip(2)))
+                    .startsWith("pistore-peer-wait"));
+            assertTrue(completingThread(t, BlockRequest.flush("r")).startsWith("pistore-peer-wait"));
+            assertEquals(Thread.currentThread().getName(), completingThread(t, BlockRequest.write("local", 2, 1, one, null,
+                    Protection.insertStrip(2), false)), "other volumes as before");
+        }
+    }
 }

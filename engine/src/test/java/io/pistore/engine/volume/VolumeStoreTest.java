@@ -187,4 +187,27 @@ class VolumeStoreTest {
             }
         }
     }
+
+    @Test
+    void anAttachedVolumeIsServedClosedWithTheStoreAndDeletedWithoutTouchingTheDirectory() throws Exception {
+        BlockFormat f = BlockFormat.of(512, 8);
+        MemoryVolume elsewhere = new MemoryVolume("elsewhere", f, 16);
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            s.create("local", f, 16);
+            s.attach(elsewhere);
+            assertEquals(List.of("elsewhere", "local"), s.list().stream().map(Volume::name).toList());
+            Completion c = new TargetService(s).executeNow(BlockRequest.write("elsewhere", 2, 1,
+                    ScatterList.wrap(new byte[512]), null, Protection.insertStrip(f, 2), false), false);
+            assertEquals(Status.SUCCESS, c.status(), c.toString());
+            assertThrows(IllegalArgumentException.class, () -> s.attach(new MemoryVolume("local", f, 16)),
+                    "a name the store already has");
+            s.delete("elsewhere");
+            assertNull(s.get("elsewhere"));
+            assertTrue(Files.exists(dir.resolve("local.volume")), "the store's own volumes stay");
+        }
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            assertNull(s.get("elsewhere"), "an attached volume leaves nothing in the directory");
+            assertNotNull(s.get("local"));
+        }
+    }
 }

@@ -40,6 +40,14 @@ final class NbdConnection implements Runnable {
         this.peer = peer;
     }
 
+    /** The export this connection transmits on: null until its handshake chose one. */
+    private volatile String export;
+
+    /** The export this connection transmits on, or null while it negotiates. */
+    String export() {
+        return export;
+    }
+
     /** How the transmission loop waited for input. */
     PolitePoll waiting() {
         return poll;
@@ -52,20 +60,24 @@ final class NbdConnection implements Runnable {
             socket.open();
             NbdHandshake.Negotiated n = new NbdHandshake(server, socket, peer).negotiate();
             if (n != null) {
+                export = n.export().name;
                 server.log("nbd: " + peer + " export " + n.export().name + " (" + n.export().size + " bytes"
                         + (n.structured() ? ", structured replies" : "") + ")");
                 ReplyWriter writer = new ReplyWriter(server, socket, peer);
                 NbdDispatcher dispatcher = new NbdDispatcher(server, peer, n, socket, writer);
                 end = new NbdTransmission(server, socket, writer, dispatcher, poll).run();
+                if (socket.isClosed() && end.equals("server stopping")) {
+                    end = closedBecause; // the loop saw its socket closed by another thread: say why
+                }
             }
         } catch (EOFException e) {
             end = "closed by the client";
         } catch (NbdProtocolException e) {
             end = "protocol error: " + e.getMessage();
         } catch (IOException e) {
-            end = socket.isClosed() ? "server stopping" : "I/O error: " + e.getMessage();
+            end = socket.isClosed() ? closedBecause : "I/O error: " + e.getMessage();
         } catch (RuntimeException e) {
-            end = socket.isClosed() ? "server stopping" : "internal error: " + e;
+            end = socket.isClosed() ? closedBecause : "internal error: " + e;
         } finally {
             socket.close();
             server.ended(this);
@@ -89,6 +101,15 @@ final class NbdConnection implements Runnable {
 
     /** Ends the connection from another thread (server shutdown). */
     void shutdown() {
+        shutdown("server stopping");
+    }
+
+    /** Ends the connection from another thread; its last log line gives {@code why}. */
+    void shutdown(String why) {
+        closedBecause = why;
         socket.close();
     }
+
+    /** Why another thread closed the socket (read after the socket is closed). */
+    private volatile String closedBecause = "server stopping";
 }

@@ -299,6 +299,36 @@ public final class NbdServer implements AutoCloseable {
         return backend.queueFullRetries();
     }
 
+    /** How many connections transmit on the export of that name now. */
+    public int connectionsTo(String exportName) {
+        int n = 0;
+        for (NbdConnection c : connections) {
+            if (exportName.equals(c.export())) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Ends the connections that transmit on the export of that name (before the volume behind it
+     * goes away), waiting up to 5 s for them to end; returns how many there were.
+     */
+    public int disconnect(String exportName) {
+        List<NbdConnection> ending = new java.util.ArrayList<>();
+        for (NbdConnection c : connections) {
+            if (exportName.equals(c.export())) {
+                ending.add(c);
+                c.shutdown("export " + exportName + " is being deleted");
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline && ending.stream().anyMatch(connections::contains)) {
+            sleepQuietly(10);
+        }
+        return ending.size();
+    }
+
     void ended(NbdConnection c) {
         connections.remove(c);
     }

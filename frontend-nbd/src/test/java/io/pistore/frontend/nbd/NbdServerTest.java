@@ -571,9 +571,7 @@ class NbdServerTest {
      * checkpoint has moved every block from the journal there.
      */
     void corruptStoredPi(String volume, long lba) throws IOException {
-        if (store.get(volume) instanceof io.pistore.engine.volume.FileVolume v) {
-            v.checkpoint();
-        }
+        store.checkpoint(volume);
         try (FileChannel m = FileChannel.open(dir.resolve(volume + ".meta"), StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
             ByteBuffer b = ByteBuffer.allocate(1);

@@ -11,4 +11,9 @@ class RdmaSoftwarePiKitTest extends RdmaTransportKitTest {
     protected TransportOptions transportOptions() {
         return super.transportOptions().with("rdma.pi", "cpu");
     }
+
+    @Override
+    protected boolean offloaded(String vol) {
+        return false;
+    }
 }

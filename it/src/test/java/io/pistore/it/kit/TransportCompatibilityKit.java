@@ -138,6 +138,14 @@ public abstract class TransportCompatibilityKit {
         if (store != null) store.close();
     }
 
+    /**
+     * Checks, after a round trip on {@code vol}, that the transport took the path it claims for the
+     * volume's format (a transport with several paths overrides it: rdma's integrity MRs or software
+     * PI); nothing by default.
+     */
+    protected void assertPathRan(String vol, BlockFormat f) {
+    }
+
     protected BlockDevice device(String name) {
         return BlockDevice.open(connection, name);
     }
@@ -200,6 +208,7 @@ public abstract class TransportCompatibilityKit {
         byte[] got = new byte[8 * ds];
         back.get(0, got);
         assertArrayEquals(data, got);
+        assertPathRan(vol, d.format());
     }
 
     @ParameterizedTest
@@ -225,6 +234,7 @@ public abstract class TransportCompatibilityKit {
         assertArrayEquals(data, data2);
         assertArrayEquals(meta, meta2);
         assertEquals(null, Pi.verify(ctx, ScatterList.wrap(data2), ScatterList.wrap(meta2), n));
+        assertPathRan(vol, f);
     }
 
     // ------------------------------------------------------------------ check flags
@@ -303,6 +313,7 @@ public abstract class TransportCompatibilityKit {
         assertEquals(lba, rc.errorLba());
         Completion strip = get(d.read(lba, ScatterList.wrap(new byte[data.length])));
         assertEquals(Status.GUARD_CHECK, strip.status(), "a stripped read checks too: " + strip);
+        assertPathRan(vol, f);
     }
 
     // ------------------------------------------------------------------ error statuses
@@ -443,6 +454,7 @@ public abstract class TransportCompatibilityKit {
         if (mbl != null) {
             assertArrayEquals(meta, mbl.toArray());
         }
+        assertPathRan(vol, f);
     }
 
     @Test

@@ -150,9 +150,7 @@ class NbdInteropTest {
      * checkpoint has moved every block from the journal there.
      */
     void corruptStoredPi(String volume, long lba) throws IOException {
-        if (store.get(volume) instanceof io.pistore.engine.volume.FileVolume v) {
-            v.checkpoint();
-        }
+        store.checkpoint(volume);
         try (FileChannel m = FileChannel.open(dir.resolve("data").resolve(volume + ".meta"), StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
             ByteBuffer b = ByteBuffer.allocate(1);

@@ -52,11 +52,16 @@ class ReconnectAfterRestartTest {
         return submit.get().get(60, TimeUnit.SECONDS);
     }
 
-    @Test
-    void queuesComeBackAfterTheTargetIsKilledAndRestarted() throws Exception {
+    /** Volume {@code v}, 4 MiB of 4096+8 blocks, in the test's data directory. */
+    private void createVolume() {
         StringWriter o = new StringWriter();
         assertEquals(0, Main.run(new PrintWriter(o), new PrintWriter(o), "volume", "create", "--data", dir.toString(),
                 "v", "--size", "4MiB", "--format", "4096+8"), o.toString());
+    }
+
+    @Test
+    void queuesComeBackAfterTheTargetIsKilledAndRestarted() throws Exception {
+        createVolume();
         String address = "127.0.0.1:" + freePort();
         byte[][] data = new byte[16][BS];
         Random rnd = new Random(0x5EC0);
@@ -110,5 +115,58 @@ class ReconnectAfterRestartTest {
         } finally {
             server.close();
         }
+    }
+
+    /**
+     * A running {@code pistore bench --rw verify} (a process of its own) across a kill -9 and restart
+     * of its target: requests fail while the target is down, then the bench resumes on its own (the
+     * progress shows requests again), finds no wrong data, and exits 3 (requests failed), not 1.
+     */
+    @Test
+    void aRunningBenchResumesAfterTheTargetRestarts() throws Exception {
+        createVolume();
+        String address = "127.0.0.1:" + freePort();
+        PistoreProcess server = PistoreProcess.serve(List.of(), "--data", dir.toString(), "--transport", "tcp",
+                "--listen", address);
+        PistoreProcess bench = null;
+        try {
+            server.awaitListening();
+            bench = PistoreProcess.start(List.of(), "bench", "--transport", "tcp", "--target", address, "--volume", "v",
+                    "--rw", "verify", "--qd", "4", "--seconds", "12", "--ramp", "0");
+            awaitLine(bench, l -> l.matches("\\[tcp +[1-9]\\d*s\\] iops=[1-9].*"), 60);
+            server.kill();
+            awaitLine(bench, l -> l.matches("\\[tcp +\\d+s\\] iops=0 .*"), 30);
+            server = PistoreProcess.serve(List.of(), "--data", dir.toString(), "--transport", "tcp", "--listen",
+                    address);
+            assertEquals(address, server.awaitListening());
+            int seen = bench.lines.size();
+            int code = bench.await(120);
+            List<String> after = bench.lines.subList(seen, bench.lines.size());
+            assertTrue(after.stream().anyMatch(l -> l.matches("\\[tcp +\\d+s\\] iops=[1-9].*")),
+                    "the bench resumed after the restart: " + bench.output());
+            assertTrue(bench.output().contains("data_mismatches=0"), bench.output());
+            assertTrue(bench.output().matches("(?s).*io_errors=[1-9].*"), bench.output());
+            assertEquals(3, code, "requests failed while the target was down: exit 3, " + bench.output());
+        } finally {
+            if (bench != null) {
+                bench.close();
+            }
+            server.close();
+        }
+    }
+
+    /** Waits until the process printed a line that {@code want} accepts. */
+    private static void awaitLine(PistoreProcess p, java.util.function.Predicate<String> want, int seconds)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            synchronized (p.lines) {
+                if (p.lines.stream().anyMatch(want)) {
+                    return;
+                }
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no such line within " + seconds + " s: " + p.output());
     }
 }

@@ -9,6 +9,7 @@ import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
+import io.pistore.spi.Status;
 import io.pistore.transport.rdma.verbs.Capability;
 import io.pistore.transport.rdma.verbs.DeviceCaps;
 import io.pistore.transport.rdma.verbs.DifGuard;
@@ -42,7 +43,8 @@ import io.pistore.transport.rdma.verbs.SigType;
  *       honour the app-tag check (as Linux's nvme-rdma host): the target checks it once, on the way
  *       in for writes and on the way out for reads.
  * </ul>
- * The wire length is computed from the wire domain, never assumed.
+ * The wire length is computed from the wire domain, never assumed. A signature error's block is
+ * {@code sig_err_offset / (interval + 8)} in every domain pairing ({@link #errorOffsetStride}).
  */
 public final class SignatureMapping {
     private SignatureMapping() {
@@ -149,13 +151,18 @@ public final class SignatureMapping {
         return a.wireLength(blocks * f.dataSize());
     }
 
-    /** Bytes of one block on the wire: the interval plus the tuple when the wire carries T10-DIF. */
-    public static int wireBlockSize(SigAttrs a) {
+    /**
+     * The stride of {@code sig_err_offset}: interval + 8 for every domain pairing. mlx5 reports the
+     * failing block's offset in the interleaved stream of data and tuples (the wire when it carries
+     * PI, the strided memory view of data and metadata when only memory does), and the kernel's iSER
+     * initiator and target both divide by sector size + 8 whatever the wire carries.
+     */
+    public static int errorOffsetStride(SigAttrs a) {
         SigDomain d = a.wire.isDif() ? a.wire : a.mem;
-        return d.piInterval + (a.wire.isDif() ? SigAttrs.DIF_SIZE : 0);
+        return d.piInterval + SigAttrs.DIF_SIZE;
     }
 
-    /** A latched signature error as a PI error; its block index is the wire offset over the wire block size. */
+    /** A latched signature error as a PI error; its block index is the error offset over interval + 8. */
     public static PiError toPiError(MrStatus st, SigAttrs a) {
         if (!st.failed) {
             return null;
@@ -165,11 +172,20 @@ public final class SignatureMapping {
             case BAD_APPTAG -> PiErrorKind.APP_TAG;
             case BAD_REFTAG -> PiErrorKind.REF_TAG;
         };
-        return new PiError(kind, st.sigErrOffset / wireBlockSize(a), st.expected, st.actual);
+        return new PiError(kind, st.sigErrOffset / errorOffsetStride(a), st.expected, st.actual);
     }
 
-    /** The completion of a request at {@code lba} whose MR reported {@code st} (null when clean). */
+    /**
+     * The completion of a request at {@code lba} whose MR reported {@code st} (null when clean).
+     * When {@code ib_check_mr_status} itself failed, nvme-rdma answers NVME_SC_INVALID_PI; the SPI
+     * has no such status (adding one would change the wire), so it is INVALID_FIELD with a message
+     * that says so.
+     */
     public static Completion toCompletion(MrStatus st, SigAttrs a, long lba) {
+        if (st.errno != 0) {
+            return Completion.failure(Status.INVALID_FIELD, "invalid protection information: the integrity MR's "
+                    + "signature status could not be read (ib_check_mr_status errno " + st.errno + ")");
+        }
         PiError e = toPiError(st, a);
         return e == null ? null : Completion.piError(lba, e);
     }

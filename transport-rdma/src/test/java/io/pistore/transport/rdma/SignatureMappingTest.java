@@ -67,4 +67,33 @@ class SignatureMappingTest {
                 io.pistore.integrity.PiLocation.LAST), caps), "metadata larger than the tuple");
         assertNotNull(SignatureMapping.offloadRefusal(F, new SoftDevice(false).caps()));
     }
+
+    @Test
+    void theErrorBlockIsTheOffsetOverIntervalPlus8InEveryPairing() {
+        SigAttrs a = new SigAttrs();
+        io.pistore.transport.rdma.verbs.MrStatus st = new io.pistore.transport.rdma.verbs.MrStatus();
+        st.failed = true;
+        st.errType = io.pistore.transport.rdma.verbs.SigErrorType.BAD_GUARD;
+        // block 1000: far enough that dividing by 4096 instead of 4104 gives another block (1001)
+        st.sigErrOffset = 1000 * 4104L;
+        SignatureMapping.setHostAttrs(a, F, true, Protection.pass(CheckFlags.ALL, 7, 1, 0xFFFF), true); // DIF | DIF
+        assertEquals(1000, SignatureMapping.toPiError(st, a).blockIndex());
+        SignatureMapping.setHostAttrs(a, F, false, Protection.insertStrip(7), false); // NONE | DIF
+        assertEquals(1000, SignatureMapping.toPiError(st, a).blockIndex());
+        SignatureMapping.setTargetAttrs(a, F, false, Protection.insertStrip(7)); // DIF | NONE (target PRACT)
+        assertFalse(a.wire.isDif());
+        assertEquals(1000, SignatureMapping.toPiError(st, a).blockIndex(), "interval + 8 even without PI on the wire");
+        assertEquals(4104, SignatureMapping.errorOffsetStride(a));
+        assertEquals(1104, SignatureMapping.toCompletion(st, a, 104).errorLba());
+    }
+
+    @Test
+    void aFailedStatusCheckIsInvalidProtectionInformation() {
+        io.pistore.transport.rdma.verbs.MrStatus st = new io.pistore.transport.rdma.verbs.MrStatus();
+        st.errno = io.pistore.transport.rdma.verbs.VerbsException.EINVAL;
+        var c = SignatureMapping.toCompletion(st, new SigAttrs(), 5);
+        assertNotNull(c, "nvme-rdma: ib_check_mr_status failing is NVME_SC_INVALID_PI, never success");
+        assertEquals(io.pistore.spi.Status.INVALID_FIELD, c.status());
+        assertTrue(c.message().contains("invalid protection information"), c.message());
+    }
 }

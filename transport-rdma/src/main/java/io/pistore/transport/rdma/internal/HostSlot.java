@@ -27,6 +27,12 @@ final class HostSlot {
     CompletableFuture<Completion> future;
     int path;
     IntegrityMr mr;
+    /** The key the request's REG_MR_INTEGRITY made valid (the one its LOCAL_INV names). */
+    int key;
+    /** The completion waiting for the LOCAL_INV of {@link #key} to complete (nvme-rdma ends the request then). */
+    Completion pending;
+    /** The MR's status is still to be checked when the LOCAL_INV completes (an aborted request). */
+    boolean checkAtInvalidate;
     MemoryRegion staging;
     /** Read into a bounce buffer (the user's list had too many segments): copy back into these. */
     ScatterList bounceData;
@@ -44,6 +50,9 @@ final class HostSlot {
         future = null;
         path = PATH_NONE;
         mr = null;
+        key = 0;
+        pending = null;
+        checkAtInvalidate = false;
         bounceData = null;
         bounceMeta = null;
         userData = null;

@@ -36,6 +36,8 @@ public final class RdmaHostConnection implements HostConnection {
     private final Map<String, String> paths = new ConcurrentHashMap<>();
     private final AtomicLong offloaded = new AtomicLong();
     private final AtomicLong software = new AtomicLong();
+    /** Per volume: data requests through integrity MRs [0] and through software PI [1]. */
+    private final Map<String, AtomicLong[]> perVolume = new ConcurrentHashMap<>();
 
     public RdmaHostConnection(String providerName, VerbsDevice device, RdmaOptions options, String address,
                               ConnectOptions o) throws IOException {
@@ -95,6 +97,7 @@ public final class RdmaHostConnection implements HostConnection {
             String refusal = options.pi() == RdmaOptions.PiMode.CPU ? "rdma.pi=cpu"
                     : SignatureMapping.offloadRefusal(v.format(), device.caps());
             path = refusal == null ? "offload" : "software: " + refusal;
+            perVolume.putIfAbsent(v.name(), new AtomicLong[] {new AtomicLong(), new AtomicLong()});
             if (paths.putIfAbsent(v.name(), path) == null
                     && LOGGED.putIfAbsent(providerName + " " + v.format() + " " + path, Boolean.TRUE) == null) {
                 LOG.log(System.Logger.Level.INFO, "rdma(" + providerName + "): " + v.format() + " (volume " + v.name()
@@ -105,8 +108,13 @@ public final class RdmaHostConnection implements HostConnection {
         return path.equals("offload");
     }
 
-    void notePath(VolumeInfo unused, boolean offload) {
+    /** Counts a data request of volume {@code v} on its path (allocation-free: the counters exist once {@link #offloads} ran). */
+    void notePath(VolumeInfo v, boolean offload) {
         (offload ? offloaded : software).incrementAndGet();
+        AtomicLong[] c = perVolume.get(v.name());
+        if (c != null) {
+            c[offload ? 0 : 1].incrementAndGet();
+        }
     }
 
     /** {@code offload} or {@code software: <reason>} for a volume used so far, else null. */
@@ -122,6 +130,18 @@ public final class RdmaHostConnection implements HostConnection {
     /** Data requests that went through the software-PI path. */
     public long softwareRequests() {
         return software.get();
+    }
+
+    /** Data requests of {@code volume} that went through integrity MRs. */
+    public long offloadedRequests(String volume) {
+        AtomicLong[] c = perVolume.get(volume);
+        return c == null ? 0 : c[0].get();
+    }
+
+    /** Data requests of {@code volume} that went through the software-PI path. */
+    public long softwareRequests(String volume) {
+        AtomicLong[] c = perVolume.get(volume);
+        return c == null ? 0 : c[1].get();
     }
 
     public Map<String, String> paths() {

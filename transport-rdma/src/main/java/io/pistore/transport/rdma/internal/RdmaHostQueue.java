@@ -42,8 +42,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * depth, and a per-queue pool of integrity MRs. Per READ/WRITE the host takes an MR, maps the
  * request's data and metadata lists, sets the signature attributes, and posts REG_MR_INTEGRITY
  * chained before the command SEND, which carries (address 0, wire length, key). On the response it
- * checks the MR status, posts a LOCAL_INV of the key, and returns the MR. Formats the NIC cannot
- * carry go through a registered staging buffer per slot, with PI done in software.
+ * checks the MR status and posts a signalled LOCAL_INV of the key; the request completes, and the MR
+ * goes back to the pool, only when that LOCAL_INV has completed (nvme-rdma's order: on a real NIC the
+ * invalidate executes after the post returns, and until then the target could still reach the
+ * request's memory). Formats the NIC cannot carry go through a registered staging buffer per slot,
+ * with PI done in software.
  *
  * <p>One poller thread per queue reaps completions and completes the futures. Submission is safe
  * from any thread.
@@ -172,7 +175,7 @@ final class RdmaHostQueue implements HostQueue {
         s.format = v == null ? null : v.format();
         boolean data = r.op() == Operation.READ || r.op() == Operation.WRITE;
         if (data && v != null && owner.offloads(v) && pool != null && offloadable(r, v.format())) {
-            startOffload(s, r, v.format());
+            startOffload(s, r, v);
         } else {
             if (data && v != null) {
                 owner.notePath(v, false);
@@ -200,14 +203,15 @@ final class RdmaHostQueue implements HostQueue {
         return (p.initialRefTag() & ~0xFFFFFFFFL) == 0;
     }
 
-    private void startOffload(HostSlot s, BlockRequest r, BlockFormat f) throws VerbsException {
+    private void startOffload(HostSlot s, BlockRequest r, VolumeInfo v) throws VerbsException {
+        BlockFormat f = v.format();
         IntegrityMr mr = pool.take();
         if (mr == null) {
             throw new IllegalStateException("integrity MR pool empty with a free slot");
         }
         s.mr = mr;
         s.path = HostSlot.PATH_OFFLOAD;
-        owner.notePath(null, true);
+        owner.notePath(v, true);
         boolean write = r.op() == Operation.WRITE;
         Protection p = r.protection();
         boolean memPi = write ? !p.pract() : r.hasMetadata();
@@ -223,31 +227,44 @@ final class RdmaHostQueue implements HostQueue {
             ml = Buffers.contiguous(ml, write);
             s.bounceMeta = ml;
         }
-        try {
-            mr.map(dl, ml, PAGE_SIZE);
-            SignatureMapping.setHostAttrs(mr.sigAttrs(), f, write, p, memPi);
-            long wire = SignatureMapping.wireLength(mr.sigAttrs(), f, r.blocks());
-            int key = mr.nextKey();
-            SendWr reg = s.reg.reset();
-            reg.wrId = T_REG | s.cid;
-            reg.opcode = WrOpcode.REG_MR_INTEGRITY;
-            reg.mr = mr;
-            reg.key = key;
-            reg.access = Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE;
-            int flags = Capsule.F_OFFLOAD | (r.fua() ? Capsule.F_FUA : 0); // PRACT cleared: the NIC inserts/strips
-            int len = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, p, r.blocks(),
-                    r.lba(), mr.iova(), wire, key, 0, owner.nameBytes(r.volume()));
-            SendWr send = s.send.reset();
-            send.wrId = T_SEND | s.cid;
-            send.opcode = WrOpcode.SEND;
-            send.signaled = true;
-            send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), len, cmdMr.lkey());
-            reg.next = send;
-            qp.postSend(reg);
-        } catch (VerbsException | RuntimeException e) {
-            releaseMr(s, false);
-            throw e;
+        mr.map(dl, ml, PAGE_SIZE);
+        SignatureMapping.setHostAttrs(mr.sigAttrs(), f, write, p, memPi);
+        long wire = SignatureMapping.wireLength(mr.sigAttrs(), f, r.blocks());
+        SendWr first = null;
+        if (mr.needsInvalidate()) {
+            // an earlier use left its key valid (its invalidate could not be posted): rdma_rw_inv_key
+            SendWr inv = s.inv.reset();
+            inv.wrId = T_INV | s.cid;
+            inv.opcode = WrOpcode.LOCAL_INV;
+            inv.invalidateKey = mr.rkey();
+            first = inv;
         }
+        int key = mr.nextKey();
+        s.key = key;
+        SendWr reg = s.reg.reset();
+        reg.wrId = T_REG | s.cid;
+        reg.opcode = WrOpcode.REG_MR_INTEGRITY;
+        reg.mr = mr;
+        reg.key = key;
+        reg.access = Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE;
+        int flags = Capsule.F_OFFLOAD | (r.fua() ? Capsule.F_FUA : 0); // PRACT cleared: the NIC inserts/strips
+        int len = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, p, r.blocks(),
+                r.lba(), mr.iova(), wire, key, 0, owner.nameBytes(r.volume()));
+        SendWr send = s.send.reset();
+        send.wrId = T_SEND | s.cid;
+        send.opcode = WrOpcode.SEND;
+        send.signaled = true;
+        // the SEND hands the key to the target: it must not start before the registration executed
+        // (mlx5 fences the WR after a REG_MR_INTEGRITY itself; a provider that does not gets the flag)
+        send.fence = true;
+        send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), len, cmdMr.lkey());
+        reg.next = send;
+        if (first != null) {
+            first.next = reg;
+        } else {
+            first = reg;
+        }
+        qp.postSend(first);
     }
 
     private void startSoftware(HostSlot s, BlockRequest r) throws VerbsException {
@@ -368,6 +385,10 @@ final class RdmaHostQueue implements HostQueue {
             failAll();
             return;
         }
+        if (wc.opcode == WcOpcode.LOCAL_INV) {
+            invalidated(slots[(int) wc.wrId]);
+            return;
+        }
         if (wc.opcode != WcOpcode.RECV) {
             return;
         }
@@ -390,9 +411,34 @@ final class RdmaHostQueue implements HostQueue {
                 return; // failed meanwhile
             }
             c = finish(s, c);
+            if (c == null) {
+                return; // ends when its LOCAL_INV completes
+            }
             f = detach(s);
         }
         f.complete(c);
+    }
+
+    /** The LOCAL_INV of a request's key completed: the MR goes back to the pool and the request ends. */
+    private void invalidated(HostSlot s) {
+        CompletableFuture<Completion> f;
+        Completion c;
+        synchronized (this) {
+            IntegrityMr mr = s.mr;
+            if (s.future == null || mr == null) {
+                return; // failed meanwhile
+            }
+            s.mr = null;
+            if (s.checkAtInvalidate) {
+                mr.checkStatus(s.status);
+            }
+            pool.put(mr);
+            c = s.pending;
+            f = detach(s);
+        }
+        if (f != null) {
+            f.complete(c);
+        }
     }
 
     private void repost(int slot) {
@@ -404,16 +450,21 @@ final class RdmaHostQueue implements HostQueue {
         }
     }
 
-    /** Finishes a request whose response arrived (under the queue's lock); returns its completion. */
+    /**
+     * Finishes a request whose response arrived (under the queue's lock); returns its completion, or
+     * null when it ends later, once the LOCAL_INV of its key has completed.
+     */
     private Completion finish(HostSlot s, Completion c) {
         BlockRequest r = s.request;
         if (s.path == HostSlot.PATH_OFFLOAD) {
             IntegrityMr mr = s.mr;
             mr.checkStatus(s.status);
-            if (c.isSuccess() && s.status.failed) {
-                c = SignatureMapping.toCompletion(s.status, mr.sigAttrs(), r.lba());
+            if (c.isSuccess()) {
+                Completion bad = SignatureMapping.toCompletion(s.status, mr.sigAttrs(), r.lba());
+                if (bad != null) {
+                    c = bad;
+                }
             }
-            releaseMr(s, true);
             if (c.isSuccess() && r.op() == Operation.READ) {
                 if (s.bounceData != null) {
                     Buffers.scatter(s.bounceData.segment(0), 0, s.userData);
@@ -422,6 +473,7 @@ final class RdmaHostQueue implements HostQueue {
                     Buffers.scatter(s.bounceMeta.segment(0), 0, s.userMeta);
                 }
             }
+            return invalidateThenComplete(s, c) ? null : c;
         } else if (s.path == HostSlot.PATH_SOFTWARE && c.isSuccess() && r.op() == Operation.READ) {
             ByteBuffer b = s.staging.buffer();
             Buffers.scatter(b, 0, r.data());
@@ -442,28 +494,33 @@ final class RdmaHostQueue implements HostQueue {
         return c;
     }
 
-    /** Invalidates the key (unsignalled LOCAL_INV, ordered before any later registration) and returns the MR. */
-    private void releaseMr(HostSlot s, boolean invalidate) {
-        IntegrityMr mr = s.mr;
-        if (mr == null) {
-            return;
-        }
-        s.mr = null;
-        if (invalidate) {
-            SendWr inv = s.inv.reset();
-            inv.wrId = T_INV | s.cid;
-            inv.opcode = WrOpcode.LOCAL_INV;
-            inv.invalidateKey = mr.rkey();
-            try {
-                qp.postSend(inv);
-            } catch (VerbsException e) {
-                closed = true;
-                closeReason = "cannot invalidate an integrity MR: " + e.getMessage();
+    /**
+     * Posts a signalled LOCAL_INV of the slot's key; {@code c} completes the request when it
+     * completes ({@link #invalidated}). When the post fails, the MR goes back to the pool with its
+     * key still valid (its {@code needsInvalidate()} makes the next user invalidate first) and the
+     * caller completes {@code c} now; returns whether the LOCAL_INV was posted.
+     */
+    private boolean invalidateThenComplete(HostSlot s, Completion c) {
+        s.pending = c;
+        SendWr inv = s.inv.reset();
+        inv.wrId = T_INV | s.cid;
+        inv.opcode = WrOpcode.LOCAL_INV;
+        inv.signaled = true;
+        inv.invalidateKey = s.key;
+        try {
+            qp.postSend(inv);
+            return true;
+        } catch (VerbsException e) {
+            closed = true;
+            closeReason = "cannot invalidate an integrity MR: " + e.getMessage();
+            IntegrityMr mr = s.mr;
+            s.mr = null;
+            if (s.checkAtInvalidate) {
+                mr.checkStatus(s.status);
             }
-        } else {
-            mr.checkStatus(s.status);
+            pool.put(mr);
+            return false;
         }
-        pool.put(mr);
     }
 
     private void complete(HostSlot s, Completion c) {
@@ -488,8 +545,27 @@ final class RdmaHostQueue implements HostQueue {
         return f;
     }
 
+    /**
+     * Ends a request that failed while being posted. An integrity MR whose registration was posted
+     * (its key may be valid) is invalidated first, as after a response; otherwise it goes straight
+     * back to the pool after its status check.
+     */
     private void abort(HostSlot s, Completion c) {
-        releaseMr(s, false);
+        IntegrityMr mr = s.mr;
+        if (mr != null && mr.needsInvalidate()) {
+            boolean posted;
+            synchronized (this) {
+                s.checkAtInvalidate = true;
+                posted = invalidateThenComplete(s, c);
+            }
+            if (posted) {
+                return;
+            }
+        } else if (mr != null) {
+            s.mr = null;
+            mr.checkStatus(s.status);
+            pool.put(mr);
+        }
         complete(s, c);
     }
 

@@ -26,6 +26,8 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
     private final ProtectionDomain pd;
     private final Listener listener;
     private final boolean integrity;
+    /** Integrity MRs per connection; 0: one per unit of queue depth (rdma_rw's max_rdma_ctxs). */
+    private final int mrsPerConnection;
     private final Map<Connection, TargetConnection> live = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
@@ -33,7 +35,14 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
     }
 
     public RdmaTarget(VerbsDevice device, String address, TargetHandler handler, boolean integrity) throws IOException {
+        this(device, address, handler, integrity, 0);
+    }
+
+    /** A target with {@code mrsPerConnection} integrity MRs per connection (tests use fewer than the depth). */
+    RdmaTarget(VerbsDevice device, String address, TargetHandler handler, boolean integrity, int mrsPerConnection)
+            throws IOException {
         this.device = device;
+        this.mrsPerConnection = mrsPerConnection;
         this.handler = handler;
         this.integrity = integrity && device.caps().has(Capability.INTEGRITY_MR);
         this.pd = device.allocPd();
@@ -64,7 +73,7 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
         try {
             if (integrity) {
                 int sg = RdmaHostQueue.maxSg(device);
-                pool = new IntegrityMrPool(pd, depth, sg, sg);
+                pool = new IntegrityMrPool(pd, mrsPerConnection > 0 ? mrsPerConnection : depth, sg, sg);
             }
         } catch (VerbsException e) {
             cq.close();

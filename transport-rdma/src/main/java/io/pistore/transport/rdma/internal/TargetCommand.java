@@ -33,6 +33,8 @@ final class TargetCommand {
     java.nio.ByteBuffer offloadData;
     java.nio.ByteBuffer offloadMeta;
     boolean offload;
+    /** Waiting for an integrity MR: the transfer to start when one returns is a write's RDMA READ. */
+    boolean waitingWrite;
 
     TargetCommand(int cid) {
         this.cid = cid;

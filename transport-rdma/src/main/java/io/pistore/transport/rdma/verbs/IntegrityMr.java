@@ -50,9 +50,17 @@ public interface IntegrityMr extends AutoCloseable {
     void map(ScatterList data, ScatterList meta, int pageSize) throws VerbsException;
 
     /**
+     * {@code mr->need_inval}: a registration of this MR was posted and no LOCAL_INV of it (nor a
+     * remote invalidation) since, so its key may still be valid. Whoever takes the MR from its pool
+     * invalidates first when this is true ({@code rdma_rw_inv_key}).
+     */
+    boolean needsInvalidate();
+
+    /**
      * {@code ib_check_mr_status(mr, IB_MR_CHECK_SIG_STATUS, &st)}: fills {@code out} with the
      * signature error latched since the last registration (or none), clears it, and allows the MR to
-     * be registered again.
+     * be registered again. When the check itself fails (a deregistered MR) {@link MrStatus#errno} is
+     * set instead.
      */
     MrStatus checkStatus(MrStatus out);
 

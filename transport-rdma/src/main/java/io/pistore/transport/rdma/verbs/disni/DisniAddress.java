@@ -2,6 +2,7 @@ package io.pistore.transport.rdma.verbs.disni;
 
 import io.pistore.transport.rdma.verbs.VerbsException;
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -16,7 +17,11 @@ final class DisniAddress {
     private DisniAddress() {
     }
 
-    /** {@code HOST:PORT} (an IPv6 host may be bracketed); the port leaves room for the control port. */
+    /**
+     * {@code HOST:PORT} with an IPv4 host; the port leaves room for the control port. IPv6 is refused:
+     * DiSNI 2.1 builds a {@code sockaddr_in} from the address bytes whatever their family, so an
+     * IPv6 address would bind or connect to a wrong IPv4 address.
+     */
     static InetSocketAddress parse(String address) throws VerbsException {
         String a = address == null ? "" : address.trim();
         int colon = a.lastIndexOf(':');
@@ -37,11 +42,17 @@ final class DisniAddress {
             throw new VerbsException(VerbsException.EINVAL, "disni: port must be 0 to " + (65535 - CONTROL_PORT_OFFSET)
                     + " in '" + address + "'");
         }
+        InetAddress ip;
         try {
-            return new InetSocketAddress(InetAddress.getByName(host), port);
+            ip = InetAddress.getByName(host);
         } catch (IOException e) {
             throw new VerbsException(VerbsException.EINVAL, "disni: unknown host '" + host + "'");
         }
+        if (!(ip instanceof Inet4Address)) {
+            throw new VerbsException(VerbsException.EINVAL, "disni: '" + address
+                    + "' is an IPv6 address; DiSNI 2.1 supports IPv4 only (give the device's IPv4 address)");
+        }
+        return new InetSocketAddress(ip, port);
     }
 
     /** The control listener beside the RDMA CM endpoint {@code cm}. */

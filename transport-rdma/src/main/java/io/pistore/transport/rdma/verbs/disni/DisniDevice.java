@@ -10,6 +10,7 @@ import io.pistore.transport.rdma.verbs.QpConfig;
 import io.pistore.transport.rdma.verbs.VerbsDevice;
 import io.pistore.transport.rdma.verbs.VerbsException;
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -52,11 +53,21 @@ final class DisniDevice implements VerbsDevice {
         DisniOps.Ctx foundCtx = null;
         String foundAddr = null;
         List<InetAddress> tries = new ArrayList<>();
+        boolean ipv6 = false;
         try {
             if (localAddress != null) {
-                tries.add(InetAddress.getByName(localAddress));
+                InetAddress a = InetAddress.getByName(localAddress);
+                if (!(a instanceof Inet4Address)) {
+                    ipv6 = true;
+                } else {
+                    tries.add(a);
+                }
             } else {
-                tries.addAll(candidates);
+                for (InetAddress a : candidates) {
+                    if (a instanceof Inet4Address) { // DiSNI 2.1 builds IPv4 sockaddrs only
+                        tries.add(a);
+                    }
+                }
             }
             for (InetAddress a : tries) {
                 DisniOps.Id id = ops.createId(channel);
@@ -78,6 +89,11 @@ final class DisniDevice implements VerbsDevice {
             ops.destroyEventChannel(channel);
             throw new VerbsException(VerbsException.ENODEV, "disni: " + DisniProbe.firstLine(String.valueOf(
                     e.getMessage())));
+        }
+        if (ipv6) {
+            ops.destroyEventChannel(channel);
+            throw new VerbsException(VerbsException.EINVAL, "disni: rdma.disni.local=" + localAddress
+                    + " is an IPv6 address; DiSNI 2.1 supports IPv4 only");
         }
         if (found == null) {
             ops.destroyEventChannel(channel);

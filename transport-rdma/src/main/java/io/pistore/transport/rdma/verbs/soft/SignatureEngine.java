@@ -22,8 +22,9 @@ import java.nio.ByteBuffer;
  *
  * <p>Per block, the domain the PI comes from is checked (guard, then ref tag, then app tag: mlx5's
  * syndrome priority), under the check mask, the escapes and the app-tag mask; the first failure of
- * the registration is latched on the MR with the block's byte offset in the wire stream, and the
- * transfer goes on and succeeds. The PI of the other domain is then produced: fields equal in both
+ * the registration is latched on the MR with the block's byte offset in the interleaved stream of
+ * data and 8-byte tuples (block × (interval + 8), also when the wire carries no PI: mlx5's
+ * {@code sig_err_offset}, which iSER divides by interval + 8), and the transfer goes on and succeeds. The PI of the other domain is then produced: fields equal in both
  * domains are copied (mlx5's copy mask), others regenerated from that domain (guard conversion
  * between CRC and IP checksum, ref-tag remapping); a domain without PI gets none (strip), a domain
  * with PI fed from one without gets fresh PI (insert).
@@ -135,7 +136,7 @@ final class SignatureEngine {
                     d = ScatterList.of(ByteBuffer.wrap(dst, pos, n * interval));
                     m = ScatterList.of(ByteBuffer.wrap(t, 0, n * DIF));
                 }
-                checkBatch(latch, a.checkMask, mem, interval, first, n, d, m, t, 0, DIF, dst, pos, wb, wb);
+                checkBatch(latch, a.checkMask, mem, interval, first, n, d, m, t, 0, DIF, dst, pos, wb, interval + DIF);
             }
         }
         if (wire.isDif()) {
@@ -183,7 +184,8 @@ final class SignatureEngine {
             }
             if (a.checkMask != 0) {
                 checkBatch(latch, a.checkMask, wire, interval, first, n,
-                        ScatterList.of(ByteBuffer.wrap(src, pos, n * wb)), null, src, pos + interval, wb, src, pos, wb, wb);
+                        ScatterList.of(ByteBuffer.wrap(src, pos, n * wb)), null, src, pos + interval, wb, src, pos, wb,
+                        interval + DIF);
             }
         } else {
             data.write(first * interval, src, pos, n * interval);
@@ -214,10 +216,10 @@ final class SignatureEngine {
      * Finds the first block of the run that fails a check of domain {@code d} and latches it as the
      * per-block check would. {@code d}/{@code m} are the run as the library sees it (interleaved when
      * {@code m} is null); tuple k is at {@code tb[tOff + k * tStride]}, block k's data at
-     * {@code db[dOff + k * dStride]}; {@code wb} is the wire block size (for the offset).
+     * {@code db[dOff + k * dStride]}; {@code ob} is the block size of the error offsets (interval + 8).
      */
     private void checkBatch(SigLatch latch, int mask, SigDomain d, int interval, long first, int n, ScatterList dl,
-                            ScatterList ml, byte[] tb, int tOff, int tStride, byte[] db, int dOff, int dStride, int wb) {
+                            ScatterList ml, byte[] tb, int tOff, int tStride, byte[] db, int dOff, int dStride, int ob) {
         boolean guard = (mask & SigAttrs.CHECK_GUARD) != 0;
         boolean app = (mask & SigAttrs.CHECK_APPTAG) != 0;
         boolean ref = (mask & SigAttrs.CHECK_REFTAG) != 0;
@@ -232,7 +234,7 @@ final class SignatureEngine {
             for (int k = 0; k < n; k++) {
                 if (u16(tb, tOff + k * tStride + 2) == 0xFFFF) {
                     // the engine would check this block, the library would skip it
-                    perBlockCheck(latch, mask, d, interval, first, 0, n, tb, tOff, tStride, db, dOff, dStride, wb);
+                    perBlockCheck(latch, mask, d, interval, first, 0, n, tb, tOff, tStride, db, dOff, dStride, ob);
                     return;
                 }
             }
@@ -268,19 +270,19 @@ final class SignatureEngine {
         }
         if (firstBad < n) {
             // the exact per-block verdict for that block; should it pass after all, carry on block by block
-            perBlockCheck(latch, mask, d, interval, first, firstBad, n, tb, tOff, tStride, db, dOff, dStride, wb);
+            perBlockCheck(latch, mask, d, interval, first, firstBad, n, tb, tOff, tStride, db, dOff, dStride, ob);
         }
     }
 
     /** The per-block check of blocks [from, n) of a run, stopping at the first failure. */
     private static void perBlockCheck(SigLatch latch, int mask, SigDomain d, int interval, long first, int from, int n,
-                                      byte[] tb, int tOff, int tStride, byte[] db, int dOff, int dStride, int wb) {
+                                      byte[] tb, int tOff, int tStride, byte[] db, int dOff, int dStride, int ob) {
         Recorder r = new Recorder();
         for (int k = from; k < n && !r.hit; k++) {
             int at = tOff + k * tStride;
             int g = u16(tb, at);
             int computed = (mask & SigAttrs.CHECK_GUARD) != 0 ? guard(d, db, dOff + k * dStride, interval) : g;
-            check(r, mask, d, first + k, g, u16(tb, at + 2), u32(tb, at + 4), computed, (first + k) * wb);
+            check(r, mask, d, first + k, g, u16(tb, at + 2), u32(tb, at + 4), computed, (first + k) * ob);
         }
         if (r.hit) {
             latch.latch(r.type, r.expected, r.actual, r.offset);
@@ -379,7 +381,7 @@ final class SignatureEngine {
                 appM = u16(t, 2);
                 refM = u32(t, 4);
                 int computed = a.checksGuard() ? guard(mem, dst, p, interval) : guardM;
-                check(mr, a.checkMask, mem, b, guardM, appM, refM, computed, b * wb);
+                check(mr, a.checkMask, mem, b, guardM, appM, refM, computed, b * (interval + DIF));
             }
             if (wire.isDif()) {
                 int g;
@@ -422,7 +424,7 @@ final class SignatureEngine {
                 appW = u16(src, tp + 2);
                 refW = u32(src, tp + 4);
                 int computed = a.checksGuard() ? guard(wire, src, p, interval) : guardW;
-                check(mr, a.checkMask, wire, b, guardW, appW, refW, computed, b * wb);
+                check(mr, a.checkMask, wire, b, guardW, appW, refW, computed, b * (interval + DIF));
             }
             if (mem.isDif()) {
                 int g;
@@ -444,7 +446,10 @@ final class SignatureEngine {
         return null;
     }
 
-    /** Checks one tuple of domain {@code d}; latches the first failure at {@code wireOffset}. */
+    /**
+     * Checks one tuple of domain {@code d}; latches the first failure at {@code wireOffset}, the
+     * block's offset in the interleaved stream (block × (interval + 8)) whichever domain has the PI.
+     */
     static void check(SigLatch mr, int mask, SigDomain d, long block, int guard, int app, long ref,
                       int computedGuard, long wireOffset) {
         if (escaped(d, app, ref)) {
@@ -461,7 +466,8 @@ final class SignatureEngine {
         }
         int m = d.apptagCheckMask;
         if ((mask & SigAttrs.CHECK_APPTAG) != 0 && (app & m) != (d.appTag & m)) {
-            mr.latch(SigErrorType.BAD_APPTAG, d.appTag & m, app & m, wireOffset);
+            // mlx5 reports the raw 16-bit tags (trans_sig & 0xffff), not the masked ones
+            mr.latch(SigErrorType.BAD_APPTAG, d.appTag & 0xFFFF, app, wireOffset);
         }
     }
 

@@ -11,10 +11,12 @@ import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.QpConfig;
 import io.pistore.transport.rdma.verbs.VerbsDevice;
 import io.pistore.transport.rdma.verbs.VerbsException;
+import io.pistore.transport.rdma.verbs.WrOpcode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A soft NIC: devices share the JVM-wide {@link SoftFabric}. */
@@ -27,10 +29,56 @@ public final class SoftDevice implements VerbsDevice {
 
     private final DeviceCaps caps;
     private final AtomicInteger nextIndex = new AtomicInteger(1);
+    private final LocalWork localWork;
+    /** The live QPs of this device (for {@link #runLocalWork}). */
+    private final Set<SoftQp> qps = ConcurrentHashMap.newKeySet();
 
     /** A device; without {@code integrity} it reports no integrity MR support (as DiSNI hardware would). */
     public SoftDevice(boolean integrity) {
-        caps = capsOf(integrity);
+        this(integrity, LocalWork.INLINE);
+    }
+
+    /** A device whose local work (REG_MR_INTEGRITY, LOCAL_INV) executes as {@code localWork} says. */
+    public SoftDevice(boolean integrity, LocalWork localWork) {
+        this.caps = capsOf(integrity);
+        this.localWork = localWork;
+    }
+
+    public LocalWork localWork() {
+        return localWork;
+    }
+
+    /** A QP of this device issued local work: run it on the timer thread (ASYNC) or keep it for a test (MANUAL). */
+    void localWorkIssued(SoftQp qp) {
+        if (localWork == LocalWork.ASYNC) {
+            SoftFabric.schedule(() -> qp.runLocal(null), 0);
+        }
+    }
+
+    void forget(SoftQp qp) {
+        qps.remove(qp);
+    }
+
+    /**
+     * Executes the pending local work of every QP of this device, per QP in posting order, while
+     * the head's opcode is {@code only} (null: any); the WRs fenced behind it then go on. Returns
+     * how many local WRs ran. For tests with {@link LocalWork#MANUAL}.
+     */
+    public int runLocalWork(WrOpcode only) {
+        int n = 0;
+        for (SoftQp q : qps) {
+            n += q.runLocal(only);
+        }
+        return n;
+    }
+
+    /** Local WRs issued and not yet executed on this device's QPs, of opcode {@code only} (null: any). */
+    public int pendingLocalWork(WrOpcode only) {
+        int n = 0;
+        for (SoftQp q : qps) {
+            n += q.localPending(only);
+        }
+        return n;
     }
 
     /** What a soft device reports, with or without integrity MRs. */
@@ -43,7 +91,7 @@ public final class SoftDevice implements VerbsDevice {
         return new DeviceCaps(c, MAX_QP_WR, MAX_SGE, MAX_CQE, integrity ? MAX_PI_PAGE_LIST : 0,
                 integrity ? Set.of(1, 2, 3) : Set.of(),
                 integrity ? EnumSet.of(DifGuard.CRC, DifGuard.CSUM) : EnumSet.noneOf(DifGuard.class),
-                integrity ? Set.of(512, 4096) : Set.of());
+                integrity ? Set.of(512, 520, 4096, 4160) : Set.of());
     }
 
     @Override
@@ -140,6 +188,8 @@ public final class SoftDevice implements VerbsDevice {
         }
         SoftQp theirs = new SoftQp(l.device(), (SoftPd) acc.pd(), (SoftCq) acc.sendCq(), (SoftCq) acc.recvCq(),
                 acc.config(), SoftFabric.nextQpNum());
+        qps.add(mine);
+        l.device().qps.add(theirs);
         mine.peer = theirs;
         theirs.peer = mine;
         SoftConnection passive = new SoftConnection(theirs, me, pdata, l.handler, acc.context());

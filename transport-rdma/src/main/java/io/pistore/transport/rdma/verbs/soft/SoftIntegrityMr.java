@@ -40,6 +40,8 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr, SigLatch 
     private final MrStatus latched = new MrStatus();
     private final SignatureEngine engine = new SignatureEngine();
     private volatile boolean closed;
+    /** {@code mr->need_inval}: a registration was posted and no invalidation of its key since (set by the QP at post). */
+    volatile boolean needInval;
 
     SoftIntegrityMr(SoftPd pd, int index, int maxDataSg, int maxMetaSg) {
         super(pd, index);
@@ -200,7 +202,18 @@ final class SoftIntegrityMr extends SoftRegion implements IntegrityMr, SigLatch 
     }
 
     @Override
+    public boolean needsInvalidate() {
+        return needInval;
+    }
+
+    @Override
     public synchronized MrStatus checkStatus(MrStatus out) {
+        if (closed) {
+            // ib_check_mr_status fails: there is no signature status to read
+            out.clear();
+            out.errno = VerbsException.EINVAL;
+            return out;
+        }
         out.copyFrom(latched);
         if (latched.failed) {
             out.key = key;

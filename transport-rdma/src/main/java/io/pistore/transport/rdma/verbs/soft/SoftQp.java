@@ -16,10 +16,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An RC queue pair of the soft NIC. Work requests execute in posting order on the posting thread
- * (the "NIC" is whoever posts), so RC ordering holds and completions appear in order. What a real
- * NIC does and this one does too:
+ * An RC queue pair of the soft NIC. Work requests issue in posting order on the posting thread
+ * (the "NIC" is whoever posts), so RC ordering holds. Local work (REG_MR_INTEGRITY, LOCAL_INV)
+ * executes inline by default; with {@link LocalWork#ASYNC} or {@link LocalWork#MANUAL} it executes
+ * later, in posting order, on the soft NIC's own thread (or when a test runs it), as on a real NIC,
+ * where a UMR or an invalidate completes after {@code ib_post_send} returned. What a real NIC does and
+ * this one does too:
  * <ul>
+ *   <li>a fenced WR ({@link SendWr#fence}, and the WR right after a REG_MR_INTEGRITY, which mlx5
+ *       fences itself: {@code qp->next_fence = MLX5_FENCE_MODE_INITIATOR_SMALL}) starts only after
+ *       the QP's earlier local work has executed; an unfenced WR may overtake it;
  *   <li>a SEND consumes the peer's oldest posted RECV; with none posted it waits (receiver not
  *       ready) and retries every {@link #RNR_DELAY_NANOS} up to the RNR retry count (7: forever),
  *       then fails with RNR_RETRY_EXC_ERR; later work waits behind it;
@@ -62,6 +68,10 @@ final class SoftQp implements QueuePair {
     private long postedSeq;
     private final AtomicLong retiredSeq = new AtomicLong();
     private final ArrayDeque<Stalled> stalled = new ArrayDeque<>();
+    /** Local work issued and not yet executed (never used with {@link LocalWork#INLINE}). */
+    private final ArrayDeque<Stalled> local = new ArrayDeque<>();
+    /** The last WR posted was a REG_MR_INTEGRITY: the next one is fenced (mlx5's next_fence). */
+    private boolean fenceNext;
     private int rnrAttempts;
     private boolean retryScheduled;
     private byte[] scratch = new byte[4096];
@@ -69,12 +79,18 @@ final class SoftQp implements QueuePair {
     private static final class Stalled {
         final SendWr wr;
         final long seq;
+        final boolean fenced;
 
-        Stalled(SendWr wr, long seq) {
+        Stalled(SendWr wr, long seq, boolean fenced) {
             this.wr = wr;
             this.seq = seq;
+            this.fenced = fenced;
         }
     }
+
+    private static final int ISSUED = 0;
+    private static final int WAIT_RNR = 1;
+    private static final int WAIT_FENCE = 2;
 
     SoftQp(SoftDevice device, SoftPd pd, SoftCq sendCq, SoftCq recvCq, QpConfig config, int qpNum) {
         this.device = device;
@@ -130,15 +146,107 @@ final class SoftQp implements QueuePair {
                             + " work requests outstanding)");
                 }
                 long seq = ++postedSeq;
+                boolean fenced = wr.fence || fenceNext;
+                fenceNext = wr.opcode == WrOpcode.REG_MR_INTEGRITY;
+                noteInvalidation(wr);
                 if (state != QpState.RTS) {
                     sendCq.push(this, wr.wrId, WcStatus.WR_FLUSH_ERR, wcOpcode(wr.opcode), 0, true, seq);
                 } else if (!stalled.isEmpty()) {
-                    stalled.add(new Stalled(copy(wr), seq));
-                } else if (!execute(wr, seq)) {
-                    stalled.add(new Stalled(copy(wr), seq));
-                    scheduleRnrRetry();
+                    stalled.add(new Stalled(copy(wr), seq, fenced));
+                } else {
+                    int r = issue(wr, seq, fenced);
+                    if (r != ISSUED) {
+                        stalled.add(new Stalled(copy(wr), seq, fenced));
+                        if (r == WAIT_RNR) {
+                            scheduleRnrRetry();
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /**
+     * {@code mr->need_inval} bookkeeping, at post time as rdma_rw does it: a registration makes the
+     * MR's key need an invalidation, a LOCAL_INV of the MR satisfies it.
+     */
+    private void noteInvalidation(SendWr wr) {
+        if (wr.opcode == WrOpcode.REG_MR_INTEGRITY) {
+            ((SoftIntegrityMr) wr.mr).needInval = true;
+        } else if (wr.opcode == WrOpcode.LOCAL_INV) {
+            SoftRegion r = pd.byIndex(wr.invalidateKey);
+            if (r instanceof SoftIntegrityMr) {
+                ((SoftIntegrityMr) r).needInval = false;
+            }
+        }
+    }
+
+    private static boolean isLocal(WrOpcode op) {
+        return op == WrOpcode.LOCAL_INV || op == WrOpcode.REG_MR_INTEGRITY;
+    }
+
+    /**
+     * Issues one WR (called in posting order, with the send-queue lock held): local work goes to
+     * the local queue unless it runs inline; a fenced WR waits for earlier local work; anything else
+     * executes now. {@code owned}: {@code wr} is already a copy the QP may keep.
+     */
+    private int issue(SendWr wr, long seq, boolean fenced, boolean owned) {
+        LocalWork mode = device.localWork();
+        if (isLocal(wr.opcode) && mode != LocalWork.INLINE) {
+            local.add(new Stalled(owned ? wr : copy(wr), seq, false));
+            device.localWorkIssued(this);
+            return ISSUED;
+        }
+        if (fenced && !local.isEmpty()) {
+            return WAIT_FENCE;
+        }
+        return execute(wr, seq) ? ISSUED : WAIT_RNR;
+    }
+
+    private int issue(SendWr wr, long seq, boolean fenced) {
+        return issue(wr, seq, fenced, false);
+    }
+
+    /**
+     * Executes the local work at the head of this QP's local queue, in posting order, while its
+     * opcode is {@code only} (null: any); then issues what waited behind it. Returns how many ran.
+     */
+    int runLocal(WrOpcode only) {
+        synchronized (sqLock) {
+            int n = 0;
+            while (!local.isEmpty() && (only == null || local.peek().wr.opcode == only)) {
+                Stalled s = local.poll();
+                if (state != QpState.RTS) {
+                    sendCq.push(this, s.wr.wrId, WcStatus.WR_FLUSH_ERR, wcOpcode(s.wr.opcode), 0, true, s.seq);
+                } else {
+                    execute(s.wr, s.seq);
+                }
+                n++;
+            }
+            if (local.isEmpty() && !stalled.isEmpty()) {
+                if (state != QpState.RTS) {
+                    flushStalled();
+                } else {
+                    drain();
+                }
+            }
+            return n;
+        }
+    }
+
+    /** Local work issued and not yet executed, of opcode {@code only} (null: any). */
+    int localPending(WrOpcode only) {
+        synchronized (sqLock) {
+            if (only == null) {
+                return local.size();
+            }
+            int n = 0;
+            for (Stalled s : local) {
+                if (s.wr.opcode == only) {
+                    n++;
+                }
+            }
+            return n;
         }
     }
 
@@ -395,6 +503,9 @@ final class SoftQp implements QueuePair {
             SoftRegion r = pd.byIndex(invalidateKey);
             if (r != null && r.key == invalidateKey) {
                 r.valid = false;
+                if (r instanceof SoftIntegrityMr) {
+                    ((SoftIntegrityMr) r).needInval = false; // invalidated by the peer
+                }
             }
         }
         recvCq.push(this, wrId, st, WcOpcode.RECV, st == WcStatus.SUCCESS ? len : 0, false, 0);
@@ -424,6 +535,9 @@ final class SoftQp implements QueuePair {
                 flushStalled();
                 return;
             }
+            if (stalled.peek().fenced && !local.isEmpty()) {
+                return; // waiting for local work, not for the receiver: runLocal issues it
+            }
             rnrAttempts++;
             if (config.rnrRetry() != 7 && rnrAttempts > config.rnrRetry()) {
                 Stalled s = stalled.poll();
@@ -451,12 +565,16 @@ final class SoftQp implements QueuePair {
 
     private void drain() {
         while (!stalled.isEmpty() && state == QpState.RTS) {
-            Stalled s = stalled.poll();
-            if (!execute(s.wr, s.seq)) {
-                stalled.addFirst(s);
+            Stalled s = stalled.peek();
+            int r = issue(s.wr, s.seq, s.fenced, true);
+            if (r == WAIT_FENCE) {
+                return;
+            }
+            if (r == WAIT_RNR) {
                 scheduleRnrRetry();
                 return;
             }
+            stalled.poll();
             rnrAttempts = 0;
         }
         if (state != QpState.RTS) {
@@ -466,6 +584,9 @@ final class SoftQp implements QueuePair {
 
     private void flushStalled() {
         Stalled s;
+        while ((s = local.poll()) != null) {
+            sendCq.push(this, s.wr.wrId, WcStatus.WR_FLUSH_ERR, wcOpcode(s.wr.opcode), 0, true, s.seq);
+        }
         while ((s = stalled.poll()) != null) {
             sendCq.push(this, s.wr.wrId, WcStatus.WR_FLUSH_ERR, wcOpcode(s.wr.opcode), 0, true, s.seq);
         }
@@ -507,6 +628,7 @@ final class SoftQp implements QueuePair {
     /** Destroys the QP: flushes its work and tells the peer. */
     void close() {
         SoftQp p;
+        device.forget(this);
         synchronized (sqLock) {
             if (state == QpState.CLOSED) {
                 return;

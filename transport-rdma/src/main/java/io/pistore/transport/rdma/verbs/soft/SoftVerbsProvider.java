@@ -11,12 +11,16 @@ import java.util.List;
 /**
  * {@code soft}: an in-process software NIC with an emulated signature engine, always available.
  * {@code rdma.soft.integrity=false} makes its devices report no integrity MR (to run the
- * software-PI path as on DiSNI hardware).
+ * software-PI path as on DiSNI hardware); {@code rdma.soft.localWork=async} makes local work execute
+ * after the post returned ({@link LocalWork}).
  */
 public final class SoftVerbsProvider implements VerbsProvider {
     public static final String NAME = "soft";
     public static final TransportOption<Boolean> INTEGRITY = TransportOption.flag("rdma.soft.integrity", true,
             "the soft NIC offers integrity MRs with a signature engine (false: software PI, as on DiSNI devices)");
+    public static final TransportOption<String> LOCAL_WORK = TransportOption.choice("rdma.soft.localWork", "inline",
+            List.of("inline", "async"), "when the soft NIC executes REG_MR_INTEGRITY and LOCAL_INV: inline in the post,"
+                    + " or async on its own thread after the post returned, as a real NIC does");
 
     @Override
     public String name() {
@@ -30,7 +34,7 @@ public final class SoftVerbsProvider implements VerbsProvider {
 
     @Override
     public List<TransportOption<?>> options() {
-        return List.of(INTEGRITY);
+        return List.of(INTEGRITY, LOCAL_WORK);
     }
 
     @Override
@@ -40,6 +44,7 @@ public final class SoftVerbsProvider implements VerbsProvider {
 
     @Override
     public VerbsDevice open(TransportOptions options) {
-        return new SoftDevice(options.get(INTEGRITY));
+        return new SoftDevice(options.get(INTEGRITY),
+                options.get(LOCAL_WORK).equals("async") ? LocalWork.ASYNC : LocalWork.INLINE);
     }
 }

@@ -512,6 +512,26 @@ class DisniBindingTest {
     }
 
     @Test
+    void ipv6AddressesAreRefusedInOneLine() throws Exception {
+        for (String a : new String[] {"[::1]:4420", "[2001:db8::7]:4420", "::1:4420"}) {
+            VerbsException e = assertThrows(VerbsException.class, () -> DisniAddress.parse(a));
+            assertEquals(VerbsException.EINVAL, e.errno());
+            assertEquals("disni: '" + a + "' is an IPv6 address; DiSNI 2.1 supports IPv4 only (give the device's"
+                    + " IPv4 address)", e.getMessage());
+        }
+        assertEquals(4420, DisniAddress.parse("127.0.0.1:4420").getPort());
+        VerbsException local = assertThrows(VerbsException.class, () -> new DisniDevice(new FakeDisni("127.0.0.1"), "::1",
+                List.of(), DisniVerbsProvider.caps(64)));
+        assertEquals(VerbsException.EINVAL, local.errno());
+        assertEquals("disni: rdma.disni.local=::1 is an IPv6 address; DiSNI 2.1 supports IPv4 only",
+                local.getMessage());
+        // an IPv6 candidate is never tried: DiSNI would bind a wrong IPv4 address
+        VerbsException none = assertThrows(VerbsException.class, () -> new DisniDevice(new FakeDisni("127.0.0.1"), null,
+                List.of(InetAddress.getByName("::1")), DisniVerbsProvider.caps(64)));
+        assertTrue(none.getMessage().contains("(tried 0)"), none.getMessage());
+    }
+
+    @Test
     void badAddressesAreOneLine() {
         for (String a : new String[] {"nohostport", "127.0.0.1:", "127.0.0.1:x", "127.0.0.1:70000"}) {
             VerbsException e = assertThrows(VerbsException.class, () -> DisniAddress.parse(a));

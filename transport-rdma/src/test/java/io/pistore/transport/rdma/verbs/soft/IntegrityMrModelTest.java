@@ -179,9 +179,10 @@ class IntegrityMrModelTest {
             VerbsException e = assertThrows(VerbsException.class, () -> p.hq().postSend(reg(mr, REMOTE)));
             assertTrue(e.getMessage().contains("metadata"), e.getMessage());
             mr.map(list(new byte[N * 512], 1), list(new byte[N * 8], 1), 4096);
-            mr.sigAttrs().mem.piInterval = 520;
-            mr.sigAttrs().wire.piInterval = 520;
-            assertThrows(VerbsException.class, () -> p.hq().postSend(reg(mr, REMOTE)), "interval 520 unsupported");
+            mr.sigAttrs().mem.piInterval = 1024;
+            mr.sigAttrs().wire.piInterval = 1024;
+            assertThrows(VerbsException.class, () -> p.hq().postSend(reg(mr, REMOTE)),
+                    "interval 1024 unsupported (no bs_selector; 520 and 4160 are, Mlx5RulesTest)");
         }
     }
 
@@ -203,6 +204,20 @@ class IntegrityMrModelTest {
             // A valid key of the target's own PD is unknown to the host's PD.
             var own = p.targetPd.register(ByteBuffer.allocate(4096), REMOTE);
             assertEquals(WcStatus.REM_ACCESS_ERR, targetRead(p, own.rkey(), 64).status);
+        }
+    }
+
+    @Test
+    void aStatusCheckThatFailsMapsToInvalidProtectionInformation() throws Exception {
+        try (Pair p = new Pair()) {
+            IntegrityMr mr = hostWriteMr(p, new byte[N * 512], null, Protection.insertStrip(REF));
+            mr.close(); // deregistered with a registration outstanding: ib_check_mr_status fails
+            MrStatus st = mr.checkStatus(new MrStatus());
+            assertEquals(VerbsException.EINVAL, st.errno);
+            assertFalse(st.failed);
+            io.pistore.spi.Completion c = SignatureMapping.toCompletion(st, mr.sigAttrs(), 40);
+            assertEquals(io.pistore.spi.Status.INVALID_FIELD, c.status(), c.toString());
+            assertTrue(c.message().startsWith("invalid protection information"), c.message());
         }
     }
 

@@ -28,7 +28,15 @@ final class Pair implements AutoCloseable {
     ByteBuffer privateDataSeen;
 
     Pair(QpConfig hostCfg, QpConfig targetCfg) throws VerbsException {
-        dev = new SoftDevice(true);
+        this(hostCfg, targetCfg, LocalWork.INLINE);
+    }
+
+    Pair(LocalWork localWork) throws VerbsException {
+        this(cfg(), cfg(), localWork);
+    }
+
+    Pair(QpConfig hostCfg, QpConfig targetCfg, LocalWork localWork) throws VerbsException {
+        dev = new SoftDevice(true, localWork);
         hostPd = dev.allocPd();
         targetPd = dev.allocPd();
         hostCq = dev.createCq(1024);

@@ -8,8 +8,9 @@ import io.pistore.transport.rdma.verbs.SigErrorType;
 import java.nio.ByteBuffer;
 
 /**
- * THE PER-BLOCK SIGNATURE ENGINE AS IT WAS before the batched one (commit aa8210c), kept verbatim
- * (bar the latch type) as the reference the batched engine is cross-checked against.
+ * THE PER-BLOCK SIGNATURE ENGINE AS IT WAS before the batched one, kept as the reference the batched
+ * engine is cross-checked against. Changed since, with the engine: the latch type; error offsets
+ * are block × (interval + 8) whichever domain carries the PI; app-tag errors report the raw tags.
  *
  * <p>The soft NIC's signature engine: moves blocks between an integrity MR's memory domain (data list
  * plus separate 8-byte-per-interval metadata list) and its wire domain (data, interleaved with 8-byte
@@ -17,7 +18,7 @@ import java.nio.ByteBuffer;
  *
  * <p>Per block, the domain the PI comes from is checked (guard, then ref tag, then app tag: mlx5's
  * syndrome priority), under the check mask, the escapes and the app-tag mask; the first failure of
- * the registration is latched on the MR with the block's byte offset in the wire stream, and the
+ * the registration is latched on the MR with the block's byte offset in the interleaved stream, and the
  * transfer goes on and succeeds. The PI of the other domain is then produced: fields equal in both
  * domains are copied (mlx5's copy mask), others regenerated from that domain (guard conversion
  * between CRC and IP checksum, ref-tag remapping); a domain without PI gets none (strip), a domain
@@ -59,7 +60,7 @@ final class ReferenceSignatureEngine {
                 appM = u16(t, 2);
                 refM = u32(t, 4);
                 int computed = a.checksGuard() ? guard(mem, dst, p, interval) : guardM;
-                check(mr, a.checkMask, mem, b, guardM, appM, refM, computed, b * wb);
+                check(mr, a.checkMask, mem, b, guardM, appM, refM, computed, b * (interval + SigAttrs.DIF_SIZE));
             }
             if (wire.isDif()) {
                 int g;
@@ -109,7 +110,7 @@ final class ReferenceSignatureEngine {
                 appW = u16(src, tp + 2);
                 refW = u32(src, tp + 4);
                 int computed = a.checksGuard() ? guard(wire, src, p, interval) : guardW;
-                check(mr, a.checkMask, wire, b, guardW, appW, refW, computed, b * wb);
+                check(mr, a.checkMask, wire, b, guardW, appW, refW, computed, b * (interval + SigAttrs.DIF_SIZE));
             }
             if (mem.isDif()) {
                 int g;
@@ -148,7 +149,7 @@ final class ReferenceSignatureEngine {
         }
         int m = d.apptagCheckMask;
         if ((mask & SigAttrs.CHECK_APPTAG) != 0 && (app & m) != (d.appTag & m)) {
-            mr.latch(SigErrorType.BAD_APPTAG, d.appTag & m, app & m, wireOffset);
+            mr.latch(SigErrorType.BAD_APPTAG, d.appTag & 0xFFFF, app, wireOffset);
         }
     }
 

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The host's per-request cycle on the soft NIC (take an integrity MR, map, set attributes, post
- * REG_MR_INTEGRITY then SEND, poll, repost the peer's receive, check status, LOCAL_INV, put back)
+ * REG_MR_INTEGRITY then a fenced SEND, poll, repost the peer's receive, check status, a signalled
+ * LOCAL_INV, poll its completion, put back: the host's order, which ends a request only then)
  * allocates nothing per request on the posting thread: counted with the thread's allocated-bytes counter, which
  * also counts what the interpreter and C1 allocate. (It allocated 32-80 B per request when the
  * registration's validation boxed the protection interval for {@code Set<Integer>.contains} and
@@ -65,6 +66,7 @@ class SoftPostAllocationTest {
                     r.access = Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE;
                     SendWr s = send.reset();
                     s.signaled = true;
+                    s.fence = true;
                     s.addSge(cmd.iova(), 64, cmd.lkey());
                     r.next = s;
                     p.hq().postSend(r);
@@ -76,8 +78,12 @@ class SoftPostAllocationTest {
                     mr.checkStatus(st);
                     SendWr v = inv.reset();
                     v.opcode = WrOpcode.LOCAL_INV;
+                    v.signaled = true;
                     v.invalidateKey = mr.rkey();
                     p.hq().postSend(v);
+                    if (p.hostCq.poll(wcs) != 1 || wcs[0].status != WcStatus.SUCCESS) {
+                        throw new AssertionError("LOCAL_INV did not complete: " + wcs[0]);
+                    }
                     pool.put(mr);
                 }
                 allocated = t.getThreadAllocatedBytes(id) - before; // the second round counts

@@ -1,0 +1,121 @@
+package io.pistore.replication;
+
+import io.pistore.integrity.ScatterList;
+import java.nio.ByteBuffer;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * One operation on a replicated volume as it travels through the Raft log (writes, write-zeroes,
+ * deallocate, flush, repair) or as a read query. The data and metadata (the PI) ride in the log
+ * entry itself, after a fixed header:
+ * {@code op(1) fua(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) data metadata}, big-endian.
+ * A decoded command's data and metadata are views of the entry's bytes, never copies.
+ */
+final class ReplicaCommand {
+    /** What a command does; the byte is its code in the log, so codes are never reused. */
+    enum Op {
+        WRITE(1), WRITE_ZEROES(2), DEALLOCATE(3), FLUSH(4),
+        /** Replace the blocks on every replica whose copy fails its PI check; a passing copy is left alone. */
+        REPAIR(5),
+        /** A query, never in the log. */
+        READ(16),
+        /** A query for the volume's format and size. */
+        INFO(17);
+
+        final byte code;
+
+        Op(int code) {
+            this.code = (byte) code;
+        }
+
+        static Op of(byte code) {
+            for (Op o : values()) {
+                if (o.code == code) {
+                    return o;
+                }
+            }
+            throw new IllegalArgumentException("unknown replica command code " + code);
+        }
+    }
+
+    static final int HEADER_BYTES = 22;
+
+    final Op op;
+    final boolean fua;
+    final long lba;
+    final int blocks;
+    /** Data and metadata, or null for commands that carry none. */
+    final ByteBuffer data;
+    final ByteBuffer metadata;
+
+    private ReplicaCommand(Op op, boolean fua, long lba, int blocks, ByteBuffer data, ByteBuffer metadata) {
+        this.op = op;
+        this.fua = fua;
+        this.lba = lba;
+        this.blocks = blocks;
+        this.data = data;
+        this.metadata = metadata;
+    }
+
+    /** A write or repair: copies {@code data} and {@code metadata} (may be null) into one message. */
+    static Message carrying(Op op, long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) {
+        int dl = (int) data.length();
+        int ml = metadata == null ? 0 : (int) metadata.length();
+        byte[] a = new byte[HEADER_BYTES + dl + ml];
+        ByteBuffer.wrap(a).put(op.code).put((byte) (fua ? 1 : 0)).putLong(lba).putInt(blocks).putInt(dl).putInt(ml);
+        data.read(0, a, HEADER_BYTES, dl);
+        if (ml > 0) {
+            metadata.read(0, a, HEADER_BYTES + dl, ml);
+        }
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
+    }
+
+    /** A command without data: write-zeroes, deallocate, flush, read. */
+    static Message plain(Op op, long lba, int blocks, boolean fua) {
+        byte[] a = new byte[HEADER_BYTES];
+        ByteBuffer.wrap(a).put(op.code).put((byte) (fua ? 1 : 0)).putLong(lba).putInt(blocks).putInt(0).putInt(0);
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
+    }
+
+    static ReplicaCommand decode(ByteString bytes) {
+        ByteBuffer b = bytes.asReadOnlyByteBuffer();
+        if (b.remaining() < HEADER_BYTES) {
+            throw new IllegalArgumentException("replica command of " + b.remaining() + " bytes, shorter than its header");
+        }
+        Op op = Op.of(b.get());
+        boolean fua = b.get() != 0;
+        long lba = b.getLong();
+        int blocks = b.getInt();
+        int dl = b.getInt();
+        int ml = b.getInt();
+        if (dl < 0 || ml < 0 || b.remaining() != (long) dl + ml) {
+            throw new IllegalArgumentException("replica command says " + dl + "+" + ml + " bytes of data and metadata, carries "
+                    + b.remaining());
+        }
+        ByteBuffer data = null;
+        ByteBuffer meta = null;
+        if (dl > 0) {
+            data = b.slice().limit(dl);
+            b.position(b.position() + dl);
+        }
+        if (ml > 0) {
+            meta = b.slice().limit(ml);
+        }
+        return new ReplicaCommand(op, fua, lba, blocks, data, meta);
+    }
+
+    ScatterList dataList() {
+        return data == null ? null : ScatterList.of(data.duplicate());
+    }
+
+    ScatterList metadataList() {
+        return metadata == null ? null : ScatterList.of(metadata.duplicate());
+    }
+
+    @Override
+    public String toString() {
+        return op + " lba=" + lba + " blocks=" + blocks + (fua ? " fua" : "");
+    }
+}

@@ -1,0 +1,276 @@
+package io.pistore.replication;
+
+import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.statemachine.StateMachine;
+
+/**
+ * One peer of pistore's replication: a Ratis server that holds one replica of each replicated volume
+ * it is a member of. Each volume is its own Raft group, whose id follows from the volume's name; the
+ * replica is an ordinary engine volume in {@code DIR/replicas} (a {@link VolumeStore} of its own,
+ * with its one-owner lock), and Ratis keeps its log and snapshots in {@code DIR/raft}. On a restart the
+ * groups found in {@code DIR/raft} rejoin by themselves and catch up.
+ */
+public final class ReplicaNode implements AutoCloseable {
+    /**
+     * Ratis's netty server logs every connection's open, read and close at INFO through
+     * java.util.logging; a peer would print lines for each of its clients. Held here so the level sticks.
+     */
+    private static final java.util.logging.Logger NETTY_CONNECTION_LOG = java.util.logging.Logger.getLogger(
+            "org.apache.ratis.thirdparty.io.netty.handler.logging.LoggingHandler");
+
+    static {
+        NETTY_CONNECTION_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
+
+    private final RaftPeerId id;
+    private final ReplicationSettings settings;
+    private final Consumer<String> log;
+    private final VolumeStore replicas;
+    private final Map<RaftGroupId, String> names = new ConcurrentHashMap<>();
+    private final Map<String, ReplicaStats> stats = new ConcurrentHashMap<>();
+    private final Path groupsDir;
+    private RaftServer server;
+
+    private ReplicaNode(String id, String host, int port, Path dir, ReplicationSettings settings, Consumer<String> log)
+            throws IOException {
+        this.id = RaftPeerId.valueOf(id);
+        this.settings = settings;
+        this.log = log;
+        this.groupsDir = dir.resolve("groups");
+        this.replicas = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id);
+        for (Volume v : replicas.list()) {
+            names.put(groupId(v.name()), v.name());
+        }
+        RaftServer s = null;
+        try {
+            s = RaftServer.newBuilder()
+                    .setServerId(this.id)
+                    .setProperties(settings.server(host, port, dir.resolve("raft")))
+                    .setStateMachineRegistry(this::stateMachine)
+                    .build();
+            s.start();
+            this.server = s;
+            joinDeclaredGroups();
+        } catch (IOException | RuntimeException e) {
+            if (s != null) {
+                s.close();
+            }
+            replicas.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Joins the group of every replica whose peer list was written ({@link #createReplicaOffline}) but
+     * that Ratis does not hold yet, or holds without members (a group that never had a leader has not
+     * written its configuration down).
+     */
+    private void joinDeclaredGroups() throws IOException {
+        java.util.Set<RaftGroupId> held = new java.util.HashSet<>();
+        server.getGroupIds().forEach(held::add);
+        for (String name : volumeNames()) {
+            List<RaftPeer> peers = readPeers(groupsDir, name);
+            if (peers == null) {
+                continue;
+            }
+            RaftGroupId gid = groupId(name);
+            if (held.contains(gid)) {
+                if (!server.getDivision(gid).getGroup().getPeers().isEmpty()) {
+                    continue;
+                }
+                reply(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid, true,
+                        false)), "leave the unconfigured group of volume " + name);
+            }
+            reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0,
+                    RaftGroup.valueOf(gid, peers), true)), "join the group of volume " + name);
+        }
+    }
+
+    private void reply(RaftClientReply r, String what) throws ReplicationException {
+        if (!r.isSuccess()) {
+            throw new ReplicationException("peer " + id + " could not " + what + ": " + ReplicatedVolume.oneLine(r.getException()));
+        }
+    }
+
+    private static Path peersFile(Path groupsDir, String name) {
+        return groupsDir.resolve(name + ".peers");
+    }
+
+    /** The peer list written for a replica, or null. */
+    private static List<RaftPeer> readPeers(Path groupsDir, String name) throws IOException {
+        Path f = peersFile(groupsDir, name);
+        if (!java.nio.file.Files.exists(f)) {
+            return null;
+        }
+        return PeerList.parse(java.nio.file.Files.readString(f, StandardCharsets.UTF_8).strip());
+    }
+
+    /** Writes a replica's peer list, atomically: the group a first start joins. */
+    private static void writePeers(Path groupsDir, String name, List<RaftPeer> peers) throws IOException {
+        java.nio.file.Files.createDirectories(groupsDir);
+        Path tmp = groupsDir.resolve(name + ".peers.tmp");
+        java.nio.file.Files.writeString(tmp, PeerList.describe(peers) + "\n", StandardCharsets.UTF_8);
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(tmp,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            c.force(true);
+        }
+        java.nio.file.Files.move(tmp, peersFile(groupsDir, name), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void checkMember(RaftPeerId id, String name, List<RaftPeer> peers) {
+        if (peers.stream().noneMatch(p -> p.getId().equals(id))) {
+            throw new IllegalArgumentException("peer " + id + " is not one of the peers of volume " + name);
+        }
+    }
+
+    /**
+     * Creates peer {@code id}'s replica of volume {@code name} under {@code dir} while the peer is not
+     * running: the empty engine volume and its peer list. The peer joins the group when it next starts.
+     */
+    public static void createReplicaOffline(String id, Path dir, String name, BlockFormat format, long blocks,
+            List<RaftPeer> peers) throws IOException {
+        PeerList.checkId(id);
+        checkMember(RaftPeerId.valueOf(id), name, peers);
+        try (VolumeStore s = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id)) {
+            s.create(name, format, blocks);
+            try {
+                writePeers(dir.resolve("groups"), name, peers);
+            } catch (IOException | RuntimeException e) {
+                s.delete(name);
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Starts a peer named {@code id} listening for replication traffic (and group clients) on
+     * {@code host:port}, 0 for any free port; its replicas and Raft storage live under {@code dir}.
+     */
+    public static ReplicaNode start(String id, String host, int port, Path dir, ReplicationSettings settings,
+            Consumer<String> log) throws IOException {
+        return new ReplicaNode(id, host, port, dir, settings, log);
+    }
+
+    /** The Raft group of the volume named {@code name}: the same on every peer. */
+    public static RaftGroupId groupId(String name) {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("pistore volume " + name).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private StateMachine stateMachine(RaftGroupId gid) {
+        String name = names.get(gid);
+        Volume v = name == null ? null : replicas.get(name);
+        if (v == null) {
+            throw new IllegalStateException("peer " + id + " has no replica for group " + gid
+                    + " (its volume is missing from " + "the replicas directory)");
+        }
+        ReplicaStats st = stats.computeIfAbsent(name, n -> new ReplicaStats());
+        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st));
+    }
+
+    /** This peer as the others must name it: its id and the address it listens on. */
+    public RaftPeer peer() {
+        InetSocketAddress a = server.getServerRpc().getInetSocketAddress();
+        return RaftPeer.newBuilder().setId(id).setAddress(a.getHostString() + ":" + a.getPort()).build();
+    }
+
+    public String id() {
+        return id.toString();
+    }
+
+    /**
+     * Creates this peer's replica of volume {@code name} (an empty engine volume of that format and
+     * size) and joins the volume's group of {@code peers}. Every peer of the group does the same; the
+     * group elects a leader once a majority has joined.
+     */
+    public void createReplica(String name, BlockFormat format, long blocks, List<RaftPeer> peers) throws IOException {
+        RaftGroupId gid = groupId(name);
+        checkMember(id, name, peers);
+        replicas.create(name, format, blocks);
+        names.put(gid, name);
+        try {
+            writePeers(groupsDir, name, peers);
+            reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id,
+                    0, RaftGroup.valueOf(gid, peers), true)), "join the group of volume " + name);
+        } catch (IOException | RuntimeException e) {
+            names.remove(gid);
+            java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));
+            replicas.delete(name); // no replica without its group
+            throw e;
+        }
+    }
+
+    /** As {@link #createReplica(String, BlockFormat, long, List)}, the peers written {@code ID=HOST:PORT,...}. */
+    public void createReplica(String name, BlockFormat format, long blocks, String peers) throws IOException {
+        createReplica(name, format, blocks, PeerList.parse(peers));
+    }
+
+    /** The names of the volumes this peer holds a replica of, sorted. */
+    public List<String> volumeNames() {
+        return replicas.list().stream().map(Volume::name).toList();
+    }
+
+    /** The volume {@code name} as a client of its group: reads and writes go to the group's leader. */
+    public ReplicatedVolume open(String name) throws IOException {
+        Volume local = replicas.get(name);
+        if (local == null) {
+            throw new IllegalArgumentException("peer " + id + " holds no replica of volume " + name);
+        }
+        RaftGroup group = server.getDivision(groupId(name)).getGroup();
+        if (group.getPeers().isEmpty()) {
+            List<RaftPeer> declared = readPeers(groupsDir, name);
+            if (declared != null) {
+                group = RaftGroup.valueOf(group.getGroupId(), declared);
+            }
+        }
+        return new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log);
+    }
+
+    /** This peer's own copy of the volume: for checks and tests, never for clients' I/O. */
+    public Volume replica(String name) {
+        return replicas.get(name);
+    }
+
+    /** What this peer's replica of {@code name} has done, or null if it has none. */
+    public ReplicaStats stats(String name) {
+        return stats.get(name);
+    }
+
+    /** Whether this peer is the leader of the volume's group now. */
+    public boolean isLeader(String name) throws IOException {
+        return server.getDivision(groupId(name)).getInfo().isLeader();
+    }
+
+    /** The index of the last log entry this peer's replica of {@code name} has applied. */
+    public long appliedIndex(String name) throws IOException {
+        return server.getDivision(groupId(name)).getInfo().getLastAppliedIndex();
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            server.close();
+        } finally {
+            replicas.close();
+        }
+    }
+}

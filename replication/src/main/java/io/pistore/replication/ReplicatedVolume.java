@@ -1,0 +1,452 @@
+package io.pistore.replication;
+
+import io.pistore.engine.volume.Volume;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.ScatterList;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.StaleReadException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link Volume}, so the
+ * target service serves it to every transport unchanged. Writes, write-zeroes and flushes go through
+ * the group's leader and return once a quorum has committed them; reads come from the leader,
+ * linearizable (Ratis's read index). Nothing waits without bound: an operation no quorum answered
+ * within {@link ReplicationSettings#operationTimeout()} fails with a one-line
+ * {@link ReplicationException}; a write that timed out may still be applied later, as on a disk whose
+ * command timed out, so the host rewrites it.
+ *
+ * <p><b>Self-healing reads.</b> Each block read is checked as a replica can check it (guard; Type 1
+ * reference tag; zeros under the unwritten tuple). A block that fails is read from the other
+ * replicas, at least as fresh as the first read; the first copy that passes is returned to the caller
+ * and a repair goes through the log, which rewrites the block on every replica whose copy fails (so
+ * a block written again meanwhile is never rolled back). Each repair is counted and logged with the
+ * volume, LBA, replica and error kind. A block bad on every replica is returned as read, and the
+ * target service's own check reports the PI error at that LBA: never "repaired" with wrong data.
+ */
+public final class ReplicatedVolume implements Volume {
+    private final String name;
+    private final BlockFormat format;
+    private final long blocks;
+    private final RaftGroup group;
+    private final long timeoutMs;
+    private final Consumer<String> log;
+    private final RaftClient client;
+    private final AtomicLong healedBlocks = new AtomicLong();
+    private final AtomicLong unhealableBlocks = new AtomicLong();
+
+    ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
+            Consumer<String> log) {
+        this.name = name;
+        this.format = format;
+        this.blocks = blocks;
+        this.group = group;
+        this.timeoutMs = settings.operationTimeout().toMillis();
+        this.log = log;
+        this.client = newClient(group, settings);
+    }
+
+    /**
+     * A client of a group. Retries (to the next peer, after a leader change) stop after about the
+     * operation timeout; every caller's wait is bounded by it regardless.
+     */
+    private static RaftClient newClient(RaftGroup group, ReplicationSettings settings) {
+        long sleepMs = 100;
+        return RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setProperties(settings.client())
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        (int) Math.max(1, settings.operationTimeout().toMillis() / sleepMs),
+                        TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /**
+     * Opens volume {@code name} from outside its peers, knowing only the peers
+     * ({@code ID=HOST:PORT,...}): its format and size are asked of the group's leader.
+     */
+    public static ReplicatedVolume connect(String name, String peers, ReplicationSettings settings, Consumer<String> log)
+            throws IOException {
+        RaftGroup group = RaftGroup.valueOf(ReplicaNode.groupId(name), PeerList.parse(peers));
+        VolumeShape shape;
+        try (RaftClient c = newClient(group, settings)) {
+            long ms = settings.operationTimeout().toMillis();
+            RaftClientReply r;
+            try {
+                r = c.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.INFO, 0, 0, false))
+                        .get(ms, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new ReplicationException("volume " + name + ": no leader of its group answered within " + ms
+                        + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no such volume)");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException("volume " + name + ": interrupted");
+            } catch (ExecutionException e) {
+                throw new ReplicationException("volume " + name + ": its group did not answer: " + oneLine(e.getCause()));
+            }
+            if (!r.isSuccess()) {
+                throw new ReplicationException("volume " + name + ": its group did not answer: " + oneLine(r.getException()));
+            }
+            shape = VolumeShape.decode(r.getMessage().getContent());
+        }
+        return new ReplicatedVolume(name, shape.format, shape.blocks, group, settings, log);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public BlockFormat format() {
+        return format;
+    }
+
+    @Override
+    public long blockCount() {
+        return blocks;
+    }
+
+    /** Every operation waits for a quorum: the target service runs it off the transport's I/O thread. */
+    @Override
+    public boolean waitsForPeers() {
+        return true;
+    }
+
+    /** The group's peers. */
+    public RaftGroup group() {
+        return group;
+    }
+
+    /** Blocks that failed their check on the replica read first and were served from a good replica. */
+    public long healedBlocks() {
+        return healedBlocks.get();
+    }
+
+    /** Blocks that failed their check on every replica asked. */
+    public long unhealableBlocks() {
+        return unhealableBlocks.get();
+    }
+
+    @Override
+    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
+        // Checked here too, so a bad write is refused before it crosses the network; the leader checks
+        // again on entry, every replica before it applies.
+        PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n);
+        if (e != null) {
+            throw new ReplicationException("volume " + name + ": write "
+                    + ApplyOutcome.refused(lba + e.blockIndex(), e).describe());
+        }
+        commit(ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua), "write lba=" + lba);
+    }
+
+    @Override
+    public void writeZeroes(long lba, int n, boolean fua) throws IOException {
+        commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua), "write-zeroes lba=" + lba);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        commit(ReplicaCommand.plain(ReplicaCommand.Op.FLUSH, 0, 0, false), "flush");
+    }
+
+    private void commit(Message m, String what) throws IOException {
+        RaftClientReply r = await(client.async().send(m), what, "not committed by a quorum");
+        ApplyOutcome o = ApplyOutcome.decode(r.getMessage().getContent());
+        if (!o.isDone()) {
+            throw new ReplicationException("volume " + name + ": " + what + " " + o.describe());
+        }
+    }
+
+    @Override
+    public void read(long lba, int n, ScatterList data, ScatterList metadata) throws IOException {
+        RaftClientReply r = await(client.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false)),
+                "read lba=" + lba, "not confirmed by a quorum (a linearizable read needs one)");
+        ReadReply rr = ReadReply.decode(r.getMessage().getContent());
+        ScatterList d = ScatterList.of(rr.data);
+        ScatterList m = ScatterList.of(rr.metadata);
+        Map<Integer, PiError> bad = StoredBlockCheck.badStoredBlocks(format, lba, d, m, n);
+        if (!bad.isEmpty()) {
+            // Heal into private copies: the reply's buffers are read-only.
+            byte[] dc = new byte[n * format.dataSize()];
+            byte[] mc = new byte[n * format.metadataSize()];
+            d.read(0, dc, 0, dc.length);
+            m.read(0, mc, 0, mc.length);
+            for (Map.Entry<Integer, PiError> b : bad.entrySet()) {
+                heal(lba + b.getKey(), b.getValue(), r.getServerId(), rr.appliedIndex, dc,
+                        b.getKey() * format.dataSize(), mc, b.getKey() * format.metadataSize());
+            }
+            d = ScatterList.wrap(dc);
+            m = ScatterList.wrap(mc);
+        }
+        copy(d, data);
+        if (metadata != null) {
+            copy(m, metadata);
+        }
+    }
+
+    /**
+     * Block {@code lba} failed on {@code badReplica}: asks the others for it, at least as fresh as
+     * {@code minIndex}; the first copy that passes goes into {@code data}/{@code meta} at the offsets
+     * and is written back through the log as a repair.
+     */
+    private void heal(long lba, PiError error, RaftPeerId badReplica, long minIndex, byte[] data, int dataOff,
+            byte[] meta, int metaOff) {
+        String where = "volume " + name + " lba=" + lba + " replica " + badReplica + " error=" + error.kind().shortName();
+        for (RaftPeer p : group.getPeers()) {
+            if (p.getId().equals(badReplica)) {
+                continue;
+            }
+            ReadReply copy;
+            try {
+                copy = readFrom(p.getId(), lba, 1, minIndex);
+            } catch (IOException e) {
+                log.accept(where + ": replica " + p.getId() + " could not be read: " + e.getMessage());
+                continue;
+            }
+            ScatterList d = ScatterList.of(copy.data);
+            ScatterList m = ScatterList.of(copy.metadata);
+            if (!StoredBlockCheck.badStoredBlocks(format, lba, d, m, 1).isEmpty()) {
+                log.accept(where + ": replica " + p.getId() + " has a bad copy too");
+                continue;
+            }
+            d.read(0, data, dataOff, format.dataSize());
+            m.read(0, meta, metaOff, format.metadataSize());
+            healedBlocks.incrementAndGet();
+            try {
+                commit(ReplicaCommand.carrying(ReplicaCommand.Op.REPAIR, lba, 1, d, m, true), "repair lba=" + lba);
+                log.accept(where + ": read from replica " + p.getId() + ", bad copy rewritten");
+            } catch (IOException e) {
+                log.accept(where + ": read from replica " + p.getId() + ", rewrite failed: " + e.getMessage());
+            }
+            return;
+        }
+        unhealableBlocks.incrementAndGet();
+        log.accept(where + ": no replica has a good copy");
+    }
+
+    /** What a scrub of every replica found and did. */
+    public static final class ScrubReport {
+        /** Blocks checked on every replica reached. */
+        public long blocks;
+        /** Failing copies found, by replica id. */
+        public final Map<String, Long> badCopies = new java.util.TreeMap<>();
+        /** Failing copies rewritten from a good replica's copy. */
+        public long repairedCopies;
+        /** Blocks with no good copy on any replica reached: reported, never "repaired". */
+        public final java.util.List<Long> unrepairable = new java.util.ArrayList<>();
+        /** Replicas that could not be read, with the reason; their copies went unchecked. */
+        public final Map<String, String> unreachable = new java.util.TreeMap<>();
+
+        public boolean clean() {
+            return badCopies.isEmpty() && unreachable.isEmpty();
+        }
+    }
+
+    /**
+     * Checks every block on every replica, as a replica can check it, and repairs what it can: a
+     * block failing on some replicas gets a repair entry carrying a good replica's copy, which every
+     * replica whose copy fails applies; a block failing on every replica is reported. Each chunk is
+     * read from every replica at least as fresh as a linearizable read of it. {@code progress} hears
+     * the blocks done after each chunk.
+     */
+    public ScrubReport scrub(java.util.function.LongConsumer progress) throws IOException {
+        ScrubReport report = new ScrubReport();
+        int per = Math.max(1, (1 << 20) / format.dataSize());
+        for (long lba = 0; lba < blocks; lba += per) {
+            int n = (int) Math.min(per, blocks - lba);
+            RaftClientReply fresh = await(client.async().sendReadOnly(
+                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false)), "read lba=" + lba,
+                    "not confirmed by a quorum (a linearizable read needs one)");
+            long minIndex = ReadReply.decode(fresh.getMessage().getContent()).appliedIndex;
+            Map<RaftPeerId, ReadReply> copies = new java.util.LinkedHashMap<>();
+            Map<RaftPeerId, Map<Integer, PiError>> bad = new java.util.HashMap<>();
+            java.util.TreeSet<Integer> failing = new java.util.TreeSet<>();
+            for (RaftPeer p : group.getPeers()) {
+                try {
+                    ReadReply r = readFrom(p.getId(), lba, n, minIndex);
+                    copies.put(p.getId(), r);
+                    Map<Integer, PiError> b = StoredBlockCheck.badStoredBlocks(format, lba, ScatterList.of(r.data),
+                            ScatterList.of(r.metadata), n);
+                    bad.put(p.getId(), b);
+                    failing.addAll(b.keySet());
+                    if (!b.isEmpty()) {
+                        report.badCopies.merge(p.getId().toString(), (long) b.size(), Long::sum);
+                    }
+                } catch (IOException e) {
+                    report.unreachable.putIfAbsent(p.getId().toString(), e.getMessage());
+                }
+            }
+            for (int i : failing) {
+                scrubRepair(report, lba + i, i, copies, bad);
+            }
+            report.blocks += n;
+            progress.accept(report.blocks);
+        }
+        return report;
+    }
+
+    private void scrubRepair(ScrubReport report, long lba, int i, Map<RaftPeerId, ReadReply> copies,
+            Map<RaftPeerId, Map<Integer, PiError>> bad) {
+        RaftPeerId source = null;
+        for (RaftPeerId p : copies.keySet()) {
+            if (!bad.get(p).containsKey(i)) {
+                source = p;
+                break;
+            }
+        }
+        java.util.List<String> where = new java.util.ArrayList<>();
+        for (Map.Entry<RaftPeerId, Map<Integer, PiError>> e : bad.entrySet()) {
+            PiError err = e.getValue().get(i);
+            if (err != null) {
+                where.add("replica " + e.getKey() + " error=" + err.kind().shortName());
+            }
+        }
+        String what = "volume " + name + " lba=" + lba + " " + String.join(", ", where);
+        if (source == null) {
+            report.unrepairable.add(lba);
+            unhealableBlocks.incrementAndGet();
+            log.accept(what + ": no replica has a good copy (scrub)");
+            return;
+        }
+        ReadReply good = copies.get(source);
+        ScatterList d = ScatterList.of(good.data).slice((long) i * format.dataSize(), format.dataSize());
+        ScatterList m = ScatterList.of(good.metadata).slice((long) i * format.metadataSize(), format.metadataSize());
+        try {
+            commit(ReplicaCommand.carrying(ReplicaCommand.Op.REPAIR, lba, 1, d, m, true), "repair lba=" + lba);
+            report.repairedCopies += where.size();
+            log.accept(what + ": rewritten from replica " + source + " (scrub)");
+        } catch (IOException e) {
+            log.accept(what + ": rewrite from replica " + source + " failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Blocks from {@code lba} as replica {@code peer} holds them once it has applied {@code minIndex}. A
+     * follower learns the commit index with the leader's next heartbeat and refuses a stale read until
+     * then, so the read is asked again until the operation timeout.
+     */
+    private ReadReply readFrom(RaftPeerId peer, long lba, int n, long minIndex) throws IOException {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        String what = "read lba=" + lba + " from replica " + peer;
+        while (true) {
+            CompletableFuture<RaftClientReply> f = client.async().sendStaleRead(
+                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), minIndex, peer);
+            try {
+                RaftClientReply r = f.get(Math.max(1, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())),
+                        TimeUnit.MILLISECONDS);
+                if (r.isSuccess()) {
+                    return ReadReply.decode(r.getMessage().getContent());
+                }
+                if (!isStale(r.getException()) || System.nanoTime() > end) {
+                    throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
+                }
+            } catch (TimeoutException e) {
+                f.cancel(false);
+                throw new ReplicationException("volume " + name + ": " + what + " not answered within " + timeoutMs + " ms");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException("volume " + name + ": " + what + " interrupted");
+            } catch (ExecutionException e) {
+                if (!isStale(e.getCause()) || System.nanoTime() > end) {
+                    throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
+                }
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException("volume " + name + ": " + what + " interrupted");
+            }
+        }
+    }
+
+    private static boolean isStale(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof StaleReadException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void copy(ScatterList from, ScatterList to) {
+        byte[] chunk = new byte[(int) Math.min(1 << 16, Math.max(1, from.length()))];
+        for (long off = 0; off < from.length(); off += chunk.length) {
+            int len = (int) Math.min(chunk.length, from.length() - off);
+            from.read(off, chunk, 0, len);
+            to.write(off, chunk, 0, len);
+        }
+    }
+
+    /** Waits at most the operation timeout; every failure becomes one line naming the volume. */
+    private RaftClientReply await(CompletableFuture<RaftClientReply> f, String what, String timeoutMeaning)
+            throws ReplicationException {
+        RaftClientReply r;
+        try {
+            r = f.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(false);
+            throw new ReplicationException("volume " + name + ": " + what + " " + timeoutMeaning + " within " + timeoutMs
+                    + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("volume " + name + ": " + what + " interrupted");
+        } catch (ExecutionException e) {
+            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
+        }
+        if (!r.isSuccess()) {
+            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
+        }
+        return r;
+    }
+
+    /** The innermost message of a failure, first line only. */
+    static String oneLine(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+
+    /**
+     * Asks the group to make {@code peer} its leader, waiting at most the operation timeout: for
+     * maintenance (the old leader's machine is to be stopped) and for tests.
+     */
+    public void transferLeadership(String peer) throws IOException {
+        RaftClientReply r = client.admin().transferLeadership(RaftPeerId.valueOf(peer), timeoutMs);
+        if (!r.isSuccess()) {
+            throw new ReplicationException("volume " + name + ": leadership not transferred to " + peer + ": "
+                    + oneLine(r.getException()));
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        client.close();
+    }
+
+    @Override
+    public String toString() {
+        return "replicated volume " + name + " on " + group.getPeers().size() + " peers";
+    }
+}

@@ -1,0 +1,138 @@
+package io.pistore.replication;
+
+import io.pistore.spi.TransportCapabilities;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * Every Ratis setting pistore uses, in one place: the transport of the replication traffic (Ratis's
+ * netty), election and request timeouts, linearizable reads, log sizes that fit the largest request,
+ * log retention and snapshots. Immutable; the {@code with} methods return a copy.
+ */
+public final class ReplicationSettings {
+    /**
+     * A log entry carries at most one request: its data, its metadata (at most a quarter of the data,
+     * 128 bytes per 512) and a small header; the margin covers Ratis's own framing.
+     */
+    private static final SizeInBytes ENTRY_MAX = SizeInBytes.valueOf(
+            TransportCapabilities.MAX_TRANSFER_BYTES + TransportCapabilities.MAX_TRANSFER_BYTES / 4 + (1 << 20));
+    /** Ratis wants the log's write buffer larger than the appender's batch limit by a frame header. */
+    private static final SizeInBytes WRITE_BUFFER = SizeInBytes.valueOf(ENTRY_MAX.getSize() + (64 << 10));
+
+    private final Duration electionMin;
+    private final Duration electionMax;
+    private final Duration rpcTimeout;
+    private final Duration operationTimeout;
+    private final long snapshotEveryEntries;
+
+    private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
+            Duration operationTimeout, long snapshotEveryEntries) {
+        if (electionMin.isNegative() || electionMin.isZero() || electionMax.compareTo(electionMin) < 0) {
+            throw new IllegalArgumentException("election timeout must be positive, its maximum at least its minimum");
+        }
+        this.electionMin = electionMin;
+        this.electionMax = electionMax;
+        this.rpcTimeout = rpcTimeout;
+        this.operationTimeout = operationTimeout;
+        this.snapshotEveryEntries = snapshotEveryEntries;
+    }
+
+    /**
+     * An election after 1-2 s without a leader; a request to one peer given up after 3 s; a read or
+     * write that no quorum answered within 10 s fails; a snapshot every 10 000 entries.
+     */
+    public static ReplicationSettings defaults() {
+        return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
+                Duration.ofSeconds(10), 10_000);
+    }
+
+    public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
+        return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries);
+    }
+
+    public ReplicationSettings withRpcTimeout(Duration t) {
+        return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries);
+    }
+
+    public ReplicationSettings withOperationTimeout(Duration t) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries);
+    }
+
+    public ReplicationSettings withSnapshotEveryEntries(long n) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n);
+    }
+
+    /** How long a read or write may wait for a quorum before it fails. */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    private static TimeDuration td(Duration d) {
+        return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** A peer's server: listening on {@code host:port} (0: any free port), its Raft storage in {@code storage}. */
+    RaftProperties server(String host, int port, Path storage) {
+        RaftProperties p = common();
+        NettyConfigKeys.Server.setHost(p, host);
+        NettyConfigKeys.Server.setPort(p, port);
+        RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, td(electionMin));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, td(electionMax));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, td(electionMin));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, td(electionMax));
+        RaftServerConfigKeys.Rpc.setRequestTimeout(p, td(rpcTimeout));
+        // A leader that has not heard from a majority within the election timeout steps down, so a
+        // cut-off leader stops answering (and reads cannot be served by a stale one).
+        RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p, td(electionMax));
+        // Reads from the leader are linearizable: the read index, confirmed by a quorum's heartbeats
+        // or, while it holds, the leader's lease.
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, true);
+        RaftServerConfigKeys.Read.setTimeout(p, td(operationTimeout));
+        // Entries carry whole requests: every buffer that holds one must fit the largest.
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(8 * ENTRY_MAX.getSize()));
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_MAX);
+        // Closed segments kept in memory for followers that lag: two, not Ratis's six (entries carry data).
+        RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
+        // Log retention: the log is never purged, so a lagging follower always catches up from it
+        // (the snapshot is a marker over the volume's files, which are not shipped).
+        RaftServerConfigKeys.Log.setPurgeGap(p, Integer.MAX_VALUE);
+        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEveryEntries);
+        RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true); // a clean stop restarts without replay
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        return p;
+    }
+
+    /** A client of a group: one request to one peer is given up after the RPC timeout and retried elsewhere. */
+    RaftProperties client() {
+        RaftProperties p = common();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, td(rpcTimeout));
+        return p;
+    }
+
+    private static RaftProperties common() {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.NETTY);
+        return p;
+    }
+
+    @Override
+    public String toString() {
+        return "election " + electionMin.toMillis() + "-" + electionMax.toMillis() + " ms, rpc " + rpcTimeout.toMillis()
+                + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries + " entries";
+    }
+}

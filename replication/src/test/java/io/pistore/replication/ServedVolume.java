@@ -1,0 +1,42 @@
+package io.pistore.replication;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TargetListener;
+import java.io.IOException;
+
+/**
+ * A replicated volume served the way every volume is: attached to a target's store, executed by the
+ * engine's target service, reached by a host through a transport (the local one) and a BlockDevice.
+ */
+final class ServedVolume implements AutoCloseable {
+    final ReplicatedVolume volume;
+    final BlockDevice device;
+    private final VolumeStore store;
+    private final BlockTransport transport;
+    private final TargetListener listener;
+    private final HostConnection connection;
+
+    ServedVolume(ReplicaNode node, String name) throws IOException {
+        volume = node.open(name);
+        store = VolumeStore.inMemory();
+        store.attach(volume);
+        transport = new LocalTransportProvider().create();
+        listener = transport.listen("", new TargetService(store));
+        connection = transport.connect(listener.address(), new ConnectOptions(1, 8));
+        device = BlockDevice.open(connection, name);
+    }
+
+    @Override
+    public void close() throws IOException {
+        connection.close();
+        listener.close();
+        transport.close();
+        store.close();
+    }
+}

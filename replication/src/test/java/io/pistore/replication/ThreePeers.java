@@ -1,0 +1,160 @@
+package io.pistore.replication;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.pistore.engine.volume.Volume;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.ScatterList;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.apache.ratis.protocol.RaftPeer;
+
+/**
+ * Three replica nodes in this JVM, on loopback with Ratis's netty transport, each with its own
+ * directory, holding one replicated volume. Nodes can be stopped (closed, as a dead process would
+ * leave them) and restarted on the same port and directory.
+ */
+final class ThreePeers implements AutoCloseable {
+    /** Short elections so tests see a new leader quickly; a short operation timeout so no-quorum fails soon. */
+    static final ReplicationSettings SETTINGS = ReplicationSettings.defaults()
+            .withElectionTimeout(Duration.ofMillis(300), Duration.ofMillis(600))
+            .withRpcTimeout(Duration.ofSeconds(1))
+            .withOperationTimeout(Duration.ofSeconds(4));
+    /** How long a test waits for something that must happen (a leader, a catch-up) before failing: a hang guard. */
+    static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    final String volume;
+    final BlockFormat format;
+    final long blocks;
+    final List<String> log = Collections.synchronizedList(new ArrayList<>());
+    private final Path root;
+    private final ReplicaNode[] nodes = new ReplicaNode[3];
+    private final int[] ports = new int[3];
+
+    private ThreePeers(Path root, String volume, BlockFormat format, long blocks) {
+        this.root = root;
+        this.volume = volume;
+        this.format = format;
+        this.blocks = blocks;
+    }
+
+    static ThreePeers start(Path root, String volume, BlockFormat format, long blocks) throws IOException {
+        ThreePeers g = new ThreePeers(root, volume, format, blocks);
+        try {
+            List<RaftPeer> peers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                g.nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", 0, root.resolve(id(i)), SETTINGS, g.log::add);
+                RaftPeer p = g.nodes[i].peer();
+                g.ports[i] = Integer.parseInt(p.getAddress().substring(p.getAddress().lastIndexOf(':') + 1));
+                peers.add(p);
+            }
+            for (ReplicaNode n : g.nodes) {
+                n.createReplica(volume, format, blocks, peers);
+            }
+            g.leader();
+        } catch (IOException | RuntimeException e) {
+            g.close();
+            throw e;
+        }
+        return g;
+    }
+
+    static String id(int i) {
+        return "n" + (i + 1);
+    }
+
+    ReplicaNode node(int i) {
+        return nodes[i];
+    }
+
+    Path dir(int i) {
+        return root.resolve(id(i));
+    }
+
+    /** Closes node {@code i}: its server stops, its replica's files are closed. */
+    void stop(int i) throws IOException {
+        nodes[i].close();
+        nodes[i] = null;
+    }
+
+    /** Starts node {@code i} again on its port and directory; its group rejoins and catches up. */
+    void restart(int i) throws IOException {
+        nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", ports[i], dir(i), SETTINGS, log::add);
+    }
+
+    /** Waits for a running node to lead the volume's group and returns its index. */
+    int leader() {
+        int[] found = {-1};
+        await(() -> {
+            for (int i = 0; i < 3; i++) {
+                try {
+                    if (nodes[i] != null && nodes[i].isLeader(volume)) {
+                        found[0] = i;
+                        return true;
+                    }
+                } catch (IOException e) {
+                    // not yet a member: keep waiting
+                }
+            }
+            return false;
+        }, "a leader");
+        return found[0];
+    }
+
+    /** Waits until every running node has applied as far as the leader has. */
+    void awaitConverged() throws IOException {
+        int l = leader();
+        long target = nodes[l].appliedIndex(volume);
+        await(() -> {
+            for (ReplicaNode n : nodes) {
+                try {
+                    if (n != null && n.appliedIndex(volume) < target) {
+                        return false;
+                    }
+                } catch (IOException e) {
+                    return false;
+                }
+            }
+            return true;
+        }, "every running replica to apply up to index " + target);
+    }
+
+    /** Node {@code i}'s replica as stored: data, then metadata. */
+    byte[][] contents(int i) throws IOException {
+        Volume v = nodes[i].replica(volume);
+        byte[] d = new byte[(int) (blocks * format.dataSize())];
+        byte[] m = new byte[(int) (blocks * format.metadataSize())];
+        v.read(0, (int) blocks, ScatterList.wrap(d), ScatterList.wrap(m));
+        return new byte[][] {d, m};
+    }
+
+    static void await(BooleanSupplier done, String what) {
+        long end = System.nanoTime() + PATIENCE.toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                fail("waited " + PATIENCE.toSeconds() + " s for " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted waiting for " + what);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (int i = 0; i < 3; i++) {
+            if (nodes[i] != null) {
+                nodes[i].close();
+                nodes[i] = null;
+            }
+        }
+    }
+}
