@@ -233,7 +233,7 @@ final class ServeCommand implements Callable<Integer> {
                 }
                 out.println("pistore serve: stopping; flushing volumes");
                 for (Volume v : store.list()) {
-                    if (!(v instanceof ReplicatedVolume)) { // acknowledged writes are in a quorum's log already
+                    if (!v.waitsForPeers()) { // acknowledged writes are in a quorum's log already
                         v.flush();
                     }
                 }
