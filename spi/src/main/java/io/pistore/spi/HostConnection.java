@@ -13,6 +13,14 @@ public interface HostConnection extends AutoCloseable {
 
     HostQueue queue(int index);
 
+    /**
+     * How often a queue of this connection was connected again after losing its connection, for
+     * counters; 0 for transports that do not reconnect.
+     */
+    default long reconnects() {
+        return 0;
+    }
+
     @Override
     void close();
 }

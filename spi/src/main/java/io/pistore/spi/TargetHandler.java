@@ -1,5 +1,6 @@
 package io.pistore.spi;
 
+import io.pistore.integrity.PiErrorKind;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -20,6 +21,14 @@ public interface TargetHandler {
      * target's integrity MR, the TCP host), so the engine returns the stored PI unchecked.
      */
     void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done);
+
+    /**
+     * The transport answered a request of {@code volume} with a PI error it caught itself, on the
+     * way in, without executing it (the TCP target's check of a write's arriving bytes): for the
+     * target's counters, which would not see that request otherwise.
+     */
+    default void piErrorInTransport(String volume, Operation op, PiErrorKind kind) {
+    }
 
     /** A host connected (for the one log line per connection a target prints); {@code peer} names it. */
     default void connected(String peer) {

@@ -81,6 +81,8 @@ public final class BenchOptions {
     /** Embedded file volumes: bytes of Caffeine read cache in front of each (0: none). */
     public long cacheBytes;
     public boolean progress = true;
+    /** Embedded target: serve its metrics at this address ({@code HOST:PORT} or a loopback port); null: none. */
+    public String metrics;
     /** Embedded target, workloads that read: write every block once before starting. */
     public boolean prefill = true;
 
@@ -114,6 +116,10 @@ public final class BenchOptions {
         }
         if (seconds < 1) {
             throw new IllegalArgumentException("--seconds must be at least 1");
+        }
+        if (metrics != null && target != null) {
+            throw new IllegalArgumentException("--metrics is for the embedded target; a running target has its own "
+                    + "(serve --metrics)");
         }
         if (rampSeconds < 0) {
             throw new IllegalArgumentException("--ramp must not be negative");

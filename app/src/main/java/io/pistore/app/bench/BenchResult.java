@@ -31,6 +31,10 @@ public final class BenchResult {
     public long refErrors;
     public long ioErrors;
     public long dataMismatches;
+    /** Every measured request's latency in nanoseconds (for plots); null when the run did not happen. */
+    public org.HdrHistogram.Histogram latency;
+    /** Requests completed in each measured second, in order (for plots). */
+    public long[] iopsPerSecond = new long[0];
     /** Whether the target ran in this process (its CPU time is then in {@link #cpuCores}). */
     public boolean embedded;
     /** Set when the transport could not run; the other fields are then empty. */

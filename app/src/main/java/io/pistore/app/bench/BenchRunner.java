@@ -1,8 +1,11 @@
 package io.pistore.app.bench;
 
+import io.pistore.app.metrics.EngineCollector;
+import io.pistore.app.metrics.MetricsEndpoint;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.engine.service.TargetService;
+import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
@@ -113,7 +116,15 @@ public final class BenchRunner {
                     }
                     fresh.put(e.getKey(), !reused && store.get(e.getKey()).blockCount() == blocks);
                 }
-                try (TargetListener l = t.listen(p.embeddedListenAddress(), new TargetService(store))) {
+                TargetStats stats = new TargetStats();
+                TargetService service = new TargetService(store);
+                try (MetricsEndpoint m = o.metrics == null ? null
+                        : MetricsEndpoint.start(o.metrics, new EngineCollector(stats));
+                     TargetListener l = t.listen(p.embeddedListenAddress(),
+                             m == null ? service : stats.measure(name, service))) {
+                    if (m != null && progressOut != null) {
+                        progressOut.println("[" + name + "] metrics at " + m.url());
+                    }
                     return runOn(name, t, l.address(), modes, rounds, volumes, fresh);
                 }
             }
@@ -148,7 +159,12 @@ public final class BenchRunner {
                     // A B, B A, ...: neither mode always runs first, after the other has warmed the caches.
                     BenchOptions.PiMode m = modes.get(round % 2 == 1 ? i : modes.size() - 1 - i);
                     String v = volumes == null ? o.volume : volumes.get(m);
-                    BenchResult r = new Run(name, devices.get(v), v, m, unwrittenIsZero.get(v)).execute();
+                    Run run = new Run(name, devices.get(v), v, m, unwrittenIsZero.get(v));
+                    if (modes.size() > 1 || rounds > 1) {
+                        // side by side, each progress line says which mode and round it belongs to
+                        run.label = name + " pi=" + m.cliName() + (rounds > 1 ? " round " + round : "");
+                    }
+                    BenchResult r = run.execute();
                     r.round = rounds > 1 ? round : 0;
                     results.add(r);
                     // After a run the volume holds what it wrote, in generations the next run does not
@@ -188,6 +204,8 @@ public final class BenchRunner {
     /** The state of one run. */
     private final class Run {
         final String transport;
+        /** What the progress lines call this run: the transport, and the mode and round side by side. */
+        String label;
         final BlockDevice dev;
         final String volume;
         final BenchOptions.PiMode pi;
@@ -214,6 +232,7 @@ public final class BenchRunner {
         Run(String transport, BlockDevice dev, String volume, BenchOptions.PiMode pi, boolean unwrittenIsZero) {
             this.unwrittenIsZero = unwrittenIsZero;
             this.transport = transport;
+            this.label = transport;
             this.dev = dev;
             this.volume = volume;
             this.pi = pi;
@@ -250,6 +269,7 @@ public final class BenchRunner {
             int totalTicks = o.rampSeconds + o.seconds;
             long opsAtMeasureStart = 0;
             long cpuAtMeasureStart = o.rampSeconds == 0 ? ProcessCpu.nanos() : -1;
+            List<Long> opsPerSecond = new ArrayList<>();
             while (tick < totalTicks) {
                 long wake = t0 + TimeUnit.SECONDS.toNanos(tick + 1);
                 long now;
@@ -269,9 +289,12 @@ public final class BenchRunner {
                 } else if (tick > o.rampSeconds) {
                     total.add(interval);
                 }
+                if (tick > o.rampSeconds) {
+                    opsPerSecond.add(delta);
+                }
                 if (o.progress && progressOut != null) {
                     progressOut.printf(Locale.ROOT, "[%s %3ds%s] iops=%.0f mib_per_s=%.1f p99_us=%.1f errors=%d%n",
-                            transport, tick, tick <= o.rampSeconds ? " ramp" : "", (double) delta,
+                            label, tick, tick <= o.rampSeconds ? " ramp" : "", (double) delta,
                             delta * (double) o.blockSize / (1 << 20),
                             interval.getTotalCount() == 0 ? 0.0 : interval.getValueAtPercentile(99) / 1000.0,
                             guard.sum() + app.sum() + ref.sum() + io.sum() + mismatches.sum());
@@ -312,6 +335,8 @@ public final class BenchRunner {
                 r.p99us = total.getValueAtPercentile(99) / 1000.0;
                 r.p999us = total.getValueAtPercentile(99.9) / 1000.0;
             }
+            r.latency = total;
+            r.iopsPerSecond = opsPerSecond.stream().mapToLong(Long::longValue).toArray();
             r.guardErrors = guard.sum();
             r.appErrors = app.sum();
             r.refErrors = ref.sum();

@@ -2,6 +2,7 @@ package io.pistore.app.cli;
 
 import io.pistore.engine.Transports;
 import io.pistore.app.bench.BenchOptions;
+import io.pistore.app.bench.BenchPlot;
 import io.pistore.app.bench.BenchResult;
 import io.pistore.app.bench.BenchRunner;
 import io.pistore.app.bench.PiComparison;
@@ -53,6 +54,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Mixin
     TransportOptionsOption transportOptions;
+
+    @Mixin
+    LogLevelOption logLevel;
 
     @Option(names = "--target", paramLabel = "HOST:PORT", description = "A running target (default: embedded).")
     String target;
@@ -124,6 +128,16 @@ final class BenchCommand implements Callable<Integer> {
                     + "(unwritten blocks carry an escape tuple, so their PI checks are skipped).")
     boolean noPrefill;
 
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "Embedded target: serve its Prometheus metrics as serve --metrics does (a bare PORT "
+                    + "listens on 127.0.0.1; default: off).")
+    String metrics;
+
+    @Option(names = "--plot", paramLabel = "FILE",
+            description = "Also write an SVG picture of the runs to FILE: latency by percentile (log tail) and "
+                    + "IOPS per second, one line per transport and PI mode; it needs no network or script.")
+    java.nio.file.Path plot;
+
     @Option(names = "--json", description = "Print one JSON object per transport on stdout (progress goes to stderr).")
     boolean json;
 
@@ -131,6 +145,8 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        // the transports' records (a reconnect, say) at the chosen level, on stderr
+        new ServerLog(err, logLevel.level()).applyToTransports();
         if (transport == null) {
             if (target != null) {
                 // local reaches only a target in this process: a remote one would be "no local target listens"
@@ -167,6 +183,13 @@ final class BenchCommand implements Callable<Integer> {
             // the volume is created if absent, the directory is not: a mistyped --data would bench a new one
             o.dataDir = data == null ? null : DataDirOption.requireExisting(data);
             o.prefill = !noPrefill;
+            o.metrics = metrics;
+            if (plot != null) {
+                java.nio.file.Path dir = plot.toAbsolutePath().getParent();
+                if (dir != null && !java.nio.file.Files.isDirectory(dir)) {
+                    throw new IllegalArgumentException("--plot " + plot + ": no directory " + dir);
+                }
+            }
             o.cacheBytes = cache;
             if (cache > 0 && data == null) {
                 throw new IllegalArgumentException("--cache needs --data: the memory volume is its own cache");
@@ -245,8 +268,18 @@ final class BenchCommand implements Callable<Integer> {
         } else if (results.size() > 1 && !sideBySide) {
             out.println(table(results));
         }
+        if (plot != null) {
+            writePlot(results);
+            (json ? err : out).println("plot: " + plot);
+        }
         out.flush();
         return bad ? ExitCodes.BAD_BLOCKS : ioErrors ? ExitCodes.FAILURE : ExitCodes.OK;
+    }
+
+    private void writePlot(List<BenchResult> results) throws java.io.IOException {
+        String title = String.format(Locale.ROOT, "pistore bench: rw=%s bs=%d qd=%d queues=%d, %d s per run%s", rw, bs,
+                qd, queues, seconds, rounds > 1 ? ", " + rounds + " rounds" : "");
+        java.nio.file.Files.writeString(plot, BenchPlot.svg(title, results), StandardCharsets.UTF_8);
     }
 
     static String table(List<BenchResult> results) {

@@ -29,8 +29,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "pistore", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
-        subcommands = {ServeCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, ReplicasCommand.class,
-            PiCommand.class,
+        subcommands = {ServeCommand.class, StatsCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class,
+            ReplicasCommand.class, PiCommand.class,
             TransportsCommand.class, VersionCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -43,10 +43,8 @@ public final class Main implements Callable<Integer> {
     CommandSpec spec;
 
     public static void main(String[] args) {
-        // Log records (transports' warnings about bad peers, say) on one line each, like the rest.
-        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
-            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT %4$s %3$s: %5$s%6$s%n");
-        }
+        // Log records (transports' warnings about bad peers, say) on one line each, shaped like serve's own.
+        ServerLog.installLineFormat();
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
         int code = run(out, err, args);

@@ -8,6 +8,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -25,6 +26,9 @@ final class PiCrcCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    @Mixin
+    QuietOption quiet;
+
     @Option(names = "--alg", required = true, paramLabel = "ALG", converter = PiConverters.GuardConverter.class,
             description = "crc16 (CRC-16/T10-DIF), crc32c, crc64 (CRC-64/NVME) or ip (IP checksum).")
     GuardType alg;
@@ -36,7 +40,7 @@ final class PiCrcCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         GuardDigest digest = alg.newDigest();
         try (FileChannel ch = BlockFiles.openInput(file);
-             Progress progress = new Progress(spec.commandLine().getErr(), "pi crc", BlockFiles.regularSize(file))) {
+             Progress progress = quiet.progress(spec.commandLine().getErr(), "pi crc", BlockFiles.regularSize(file))) {
             ByteBuffer buf = ByteBuffer.allocate(CHUNK);
             for (;;) {
                 buf.clear();

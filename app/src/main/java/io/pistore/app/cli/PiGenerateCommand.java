@@ -30,6 +30,9 @@ final class PiGenerateCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Mixin
+    QuietOption quiet;
+
+    @Mixin
     PiFormatOptions fmt;
 
     @Option(names = "--separate", description = "Write only the metadata (META bytes per block) to OUT.")
@@ -55,7 +58,7 @@ final class PiGenerateCommand implements Callable<Integer> {
             ByteBuffer data = ByteBuffer.allocate(n * ds);
             ByteBuffer result = ByteBuffer.allocate(n * outUnit);
             try (OutputFile o = OutputFile.create(out);
-                 Progress progress = new Progress(spec.commandLine().getErr(), "pi generate", size)) {
+                 Progress progress = quiet.progress(spec.commandLine().getErr(), "pi generate", size)) {
                 for (;;) {
                     data.clear();
                     int got = BlockFiles.readFully(inCh, data);

@@ -30,6 +30,9 @@ final class PiStripCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Mixin
+    QuietOption quiet;
+
+    @Mixin
     PiFormatOptions fmt;
 
     @Mixin
@@ -114,7 +117,7 @@ final class PiStripCommand implements Callable<Integer> {
         ByteBuffer blocks = ByteBuffer.allocate(n * bs);
         ByteBuffer data = o == null ? null : ByteBuffer.allocate(n * ds);
         long done = 0;
-        try (Progress progress = new Progress(spec.commandLine().getErr(), "pi strip", size)) {
+        try (Progress progress = quiet.progress(spec.commandLine().getErr(), "pi strip", size)) {
             for (;;) {
                 blocks.clear();
                 int got = BlockFiles.readFully(inCh, blocks);

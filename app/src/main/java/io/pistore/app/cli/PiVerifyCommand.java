@@ -31,6 +31,9 @@ final class PiVerifyCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Mixin
+    QuietOption quiet;
+
+    @Mixin
     PiFormatOptions fmt;
 
     @Mixin
@@ -67,7 +70,7 @@ final class PiVerifyCommand implements Callable<Integer> {
             long size = BlockFiles.regularSize(file);
             BlockFiles.requireWholeBlocks(file, size, bs);
             ByteBuffer buf = ByteBuffer.allocate(n * bs);
-            try (Progress progress = new Progress(spec.commandLine().getErr(), "pi verify", size)) {
+            try (Progress progress = quiet.progress(spec.commandLine().getErr(), "pi verify", size)) {
                 for (;;) {
                     buf.clear();
                     int got = BlockFiles.readFully(ch, buf);
@@ -111,7 +114,7 @@ final class PiVerifyCommand implements Callable<Integer> {
             }
             ByteBuffer data = ByteBuffer.allocate(n * ds);
             ByteBuffer meta = ByteBuffer.allocate(n * ms);
-            try (Progress progress = new Progress(spec.commandLine().getErr(), "pi verify", dsize)) {
+            try (Progress progress = quiet.progress(spec.commandLine().getErr(), "pi verify", dsize)) {
                 for (;;) {
                     data.clear();
                     meta.clear();

@@ -31,6 +31,9 @@ final class ScrubCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Mixin
+    QuietOption quiet;
+
+    @Mixin
     DataDirOption data;
 
     @Mixin
@@ -70,7 +73,7 @@ final class ScrubCommand implements Callable<Integer> {
             BadBlockReport report = new BadBlockReport(out, maxErrors, v.format(), checks);
             long bytesPerBlock = v.format().blockSize();
             Scrubber.Report r;
-            try (Progress progress = new Progress(err, "scrub " + name, v.blockCount() * bytesPerBlock)) {
+            try (Progress progress = quiet.progress(err, "scrub " + name, v.blockCount() * bytesPerBlock)) {
                 long[] last = {0};
                 r = Scrubber.scrub(v, e -> report.add(0, List.of(e)), done -> {
                     progress.advance((done - last[0]) * bytesPerBlock);
@@ -99,7 +102,7 @@ final class ScrubCommand implements Callable<Integer> {
         try (v) {
             long bytesPerBlock = v.format().blockSize();
             ReplicatedVolume.ScrubReport r;
-            try (Progress progress = new Progress(err, "scrub " + name, v.blockCount() * bytesPerBlock)) {
+            try (Progress progress = quiet.progress(err, "scrub " + name, v.blockCount() * bytesPerBlock)) {
                 long[] last = {0};
                 r = v.scrub(done -> {
                     progress.advance((done - last[0]) * bytesPerBlock);

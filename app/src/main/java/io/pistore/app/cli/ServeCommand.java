@@ -1,5 +1,7 @@
 package io.pistore.app.cli;
 
+import io.pistore.app.metrics.EngineCollector;
+import io.pistore.app.metrics.MetricsEndpoint;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.nbd.NbdServer;
@@ -7,6 +9,7 @@ import io.pistore.frontend.nbd.NbdAccess;
 import io.pistore.frontend.nbd.NbdTls;
 import io.pistore.runtime.tls.TlsContext;
 import io.pistore.engine.service.TargetService;
+import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
@@ -24,8 +27,6 @@ import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.time.LocalTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -69,6 +70,9 @@ final class ServeCommand implements Callable<Integer> {
     /** The NBD access rules, or null without --nbd-access. */
     private NbdAccess access;
 
+    @Mixin
+    LogLevelOption logLevel;
+
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
 
@@ -93,6 +97,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "With --nbd: export the volumes of the target at this address, reached through "
                     + "--transport, instead of local volumes (config key: target).")
     String target;
+
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "Serve Prometheus metrics (requests, latency, PI errors, connections, JVM) at "
+                    + "http://HOST:PORT/metrics; a bare PORT listens on 127.0.0.1 (default: off; config key: "
+                    + "metrics; docs/OPERATIONS.md).")
+    String metrics;
 
     @Option(names = "--memory-volume", paramLabel = "NAME:SIZE[:DATA+META]",
             description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
@@ -119,6 +129,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "blocks; adapts to the gaps between requests, yields the CPU, stops when idle; 0: never polls "
                     + "(default: ${DEFAULT-VALUE}, or -Dpistore.nbd.spinMicros).")
     long nbdSpinMicros;
+
+    private ServerLog serverLog;
+
+    /** What the transports and the NBD frontend pass to the engine, counted for --metrics. */
+    private final TargetStats stats = new TargetStats();
+    private final EngineCollector collector = new EngineCollector(stats);
 
     /** Set when an interrupt stopped the server; restored on the thread once everything is closed. */
     private boolean interrupted;
@@ -164,12 +180,9 @@ final class ServeCommand implements Callable<Integer> {
         nbdTlsMode();
         access = nbdAccess();
         CountDownLatch stop = new CountDownLatch(1);
-        DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");
-        Consumer<String> log = line -> {
-            synchronized (out) {
-                out.println(LocalTime.now().format(time) + " " + line);
-            }
-        };
+        serverLog = new ServerLog(out, logLevel.level());
+        serverLog.applyToTransports();
+        Consumer<String> log = serverLog.at(LogLevel.INFO);
         boolean replicated = replica.id != null || replica.listen != null;
         if (replicated && replica.listen == null) {
             throw CliException.usage("--replica-id needs --replica-listen: the address the volumes' peer lists name");
@@ -181,9 +194,29 @@ final class ServeCommand implements Callable<Integer> {
             throw CliException.usage("--target exports another target's volumes; replicated volumes are served by the "
                     + "serve of each of their peers");
         }
-        if (target != null) {
-            return serveRemote(out, log, stop);
+        try (MetricsEndpoint m = metrics == null ? null : startMetrics()) {
+            if (m != null) {
+                out.println("pistore serve: metrics at " + m.url());
+            }
+            if (target != null) {
+                return serveRemote(out, log, stop);
+            }
+            return serveLocal(out, log, stop, replicated);
         }
+    }
+
+    private MetricsEndpoint startMetrics() {
+        try {
+            return MetricsEndpoint.start(metrics, collector);
+        } catch (IOException | IllegalArgumentException e) {
+            String m = e.getMessage();
+            throw CliException.usage("cannot serve metrics on " + metrics + ": "
+                    + (m == null ? e.getClass().getSimpleName() : m));
+        }
+    }
+
+    private Integer serveLocal(PrintWriter out, Consumer<String> log, CountDownLatch stop, boolean replicated)
+            throws Exception {
         boolean listenTransport = nbd == null || given("--listen") || given("--transport");
         BlockTransportProvider p = listenTransport ? find(transport) : null;
         try (ReplicaNode node = replicated ? replica.start(data.dir, log) : null;
@@ -394,7 +427,7 @@ final class ServeCommand implements Callable<Integer> {
             throws Exception {
         BlockTransportProvider local = find(LocalTransportProvider.NAME);
         try (BlockTransport lt = local.create(settings);
-             TargetListener ll = lt.listen(local.embeddedListenAddress(), service);
+             TargetListener ll = lt.listen(local.embeddedListenAddress(), stats.measure("nbd", service));
              HostConnection hc = lt.connect(ll.address(), new ConnectOptions(nbdQueues, 1024))) {
             runNbd(out, log, hc, local, "in-process (local transport)", stop);
         }
@@ -410,6 +443,7 @@ final class ServeCommand implements Callable<Integer> {
             } catch (IOException | IllegalArgumentException e) {
                 throw CliException.usage("cannot reach target " + target + " over " + p.name() + ": " + e.getMessage());
             }
+            collector.add(hc, p.name());
             try (hc) {
                 out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
                         + p.name());
@@ -427,10 +461,12 @@ final class ServeCommand implements Callable<Integer> {
         NbdServer server;
         try {
             server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
-                    .spinMicros(nbdSpinMicros).tls(nbdTlsMode(), tlsContext).access(access).log(log));
+                    .spinMicros(nbdSpinMicros).tls(nbdTlsMode(), tlsContext).access(access).log(log)
+                    .debugLog(serverLog.at(LogLevel.DEBUG)));
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
+        collector.add(server);
         try (server) {
             if (volumeUse != null) {
                 volumeUse.nbd(server);
@@ -454,6 +490,8 @@ final class ServeCommand implements Callable<Integer> {
             out.flush();
             awaitStop(stop);
             out.println("pistore serve: stopping NBD");
+        } finally {
+            collector.remove(server);
         }
     }
 
@@ -489,7 +527,7 @@ final class ServeCommand implements Callable<Integer> {
 
     private TargetListener listen(BlockTransport t, TargetService s) {
         try {
-            return t.listen(listen, s);
+            return t.listen(listen, stats.measure(transport, s));
         } catch (IOException | IllegalArgumentException e) {
             String m = e.getMessage();
             // a transport's own message may already say it ("cannot listen on H:P: reason"): not twice

@@ -25,6 +25,7 @@ final class Backend implements AutoCloseable {
     private static final long RETRY_NANOS = 50_000;
 
     private final ScheduledExecutorService timer;
+    private final java.util.concurrent.atomic.LongAdder queueFull = new java.util.concurrent.atomic.LongAdder();
 
     Backend() {
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
@@ -47,6 +48,7 @@ final class Backend implements AutoCloseable {
         try {
             device.submitMayCompleteOnCaller(request, c -> {
                 if (c.status() == Status.QUEUE_FULL) {
+                    queueFull.increment();
                     try {
                         timer.schedule(() -> attempt(device, request, result), RETRY_NANOS, TimeUnit.NANOSECONDS);
                     } catch (RuntimeException rejected) {
@@ -59,6 +61,11 @@ final class Backend implements AutoCloseable {
         } catch (RuntimeException e) {
             result.complete(Completion.failure(Status.INTERNAL_ERROR, String.valueOf(e)));
         }
+    }
+
+    /** Requests refused with a full queue, and resubmitted. */
+    long queueFullRetries() {
+        return queueFull.sum();
     }
 
     @Override

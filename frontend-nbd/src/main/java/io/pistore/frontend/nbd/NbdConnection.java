@@ -81,17 +81,22 @@ final class NbdConnection implements Runnable {
         } finally {
             socket.close();
             server.ended(this);
-            server.log("nbd: " + peer + " connection ended: " + end + waitSummary());
+            server.log("nbd: " + peer + " connection ended: " + end);
+            String waits = waitSummary();
+            if (!waits.isEmpty()) {
+                // internal figures of the polling loop: for whoever tunes --nbd-spin-us, not for every operator
+                server.debug("nbd: " + peer + " waited for input: " + waits);
+            }
         }
     }
 
-    /** How the connection waited for input, for its last log line (empty when it never polled). */
+    /** How the connection waited for input, for a debug line at its end (empty when it never polled). */
     private String waitSummary() {
         if (poll.polls() == 0) {
             return "";
         }
-        return " (polls " + poll.polls() + ", requests caught polling " + poll.caught() + ", blocking waits "
-                + poll.blockingWaits() + ", CPU lost while polling " + poll.lostCpu() + ")";
+        return "polls " + poll.polls() + ", requests caught polling " + poll.caught() + ", blocking waits "
+                + poll.blockingWaits() + ", CPU lost while polling " + poll.lostCpu();
     }
 
     /** Ends the connection from another thread (server shutdown). */

@@ -51,6 +51,7 @@ public final class NbdServer implements AutoCloseable {
         NbdTls tls = NbdTls.OFF;
         TlsContext tlsContext;
         NbdAccess access;
+        Consumer<String> debugLog = line -> { };
 
         /** Most client connections at once; more are closed at accept (default 64). */
         public Options maxConnections(int n) {
@@ -124,6 +125,12 @@ public final class NbdServer implements AutoCloseable {
             return this;
         }
 
+        /** Where lines with internal figures go (how a connection's loop waited for input); default: nowhere. */
+        public Options debugLog(Consumer<String> debugLog) {
+            this.debugLog = debugLog;
+            return this;
+        }
+
         private static int positive(int n, String what) {
             if (n <= 0) {
                 throw new IllegalArgumentException(what + " must be positive, not " + n);
@@ -145,6 +152,7 @@ public final class NbdServer implements AutoCloseable {
     private final Backend backend = new Backend();
     private final Map<String, NbdExport> exports = new ConcurrentHashMap<>();
     private final Set<NbdConnection> connections = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.LongAdder accepted = new java.util.concurrent.atomic.LongAdder();
     private final Thread acceptor;
     /** Requests of every connection handed to the engine and not yet completed. */
     final java.util.concurrent.atomic.AtomicInteger engineRequests = new java.util.concurrent.atomic.AtomicInteger();
@@ -277,6 +285,14 @@ public final class NbdServer implements AutoCloseable {
         }
     }
 
+    void debug(String line) {
+        try {
+            options.debugLog.accept(line);
+        } catch (RuntimeException ignored) {
+            // a broken log never breaks the server
+        }
+    }
+
     /**
      * How the threads of the open connections waited for input, summed over them: polls run, requests
      * caught while polling, blocking waits, and polls given up because the thread lost its CPU.
@@ -296,6 +312,21 @@ public final class NbdServer implements AutoCloseable {
             lost += c.waiting().lostCpu();
         }
         return new WaitCounters(polls, caught, blocking, lost);
+    }
+
+    /** Client connections open now (for counters). */
+    public int connectionsOpen() {
+        return connections.size();
+    }
+
+    /** Client connections accepted since start, refused ones not included (for counters). */
+    public long connectionsAccepted() {
+        return accepted.sum();
+    }
+
+    /** Requests resubmitted because the engine's queue was full (for counters). */
+    public long queueFullRetries() {
+        return backend.queueFullRetries();
     }
 
     /** How many connections transmit on the export of that name now. */
@@ -355,6 +386,7 @@ public final class NbdServer implements AutoCloseable {
             }
             NbdConnection c = new NbdConnection(this, ch, peer);
             connections.add(c);
+            accepted.increment();
             Thread t = new Thread(c, "pistore-nbd-" + peer);
             t.setDaemon(true);
             t.start();

@@ -149,6 +149,28 @@ class NbdServerTest {
     }
 
     @Test
+    void theClosingLineKeepsThePollingFiguresForTheDebugLog() throws Exception {
+        List<String> info = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> debug = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (NbdServer s = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().spinMicros(10_000)
+                .log(info::add).debugLog(debug::add))) {
+            try (NbdTestClient c = NbdTestClient.open(s.address())) {
+                c.go("a");
+                depthOneTraffic(c);
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (info.stream().noneMatch(l -> l.contains("connection ended")) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+        }
+        String ended = info.stream().filter(l -> l.contains("connection ended")).findFirst().orElseThrow();
+        assertTrue(ended.contains("connection ended: closed by the client"), ended);
+        assertTrue(info.stream().noneMatch(l -> l.contains("polls")), "no internal figures at info: " + info);
+        assertEquals(1, debug.size(), debug.toString());
+        assertTrue(debug.get(0).contains("waited for input: polls "), debug.get(0));
+    }
+
+    @Test
     void aConnectionWithPollingOffBlocksForEveryRequest() throws Exception {
         try (NbdServer s = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().spinMicros(0));
              NbdTestClient c = NbdTestClient.open(s.address())) {

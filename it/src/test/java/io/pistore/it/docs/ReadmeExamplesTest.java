@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * order, from a directory whose {@code ./pistore} runs this build (the launcher itself would start
  * a Maven build inside this one); a block followed directly by an output block must print exactly
  * that. What differs from a user's run, and why: {@code /tmp/pistore-demo} is a directory of the
- * test, and the ports 4430 and 10809 free ones (a serve without {@code --listen} gets one too), so
+ * test, and the ports 4430, 10809 and 4520 free ones (a serve without {@code --listen} gets one too), so
  * that the test runs beside anything else on this machine; {@code CMD; echo "exit $?"} runs as {@code CMD && echo "exit 0" || echo "exit $?"} (same output,
  * while the rest of the block runs under {@code set -e}); bench durations are cut to one second and rounds to two (the figures are not checked, the
  * commands are); a line that starts a server in the background is followed by a wait until it
@@ -79,6 +79,7 @@ class ReadmeExamplesTest {
         Path demo = work.resolve("pistore-demo");
         int tcpPort = freePort();
         int nbdPort = freePort();
+        int rdmaPort = freePort();
         List<String> ran = new ArrayList<>();
         for (Block b : blocks) {
             String missing = missingTool(b.commands());
@@ -86,7 +87,7 @@ class ReadmeExamplesTest {
                 System.out.println("[readme] skipped a block of '" + b.section() + "': " + missing + " is not installed");
                 continue;
             }
-            String script = script(b.commands(), demo, tcpPort, nbdPort);
+            String script = script(b.commands(), demo, tcpPort, nbdPort, rdmaPort);
             Ran r = bash(script);
             String where = "README section '" + b.section() + "', block:\n" + b.commands() + "\noutput:\n" + r.output;
             assertEquals(0, r.code, where);
@@ -135,11 +136,11 @@ class ReadmeExamplesTest {
     }
 
     /** The block as bash runs it here (see the class comment for each change). */
-    static String script(String commands, Path demo, int tcpPort, int nbdPort) {
+    static String script(String commands, Path demo, int tcpPort, int nbdPort, int rdmaPort) {
         StringBuilder s = new StringBuilder("set -e\n");
         for (String line : commands.split("\n")) {
             String l = line.replace("/tmp/pistore-demo", demo.toString()).replace(":4430", ":" + tcpPort)
-                    .replace(":10809", ":" + nbdPort);
+                    .replace(":10809", ":" + nbdPort).replace(":4520", ":" + rdmaPort);
             if (l.startsWith("./pistore serve") && !l.contains("--listen") && !l.contains("--nbd")) {
                 l = l.replace("./pistore serve", "./pistore serve --listen 127.0.0.1:" + tcpPort);
             }

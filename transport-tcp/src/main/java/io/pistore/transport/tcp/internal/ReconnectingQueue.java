@@ -46,6 +46,8 @@ final class ReconnectingQueue implements HostQueue {
     private volatile String lostReason;
     /** Attempts since the connection was lost (scheduler thread only). */
     private int attempts;
+    /** Successful reconnects since connect (written by the scheduler thread, read by counters). */
+    private volatile long reconnects;
 
     ReconnectingQueue(TcpTransport transport, HostQueueConnection first, InetSocketAddress address, String peer,
                       int index, int requestedDepth, long session) {
@@ -150,6 +152,7 @@ final class ReconnectingQueue implements HostQueue {
                 + attempts + (attempts == 1 ? " attempt" : " attempts"));
         attempts = 0;
         lostReason = null;
+        reconnects++; // one writer: the reconnect thread
         adopt(c);
         if (closed) { // close() raced with the adoption: it may have shut the old connection only
             c.shutdown();
@@ -163,6 +166,11 @@ final class ReconnectingQueue implements HostQueue {
             delay *= 2;
         }
         schedule(Math.min(delay, cfg.reconnectMaxDelayMillis));
+    }
+
+    /** How often this queue was connected again after losing its connection. */
+    long reconnects() {
+        return reconnects;
     }
 
     /** Stops reconnecting and closes the connection; outstanding requests fail. */

@@ -288,6 +288,7 @@ final class TargetConnection extends Connection {
             case Protocol.OP_WRITE: {
                 PiError e = t.verifier == null ? null : t.verifier.firstError();
                 if (e != null) {
+                    inTransport(name, e);
                     respond(t, Completion.piError(t.lba, e));
                     return;
                 }
@@ -321,6 +322,15 @@ final class TargetConnection extends Connection {
             handler.execute(r, checked, t);
         } catch (RuntimeException e) {
             done(t, Completion.failure(Status.INTERNAL_ERROR, r.op() + ": " + e));
+        }
+    }
+
+    /** Tells the handler (its counters) about a write whose PI this transport refused on arrival. */
+    private void inTransport(String volume, PiError e) {
+        try {
+            handler.piErrorInTransport(volume, io.pistore.spi.Operation.WRITE, e.kind());
+        } catch (RuntimeException ex) {
+            LOG.log(System.Logger.Level.WARNING, "pistore tcp target: piErrorInTransport() of the handler failed", ex);
         }
     }
 

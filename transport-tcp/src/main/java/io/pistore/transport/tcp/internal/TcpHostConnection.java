@@ -83,6 +83,15 @@ final class TcpHostConnection implements HostConnection {
     }
 
     @Override
+    public long reconnects() {
+        long n = 0;
+        for (ReconnectingQueue q : queues) {
+            n += q.reconnects();
+        }
+        return n;
+    }
+
+    @Override
     public void close() {
         if (closed) {
             return;

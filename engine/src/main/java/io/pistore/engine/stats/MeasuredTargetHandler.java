@@ -1,0 +1,77 @@
+package io.pistore.engine.stats;
+
+import io.pistore.integrity.PiErrorKind;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.Operation;
+import io.pistore.spi.Status;
+import io.pistore.spi.TargetHandler;
+import io.pistore.spi.VolumeInfo;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * A target handler that counts the requests passing through it into {@link TransportCounters} and
+ * hands them on unchanged. A PI error the engine reports is placed by the operation: on a write it
+ * was caught before storing ({@link PiErrorPlace#TARGET}), on a read the stored block failed its
+ * check ({@link PiErrorPlace#REST}); the transport reports its own catches through
+ * {@link #piErrorInTransport}.
+ */
+final class MeasuredTargetHandler implements TargetHandler {
+    private final TargetHandler delegate;
+    private final TransportCounters counters;
+
+    MeasuredTargetHandler(TargetHandler delegate, TransportCounters counters) {
+        this.delegate = delegate;
+        this.counters = counters;
+    }
+
+    @Override
+    public List<VolumeInfo> volumes() {
+        return delegate.volumes();
+    }
+
+    @Override
+    public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
+        VolumeCounters v = counters.volume(request.volume());
+        long bytes = request.data() == null ? 0 : request.data().length();
+        long start = System.nanoTime();
+        v.started();
+        try {
+            delegate.execute(request, piCheckedInTransport, c -> {
+                ended(v, request.op(), bytes, request.fua(), System.nanoTime() - start, c);
+                done.accept(c);
+            });
+        } catch (RuntimeException e) {
+            // the transport answers it with an internal error; it is no longer in flight
+            v.ended(request.op(), bytes, request.fua(), System.nanoTime() - start, Status.INTERNAL_ERROR);
+            throw e;
+        }
+    }
+
+    private static void ended(VolumeCounters v, Operation op, long bytes, boolean fua, long nanos, Completion c) {
+        Status s = c.status();
+        v.ended(op, bytes, fua, nanos, s);
+        if (s.isPiError()) {
+            v.piError(s.piErrorKind(), op == Operation.READ ? PiErrorPlace.REST : PiErrorPlace.TARGET);
+        }
+    }
+
+    @Override
+    public void piErrorInTransport(String volume, Operation op, PiErrorKind kind) {
+        counters.volume(volume).piError(kind, PiErrorPlace.WIRE);
+        delegate.piErrorInTransport(volume, op, kind);
+    }
+
+    @Override
+    public void connected(String peer) {
+        counters.connected();
+        delegate.connected(peer);
+    }
+
+    @Override
+    public void disconnected(String peer, String reason) {
+        counters.disconnected();
+        delegate.disconnected(peer, reason);
+    }
+}

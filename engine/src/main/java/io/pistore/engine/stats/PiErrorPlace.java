@@ -1,0 +1,22 @@
+package io.pistore.engine.stats;
+
+/** Where along the path a PI check failure was caught. */
+public enum PiErrorPlace {
+    /** By the transport, as a write's bytes arrived (the TCP target's stream check, an RDMA integrity MR). */
+    WIRE("wire"),
+    /** By the engine, checking a write before storing it: nothing was stored. */
+    TARGET("target"),
+    /** By the engine, reading a stored block whose PI does not match it: the block went bad at rest. */
+    REST("rest");
+
+    private final String label;
+
+    PiErrorPlace(String label) {
+        this.label = label;
+    }
+
+    /** The word used in metric labels and tables. */
+    public String label() {
+        return label;
+    }
+}
