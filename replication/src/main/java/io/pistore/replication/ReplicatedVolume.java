@@ -351,7 +351,7 @@ public final class ReplicatedVolume implements Volume {
     /**
      * Blocks from {@code lba} as replica {@code peer} holds them once it has applied {@code minIndex}. A
      * follower learns the commit index with the leader's next heartbeat and refuses a stale read until
-     * then, so the read is asked again until the operation timeout.
+     * then, so the read is asked again until the operation timeout; so is a try that got no answer.
      */
     private ReadReply readFrom(RaftPeerId peer, long lba, int n, long minIndex) throws IOException {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -370,12 +370,11 @@ public final class ReplicatedVolume implements Volume {
             } catch (ReplicationException e) {
                 throw e;
             } catch (IOException e) {
+                // A try that got no answer (a peer just restarted, still catching up or warming up) is
+                // asked again, as a stale one is, until the operation timeout.
                 if (System.nanoTime() > end) {
                     throw new ReplicationException("volume " + name + ": " + what + " not answered within " + timeoutMs
                             + " ms: " + oneLine(e));
-                }
-                if (!isStale(e)) {
-                    throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e));
                 }
             }
             try {

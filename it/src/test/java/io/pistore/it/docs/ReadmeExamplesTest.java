@@ -34,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(600)
 class ReadmeExamplesTest {
     private static final Pattern LISTEN = Pattern.compile("--(?:listen|nbd) (\\S+):(\\d+)");
+    private static final Pattern README_PORT = Pattern.compile(":(4430|10809|4520)\\b");
     private static final Pattern FENCE = Pattern.compile("(?m)^```[^\\n]*\\n(.*?)^```\\s*$", Pattern.DOTALL);
 
     @TempDir
@@ -139,8 +140,13 @@ class ReadmeExamplesTest {
     static String script(String commands, Path demo, int tcpPort, int nbdPort, int rdmaPort) {
         StringBuilder s = new StringBuilder("set -e\n");
         for (String line : commands.split("\n")) {
-            String l = line.replace("/tmp/pistore-demo", demo.toString()).replace(":4430", ":" + tcpPort)
-                    .replace(":10809", ":" + nbdPort).replace(":4520", ":" + rdmaPort);
+            // one pass, so that a free port that contains another's digits is not replaced again
+            Matcher ports = README_PORT.matcher(line.replace("/tmp/pistore-demo", demo.toString()));
+            String l = ports.replaceAll(m -> ":" + switch (m.group(1)) {
+                case "4430" -> tcpPort;
+                case "10809" -> nbdPort;
+                default -> rdmaPort;
+            });
             if (l.startsWith("./pistore serve") && !l.contains("--listen") && !l.contains("--nbd")) {
                 l = l.replace("./pistore serve", "./pistore serve --listen 127.0.0.1:" + tcpPort);
             }
