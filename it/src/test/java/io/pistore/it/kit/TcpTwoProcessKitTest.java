@@ -1,15 +1,7 @@
 package io.pistore.it.kit;
 
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.TargetListener;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -19,30 +11,17 @@ import org.junit.jupiter.api.BeforeAll;
  * across the tests of the class (every kit test writes what it reads).
  */
 class TcpTwoProcessKitTest extends TransportCompatibilityKit {
-    private static Process target;
-    private static String address;
+    private static RemoteTarget target;
 
     @BeforeAll
     static void startTargetProcess() throws Exception {
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xss1m", "-cp", System.getProperty("java.class.path"),
-                TcpTargetProcess.class.getName(), "tcp");
-        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-        target = pb.start();
-        BufferedReader r = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
-        String line = r.readLine();
-        assertNotNull(line, "the target process ended before listening");
-        assertTrue(line.startsWith("listening "), line);
-        address = line.substring("listening ".length()).trim();
+        target = RemoteTarget.start("tcp");
     }
 
     @AfterAll
     static void stopTargetProcess() throws Exception {
         if (target != null) {
-            target.getOutputStream().close();
-            if (!target.waitFor(10, TimeUnit.SECONDS)) {
-                target.destroyForcibly();
-            }
+            target.stop();
         }
     }
 
@@ -53,21 +32,11 @@ class TcpTwoProcessKitTest extends TransportCompatibilityKit {
 
     @Override
     protected String listenAddress() {
-        return address;
+        return target.address();
     }
 
     @Override
     protected TargetListener startListener(BlockTransport t) {
-        return new TargetListener() {
-            @Override
-            public String address() {
-                return address;
-            }
-
-            @Override
-            public void close() {
-                // the process lives for the whole class
-            }
-        };
+        return target.listener();
     }
 }
