@@ -2,18 +2,12 @@ package io.pistore.it.reliability;
 
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -31,7 +25,7 @@ import java.util.concurrent.atomic.LongAdder;
  *       with digests on.
  * </ul>
  */
-final class BitFlipProxy implements AutoCloseable {
+final class BitFlipProxy extends LoopbackRelay {
     enum Mode { PAYLOAD, LBA, ANY }
 
     final LongAdder injected = new LongAdder();
@@ -40,92 +34,54 @@ final class BitFlipProxy implements AutoCloseable {
     final LongAdder skippedUncheckedApp = new LongAdder();
     final LongAdder skippedEscape = new LongAdder();
     final LongAdder frames = new LongAdder();
-    private final ServerSocket server;
-    private final InetSocketAddress target;
     private final Mode mode;
     private final double rate;
     private final boolean digests;
     private final int dataSize;
     private final int metaSize;
     private final Random random;
-    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    private volatile boolean closed;
 
     BitFlipProxy(String targetAddress, Mode mode, double rate, boolean digests, int dataSize, int metaSize, long seed)
             throws IOException {
-        int colon = targetAddress.lastIndexOf(':');
-        this.target = new InetSocketAddress(targetAddress.substring(0, colon),
-                Integer.parseInt(targetAddress.substring(colon + 1)));
+        super(targetAddress, "bitflip-proxy");
         this.mode = mode;
         this.rate = rate;
         this.digests = digests;
         this.dataSize = dataSize;
         this.metaSize = metaSize;
         this.random = new Random(seed);
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread t = new Thread(this::accept, "bitflip-proxy-accept");
-        t.setDaemon(true);
-        t.start();
+        start();
     }
 
-    String address() {
-        return "127.0.0.1:" + server.getLocalPort();
+    @Override
+    void relay(Socket host, Socket tgt) {
+        Map<Integer, Integer> appMaskOfCommand = new ConcurrentHashMap<>();
+        pump(host, tgt, "up", (in, out) -> copyFrames(in, out, true, appMaskOfCommand));
+        pump(tgt, host, "down", (in, out) -> copyFrames(in, out, false, appMaskOfCommand));
     }
 
-    private void accept() {
-        while (!closed) {
-            try {
-                Socket host = server.accept();
-                Socket tgt = new Socket(target.getAddress(), target.getPort());
-                host.setTcpNoDelay(true);
-                tgt.setTcpNoDelay(true);
-                sockets.add(host);
-                sockets.add(tgt);
-                Map<Integer, Integer> appMaskOfCommand = new ConcurrentHashMap<>();
-                pump(host, tgt, true, appMaskOfCommand);
-                pump(tgt, host, false, appMaskOfCommand);
-            } catch (IOException e) {
-                return;
+    /** Frames from one side to the other, HELLO untouched, the others given to {@link #corrupt}. */
+    private void copyFrames(DataInputStream in, OutputStream out, boolean toTarget, Map<Integer, Integer> appMasks)
+            throws IOException {
+        byte[] header = new byte[64];
+        while (true) {
+            in.readFully(header);
+            ByteBuffer h = ByteBuffer.wrap(header);
+            int op = header[5] & 0xFF;
+            int len = h.getInt(12);
+            boolean hello = (op & 0x7F) == 0x01;
+            int hd = !hello && digests ? 4 : 0;
+            int dd = !hello && digests && len > 0 ? 4 : 0;
+            byte[] frame = new byte[64 + hd + len + dd];
+            System.arraycopy(header, 0, frame, 0, 64);
+            in.readFully(frame, 64, frame.length - 64);
+            if (!hello) {
+                frames.increment();
+                corrupt(frame, op, len, hd, toTarget, appMasks);
             }
+            out.write(frame);
+            out.flush();
         }
-    }
-
-    private void pump(Socket from, Socket to, boolean toTarget, Map<Integer, Integer> appMasks) {
-        Thread t = new Thread(() -> {
-            try (InputStream raw = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                DataInputStream in = new DataInputStream(raw);
-                byte[] header = new byte[64];
-                while (true) {
-                    in.readFully(header);
-                    ByteBuffer h = ByteBuffer.wrap(header);
-                    int op = header[5] & 0xFF;
-                    int len = h.getInt(12);
-                    boolean hello = (op & 0x7F) == 0x01;
-                    int hd = !hello && digests ? 4 : 0;
-                    int dd = !hello && digests && len > 0 ? 4 : 0;
-                    byte[] frame = new byte[64 + hd + len + dd];
-                    System.arraycopy(header, 0, frame, 0, 64);
-                    in.readFully(frame, 64, frame.length - 64);
-                    if (!hello) {
-                        frames.increment();
-                        corrupt(frame, op, len, hd, toTarget, appMasks);
-                    }
-                    out.write(frame);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // one side closed: close the other
-            } finally {
-                try {
-                    from.close();
-                    to.close();
-                } catch (IOException ignored) {
-                    // closing
-                }
-            }
-        }, "bitflip-proxy-" + (toTarget ? "up" : "down"));
-        t.setDaemon(true);
-        t.start();
     }
 
     private void corrupt(byte[] frame, int op, int len, int hd, boolean toTarget, Map<Integer, Integer> appMasks) {
@@ -189,14 +145,5 @@ final class BitFlipProxy implements AutoCloseable {
         frame[at] ^= (byte) (1 << bit);
         injected.increment();
         (toTarget ? injectedRequests : injectedResponses).increment();
-    }
-
-    @Override
-    public void close() throws IOException {
-        closed = true;
-        server.close();
-        for (Socket s : sockets) {
-            s.close();
-        }
     }
 }
