@@ -24,8 +24,9 @@ record VolumeChange(String verb, List<String> args) {
                 f.location().name().toLowerCase(Locale.ROOT)));
     }
 
-    static VolumeChange resize(String name, long blocks) {
-        return new VolumeChange("resize", List.of(name, Long.toString(blocks)));
+    /** Grows a volume to {@code bytes} of data, a whole number of its blocks. */
+    static VolumeChange resize(String name, long bytes) {
+        return new VolumeChange("resize", List.of(name, Long.toString(bytes)));
     }
 
     static VolumeChange delete(String name, boolean force) {
@@ -77,7 +78,13 @@ record VolumeChange(String verb, List<String> args) {
             case "resize": {
                 Volume v = existing(store, args.get(0));
                 long old = v.blockCount();
-                long blocks = Long.parseLong(args.get(1));
+                long bytes = Long.parseLong(args.get(1));
+                int bs = v.format().dataSize();
+                if (bytes <= 0 || bytes % bs != 0) {
+                    throw new IllegalArgumentException("--size " + bytes + " is not a positive multiple of the " + bs
+                            + "-byte block");
+                }
+                long blocks = bytes / bs;
                 store.resize(args.get(0), blocks);
                 return List.of(old == blocks ? args.get(0) + " already has " + blocks + " blocks"
                         : "resized " + args.get(0) + ": " + old + " -> " + blocks + " blocks");

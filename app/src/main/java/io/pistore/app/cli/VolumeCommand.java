@@ -311,35 +311,10 @@ final class VolumeCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException {
-            Path dir = data.existing();
-            int bs = blockSize(dir, name);
-            if (size <= 0 || size % bs != 0) {
-                throw CliException.usage("--size " + size + " is not a positive multiple of the " + bs + "-byte block");
-            }
-            change(dir, spec, VolumeChange.resize(name, size / bs)).lines().forEach(spec.commandLine().getOut()::println);
+            // in bytes: the store that owns the volume knows its block size
+            change(data.existing(), spec, VolumeChange.resize(name, size)).lines()
+                    .forEach(spec.commandLine().getOut()::println);
             return ExitCodes.OK;
-        }
-
-        /** The volume's data block size, from its manifest (readable while a server owns the directory). */
-        private static int blockSize(Path dir, String name) throws IOException {
-            Path manifest = dir.resolve(name + VolumeStore.MANIFEST_SUFFIX);
-            try {
-                VolumeStore.checkName(name);
-            } catch (IllegalArgumentException e) {
-                throw CliException.usage(e.getMessage());
-            }
-            if (!Files.exists(manifest)) {
-                throw CliException.usage("no volume named " + name);
-            }
-            java.util.Properties p = new java.util.Properties();
-            try (var in = Files.newInputStream(manifest)) {
-                p.load(in);
-            }
-            String ds = p.getProperty("data.size");
-            if (ds == null) {
-                throw CliException.usage("manifest of " + name + " has no 'data.size'");
-            }
-            return Integer.parseInt(ds.trim());
         }
     }
 }
