@@ -83,6 +83,11 @@ final class ChannelStorageFile implements StorageFile {
     }
 
     @Override
+    public boolean syncIsCheap() {
+        return inMemory;
+    }
+
+    @Override
     public void close() throws IOException {
         ch.close();
     }

@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  * files. Every write and zeroing goes first to the write-ahead journal {@code NAME.journal} as one
  * record; {@code flush} and FUA force the journal only. Records reach the home files at a
  * checkpoint (of each journal segment that fills, on a thread of its own, and of everything when the
- * volume closes), and only after the journal was forced, so
+ * volume closes), and only after the journal was forced; the head moves past applied records once
+ * the home files were forced too (on a disk, once per several segments), so
  * a crash or power loss at any point leaves each request complete or absent, never a block whose PI
  * does not match its data. Blocks whose newest version is still only in the journal are read from
  * there (an index in memory); the others as before. Opening a volume that was not closed replays
@@ -94,6 +95,26 @@ public final class FileVolume implements Volume {
      * waits for the one before it, so they apply segments in order.
      */
     private final ArrayDeque<FutureTask<Void>> pendingCheckpoints = new ArrayDeque<>();
+    /**
+     * On a disk, how many applied segments may wait for one forcing of the home files: each forcing
+     * writes the blocks scattered over the volume that the segments changed, and a random-write run
+     * is bound by how often that happens (a sync every 8 k blocks against every 32 k). Half the
+     * ring, so writers still have the other half while the gathered segments are forced.
+     */
+    static final int SEGMENTS_PER_HOME_SYNC = JOURNAL_SEGMENTS / 2;
+    /** Applied segments per forcing of the home files: 1 where syncs are cheap, else {@link #SEGMENTS_PER_HOME_SYNC}. */
+    private final int segmentsPerHomeSync;
+    /**
+     * Segments applied to the home files but not yet forced there, and the last record and next
+     * position of the newest of them: the head moves past them only after the forcing. Written
+     * under {@link #homeSync}, which an apply holds throughout (so a forcing never races the writes of
+     * an apply); the count is read without it, so a writer looking for journal space does not wait
+     * for an apply in progress unless it must.
+     */
+    private volatile int appliedUnsynced;
+    private long appliedLastSeq;
+    private long appliedNextPos;
+    private final Object homeSync = new Object();
     /** Changes with every append (a lost increment still changes it): the idle tick compares. */
     private volatile long appends;
     private long appendsAtLastTick;
@@ -105,6 +126,7 @@ public final class FileVolume implements Volume {
                        Journal journal, long mapSegment, Executor checkpoints) throws IOException {
         this.name = name;
         this.checkpoints = checkpoints;
+        this.segmentsPerHomeSync = data.syncIsCheap() ? 1 : SEGMENTS_PER_HOME_SYNC;
         this.format = format;
         this.blockCount = blockCount;
         this.data = data;
@@ -502,6 +524,7 @@ public final class FileVolume implements Volume {
         long a = appends;
         if (a == appendsAtLastTick) {
             try {
+                forceApplied(); // what the tick before applied: an idle journal drains
                 checkpointActiveSegment();
             } catch (IOException | RuntimeException e) {
                 // Kept in checkpointFailure when a checkpoint failed; the next write reports it.
@@ -524,8 +547,15 @@ public final class FileVolume implements Volume {
             while (!pendingCheckpoints.isEmpty() && pendingCheckpoints.peekFirst().isDone()) {
                 await(pendingCheckpoints.pollFirst());
             }
-            if (pendingCheckpoints.size() >= JOURNAL_SEGMENTS - 1) {
-                await(pendingCheckpoints.pollFirst());
+            // Every segment but the active one holds records not yet forced home (waiting for their
+            // checkpoint, or applied and waiting for a forcing): the next one is free only after
+            // the oldest is. An overcount (a checkpoint done but still queued) only forces sooner.
+            while (pendingCheckpoints.size() + appliedUnsynced() >= JOURNAL_SEGMENTS - 1) {
+                if (appliedUnsynced() > 0) {
+                    forceApplied();
+                } else {
+                    await(pendingCheckpoints.pollFirst());
+                }
             }
             Journal.Appended next = journal.swap();
             FutureTask<Void> before = pendingCheckpoints.peekLast();
@@ -588,13 +618,41 @@ public final class FileVolume implements Volume {
     private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
         journal.syncUpTo(lastSeq);
         long durable = journal.durableSeq();
-        Journal.Header head = journal.head();
-        long n = journal.scan(head, blockCount, lastSeq, false, (seq, type, lba, blocks, payload) ->
-                apply(seq, type, lba, blocks, payload, durable));
-        expectApplied(n, lastSeq - head.startSeq() + 1);
-        syncHome();
-        journal.advanceHead(lastSeq + 1, nextPos);
-        index.removeUpTo(lastSeq);
+        synchronized (homeSync) {
+            // From the first record not yet applied: the head, or after the segments applied unforced.
+            Journal.Header head = journal.head();
+            Journal.Header from = appliedUnsynced == 0 ? head
+                    : new Journal.Header(head.slotSeq(), head.epoch(), appliedLastSeq + 1, appliedNextPos, false);
+            long n = journal.scan(from, blockCount, lastSeq, false, (seq, type, lba, blocks, payload) ->
+                    apply(seq, type, lba, blocks, payload, durable));
+            expectApplied(n, lastSeq - from.startSeq() + 1);
+            appliedUnsynced++;
+            appliedLastSeq = lastSeq;
+            appliedNextPos = nextPos;
+            if (appliedUnsynced >= segmentsPerHomeSync) {
+                forceApplied();
+            }
+        }
+    }
+
+    private int appliedUnsynced() {
+        return appliedUnsynced;
+    }
+
+    /**
+     * Forces the home files and moves the head past every segment applied so far, then drops their
+     * index entries (reads of those blocks go home again).
+     */
+    private void forceApplied() throws IOException {
+        synchronized (homeSync) {
+            if (appliedUnsynced == 0) {
+                return;
+            }
+            syncHome();
+            journal.advanceHead(appliedLastSeq + 1, appliedNextPos);
+            index.removeUpTo(appliedLastSeq);
+            appliedUnsynced = 0;
+        }
     }
 
     /**
@@ -614,6 +672,7 @@ public final class FileVolume implements Volume {
      */
     private void fullCheckpointLocked(boolean clean) throws IOException {
         awaitCheckpoints();
+        forceApplied();
         if (!journal.isEmpty()) {
             long last = journal.appendedSeq();
             journal.syncUpTo(last);

@@ -37,6 +37,15 @@ interface StorageFile extends AutoCloseable {
      */
     ByteBuffer mapReadWrite(long pos, long len) throws IOException;
 
+    /**
+     * Whether {@link #sync} costs next to nothing however much was written (tmpfs, ramfs: nothing
+     * reaches a disk). A volume then forces its home files after every journal segment it applies;
+     * on a disk it lets several segments' writes gather first.
+     */
+    default boolean syncIsCheap() {
+        return false;
+    }
+
     @Override
     void close() throws IOException;
 
