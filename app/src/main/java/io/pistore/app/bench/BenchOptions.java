@@ -83,6 +83,8 @@ public final class BenchOptions {
     public boolean progress = true;
     /** Embedded target: serve its metrics at this address ({@code HOST:PORT} or a loopback port); null: none. */
     public String metrics;
+    /** With {@link #metrics}: one request in this many has its latency timed (1: every one). */
+    public int metricsLatencySample = io.pistore.engine.stats.TargetStats.DEFAULT_LATENCY_SAMPLE;
     /** Embedded target, workloads that read: write every block once before starting. */
     public boolean prefill = true;
 

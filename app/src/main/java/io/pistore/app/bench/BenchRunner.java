@@ -116,7 +116,7 @@ public final class BenchRunner {
                     }
                     fresh.put(e.getKey(), !reused && store.get(e.getKey()).blockCount() == blocks);
                 }
-                TargetStats stats = new TargetStats();
+                TargetStats stats = new TargetStats(o.metricsLatencySample);
                 TargetService service = new TargetService(store);
                 try (MetricsEndpoint m = o.metrics == null ? null
                         : MetricsEndpoint.start(o.metrics, new EngineCollector(stats));

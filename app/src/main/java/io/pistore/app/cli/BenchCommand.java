@@ -133,6 +133,11 @@ final class BenchCommand implements Callable<Integer> {
                     + "listens on 127.0.0.1; default: off).")
     String metrics;
 
+    @Option(names = "--metrics-latency-sample", paramLabel = "N", defaultValue = "8",
+            description = "With --metrics: time one request in N for the latency histogram, as serve does "
+                    + "(default: ${DEFAULT-VALUE}; 1: every request).")
+    int metricsLatencySample;
+
     @Option(names = "--plot", paramLabel = "FILE",
             description = "Also write an SVG picture of the runs to FILE: latency by percentile (log tail) and "
                     + "IOPS per second, one line per transport and PI mode; it needs no network or script.")
@@ -184,6 +189,11 @@ final class BenchCommand implements Callable<Integer> {
             o.dataDir = data == null ? null : DataDirOption.requireExisting(data);
             o.prefill = !noPrefill;
             o.metrics = metrics;
+            if (metricsLatencySample < 1 || metricsLatencySample > 1024) {
+                throw new IllegalArgumentException("--metrics-latency-sample must be 1 to 1024, not "
+                        + metricsLatencySample);
+            }
+            o.metricsLatencySample = metricsLatencySample;
             if (plot != null) {
                 java.nio.file.Path dir = plot.toAbsolutePath().getParent();
                 if (dir != null && !java.nio.file.Files.isDirectory(dir)) {

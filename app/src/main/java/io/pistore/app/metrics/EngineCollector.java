@@ -78,7 +78,8 @@ public final class EngineCollector implements MultiCollector {
         CounterSnapshot.Builder failures = counter("pistore_request_failures",
                 "Requests that completed with an error, by operation and status");
         HistogramSnapshot.Builder latency = HistogramSnapshot.builder().name("pistore_request_latency_seconds")
-                .help("Time from the request reaching the engine to its completion, by operation");
+                .help("Time from the request reaching the engine to its completion, by operation; a random "
+                        + "sample of the requests (serve --metrics-latency-sample)");
         GaugeSnapshot.Builder inFlight = GaugeSnapshot.builder().name("pistore_requests_in_flight")
                 .help("Requests handed to the engine and not completed yet");
         CounterSnapshot.Builder fua = counter("pistore_fua_writes", "Writes and zeroing requests with FUA");

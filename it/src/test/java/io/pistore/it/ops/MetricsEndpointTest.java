@@ -58,7 +58,7 @@ class MetricsEndpointTest {
     @Test
     void countersMoveWithIoAndAWireGuardErrorIsCountedAsSuch() throws Exception {
         try (ServeInThread serve = new ServeInThread("serve", "--memory-volume", "m1:16MiB:512+8",
-                "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0")) {
+                "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--metrics-latency-sample", "1")) {
             String address = serve.await("on tcp (\\S+)");
             String url = serve.await("metrics at (\\S+)");
             assertTrue(url.startsWith("http://127.0.0.1:"), url);
