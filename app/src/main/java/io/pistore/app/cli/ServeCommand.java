@@ -236,6 +236,7 @@ final class ServeCommand implements Callable<Integer> {
              ServedVolumeUse use = memoryVolumes.isEmpty() ? new ServedVolumeUse(store) : null;
              ControlSocket control = use != null ? startControl(out, store, use, log) : null) {
             volumeUse = use;
+            collector.add(store); // journal and cache figures, for --metrics
             if (node != null) {
                 attachReplicated(out, node, store);
             }
@@ -460,7 +461,9 @@ final class ServeCommand implements Callable<Integer> {
                 out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
                         + p.name());
                 out.println("  " + GuardPath.describe());
-                runNbd(out, log, hc, p, "target " + target + " over " + p.name(), stop);
+                // with --metrics: the PI errors this host's transport catches in what it reads (where="host")
+                HostConnection served = metrics != null ? stats.measureHost(p.name(), hc) : hc;
+                runNbd(out, log, served, p, "target " + target + " over " + p.name(), stop);
             }
         }
         out.println("pistore serve: stopped");

@@ -1,5 +1,7 @@
 package io.pistore.engine.stats;
 
+import io.pistore.integrity.PiErrorKind;
+import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetHandler;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +52,19 @@ public final class TargetStats {
     /** Every transport with counters. */
     public List<TransportCounters> transports() {
         return new ArrayList<>(transports.values());
+    }
+
+    /**
+     * {@code connection} (this process is a host of a remote target), counting the PI errors its
+     * transport catches on the host side under {@code transport} with {@link PiErrorPlace#HOST}.
+     */
+    public HostConnection measureHost(String transport, HostConnection connection) {
+        return new MeasuredHostConnection(connection, transport(transport));
+    }
+
+    /** A PI error this process caught as a host (its own check of what it read), on {@code volume}. */
+    public void hostPiError(String transport, String volume, PiErrorKind kind) {
+        transport(transport).volume(volume).piError(kind, PiErrorPlace.HOST);
     }
 
     /** {@code handler}, counting what passes through it under {@code transport}. */

@@ -98,6 +98,11 @@ public final class FileVolume implements Volume {
     private volatile long appends;
     private long appendsAtLastTick;
     private ScheduledFuture<?> idleTick;
+    /** Checkpoints that applied records, and their time: figures for the metrics (rare, so atomics). */
+    private final java.util.concurrent.atomic.AtomicLong checkpointsDone = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong checkpointNanos = new java.util.concurrent.atomic.AtomicLong();
+    /** Records replayed when this volume was opened. */
+    private long replayedOnOpen;
     /** Why a background checkpoint failed; later writes fail with it. */
     private volatile IOException checkpointFailure;
 
@@ -243,6 +248,7 @@ public final class FileVolume implements Volume {
             notes.accept(name + ": recovered " + n + " journal records in " + (System.nanoTime() - t0) / 1_000_000
                     + " ms");
         }
+        v.replayedOnOpen = n;
         journal.start(h, h.startSeq() + n);
         journal.resetEmpty(false);
         if (checkpoints == ON_A_THREAD) {
@@ -586,6 +592,7 @@ public final class FileVolume implements Volume {
      * already durable.
      */
     private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
+        long t0 = System.nanoTime();
         journal.syncUpTo(lastSeq);
         long durable = journal.durableSeq();
         Journal.Header head = journal.head();
@@ -595,6 +602,18 @@ public final class FileVolume implements Volume {
         syncHome();
         journal.advanceHead(lastSeq + 1, nextPos);
         index.removeUpTo(lastSeq);
+        checkpointed(t0);
+    }
+
+    private void checkpointed(long t0) {
+        checkpointNanos.addAndGet(System.nanoTime() - t0);
+        checkpointsDone.incrementAndGet();
+    }
+
+    /** What the journal did since this volume was opened, and how full it is. */
+    public JournalFigures journalFigures() {
+        return new JournalFigures(journal.recordsAppended(), journal.bytesAppended(), checkpointsDone.get(),
+                checkpointNanos.get(), replayedOnOpen, journal.fillBytes(), journal.capacityBytes());
     }
 
     /**
@@ -615,6 +634,7 @@ public final class FileVolume implements Volume {
     private void fullCheckpointLocked(boolean clean) throws IOException {
         awaitCheckpoints();
         if (!journal.isEmpty()) {
+            long t0 = System.nanoTime();
             long last = journal.appendedSeq();
             journal.syncUpTo(last);
             long durable = journal.durableSeq();
@@ -624,6 +644,7 @@ public final class FileVolume implements Volume {
             expectApplied(n, last - head.startSeq() + 1);
             syncHome();
             index.clear();
+            checkpointed(t0);
         }
         journal.resetEmpty(clean);
     }
