@@ -129,7 +129,8 @@ final class BenchCommand implements Callable<Integer> {
     boolean noPrefill;
 
     @Option(names = "--metrics", paramLabel = "HOST:PORT",
-            description = "Embedded target: serve its Prometheus metrics as serve --metrics does (a bare PORT "
+            description = "Serve Prometheus metrics as serve --metrics does: the embedded target's, and the PI "
+                    + "errors this host catches (where=\"host\"); with --target this host's alone (a bare PORT "
                     + "listens on 127.0.0.1; default: off).")
     String metrics;
 
