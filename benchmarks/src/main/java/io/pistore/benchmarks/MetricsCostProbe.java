@@ -21,8 +21,9 @@ import java.util.function.Consumer;
  * What the engine's counters ({@code TargetStats.measure}, behind {@code serve --metrics}) add to a
  * request, by the measuring thread's CPU time (which leaves out the slices other tenants take):
  * 4 KiB reads of a memory volume with PI checked and stripped, straight into the target service,
- * then through three wrappers: one that only wraps the completion, one that also reads the clock
- * twice, and the measuring one. Prints nanoseconds of CPU per request for each, per round:
+ * then through four wrappers: one that only wraps the completion, one that also reads the clock
+ * twice, and the measuring one timing every request, then the default sample of them. Prints
+ * nanoseconds of CPU per request for each, per round:
  *
  * <pre>java -cp "benchmarks/target/classes:app/target/lib/*" io.pistore.benchmarks.MetricsCostProbe [ROUNDS]</pre>
  */
@@ -85,8 +86,10 @@ public final class MetricsCostProbe {
             store.create("v", f, 65536);
             TargetService service = new TargetService(store);
             TargetHandler[] handlers = {service, new CompletionOnly(service), new ClockOnly(service),
-                new TargetStats().measure("local", service)};
-            String[] names = {"plain", "completion wrapped", "+ clock twice", "measured"};
+                new TargetStats(1).measure("local", service),
+                new TargetStats(TargetStats.DEFAULT_LATENCY_SAMPLE).measure("local", service)};
+            String[] names = {"plain", "completion wrapped", "+ clock twice", "measured, every request timed",
+                "measured, 1 in " + TargetStats.DEFAULT_LATENCY_SAMPLE + " timed"};
             ScatterList data = ScatterList.of(ByteBuffer.allocateDirect(4096));
             ThreadMXBean mx = ManagementFactory.getThreadMXBean();
             Consumer<Completion> done = c -> sink++;

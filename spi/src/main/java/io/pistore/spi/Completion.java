@@ -8,18 +8,20 @@ import java.util.Objects;
  * actual values (never lost on the way to the caller), or a one-line message for other errors.
  */
 public final class Completion {
-    private static final Completion SUCCESS = new Completion(Status.SUCCESS, -1, null, null);
+    private static final Completion SUCCESS = new Completion(Status.SUCCESS, -1, null, null, false);
 
     private final Status status;
     private final long errorLba;
     private final PiError piError;
     private final String message;
+    private final boolean caughtByHost;
 
-    private Completion(Status status, long errorLba, PiError piError, String message) {
+    private Completion(Status status, long errorLba, PiError piError, String message, boolean caughtByHost) {
         this.status = Objects.requireNonNull(status, "status");
         this.errorLba = errorLba;
         this.piError = piError;
         this.message = message;
+        this.caughtByHost = caughtByHost;
     }
 
     public static Completion success() {
@@ -31,7 +33,7 @@ public final class Completion {
         if (status == Status.SUCCESS || status.isPiError()) {
             throw new IllegalArgumentException("use success() or piError() for " + status);
         }
-        return new Completion(status, -1, null, message);
+        return new Completion(status, -1, null, message, false);
     }
 
     /**
@@ -39,10 +41,28 @@ public final class Completion {
      * relative to the request, the completion reports the absolute LBA.
      */
     public static Completion piError(long requestLba, PiError e) {
+        return piError(requestLba, e, false);
+    }
+
+    /**
+     * A PI check failure the host side of a transport caught itself, checking a read's data as it
+     * arrived (the target answered success): as {@link #piError}, with {@link #caughtByHost()} true,
+     * so that the host's own figures can tell it from an error the target reported.
+     */
+    public static Completion piErrorCaughtByHost(long requestLba, PiError e) {
+        return piError(requestLba, e, true);
+    }
+
+    private static Completion piError(long requestLba, PiError e, boolean caughtByHost) {
         Status s = Status.of(e.kind());
         long lba = requestLba + e.blockIndex();
         return new Completion(s, lba, e, "lba=" + lba + " error=" + e.kind().shortName() + " expected=0x"
-                + Long.toHexString(e.expected()) + " actual=0x" + Long.toHexString(e.actual()));
+                + Long.toHexString(e.expected()) + " actual=0x" + Long.toHexString(e.actual()), caughtByHost);
+    }
+
+    /** Whether this PI error was caught by the host side of the transport, not reported by the target. */
+    public boolean caughtByHost() {
+        return caughtByHost;
     }
 
     public Status status() {

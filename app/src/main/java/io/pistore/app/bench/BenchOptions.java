@@ -81,8 +81,14 @@ public final class BenchOptions {
     /** Embedded file volumes: bytes of Caffeine read cache in front of each (0: none). */
     public long cacheBytes;
     public boolean progress = true;
-    /** Embedded target: serve its metrics at this address ({@code HOST:PORT} or a loopback port); null: none. */
+    /**
+     * Serve metrics at this address ({@code HOST:PORT} or a loopback port); null: none. With an
+     * embedded target its figures and the host's; with {@link #target} the host's alone (PI errors
+     * caught on the host, reconnects).
+     */
     public String metrics;
+    /** With {@link #metrics}: one request in this many has its latency timed (1: every one). */
+    public int metricsLatencySample = io.pistore.engine.stats.TargetStats.DEFAULT_LATENCY_SAMPLE;
     /** Embedded target, workloads that read: write every block once before starting. */
     public boolean prefill = true;
 
@@ -116,10 +122,6 @@ public final class BenchOptions {
         }
         if (seconds < 1) {
             throw new IllegalArgumentException("--seconds must be at least 1");
-        }
-        if (metrics != null && target != null) {
-            throw new IllegalArgumentException("--metrics is for the embedded target; a running target has its own "
-                    + "(serve --metrics)");
         }
         if (rampSeconds < 0) {
             throw new IllegalArgumentException("--ramp must not be negative");

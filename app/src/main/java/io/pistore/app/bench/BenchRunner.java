@@ -63,6 +63,12 @@ public final class BenchRunner {
 
     private final BenchOptions o;
     private final PrintStream progressOut;
+    /**
+     * The figures of this run: the embedded target's, and the PI errors this process catches as a
+     * host ({@code where="host"}); shown with {@code --metrics}.
+     */
+    private TargetStats stats = new TargetStats();
+    private EngineCollector collector = new EngineCollector(stats);
 
     public BenchRunner(BenchOptions options, PrintStream progressOut) {
         this.o = options;
@@ -90,7 +96,15 @@ public final class BenchRunner {
         BlockTransportProvider p = Transports.find(name, o.transportOptions);
         try (BlockTransport t = p.create(o.transportOptions)) {
             if (o.target != null) {
-                return runOn(name, t, o.target, modes, rounds, null, null);
+                // a host of a running target: the endpoint shows what this process sees as a host
+                stats = new TargetStats(o.metricsLatencySample);
+                collector = new EngineCollector(stats);
+                try (MetricsEndpoint m = o.metrics == null ? null : MetricsEndpoint.start(o.metrics, collector)) {
+                    if (m != null && progressOut != null) {
+                        progressOut.println("[" + name + "] metrics of this host at " + m.url());
+                    }
+                    return runOn(name, t, o.target, modes, rounds, null, null);
+                }
             }
             Map<BenchOptions.PiMode, String> volumes = new EnumMap<>(BenchOptions.PiMode.class);
             Map<String, BlockFormat> formats = new LinkedHashMap<>();
@@ -116,10 +130,11 @@ public final class BenchRunner {
                     }
                     fresh.put(e.getKey(), !reused && store.get(e.getKey()).blockCount() == blocks);
                 }
-                TargetStats stats = new TargetStats();
+                stats = new TargetStats(o.metricsLatencySample);
                 TargetService service = new TargetService(store);
-                try (MetricsEndpoint m = o.metrics == null ? null
-                        : MetricsEndpoint.start(o.metrics, new EngineCollector(stats));
+                collector = new EngineCollector(stats);
+                collector.add(store);
+                try (MetricsEndpoint m = o.metrics == null ? null : MetricsEndpoint.start(o.metrics, collector);
                      TargetListener l = t.listen(p.embeddedListenAddress(),
                              m == null ? service : stats.measure(name, service))) {
                     if (m != null && progressOut != null) {
@@ -138,6 +153,7 @@ public final class BenchRunner {
                 && o.rw != BenchOptions.Rw.RANDWRITE;
         List<BenchResult> results = new ArrayList<>();
         try (HostConnection c = t.connect(address, new ConnectOptions(o.queues, o.queueDepth))) {
+            collector.add(c, name); // its reconnects
             Map<String, BlockDevice> devices = new LinkedHashMap<>();
             Map<String, Boolean> unwrittenIsZero = new LinkedHashMap<>();
             for (BenchOptions.PiMode m : modes) {
@@ -510,6 +526,7 @@ public final class BenchRunner {
                     PiError pe = !write && metaList != null
                             ? Pi.verify(hostContext(), dataList, metaList, blocksPerIo) : null;
                     if (pe != null) {
+                        stats.hostPiError(transport, volume, pe.kind());
                         count(pe.kind().shortName());
                         problem("host check at lba " + (lba + pe.blockIndex()) + ": " + pe);
                     } else if (o.rw == BenchOptions.Rw.VERIFY) {
@@ -522,6 +539,9 @@ public final class BenchRunner {
                         }
                     }
                 } else if (c.status().isPiError()) {
+                    if (c.caughtByHost()) { // the transport's check on this side; the target never saw it
+                        stats.hostPiError(transport, volume, c.status().piErrorKind());
+                    }
                     count(c.piError() == null ? "guard" : c.piError().kind().shortName());
                     problem(c.toString());
                 } else {

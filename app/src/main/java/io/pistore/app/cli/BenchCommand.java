@@ -129,9 +129,15 @@ final class BenchCommand implements Callable<Integer> {
     boolean noPrefill;
 
     @Option(names = "--metrics", paramLabel = "HOST:PORT",
-            description = "Embedded target: serve its Prometheus metrics as serve --metrics does (a bare PORT "
+            description = "Serve Prometheus metrics as serve --metrics does: the embedded target's, and the PI "
+                    + "errors this host catches (where=\"host\"); with --target this host's alone (a bare PORT "
                     + "listens on 127.0.0.1; default: off).")
     String metrics;
+
+    @Option(names = "--metrics-latency-sample", paramLabel = "N", defaultValue = "8",
+            description = "With --metrics: time one request in N for the latency histogram, as serve does "
+                    + "(default: ${DEFAULT-VALUE}; 1: every request).")
+    int metricsLatencySample;
 
     @Option(names = "--plot", paramLabel = "FILE",
             description = "Also write an SVG picture of the runs to FILE: latency by percentile (log tail) and "
@@ -184,6 +190,11 @@ final class BenchCommand implements Callable<Integer> {
             o.dataDir = data == null ? null : DataDirOption.requireExisting(data);
             o.prefill = !noPrefill;
             o.metrics = metrics;
+            if (metricsLatencySample < 1 || metricsLatencySample > 1024) {
+                throw new IllegalArgumentException("--metrics-latency-sample must be 1 to 1024, not "
+                        + metricsLatencySample);
+            }
+            o.metricsLatencySample = metricsLatencySample;
             if (plot != null) {
                 java.nio.file.Path dir = plot.toAbsolutePath().getParent();
                 if (dir != null && !java.nio.file.Files.isDirectory(dir)) {

@@ -104,6 +104,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "metrics; docs/OPERATIONS.md).")
     String metrics;
 
+    @Option(names = "--metrics-latency-sample", paramLabel = "N", defaultValue = "8",
+            description = "With --metrics: time one request in N, picked at random, for the latency histogram "
+                    + "(every request is counted); 1 times every request, at two clock reads each "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int metricsLatencySample;
+
     @Option(names = "--memory-volume", paramLabel = "NAME:SIZE[:DATA+META]",
             description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
                     + "the volumes of --data; its content is lost at exit.")
@@ -133,8 +139,8 @@ final class ServeCommand implements Callable<Integer> {
     private ServerLog serverLog;
 
     /** What the transports and the NBD frontend pass to the engine, counted for --metrics. */
-    private final TargetStats stats = new TargetStats();
-    private final EngineCollector collector = new EngineCollector(stats);
+    private TargetStats stats = new TargetStats();
+    private EngineCollector collector = new EngineCollector(stats);
 
     /** Set when an interrupt stopped the server; restored on the thread once everything is closed. */
     private boolean interrupted;
@@ -161,6 +167,12 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (target != null && !memoryVolumes.isEmpty()) {
             throw CliException.usage("--memory-volume serves local volumes; it cannot be combined with --target");
+        }
+        try {
+            stats = new TargetStats(metricsLatencySample);
+            collector = new EngineCollector(stats);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--metrics-latency-sample: " + e.getMessage());
         }
         if (nbdQueues < 1 || nbdQueues > 64) {
             throw CliException.usage("--nbd-queues must be 1 to 64, not " + nbdQueues);
@@ -224,6 +236,7 @@ final class ServeCommand implements Callable<Integer> {
              ServedVolumeUse use = memoryVolumes.isEmpty() ? new ServedVolumeUse(store) : null;
              ControlSocket control = use != null ? startControl(out, store, use, log) : null) {
             volumeUse = use;
+            collector.add(store); // journal and cache figures, for --metrics
             if (node != null) {
                 attachReplicated(out, node, store);
             }
@@ -448,7 +461,9 @@ final class ServeCommand implements Callable<Integer> {
                 out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
                         + p.name());
                 out.println("  " + GuardPath.describe());
-                runNbd(out, log, hc, p, "target " + target + " over " + p.name(), stop);
+                // with --metrics: the PI errors this host's transport catches in what it reads (where="host")
+                HostConnection served = metrics != null ? stats.measureHost(p.name(), hc) : hc;
+                runNbd(out, log, served, p, "target " + target + " over " + p.name(), stop);
             }
         }
         out.println("pistore serve: stopped");

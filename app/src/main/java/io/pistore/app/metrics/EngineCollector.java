@@ -5,6 +5,10 @@ import io.pistore.engine.stats.PiErrorPlace;
 import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.stats.TransportCounters;
 import io.pistore.engine.stats.VolumeCounters;
+import io.pistore.engine.volume.CacheFigures;
+import io.pistore.engine.volume.JournalFigures;
+import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.VolumeStore;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.integrity.PiErrorKind;
 import io.pistore.spi.HostConnection;
@@ -38,6 +42,7 @@ public final class EngineCollector implements MultiCollector {
     private final TargetStats stats;
     private final List<NbdServer> nbdServers = new CopyOnWriteArrayList<>();
     private final Map<HostConnection, String> hostConnections = new ConcurrentHashMap<>();
+    private final List<VolumeStore> stores = new CopyOnWriteArrayList<>();
 
     public EngineCollector(TargetStats stats) {
         this.stats = stats;
@@ -50,6 +55,11 @@ public final class EngineCollector implements MultiCollector {
         }
         b[b.length - 1] = Double.POSITIVE_INFINITY;
         return b;
+    }
+
+    /** Reports the journal and cache figures of the volumes of {@code store} (file volumes have them). */
+    public void add(VolumeStore store) {
+        stores.add(store);
     }
 
     /** Reports the connections and queue-full retries of an NBD frontend, while it runs. */
@@ -78,12 +88,13 @@ public final class EngineCollector implements MultiCollector {
         CounterSnapshot.Builder failures = counter("pistore_request_failures",
                 "Requests that completed with an error, by operation and status");
         HistogramSnapshot.Builder latency = HistogramSnapshot.builder().name("pistore_request_latency_seconds")
-                .help("Time from the request reaching the engine to its completion, by operation");
+                .help("Time from the request reaching the engine to its completion, by operation; a random "
+                        + "sample of the requests (serve --metrics-latency-sample)");
         GaugeSnapshot.Builder inFlight = GaugeSnapshot.builder().name("pistore_requests_in_flight")
                 .help("Requests handed to the engine and not completed yet");
         CounterSnapshot.Builder fua = counter("pistore_fua_writes", "Writes and zeroing requests with FUA");
         CounterSnapshot.Builder pi = counter("pistore_pi_errors",
-                "PI check failures by kind (guard, app, ref) and where they were caught (wire, target, rest)");
+                "PI check failures by kind (guard, app, ref) and where they were caught (host, wire, target, rest)");
         GaugeSnapshot.Builder connections = GaugeSnapshot.builder().name("pistore_connections")
                 .help("Host (or NBD client) connections open now");
         CounterSnapshot.Builder opened = counter("pistore_connections_opened", "Connections accepted since start");
@@ -137,8 +148,71 @@ public final class EngineCollector implements MultiCollector {
         for (Map.Entry<HostConnection, String> e : hostConnections.entrySet()) {
             reconnects.dataPoint(point(Labels.of("transport", e.getValue()), e.getKey().reconnects()));
         }
-        return MetricSnapshots.of(requests.build(), bytes.build(), failures.build(), latency.build(), inFlight.build(),
-                fua.build(), pi.build(), connections.build(), opened.build(), queueFull.build(), reconnects.build());
+        List<io.prometheus.metrics.model.snapshots.MetricSnapshot> all = new java.util.ArrayList<>(List.of(
+                requests.build(), bytes.build(), failures.build(), latency.build(), inFlight.build(), fua.build(),
+                pi.build(), connections.build(), opened.build(), queueFull.build(), reconnects.build()));
+        all.addAll(storage());
+        return new MetricSnapshots(all);
+    }
+
+    /** The journal and cache figures of every file volume of the stores, labelled by volume. */
+    private List<io.prometheus.metrics.model.snapshots.MetricSnapshot> storage() {
+        CounterSnapshot.Builder records = counter("pistore_journal_records", "Records appended to the journal since the volume was opened");
+        CounterSnapshot.Builder jbytes = counter("pistore_journal_bytes",
+                "Bytes of journal records (headers, data, metadata) appended since the volume was opened");
+        CounterSnapshot.Builder checkpoints = counter("pistore_journal_checkpoints",
+                "Checkpoints that applied journal records to the home files");
+        CounterSnapshot.Builder checkpointTime = counter("pistore_journal_checkpoint_seconds",
+                "Time spent in those checkpoints, forcing the journal and the home files included");
+        GaugeSnapshot.Builder replayed = GaugeSnapshot.builder().name("pistore_journal_replayed_records")
+                .help("Journal records replayed when the volume was opened (0 after a clean close)");
+        GaugeSnapshot.Builder fill = GaugeSnapshot.builder().name("pistore_journal_fill_bytes")
+                .help("Bytes of the journal ring from the oldest record not yet checkpointed to the newest");
+        GaugeSnapshot.Builder capacity = GaugeSnapshot.builder().name("pistore_journal_capacity_bytes")
+                .help("Size of the journal ring; writers wait for a checkpoint when the fill reaches it");
+        CounterSnapshot.Builder hits = counter("pistore_cache_hits", "Blocks a read found in the block cache");
+        CounterSnapshot.Builder misses = counter("pistore_cache_misses",
+                "Blocks a read did not find in the block cache (read from the volume, then cached)");
+        CounterSnapshot.Builder evictions = counter("pistore_cache_evictions",
+                "Blocks dropped from the block cache to keep it within its size");
+        GaugeSnapshot.Builder cacheBlocks = GaugeSnapshot.builder().name("pistore_cache_blocks")
+                .help("Blocks the cache holds now (an estimate)");
+        GaugeSnapshot.Builder cacheBytes = GaugeSnapshot.builder().name("pistore_cache_bytes")
+                .help("Bytes the cache holds now, with its per-block overhead");
+        GaugeSnapshot.Builder cacheCapacity = GaugeSnapshot.builder().name("pistore_cache_capacity_bytes")
+                .help("The most the cache holds (--cache)");
+        for (VolumeStore store : stores) {
+            for (Volume v : store.list()) {
+                Labels l = Labels.of("volume", v.name());
+                JournalFigures j = store.journalFigures(v.name());
+                if (j != null) {
+                    records.dataPoint(point(l, j.recordsAppended()));
+                    jbytes.dataPoint(point(l, j.bytesAppended()));
+                    checkpoints.dataPoint(point(l, j.checkpoints()));
+                    checkpointTime.dataPoint(CounterDataPointSnapshot.builder().labels(l)
+                            .value(j.checkpointNanos() / 1e9).build());
+                    replayed.dataPoint(gauge(l, j.replayedOnOpen()));
+                    fill.dataPoint(gauge(l, j.fillBytes()));
+                    capacity.dataPoint(gauge(l, j.capacityBytes()));
+                }
+                CacheFigures c = store.cacheFigures(v.name());
+                if (c != null) {
+                    hits.dataPoint(point(l, c.hits()));
+                    misses.dataPoint(point(l, c.misses()));
+                    evictions.dataPoint(point(l, c.evictions()));
+                    cacheBlocks.dataPoint(gauge(l, c.blocks()));
+                    cacheBytes.dataPoint(gauge(l, c.bytes()));
+                    cacheCapacity.dataPoint(gauge(l, c.capacityBytes()));
+                }
+            }
+        }
+        return List.of(records.build(), jbytes.build(), checkpoints.build(), checkpointTime.build(), replayed.build(),
+                fill.build(), capacity.build(), hits.build(), misses.build(), evictions.build(), cacheBlocks.build(),
+                cacheBytes.build(), cacheCapacity.build());
+    }
+
+    private static GaugeDataPointSnapshot gauge(Labels labels, double value) {
+        return GaugeDataPointSnapshot.builder().labels(labels).value(value).build();
     }
 
     private static CounterSnapshot.Builder counter(String name, String help) {

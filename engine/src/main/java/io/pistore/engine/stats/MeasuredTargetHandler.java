@@ -8,6 +8,7 @@ import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.VolumeInfo;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 
 /**
@@ -16,14 +17,20 @@ import java.util.function.Consumer;
  * was caught before storing ({@link PiErrorPlace#TARGET}), on a read the stored block failed its
  * check ({@link PiErrorPlace#REST}); the transport reports its own catches through
  * {@link #piErrorInTransport}.
+ *
+ * <p>Every request is counted; one in {@code latencySample}, picked at random (so no periodic
+ * pattern of the workload lines up with the sample), reads the clock before and after for its
+ * latency. The others pass {@code -1} and leave the latency buckets alone.
  */
 final class MeasuredTargetHandler implements TargetHandler {
     private final TargetHandler delegate;
     private final TransportCounters counters;
+    private final int latencySample;
 
-    MeasuredTargetHandler(TargetHandler delegate, TransportCounters counters) {
+    MeasuredTargetHandler(TargetHandler delegate, TransportCounters counters, int latencySample) {
         this.delegate = delegate;
         this.counters = counters;
+        this.latencySample = latencySample;
     }
 
     @Override
@@ -35,18 +42,24 @@ final class MeasuredTargetHandler implements TargetHandler {
     public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
         VolumeCounters v = counters.volume(request.volume());
         long bytes = request.data() == null ? 0 : request.data().length();
-        long start = System.nanoTime();
+        // nextInt(1) is 0: every request timed
+        long start = ThreadLocalRandom.current().nextInt(latencySample) == 0 ? System.nanoTime() : -1;
         v.started();
         try {
             delegate.execute(request, piCheckedInTransport, c -> {
-                ended(v, request.op(), bytes, request.fua(), System.nanoTime() - start, c);
+                ended(v, request.op(), bytes, request.fua(), since(start), c);
                 done.accept(c);
             });
         } catch (RuntimeException e) {
             // the transport answers it with an internal error; it is no longer in flight
-            v.ended(request.op(), bytes, request.fua(), System.nanoTime() - start, Status.INTERNAL_ERROR);
+            v.ended(request.op(), bytes, request.fua(), since(start), Status.INTERNAL_ERROR);
             throw e;
         }
+    }
+
+    /** The nanoseconds since {@code start}, or -1 for a request not timed. */
+    private static long since(long start) {
+        return start < 0 ? -1 : Math.max(0, System.nanoTime() - start);
     }
 
     private static void ended(VolumeCounters v, Operation op, long bytes, boolean fua, long nanos, Completion c) {

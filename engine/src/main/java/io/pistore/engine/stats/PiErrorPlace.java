@@ -7,7 +7,13 @@ public enum PiErrorPlace {
     /** By the engine, checking a write before storing it: nothing was stored. */
     TARGET("target"),
     /** By the engine, reading a stored block whose PI does not match it: the block went bad at rest. */
-    REST("rest");
+    REST("rest"),
+    /**
+     * By the host, in the host's process: a read's PI checked as it arrived (the tcp and rdma hosts
+     * check reads; the target returns stored PI unchecked), or by the application itself (bench's
+     * check in pass mode). Counted by a process that is a host: bench, serve with --target.
+     */
+    HOST("host");
 
     private final String label;
 

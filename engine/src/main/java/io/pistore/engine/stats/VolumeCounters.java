@@ -9,9 +9,9 @@ import io.pistore.spi.Status;
  * latencies in {@link LatencyBuckets}, requests in flight, FUA writes and PI errors by kind and
  * place. The request path adds to counters its thread owns ({@link ThreadOwnedCounters}: no atomic
  * instruction, no shared cache line); readers (a metrics scrape, a test) sum them when asked. A
- * request adds to three or four: it started, its latency bucket, its latency, its bytes; the
- * request count is the sum of the buckets and the requests in flight are those started less those
- * counted there.
+ * request adds to three: it started, it ended, its bytes; a timed one (a sample, see
+ * {@link TargetStats}) also to its latency bucket and the latency sum. The requests in flight are
+ * those started less those ended.
  */
 public final class VolumeCounters {
     private static final int OPS = Operation.values().length;
@@ -23,7 +23,8 @@ public final class VolumeCounters {
     // where each figure sits in the row of counters
     private static final int STARTED = 0;
     private static final int FUA = 1;
-    private static final int BYTES = 2;
+    private static final int ENDED = 2;
+    private static final int BYTES = ENDED + OPS;
     private static final int LATENCY_NANOS = BYTES + OPS;
     private static final int FAILURES = LATENCY_NANOS + OPS;
     private static final int LATENCY_BUCKETS = FAILURES + OPS * STATUSES;
@@ -51,10 +52,14 @@ public final class VolumeCounters {
         ThreadOwnedCounters.add(counters.shard(), STARTED, 1);
     }
 
-    /** A request that ended after {@code nanos}, with {@code dataBytes} of data, with status {@code s}. */
+    /**
+     * A request that ended after {@code nanos} ({@code -1}: not timed), with {@code dataBytes} of
+     * data, with status {@code s}.
+     */
     void ended(Operation op, long dataBytes, boolean fua, long nanos, Status s) {
         long[] mine = counters.shard();
         int o = op.ordinal();
+        ThreadOwnedCounters.add(mine, ENDED + o, 1);
         if (s == Status.SUCCESS) {
             if (dataBytes > 0) {
                 ThreadOwnedCounters.add(mine, BYTES + o, dataBytes);
@@ -65,8 +70,10 @@ public final class VolumeCounters {
         if (fua) {
             ThreadOwnedCounters.add(mine, FUA, 1);
         }
-        ThreadOwnedCounters.add(mine, LATENCY_BUCKETS + o * BUCKETS + LatencyBuckets.indexOf(nanos), 1);
-        ThreadOwnedCounters.add(mine, LATENCY_NANOS + o, nanos);
+        if (nanos >= 0) {
+            ThreadOwnedCounters.add(mine, LATENCY_BUCKETS + o * BUCKETS + LatencyBuckets.indexOf(nanos), 1);
+            ThreadOwnedCounters.add(mine, LATENCY_NANOS + o, nanos);
+        }
     }
 
     void piError(PiErrorKind kind, PiErrorPlace place) {
@@ -75,11 +82,7 @@ public final class VolumeCounters {
 
     /** Requests of {@code op} that ended, successful or not. */
     public long requests(Operation op) {
-        long n = 0;
-        for (long b : latencyBuckets(op)) {
-            n += b;
-        }
-        return n;
+        return counters.sum(ENDED + op.ordinal());
     }
 
     /** Data bytes moved by successful requests of {@code op} (reads and writes; zero for the others). */
@@ -92,27 +95,30 @@ public final class VolumeCounters {
         return counters.sum(FAILURES + op.ordinal() * STATUSES + s.ordinal());
     }
 
-    /** Requests of {@code op} per latency bucket, {@link LatencyBuckets#count()} of them, not cumulative. */
+    /**
+     * Timed requests of {@code op} (the sample) per latency bucket, {@link LatencyBuckets#count()}
+     * of them, not cumulative.
+     */
     public long[] latencyBuckets(Operation op) {
         long[] b = new long[BUCKETS];
         counters.sum(LATENCY_BUCKETS + op.ordinal() * BUCKETS, b);
         return b;
     }
 
-    /** The latencies of requests of {@code op}, summed, in nanoseconds. */
+    /** The latencies of the timed requests of {@code op}, summed, in nanoseconds. */
     public long latencyNanos(Operation op) {
         return counters.sum(LATENCY_NANOS + op.ordinal());
     }
 
     /** Requests handed to the engine that have not completed yet. */
     public long inFlight() {
-        long[] ended = new long[OPS * BUCKETS];
-        counters.sum(LATENCY_BUCKETS, ended);
+        long[] ended = new long[OPS];
+        counters.sum(ENDED, ended);
         long n = 0;
         for (long e : ended) {
             n += e;
         }
-        // started is read after the buckets: every request counted there as ended is counted as started
+        // started is read after ended: every request counted as ended is counted as started
         return Math.max(0, counters.sum(STARTED) - n);
     }
 

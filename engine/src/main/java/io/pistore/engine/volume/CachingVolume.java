@@ -20,6 +20,7 @@ public final class CachingVolume implements Volume {
     private final Volume inner;
     private final BlockFormat format;
     private final Cache<Long, byte[]> cache;
+    private final long maxBytes;
     private final BlockLocks locks = new BlockLocks();
 
     public CachingVolume(Volume inner, long maxBytes) {
@@ -28,8 +29,10 @@ public final class CachingVolume implements Volume {
         }
         this.inner = inner;
         this.format = inner.format();
+        this.maxBytes = maxBytes;
+        // recordStats: Caffeine's striped counters, one increment per block looked up (for the metrics)
         this.cache = Caffeine.newBuilder().maximumWeight(maxBytes)
-                .weigher((Long k, byte[] v) -> v.length + 64).build();
+                .weigher((Long k, byte[] v) -> v.length + 64).recordStats().build();
     }
 
     @Override
@@ -47,9 +50,23 @@ public final class CachingVolume implements Volume {
         return inner.blockCount();
     }
 
-    /** Cache statistics for benchmarks: hits, misses. */
+    /** Blocks held now (an estimate). */
     public long estimatedSize() {
         return cache.estimatedSize();
+    }
+
+    /** The volume behind the cache. */
+    Volume inner() {
+        return inner;
+    }
+
+    /** Hits, misses and evictions since open; blocks and bytes held now. */
+    public CacheFigures figures() {
+        // the cache settles its size and evictions in batches; settle them now (once per scrape)
+        cache.cleanUp();
+        com.github.benmanes.caffeine.cache.stats.CacheStats s = cache.stats();
+        long bytes = cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+        return new CacheFigures(s.hitCount(), s.missCount(), s.evictionCount(), cache.estimatedSize(), bytes, maxBytes);
     }
 
     @Override

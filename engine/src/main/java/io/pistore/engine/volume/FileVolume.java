@@ -119,6 +119,11 @@ public final class FileVolume implements Volume {
     private volatile long appends;
     private long appendsAtLastTick;
     private ScheduledFuture<?> idleTick;
+    /** Checkpoints that applied records, and their time: figures for the metrics (rare, so atomics). */
+    private final java.util.concurrent.atomic.AtomicLong checkpointsDone = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong checkpointNanos = new java.util.concurrent.atomic.AtomicLong();
+    /** Records replayed when this volume was opened. */
+    private long replayedOnOpen;
     /** Why a background checkpoint failed; later writes fail with it. */
     private volatile IOException checkpointFailure;
 
@@ -265,6 +270,7 @@ public final class FileVolume implements Volume {
             notes.accept(name + ": recovered " + n + " journal records in " + (System.nanoTime() - t0) / 1_000_000
                     + " ms");
         }
+        v.replayedOnOpen = n;
         journal.start(h, h.startSeq() + n);
         journal.resetEmpty(false);
         if (checkpoints == ON_A_THREAD) {
@@ -610,12 +616,13 @@ public final class FileVolume implements Volume {
 
     /**
      * Checkpoints the records from the head up to {@code lastSeq} (the segment left behind) while
-     * writers fill the next ones: forces the journal, applies them to the home files, forces
-     * those, moves the head to {@code nextPos} where record {@code lastSeq + 1} goes, then drops the
-     * index entries it applied. Home files change only here and in recovery, and only with records
-     * already durable.
+     * writers fill the next ones: forces the journal and applies them to the home files; every
+     * {@link #segmentsPerHomeSync} segments it also forces those, moves the head to {@code nextPos}
+     * where record {@code lastSeq + 1} goes and drops the index entries applied ({@link #forceApplied}).
+     * Home files change only here and in recovery, and only with records already durable.
      */
     private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
+        long t0 = System.nanoTime();
         journal.syncUpTo(lastSeq);
         long durable = journal.durableSeq();
         synchronized (homeSync) {
@@ -633,6 +640,7 @@ public final class FileVolume implements Volume {
                 forceApplied();
             }
         }
+        checkpointed(t0);
     }
 
     private int appliedUnsynced() {
@@ -655,6 +663,17 @@ public final class FileVolume implements Volume {
         }
     }
 
+    private void checkpointed(long t0) {
+        checkpointNanos.addAndGet(System.nanoTime() - t0);
+        checkpointsDone.incrementAndGet();
+    }
+
+    /** What the journal did since this volume was opened, and how full it is. */
+    public JournalFigures journalFigures() {
+        return new JournalFigures(journal.recordsAppended(), journal.bytesAppended(), checkpointsDone.get(),
+                checkpointNanos.get(), replayedOnOpen, journal.fillBytes(), journal.capacityBytes());
+    }
+
     /**
      * A checkpoint that found fewer records than it wrote (the journal changed under it) must not
      * move the head past them: it fails, and the records stay for recovery.
@@ -674,6 +693,7 @@ public final class FileVolume implements Volume {
         awaitCheckpoints();
         forceApplied();
         if (!journal.isEmpty()) {
+            long t0 = System.nanoTime();
             long last = journal.appendedSeq();
             journal.syncUpTo(last);
             long durable = journal.durableSeq();
@@ -683,6 +703,7 @@ public final class FileVolume implements Volume {
             expectApplied(n, last - head.startSeq() + 1);
             syncHome();
             index.clear();
+            checkpointed(t0);
         }
         journal.resetEmpty(clean);
     }

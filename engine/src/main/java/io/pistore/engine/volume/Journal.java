@@ -70,6 +70,9 @@ final class Journal {
     private volatile long appendedSeq;
     /** The last sequence number whose record is durable. */
     private volatile long durableSeq;
+    /** Records and their bytes appended since this journal was opened; guarded by this. */
+    private long recordsAppended;
+    private long bytesAppended;
 
     /**
      * The header's fields: {@code slotSeq} picks the newer slot; records of {@code epoch} from
@@ -420,7 +423,39 @@ final class Journal {
         tail = pos + size;
         nextSeq = seq + 1;
         appendedSeq = seq;
+        recordsAppended++;
+        bytesAppended += size;
         return new Appended(pos, seq);
+    }
+
+    /** Records appended since open. */
+    synchronized long recordsAppended() {
+        return recordsAppended;
+    }
+
+    /** Bytes of the records appended since open. */
+    synchronized long bytesAppended() {
+        return bytesAppended;
+    }
+
+    /**
+     * Bytes of the ring from the head (the oldest record not yet checkpointed) to the tail, the
+     * unused ends of segments between them included: how close writers are to waiting for a
+     * checkpoint. The head is never more than a lap behind: a full ring waits for its checkpoint.
+     */
+    synchronized long fillBytes() {
+        if (nextSeq == head.startSeq()) {
+            return 0;
+        }
+        long start = head.startPos();
+        int headSegment = (int) Math.min(segments - 1, (start - RECORDS_START) / segmentSize);
+        long ahead = ((active - headSegment + segments) % segments) * segmentSize;
+        return Math.max(0, ahead + (tail - segmentStart(active)) - (start - segmentStart(headSegment)));
+    }
+
+    /** The ring's size in bytes. */
+    long capacityBytes() {
+        return segments * segmentSize;
     }
 
     /** Segment {@code seg}'s mapping, made on first use; null where the storage cannot map. */

@@ -313,6 +313,22 @@ public final class VolumeStore implements AutoCloseable {
         }
     }
 
+    /** The journal figures of the file volume of that name; null for any other volume or none. */
+    public JournalFigures journalFigures(String name) {
+        GatedVolume v = volumes.get(name);
+        Volume s = v == null ? null : v.storage();
+        if (s instanceof CachingVolume c) {
+            s = c.inner();
+        }
+        return s instanceof FileVolume f ? f.journalFigures() : null;
+    }
+
+    /** The cache figures of the volume of that name; null without a cache ({@code --cache}) or volume. */
+    public CacheFigures cacheFigures(String name) {
+        GatedVolume v = volumes.get(name);
+        return v != null && v.storage() instanceof CachingVolume c ? c.figures() : null;
+    }
+
     /** The volume of that name, or null. */
     public Volume get(String name) {
         return volumes.get(name);

@@ -1,6 +1,8 @@
 package io.pistore.engine.stats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.Volume;
@@ -34,7 +36,7 @@ class TargetStatsTest {
     void countsRequestsBytesLatencyAndFuaByOperation() throws Exception {
         try (VolumeStore store = VolumeStore.inMemory()) {
             store.create("v", F, 64);
-            TargetStats stats = new TargetStats();
+            TargetStats stats = new TargetStats(1); // every request timed
             TargetHandler h = stats.measure("tcp", new TargetService(store));
             byte[] data = new byte[4 * 512];
             assertEquals(Status.SUCCESS, run(h, BlockRequest.write("v", 0, 4, ScatterList.wrap(data), null,
@@ -60,6 +62,36 @@ class TargetStatsTest {
             }
             assertEquals(2, inBuckets, "every read has one latency");
         }
+    }
+
+    @Test
+    void countsEveryRequestAndTimesASampleOfThem() throws Exception {
+        try (VolumeStore store = VolumeStore.inMemory()) {
+            store.create("v", F, 64);
+            TargetStats stats = new TargetStats(8);
+            TargetHandler h = stats.measure("local", new TargetService(store));
+            int n = 800;
+            for (int i = 0; i < n; i++) {
+                assertEquals(Status.SUCCESS, run(h, BlockRequest.read("v", i % 64, 1,
+                        ScatterList.wrap(new byte[512]), null, Protection.insertStrip(F, i % 64)), false).status());
+            }
+            VolumeCounters v = stats.transport("local").volume("v");
+            assertEquals(n, v.requests(Operation.READ), "every request is counted");
+            assertEquals(n * 512L, v.bytes(Operation.READ));
+            assertEquals(0, v.inFlight());
+            long timed = 0;
+            for (long b : v.latencyBuckets(Operation.READ)) {
+                timed += b;
+            }
+            // one in 8 at random: about 100 of 800; none or all would take odds below 1e-40
+            assertTrue(timed > 0 && timed < n, timed + " of " + n + " timed");
+        }
+    }
+
+    @Test
+    void refusesALatencySampleOutOfRange() {
+        assertThrows(IllegalArgumentException.class, () -> new TargetStats(0));
+        assertThrows(IllegalArgumentException.class, () -> new TargetStats(1025));
     }
 
     @Test

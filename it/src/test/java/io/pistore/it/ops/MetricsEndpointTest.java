@@ -40,14 +40,14 @@ import org.junit.jupiter.api.io.TempDir;
 class MetricsEndpointTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    private static List<Sample> scrape(String url) throws Exception {
+    static List<Sample> scrape(String url) throws Exception {
         HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(url)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode());
         return MetricsText.parse(r.body());
     }
 
-    private static double value(List<Sample> s, String name, String... labels) {
+    static double value(List<Sample> s, String name, String... labels) {
         Map<String, String> match = new java.util.HashMap<>();
         for (int i = 0; i < labels.length; i += 2) {
             match.put(labels[i], labels[i + 1]);
@@ -58,7 +58,7 @@ class MetricsEndpointTest {
     @Test
     void countersMoveWithIoAndAWireGuardErrorIsCountedAsSuch() throws Exception {
         try (ServeInThread serve = new ServeInThread("serve", "--memory-volume", "m1:16MiB:512+8",
-                "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0")) {
+                "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--metrics-latency-sample", "1")) {
             String address = serve.await("on tcp (\\S+)");
             String url = serve.await("metrics at (\\S+)");
             assertTrue(url.startsWith("http://127.0.0.1:"), url);
@@ -138,6 +138,41 @@ class MetricsEndpointTest {
                 assertEquals(0, value(s, "pistore_pi_errors_total", "volume", "v1", "where", "target"));
                 assertEquals(1, value(s, "pistore_request_failures_total", "volume", "v1", "op", "read",
                         "status", "ref_tag_check"));
+            }
+        }
+    }
+
+    @Test
+    void aFileVolumeShowsItsJournalAndCacheFigures(@TempDir Path dir) throws Exception {
+        BlockFormat f = BlockFormat.of(512, 8);
+        try (VolumeStore store = VolumeStore.open(dir)) {
+            store.create("v1", f, 1024);
+        }
+        String listen = "metrics-journal-" + System.nanoTime();
+        try (ServeInThread serve = new ServeInThread("serve", "--data", dir.toString(), "--transport", "local",
+                "--listen", listen, "--metrics", "0", "--cache", "1MiB")) {
+            String url = serve.await("metrics at (\\S+)");
+            serve.await("on local (\\S+)");
+            List<Sample> before = scrape(url);
+            assertEquals(0, value(before, "pistore_journal_records_total", "volume", "v1"));
+            assertEquals(0, value(before, "pistore_journal_replayed_records", "volume", "v1"), "closed cleanly");
+            assertTrue(value(before, "pistore_journal_capacity_bytes", "volume", "v1") > 0);
+            assertEquals(1 << 20, value(before, "pistore_cache_capacity_bytes", "volume", "v1"));
+            try (BlockTransport t = Transports.find("local", TransportOptions.NONE).create(TransportOptions.NONE);
+                 HostConnection c = t.connect(listen, new ConnectOptions(1, 8))) {
+                BlockDevice d = BlockDevice.open(c, "v1");
+                for (int i = 0; i < 3; i++) {
+                    d.writeSync(i * 2L, ByteBuffer.allocate(2 * f.dataSize())); // two blocks each
+                }
+                d.readSync(0, ByteBuffer.allocate(f.dataSize())); // written: in the cache
+                d.readSync(100, ByteBuffer.allocate(f.dataSize())); // never read: a miss
+                List<Sample> s = scrape(url);
+                assertEquals(3, value(s, "pistore_journal_records_total", "volume", "v1"));
+                assertTrue(value(s, "pistore_journal_bytes_total", "volume", "v1") >= 3 * 2 * (512 + 8),
+                        "records hold data and metadata");
+                assertEquals(1, value(s, "pistore_cache_hits_total", "volume", "v1"));
+                assertEquals(1, value(s, "pistore_cache_misses_total", "volume", "v1"));
+                assertTrue(value(s, "pistore_cache_blocks", "volume", "v1") >= 6, "the written blocks are cached");
             }
         }
     }

@@ -486,7 +486,7 @@ final class RdmaHostQueue implements HostQueue {
                     PiContext ctx = p.context(f);
                     PiError e = Pi.verify(ctx, r.data(), r.metadata(), r.blocks());
                     if (e != null) {
-                        c = Completion.piError(r.lba(), e);
+                        c = Completion.piErrorCaughtByHost(r.lba(), e);
                     }
                 }
             }

@@ -124,7 +124,8 @@ final class ResponseDecoder {
         Completion c;
         if (rxStatus == Status.SUCCESS) {
             PiError e = rxRead != null && rxRead.verifier != null ? rxRead.verifier.firstError() : null;
-            c = e == null ? Completion.success() : Completion.piError(p.request.lba(), e);
+            // the target answered success: the host's own check of the arriving bytes caught it
+            c = e == null ? Completion.success() : Completion.piErrorCaughtByHost(p.request.lba(), e);
         } else if (rxPiError != null) {
             c = Completion.piError(p.request.lba(), rxPiError);
         } else {
