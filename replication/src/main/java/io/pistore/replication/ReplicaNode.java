@@ -235,7 +235,13 @@ public final class ReplicaNode implements AutoCloseable {
                 group = RaftGroup.valueOf(group.getGroupId(), declared);
             }
         }
-        return new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log);
+        return new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log,
+                new LocalLeader(server, groupId(name)));
+    }
+
+    /** This peer's Raft server: for the volumes it opens and for tests. */
+    RaftServer server() {
+        return server;
     }
 
     /** This peer's own copy of the volume: for checks and tests, never for clients' I/O. */
