@@ -222,7 +222,10 @@ public final class ReplicaNode implements AutoCloseable {
         return replicas.list().stream().map(Volume::name).toList();
     }
 
-    /** The volume {@code name} as a client of its group: reads and writes go to the group's leader. */
+    /**
+     * The volume {@code name} as a client of its group: reads and writes go to the group's leader; while
+     * this peer leads, in process (its entries straight to its server, reads from its own replica).
+     */
     public ReplicatedVolume open(String name) throws IOException {
         Volume local = replicas.get(name);
         if (local == null) {

@@ -26,8 +26,9 @@ import org.apache.ratis.util.TimeDuration;
 /**
  * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link Volume}, so the
  * target service serves it to every transport unchanged. Writes, write-zeroes and flushes go through
- * the group's leader and return once a quorum has committed them; reads come from the leader,
- * linearizable (Ratis's read index). Nothing waits without bound: an operation no quorum answered
+ * the group's leader and return once a quorum has committed them, several commands in flight sharing
+ * one log entry ({@link CommitBatcher}); reads come from the leader, linearizable (Ratis's read index),
+ * and on the peer that leads from its own replica in process ({@link LocalLeader}). Nothing waits without bound: an operation no quorum answered
  * within {@link ReplicationSettings#operationTimeout()} fails with a one-line
  * {@link ReplicationException}; a write that timed out may still be applied later, as on a disk whose
  * command timed out, so the host rewrites it.
