@@ -15,13 +15,9 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * This peer while it leads the volume's group, used in process: log entries submitted straight to
- * its Raft server, and linearizable reads of its own replica (no Ratis query, no transport, no copy
- * through protobuf). When this peer does not lead, callers go through the group's client, which finds
- * the leader.
- *
- * <p>An entry submitted here is the same client request the group's client would send over gRPC, and
- * is answered the same way: once a majority has it in its log and the leader has applied it.
+ * This peer while it leads the volume's group, used in process: linearizable reads of its own
+ * replica (no Ratis query, no transport, no copy through protobuf). When this peer does not lead,
+ * reads go through the group's client, which finds the leader.
  *
  * <p>Why it is linearizable: {@link #confirm} asks this peer's Raft server for its read index, which
  * Ratis gives only to a leader that has committed an entry of its current term, as the leader's commit
@@ -57,29 +53,6 @@ final class LocalLeader {
      * this peer leads and confirms its read index; null if it does not (the caller reads through Ratis).
      * Throws when the leader could not confirm within {@code timeoutMs} (no quorum answers).
      */
-    /**
-     * Submits one log entry to this peer's server if this peer leads: its reply once committed and
-     * applied; null if this peer does not lead (the caller sends it through the group's client).
-     */
-    java.util.concurrent.CompletableFuture<org.apache.ratis.protocol.RaftClientReply> submit(Message m) {
-        try {
-            if (!server.getDivision(groupId).getInfo().isLeader()) {
-                return null;
-            }
-            RaftClientRequest request = RaftClientRequest.newBuilder()
-                    .setClientId(clientId)
-                    .setServerId(server.getId())
-                    .setGroupId(groupId)
-                    .setCallId(callIds.incrementAndGet())
-                    .setMessage(m)
-                    .setType(RaftClientRequest.writeRequestType())
-                    .build();
-            return server.submitClientRequestAsync(request);
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
     /**
      * Whether a read now is expected to be served without waiting: this peer leads, and a read very
      * recently was confirmed at once by the lease and found its read index applied. A hint only: a

@@ -77,7 +77,7 @@ public final class ReplicatedVolume implements Volume {
         this.timeoutMs = settings.operationTimeout().toMillis();
         this.log = log;
         this.client = newClient(group, settings);
-        this.batcher = new CommitBatcher(this::send, settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
+        this.batcher = new CommitBatcher(m -> client.async().send(m), settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
                 ReplicationSettings.BATCH_COMMANDS);
         this.replicaReader = RaftClient.newBuilder()
                 .setRaftGroup(group)
@@ -199,22 +199,6 @@ public final class ReplicatedVolume implements Volume {
     @Override
     public void flush() throws IOException {
         commit(ReplicaCommand.plain(ReplicaCommand.Op.FLUSH, 0, 0, false), "flush");
-    }
-
-    /**
-     * Sends one log entry: straight to this peer's Raft server while it leads (no gRPC round through
-     * the client), otherwise, or if it turns out not to lead, through the group's client.
-     */
-    private CompletableFuture<RaftClientReply> send(Message m) {
-        CompletableFuture<RaftClientReply> local = localLeader == null ? null : localLeader.submit(m);
-        if (local == null) {
-            return client.async().send(m);
-        }
-        return local.handle((r, t) -> t == null && !(r.getNotLeaderException() != null
-                || r.getException() instanceof org.apache.ratis.protocol.exceptions.LeaderNotReadyException
-                || r.getException() instanceof org.apache.ratis.protocol.exceptions.LeaderSteppingDownException
-                || r.getException() instanceof org.apache.ratis.protocol.exceptions.ServerNotReadyException)
-                ? CompletableFuture.completedFuture(r) : client.async().send(m)).thenCompose(f -> f);
     }
 
     /** Puts a command through the log (batched with others in flight) and returns once it is committed and applied. */

@@ -43,16 +43,13 @@ class ReplicationProbe {
                     new LocalLeader(peers.node(l).server(), ReplicaNode.groupId("rv")));
                     ReplicatedVolume unbatched = new ReplicatedVolume("rv", FORMAT, BLOCKS, leader.group(),
                             ThreePeers.SETTINGS.withEntriesInFlight(64), s -> { }, null);
-                    ReplicatedVolume batchedViaClient = new ReplicatedVolume("rv", FORMAT, BLOCKS, leader.group(),
-                            ThreePeers.SETTINGS.withEntriesInFlight(inFlight), s -> { }, null);
                     ReplicatedVolume viaRatis = new ReplicatedVolume("rv", FORMAT, BLOCKS, leader.group(),
                             ThreePeers.SETTINGS, s -> { }, null);
                     ReplicatedVolume follower = peers.node((l + 1) % 3).open("rv")) {
                 String only = System.getProperty("pistore.replication.probe.only", "");
                 for (int round = 1; round <= Integer.getInteger("pistore.replication.probe.rounds", 2); round++) {
-                    run("write, " + inFlight + " in flight, local  ", leader, true, qd, seconds, round);
-                    run("write, " + inFlight + " in flight, client ", batchedViaClient, true, qd, seconds, round);
-                    run("write, 64 in flight, client", unbatched, true, qd, seconds, round);
+                    run("write, " + inFlight + " entries in flight", leader, true, qd, seconds, round);
+                    run("write, 64 entries in flight", unbatched, true, qd, seconds, round);
                     if (only.equals("write")) {
                         continue;
                     }
