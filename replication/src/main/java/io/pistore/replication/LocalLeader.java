@@ -49,11 +49,6 @@ final class LocalLeader {
     }
 
     /**
-     * This peer's state machine, once it has applied everything committed when the call started, if
-     * this peer leads and confirms its read index; null if it does not (the caller reads through Ratis).
-     * Throws when the leader could not confirm within {@code timeoutMs} (no quorum answers).
-     */
-    /**
      * Whether a read now is expected to be served without waiting: this peer leads, and a read very
      * recently was confirmed at once by the lease and found its read index applied. A hint only: a
      * read that then has to wait (the lease lapsed meanwhile) still waits, at most the operation timeout.
@@ -69,6 +64,11 @@ final class LocalLeader {
         }
     }
 
+    /**
+     * This peer's state machine, once it has applied everything committed when the call started, if
+     * this peer leads and confirms its read index; null if it does not (the caller reads through Ratis).
+     * Throws when the leader could not confirm within {@code timeoutMs} (no quorum answers).
+     */
     VolumeStateMachine confirm(long timeoutMs, String what, String volume) throws IOException {
         RaftServer.Division d;
         try {
