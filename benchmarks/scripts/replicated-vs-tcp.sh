@@ -6,7 +6,7 @@
 # measured seconds, divided by IOPS times those seconds).
 #
 #   benchmarks/scripts/replicated-vs-tcp.sh [REPS] [SECONDS]     (from the repository root)
-# The bench connects to the peer that leads the volume's group (found by a first write).
+# The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 reps="${1:-2}"
@@ -53,8 +53,19 @@ ticks() { local t=0; for p in "$@"; do t=$((t + $(awk '{print $14+$15}' "/proc/$
 hz=$(getconf CLK_TCK)
 replicated=("${pids[@]:0:3}")
 plain=("${pids[3]}")
-# The bench talks to any peer; the leader avoids one forwarding hop. Use n1 unless another leads.
-rtarget=127.0.0.1:4441
+# The bench talks to any peer; the leader avoids one forwarding hop and reads its own replica.
+leader=""
+for _ in $(seq 30); do
+    leader=$(pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/^volume rv: leader n\([123]\),.*/\1/p' || true)
+    [ -n "$leader" ] && break
+    sleep 1
+done
+if [ -z "$leader" ]; then
+    echo "no leader of rv's group within 30 s" >&2
+    exit 1
+fi
+rtarget=127.0.0.1:444$leader
+echo "replicated: bench on n$leader (the leader)" | tee "$out"
 run() { # NAME TARGET VOLUME RW BS -- PIDS...
     local name=$1 target=$2 vol=$3 rw=$4 bs=$5; shift 6
     local t0; t0=$(ticks "$@")
@@ -68,7 +79,6 @@ ops=r['iops']*(secs+2); cpu_us=ticks*1e6/hz
 print('%-10s %-9s bs=%-4s qd=32 iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_cpu_us_per_req=%7.1f' % (sys.argv[5], r['rw'] if 'rw' in r else sys.argv[6], sys.argv[7], r['iops'], r['mib_per_s'], r['lat_us']['p50'], r['lat_us']['p99'], cpu_us/max(1,ops)))
 " "$j" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" | tee -a "$out"
 }
-: > "$out"
 for r in $(seq "$reps"); do
     for w in "randwrite 4k" "randread 4k" "write 128k"; do
         set -- $w

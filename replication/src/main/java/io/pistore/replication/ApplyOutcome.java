@@ -77,6 +77,37 @@ final class ApplyOutcome {
         return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
     }
 
+    /** The outcomes of a batch's commands, in order: {@code 3 count(4)}, then each encoding after its length. */
+    static Message encodeAll(java.util.List<ApplyOutcome> outcomes) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        out.write(3);
+        out.writeBytes(ByteBuffer.allocate(4).putInt(outcomes.size()).array());
+        for (ApplyOutcome o : outcomes) {
+            ByteString e = o.encode().getContent();
+            out.writeBytes(ByteBuffer.allocate(4).putInt(e.size()).array());
+            out.writeBytes(e.toByteArray());
+        }
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(out.toByteArray()));
+    }
+
+    /** The outcomes in a reply to {@code count} commands: one entry's or a batch's. */
+    static java.util.List<ApplyOutcome> decodeAll(ByteString bytes, int count) {
+        if (count == 1) {
+            return java.util.List.of(decode(bytes));
+        }
+        ByteBuffer b = bytes.asReadOnlyByteBuffer();
+        if (b.get() != 3 || b.getInt() != count) {
+            throw new IllegalArgumentException("reply to a batch of " + count + " commands is not a batch of outcomes");
+        }
+        java.util.List<ApplyOutcome> out = new java.util.ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int len = b.getInt();
+            out.add(decode(bytes.substring(b.position(), b.position() + len)));
+            b.position(b.position() + len);
+        }
+        return out;
+    }
+
     static ApplyOutcome decode(ByteString bytes) {
         ByteBuffer b = bytes.asReadOnlyByteBuffer();
         byte code = b.get();

@@ -19,6 +19,11 @@ final class ReplicaCommand {
         WRITE(1), WRITE_ZEROES(2), DEALLOCATE(3), FLUSH(4),
         /** Replace the blocks on every replica whose copy fails its PI check; a passing copy is left alone. */
         REPAIR(5),
+        /**
+         * Several commands in one log entry, applied in order, each with its own outcome: the header's
+         * {@code blocks} is their count, its data their encodings, each after its length ({@code int}).
+         */
+        BATCH(6),
         /** A query, never in the log. */
         READ(16),
         /** A query for the volume's format and size. */
@@ -77,6 +82,61 @@ final class ReplicaCommand {
         byte[] a = new byte[HEADER_BYTES];
         ByteBuffer.wrap(a).put(op.code).put((byte) (fua ? 1 : 0)).putLong(lba).putInt(blocks).putInt(0).putInt(0);
         return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
+    }
+
+    /**
+     * One log entry carrying {@code commands} (each an encoded command, none a batch), applied in
+     * order. The commands' bytes are not copied: the entry is a rope of the header, the lengths and them.
+     */
+    static Message batch(java.util.List<ByteString> commands) {
+        long payload = 0;
+        for (ByteString c : commands) {
+            payload += 4 + c.size();
+        }
+        byte[] h = new byte[HEADER_BYTES];
+        ByteBuffer.wrap(h).put(Op.BATCH.code).put((byte) 0).putLong(0).putInt(commands.size()).putInt((int) payload).putInt(0);
+        ByteString out = UnsafeByteOperations.unsafeWrap(h);
+        for (ByteString c : commands) {
+            out = out.concat(UnsafeByteOperations.unsafeWrap(ByteBuffer.allocate(4).putInt(c.size()).array())).concat(c);
+        }
+        return Message.valueOf(out);
+    }
+
+    static boolean isBatch(ByteString bytes) {
+        return !bytes.isEmpty() && bytes.byteAt(0) == Op.BATCH.code;
+    }
+
+    /** The commands of a log entry: those of a batch, in order, or the one it is. */
+    static java.util.List<ReplicaCommand> decodeAll(ByteString bytes) {
+        if (!isBatch(bytes)) {
+            return java.util.List.of(decode(bytes));
+        }
+        ReplicaCommand b = decode(bytes);
+        java.util.List<ReplicaCommand> out = new java.util.ArrayList<>(b.blocks);
+        ByteString payload = bytes.substring(HEADER_BYTES);
+        int off = 0;
+        for (int i = 0; i < b.blocks; i++) {
+            if (payload.size() - off < 4) {
+                throw new IllegalArgumentException("batch of " + b.blocks + " commands ends after " + i);
+            }
+            int len = payload.substring(off, off + 4).asReadOnlyByteBuffer().getInt();
+            off += 4;
+            if (len < 0 || len > payload.size() - off) {
+                throw new IllegalArgumentException("batch command " + i + " says " + len + " bytes, " + (payload.size() - off)
+                        + " left");
+            }
+            ReplicaCommand c = decode(payload.substring(off, off + len));
+            if (c.op == Op.BATCH) {
+                throw new IllegalArgumentException("batch inside a batch");
+            }
+            out.add(c);
+            off += len;
+        }
+        if (off != payload.size()) {
+            throw new IllegalArgumentException("batch of " + b.blocks + " commands carries " + (payload.size() - off)
+                    + " bytes more");
+        }
+        return out;
     }
 
     static ReplicaCommand decode(ByteString bytes) {

@@ -222,7 +222,10 @@ public final class ReplicaNode implements AutoCloseable {
         return replicas.list().stream().map(Volume::name).toList();
     }
 
-    /** The volume {@code name} as a client of its group: reads and writes go to the group's leader. */
+    /**
+     * The volume {@code name} as a client of its group: reads and writes go to the group's leader; while
+     * this peer leads, in process (its entries straight to its server, reads from its own replica).
+     */
     public ReplicatedVolume open(String name) throws IOException {
         Volume local = replicas.get(name);
         if (local == null) {
@@ -235,7 +238,13 @@ public final class ReplicaNode implements AutoCloseable {
                 group = RaftGroup.valueOf(group.getGroupId(), declared);
             }
         }
-        return new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log);
+        return new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log,
+                new LocalLeader(server, groupId(name)));
+    }
+
+    /** This peer's Raft server: for the volumes it opens and for tests. */
+    RaftServer server() {
+        return server;
     }
 
     /** This peer's own copy of the volume: for checks and tests, never for clients' I/O. */

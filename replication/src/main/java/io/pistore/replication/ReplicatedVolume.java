@@ -26,8 +26,9 @@ import org.apache.ratis.util.TimeDuration;
 /**
  * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link Volume}, so the
  * target service serves it to every transport unchanged. Writes, write-zeroes and flushes go through
- * the group's leader and return once a quorum has committed them; reads come from the leader,
- * linearizable (Ratis's read index). Nothing waits without bound: an operation no quorum answered
+ * the group's leader and return once a quorum has committed them, several commands in flight sharing
+ * one log entry ({@link CommitBatcher}); reads come from the leader, linearizable (Ratis's read index),
+ * and on the peer that leads from its own replica in process ({@link LocalLeader}). Nothing waits without bound: an operation no quorum answered
  * within {@link ReplicationSettings#operationTimeout()} fails with a one-line
  * {@link ReplicationException}; a write that timed out may still be applied later, as on a disk whose
  * command timed out, so the host rewrites it.
@@ -54,11 +55,21 @@ public final class ReplicatedVolume implements Volume {
      * a replica that did not lead until the operation timeout; a blocking call is not ordered.
      */
     private final RaftClient replicaReader;
+    private final LocalLeader localLeader;
+    private final CommitBatcher batcher;
+    private final AtomicLong localReads = new AtomicLong();
     private final AtomicLong healedBlocks = new AtomicLong();
     private final AtomicLong unhealableBlocks = new AtomicLong();
 
     ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
             Consumer<String> log) {
+        this(name, format, blocks, group, settings, log, null);
+    }
+
+    /** {@code localLeader}: this peer's own replica, read in process while it leads; null outside the peers. */
+    ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
+            Consumer<String> log, LocalLeader localLeader) {
+        this.localLeader = localLeader;
         this.name = name;
         this.format = format;
         this.blocks = blocks;
@@ -66,6 +77,8 @@ public final class ReplicatedVolume implements Volume {
         this.timeoutMs = settings.operationTimeout().toMillis();
         this.log = log;
         this.client = newClient(group, settings);
+        this.batcher = new CommitBatcher(m -> client.async().send(m), settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
+                ReplicationSettings.BATCH_COMMANDS);
         this.replicaReader = RaftClient.newBuilder()
                 .setRaftGroup(group)
                 .setProperties(settings.client())
@@ -140,6 +153,17 @@ public final class ReplicatedVolume implements Volume {
         return true;
     }
 
+    /**
+     * Reads on the peer that leads, while its lease has just been confirmed at once, read the local
+     * replica without waiting: the target service runs them where they arrive. A read that then finds
+     * the lease lapsed waits for its confirmation there, at most the operation timeout; healing a bad
+     * block (rare) waits for other replicas there too.
+     */
+    @Override
+    public boolean readWaitsForPeers() {
+        return localLeader == null || !localLeader.readsInPlace();
+    }
+
     /** The group's peers. */
     public RaftGroup group() {
         return group;
@@ -177,37 +201,89 @@ public final class ReplicatedVolume implements Volume {
         commit(ReplicaCommand.plain(ReplicaCommand.Op.FLUSH, 0, 0, false), "flush");
     }
 
+    /** Puts a command through the log (batched with others in flight) and returns once it is committed and applied. */
     private void commit(Message m, String what) throws IOException {
-        RaftClientReply r = await(client.async().send(m), what, "not committed by a quorum");
-        ApplyOutcome o = ApplyOutcome.decode(r.getMessage().getContent());
+        CompletableFuture<ApplyOutcome> f = batcher.submit(m);
+        ApplyOutcome o;
+        try {
+            o = f.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new ReplicationException("volume " + name + ": " + what + " not committed by a quorum within " + timeoutMs
+                    + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("volume " + name + ": " + what + " interrupted");
+        } catch (ExecutionException e) {
+            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
+        }
         if (!o.isDone()) {
             throw new ReplicationException("volume " + name + ": " + what + " " + o.describe());
         }
     }
 
+    /** Reads served by this peer's own replica while it led (no Ratis query). */
+    public long localReads() {
+        return localReads.get();
+    }
+
     @Override
     public void read(long lba, int n, ScatterList data, ScatterList metadata) throws IOException {
+        String what = "read lba=" + lba;
+        VolumeStateMachine local = localLeader == null ? null : localLeader.confirm(timeoutMs, what, name);
+        if (local != null) {
+            readLocal(local, lba, n, data, metadata);
+            return;
+        }
         RaftClientReply r = await(client.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false)),
-                "read lba=" + lba, "not confirmed by a quorum (a linearizable read needs one)");
+                what, "not confirmed by a quorum (a linearizable read needs one)");
         ReadReply rr = ReadReply.decode(r.getMessage().getContent());
-        ScatterList d = ScatterList.of(rr.data);
-        ScatterList m = ScatterList.of(rr.metadata);
+        // The reply's buffers are read-only: healing, if needed, works on copies.
+        checkAndHeal(lba, n, ScatterList.of(rr.data), ScatterList.of(rr.metadata), r.getServerId(), rr.appliedIndex,
+                data, metadata);
+    }
+
+    /**
+     * The leader's own replica, read straight into the caller's buffers once it has applied the read
+     * index ({@link LocalLeader}), then checked and healed like a read through Ratis.
+     */
+    private void readLocal(VolumeStateMachine local, long lba, int n, ScatterList data, ScatterList metadata)
+            throws IOException {
+        // The applied index is taken before the blocks are read: the blocks are at least that fresh,
+        // so a repair's copies from other replicas are asked at least that fresh too.
+        long applied = local.appliedIndex().get();
+        ScatterList m = metadata;
+        if (m == null && format.metadataSize() > 0) {
+            m = ScatterList.wrap(new byte[n * format.metadataSize()]); // the PI is checked even if the host wants none
+        }
+        local.applier().volume().read(lba, n, data, m);
+        localReads.incrementAndGet();
+        checkAndHeal(lba, n, data, m, local.getId(), applied, data, metadata);
+    }
+
+    /**
+     * Checks blocks read from {@code replica} (as fresh as {@code appliedIndex}), heals the ones that
+     * fail from the other replicas, and leaves the result in {@code data}/{@code metadata} (which may
+     * be the same lists as {@code d}/{@code m}; {@code metadata} may be null).
+     */
+    private void checkAndHeal(long lba, int n, ScatterList d, ScatterList m, RaftPeerId replica, long appliedIndex,
+            ScatterList data, ScatterList metadata) {
         Map<Integer, PiError> bad = StoredBlockCheck.badStoredBlocks(format, lba, d, m, n);
         if (!bad.isEmpty()) {
-            // Heal into private copies: the reply's buffers are read-only.
             byte[] dc = new byte[n * format.dataSize()];
             byte[] mc = new byte[n * format.metadataSize()];
             d.read(0, dc, 0, dc.length);
             m.read(0, mc, 0, mc.length);
             for (Map.Entry<Integer, PiError> b : bad.entrySet()) {
-                heal(lba + b.getKey(), b.getValue(), r.getServerId(), rr.appliedIndex, dc,
-                        b.getKey() * format.dataSize(), mc, b.getKey() * format.metadataSize());
+                heal(lba + b.getKey(), b.getValue(), replica, appliedIndex, dc, b.getKey() * format.dataSize(), mc,
+                        b.getKey() * format.metadataSize());
             }
             d = ScatterList.wrap(dc);
             m = ScatterList.wrap(mc);
         }
-        copy(d, data);
-        if (metadata != null) {
+        if (d != data) {
+            copy(d, data);
+        }
+        if (metadata != null && m != metadata) {
             copy(m, metadata);
         }
     }

@@ -36,9 +36,18 @@ public final class ReplicationSettings {
     private final Duration rpcTimeout;
     private final Duration operationTimeout;
     private final long snapshotEveryEntries;
+    private final int entriesInFlight;
+    /** At most this much in one batch entry of several commands (a larger command goes alone). */
+    static final long BATCH_BYTES = 4L << 20;
+    /** At most this many commands in one batch entry. */
+    static final int BATCH_COMMANDS = 256;
 
     private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
-            Duration operationTimeout, long snapshotEveryEntries) {
+            Duration operationTimeout, long snapshotEveryEntries, int entriesInFlight) {
+        if (entriesInFlight < 1) {
+            throw new IllegalArgumentException("entries in flight must be at least 1");
+        }
+        this.entriesInFlight = entriesInFlight;
         if (electionMin.isNegative() || electionMin.isZero() || electionMax.compareTo(electionMin) < 0) {
             throw new IllegalArgumentException("election timeout must be positive, its maximum at least its minimum");
         }
@@ -55,23 +64,36 @@ public final class ReplicationSettings {
      */
     public static ReplicationSettings defaults() {
         return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
-                Duration.ofSeconds(10), 10_000);
+                Duration.ofSeconds(10), 10_000, 2);
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
-        return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries);
+        return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries, entriesInFlight);
     }
 
     public ReplicationSettings withRpcTimeout(Duration t) {
-        return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries);
+        return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries, entriesInFlight);
     }
 
     public ReplicationSettings withOperationTimeout(Duration t) {
-        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries);
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries, entriesInFlight);
     }
 
     public ReplicationSettings withSnapshotEveryEntries(long n) {
-        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n);
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n, entriesInFlight);
+    }
+
+    /**
+     * At most {@code n} log entries of one volume on their way to a quorum at once; commands that
+     * arrive meanwhile leave together as one entry ({@link CommitBatcher}). 1 makes the largest
+     * batches, a large number (64, the target's requests in flight) one entry per command.
+     */
+    public ReplicationSettings withEntriesInFlight(int n) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries, n);
+    }
+
+    int entriesInFlight() {
+        return entriesInFlight;
     }
 
     /** How long a read or write may wait for a quorum before it fails. */
@@ -142,6 +164,7 @@ public final class ReplicationSettings {
     @Override
     public String toString() {
         return "election " + electionMin.toMillis() + "-" + electionMax.toMillis() + " ms, rpc " + rpcTimeout.toMillis()
-                + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries + " entries";
+                + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries + " entries, "
+                + entriesInFlight + " entries in flight";
     }
 }

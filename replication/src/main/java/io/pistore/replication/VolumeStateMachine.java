@@ -36,6 +36,7 @@ import org.apache.ratis.util.MD5FileUtil;
 final class VolumeStateMachine extends BaseStateMachine {
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReplicaApplier applier;
+    private final AppliedIndex appliedIndex = new AppliedIndex();
 
     VolumeStateMachine(ReplicaApplier applier) {
         this.applier = applier;
@@ -43,6 +44,30 @@ final class VolumeStateMachine extends BaseStateMachine {
 
     ReplicaApplier applier() {
         return applier;
+    }
+
+    /** What this replica has applied, with a wait for it: the leader-local read path's. */
+    AppliedIndex appliedIndex() {
+        return appliedIndex;
+    }
+
+    // Every change of the applied index (entries applied here, configuration and no-op entries Ratis
+    // reports, a snapshot restored) goes through one of these two.
+    @Override
+    protected boolean updateLastAppliedTermIndex(TermIndex ti) {
+        boolean updated = super.updateLastAppliedTermIndex(ti);
+        if (appliedIndex != null) { // null while the base class's constructor runs
+            appliedIndex.advance(getLastAppliedTermIndex().getIndex());
+        }
+        return updated;
+    }
+
+    @Override
+    protected void setLastAppliedTermIndex(TermIndex ti) {
+        super.setLastAppliedTermIndex(ti);
+        if (appliedIndex != null && ti != null) { // null while the base class's constructor runs
+            appliedIndex.advance(ti.getIndex());
+        }
     }
 
     @Override
@@ -73,21 +98,25 @@ final class VolumeStateMachine extends BaseStateMachine {
     @Override
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
         TransactionContext t = super.startTransaction(request);
-        ReplicaCommand c;
+        java.util.List<ReplicaCommand> commands;
         try {
-            c = ReplicaCommand.decode(request.getMessage().getContent());
+            commands = ReplicaCommand.decodeAll(request.getMessage().getContent());
         } catch (IllegalArgumentException e) {
             return t.setException(new IOException("not a replica command: " + e.getMessage()));
         }
-        String misfit = applier.misfit(c);
-        if (misfit != null) {
-            return t.setException(new IOException(misfit));
-        }
-        if (c.op == ReplicaCommand.Op.WRITE || c.op == ReplicaCommand.Op.REPAIR) {
-            PiError e = applier.firstError(c);
-            if (e != null) {
-                return t.setException(new IOException("leader " + getId() + ": " + c + " "
-                        + ApplyOutcome.refused(c.lba + e.blockIndex(), e).describe()));
+        // A batch enters the log whole or not at all: its writer sends each command alone again when
+        // one is refused, so each gets its own answer.
+        for (ReplicaCommand c : commands) {
+            String misfit = applier.misfit(c);
+            if (misfit != null) {
+                return t.setException(new IOException(misfit));
+            }
+            if (c.op == ReplicaCommand.Op.WRITE || c.op == ReplicaCommand.Op.REPAIR) {
+                PiError e = applier.firstError(c);
+                if (e != null) {
+                    return t.setException(new IOException("leader " + getId() + ": " + c + " "
+                            + ApplyOutcome.refused(c.lba + e.blockIndex(), e).describe()));
+                }
             }
         }
         return t;
@@ -96,14 +125,24 @@ final class VolumeStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
-        ApplyOutcome o;
+        Message reply;
         try {
-            o = applier.apply(ReplicaCommand.decode(entry.getStateMachineLogEntry().getLogData()));
+            org.apache.ratis.thirdparty.com.google.protobuf.ByteString data = entry.getStateMachineLogEntry().getLogData();
+            java.util.List<ReplicaCommand> commands = ReplicaCommand.decodeAll(data);
+            if (!ReplicaCommand.isBatch(data)) {
+                reply = applier.apply(commands.get(0)).encode();
+            } else {
+                java.util.List<ApplyOutcome> outcomes = new java.util.ArrayList<>(commands.size());
+                for (ReplicaCommand c : commands) {
+                    outcomes.add(applier.apply(c));
+                }
+                reply = ApplyOutcome.encodeAll(outcomes);
+            }
         } catch (IllegalArgumentException e) {
-            o = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage());
+            reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
         }
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
-        return CompletableFuture.completedFuture(o.encode());
+        return CompletableFuture.completedFuture(reply);
     }
 
     @Override

@@ -71,8 +71,8 @@ public final class TargetService implements TargetHandler {
     @Override
     public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
         Volume v = store.get(request.volume());
-        if (v != null && v.waitsForPeers()) {
-            // Every operation of such a volume waits for the network: never on a transport's I/O thread.
+        if (v != null && (request.op() == io.pistore.spi.Operation.READ ? v.readWaitsForPeers() : v.waitsForPeers())) {
+            // An operation that waits for the network: never on a transport's I/O thread.
             PEER_WAITS.execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
             return;
         }

@@ -54,6 +54,11 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public boolean readWaitsForPeers() {
+        return current.readWaitsForPeers();
+    }
+
+    @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws IOException {
         Volume v = enter();
         try {

@@ -45,6 +45,15 @@ public interface Volume extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether a read now may wait on other machines. A replicated volume whose peer leads, and has
+     * just confirmed its lease, reads its own replica without waiting: the target service then runs
+     * the read where it arrived, without a hand-off to a waiting thread.
+     */
+    default boolean readWaitsForPeers() {
+        return waitsForPeers();
+    }
+
     @Override
     void close() throws IOException;
 }

@@ -1,0 +1,123 @@
+package io.pistore.replication;
+
+import java.io.IOException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.client.impl.ClientProtoUtils;
+import org.apache.ratis.proto.RaftProtos.ReadIndexReplyProto;
+import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * This peer while it leads the volume's group, used in process: linearizable reads of its own
+ * replica (no Ratis query, no transport, no copy through protobuf). When this peer does not lead,
+ * reads go through the group's client, which finds the leader.
+ *
+ * <p>Why it is linearizable: {@link #confirm} asks this peer's Raft server for its read index, which
+ * Ratis gives only to a leader that has committed an entry of its current term, as the leader's commit
+ * index at the time of the call, confirmed either by the leader lease (a majority acknowledged this
+ * leader within the lease, shorter than the election timeout, so no other leader can have been
+ * elected since) or, when the lease has lapsed, by a round of heartbeats a majority answers. Every
+ * write acknowledged before the read started was committed at or below that index (Raft's leader
+ * completeness). The read then waits until this replica has applied the read index, and reads its
+ * blocks: they hold every such write (and maybe later ones, which a read overlapping them may see).
+ * A peer that does not lead, or a read index that is refused, falls back to the read through Ratis,
+ * which finds the leader.
+ */
+final class LocalLeader {
+    private final RaftServer server;
+    private final RaftGroupId groupId;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    /**
+     * Until when reads count as served without waiting: set by a confirmation that Ratis answered at
+     * once (the lease held) with the read index already applied, for a short while after it.
+     */
+    private volatile long inPlaceUntilNanos;
+    /** How long one immediate confirmation vouches for the next reads: far below the lease. */
+    private static final long IN_PLACE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    LocalLeader(RaftServer server, RaftGroupId groupId) {
+        this.server = server;
+        this.groupId = groupId;
+    }
+
+    /**
+     * Whether a read now is expected to be served without waiting: this peer leads, and a read very
+     * recently was confirmed at once by the lease and found its read index applied. A hint only: a
+     * read that then has to wait (the lease lapsed meanwhile) still waits, at most the operation timeout.
+     */
+    boolean readsInPlace() {
+        if (System.nanoTime() - inPlaceUntilNanos > 0) {
+            return false;
+        }
+        try {
+            return server.getDivision(groupId).getInfo().isLeader();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * This peer's state machine, once it has applied everything committed when the call started, if
+     * this peer leads and confirms its read index; null if it does not (the caller reads through Ratis).
+     * Throws when the leader could not confirm within {@code timeoutMs} (no quorum answers).
+     */
+    VolumeStateMachine confirm(long timeoutMs, String what, String volume) throws IOException {
+        RaftServer.Division d;
+        try {
+            d = server.getDivision(groupId);
+        } catch (IOException e) {
+            return null; // not (or no longer) a member here
+        }
+        if (!d.getInfo().isLeader()) {
+            return null;
+        }
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(clientId)
+                .setServerId(server.getId())
+                .setGroupId(groupId)
+                .setCallId(callIds.incrementAndGet())
+                .setMessage(Message.EMPTY)
+                .setType(RaftClientRequest.readRequestType())
+                .build();
+        ReadIndexRequestProto p = ReadIndexRequestProto.newBuilder()
+                .setServerRequest(ClientProtoUtils.toRaftRpcRequestProtoBuilder(d.getMemberId(), server.getId()))
+                .setClientRequest(ClientProtoUtils.toRaftClientRequestProto(request))
+                .build();
+        try {
+            java.util.concurrent.CompletableFuture<ReadIndexReplyProto> f = server.readIndexAsync(p);
+            boolean atOnce = f.isDone();
+            ReadIndexReplyProto r = f.get(timeoutMs, TimeUnit.MILLISECONDS);
+            if (!r.getServerReply().getSuccess()) {
+                inPlaceUntilNanos = System.nanoTime() - 1;
+                return null; // stepped down, or not ready: Ratis's own read path sorts it out
+            }
+            VolumeStateMachine sm = (VolumeStateMachine) d.getStateMachine();
+            long now = System.nanoTime();
+            inPlaceUntilNanos = atOnce && sm.appliedIndex().get() >= r.getReadIndex() ? now + IN_PLACE_NANOS : now - 1;
+            long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()));
+            if (!sm.appliedIndex().await(r.getReadIndex(), left)) {
+                throw new ReplicationException("volume " + volume + ": " + what + " waited " + timeoutMs
+                        + " ms for this replica to apply up to index " + r.getReadIndex());
+            }
+            return sm;
+        } catch (TimeoutException e) {
+            throw new ReplicationException("volume " + volume + ": " + what
+                    + " not confirmed by a quorum (a linearizable read needs one) within " + timeoutMs + " ms (no quorum of "
+                    + d.getGroup().getPeers().size() + " peers reachable)");
+        } catch (ExecutionException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("volume " + volume + ": " + what + " interrupted");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+package io.pistore.replication;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.integrity.BlockFormat;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The leader-local read path: a volume opened on the peer that leads reads its own replica in process,
+ * and sees every write acknowledged before the read, whichever peer it went through; a volume opened
+ * on a follower reads through Ratis; after a leadership change each switches.
+ */
+class LocalLeaderTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(512, 8);
+    private static final String NAME = "rv";
+
+    @TempDir
+    Path dir;
+
+    private ThreePeers peers;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (peers != null) {
+            peers.close();
+        }
+    }
+
+    private static byte[] read(ServedVolume s, long lba, int blocks) throws Exception {
+        ByteBuffer b = ByteBuffer.allocate(blocks * FORMAT.dataSize());
+        s.device.readSync(lba, b);
+        return b.array();
+    }
+
+    private boolean leads(int i) {
+        try {
+            return peers.node(i).isLeader(NAME);
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void theLocalLeaderItsOwnReplicaAndSeesWritesAcknowledgedThroughAnotherPeer() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        Random r = new Random(21);
+        try (ServedVolume onLeader = new ServedVolume(peers.node(l), NAME);
+                ServedVolume onFollower = new ServedVolume(peers.node(f), NAME)) {
+            for (int round = 0; round < 20; round++) {
+                byte[] a = new byte[4 * FORMAT.dataSize()];
+                r.nextBytes(a);
+                long lba = 4L * (round % 16);
+                onFollower.device.writeSync(lba, ByteBuffer.wrap(a)); // acknowledged: committed by a quorum
+                assertArrayEquals(a, read(onLeader, lba, 4), "a read after the acknowledgement sees the write");
+                assertArrayEquals(a, read(onFollower, lba, 4));
+            }
+            assertEquals(20, onLeader.volume.localReads(), "every read on the leader came from its own replica");
+            assertEquals(0, onFollower.volume.localReads(), "a follower reads through Ratis");
+
+            // Leadership moves to the follower: the old leader's reads go through Ratis, the new one's are local.
+            onFollower.volume.transferLeadership(ThreePeers.id(f));
+            ThreePeers.await(() -> leads(f) && !leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
+            byte[] b = new byte[FORMAT.dataSize()];
+            r.nextBytes(b);
+            onLeader.device.writeSync(63, ByteBuffer.wrap(b));
+            assertArrayEquals(b, read(onFollower, 63, 1));
+            assertArrayEquals(b, read(onLeader, 63, 1));
+            assertTrue(onFollower.volume.localReads() >= 1, "the new leader reads its own replica");
+            assertEquals(20, onLeader.volume.localReads(), "the old leader no longer reads its own replica");
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.pistore.replication;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.ScatterList;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Not a test: a probe of the replicated volume's speed with the three peers in this JVM and no host
+ * transport, for finding where the time goes (run it with a profiler or jcmd Thread.print beside it).
+ * Prints IOPS of 4 KiB random writes and reads at {@code -Dpistore.replication.probe.qd} (32) for
+ * {@code -Dpistore.replication.probe.seconds} (5) each, on the leader's volume and a follower's.
+ *
+ * <pre>mvn -B -o -q verify -pl replication -am -Dtest=ReplicationProbe -Dsurefire.failIfNoSpecifiedTests=false -Dpistore.replication.probe=true</pre>
+ */
+@EnabledIfSystemProperty(named = "pistore.replication.probe", matches = "true")
+class ReplicationProbe {
+    private static final BlockFormat FORMAT = BlockFormat.of(4096, 8);
+    private static final long BLOCKS = 16384;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void probe() throws Exception {
+        int qd = Integer.getInteger("pistore.replication.probe.qd", 32);
+        int seconds = Integer.getInteger("pistore.replication.probe.seconds", 5);
+        try (ThreePeers peers = ThreePeers.start(dir, "rv", FORMAT, BLOCKS)) {
+            int l = peers.leader();
+            int inFlight = Integer.getInteger("pistore.replication.probe.inflight", 2);
+            try (ReplicatedVolume leader = new ReplicatedVolume("rv", FORMAT, BLOCKS, peers.node(l).open("rv").group(),
+                    ThreePeers.SETTINGS.withEntriesInFlight(inFlight), s -> { },
+                    new LocalLeader(peers.node(l).server(), ReplicaNode.groupId("rv")));
+                    ReplicatedVolume unbatched = new ReplicatedVolume("rv", FORMAT, BLOCKS, leader.group(),
+                            ThreePeers.SETTINGS.withEntriesInFlight(64), s -> { }, null);
+                    ReplicatedVolume viaRatis = new ReplicatedVolume("rv", FORMAT, BLOCKS, leader.group(),
+                            ThreePeers.SETTINGS, s -> { }, null);
+                    ReplicatedVolume follower = peers.node((l + 1) % 3).open("rv")) {
+                String only = System.getProperty("pistore.replication.probe.only", "");
+                for (int round = 1; round <= Integer.getInteger("pistore.replication.probe.rounds", 2); round++) {
+                    run("write, " + inFlight + " entries in flight", leader, true, qd, seconds, round);
+                    run("write, 64 entries in flight", unbatched, true, qd, seconds, round);
+                    if (only.equals("write")) {
+                        continue;
+                    }
+                    run("read on leader (local)   ", leader, false, qd, seconds, round);
+                    run("read on leader via Ratis ", viaRatis, false, qd, seconds, round);
+                    run("read on follower         ", follower, false, qd, seconds, round);
+                }
+            }
+        }
+    }
+
+    private static void run(String what, ReplicatedVolume v, boolean write, int qd, int seconds, int round)
+            throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong ops = new AtomicLong();
+        AtomicLong errors = new AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<String> firstError = new java.util.concurrent.atomic.AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < qd; t++) {
+            long seed = t;
+            Thread th = new Thread(() -> {
+                Random r = new Random(seed);
+                byte[] data = new byte[FORMAT.dataSize()];
+                byte[] meta = new byte[FORMAT.metadataSize()];
+                while (!stop.get()) {
+                    long lba = (long) (r.nextDouble() * BLOCKS);
+                    try {
+                        if (write) {
+                            r.nextBytes(data);
+                            PiContext c = PiContext.builder(FORMAT).checks(CheckFlags.ALL).initialRefTag(FORMAT.refTagOf(lba))
+                                    .build();
+                            Pi.generate(c, ScatterList.wrap(data), ScatterList.wrap(meta), 1);
+                            v.write(lba, 1, ScatterList.wrap(data), ScatterList.wrap(meta), false);
+                        } else {
+                            v.read(lba, 1, ScatterList.wrap(data), ScatterList.wrap(meta));
+                        }
+                        ops.incrementAndGet();
+                    } catch (Exception e) {
+                        errors.incrementAndGet();
+                        firstError.compareAndSet(null, String.valueOf(e));
+                    }
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        Thread.sleep(1000);
+        long o0 = ops.get();
+        long t0 = System.nanoTime();
+        Thread.sleep(seconds * 1000L);
+        long o1 = ops.get();
+        long t1 = System.nanoTime();
+        stop.set(true);
+        for (Thread th : threads) {
+            th.join();
+        }
+        System.out.printf("probe round %d %s qd=%d iops=%.0f errors=%d%s%n", round, what, qd, (o1 - o0) * 1e9 / (t1 - t0),
+                errors.get(), firstError.get() == null ? "" : " first: " + firstError.get());
+    }
+}
