@@ -50,7 +50,7 @@ final class NbdHandshake {
 
     /** Runs the handshake on an open socket; what it agreed on, or null when the client aborted it. */
     Negotiated negotiate() throws IOException {
-        return haggle() ? new Negotiated(export, structured, allocationContext, grant(export.name)
+        return haggle() ? new Negotiated(export, structured, allocationContext, grant(export)
                 == AccessRules.Grant.READ_ONLY) : null;
     }
 
@@ -338,6 +338,12 @@ final class NbdHandshake {
         return a == null ? AccessRules.Grant.READ_WRITE : a.grant(identity, export);
     }
 
+    /** As {@link #grant(String)}, and read-only where the target lets this server only read the volume. */
+    private AccessRules.Grant grant(NbdExport e) {
+        AccessRules.Grant g = grant(e.name);
+        return g == AccessRules.Grant.READ_WRITE && e.readOnly() ? AccessRules.Grant.READ_ONLY : g;
+    }
+
     /** The export if this client may see it, else null (refused as unknown, as if it did not exist). */
     private NbdExport visible(NbdExport e) {
         if (e == null) {
@@ -353,7 +359,7 @@ final class NbdHandshake {
 
     private int transmissionFlags(NbdExport e) {
         int f = TF_HAS_FLAGS | TF_SEND_FLUSH | TF_SEND_FUA | TF_SEND_TRIM | TF_SEND_WRITE_ZEROES | TF_CAN_MULTI_CONN;
-        if (grant(e.name) == AccessRules.Grant.READ_ONLY) {
+        if (grant(e) == AccessRules.Grant.READ_ONLY) {
             f |= TF_READ_ONLY;
         }
         if (structured) {

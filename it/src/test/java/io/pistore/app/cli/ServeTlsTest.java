@@ -92,7 +92,7 @@ class ServeTlsTest {
                 dir.resolve("access").toString(), "--tls-cert", pki.serverCert().toString(), "--tls-key",
                 pki.serverKey().toString(), "--tls-ca", pki.ca().toString(), "--tls-verify-client");
         assertEquals(2, r.code());
-        assertEquals("pistore serve: access file " + dir.resolve("access") + " line 1: expected CLIENT EXPORTS ro|rw,"
+        assertEquals("pistore serve: access file " + dir.resolve("access") + " line 1: expected CLIENT VOLUMES ro|rw,"
                 + " not 'alice m'", r.err());
     }
 
