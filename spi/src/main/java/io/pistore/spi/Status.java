@@ -23,7 +23,12 @@ public enum Status {
     TRANSPORT_ERROR,
     /** The target failed while executing (e.g. a media I/O error). */
     MEDIA_ERROR,
-    INTERNAL_ERROR;
+    INTERNAL_ERROR,
+    /**
+     * The target's access rules let this host only read the volume: a write, zero write or
+     * deallocation is refused, nothing is written. Last, so the ordinals above keep their numbers.
+     */
+    ACCESS_DENIED;
 
     public boolean isPiError() {
         return this == GUARD_CHECK || this == APP_TAG_CHECK || this == REF_TAG_CHECK;

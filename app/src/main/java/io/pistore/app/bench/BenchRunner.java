@@ -160,6 +160,11 @@ public final class BenchRunner {
                 String v = volumes == null ? o.volume : volumes.get(m);
                 if (!devices.containsKey(v)) {
                     BlockDevice dev = BlockDevice.open(c, v);
+                    if (dev.info().readOnly() && o.rw != BenchOptions.Rw.RANDREAD && o.rw != BenchOptions.Rw.READ) {
+                        // the target would refuse every write: say so once, before the run
+                        throw new IllegalArgumentException("volume " + v + " is read-only to this host (the target's "
+                                + "access rules): --rw " + o.rw.cliName() + " writes; use --rw randread or read");
+                    }
                     o.checkBlockSize(dev.format().dataSize(), "the volume's"); // before a prefill
                     boolean isFresh = fresh != null && fresh.get(v);
                     boolean prefill = isFresh && o.prefill && reads;

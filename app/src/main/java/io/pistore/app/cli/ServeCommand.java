@@ -5,8 +5,8 @@ import io.pistore.app.metrics.MetricsEndpoint;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.nbd.NbdServer;
-import io.pistore.frontend.nbd.NbdAccess;
 import io.pistore.frontend.nbd.NbdTls;
+import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.tls.TlsContext;
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.stats.TargetStats;
@@ -67,8 +67,8 @@ final class ServeCommand implements Callable<Integer> {
     /** The loaded server TLS material, or null without --tls-cert. */
     private TlsContext tlsContext;
 
-    /** The NBD access rules, or null without --nbd-access. */
-    private NbdAccess access;
+    /** The NBD access rules, or null without --access or --nbd-access. */
+    private AccessRules access;
 
     @Mixin
     LogLevelOption logLevel;
@@ -121,9 +121,14 @@ final class ServeCommand implements Callable<Integer> {
                     + "config key: nbd-tls).")
     String nbdTls;
 
+    @Option(names = "--access", paramLabel = "FILE",
+            description = "Which volumes each client may use, read-write or read-only, by its certificate (CN or "
+                    + "subjectAltName), on every listener: NBD (needs --tls-verify-client) and the tcp transport "
+                    + "(sets tcp.access: needs tcp.tls and tcp.tlsVerifyClient); docs/SECURITY.md; config key: access.")
+    java.nio.file.Path accessFile;
+
     @Option(names = "--nbd-access", paramLabel = "FILE",
-            description = "Which exports each NBD client may use, read-write or read-only, by the CN of its "
-                    + "certificate (needs --tls-verify-client; docs/SECURITY.md; config key: nbd-access).")
+            description = "As --access, for the NBD listener only (config key: nbd-access).")
     java.nio.file.Path nbdAccess;
 
     @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
@@ -188,6 +193,7 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         settings = transportOptions.resolve(config);
+        settings = withTcpAccess(settings);
         tlsContext = tls.serverContext();
         nbdTlsMode();
         access = nbdAccess();
@@ -319,17 +325,52 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    /** --nbd-access, read and checked against the TLS settings; null without it. */
-    private NbdAccess nbdAccess() {
-        if (nbdAccess == null) {
+    /** The access file of the NBD listener: --nbd-access, else --access. */
+    private java.nio.file.Path nbdAccessFile() {
+        return nbdAccess != null ? nbdAccess : accessFile;
+    }
+
+    /**
+     * --access for the transport's listener: the same file as tcp.access, when this serve listens on
+     * tcp (a serve that exports another target's volumes over NBD has no transport listener).
+     */
+    private TransportOptions withTcpAccess(TransportOptions s) {
+        if (accessFile == null) {
+            return s;
+        }
+        if (nbdAccess != null) {
+            throw CliException.usage("--access and --nbd-access name the NBD rules twice; give one");
+        }
+        boolean listens = target == null && (nbd == null || given("--listen") || given("--transport"));
+        if (!listens) {
+            return s;
+        }
+        if (transport.equals("rdma")) {
+            throw CliException.usage("--access: the rdma transport has no access rules, so its listener would let "
+                    + "every host use every volume; serve NBD and tcp only, or drop --access");
+        }
+        if (!transport.equals("tcp")) {
+            return s;
+        }
+        if (s.asMap().containsKey("tcp.access")) {
+            throw CliException.usage("--access and tcp.access name the tcp rules twice; give one");
+        }
+        return s.with("tcp.access", accessFile.toString());
+    }
+
+    /** --nbd-access or --access, read and checked against the TLS settings; null without them or --nbd. */
+    private AccessRules nbdAccess() {
+        java.nio.file.Path file = nbdAccessFile();
+        if (file == null || nbd == null && nbdAccess == null) {
             return null;
         }
+        String option = nbdAccess != null ? "--nbd-access" : "--access";
         if (nbdTlsMode() != NbdTls.REQUIRE || !tlsContext.requiresClientCertificate()) {
-            throw CliException.usage("--nbd-access needs client certificates: --tls-cert, --tls-key, --tls-ca, "
+            throw CliException.usage(option + " needs client certificates on NBD: --tls-cert, --tls-key, --tls-ca, "
                     + "--tls-verify-client and --nbd-tls require");
         }
         try {
-            return NbdAccess.read(nbdAccess);
+            return AccessRules.read(file);
         } catch (IllegalArgumentException e) {
             throw CliException.usage(e.getMessage());
         }
@@ -494,7 +535,7 @@ final class ServeCommand implements Callable<Integer> {
             out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
                     : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
                     + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " (" + tlsContext + ")")
-                    + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccess));
+                    + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccessFile()));
             String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
             for (VolumeInfo v : hc.volumes()) {
                 out.println("  " + scheme + "://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  "

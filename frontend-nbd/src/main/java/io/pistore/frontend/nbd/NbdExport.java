@@ -36,6 +36,11 @@ final class NbdExport {
     private final AsyncLock[] stripes = new AsyncLock[STRIPES];
     private volatile ByteBuffer zeros;
 
+    /** Whether the target lets this server only read the volume (its access rules): the export is then read-only. */
+    boolean readOnly() {
+        return device.info().readOnly();
+    }
+
     NbdExport(BlockDevice device, Backend backend, int maxTransferBytes) {
         VolumeInfo info = device.info();
         this.name = info.name();

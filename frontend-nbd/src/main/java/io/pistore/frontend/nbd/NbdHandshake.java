@@ -2,6 +2,8 @@ package io.pistore.frontend.nbd;
 
 import static io.pistore.frontend.nbd.NbdProtocol.*;
 
+import io.pistore.runtime.access.AccessRules;
+import io.pistore.runtime.access.ClientIdentity;
 import io.pistore.spi.VolumeInfo;
 import java.io.EOFException;
 import java.io.IOException;
@@ -29,7 +31,7 @@ final class NbdHandshake {
     private final String peer;
     private final NbdTls tlsMode;
     /** The client certificate's subject once TLS is on and the client showed one, else null. */
-    private String identity;
+    private ClientIdentity identity;
 
     private boolean noZeroes;
     private boolean structured;
@@ -48,8 +50,8 @@ final class NbdHandshake {
 
     /** Runs the handshake on an open socket; what it agreed on, or null when the client aborted it. */
     Negotiated negotiate() throws IOException {
-        return haggle() ? new Negotiated(export, structured, allocationContext, grant(export.name)
-                == NbdAccess.Grant.READ_ONLY) : null;
+        return haggle() ? new Negotiated(export, structured, allocationContext, grant(export)
+                == AccessRules.Grant.READ_ONLY) : null;
     }
 
     /** Option haggling; true when an export was chosen and transmission begins. */
@@ -165,7 +167,7 @@ final class NbdHandshake {
         }
         structured = false;
         allocationContextExport = null;
-        identity = NbdIdentity.of(s);
+        identity = ClientIdentity.of(s);
         server.log("nbd: " + peer + " TLS " + s.getProtocol() + " " + s.getCipherSuite()
                 + (identity == null ? "" : ", client " + identity));
     }
@@ -257,7 +259,7 @@ final class NbdHandshake {
         }
         List<VolumeInfo> vols = server.volumes();
         for (VolumeInfo v : vols) {
-            if (grant(v.name()) == NbdAccess.Grant.NONE) {
+            if (grant(v.name()) == AccessRules.Grant.NONE) {
                 continue; // not this client's: not even its name is shown
             }
             byte[] name = v.name().getBytes(StandardCharsets.UTF_8);
@@ -331,9 +333,15 @@ final class NbdHandshake {
     }
 
     /** What the access file grants this client for {@code export} (everything without one). */
-    private NbdAccess.Grant grant(String export) {
-        NbdAccess a = server.options().access;
-        return a == null ? NbdAccess.Grant.READ_WRITE : a.grant(identity, export);
+    private AccessRules.Grant grant(String export) {
+        AccessRules a = server.options().access;
+        return a == null ? AccessRules.Grant.READ_WRITE : a.grant(identity, export);
+    }
+
+    /** As {@link #grant(String)}, and read-only where the target lets this server only read the volume. */
+    private AccessRules.Grant grant(NbdExport e) {
+        AccessRules.Grant g = grant(e.name);
+        return g == AccessRules.Grant.READ_WRITE && e.readOnly() ? AccessRules.Grant.READ_ONLY : g;
     }
 
     /** The export if this client may see it, else null (refused as unknown, as if it did not exist). */
@@ -341,7 +349,7 @@ final class NbdHandshake {
         if (e == null) {
             return null;
         }
-        if (grant(e.name) == NbdAccess.Grant.NONE) {
+        if (grant(e.name) == AccessRules.Grant.NONE) {
             server.log("nbd: " + peer + " export " + e.name + " refused: not granted to "
                     + (identity == null ? "a client without a certificate" : identity));
             return null;
@@ -351,7 +359,7 @@ final class NbdHandshake {
 
     private int transmissionFlags(NbdExport e) {
         int f = TF_HAS_FLAGS | TF_SEND_FLUSH | TF_SEND_FUA | TF_SEND_TRIM | TF_SEND_WRITE_ZEROES | TF_CAN_MULTI_CONN;
-        if (grant(e.name) == NbdAccess.Grant.READ_ONLY) {
+        if (grant(e) == AccessRules.Grant.READ_ONLY) {
             f |= TF_READ_ONLY;
         }
         if (structured) {

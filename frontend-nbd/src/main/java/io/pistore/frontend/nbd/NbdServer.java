@@ -1,6 +1,7 @@
 package io.pistore.frontend.nbd;
 
 import io.pistore.engine.BlockDevice;
+import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.tls.TlsContext;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TransportCapabilities;
@@ -50,7 +51,7 @@ public final class NbdServer implements AutoCloseable {
         Consumer<String> log = line -> { };
         NbdTls tls = NbdTls.OFF;
         TlsContext tlsContext;
-        NbdAccess access;
+        AccessRules access;
         Consumer<String> debugLog = line -> { };
 
         /** Most client connections at once; more are closed at accept (default 64). */
@@ -114,7 +115,7 @@ public final class NbdServer implements AutoCloseable {
          * may use every export). Needs {@link NbdTls#REQUIRE} and client certificates, so that every
          * client has an identity.
          */
-        public Options access(NbdAccess access) {
+        public Options access(AccessRules access) {
             this.access = access;
             return this;
         }

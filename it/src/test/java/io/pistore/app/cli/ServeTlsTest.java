@@ -92,8 +92,83 @@ class ServeTlsTest {
                 dir.resolve("access").toString(), "--tls-cert", pki.serverCert().toString(), "--tls-key",
                 pki.serverKey().toString(), "--tls-ca", pki.ca().toString(), "--tls-verify-client");
         assertEquals(2, r.code());
-        assertEquals("pistore serve: access file " + dir.resolve("access") + " line 1: expected CLIENT EXPORTS ro|rw,"
+        assertEquals("pistore serve: access file " + dir.resolve("access") + " line 1: expected CLIENT VOLUMES ro|rw,"
                 + " not 'alice m'", r.err());
+    }
+
+    @Test
+    void oneAccessFileForBothListenersIsCheckedAtStart() throws Exception {
+        TestPki pki = TestPki.create(dir, "alice");
+        java.nio.file.Files.writeString(dir.resolve("access"), "alice m rw\n");
+        String access = dir.resolve("access").toString();
+        Result r = run("serve", "--listen", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--access", access);
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertTrue(r.err().endsWith("tcp.access needs tcp.tls=true and tcp.tlsVerifyClient=true"), r.err());
+        r = run("serve", "--listen", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--access", access,
+                "--nbd-access", access);
+        assertEquals(2, r.code());
+        assertEquals("pistore serve: --access and --nbd-access name the NBD rules twice; give one", r.err());
+        r = run("serve", "--transport", "rdma", "--listen", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--access",
+                access);
+        assertEquals(2, r.code());
+        assertTrue(r.err().startsWith("pistore serve: --access: the rdma transport has no access rules"), r.err());
+        r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--access", access);
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--access needs client certificates on NBD"), r.err());
+    }
+
+    @Test
+    void aHostSeesOnlyItsVolumesAndBenchRefusesToWriteOneItMayOnlyRead() throws Exception {
+        TestPki pki = TestPki.create(dir, "alice");
+        java.nio.file.Files.writeString(dir.resolve("access"), "alice rw rw\nalice ro ro\n");
+        String[] serverTls = {"--transport-option", "tcp.tls=true", "--transport-option",
+            "tcp.tlsCert=" + pki.serverCert(), "--transport-option", "tcp.tlsKey=" + pki.serverKey(),
+            "--transport-option", "tcp.tlsCa=" + pki.ca(), "--transport-option", "tcp.tlsVerifyClient=true"};
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("serve", "--listen", "127.0.0.1:0",
+                "--memory-volume", "rw:1MiB", "--memory-volume", "ro:1MiB", "--memory-volume", "hidden:1MiB",
+                "--access", dir.resolve("access").toString()));
+        args.addAll(java.util.List.of(serverTls));
+        Thread serve = new Thread(() -> Main.run(new PrintWriter(out, true), new PrintWriter(err, true),
+                args.toArray(String[]::new)), "serve-under-test");
+        serve.start();
+        try {
+            java.util.regex.Pattern listening = java.util.regex.Pattern.compile("on tcp (127\\.0\\.0\\.1:\\d+)");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            java.util.regex.Matcher m = listening.matcher("");
+            while (!(m = listening.matcher(out.toString())).find() && serve.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertTrue(m.find(0), out + " / " + err);
+            String target = m.group(1);
+            String[] hostTls = {"--transport", "tcp", "--target", target, "--transport-option", "tcp.tls=true",
+                "--transport-option", "tcp.tlsCert=" + pki.clientCert(), "--transport-option",
+                "tcp.tlsKey=" + pki.clientKey(), "--transport-option", "tcp.tlsCa=" + pki.ca(),
+                "--seconds", "1", "--ramp", "0", "--qd", "2", "--bs", "4096"};
+            Result writeRo = run(concat(new String[] {"bench", "--volume", "ro", "--rw", "randwrite"}, hostTls));
+            assertEquals(2, writeRo.code(), writeRo.out() + writeRo.err());
+            assertTrue(writeRo.err().contains("volume ro is read-only to this host (the target's access rules): "
+                    + "--rw randwrite writes; use --rw randread or read"), writeRo.err());
+            Result hidden = run(concat(new String[] {"bench", "--volume", "hidden", "--rw", "randread"}, hostTls));
+            assertEquals(2, hidden.code(), hidden.out() + hidden.err());
+            assertTrue(hidden.err().contains("the target has no volume named 'hidden'"), hidden.err());
+            Result readRo = run(concat(new String[] {"bench", "--volume", "ro", "--rw", "randread"}, hostTls));
+            assertEquals(0, readRo.code(), readRo.out() + readRo.err());
+            Result writeRw = run(concat(new String[] {"bench", "--volume", "rw", "--rw", "randwrite"}, hostTls));
+            assertEquals(0, writeRw.code(), writeRw.out() + writeRw.err());
+        } finally {
+            serve.interrupt();
+            serve.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        assertTrue(out.toString().contains("access=2 rule(s)") || out.toString().contains("tcp.access="),
+                out.toString());
+    }
+
+    static String[] concat(String[] a, String[] b) {
+        String[] c = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
     }
 
     @Test

@@ -220,10 +220,22 @@ class NbdFuzzTest {
         long handle = 1000;
 
         GoodClient(InetSocketAddress a, String export) throws IOException {
-            s = connect(a);
+            this(connect(a), export, false);
+        }
+
+        /** On a socket whose greeting was read already ({@code greeted}: a TLS socket after STARTTLS). */
+        GoodClient(Socket s, String export, boolean greeted) throws IOException {
+            this.s = s;
             out = s.getOutputStream();
             in = new DataInputStream(s.getInputStream());
-            handshake(out, in, export);
+            if (greeted) {
+                out.write(option(1, export.getBytes(StandardCharsets.US_ASCII)));
+                out.flush();
+                in.readLong();
+                in.readShort();
+            } else {
+                handshake(out, in, export);
+            }
         }
 
         void expectReply(long h) throws IOException {

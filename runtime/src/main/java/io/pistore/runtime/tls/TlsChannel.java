@@ -104,6 +104,11 @@ public final class TlsChannel {
                         unwrap();
                         if (underflow && engine.getHandshakeStatus().name().startsWith("NEED_UNWRAP")) {
                             int n = fill();
+                            if (n < 0 && netIn.hasRemaining()) {
+                                // a peer that sent part of a record and left: bad input, not a probe
+                                throw new SSLException("connection closed after " + netIn.remaining()
+                                        + " bytes of a TLS record, during the handshake");
+                            }
                             if (n < 0) {
                                 throw new EOFException("connection closed during the TLS handshake");
                             }
@@ -164,6 +169,14 @@ public final class TlsChannel {
                 return total;
             }
         }
+    }
+
+    /**
+     * Bytes of a TLS record that arrived but is not whole yet (reader only): a peer that ends the
+     * connection while this is not 0 cut a record short, which is bad input, not a clean close.
+     */
+    public int partialRecordBytes() {
+        return netIn.remaining();
     }
 
     /**

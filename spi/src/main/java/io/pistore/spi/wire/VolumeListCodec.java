@@ -18,9 +18,10 @@ import java.util.List;
  *
  * <pre>
  * u32 count, then per volume:
- *   u32 id  u64 blocks  u32 data size  u16 metadata size  u8 guard  u8 PI type  u8 PI location
+ *   u32 id  u64 blocks  u32 data size  u16 metadata size  u8 guard  u8 PI type  u8 flags
  *   u8 name length (1..64)  name (ASCII)
- * guard: 0 crc16, 1 ip, 2 crc32c, 3 crc64; location: 0 first, 1 last
+ * guard: 0 crc16, 1 ip, 2 crc32c, 3 crc64
+ * flags: bit 0 PI location (0 first, 1 last), bit 1 read-only to this host; other bits 0
  * </pre>
  */
 public final class VolumeListCodec {
@@ -28,6 +29,8 @@ public final class VolumeListCodec {
     public static final int MAX_NAME = 64;
     private static final GuardType[] GUARDS = {GuardType.CRC16, GuardType.IP_CHECKSUM, GuardType.CRC32C, GuardType.CRC64};
     private static final int FIXED = 4 + 8 + 4 + 2 + 1 + 1 + 1 + 1;
+    private static final int FLAG_PI_LAST = 1;
+    private static final int FLAG_READ_ONLY = 2;
 
     private VolumeListCodec() {
     }
@@ -73,7 +76,9 @@ public final class VolumeListCodec {
             BlockFormat f = v.info().format();
             b.putInt(v.id()).putLong(v.info().blockCount()).putInt(f.dataSize()).putShort((short) f.metadataSize())
                     .put((byte) guardCode(f.guard())).put((byte) f.type().number())
-                    .put((byte) (f.location() == PiLocation.FIRST ? 0 : 1)).put((byte) name.length).put(name);
+                    .put((byte) ((f.location() == PiLocation.FIRST ? 0 : FLAG_PI_LAST)
+                            | (v.info().readOnly() ? FLAG_READ_ONLY : 0)))
+                    .put((byte) name.length).put(name);
         }
         return b.array();
     }
@@ -107,24 +112,25 @@ public final class VolumeListCodec {
             int ms = b.getShort() & 0xFFFF;
             int g = b.get() & 0xFF;
             int t = b.get() & 0xFF;
-            int loc = b.get() & 0xFF;
+            int flags = b.get() & 0xFF;
             int nlen = b.get() & 0xFF;
             if (nlen == 0 || nlen > MAX_NAME || nlen > b.remaining()) {
                 throw new MalformedListException("volume list entry " + i + " has a name of " + nlen + " bytes");
             }
             byte[] name = new byte[nlen];
             b.get(name);
-            if (g >= GUARDS.length || t > 3 || loc > 1 || blocks <= 0) {
+            if (g >= GUARDS.length || t > 3 || (flags & ~(FLAG_PI_LAST | FLAG_READ_ONLY)) != 0 || blocks <= 0) {
                 throw new MalformedListException("volume list entry " + i + " has guard " + g + ", type " + t
-                        + ", location " + loc + ", " + blocks + " blocks");
+                        + ", flags 0x" + Integer.toHexString(flags) + ", " + blocks + " blocks");
             }
             BlockFormat f;
             try {
-                f = BlockFormat.of(ds, ms, GUARDS[g], PiType.of(t), loc == 0 ? PiLocation.FIRST : PiLocation.LAST);
+                f = BlockFormat.of(ds, ms, GUARDS[g], PiType.of(t), (flags & FLAG_PI_LAST) == 0 ? PiLocation.FIRST : PiLocation.LAST);
             } catch (IllegalArgumentException e) {
                 throw new MalformedListException("volume list entry " + i + ": " + e.getMessage());
             }
-            list.add(new Entry(id, new VolumeInfo(new String(name, StandardCharsets.US_ASCII), blocks, f)));
+            list.add(new Entry(id, new VolumeInfo(new String(name, StandardCharsets.US_ASCII), blocks, f,
+                    (flags & FLAG_READ_ONLY) != 0)));
         }
         if (b.hasRemaining()) {
             throw new MalformedListException("volume list has " + b.remaining() + " bytes after its last entry");

@@ -82,7 +82,7 @@ class VolumeListCodecTest {
         int[][] damage = {
             {22, 4}, // guard code past crc64
             {23, 4}, // PI type 4
-            {24, 2}, // location 2
+            {24, 4}, // an unknown flag
             {25, 0}, // empty name
             {25, 65}, // name longer than the limit
         };

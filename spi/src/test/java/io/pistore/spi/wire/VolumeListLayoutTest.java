@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * their edges.
  */
 class VolumeListLayoutTest {
-    /** The fixed part of an entry: u32 id, u64 blocks, u32 data, u16 meta, u8 guard, type, location, name length. */
+    /** The fixed part of an entry: u32 id, u64 blocks, u32 data, u16 meta, u8 guard, type, flags, name length. */
     private static final int FIXED = 22;
 
     private static VolumeListCodec.Entry entry(int id, String name, long blocks, BlockFormat f) {
@@ -27,10 +27,10 @@ class VolumeListLayoutTest {
     }
 
     /** One entry written by hand from the layout. */
-    private static byte[] entryBytes(int id, long blocks, int ds, int ms, int guard, int type, int loc, String name) {
+    private static byte[] entryBytes(int id, long blocks, int ds, int ms, int guard, int type, int flags, String name) {
         byte[] n = name.getBytes(StandardCharsets.US_ASCII);
         return ByteBuffer.allocate(FIXED + n.length).putInt(id).putLong(blocks).putInt(ds).putShort((short) ms)
-                .put((byte) guard).put((byte) type).put((byte) loc).put((byte) n.length).put(n).array();
+                .put((byte) guard).put((byte) type).put((byte) flags).put((byte) n.length).put(n).array();
     }
 
     private static byte[] list(byte[]... entries) {
@@ -70,6 +70,20 @@ class VolumeListLayoutTest {
     }
 
     @Test
+    void aReadOnlyVolumeHasFlagBitOne() throws Exception {
+        BlockFormat last = BlockFormat.of(4096, 8, GuardType.CRC16, PiType.TYPE_1, PiLocation.LAST);
+        List<VolumeListCodec.Entry> vols = List.of(
+                new VolumeListCodec.Entry(1, new VolumeInfo("ro", 8, BlockFormat.of(512, 8), true)),
+                new VolumeListCodec.Entry(2, new VolumeInfo("ro-last", 8, last).asReadOnly()));
+        byte[] expected = list(entryBytes(1, 8, 512, 8, 0, 1, 2, "ro"), entryBytes(2, 8, 4096, 8, 0, 1, 3, "ro-last"));
+        assertArrayEquals(expected, VolumeListCodec.encode(vols, Integer.MAX_VALUE, 100));
+        List<VolumeListCodec.Entry> back = VolumeListCodec.decode(ByteBuffer.wrap(expected), 5);
+        assertEquals(vols, back);
+        assertEquals(true, back.get(1).info().readOnly());
+        assertEquals(PiLocation.LAST, back.get(1).info().format().location());
+    }
+
+    @Test
     void namesOfOneToSixtyFourBytesAreListed() throws Exception {
         BlockFormat f = BlockFormat.of(512, 8);
         List<VolumeListCodec.Entry> vols = List.of(entry(1, "", 8, f), entry(2, "x".repeat(64), 8, f),
@@ -93,13 +107,13 @@ class VolumeListLayoutTest {
         // two entries cannot fit in the bytes of one: refused before any entry is read
         assertEquals("volume list claims 2 volumes in " + (FIXED + 1) + " bytes",
                 refusal(ByteBuffer.wrap(good.clone()).putInt(0, 2).array(), 10));
-        assertEquals("volume list entry 0 has guard 4, type 1, location 0, 8 blocks",
+        assertEquals("volume list entry 0 has guard 4, type 1, flags 0x0, 8 blocks",
                 refusal(list(entryBytes(1, 8, 4096, 8, 4, 1, 0, "v")), 10));
-        assertEquals("volume list entry 0 has guard 0, type 4, location 0, 8 blocks",
+        assertEquals("volume list entry 0 has guard 0, type 4, flags 0x0, 8 blocks",
                 refusal(list(entryBytes(1, 8, 4096, 8, 0, 4, 0, "v")), 10));
-        assertEquals("volume list entry 0 has guard 0, type 1, location 2, 8 blocks",
-                refusal(list(entryBytes(1, 8, 4096, 8, 0, 1, 2, "v")), 10));
-        assertEquals("volume list entry 0 has guard 0, type 1, location 0, -1 blocks",
+        assertEquals("volume list entry 0 has guard 0, type 1, flags 0x4, 8 blocks",
+                refusal(list(entryBytes(1, 8, 4096, 8, 0, 1, 4, "v")), 10));
+        assertEquals("volume list entry 0 has guard 0, type 1, flags 0x0, -1 blocks",
                 refusal(list(entryBytes(1, -1, 4096, 8, 0, 1, 0, "v")), 10));
         assertEquals("volume list entry 1 has a name of 0 bytes",
                 refusal(list(entryBytes(1, 8, 4096, 8, 0, 1, 0, "v"), entryBytes(2, 8, 4096, 8, 0, 1, 0, "")), 10));

@@ -1,5 +1,6 @@
 package io.pistore.transport.tcp;
 
+import io.pistore.runtime.access.AccessRules;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.TransportOption;
 import io.pistore.spi.TransportOptions;
@@ -59,11 +60,15 @@ public final class TcpConfig {
     public static final TransportOption<Boolean> TLS_VERIFY_CLIENT = TransportOption.flag("tcp.tlsVerifyClient", false,
             "a target accepts only hosts whose certificate chains to tcp.tlsCa (mutual TLS)");
 
+    public static final TransportOption<String> ACCESS = TransportOption.text("tcp.access", "FILE", null,
+            "which volumes each host may use, read-write or read-only, by its certificate (CN or subjectAltName);"
+                    + " needs tcp.tls=true and tcp.tlsVerifyClient=true (docs/SECURITY.md)");
+
     /** Every tcp option, in the order the docs list them. */
     public static final List<TransportOption<?>> OPTIONS = List.of(IO_THREADS, SPIN_MICROS, POLL_MICROS, SPIN_YIELD,
             HEADER_DIGEST, DATA_DIGEST, MAX_TRANSFER, REQUEST_TIMEOUT_MS, CONNECT_TIMEOUT_MS, FRAME_TIMEOUT_MS,
             RECONNECT, RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, FLUSH_FRAMES, TLS, TLS_CERT, TLS_KEY, TLS_CA,
-            TLS_VERIFY_CLIENT);
+            TLS_VERIFY_CLIENT, ACCESS);
 
     public int ioThreads = IO_THREADS.defaultValue().intValue();
     public long spinMicros = SPIN_MICROS.defaultValue();
@@ -83,6 +88,11 @@ public final class TcpConfig {
     public int flushFrames = FLUSH_FRAMES.defaultValue().intValue();
     /** TLS on every connection, its files loaded; null: plaintext. */
     public TcpTls tls;
+    /**
+     * Which volumes each host may use, by its certificate; null: every host that connects may use
+     * every volume. A target with rules needs {@link #tls} with client verification.
+     */
+    public AccessRules access;
 
     /** The most I/O threads {@code tcp.ioThreads=0} starts: one per CPU the JVM may use. */
     public static int autoIoThreadCeiling() {
@@ -124,6 +134,14 @@ public final class TcpConfig {
         } else if (cert != null || key != null || ca != null || verify) {
             throw new IllegalArgumentException("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa and tcp.tlsVerifyClient need tcp.tls=true");
         }
+        String access = options.get(ACCESS);
+        if (access != null) {
+            if (!verify) {
+                // without a verified certificate a host has no identity for the rules to name
+                throw new IllegalArgumentException("tcp.access needs tcp.tls=true and tcp.tlsVerifyClient=true");
+            }
+            c.access = AccessRules.read(path(access));
+        }
         return c;
     }
 
@@ -135,6 +153,7 @@ public final class TcpConfig {
     public String toString() {
         return String.format(Locale.ROOT, "ioThreads=%d spin=%dus poll=%dus headerDigest=%s dataDigest=%s maxTransfer=%d"
                 + " flushFrames=%s", ioThreads, spinMicros, pollMicros, headerDigest, dataDigest, maxTransferBytes,
-                flushFrames < 0 ? "auto" : Integer.toString(flushFrames)) + (tls == null ? "" : " tls=TLSv1.3");
+                flushFrames < 0 ? "auto" : Integer.toString(flushFrames)) + (tls == null ? "" : " tls=TLSv1.3")
+                + (access == null ? "" : " access=" + access.size() + " rule(s)");
     }
 }

@@ -26,6 +26,7 @@ class TcpConfigTest {
     @Test
     void everyOptionSetsItsField() throws Exception {
         java.nio.file.Path[] self = io.pistore.runtime.tls.SelfSigned.create(dir);
+        java.nio.file.Path rules = java.nio.file.Files.writeString(dir.resolve("access"), "alice a rw\nbob * ro\n");
         TransportOptions o = TransportOptions.of(Map.ofEntries(Map.entry("tcp.tls", "true"),
                 Map.entry("tcp.tlsCert", self[0].toString()), Map.entry("tcp.tlsKey", self[1].toString()),
                 Map.entry("tcp.tlsCa", self[0].toString()), Map.entry("tcp.tlsVerifyClient", "true"),Map.entry("tcp.ioThreads", "5"),
@@ -34,7 +35,8 @@ class TcpConfigTest {
                 Map.entry("tcp.maxTransfer", "65536"), Map.entry("tcp.requestTimeoutMs", "11"),
                 Map.entry("tcp.connectTimeoutMs", "12"), Map.entry("tcp.frameTimeoutMs", "13"),
                 Map.entry("tcp.reconnect", "false"), Map.entry("tcp.reconnectDelayMs", "14"),
-                Map.entry("tcp.reconnectMaxDelayMs", "15"), Map.entry("tcp.flushFrames", "0")));
+                Map.entry("tcp.reconnectMaxDelayMs", "15"), Map.entry("tcp.flushFrames", "0"),
+                Map.entry("tcp.access", rules.toString())));
         assertEquals(TcpConfig.OPTIONS.size(), o.asMap().size(), "the test sets every option");
         TcpConfig c = TcpConfig.from(o);
         assertEquals(5, c.ioThreads);
@@ -53,6 +55,29 @@ class TcpConfigTest {
         assertEquals(0, c.flushFrames);
         assertTrue(c.tls.server().requiresClientCertificate());
         assertTrue(c.tls.server().toString().contains("CN=localhost"), c.tls.toString());
+        assertEquals(2, c.access.size());
+    }
+
+    @Test
+    void accessRulesNeedVerifiedClientCertificatesAndAFileThatParses() throws Exception {
+        java.nio.file.Path[] self = io.pistore.runtime.tls.SelfSigned.create(dir);
+        java.nio.file.Path good = java.nio.file.Files.writeString(dir.resolve("good"), "alice a rw\n");
+        Map<String, String> tls = Map.of("tcp.tls", "true", "tcp.tlsCert", self[0].toString(), "tcp.tlsKey",
+                self[1].toString(), "tcp.tlsCa", self[0].toString());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TcpConfig.from(TransportOptions.of(Map.of("tcp.access", good.toString()))));
+        assertEquals("tcp.access needs tcp.tls=true and tcp.tlsVerifyClient=true", e.getMessage());
+        TransportOptions noVerify = TransportOptions.of(tls).with("tcp.access", good.toString());
+        e = assertThrows(IllegalArgumentException.class, () -> TcpConfig.from(noVerify));
+        assertEquals("tcp.access needs tcp.tls=true and tcp.tlsVerifyClient=true", e.getMessage());
+        TransportOptions verify = TransportOptions.of(tls).with("tcp.tlsVerifyClient", "true");
+        java.nio.file.Path bad = java.nio.file.Files.writeString(dir.resolve("bad"), "alice a rw\nbob b\n");
+        e = assertThrows(IllegalArgumentException.class, () -> TcpConfig.from(verify.with("tcp.access", bad.toString())));
+        assertEquals("access file " + bad + " line 2: expected CLIENT VOLUMES ro|rw, not 'bob b'", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> TcpConfig.from(verify.with("tcp.access", dir.resolve("absent").toString())));
+        assertTrue(e.getMessage().startsWith("access file " + dir.resolve("absent") + " is not readable"), e.getMessage());
+        assertEquals(1, TcpConfig.from(verify.with("tcp.access", good.toString())).access.size());
     }
 
     @Test
@@ -80,6 +105,7 @@ class TcpConfigTest {
         assertEquals(-1, c.flushFrames);
         assertEquals(0, c.ioThreads, "auto: a thread per connection, at most one per CPU");
         assertEquals(null, c.tls, "plaintext unless tcp.tls=true");
+        assertEquals(null, c.access, "every host may use every volume unless tcp.access names rules");
         assertEquals(provider.options(), TcpConfig.OPTIONS);
         Set<String> names = new HashSet<>();
         for (TransportOption<?> opt : TcpConfig.OPTIONS) {

@@ -153,7 +153,8 @@ abstract class Connection implements Selectable {
         } catch (ProtocolException e) {
             close(e.getMessage(), true);
         } catch (SSLException e) {
-            close("TLS handshake failed: " + ioReason(e), true);
+            // after the handshake it is a record that does not decrypt or parse, not a handshake failure
+            close((tlsHandshaking ? "TLS handshake failed: " : "bad TLS record: ") + ioReason(e), true);
         } catch (IOException e) {
             close(ioReason(e), false);
         } catch (RuntimeException e) {
@@ -255,7 +256,10 @@ abstract class Connection implements Selectable {
 
     private void onEof() {
         int partial = in.position();
-        if (rxState == RX_HEADER && partial == 0) {
+        int cutRecord = tls == null ? 0 : tls.partialRecordBytes();
+        if (rxState == RX_HEADER && partial == 0 && cutRecord > 0) {
+            close("truncated TLS record: the connection ended after " + cutRecord + " bytes of a record", true);
+        } else if (rxState == RX_HEADER && partial == 0) {
             close(eofReason(), false);
         } else if (rxState == RX_HEADER) {
             close("truncated frame: the connection ended after " + partial + " of the "

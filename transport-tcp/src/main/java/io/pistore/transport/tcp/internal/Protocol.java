@@ -142,7 +142,7 @@ public final class Protocol {
     private static final Status[] STATUS_BY_CODE = {
         Status.SUCCESS, Status.LBA_OUT_OF_RANGE, Status.INVALID_FIELD, Status.NO_SUCH_VOLUME, Status.GUARD_CHECK,
         Status.APP_TAG_CHECK, Status.REF_TAG_CHECK, Status.QUEUE_FULL, Status.TRANSPORT_ERROR, Status.MEDIA_ERROR,
-        Status.INTERNAL_ERROR,
+        Status.INTERNAL_ERROR, Status.ACCESS_DENIED,
     };
 
     public static int statusCode(Status s) {

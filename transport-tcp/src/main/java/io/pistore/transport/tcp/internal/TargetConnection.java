@@ -3,6 +3,8 @@ package io.pistore.transport.tcp.internal;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiStream;
+import io.pistore.runtime.access.AccessRules;
+import io.pistore.runtime.access.ClientIdentity;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
@@ -33,6 +35,8 @@ final class TargetConnection extends Connection {
     private int depth;
     private int outstanding;
     private TargetRequest rx;
+    /** What this host may do with each volume, once TLS named it; null without access rules. */
+    private HostAccess access;
     /** The PI verifier of the write payload being received (loop thread only). */
     private PiStream rxVerifier;
     /**
@@ -180,6 +184,15 @@ final class TargetConnection extends Connection {
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(listener.config().frameTimeoutMillis);
     }
 
+    /** The host's certificate is known: with access rules, it decides which volumes the host may use. */
+    @Override
+    void tlsReady() {
+        AccessRules rules = listener.config().access;
+        if (rules != null) {
+            access = new HostAccess(rules, ClientIdentity.of(tlsSession()), peer);
+        }
+    }
+
     /** Mid-frame stalls (see {@link Connection#onTimer}), and a peer that never says HELLO. */
     @Override
     public void onTimer(long now) {
@@ -247,13 +260,20 @@ final class TargetConnection extends Connection {
     }
 
     /**
-     * The checks the transport needs before it sizes anything: the volume id, then the rule every hop
+     * The checks the transport needs before it sizes anything: the volume id and this host's access
+     * to it, then the rule every hop
      * shares ({@link RequestCheck#validateHeader}), then the framing (a write's payload length);
      * null when fine.
      */
     private Completion validate(TargetRequest t, long len) {
         if (t.volume == null) {
             return Completion.failure(Status.NO_SUCH_VOLUME, "no volume with id " + header.getInt(Protocol.O_VOLUME));
+        }
+        if (access != null) {
+            Completion refused = access.refusal(t.opcode, t.volume, header.getInt(Protocol.O_VOLUME));
+            if (refused != null) {
+                return refused;
+            }
         }
         Completion c = RequestCheck.validateHeader(Protocol.operation(t.opcode), t.lba, t.blocks, t.protection,
                 t.volume.info, maxPayload);
@@ -383,6 +403,13 @@ final class TargetConnection extends Connection {
         short queueIndex = h.getShort(Protocol.O_QUEUE_INDEX);
         long session = h.getLong(Protocol.O_SESSION);
         List<WireVolume> vols = listener.refreshVolumes();
+        if (listener.config().access != null) {
+            if (access == null) {
+                // cannot happen: the listener refuses rules without TLS, which runs before any frame
+                throw new ProtocolException("access rules, but the host has no TLS identity");
+            }
+            vols = access.visible(vols);
+        }
         byte[] list = WireVolume.encode(vols, Protocol.MAX_HANDSHAKE_PAYLOAD);
         greeted = true;
         depth = grantD;

@@ -46,6 +46,10 @@ final class TcpTargetListener implements TargetListener, Selectable {
             throw new IOException("cannot listen with TLS: tcp.tls needs tcp.tlsCert and tcp.tlsKey on a target");
         }
         this.tls = t == null ? null : t.server();
+        if (transport.config().access != null && (tls == null || !tls.requiresClientCertificate())) {
+            throw new IOException("cannot listen with access rules: tcp.access needs tcp.tls=true and "
+                    + "tcp.tlsVerifyClient=true");
+        }
         this.server = ServerSocketChannel.open();
         try {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);

@@ -34,6 +34,17 @@ final class RawPeer implements AutoCloseable {
         return new RawPeer(s);
     }
 
+    /** Connects and runs a TLS handshake as {@code client}, which checks the target's certificate against 127.0.0.1. */
+    static RawPeer connectTls(String address, io.pistore.runtime.tls.TlsContext client) throws IOException {
+        int colon = address.lastIndexOf(':');
+        String host = address.substring(0, colon);
+        int port = Integer.parseInt(address.substring(colon + 1));
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress(host, port), 5000);
+        s.setSoTimeout(5000);
+        return new RawPeer(client.clientSocket(s, host, port));
+    }
+
     /** The local end's address as the other side logs it. */
     String localName() {
         return socket.getLocalAddress().getHostAddress() + ":" + socket.getLocalPort();
