@@ -36,9 +36,10 @@ public final class ReplicationSettings {
     private final Duration rpcTimeout;
     private final Duration operationTimeout;
     private final long snapshotEveryEntries;
+    private final Duration membershipTimeout;
 
     private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
-            Duration operationTimeout, long snapshotEveryEntries) {
+            Duration operationTimeout, long snapshotEveryEntries, Duration membershipTimeout) {
         if (electionMin.isNegative() || electionMin.isZero() || electionMax.compareTo(electionMin) < 0) {
             throw new IllegalArgumentException("election timeout must be positive, its maximum at least its minimum");
         }
@@ -47,31 +48,45 @@ public final class ReplicationSettings {
         this.rpcTimeout = rpcTimeout;
         this.operationTimeout = operationTimeout;
         this.snapshotEveryEntries = snapshotEveryEntries;
+        this.membershipTimeout = membershipTimeout;
     }
 
     /**
      * An election after 1-2 s without a leader; a request to one peer given up after 3 s; a read or
-     * write that no quorum answered within 10 s fails; a snapshot every 10 000 entries.
+     * write that no quorum answered within 10 s fails; a snapshot every 10 000 entries; a membership
+     * change (a new replica's catch-up included) that is not committed within 120 s fails.
      */
     public static ReplicationSettings defaults() {
         return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
-                Duration.ofSeconds(10), 10_000);
+                Duration.ofSeconds(10), 10_000, Duration.ofSeconds(120));
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
-        return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries);
+        return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries, membershipTimeout);
     }
 
     public ReplicationSettings withRpcTimeout(Duration t) {
-        return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries);
+        return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries, membershipTimeout);
     }
 
     public ReplicationSettings withOperationTimeout(Duration t) {
-        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries);
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries, membershipTimeout);
     }
 
     public ReplicationSettings withSnapshotEveryEntries(long n) {
-        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n);
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n, membershipTimeout);
+    }
+
+    public ReplicationSettings withMembershipTimeout(Duration t) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries, t);
+    }
+
+    /**
+     * How long a membership change may take before it fails: a new replica first catches up from the
+     * log (all of it: the log is retained), then the joint configuration and the new one commit.
+     */
+    public Duration membershipTimeout() {
+        return membershipTimeout;
     }
 
     /** How long a read or write may wait for a quorum before it fails. */
@@ -127,6 +142,17 @@ public final class ReplicationSettings {
     }
 
     /**
+     * A client whose one request may take longer than an RPC: a configuration change waits for the new
+     * replica's catch-up and both configurations to commit (a retry after a timeout would find the
+     * change in progress); a peer told to leave its group closes it and deletes its files first.
+     */
+    RaftProperties client(Duration requestTimeout) {
+        RaftProperties p = common();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, td(requestTimeout));
+        return p;
+    }
+
+    /**
      * gRPC, not netty: Ratis's netty server answers a client request, and a leader's append, on the
      * connection's I/O thread and blocks it until the entry is committed (or the follower's log is
      * forced), so one client's writes would be committed one at a time. The gRPC server takes both
@@ -142,6 +168,7 @@ public final class ReplicationSettings {
     @Override
     public String toString() {
         return "election " + electionMin.toMillis() + "-" + electionMax.toMillis() + " ms, rpc " + rpcTimeout.toMillis()
-                + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries + " entries";
+                + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries
+                + " entries, membership change " + membershipTimeout.toMillis() + " ms";
     }
 }

@@ -36,9 +36,12 @@ import org.apache.ratis.util.MD5FileUtil;
 final class VolumeStateMachine extends BaseStateMachine {
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReplicaApplier applier;
+    /** Runs when this peer leaves the group (a membership change removed it), after the group has closed. */
+    private final Runnable onGroupRemove;
 
-    VolumeStateMachine(ReplicaApplier applier) {
+    VolumeStateMachine(ReplicaApplier applier, Runnable onGroupRemove) {
         this.applier = applier;
+        this.onGroupRemove = onGroupRemove;
     }
 
     ReplicaApplier applier() {
@@ -142,6 +145,11 @@ final class VolumeStateMachine extends BaseStateMachine {
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
                 new FileInfo(f.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(f)), last));
         return last.getIndex();
+    }
+
+    @Override
+    public void notifyGroupRemove() {
+        onGroupRemove.run();
     }
 
     @Override
