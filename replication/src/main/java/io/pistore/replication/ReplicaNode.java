@@ -177,7 +177,29 @@ public final class ReplicaNode implements AutoCloseable {
                     + " (its volume is missing from " + "the replicas directory)");
         }
         ReplicaStats st = stats.computeIfAbsent(name, n -> new ReplicaStats());
-        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st), () -> removed(gid, name));
+        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st),
+                new VolumeStateMachine.GroupEvents() {
+                    @Override
+                    public void removed() {
+                        ReplicaNode.this.removed(gid, name);
+                    }
+
+                    @Override
+                    public void configured(List<RaftPeer> peers) {
+                        regroup(name, RaftGroup.valueOf(gid, peers));
+                    }
+                });
+    }
+
+    /** The volumes opened through this peer ({@link #open}), by name: they follow membership changes. */
+    private final Map<String, java.util.Set<ReplicatedVolume>> opened = new ConcurrentHashMap<>();
+
+    private void regroup(String name, RaftGroup members) {
+        java.util.Set<ReplicatedVolume> vs = opened.get(name);
+        if (vs != null) {
+            vs.removeIf(ReplicatedVolume::isClosed);
+            vs.forEach(v -> v.regroup(members));
+        }
     }
 
     /**
@@ -188,6 +210,7 @@ public final class ReplicaNode implements AutoCloseable {
     private void removed(RaftGroupId gid, String name) {
         names.remove(gid);
         stats.remove(name);
+        opened.remove(name);
         try {
             java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));
             if (replicas.get(name) != null) {
@@ -308,7 +331,10 @@ public final class ReplicaNode implements AutoCloseable {
                 group = RaftGroup.valueOf(group.getGroupId(), declared);
             }
         }
-        return new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log);
+        ReplicatedVolume v = new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log);
+        opened.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(v);
+        v.regroup(server.getDivision(groupId(name)).getGroup()); // a change between the look above and now
+        return v;
     }
 
     /** This peer's own copy of the volume: for checks and tests, never for clients' I/O. */

@@ -36,12 +36,20 @@ import org.apache.ratis.util.MD5FileUtil;
 final class VolumeStateMachine extends BaseStateMachine {
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReplicaApplier applier;
-    /** Runs when this peer leaves the group (a membership change removed it), after the group has closed. */
-    private final Runnable onGroupRemove;
+    private final GroupEvents events;
 
-    VolumeStateMachine(ReplicaApplier applier, Runnable onGroupRemove) {
+    /** What the replica's peer hears of its group's membership. */
+    interface GroupEvents {
+        /** This peer left the group (a membership change removed it); the group has closed. */
+        void removed();
+
+        /** A configuration entry was applied: the group's members are now {@code peers} (old and new while joint). */
+        void configured(java.util.List<org.apache.ratis.protocol.RaftPeer> peers);
+    }
+
+    VolumeStateMachine(ReplicaApplier applier, GroupEvents events) {
         this.applier = applier;
-        this.onGroupRemove = onGroupRemove;
+        this.events = events;
     }
 
     ReplicaApplier applier() {
@@ -149,7 +157,20 @@ final class VolumeStateMachine extends BaseStateMachine {
 
     @Override
     public void notifyGroupRemove() {
-        onGroupRemove.run();
+        events.removed();
+    }
+
+    @Override
+    public void notifyConfigurationChanged(long term, long index,
+            org.apache.ratis.proto.RaftProtos.RaftConfigurationProto conf) {
+        java.util.List<org.apache.ratis.protocol.RaftPeer> peers = new java.util.ArrayList<>(
+                org.apache.ratis.util.ProtoUtils.toRaftPeers(conf.getPeersList()));
+        for (org.apache.ratis.protocol.RaftPeer p : org.apache.ratis.util.ProtoUtils.toRaftPeers(conf.getOldPeersList())) {
+            if (peers.stream().noneMatch(q -> q.getId().equals(p.getId()))) {
+                peers.add(p);
+            }
+        }
+        events.configured(peers);
     }
 
     @Override

@@ -180,6 +180,10 @@ class MembershipChangeTest {
             assertNull(peers.node(replaced).replica(NAME), "the replaced peer holds no replica");
             load.awaitMore(20);
             load.close();
+            // The figures RELIABILITY.md quotes: how much load the changes ran under.
+            System.out.println("membership under load: " + load.writes.get() + " acknowledged writes, "
+                    + load.failures.get() + " failed, " + load.acked.size() + " blocks checked"
+                    + (load.errors.isEmpty() ? "" : "; first failure: " + load.errors.get(0)));
 
             assertTrue(load.acked.size() > 20, "writes acknowledged: " + load.acked.size());
             // Every acknowledged write reads back through the leader.
