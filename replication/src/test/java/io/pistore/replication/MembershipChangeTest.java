@@ -110,12 +110,22 @@ class MembershipChangeTest {
             ThreePeers.await(() -> writes.get() >= target, n + " more acknowledged writes");
         }
 
-        @Override
-        public void close() throws InterruptedException {
+        /** Stops the writers and waits for them: what they acknowledged is final from here on. */
+        void stop() {
             stop.set(true);
             for (Thread t : threads) {
-                t.join();
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted waiting for the writers", e);
+                }
             }
+        }
+
+        @Override
+        public void close() {
+            stop();
         }
     }
 
@@ -179,7 +189,7 @@ class MembershipChangeTest {
                     list(rep.after));
             assertNull(peers.node(replaced).replica(NAME), "the replaced peer holds no replica");
             load.awaitMore(20);
-            load.close();
+            load.stop();
             // The figures RELIABILITY.md quotes: how much load the changes ran under.
             System.out.println("membership under load: " + load.writes.get() + " acknowledged writes, "
                     + load.failures.get() + " failed, " + load.acked.size() + " blocks checked"
