@@ -252,10 +252,22 @@ class MembershipChangeTest {
         assertEquals(3, g.members().size(), "nothing changed");
 
         int l = peers.leader();
-        // Down to one member is allowed, one at a time; the last one is never removed.
+        // Down to one member is allowed; the last one is never removed.
         int a = (l + 1) % 3;
         int b = (l + 2) % 3;
-        GroupMembership.Change c = g.change(List.of(), List.of(ThreePeers.id(a), ThreePeers.id(b)));
+        // A member removed while it is down keeps its replica; named again once it is up, it leaves.
+        peers.stop(a);
+        GroupMembership.Change down = g.change(List.of(), List.of(ThreePeers.id(a)));
+        assertEquals(2, down.after.size(), list(down.after));
+        assertTrue(down.notes.get(0).startsWith("peer " + ThreePeers.id(a) + " is no member any more but was not "
+                + "reachable to leave the group: "), down.notes.get(0));
+        peers.restart(a);
+        assertTrue(peers.node(a).replica(NAME) != null, "a peer that was not told keeps its replica");
+        GroupMembership.Change again = g.change(List.of(), List.of(ThreePeers.id(a)));
+        assertEquals(List.of("peer " + ThreePeers.id(a) + " left the group of volume rv and deleted its replica"),
+                again.notes);
+        assertNull(peers.node(a).replica(NAME));
+        GroupMembership.Change c = g.change(List.of(), List.of(ThreePeers.id(b)));
         assertEquals(List.of(ThreePeers.id(l)), c.after.stream().map(p -> p.getId().toString()).toList());
         try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
             byte[] d = new byte[FORMAT.dataSize()];
