@@ -203,6 +203,9 @@ public final class GroupMembership {
         }
         if (after.size() != before.size() || !after.containsAll(before)) {
             setConfiguration(l, after);
+            if (!remove.isEmpty()) {
+                awaitApplied(after);
+            }
         }
         List<String> notes = new ArrayList<>();
         for (RaftPeer p : before) {
@@ -272,6 +275,44 @@ public final class GroupMembership {
             } catch (IOException e) {
                 // the answer is in already
             }
+        }
+    }
+
+    /**
+     * Waits (at most the operation timeout) until every member has applied what the leader has
+     * committed, the new configuration included: a member's volumes switch to clients of the new
+     * members when it applies it, so none still sends to a removed peer once that one leaves.
+     */
+    private void awaitApplied(List<RaftPeer> members) throws ReplicationException {
+        long target;
+        try {
+            target = info(leader().peer).getLogInfoProto().getCommitted().getIndex();
+        } catch (IOException | RuntimeException e) {
+            return; // the removal is committed (a removed leader steps down); the wait only narrows a window
+        }
+        long end = System.nanoTime() + settings.operationTimeout().toNanos();
+        for (RaftPeer p : members) {
+            while (System.nanoTime() < end) {
+                try {
+                    if (info(p).getLogInfoProto().getApplied().getIndex() >= target) {
+                        break;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    break; // a member that does not answer has no volumes to switch now
+                }
+                sleep(20);
+            }
+        }
+    }
+
+    private GroupInfoReply info(RaftPeer p) throws IOException {
+        try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
+                .setProperties(settings.client()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
+            GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
+            if (!r.isSuccess()) {
+                throw new IOException(ReplicatedVolume.oneLine(r.getException()));
+            }
+            return r;
         }
     }
 
