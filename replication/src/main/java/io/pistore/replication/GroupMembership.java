@@ -201,7 +201,7 @@ public final class GroupMembership {
         for (RaftPeer a : add) {
             checkAnswers(a);
         }
-        if (after.size() != before.size() || !after.containsAll(before)) {
+        if (!PeerList.sameMembers(after, before)) {
             setConfiguration(l, after);
             if (!remove.isEmpty()) {
                 awaitApplied(after);

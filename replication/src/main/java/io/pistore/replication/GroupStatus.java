@@ -68,25 +68,25 @@ public final class GroupStatus {
 
     /**
      * Asks every peer of volume {@code name} ({@code ID=HOST:PORT,...}) for its state, then the members
-     * of the leader's configuration that were not named (a peer added since); a named peer the
-     * leader's configuration leaves out is marked no member.
+     * an answer names that were not named (a peer added since); a peer the leader's configuration
+     * leaves out is marked no member.
      */
     public static GroupStatus of(String name, String peers, ReplicationSettings settings) {
         List<RaftPeer> list = PeerList.parse(peers);
         RaftGroupId gid = ReplicaNode.groupId(name);
         List<Member> members = new ArrayList<>();
-        for (RaftPeer p : list) {
-            members.add(ask(gid, p, settings));
+        java.util.Map<String, RaftPeer> toAsk = new java.util.LinkedHashMap<>();
+        list.forEach(p -> toAsk.put(p.getId().toString(), p));
+        // Then each member an answer names that was not named (added since): the leader among them too.
+        for (int i = 0; i < toAsk.size(); i++) {
+            Member m = ask(gid, new ArrayList<>(toAsk.values()).get(i), settings);
+            members.add(m);
+            m.group.forEach(p -> toAsk.putIfAbsent(p.getId().toString(), p));
         }
         Member leader = members.stream().filter(m -> "LEADER".equals(m.role)).findFirst().orElse(null);
         if (leader != null) {
             java.util.Set<String> inConf = new java.util.HashSet<>();
-            for (RaftPeer p : leader.group) {
-                inConf.add(p.getId().toString());
-                if (list.stream().noneMatch(q -> q.getId().equals(p.getId()))) {
-                    members.add(ask(gid, p, settings));
-                }
-            }
+            leader.group.forEach(p -> inConf.add(p.getId().toString()));
             members.replaceAll(m -> inConf.contains(m.id) ? m : m.notMember());
         }
         return new GroupStatus(name, members);

@@ -87,7 +87,7 @@ public final class ReplicatedVolume implements Volume {
      * sent through them are over (after twice the operation timeout).
      */
     synchronized void regroup(RaftGroup members) {
-        if (closed || members.getPeers().isEmpty() || members.getPeers().equals(group.getPeers())) {
+        if (closed || members.getPeers().isEmpty() || PeerList.sameMembers(members.getPeers(), group.getPeers())) {
             return;
         }
         RaftClient oldClient = client;

@@ -28,7 +28,8 @@ final class ReplicasCommand {
             description = {"Asks every peer of the replicated volume NAME for its state and prints one line per peer: "
                     + "role (leader, follower, candidate), the last index of its log, the index it knows committed, "
                     + "the index its replica applied, and its lag (entries behind the leader's log); then the "
-                    + "leader and how many peers answered.",
+                    + "leader and how many members answered. Members the answers name that --replicas does not "
+                    + "(added since) are asked too; a peer the leader's configuration leaves out shows as not a member.",
                 "A peer that does not answer within the RPC timeout is shown unreachable with the reason. "
                     + "Exit 0 when a leader answered, 3 when none did (an election, or no quorum)."})
     static final class Status implements Callable<Integer> {
