@@ -31,9 +31,13 @@ public final class GroupStatus {
         public final long appliedIndex;
         /** Why it did not answer, or null. */
         public final String error;
+        /** False when the leader's configuration leaves it out (removed, or never added); true without a leader. */
+        public final boolean member;
+        /** The members of the group as this peer holds them; empty when it did not answer. */
+        final List<RaftPeer> group;
 
         Member(String id, String address, String role, long lastIndex, long committedIndex, long appliedIndex,
-                String error) {
+                String error, boolean member, List<RaftPeer> group) {
             this.id = id;
             this.address = address;
             this.role = role;
@@ -41,6 +45,12 @@ public final class GroupStatus {
             this.committedIndex = committedIndex;
             this.appliedIndex = appliedIndex;
             this.error = error;
+            this.member = member;
+            this.group = group;
+        }
+
+        Member notMember() {
+            return new Member(id, address, role, lastIndex, committedIndex, appliedIndex, error, false, group);
         }
 
         public boolean reachable() {
@@ -56,27 +66,39 @@ public final class GroupStatus {
         this.members = Collections.unmodifiableList(members);
     }
 
-    /** Asks every peer of volume {@code name} ({@code ID=HOST:PORT,...}) for its state. */
+    /**
+     * Asks every peer of volume {@code name} ({@code ID=HOST:PORT,...}) for its state, then the members
+     * an answer names that were not named (a peer added since); a peer the leader's configuration
+     * leaves out is marked no member.
+     */
     public static GroupStatus of(String name, String peers, ReplicationSettings settings) {
         List<RaftPeer> list = PeerList.parse(peers);
         RaftGroupId gid = ReplicaNode.groupId(name);
         List<Member> members = new ArrayList<>();
-        try (RaftClient c = RaftClient.newBuilder()
-                .setRaftGroup(RaftGroup.valueOf(gid, list))
-                .setProperties(settings.client())
-                .setRetryPolicy(RetryPolicies.noRetry())
-                .build()) {
-            for (RaftPeer p : list) {
-                members.add(ask(c, gid, p));
-            }
-        } catch (IOException e) {
-            // closing the client: the answers are in already
+        java.util.Map<String, RaftPeer> toAsk = new java.util.LinkedHashMap<>();
+        list.forEach(p -> toAsk.put(p.getId().toString(), p));
+        // Then each member an answer names that was not named (added since): the leader among them too.
+        for (int i = 0; i < toAsk.size(); i++) {
+            Member m = ask(gid, new ArrayList<>(toAsk.values()).get(i), settings);
+            members.add(m);
+            m.group.forEach(p -> toAsk.putIfAbsent(p.getId().toString(), p));
+        }
+        Member leader = members.stream().filter(m -> "LEADER".equals(m.role)).findFirst().orElse(null);
+        if (leader != null) {
+            java.util.Set<String> inConf = new java.util.HashSet<>();
+            leader.group.forEach(p -> inConf.add(p.getId().toString()));
+            members.replaceAll(m -> inConf.contains(m.id) ? m : m.notMember());
         }
         return new GroupStatus(name, members);
     }
 
-    private static Member ask(RaftClient c, RaftGroupId gid, RaftPeer p) {
-        try {
+    /** One peer, asked once through a client of its own, without retries. */
+    private static Member ask(RaftGroupId gid, RaftPeer p, ReplicationSettings settings) {
+        try (RaftClient c = RaftClient.newBuilder()
+                .setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
+                .setProperties(settings.client())
+                .setRetryPolicy(RetryPolicies.noRetry())
+                .build()) {
             GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
             if (!r.isSuccess()) {
                 return unreachable(p, ReplicatedVolume.oneLine(r.getException()));
@@ -84,14 +106,15 @@ public final class GroupStatus {
             LogInfoProto l = r.getLogInfoProto();
             RaftPeerRole role = r.getRoleInfoProto().getRole();
             return new Member(p.getId().toString(), p.getAddress(), role.name(), l.getLastEntry().getIndex(),
-                    l.getCommitted().getIndex(), l.getApplied().getIndex(), null);
+                    l.getCommitted().getIndex(), l.getApplied().getIndex(), null, true,
+                    List.copyOf(r.getGroup().getPeers()));
         } catch (IOException | RuntimeException e) {
             return unreachable(p, ReplicatedVolume.oneLine(e));
         }
     }
 
     private static Member unreachable(RaftPeer p, String why) {
-        return new Member(p.getId().toString(), p.getAddress(), null, -1, -1, -1, why);
+        return new Member(p.getId().toString(), p.getAddress(), null, -1, -1, -1, why, true, List.of());
     }
 
     /** The peer that says it leads, or null (none reachable does: an election, or no quorum). */
@@ -111,22 +134,26 @@ public final class GroupStatus {
         return Math.max(0, l.lastIndex - m.lastIndex);
     }
 
-    /** One line per peer, then a summary line. */
+    /** One line per peer, then a summary line (which counts members only). */
     public List<String> describe() {
         List<String> lines = new ArrayList<>();
         Member l = leader();
         for (Member m : members) {
-            if (!m.reachable()) {
-                lines.add(String.format("%-8s %-21s unreachable: %s", m.id, m.address, m.error));
-                continue;
+            String head = String.format("%-8s %-21s ", m.id, m.address);
+            if (!m.member) {
+                lines.add(head + "not a member of the group" + (m.reachable() ? "" : " (" + m.error + ")"));
+            } else if (!m.reachable()) {
+                lines.add(head + "unreachable: " + m.error);
+            } else {
+                lines.add(head + String.format("%-9s last=%d committed=%d applied=%d lag=%s",
+                        m.role.toLowerCase(java.util.Locale.ROOT), m.lastIndex, m.committedIndex, m.appliedIndex,
+                        l == null ? "?" : String.valueOf(lag(m))));
             }
-            lines.add(String.format("%-8s %-21s %-9s last=%d committed=%d applied=%d lag=%s", m.id, m.address,
-                    m.role.toLowerCase(java.util.Locale.ROOT), m.lastIndex, m.committedIndex, m.appliedIndex,
-                    l == null ? "?" : String.valueOf(lag(m))));
         }
-        long up = members.stream().filter(Member::reachable).count();
+        long count = members.stream().filter(m -> m.member).count();
+        long up = members.stream().filter(m -> m.member && m.reachable()).count();
         lines.add("volume " + volume + ": " + (l == null ? "no leader" : "leader " + l.id) + ", " + up + " of "
-                + members.size() + " peers answered" + (up * 2 > members.size() ? "" : " (no quorum)"));
+                + count + " peers answered" + (up * 2 > count ? "" : " (no quorum)"));
         return lines;
     }
 }

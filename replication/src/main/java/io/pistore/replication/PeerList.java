@@ -58,6 +58,17 @@ public final class PeerList {
         }
     }
 
+    /** Whether two peer collections name the same peers at the same addresses, in any order. */
+    public static boolean sameMembers(java.util.Collection<RaftPeer> a, java.util.Collection<RaftPeer> b) {
+        return a.size() == b.size() && keys(a).equals(keys(b));
+    }
+
+    private static Set<String> keys(java.util.Collection<RaftPeer> peers) {
+        Set<String> k = new HashSet<>();
+        peers.forEach(p -> k.add(p.getId() + "=" + p.getAddress()));
+        return k;
+    }
+
     /** {@code ID=HOST:PORT,...} of a list. */
     public static String describe(List<RaftPeer> peers) {
         StringBuilder b = new StringBuilder();

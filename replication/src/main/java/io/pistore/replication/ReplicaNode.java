@@ -39,6 +39,8 @@ public final class ReplicaNode implements AutoCloseable {
     private final Path groupsDir;
     private final String host;
     private RaftServer server;
+    /** Hears the name of each volume whose replica this peer gave up (removed from its group). */
+    private volatile Consumer<String> onReplicaRemoved = name -> { };
 
     private ReplicaNode(String id, String host, int port, Path dir, ReplicationSettings settings, Consumer<String> log)
             throws IOException {
@@ -175,7 +177,101 @@ public final class ReplicaNode implements AutoCloseable {
                     + " (its volume is missing from " + "the replicas directory)");
         }
         ReplicaStats st = stats.computeIfAbsent(name, n -> new ReplicaStats());
-        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st));
+        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st),
+                new VolumeStateMachine.GroupEvents() {
+                    @Override
+                    public void removed() {
+                        ReplicaNode.this.removed(gid, name);
+                    }
+
+                    @Override
+                    public void configured(List<RaftPeer> peers) {
+                        regroup(name, RaftGroup.valueOf(gid, peers));
+                    }
+                });
+    }
+
+    /** The volumes opened through this peer ({@link #open}), by name: they follow membership changes. */
+    private final Map<String, java.util.Set<ReplicatedVolume>> opened = new ConcurrentHashMap<>();
+
+    private void regroup(String name, RaftGroup members) {
+        java.util.Set<ReplicatedVolume> vs = opened.get(name);
+        if (vs != null) {
+            vs.removeIf(ReplicatedVolume::isClosed);
+            vs.forEach(v -> v.regroup(members));
+        }
+    }
+
+    /**
+     * This peer left the group of volume {@code name} (Ratis has closed it, and deletes its log next):
+     * the replica goes too, and with it the peer list, so no later start rejoins. The other members
+     * hold the data.
+     */
+    private void removed(RaftGroupId gid, String name) {
+        names.remove(gid);
+        stats.remove(name);
+        opened.remove(name);
+        try {
+            java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));
+            if (replicas.get(name) != null) {
+                replicas.delete(name);
+            }
+            log.accept("volume " + name + ": replica " + id + " left the group; its replica is deleted");
+        } catch (IOException | RuntimeException e) {
+            log.accept("volume " + name + ": replica " + id + " left the group; deleting its replica failed: "
+                    + e.getMessage());
+        }
+        onReplicaRemoved.accept(name);
+    }
+
+    /** Who hears of replicas this peer gives up (serve detaches the volume): one at a time, on a Ratis thread. */
+    public void onReplicaRemoved(Consumer<String> listener) {
+        this.onReplicaRemoved = listener;
+    }
+
+    /**
+     * Joins the running group of volume {@code name} as a new member, online: asks the group (through
+     * {@code known}, some of its members) for the volume's format and size, creates this peer's
+     * replica empty with them, joins the group without a configuration (so it waits for the leader
+     * instead of calling elections), and asks the leader to add it; the leader brings it up to date
+     * from its log before the new configuration counts it. With {@code replacing}, that member is
+     * removed in the same change and told to leave. On failure the new replica is removed again.
+     */
+    public GroupMembership.Change join(String name, List<RaftPeer> known, String replacing) throws IOException {
+        if (replicas.get(name) != null) {
+            throw new IllegalArgumentException("peer " + id + " holds a replica of volume " + name + " already");
+        }
+        GroupMembership m = GroupMembership.of(name, known, settings);
+        if (m.members().stream().anyMatch(p -> p.getId().equals(id))) {
+            throw new IllegalArgumentException("peer " + id + " is a member of volume " + name + " already");
+        }
+        VolumeShape shape = m.shape();
+        RaftGroupId gid = groupId(name);
+        replicas.create(name, shape.format, shape.blocks);
+        names.put(gid, name);
+        boolean joined = false;
+        try {
+            reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0,
+                    RaftGroup.valueOf(gid), true)), "join the group of volume " + name);
+            joined = true;
+            GroupMembership.Change c = m.change(List.of(peer()), replacing == null ? List.of() : List.of(replacing));
+            writePeers(groupsDir, name, c.after);
+            log.accept("volume " + name + ": replica " + id + " joined; members " + GroupMembership.describeIds(c.after));
+            return c;
+        } catch (IOException | RuntimeException e) {
+            if (joined) { // leaving deletes the replica (removed)
+                try {
+                    server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid, true, false));
+                } catch (IOException | RuntimeException ignored) {
+                    // reported below with the cause
+                }
+            }
+            names.remove(gid);
+            if (replicas.get(name) != null) {
+                replicas.delete(name);
+            }
+            throw e;
+        }
     }
 
     /** This peer as the others must name it: its id and the address it listens on. */
@@ -238,8 +334,11 @@ public final class ReplicaNode implements AutoCloseable {
                 group = RaftGroup.valueOf(group.getGroupId(), declared);
             }
         }
-        return new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log,
+        ReplicatedVolume v = new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log,
                 new LocalLeader(server, groupId(name)));
+        opened.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(v);
+        v.regroup(server.getDivision(groupId(name)).getGroup()); // a change between the look above and now
+        return v;
     }
 
     /** This peer's Raft server: for the volumes it opens and for tests. */

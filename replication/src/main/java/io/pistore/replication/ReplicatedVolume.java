@@ -45,17 +45,21 @@ public final class ReplicatedVolume implements Volume {
     private final String name;
     private final BlockFormat format;
     private final long blocks;
-    private final RaftGroup group;
+    /** The group's members as last known: replaced with its clients when they change ({@link #regroup}). */
+    private volatile RaftGroup group;
+    private final ReplicationSettings settings;
+    private volatile boolean closed;
     private final long timeoutMs;
     private final Consumer<String> log;
-    private final RaftClient client;
+    private volatile RaftClient client;
     /**
      * Reads from one chosen replica (healing, scrub): blocking calls, one try each. Over gRPC, Ratis's
      * asynchronous stale read, which travels the client's ordered request stream, went unanswered by
      * a replica that did not lead until the operation timeout; a blocking call is not ordered.
      */
-    private final RaftClient replicaReader;
+    private volatile RaftClient replicaReader;
     private final LocalLeader localLeader;
+    /** Sends through whichever client is current ({@link #regroup} replaces it). */
     private final CommitBatcher batcher;
     private final AtomicLong localReads = new AtomicLong();
     private final AtomicLong healedBlocks = new AtomicLong();
@@ -74,16 +78,49 @@ public final class ReplicatedVolume implements Volume {
         this.format = format;
         this.blocks = blocks;
         this.group = group;
+        this.settings = settings;
         this.timeoutMs = settings.operationTimeout().toMillis();
         this.log = log;
         this.client = newClient(group, settings);
         this.batcher = new CommitBatcher(m -> client.async().send(m), settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
                 ReplicationSettings.BATCH_COMMANDS);
-        this.replicaReader = RaftClient.newBuilder()
+        this.replicaReader = newReplicaReader(group, settings);
+    }
+
+    private static RaftClient newReplicaReader(RaftGroup group, ReplicationSettings settings) {
+        return RaftClient.newBuilder()
                 .setRaftGroup(group)
                 .setProperties(settings.client())
                 .setRetryPolicy(RetryPolicies.noRetry())
                 .build();
+    }
+
+    /**
+     * The group's members changed: later requests go through clients of the new members (a member
+     * that left answers no request for the group). The old clients are closed once requests already
+     * sent through them are over (after twice the operation timeout).
+     */
+    synchronized void regroup(RaftGroup members) {
+        if (closed || members.getPeers().isEmpty() || PeerList.sameMembers(members.getPeers(), group.getPeers())) {
+            return;
+        }
+        RaftClient oldClient = client;
+        RaftClient oldReader = replicaReader;
+        group = members;
+        client = newClient(members, settings);
+        replicaReader = newReplicaReader(members, settings);
+        CompletableFuture.delayedExecutor(2 * timeoutMs, TimeUnit.MILLISECONDS).execute(() -> {
+            try {
+                oldClient.close();
+                oldReader.close();
+            } catch (IOException e) {
+                log.accept("volume " + name + ": closing the client of its former members: " + e.getMessage());
+            }
+        });
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     /**
@@ -526,7 +563,8 @@ public final class ReplicatedVolume implements Volume {
     }
 
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
+        closed = true;
         try {
             client.close();
         } finally {

@@ -37,13 +37,14 @@ public final class ReplicationSettings {
     private final Duration operationTimeout;
     private final long snapshotEveryEntries;
     private final int entriesInFlight;
+    private final Duration membershipTimeout;
     /** At most this much in one batch entry of several commands (a larger command goes alone). */
     static final long BATCH_BYTES = 4L << 20;
     /** At most this many commands in one batch entry. */
     static final int BATCH_COMMANDS = 256;
 
     private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
-            Duration operationTimeout, long snapshotEveryEntries, int entriesInFlight) {
+            Duration operationTimeout, long snapshotEveryEntries, int entriesInFlight, Duration membershipTimeout) {
         if (entriesInFlight < 1) {
             throw new IllegalArgumentException("entries in flight must be at least 1");
         }
@@ -56,31 +57,37 @@ public final class ReplicationSettings {
         this.rpcTimeout = rpcTimeout;
         this.operationTimeout = operationTimeout;
         this.snapshotEveryEntries = snapshotEveryEntries;
+        this.membershipTimeout = membershipTimeout;
     }
 
     /**
      * An election after 1-2 s without a leader; a request to one peer given up after 3 s; a read or
-     * write that no quorum answered within 10 s fails; a snapshot every 10 000 entries.
+     * write that no quorum answered within 10 s fails; a snapshot every 10 000 entries; a membership
+     * change (a new replica's catch-up included) that is not committed within 120 s fails.
      */
     public static ReplicationSettings defaults() {
         return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
-                Duration.ofSeconds(10), 10_000, 2);
+                Duration.ofSeconds(10), 10_000, 2, Duration.ofSeconds(120));
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
-        return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries, entriesInFlight);
+        return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries, entriesInFlight,
+                membershipTimeout);
     }
 
     public ReplicationSettings withRpcTimeout(Duration t) {
-        return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries, entriesInFlight);
+        return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries, entriesInFlight,
+                membershipTimeout);
     }
 
     public ReplicationSettings withOperationTimeout(Duration t) {
-        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries, entriesInFlight);
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries, entriesInFlight,
+                membershipTimeout);
     }
 
     public ReplicationSettings withSnapshotEveryEntries(long n) {
-        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n, entriesInFlight);
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n, entriesInFlight,
+                membershipTimeout);
     }
 
     /**
@@ -89,11 +96,25 @@ public final class ReplicationSettings {
      * batches, a large number (64, the target's requests in flight) one entry per command.
      */
     public ReplicationSettings withEntriesInFlight(int n) {
-        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries, n);
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries, n,
+                membershipTimeout);
     }
 
     int entriesInFlight() {
         return entriesInFlight;
+    }
+
+    public ReplicationSettings withMembershipTimeout(Duration t) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
+                entriesInFlight, t);
+    }
+
+    /**
+     * How long a membership change may take before it fails: a new replica first catches up from the
+     * log (all of it: the log is retained), then the joint configuration and the new one commit.
+     */
+    public Duration membershipTimeout() {
+        return membershipTimeout;
     }
 
     /** How long a read or write may wait for a quorum before it fails. */
@@ -149,6 +170,17 @@ public final class ReplicationSettings {
     }
 
     /**
+     * A client whose one request may take longer than an RPC: a configuration change waits for the new
+     * replica's catch-up and both configurations to commit (a retry after a timeout would find the
+     * change in progress); a peer told to leave its group closes it and deletes its files first.
+     */
+    RaftProperties client(Duration requestTimeout) {
+        RaftProperties p = common();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, td(requestTimeout));
+        return p;
+    }
+
+    /**
      * gRPC, not netty: Ratis's netty server answers a client request, and a leader's append, on the
      * connection's I/O thread and blocks it until the entry is committed (or the follower's log is
      * forced), so one client's writes would be committed one at a time. The gRPC server takes both
@@ -165,6 +197,6 @@ public final class ReplicationSettings {
     public String toString() {
         return "election " + electionMin.toMillis() + "-" + electionMax.toMillis() + " ms, rpc " + rpcTimeout.toMillis()
                 + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries + " entries, "
-                + entriesInFlight + " entries in flight";
+                + entriesInFlight + " entries in flight, membership change " + membershipTimeout.toMillis() + " ms";
     }
 }

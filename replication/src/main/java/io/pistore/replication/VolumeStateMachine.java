@@ -37,9 +37,20 @@ final class VolumeStateMachine extends BaseStateMachine {
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReplicaApplier applier;
     private final AppliedIndex appliedIndex = new AppliedIndex();
+    private final GroupEvents events;
 
-    VolumeStateMachine(ReplicaApplier applier) {
+    /** What the replica's peer hears of its group's membership. */
+    interface GroupEvents {
+        /** This peer left the group (a membership change removed it); the group has closed. */
+        void removed();
+
+        /** A configuration entry was applied: the group's members are now {@code peers} (old and new while joint). */
+        void configured(java.util.List<org.apache.ratis.protocol.RaftPeer> peers);
+    }
+
+    VolumeStateMachine(ReplicaApplier applier, GroupEvents events) {
         this.applier = applier;
+        this.events = events;
     }
 
     ReplicaApplier applier() {
@@ -181,6 +192,24 @@ final class VolumeStateMachine extends BaseStateMachine {
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
                 new FileInfo(f.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(f)), last));
         return last.getIndex();
+    }
+
+    @Override
+    public void notifyGroupRemove() {
+        events.removed();
+    }
+
+    @Override
+    public void notifyConfigurationChanged(long term, long index,
+            org.apache.ratis.proto.RaftProtos.RaftConfigurationProto conf) {
+        java.util.List<org.apache.ratis.protocol.RaftPeer> peers = new java.util.ArrayList<>(
+                org.apache.ratis.util.ProtoUtils.toRaftPeers(conf.getPeersList()));
+        for (org.apache.ratis.protocol.RaftPeer p : org.apache.ratis.util.ProtoUtils.toRaftPeers(conf.getOldPeersList())) {
+            if (peers.stream().noneMatch(q -> q.getId().equals(p.getId()))) {
+                peers.add(p);
+            }
+        }
+        events.configured(peers);
     }
 
     @Override

@@ -33,6 +33,8 @@ final class ControlSocket implements AutoCloseable {
     private final VolumeUse use;
     private final Consumer<String> log;
     private final Thread acceptor;
+    /** Joins replicated volumes' groups; null where the server runs no replica peer. */
+    private volatile ReplicaJoiner joiner;
 
     private ControlSocket(Path path, ServerSocketChannel listener, VolumeStore store, VolumeUse use,
                           Consumer<String> log) {
@@ -64,6 +66,11 @@ final class ControlSocket implements AutoCloseable {
         return s;
     }
 
+    /** Lets replica-join requests through to this server's replica peer. */
+    void serveReplicas(ReplicaJoiner j) {
+        this.joiner = j;
+    }
+
     Path path() {
         return path;
     }
@@ -91,7 +98,8 @@ final class ControlSocket implements AutoCloseable {
             String reply;
             try {
                 VolumeChange change = VolumeChange.decode(readLine(c));
-                List<String> lines = change.apply(store, use);
+                List<String> lines = change.verb().equals(VolumeChange.JOIN_REPLICA) ? join(change)
+                        : change.apply(store, use);
                 if (!change.verb().equals("list")) {
                     log.accept("control: " + String.join("; ", lines));
                 }
@@ -109,6 +117,16 @@ final class ControlSocket implements AutoCloseable {
         } catch (IOException e) {
             log.accept("control: " + e.getMessage());
         }
+    }
+
+    private List<String> join(VolumeChange change) throws IOException {
+        ReplicaJoiner j = joiner;
+        if (j == null) {
+            throw new IllegalArgumentException("this serve runs no replica peer: start it with --replica-id and "
+                    + "--replica-listen");
+        }
+        return j.join(change.args().get(0), change.args().get(1),
+                change.args().get(2).isEmpty() ? null : change.args().get(2));
     }
 
     private static String readLine(SocketChannel c) throws IOException {

@@ -245,6 +245,10 @@ final class ServeCommand implements Callable<Integer> {
             collector.add(store); // journal and cache figures, for --metrics
             if (node != null) {
                 attachReplicated(out, node, store);
+                ReplicaJoiner joiner = new ReplicaJoiner(node, store, log);
+                if (control != null) {
+                    control.serveReplicas(joiner);
+                }
             }
             TargetService service = new TargetService(store, log);
             try (BlockTransport t = p != null ? create(p) : null;

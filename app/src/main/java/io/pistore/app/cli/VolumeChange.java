@@ -33,6 +33,17 @@ record VolumeChange(String verb, List<String> args) {
         return new VolumeChange("delete", List.of(name, Boolean.toString(force)));
     }
 
+    /**
+     * Makes the server's replica peer a member of the running group of replicated volume {@code name},
+     * reached through {@code peers}; with {@code replacing} (an id, or empty) that member leaves in the
+     * same change. Only a serve with {@code --replica-listen} does it ({@link ReplicaJoiner}).
+     */
+    static VolumeChange joinReplica(String name, String peers, String replacing) {
+        return new VolumeChange(JOIN_REPLICA, List.of(name, peers, replacing == null ? "" : replacing));
+    }
+
+    static final String JOIN_REPLICA = "replica-join";
+
     static VolumeChange list() {
         return new VolumeChange("list", List.of());
     }
@@ -52,6 +63,7 @@ record VolumeChange(String verb, List<String> args) {
             case "create" -> 7;
             case "resize", "delete" -> 2;
             case "list" -> 0;
+            case JOIN_REPLICA -> 3;
             default -> throw new IllegalArgumentException("unknown control request '" + c.verb + "'");
         };
         if (c.args.size() != want) {
