@@ -7,6 +7,7 @@ import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdAccess;
 import io.pistore.frontend.nbd.NbdTls;
+import io.pistore.runtime.tls.PskKeys;
 import io.pistore.runtime.tls.TlsContext;
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.stats.TargetStats;
@@ -67,6 +68,9 @@ final class ServeCommand implements Callable<Integer> {
     /** The loaded server TLS material, or null without --tls-cert. */
     private TlsContext tlsContext;
 
+    /** The loaded pre-shared keys of NBD TLS, or null without --tls-psk. */
+    private PskKeys pskKeys;
+
     /** The NBD access rules, or null without --nbd-access. */
     private NbdAccess access;
 
@@ -111,13 +115,14 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--nbd-tls", paramLabel = "off|on|require",
             description = "NBD_OPT_STARTTLS: off refuses it, on lets each client choose, require refuses every "
-                    + "export to a client that did not start TLS (default: require with --tls-cert, else off; "
-                    + "config key: nbd-tls).")
+                    + "export to a client that did not start TLS (default: require with --tls-cert or --tls-psk, "
+                    + "else off; config key: nbd-tls).")
     String nbdTls;
 
     @Option(names = "--nbd-access", paramLabel = "FILE",
             description = "Which exports each NBD client may use, read-write or read-only, by the CN of its "
-                    + "certificate (needs --tls-verify-client; docs/SECURITY.md; config key: nbd-access).")
+                    + "certificate or its pre-shared key identity (needs --tls-verify-client or --tls-psk; "
+                    + "docs/SECURITY.md; config key: nbd-access).")
     java.nio.file.Path nbdAccess;
 
     @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
@@ -177,6 +182,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         settings = transportOptions.resolve(config);
         tlsContext = tls.serverContext();
+        pskKeys = tls.pskKeys();
         nbdTlsMode();
         access = nbdAccess();
         CountDownLatch stop = new CountDownLatch(1);
@@ -311,9 +317,9 @@ final class ServeCommand implements Callable<Integer> {
         if (nbdAccess == null) {
             return null;
         }
-        if (nbdTlsMode() != NbdTls.REQUIRE || !tlsContext.requiresClientCertificate()) {
-            throw CliException.usage("--nbd-access needs client certificates: --tls-cert, --tls-key, --tls-ca, "
-                    + "--tls-verify-client and --nbd-tls require");
+        if (nbdTlsMode() != NbdTls.REQUIRE || pskKeys == null && !tlsContext.requiresClientCertificate()) {
+            throw CliException.usage("--nbd-access needs client certificates (--tls-cert, --tls-key, --tls-ca, "
+                    + "--tls-verify-client) or pre-shared keys (--tls-psk), and --nbd-tls require");
         }
         try {
             return NbdAccess.read(nbdAccess);
@@ -325,7 +331,7 @@ final class ServeCommand implements Callable<Integer> {
     /** --nbd-tls, checked against the TLS material; require by default when there is a certificate. */
     private NbdTls nbdTlsMode() {
         if (nbdTls == null) {
-            return tlsContext != null ? NbdTls.REQUIRE : NbdTls.OFF;
+            return tlsContext != null || pskKeys != null ? NbdTls.REQUIRE : NbdTls.OFF;
         }
         NbdTls m;
         try {
@@ -333,8 +339,8 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--nbd-tls must be off, on or require, not '" + nbdTls + "'");
         }
-        if (m != NbdTls.OFF && tlsContext == null) {
-            throw CliException.usage("--nbd-tls " + m + " needs --tls-cert and --tls-key");
+        if (m != NbdTls.OFF && tlsContext == null && pskKeys == null) {
+            throw CliException.usage("--nbd-tls " + m + " needs --tls-cert and --tls-key, or --tls-psk");
         }
         return m;
     }
@@ -460,9 +466,13 @@ final class ServeCommand implements Callable<Integer> {
         int maxTransfer = Math.min(p.capabilities(settings).maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES);
         NbdServer server;
         try {
-            server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
-                    .spinMicros(nbdSpinMicros).tls(nbdTlsMode(), tlsContext).access(access).log(log)
-                    .debugLog(serverLog.at(LogLevel.DEBUG)));
+            NbdServer.Options o = new NbdServer.Options().maxTransferBytes(maxTransfer).spinMicros(nbdSpinMicros);
+            if (pskKeys != null) {
+                o.tls(nbdTlsMode(), pskKeys);
+            } else {
+                o.tls(nbdTlsMode(), tlsContext);
+            }
+            server = NbdServer.start(nbd, hc, o.access(access).log(log).debugLog(serverLog.at(LogLevel.DEBUG)));
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
@@ -478,7 +488,8 @@ final class ServeCommand implements Callable<Integer> {
             NbdTls mode = nbdTlsMode();
             out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
                     : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
-                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " (" + tlsContext + ")")
+                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " ("
+                            + (pskKeys != null ? "pre-shared keys " + pskKeys : tlsContext) + ")")
                     + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccess));
             String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
             for (VolumeInfo v : hc.volumes()) {

@@ -2,6 +2,7 @@ package io.pistore.frontend.nbd;
 
 import static io.pistore.frontend.nbd.NbdProtocol.*;
 
+import io.pistore.runtime.tls.TlsStream;
 import io.pistore.spi.VolumeInfo;
 import java.io.EOFException;
 import java.io.IOException;
@@ -11,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLSession;
 
 /**
  * The fixed newstyle handshake of one connection: the greeting, then the options (NBD_OPT_*) the
@@ -28,7 +28,7 @@ final class NbdHandshake {
     private final NbdSocket socket;
     private final String peer;
     private final NbdTls tlsMode;
-    /** The client certificate's subject once TLS is on and the client showed one, else null. */
+    /** Who the client is for the access rules once TLS is on (see {@link NbdIdentity}), else null. */
     private String identity;
 
     private boolean noZeroes;
@@ -155,9 +155,9 @@ final class NbdHandshake {
         }
         optionReply(OPT_STARTTLS, REP_ACK, (ByteBuffer) null);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.options().handshakeTimeoutMillis);
-        SSLSession s;
+        TlsStream s;
         try {
-            s = socket.startTls(server.options().tlsContext.serverEngine(), op -> awaitReady(op, deadline));
+            s = socket.startTls(server.options()::serverTls, op -> awaitReady(op, deadline));
         } catch (SSLException e) {
             throw new NbdProtocolException("TLS handshake failed: " + e.getMessage());
         } catch (NbdProtocolException e) {
@@ -166,8 +166,9 @@ final class NbdHandshake {
         structured = false;
         allocationContextExport = null;
         identity = NbdIdentity.of(s);
-        server.log("nbd: " + peer + " TLS " + s.getProtocol() + " " + s.getCipherSuite()
-                + (identity == null ? "" : ", client " + identity));
+        String who = s.peerIdentity();
+        server.log("nbd: " + peer + " TLS " + s.protocol() + " " + s.cipherSuite()
+                + (who == null ? "" : (s.peerIdentityIsPsk() ? ", PSK identity " : ", client ") + who));
     }
 
     private boolean exportName(ByteBuffer data) throws IOException {

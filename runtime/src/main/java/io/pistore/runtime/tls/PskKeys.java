@@ -46,7 +46,7 @@ public final class PskKeys {
     }
 
     /** Parses key file lines; {@code where} starts every message (for example "PSK key file keys.psk"). */
-    static PskKeys parse(List<String> lines, String where) {
+    public static PskKeys parse(List<String> lines, String where) {
         Map<String, byte[]> keys = new LinkedHashMap<>();
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i).strip();
