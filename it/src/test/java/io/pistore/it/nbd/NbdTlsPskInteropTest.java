@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * libnbd's nbdcopy and nbdinfo over TLS with pre-shared keys ({@code nbds://alice@HOST:PORT/EXPORT
- * ?tls-psk-file=FILE}, GnuTLS underneath) against a server that requires TLS: data both ways, and a
+ * libnbd's nbdcopy and nbdinfo, and qemu-img, over TLS with pre-shared keys ({@code nbds://alice@HOST:PORT/EXPORT
+ * ?tls-psk-file=FILE}; qemu's {@code tls-creds-psk}; GnuTLS underneath) against a server that requires TLS: data both ways, and a
  * client with an unknown identity or a wrong key refused with its log line and nothing written. A
  * key file made by GnuTLS's psktool is read as it is. A test whose tool is missing is skipped and
  * says which package has it ({@code .ci/run} installs them).
@@ -169,6 +169,23 @@ class NbdTlsPskInteropTest {
         Run info = ok(60, "nbdinfo", uri("bob", "img", made));
         assertTrue(info.output().contains("export-size: " + IMAGE_BYTES), info.output());
         assertTrue(log.stream().anyMatch(l -> l.contains("PSK identity bob")), log.toString());
+    }
+
+    @Test
+    void qemuImgConvertsIntoAndOutOfAVolumeWithPskCredentials() throws Exception {
+        assumeTool("qemu-img", "qemu-utils");
+        // qemu reads DIR/keys.psk and picks the line of its username
+        Path creds = Files.createDirectories(dir.resolve("qemu-psk"));
+        Files.copy(keys, creds.resolve("keys.psk"));
+        Path image = randomImage("in.raw", 4);
+        String object = "tls-creds-psk,id=tls0,dir=" + creds + ",username=alice,endpoint=client";
+        String target = "driver=nbd,host=127.0.0.1,port=" + server.address().getPort() + ",export=img,tls-creds=tls0";
+        ok(120, "qemu-img", "convert", "-n", "--object", object, "-f", "raw", image.toString(),
+                "--target-image-opts", target);
+        Path back = dir.resolve("back.raw");
+        ok(120, "qemu-img", "convert", "--object", object, "--image-opts", target, "-O", "raw", back.toString());
+        assertArrayEquals(Files.readAllBytes(image), Files.readAllBytes(back));
+        assertTrue(log.stream().anyMatch(l -> l.contains("PSK identity alice")), log.toString());
     }
 
     // ------------------------------------------------------------------ tools
