@@ -7,6 +7,7 @@ import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
 import io.pistore.runtime.access.AccessRules;
+import io.pistore.runtime.tls.PskKeys;
 import io.pistore.runtime.tls.TlsContext;
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.stats.TargetStats;
@@ -67,6 +68,9 @@ final class ServeCommand implements Callable<Integer> {
     /** The loaded server TLS material, or null without --tls-cert. */
     private TlsContext tlsContext;
 
+    /** The loaded pre-shared keys of NBD TLS, or null without --tls-psk. */
+    private PskKeys pskKeys;
+
     /** The NBD access rules, or null without --access or --nbd-access. */
     private AccessRules access;
 
@@ -117,18 +121,19 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--nbd-tls", paramLabel = "off|on|require",
             description = "NBD_OPT_STARTTLS: off refuses it, on lets each client choose, require refuses every "
-                    + "export to a client that did not start TLS (default: require with --tls-cert, else off; "
-                    + "config key: nbd-tls).")
+                    + "export to a client that did not start TLS (default: require with --tls-cert or --tls-psk, "
+                    + "else off; config key: nbd-tls).")
     String nbdTls;
 
     @Option(names = "--access", paramLabel = "FILE",
             description = "Which volumes each client may use, read-write or read-only, by its certificate (CN or "
-                    + "subjectAltName), on every listener: NBD (needs --tls-verify-client) and the tcp transport "
+                    + "subjectAltName; on NBD also its --tls-psk identity), on every listener: NBD (needs --tls-verify-client) and the tcp transport "
                     + "(sets tcp.access: needs tcp.tls and tcp.tlsVerifyClient); docs/SECURITY.md; config key: access.")
     java.nio.file.Path accessFile;
 
     @Option(names = "--nbd-access", paramLabel = "FILE",
-            description = "As --access, for the NBD listener only (config key: nbd-access).")
+            description = "As --access, for the NBD listener only; on NBD a client is also known by its pre-shared "
+                    + "key identity with --tls-psk (config key: nbd-access).")
     java.nio.file.Path nbdAccess;
 
     @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
@@ -195,6 +200,7 @@ final class ServeCommand implements Callable<Integer> {
         settings = transportOptions.resolve(config);
         settings = withTcpAccess(settings);
         tlsContext = tls.serverContext();
+        pskKeys = tls.pskKeys();
         nbdTlsMode();
         access = nbdAccess();
         CountDownLatch stop = new CountDownLatch(1);
@@ -369,9 +375,9 @@ final class ServeCommand implements Callable<Integer> {
             return null;
         }
         String option = nbdAccess != null ? "--nbd-access" : "--access";
-        if (nbdTlsMode() != NbdTls.REQUIRE || !tlsContext.requiresClientCertificate()) {
-            throw CliException.usage(option + " needs client certificates on NBD: --tls-cert, --tls-key, --tls-ca, "
-                    + "--tls-verify-client and --nbd-tls require");
+        if (nbdTlsMode() != NbdTls.REQUIRE || pskKeys == null && !tlsContext.requiresClientCertificate()) {
+            throw CliException.usage(option + " needs client certificates on NBD (--tls-cert, --tls-key, --tls-ca, "
+                    + "--tls-verify-client) or pre-shared keys (--tls-psk), and --nbd-tls require");
         }
         try {
             return AccessRules.read(file);
@@ -383,7 +389,7 @@ final class ServeCommand implements Callable<Integer> {
     /** --nbd-tls, checked against the TLS material; require by default when there is a certificate. */
     private NbdTls nbdTlsMode() {
         if (nbdTls == null) {
-            return tlsContext != null ? NbdTls.REQUIRE : NbdTls.OFF;
+            return tlsContext != null || pskKeys != null ? NbdTls.REQUIRE : NbdTls.OFF;
         }
         NbdTls m;
         try {
@@ -391,8 +397,8 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--nbd-tls must be off, on or require, not '" + nbdTls + "'");
         }
-        if (m != NbdTls.OFF && tlsContext == null) {
-            throw CliException.usage("--nbd-tls " + m + " needs --tls-cert and --tls-key");
+        if (m != NbdTls.OFF && tlsContext == null && pskKeys == null) {
+            throw CliException.usage("--nbd-tls " + m + " needs --tls-cert and --tls-key, or --tls-psk");
         }
         return m;
     }
@@ -520,9 +526,13 @@ final class ServeCommand implements Callable<Integer> {
         int maxTransfer = Math.min(p.capabilities(settings).maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES);
         NbdServer server;
         try {
-            server = NbdServer.start(nbd, hc, new NbdServer.Options().maxTransferBytes(maxTransfer)
-                    .spinMicros(nbdSpinMicros).tls(nbdTlsMode(), tlsContext).access(access).log(log)
-                    .debugLog(serverLog.at(LogLevel.DEBUG)));
+            NbdServer.Options o = new NbdServer.Options().maxTransferBytes(maxTransfer).spinMicros(nbdSpinMicros);
+            if (pskKeys != null) {
+                o.tls(nbdTlsMode(), pskKeys);
+            } else {
+                o.tls(nbdTlsMode(), tlsContext);
+            }
+            server = NbdServer.start(nbd, hc, o.access(access).log(log).debugLog(serverLog.at(LogLevel.DEBUG)));
         } catch (IOException | IllegalArgumentException e) {
             throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
         }
@@ -538,7 +548,8 @@ final class ServeCommand implements Callable<Integer> {
             NbdTls mode = nbdTlsMode();
             out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
                     : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
-                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " (" + tlsContext + ")")
+                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " ("
+                            + (pskKeys != null ? "pre-shared keys " + pskKeys : tlsContext) + ")")
                     + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccessFile()));
             String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
             for (VolumeInfo v : hc.volumes()) {

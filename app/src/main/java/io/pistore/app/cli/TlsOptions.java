@@ -1,5 +1,6 @@
 package io.pistore.app.cli;
 
+import io.pistore.runtime.tls.PskKeys;
 import io.pistore.runtime.tls.TlsContext;
 import io.pistore.runtime.tls.TlsFileException;
 import java.nio.file.Path;
@@ -7,8 +8,9 @@ import picocli.CommandLine.Option;
 
 /**
  * The server's TLS material (docs/SECURITY.md): its certificate and key, the CA bundle that client
- * certificates must chain to, and whether clients must show one. Loaded and checked when serve
- * starts, so a bad file stops it with one line instead of failing each client's handshake.
+ * certificates must chain to, and whether clients must show one; or, for NBD, a file of pre-shared
+ * keys instead. Loaded and checked when serve starts, so a bad file stops it with one line instead
+ * of failing each client's handshake.
  */
 final class TlsOptions {
     @Option(names = "--tls-cert", paramLabel = "FILE",
@@ -29,8 +31,29 @@ final class TlsOptions {
                     + "tls-verify-client).")
     boolean verifyClient;
 
+    @Option(names = "--tls-psk", paramLabel = "FILE",
+            description = "Pre-shared keys for NBD TLS instead of a certificate: IDENTITY:HEXKEY lines as psktool "
+                    + "writes them; with it, NBD requires TLS unless --nbd-tls says otherwise (config key: tls-psk).")
+    Path psk;
+
     boolean given() {
         return cert != null || key != null;
+    }
+
+    /** The loaded pre-shared keys, or null without --tls-psk. */
+    PskKeys pskKeys() {
+        if (psk == null) {
+            return null;
+        }
+        if (given() || ca != null || verifyClient) {
+            throw CliException.usage("--tls-psk replaces --tls-cert, --tls-key, --tls-ca and --tls-verify-client: "
+                    + "give pre-shared keys or certificates, not both");
+        }
+        try {
+            return PskKeys.read(psk);
+        } catch (TlsFileException e) {
+            throw CliException.usage(e.getMessage());
+        }
     }
 
     /** The loaded server context, or null when no certificate was given. */

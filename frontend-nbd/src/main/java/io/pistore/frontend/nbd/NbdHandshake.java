@@ -4,6 +4,8 @@ import static io.pistore.frontend.nbd.NbdProtocol.*;
 
 import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.access.ClientIdentity;
+import io.pistore.runtime.tls.TlsChannel;
+import io.pistore.runtime.tls.TlsStream;
 import io.pistore.spi.VolumeInfo;
 import java.io.EOFException;
 import java.io.IOException;
@@ -13,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLSession;
 
 /**
  * The fixed newstyle handshake of one connection: the greeting, then the options (NBD_OPT_*) the
@@ -30,7 +31,7 @@ final class NbdHandshake {
     private final NbdSocket socket;
     private final String peer;
     private final NbdTls tlsMode;
-    /** The client certificate's subject once TLS is on and the client showed one, else null. */
+    /** Who the client is for the access rules once TLS is on: its certificate, or its pre-shared key's identity; else null. */
     private ClientIdentity identity;
 
     private boolean noZeroes;
@@ -157,9 +158,9 @@ final class NbdHandshake {
         }
         optionReply(OPT_STARTTLS, REP_ACK, (ByteBuffer) null);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(server.options().handshakeTimeoutMillis);
-        SSLSession s;
+        TlsStream s;
         try {
-            s = socket.startTls(server.options().tlsContext.serverEngine(), op -> awaitReady(op, deadline));
+            s = socket.startTls(server.options()::serverTls, op -> awaitReady(op, deadline));
         } catch (SSLException e) {
             throw new NbdProtocolException("TLS handshake failed: " + e.getMessage());
         } catch (NbdProtocolException e) {
@@ -167,9 +168,14 @@ final class NbdHandshake {
         }
         structured = false;
         allocationContextExport = null;
-        identity = ClientIdentity.of(s);
-        server.log("nbd: " + peer + " TLS " + s.getProtocol() + " " + s.getCipherSuite()
-                + (identity == null ? "" : ", client " + identity));
+        String who = s.peerIdentity();
+        if (s.peerIdentityIsPsk()) {
+            identity = who == null ? null : ClientIdentity.named(who);
+        } else {
+            identity = s instanceof TlsChannel t ? ClientIdentity.of(t.session()) : null;
+        }
+        server.log("nbd: " + peer + " TLS " + s.protocol() + " " + s.cipherSuite()
+                + (who == null ? "" : (s.peerIdentityIsPsk() ? ", PSK identity " : ", client ") + identity));
     }
 
     private boolean exportName(ByteBuffer data) throws IOException {

@@ -2,7 +2,11 @@ package io.pistore.frontend.nbd;
 
 import io.pistore.engine.BlockDevice;
 import io.pistore.runtime.access.AccessRules;
+import io.pistore.runtime.tls.PskKeys;
+import io.pistore.runtime.tls.PskTlsChannel;
+import io.pistore.runtime.tls.TlsChannel;
 import io.pistore.runtime.tls.TlsContext;
+import io.pistore.runtime.tls.TlsStream;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
@@ -51,6 +55,7 @@ public final class NbdServer implements AutoCloseable {
         Consumer<String> log = line -> { };
         NbdTls tls = NbdTls.OFF;
         TlsContext tlsContext;
+        PskKeys tlsPsk;
         AccessRules access;
         Consumer<String> debugLog = line -> { };
 
@@ -107,13 +112,39 @@ public final class NbdServer implements AutoCloseable {
             }
             this.tls = mode;
             this.tlsContext = mode == NbdTls.OFF ? null : context;
+            this.tlsPsk = null;
             return this;
         }
 
         /**
-         * Which exports each TLS client may use, by its certificate (null, the default: every client
-         * may use every export). Needs {@link NbdTls#REQUIRE} and client certificates, so that every
-         * client has an identity.
+         * TLS with pre-shared keys (TLS-PSK, as libnbd's {@code tls-psk-file} and qemu's
+         * {@code tls-creds-psk} speak it) instead of a certificate: whether STARTTLS is refused,
+         * offered or required, and the keys it accepts (null only with {@link NbdTls#OFF}).
+         */
+        public Options tls(NbdTls mode, PskKeys keys) {
+            if (mode != NbdTls.OFF && keys == null) {
+                throw new IllegalArgumentException("NBD TLS " + mode + " needs pre-shared keys");
+            }
+            this.tls = mode;
+            this.tlsPsk = mode == NbdTls.OFF ? null : keys;
+            this.tlsContext = null;
+            return this;
+        }
+
+        /** The server side of a TLS session over an accepted socket, with the configured certificate or keys. */
+        TlsStream serverTls(SocketChannel ch) {
+            return tlsPsk != null ? new PskTlsChannel(ch, tlsPsk) : new TlsChannel(ch, tlsContext.serverEngine());
+        }
+
+        /** Whether every TLS client proves an identity: a pre-shared key, or a required client certificate. */
+        boolean everyTlsClientHasIdentity() {
+            return tlsPsk != null || tlsContext != null && tlsContext.requiresClientCertificate();
+        }
+
+        /**
+         * Which exports each TLS client may use, by its certificate or pre-shared key identity (null,
+         * the default: every client may use every export). Needs {@link NbdTls#REQUIRE} and client
+         * certificates or pre-shared keys, so that every client has an identity.
          */
         public Options access(AccessRules access) {
             this.access = access;
@@ -172,8 +203,8 @@ public final class NbdServer implements AutoCloseable {
      * {@code HOST}; host 127.0.0.1 and port 10809 by default; port 0 picks a free one).
      */
     public static NbdServer start(String address, HostConnection connection, Options options) throws IOException {
-        if (options.access != null && (options.tls != NbdTls.REQUIRE || !options.tlsContext.requiresClientCertificate())) {
-            throw new IllegalArgumentException("an access file needs TLS required with client certificates");
+        if (options.access != null && (options.tls != NbdTls.REQUIRE || !options.everyTlsClientHasIdentity())) {
+            throw new IllegalArgumentException("an access file needs TLS required with client certificates or pre-shared keys");
         }
         InetSocketAddress a = parseAddress(address);
         ServerSocketChannel l = ServerSocketChannel.open();

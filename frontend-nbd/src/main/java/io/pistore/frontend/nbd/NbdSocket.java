@@ -6,17 +6,17 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import io.pistore.runtime.tls.TlsChannel;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLSession;
+import io.pistore.runtime.tls.TlsStream;
+import java.util.function.Function;
 
 /**
  * A client's socket: non-blocking, with a selector of its own that only the connection's thread
  * waits on. Any thread may close it (server shutdown, a failed reply write) or wake the waiting
  * thread; once closed it stays closed, and every phase of the connection stops at its next check.
  *
- * <p>After NBD_OPT_STARTTLS the same calls go through a {@link TlsChannel}: reads and writes carry
- * plaintext, the socket TLS records. Encrypted bytes the socket did not take yet are
+ * <p>After NBD_OPT_STARTTLS the same calls go through a {@link TlsStream} (the JDK's TLS with
+ * certificates, or Bouncy Castle's with pre-shared keys): reads and writes carry plaintext, the
+ * socket TLS records. Encrypted bytes the socket did not take yet are
  * {@link #unsentBytes}; a write returns 0 while there are any, and {@link #flush} offers them again.
  */
 final class NbdSocket {
@@ -25,7 +25,7 @@ final class NbdSocket {
     private SelectionKey key;
     private volatile boolean closed;
     /** The TLS session once STARTTLS ran, else null; set by the connection's thread before any other thread writes. */
-    private volatile TlsChannel tls;
+    private volatile TlsStream tls;
 
     NbdSocket(SocketChannel ch) {
         this.ch = ch;
@@ -45,7 +45,7 @@ final class NbdSocket {
 
     /** Closes the socket and its selector, waking a thread that waits on it; any thread, any number of times. */
     void close() {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         if (t != null && !closed) {
             t.close();
         }
@@ -75,14 +75,15 @@ final class NbdSocket {
     }
 
     /**
-     * Switches to TLS: runs the server side of the handshake with {@code engine} on the calling
-     * thread (the connection's), waiting through {@code waiter}, which owns the time limit.
+     * Switches to TLS: runs the server side of the handshake of the session {@code tls} makes over
+     * the socket, on the calling thread (the connection's), waiting through {@code waiter}, which
+     * owns the time limit.
      */
-    SSLSession startTls(SSLEngine engine, TlsChannel.Waiter waiter) throws IOException {
-        TlsChannel t = new TlsChannel(ch, engine);
+    TlsStream startTls(Function<SocketChannel, TlsStream> tls, TlsStream.Waiter waiter) throws IOException {
+        TlsStream t = tls.apply(ch);
         t.handshake(waiter);
-        tls = t;
-        return t.session();
+        this.tls = t;
+        return t;
     }
 
     boolean isTls() {
@@ -90,34 +91,34 @@ final class NbdSocket {
     }
 
     int read(ByteBuffer b) throws IOException {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         return t == null ? ch.read(b) : t.read(b);
     }
 
     int write(ByteBuffer b) throws IOException {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         return t == null ? ch.write(b) : t.write(b);
     }
 
     long write(ByteBuffer[] bufs) throws IOException {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         return t == null ? ch.write(bufs) : t.write(bufs);
     }
 
     long write(ByteBuffer[] bufs, int offset, int length) throws IOException {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         return t == null ? ch.write(bufs, offset, length) : t.write(bufs, offset, length);
     }
 
     /** Encrypted bytes the socket has not taken yet (0 without TLS); any thread. */
     int unsentBytes() {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         return t == null ? 0 : t.unsentBytes();
     }
 
     /** Offers the encrypted bytes still waiting to the socket; true when none wait (always without TLS). */
     boolean flush() throws IOException {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         return t == null || t.flush();
     }
 
@@ -126,7 +127,7 @@ final class NbdSocket {
      * is ready or {@link #wakeup} is called; returns the ready operations (0 when woken).
      */
     int await(int ops) throws IOException {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         if (t != null && (ops & SelectionKey.OP_READ) != 0 && t.hasBufferedInput()) {
             return SelectionKey.OP_READ; // decrypted bytes wait in the TLS layer, not in the socket
         }
@@ -139,7 +140,7 @@ final class NbdSocket {
 
     /** Waits up to {@code millis} (at least 1) for {@code op}; the interest is dropped again afterwards. */
     void awaitReady(int op, long millis) throws IOException {
-        TlsChannel t = tls;
+        TlsStream t = tls;
         if (t != null && op == SelectionKey.OP_READ && t.hasBufferedInput()) {
             return;
         }

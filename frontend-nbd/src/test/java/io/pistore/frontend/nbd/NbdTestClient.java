@@ -78,6 +78,22 @@ final class NbdTestClient implements AutoCloseable {
         return r.type();
     }
 
+    /**
+     * Sends NBD_OPT_STARTTLS; on its ACK runs a TLS-PSK handshake with {@code psk} and goes on inside
+     * TLS (the socket stays the plain one underneath). Returns the reply type.
+     */
+    int startTls(io.pistore.runtime.tls.PskTestClient psk) throws IOException {
+        option(5, new byte[0]);
+        OptionReply r = optionReply();
+        if (r.type() != 1) {
+            return r.type();
+        }
+        org.bouncycastle.tls.TlsClientProtocol p = psk.connect(socket);
+        in = new DataInputStream(new java.io.BufferedInputStream(p.getInputStream()));
+        out = new DataOutputStream(new java.io.BufferedOutputStream(p.getOutputStream()));
+        return r.type();
+    }
+
     void clientFlags(int f) throws IOException {
         out.writeInt(f);
         out.flush();

@@ -189,4 +189,57 @@ class ServeTlsTest {
         assertTrue(r.out().matches("(?s).*\\n  nbds://127\\.0\\.0\\.1:\\d+/m .*"), r.out());
         assertFalse(r.err().contains("warning"), r.err());
     }
+
+    @Test
+    void preSharedKeysMakeNbdRequireTls() throws Exception {
+        Path keys = dir.resolve("keys.psk");
+        java.nio.file.Files.writeString(keys, "alice:00112233445566778899aabbccddeeff\n");
+        Result r = serveUntil("/m ", "serve", "--nbd", "0.0.0.0:0", "--memory-volume", "m:1MiB",
+                "--tls-psk", keys.toString());
+        assertEquals(0, r.code(), r.out() + " / " + r.err());
+        assertTrue(r.out().contains(", TLS require (pre-shared keys " + keys + ", 1 identity)"), r.out());
+        assertTrue(r.out().matches("(?s).*\\n  nbds://127\\.0\\.0\\.1:\\d+/m .*"), r.out());
+        assertFalse(r.err().contains("warning"), r.err());
+    }
+
+    @Test
+    void aBadKeyFileStopsServeWithOneLine() throws Exception {
+        Path keys = dir.resolve("keys.psk");
+        java.nio.file.Files.writeString(keys, "alice:0011\nbob:xyz\n");
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk", keys.toString());
+        assertEquals(2, r.code());
+        assertEquals("pistore serve: PSK key file " + keys + " line 2: the key of identity 'bob' is not hex "
+                + "(an even number of 0-9, a-f)", r.err());
+        r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk",
+                dir.resolve("none.psk").toString());
+        assertEquals(2, r.code());
+        assertEquals("pistore serve: PSK key file " + dir.resolve("none.psk") + " does not exist", r.err());
+    }
+
+    @Test
+    void preSharedKeysAndACertificateAreOneOrTheOther() throws Exception {
+        TestPki pki = TestPki.create(dir, "alice");
+        Path keys = dir.resolve("keys.psk");
+        java.nio.file.Files.writeString(keys, "alice:0011\n");
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk", keys.toString(),
+                "--tls-cert", pki.serverCert().toString(), "--tls-key", pki.serverKey().toString());
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("give pre-shared keys or certificates, not both"), r.err());
+        assertEquals(1, r.err().lines().count(), r.err());
+    }
+
+    @Test
+    void anAccessFileWorksWithPreSharedKeys() throws Exception {
+        Path keys = dir.resolve("keys.psk");
+        java.nio.file.Files.writeString(keys, "alice:0011\n");
+        java.nio.file.Files.writeString(dir.resolve("access"), "alice m rw\n");
+        Result r = serveUntil("/m ", "serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk",
+                keys.toString(), "--nbd-access", dir.resolve("access").toString());
+        assertEquals(0, r.code(), r.out() + " / " + r.err());
+        assertTrue(r.out().contains("1 access rule(s)"), r.out());
+        r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk", keys.toString(),
+                "--nbd-access", dir.resolve("access").toString(), "--nbd-tls", "on");
+        assertEquals(2, r.code());
+        assertTrue(r.err().contains("--nbd-access needs client certificates"), r.err());
+    }
 }

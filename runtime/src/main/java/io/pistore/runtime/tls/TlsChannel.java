@@ -21,13 +21,7 @@ import javax.net.ssl.SSLSession;
  * <p>One thread reads; writes (and {@link #close}) may come from any thread and are serialised
  * here. SSLEngine allows one wrap and one unwrap at the same time.
  */
-public final class TlsChannel {
-    /** Waits until the socket is ready for {@code op} (a {@link SelectionKey} bit), or throws on timeout. */
-    @FunctionalInterface
-    public interface Waiter {
-        void await(int op) throws IOException;
-    }
-
+public final class TlsChannel implements TlsStream {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /** Records encrypted by one write before the socket is offered them. */
     private static final int RECORDS_PER_WRITE = 4;
@@ -67,11 +61,9 @@ public final class TlsChannel {
      * {@code waiter} (which owns the deadline). A peer that fails the handshake (bad certificate,
      * no common protocol) gets the alert, and the caller an {@link SSLException}.
      */
+    @Override
     public void handshake(Waiter waiter) throws IOException {
-        int op;
-        while ((op = handshakeStep()) != 0) {
-            waiter.await(op);
-        }
+        TlsStream.super.handshake(waiter);
     }
 
     /**
@@ -137,6 +129,31 @@ public final class TlsChannel {
     /** The session agreed by the handshake (peer certificates, cipher suite). */
     public SSLSession session() {
         return engine.getSession();
+    }
+
+    @Override
+    public String protocol() {
+        return engine.getSession().getProtocol();
+    }
+
+    @Override
+    public String cipherSuite() {
+        return engine.getSession().getCipherSuite();
+    }
+
+    /** The peer certificate's subject (RFC 2253), or null when the peer showed none. */
+    @Override
+    public String peerIdentity() {
+        try {
+            return engine.getSession().getPeerPrincipal().getName();
+        } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public boolean peerIdentityIsPsk() {
+        return false;
     }
 
     /** Decrypted bytes into {@code dst}: how many, 0 when no whole record is here yet, -1 at the end of the stream. */
@@ -226,10 +243,6 @@ public final class TlsChannel {
             }
         }
         return taken;
-    }
-
-    public long write(ByteBuffer[] srcs) throws IOException {
-        return write(srcs, 0, srcs.length);
     }
 
     public synchronized int write(ByteBuffer src) throws IOException {

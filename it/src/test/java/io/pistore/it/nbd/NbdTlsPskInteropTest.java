@@ -1,0 +1,226 @@
+package io.pistore.it.nbd;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.frontend.nbd.NbdServer;
+import io.pistore.frontend.nbd.NbdTls;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.runtime.tls.PskKeys;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TargetListener;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * libnbd's nbdcopy and nbdinfo, and qemu-img, over TLS with pre-shared keys ({@code nbds://alice@HOST:PORT/EXPORT
+ * ?tls-psk-file=FILE}; qemu's {@code tls-creds-psk}; GnuTLS underneath) against a server that requires TLS: data both ways, and a
+ * client with an unknown identity or a wrong key refused with its log line and nothing written. A
+ * key file made by GnuTLS's psktool is read as it is. A test whose tool is missing is skipped and
+ * says which package has it ({@code .ci/run} installs them).
+ */
+@Timeout(180)
+class NbdTlsPskInteropTest {
+    private static final long IMAGE_BYTES = 4L << 20;
+    private static final String ALICE_KEY = "5f3c9a1be27d48c6a0f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4e5f6071";
+
+    @TempDir
+    Path dir;
+
+    VolumeStore store;
+    BlockTransport transport;
+    TargetListener listener;
+    HostConnection host;
+    NbdServer server;
+    Path keys;
+    final List<String> log = Collections.synchronizedList(new ArrayList<>());
+
+    @BeforeEach
+    void start() throws Exception {
+        store = VolumeStore.open(dir.resolve("data"));
+        store.create("img", BlockFormat.of(4096, 8), IMAGE_BYTES / 4096);
+        transport = new LocalTransportProvider().create();
+        listener = transport.listen("", new TargetService(store));
+        host = transport.connect(listener.address(), new ConnectOptions(2, 256));
+        keys = keyFile("keys.psk", "alice:" + ALICE_KEY);
+        serve(keys);
+    }
+
+    void serve(Path keyFile) throws IOException {
+        if (server != null) {
+            server.close();
+        }
+        server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().tls(NbdTls.REQUIRE,
+                PskKeys.read(keyFile)).log(log::add));
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        server.close();
+        host.close();
+        listener.close();
+        transport.close();
+        store.close();
+    }
+
+    Path keyFile(String name, String... lines) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, String.join("\n", lines) + "\n");
+        return p;
+    }
+
+    String uri(String identity, String export, Path keyFile) {
+        return "nbds://" + identity + "@127.0.0.1:" + server.address().getPort() + "/" + export + "?tls-psk-file="
+                + keyFile;
+    }
+
+    Path randomImage(String name, long seed) throws IOException {
+        Path p = dir.resolve(name);
+        byte[] b = new byte[(int) IMAGE_BYTES];
+        new Random(seed).nextBytes(b);
+        Files.write(p, b);
+        return p;
+    }
+
+    void assertNothingWritten() throws Exception {
+        Path back = dir.resolve("back.raw");
+        ok(120, "nbdcopy", uri("alice", "img", keys), back.toString());
+        assertArrayEquals(new byte[(int) IMAGE_BYTES], Files.readAllBytes(back), "nothing was written");
+    }
+
+    @Test
+    void nbdcopyBothWaysWithAPreSharedKeyIsByteIdentical() throws Exception {
+        assumeTool("nbdcopy", "libnbd-bin");
+        Path image = randomImage("in.raw", 1);
+        ok(120, "nbdcopy", image.toString(), uri("alice", "img", keys));
+        Path back = dir.resolve("back.raw");
+        ok(120, "nbdcopy", uri("alice", "img", keys), back.toString());
+        assertArrayEquals(Files.readAllBytes(image), Files.readAllBytes(back));
+        assertTrue(log.stream().anyMatch(l -> l.contains("TLS TLSv1.3 TLS_AES_128_GCM_SHA256, PSK identity alice")),
+                log.toString());
+    }
+
+    @Test
+    void nbdinfoListsAndDescribesWithAPreSharedKey() throws Exception {
+        assumeTool("nbdinfo", "libnbd-bin");
+        Run info = ok(60, "nbdinfo", uri("alice", "img", keys));
+        assertTrue(info.output().contains("export-size: " + IMAGE_BYTES), info.output());
+        Run list = ok(60, "nbdinfo", "--list", uri("alice", "", keys));
+        assertTrue(list.output().contains("img"), list.output());
+    }
+
+    @Test
+    void anUnknownIdentityIsRefusedAndWritesNothing() throws Exception {
+        assumeTool("nbdcopy", "libnbd-bin");
+        Path mallory = keyFile("mallory.psk", "mallory:" + ALICE_KEY);
+        Run r = run(60, "nbdcopy", randomImage("in.raw", 2).toString(), uri("mallory", "img", mallory));
+        assertNotEquals(0, r.code(), r.output());
+        assertTrue(log.stream().anyMatch(l -> l.contains("TLS handshake failed: unknown PSK identity 'mallory'")),
+                log.toString());
+        assertNothingWritten();
+    }
+
+    @Test
+    void aWrongKeyIsRefusedAndWritesNothing() throws Exception {
+        assumeTool("nbdcopy", "libnbd-bin");
+        Path wrong = keyFile("wrong.psk", "alice:" + ALICE_KEY.replace('5', '6'));
+        Run r = run(60, "nbdcopy", randomImage("in.raw", 3).toString(), uri("alice", "img", wrong));
+        assertNotEquals(0, r.code(), r.output());
+        assertTrue(log.stream().anyMatch(l -> l.contains("TLS handshake failed: wrong key for PSK identity 'alice'")),
+                log.toString());
+        assertNothingWritten();
+    }
+
+    @Test
+    void aPlaintextClientGetsNoExport() throws Exception {
+        assumeTool("nbdinfo", "libnbd-bin");
+        Run r = run(60, "nbdinfo", "nbd://127.0.0.1:" + server.address().getPort() + "/img");
+        assertNotEquals(0, r.code(), r.output());
+        assertTrue(log.stream().anyMatch(l -> l.contains("TLS required")), log.toString());
+    }
+
+    @Test
+    void aKeyFileMadeByPsktoolIsReadAsItIs() throws Exception {
+        assumeTool("nbdinfo", "libnbd-bin");
+        assumeTool("psktool", "gnutls-bin");
+        Path made = dir.resolve("made.psk");
+        ok(60, "psktool", "-u", "bob", "-p", made.toString());
+        serve(made);
+        Run info = ok(60, "nbdinfo", uri("bob", "img", made));
+        assertTrue(info.output().contains("export-size: " + IMAGE_BYTES), info.output());
+        assertTrue(log.stream().anyMatch(l -> l.contains("PSK identity bob")), log.toString());
+    }
+
+    @Test
+    void qemuImgConvertsIntoAndOutOfAVolumeWithPskCredentials() throws Exception {
+        assumeTool("qemu-img", "qemu-utils");
+        // qemu reads DIR/keys.psk and picks the line of its username
+        Path creds = Files.createDirectories(dir.resolve("qemu-psk"));
+        Files.copy(keys, creds.resolve("keys.psk"));
+        Path image = randomImage("in.raw", 4);
+        String object = "tls-creds-psk,id=tls0,dir=" + creds + ",username=alice,endpoint=client";
+        String target = "driver=nbd,host=127.0.0.1,port=" + server.address().getPort() + ",export=img,tls-creds=tls0";
+        ok(120, "qemu-img", "convert", "-n", "--object", object, "-f", "raw", image.toString(),
+                "--target-image-opts", target);
+        Path back = dir.resolve("back.raw");
+        ok(120, "qemu-img", "convert", "--object", object, "--image-opts", target, "-O", "raw", back.toString());
+        assertArrayEquals(Files.readAllBytes(image), Files.readAllBytes(back));
+        assertTrue(log.stream().anyMatch(l -> l.contains("PSK identity alice")), log.toString());
+    }
+
+    // ------------------------------------------------------------------ tools
+
+    static void assumeTool(String tool, String pkg) {
+        assumeTrue(NbdInteropTest.onPath(tool), "skipped: " + tool + " is not installed (apt-get install " + pkg + ")");
+    }
+
+    record Run(int code, String output) {
+    }
+
+    Run run(long seconds, String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).directory(dir.toFile()).start();
+        p.getOutputStream().close();
+        StringBuilder out = new StringBuilder();
+        Thread reader = new Thread(() -> {
+            try {
+                out.append(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            } catch (IOException ignored) {
+                // process ended
+            }
+        });
+        reader.start();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            reader.join(5000);
+            throw new AssertionError(String.join(" ", cmd) + " did not finish in " + seconds + " s: " + out);
+        }
+        reader.join(5000);
+        return new Run(p.exitValue(), out.toString());
+    }
+
+    Run ok(long seconds, String... cmd) throws IOException, InterruptedException {
+        Run r = run(seconds, cmd);
+        assertEquals(0, r.code(), String.join(" ", cmd) + " ->\n" + r.output() + "\nserver log: " + log);
+        return r;
+    }
+}
