@@ -41,6 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class TcpPiWorkProbe {
     static final long BLOCKS = 16384;
     static final int QD = 32;
+    /** While set, requests go to LBAs 0, 1, 2, … in turn (the fill before the rounds), else at random. */
+    static volatile boolean fill;
 
     private TcpPiWorkProbe() {
     }
@@ -64,10 +66,13 @@ public final class TcpPiWorkProbe {
             try (TargetListener l = t.listen("127.0.0.1:0", new TargetService(store));
                  HostConnection c = t.connect(l.address(), new ConnectOptions(1, QD))) {
                 HostQueue q = c.queue(0);
-                // fill both volumes (reads then find written blocks) and warm the JIT
+                // write every block of both volumes (reads then find written blocks in both modes), and
+                // warm the JIT
+                fill = true;
+                run(q, true, true, (int) BLOCKS);
+                run(q, true, false, (int) BLOCKS);
+                fill = false;
                 for (int i = 0; i < 3; i++) {
-                    run(q, true, true, (int) BLOCKS * 2);
-                    run(q, false, true, (int) BLOCKS * 2);
                     run(q, write, true, requests / 2);
                     run(q, write, false, requests / 2);
                 }
@@ -212,11 +217,12 @@ public final class TcpPiWorkProbe {
         }
 
         void issue() {
-            if (left.getAndDecrement() <= 0) {
+            long ticket = left.getAndDecrement();
+            if (ticket <= 0) {
                 done.countDown();
                 return;
             }
-            long lba = rnd.nextLong(BLOCKS);
+            long lba = fill ? ticket % BLOCKS : rnd.nextLong(BLOCKS);
             Protection p = pi ? Protection.insertStrip(lba) : Protection.NONE;
             BlockRequest r = write ? BlockRequest.write(volume, lba, 1, data, null, p, false)
                     : BlockRequest.read(volume, lba, 1, data, null, p);
