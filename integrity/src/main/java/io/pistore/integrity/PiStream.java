@@ -172,6 +172,18 @@ public final class PiStream {
                 if (needGuard) {
                     state = alg.update(state, c, i, n);
                 }
+            } else if (pos == tupleStart && end - i >= tupleEnd - tupleStart) {
+                // The whole tuple is in this chunk (the usual case): written or checked in place,
+                // without the detour through the tuple array that a tuple cut between chunks needs.
+                n = tupleEnd - tupleStart;
+                if (generator) {
+                    Tuples.put(g, c, i, alg.finish(state), ctx.appTag(), ctx.refTag(block));
+                } else {
+                    PiError e = Pi.check(ctx, c, i, block, alg.finish(state));
+                    if (e != null) {
+                        found = recordError(e, found);
+                    }
+                }
             } else if (pos < tupleEnd) {
                 if (pos == tupleStart && generator) {
                     Tuples.put(g, tupleBuf, 0, alg.finish(state), ctx.appTag(), ctx.refTag(block));
@@ -184,13 +196,7 @@ public final class PiStream {
                     if (pos + n == tupleEnd) {
                         PiError e = Pi.check(ctx, tupleBuf, 0, block, alg.finish(state));
                         if (e != null) {
-                            errorCount++;
-                            if (errors.size() < keep) {
-                                errors.add(e);
-                            }
-                            if (found == null) {
-                                found = e;
-                            }
+                            found = recordError(e, found);
                         }
                     }
                 }
@@ -206,6 +212,15 @@ public final class PiStream {
             }
         }
         return found;
+    }
+
+    /** Counts and keeps a failed check; returns the first error of the current chunk. */
+    private PiError recordError(PiError e, PiError foundInChunk) {
+        errorCount++;
+        if (errors.size() < keep) {
+            errors.add(e);
+        }
+        return foundInChunk == null ? e : foundInChunk;
     }
 
     private void advancePlain(long len) {

@@ -202,10 +202,15 @@ public final class ScatterList {
     /**
      * Copies {@code n} bytes between two buffers by absolute index. Copies shorter than
      * {@link #SMALL_COPY} (a block's metadata, a PI tuple) go byte by byte: a bulk buffer-to-buffer
-     * copy costs tens of nanoseconds to set up, more than 8 bytes by hand.
+     * copy costs tens of nanoseconds to set up, more than 8 bytes by hand; whole 8-byte words go as
+     * longs (one bounds check each instead of eight) when both buffers have the same byte order.
      */
     public static void copy(ByteBuffer from, int fromIndex, ByteBuffer to, int toIndex, int n) {
-        if (n < SMALL_COPY) {
+        if (n < SMALL_COPY && (n & 7) == 0 && from.order() == to.order()) {
+            for (int j = 0; j < n; j += 8) {
+                to.putLong(toIndex + j, from.getLong(fromIndex + j));
+            }
+        } else if (n < SMALL_COPY) {
             for (int j = 0; j < n; j++) {
                 to.put(toIndex + j, from.get(fromIndex + j));
             }

@@ -149,6 +149,35 @@ class ScatterListQueryTest {
     }
 
     @Test
+    void shortWordCopiesKeepTheByteSequenceWhateverTheBuffersByteOrders() {
+        Random r = new Random(15);
+        java.nio.ByteOrder[] orders = {java.nio.ByteOrder.BIG_ENDIAN, java.nio.ByteOrder.LITTLE_ENDIAN};
+        for (int n : new int[] {8, 16, 24, 12}) {
+            for (java.nio.ByteOrder fromOrder : orders) {
+                for (java.nio.ByteOrder toOrder : orders) {
+                    byte[] content = new byte[n + 3];
+                    r.nextBytes(content);
+                    ByteBuffer from = ByteBuffer.allocateDirect(n + 3).put(content).clear().order(fromOrder);
+                    ByteBuffer to = ByteBuffer.allocate(n + 5).order(toOrder);
+                    ScatterList.copy(from, 3, to, 1, n);
+                    for (int i = 0; i < n; i++) {
+                        assertEquals(content[3 + i], to.get(1 + i), n + " bytes " + fromOrder + " to " + toOrder
+                                + ", byte " + i);
+                    }
+                    assertEquals(0, to.get(0));
+                    assertEquals(0, to.get(n + 1), "nothing written past the range");
+                }
+            }
+        }
+        assertThrows(IndexOutOfBoundsException.class, () -> ScatterList.copy(ByteBuffer.allocate(16), 0,
+                ByteBuffer.allocate(16).limit(12), 8, 8), "a word beyond the target's limit");
+        assertThrows(IndexOutOfBoundsException.class, () -> ScatterList.copy(ByteBuffer.allocate(16).limit(12), 8,
+                ByteBuffer.allocate(16), 0, 8), "a word beyond the source's limit");
+        assertThrows(java.nio.ReadOnlyBufferException.class, () -> ScatterList.copy(ByteBuffer.allocate(8), 0,
+                ByteBuffer.allocate(8).asReadOnlyBuffer(), 0, 8));
+    }
+
+    @Test
     void readAndWriteOutsideTheListOrArrayAreRejected() {
         ScatterList l = ScatterList.of(ByteBuffer.allocate(3), ByteBuffer.allocateDirect(5));
         assertThrows(IndexOutOfBoundsException.class, () -> l.read(6, new byte[4], 0, 3));

@@ -230,13 +230,20 @@ final class TargetConnection extends Connection {
             throw new ProtocolException("more than the negotiated " + depth + " commands outstanding");
         }
         ByteBuffer h = header;
+        WireVolume v = listener.volume(h.getInt(Protocol.O_VOLUME));
+        boolean pract = (flags & Protocol.F_PRACT) != 0;
+        if (pract && op == Protocol.OP_WRITE && v != null && v.info.format().hasPi()) {
+            // The host inserted the PI, and this transport checks it on arrival (below): to the engine
+            // this is PI in the request. Cleared here, so a write makes one Protection, not two.
+            pract = false;
+        }
         int app = h.getShort(Protocol.O_APP_TAG) & 0xFFFF;
-        Protection p = new Protection((flags & Protocol.F_PRACT) != 0, Protocol.checkFlags(flags),
-                h.getLong(Protocol.O_REF_TAG), app, h.getShort(Protocol.O_APP_MASK) & 0xFFFF);
+        Protection p = new Protection(pract, Protocol.checkFlags(flags), h.getLong(Protocol.O_REF_TAG), app,
+                h.getShort(Protocol.O_APP_MASK) & 0xFFFF);
         TargetRequest t = freeRequests.isEmpty() ? new TargetRequest() : freeRequests.pop();
         t.init(op, cid, flags, h.getLong(Protocol.O_LBA), h.getInt(Protocol.O_BLOCKS) & 0xFFFFFFFFL, p);
         rx = t;
-        t.volume = listener.volume(h.getInt(Protocol.O_VOLUME));
+        t.volume = v;
         t.error = validate(t, len);
         if (op != Protocol.OP_WRITE) {
             return null;
@@ -312,13 +319,9 @@ final class TargetConnection extends Connection {
                     respond(t, Completion.piError(t.lba, e));
                     return;
                 }
-                Protection p = t.protection;
-                if (p.pract() && f.hasPi()) {
-                    // The host inserted the PI (and it was checked above): to the engine this is PI in the request.
-                    p = new Protection(false, p.checks(), p.initialRefTag(), p.appTag(), p.appMask());
-                }
+                // t.protection has PRACT cleared on a PI format (onHeader): the PI is in the request now.
                 r = BlockRequest.write(name, t.lba, (int) t.blocks, t.data.list(), t.meta == null ? null : t.meta.list(),
-                        p, t.fua());
+                        t.protection, t.fua());
                 break;
             }
             case Protocol.OP_READ: {
