@@ -94,6 +94,7 @@ class LiveVolumeCommandsTest {
                 }
 
                 // it was written just now: in use, so only --force deletes it
+                assertTrue(BlockDevice.await(() -> dev.write(255, ScatterList.wrap(block))).isSuccess());
                 Result refused = run("volume", "delete", "--data", data(), "late");
                 assertEquals(2, refused.code());
                 assertEquals("pistore volume delete: volume late is in use (requests within the last "

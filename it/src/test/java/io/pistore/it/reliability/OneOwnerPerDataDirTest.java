@@ -89,10 +89,33 @@ class OneOwnerPerDataDirTest {
             assertTrue(scrub.lines().contains("pistore scrub: " + owner(server) + "stop it first"),
                     scrub.lines().toString());
             // volume commands go to the owner, through its control socket: one owner still
-            Ran delete = cli("volume", "delete", "--data", dir.toString(), "v");
+            // a writer keeps the volume in use while the delete's JVM starts, however slow that is here
+            java.util.concurrent.atomic.AtomicBoolean deleting = new java.util.concurrent.atomic.AtomicBoolean(true);
+            java.util.concurrent.atomic.AtomicReference<String> writeFailed = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread writer = new Thread(() -> {
+                try {
+                    while (deleting.get() && writeFailed.get() == null) {
+                        Completion w = BlockDevice.await(() -> dev.write(7, ScatterList.wrap(block)));
+                        if (!w.isSuccess()) {
+                            writeFailed.set(w.toString());
+                        }
+                    }
+                } catch (Exception e) {
+                    writeFailed.set(e.toString());
+                }
+            });
+            writer.start();
+            Ran delete;
+            try {
+                delete = cli("volume", "delete", "--data", dir.toString(), "v");
+            } finally {
+                deleting.set(false);
+                writer.join();
+            }
+            assertEquals(null, writeFailed.get(), "writes during the refused delete");
             assertEquals(2, delete.code(), delete.lines().toString());
             assertTrue(delete.lines().stream().anyMatch(l -> l.startsWith("pistore volume delete: volume v is in use")),
-                    "a volume just written is in use: " + delete.lines());
+                    "a volume being written is in use: " + delete.lines());
             assertTrue(Files.exists(dir.resolve("v.volume")) && Files.exists(dir.resolve("v.data")),
                     "the refused delete removed nothing");
             Ran create = cli("volume", "create", "--data", dir.toString(), "w", "--size", "1MiB");
