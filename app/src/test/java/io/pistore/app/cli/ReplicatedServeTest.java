@@ -52,7 +52,8 @@ class ReplicatedServeTest {
                         "replicated-serve-" + i, "--replica-id", "n" + i, "--replica-listen", address);
             }
             for (ServeThread s : serves) {
-                s.awaitOutput(o -> o.contains("rv replicated on"));
+                // the replica line comes before the transport listens; the listener's line after it
+                s.awaitOutput(o -> o.contains("rv replicated on") && o.contains(" volume(s) from "));
                 assertTrue(s.out().contains("rv replicated on " + peers), s.out() + " / " + s.err());
                 assertTrue(!s.out().contains("warning"), s.out());
             }
