@@ -167,7 +167,7 @@ public final class EngineCollector implements MultiCollector {
         GaugeSnapshot.Builder replayed = GaugeSnapshot.builder().name("pistore_journal_replayed_records")
                 .help("Journal records replayed when the volume was opened (0 after a clean close)");
         GaugeSnapshot.Builder fill = GaugeSnapshot.builder().name("pistore_journal_fill_bytes")
-                .help("Bytes of the journal ring from the oldest record not yet checkpointed to the newest");
+                .help("Bytes of the journal ring from the oldest record not yet forced to the home files to the newest");
         GaugeSnapshot.Builder capacity = GaugeSnapshot.builder().name("pistore_journal_capacity_bytes")
                 .help("Size of the journal ring; writers wait for a checkpoint when the fill reaches it");
         CounterSnapshot.Builder hits = counter("pistore_cache_hits", "Blocks a read found in the block cache");

@@ -49,7 +49,7 @@ public final class FileVolume implements Volume {
     /**
      * The journal's ring: {@code JOURNAL_SEGMENTS} segments of {@code JOURNAL_SEGMENT} bytes of
      * records. A full segment is checkpointed while the next ones fill; writers wait only when the
-     * ring is full of records not yet checkpointed. Bounds recovery time, the index and the journal
+     * ring is full of records not yet forced to the home files. Bounds recovery time, the index and the journal
      * file (256 MiB); the largest request must fit in one segment.
      */
     static final long JOURNAL_SEGMENT = 32L << 20;

@@ -439,7 +439,7 @@ final class Journal {
     }
 
     /**
-     * Bytes of the ring from the head (the oldest record not yet checkpointed) to the tail, the
+     * Bytes of the ring from the head (the oldest record not yet forced to the home files) to the tail, the
      * unused ends of segments between them included: how close writers are to waiting for a
      * checkpoint. The head is never more than a lap behind: a full ring waits for its checkpoint.
      */

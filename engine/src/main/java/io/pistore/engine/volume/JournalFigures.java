@@ -10,7 +10,7 @@ package io.pistore.engine.volume;
  *                        every record at once when the journal had to be emptied)
  * @param checkpointNanos time those checkpoints took, forcing the journal and the home files included
  * @param replayedOnOpen  records replayed when the volume was opened (0 after a clean close)
- * @param fillBytes       bytes of the ring from the oldest record not yet checkpointed to the newest
+ * @param fillBytes       bytes of the ring from the oldest record not yet forced to the home files to the newest
  *                        (the unused ends of full segments included)
  * @param capacityBytes   the ring's size: its segments together
  */
