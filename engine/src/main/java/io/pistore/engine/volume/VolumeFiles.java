@@ -5,7 +5,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
-/** Changes the length of a closed file volume's home files (a resize, or the rollback of one). */
+/**
+ * Changes the length of a closed file volume's home files (a resize, or the rollback of one), and
+ * copies them (a replica's snapshot, or its restore from one).
+ */
 final class VolumeFiles {
     private VolumeFiles() {
     }
@@ -42,5 +45,58 @@ final class VolumeFiles {
                 m.sync();
             }
         }
+    }
+
+    /** The unit of {@link #copySparse}: a run of this many zero bytes is left a hole. */
+    private static final int COPY_CHUNK = 1 << 20;
+
+    /**
+     * Copies {@code from} to a new file {@code to} (replacing one left there) and forces it. Every
+     * 1 MiB of zeros is skipped rather than written, so the copy of a sparse data file (blocks never
+     * written) stays sparse on file systems with holes.
+     */
+    static void copySparse(Path from, Path to) throws IOException {
+        java.nio.file.Files.deleteIfExists(to);
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from,
+                java.nio.file.StandardOpenOption.READ);
+                java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(to,
+                        java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.CREATE_NEW)) {
+            long size = in.size();
+            ByteBuffer b = ByteBuffer.allocateDirect(COPY_CHUNK);
+            for (long pos = 0; pos < size; ) {
+                b.clear();
+                int n = in.read(b, pos);
+                if (n < 0) {
+                    throw new IOException(from + " ended at byte " + pos + " while copying " + size + " bytes");
+                }
+                b.flip();
+                if (!allZero(b)) {
+                    while (b.hasRemaining()) {
+                        out.write(b, pos + b.position());
+                    }
+                }
+                pos += n;
+            }
+            if (out.size() < size) { // a hole at the end: the length alone says the zeros are there
+                out.write(ByteBuffer.allocate(1), size - 1);
+            }
+            out.force(true);
+        }
+    }
+
+    private static boolean allZero(ByteBuffer b) {
+        int i = b.position();
+        int end = b.limit();
+        for (; i + 8 <= end; i += 8) {
+            if (b.getLong(i) != 0) {
+                return false;
+            }
+        }
+        for (; i < end; i++) {
+            if (b.get(i) != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -35,6 +35,8 @@ import java.util.regex.Pattern;
 public final class VolumeStore implements AutoCloseable {
     public static final String MANIFEST_SUFFIX = ".volume";
     private static final String JOURNAL_SUFFIX = ".journal";
+    /** A home file's copy on its way in during a {@link #restore}: left over only by a crash, then ignored. */
+    private static final String RESTORE_SUFFIX = ".restore";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final int MANIFEST_VERSION = 2;
     /** Manifest version 1: the same data and metadata files, without a journal; converted on open. */
@@ -217,6 +219,8 @@ public final class VolumeStore implements AutoCloseable {
             Files.deleteIfExists(dir.resolve(name + ".data"));
             Files.deleteIfExists(dir.resolve(name + ".meta"));
             Files.deleteIfExists(dir.resolve(name + JOURNAL_SUFFIX));
+            Files.deleteIfExists(dir.resolve(name + ".data" + RESTORE_SUFFIX));
+            Files.deleteIfExists(dir.resolve(name + ".meta" + RESTORE_SUFFIX));
         }
     }
 
@@ -261,19 +265,19 @@ public final class VolumeStore implements AutoCloseable {
             if (storage != null) {
                 v.resume(storage);
             } else {
-                reopenAfterFailedResize(v, name, manifest);
+                reopenAfterFailed(v, name, manifest, "resize");
             }
         }
     }
 
-    /** After a resize failed part-way: back to the old size (as the next open would), or retired. */
-    private void reopenAfterFailedResize(GatedVolume v, String name, Path manifest) {
+    /** After a resize or restore failed part-way: reopened as the next open would find it, or retired. */
+    private void reopenAfterFailed(GatedVolume v, String name, Path manifest, String what) {
         try {
             v.resume(cached(openFileVolume(name, manifest)));
         } catch (IOException | RuntimeException e) {
             volumes.remove(name);
             v.retire();
-            openProblems.add("volume " + name + " not reopened after a failed resize: " + e.getMessage());
+            openProblems.add("volume " + name + " not reopened after a failed " + what + ": " + e.getMessage());
         }
     }
 
@@ -308,9 +312,95 @@ public final class VolumeStore implements AutoCloseable {
         if (v == null) {
             throw new IllegalArgumentException("no volume named " + name);
         }
-        if (v.storage() instanceof FileVolume f) {
+        Volume s = v.storage();
+        if (s instanceof CachingVolume c) { // a read cache holds nothing the home files lack
+            s = c.inner();
+        }
+        if (s instanceof FileVolume f) {
             f.checkpoint();
         }
+    }
+
+    /**
+     * Copies a file volume's home files, after a {@link #checkpoint}, to {@code dataCopy} and
+     * {@code metaCopy} (the latter not written when the format has no metadata), each forced: an image
+     * of the volume that {@link #restore} can bring back. The copy is consistent only if nothing
+     * writes the volume meanwhile; the caller sees to that (a replica's one applier thread takes it
+     * between two entries). Reads go on while it copies.
+     */
+    public void copyHomeFiles(String name, Path dataCopy, Path metaCopy) throws IOException {
+        GatedVolume v = fileVolume(name);
+        checkpoint(name);
+        VolumeFiles.copySparse(dir.resolve(name + ".data"), dataCopy);
+        if (v.format().metadataSize() > 0) {
+            VolumeFiles.copySparse(dir.resolve(name + ".meta"), metaCopy);
+        }
+    }
+
+    /**
+     * Replaces a file volume's content with an image that {@link #copyHomeFiles} made of a volume of
+     * the same format and size. The image is first copied beside the home files ({@code NAME.data.restore},
+     * {@code NAME.meta.restore}) and forced; then requests wait at the volume while it is closed (its
+     * journal is emptied and marked clean), the copies are renamed over the home files, the directory
+     * is forced, and it reopens. A crash part-way can leave one home file old and one new; the caller
+     * must then restore again before anyone reads (a replica keeps a record of the image it holds).
+     */
+    public synchronized void restore(String name, Path dataImage, Path metaImage) throws IOException {
+        GatedVolume v = fileVolume(name);
+        BlockFormat f = v.format();
+        long blocks = v.blockCount();
+        boolean hasMeta = f.metadataSize() > 0;
+        checkImage(name, dataImage, blocks * f.dataSize());
+        if (hasMeta) {
+            checkImage(name, metaImage, blocks * f.metadataSize());
+        }
+        Path data = dir.resolve(name + ".data");
+        Path meta = dir.resolve(name + ".meta");
+        Path dataTmp = dir.resolve(name + ".data" + RESTORE_SUFFIX);
+        Path metaTmp = dir.resolve(name + ".meta" + RESTORE_SUFFIX);
+        VolumeFiles.copySparse(dataImage, dataTmp);
+        if (hasMeta) {
+            VolumeFiles.copySparse(metaImage, metaTmp);
+        }
+        pause(v);
+        Volume storage = null;
+        try {
+            v.storage().close(); // closed cleanly: the journal is empty, so nothing replays over the image
+            Files.move(dataTmp, data, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            if (hasMeta) {
+                Files.move(metaTmp, meta, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+            syncDirectory(dir);
+            storage = cached(openFileVolume(name, dir.resolve(name + MANIFEST_SUFFIX)));
+        } finally {
+            if (storage != null) {
+                v.resume(storage);
+            } else {
+                reopenAfterFailed(v, name, dir.resolve(name + MANIFEST_SUFFIX), "restore");
+            }
+        }
+    }
+
+    private static void checkImage(String name, Path image, long want) throws IOException {
+        if (image == null || !Files.isRegularFile(image)) {
+            throw new IOException("volume " + name + ": no image file " + image);
+        }
+        long size = Files.size(image);
+        if (size != want) {
+            throw new IOException("volume " + name + ": image " + image + " has " + size + " bytes, the volume " + want);
+        }
+    }
+
+    /** The file volume of that name, of this directory (not attached, not in memory). */
+    private GatedVolume fileVolume(String name) {
+        GatedVolume v = volumes.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("no volume named " + name);
+        }
+        if (dir == null || attached.contains(name)) {
+            throw new IllegalArgumentException("volume " + name + " has no files in this data directory");
+        }
+        return v;
     }
 
     /** The journal figures of the file volume of that name; null for any other volume or none. */
