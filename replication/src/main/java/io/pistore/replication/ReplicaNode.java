@@ -26,8 +26,9 @@ import org.apache.ratis.statemachine.StateMachine;
  * One peer of pistore's replication: a Ratis server that holds one replica of each replicated volume
  * it is a member of. Each volume is its own Raft group, whose id follows from the volume's name; the
  * replica is an ordinary engine volume in {@code DIR/replicas} (a {@link VolumeStore} of its own,
- * with its one-owner lock), and Ratis keeps its log and snapshots in {@code DIR/raft}. On a restart the
- * groups found in {@code DIR/raft} rejoin by themselves and catch up.
+ * with its one-owner lock), and Ratis keeps its log and snapshots in {@code DIR/raft}; {@code DIR/groups}
+ * holds each replica's peer list and the record of the snapshot its files hold ({@link ReplicaFiles}).
+ * On a restart the groups found in {@code DIR/raft} rejoin by themselves and catch up.
  */
 public final class ReplicaNode implements AutoCloseable {
     private final RaftPeerId id;
@@ -145,6 +146,7 @@ public final class ReplicaNode implements AutoCloseable {
         PeerList.checkId(id);
         checkMember(RaftPeerId.valueOf(id), name, peers);
         try (VolumeStore s = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id)) {
+            java.nio.file.Files.deleteIfExists(ReplicaFiles.record(dir.resolve("groups"), name));
             s.create(name, format, blocks);
             try {
                 writePeers(dir.resolve("groups"), name, peers);
@@ -178,6 +180,7 @@ public final class ReplicaNode implements AutoCloseable {
         }
         ReplicaStats st = stats.computeIfAbsent(name, n -> new ReplicaStats());
         return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st),
+                new ReplicaFiles(replicas, name, ReplicaFiles.record(groupsDir, name)), settings, log,
                 new VolumeStateMachine.GroupEvents() {
                     @Override
                     public void removed() {
@@ -213,6 +216,7 @@ public final class ReplicaNode implements AutoCloseable {
         opened.remove(name);
         try {
             java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));
+            java.nio.file.Files.deleteIfExists(ReplicaFiles.record(groupsDir, name));
             if (replicas.get(name) != null) {
                 replicas.delete(name);
             }
@@ -247,6 +251,7 @@ public final class ReplicaNode implements AutoCloseable {
         }
         VolumeShape shape = m.shape();
         RaftGroupId gid = groupId(name);
+        java.nio.file.Files.deleteIfExists(ReplicaFiles.record(groupsDir, name)); // a new replica holds no snapshot
         replicas.create(name, shape.format, shape.blocks);
         names.put(gid, name);
         boolean joined = false;
@@ -294,6 +299,7 @@ public final class ReplicaNode implements AutoCloseable {
     public void createReplica(String name, BlockFormat format, long blocks, List<RaftPeer> peers) throws IOException {
         RaftGroupId gid = groupId(name);
         checkMember(id, name, peers);
+        java.nio.file.Files.deleteIfExists(ReplicaFiles.record(groupsDir, name)); // a new replica holds no snapshot
         replicas.create(name, format, blocks);
         names.put(gid, name);
         try {

@@ -17,7 +17,7 @@ import org.apache.ratis.util.TimeDuration;
 /**
  * Every Ratis setting pistore uses, in one place: the transport of the replication traffic (Ratis's
  * gRPC), election and request timeouts, linearizable reads, log sizes that fit the largest request,
- * log retention and snapshots. Immutable; the {@code with} methods return a copy.
+ * snapshots and log purging. Immutable; the {@code with} methods return a copy.
  */
 public final class ReplicationSettings {
     /**
@@ -38,13 +38,32 @@ public final class ReplicationSettings {
     private final long snapshotEveryEntries;
     private final int entriesInFlight;
     private final Duration membershipTimeout;
+    private final double snapshotEveryVolumes;
+    private final int purgeGap;
+    private final long segmentBytes;
     /** At most this much in one batch entry of several commands (a larger command goes alone). */
     static final long BATCH_BYTES = 4L << 20;
     /** At most this many commands in one batch entry. */
     static final int BATCH_COMMANDS = 256;
 
     private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
-            Duration operationTimeout, long snapshotEveryEntries, int entriesInFlight, Duration membershipTimeout) {
+            Duration operationTimeout, long snapshotEveryEntries, int entriesInFlight, Duration membershipTimeout,
+            double snapshotEveryVolumes, int purgeGap, long segmentBytes) {
+        if (snapshotEveryEntries < 1) {
+            throw new IllegalArgumentException("snapshot interval must be at least 1 entry");
+        }
+        if (!(snapshotEveryVolumes >= 0) || Double.isInfinite(snapshotEveryVolumes)) {
+            throw new IllegalArgumentException("snapshot data ratio must be a finite number ≥ 0");
+        }
+        if (purgeGap < 1) {
+            throw new IllegalArgumentException("purge gap must be at least 1 entry");
+        }
+        if (segmentBytes < (64 << 10)) {
+            throw new IllegalArgumentException("log segments must be at least 64 KiB");
+        }
+        this.snapshotEveryVolumes = snapshotEveryVolumes;
+        this.purgeGap = purgeGap;
+        this.segmentBytes = segmentBytes;
         if (entriesInFlight < 1) {
             throw new IllegalArgumentException("entries in flight must be at least 1");
         }
@@ -62,32 +81,74 @@ public final class ReplicationSettings {
 
     /**
      * An election after 1-2 s without a leader; a request to one peer given up after 3 s; a read or
-     * write that no quorum answered within 10 s fails; a snapshot every 10 000 entries; a membership
-     * change (a new replica's catch-up included) that is not committed within 120 s fails.
+     * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
+     * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
+     * at least 10 000 entries carrying at least twice the volume's size were applied since the last;
+     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 88 MiB.
      */
     public static ReplicationSettings defaults() {
         return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
-                Duration.ofSeconds(10), 10_000, 2, Duration.ofSeconds(120));
+                Duration.ofSeconds(10), 10_000, 2, Duration.ofSeconds(120), 2.0, 1024, 8 * ENTRY_MAX.getSize());
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
         return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries, entriesInFlight,
-                membershipTimeout);
+                membershipTimeout, snapshotEveryVolumes,
+                purgeGap, segmentBytes);
     }
 
     public ReplicationSettings withRpcTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries, entriesInFlight,
-                membershipTimeout);
+                membershipTimeout, snapshotEveryVolumes,
+                purgeGap, segmentBytes);
     }
 
     public ReplicationSettings withOperationTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries, entriesInFlight,
-                membershipTimeout);
+                membershipTimeout, snapshotEveryVolumes,
+                purgeGap, segmentBytes);
     }
 
+    /** A snapshot is considered once {@code n} entries were applied since the last (Ratis's trigger). */
     public ReplicationSettings withSnapshotEveryEntries(long n) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n, entriesInFlight,
-                membershipTimeout);
+                membershipTimeout, snapshotEveryVolumes,
+                purgeGap, segmentBytes);
+    }
+
+    /**
+     * A snapshot is taken only once the entries applied since the last one carry {@code ratio} times
+     * the volume's size (data and metadata) or more: a snapshot copies the whole volume, so it should
+     * not come more often than its copy is worth; but the log up to it is kept until then, so disk
+     * space for about that much log is needed. 0: every {@link #withSnapshotEveryEntries} entries.
+     */
+    public ReplicationSettings withSnapshotEveryVolumes(double ratio) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
+                entriesInFlight, membershipTimeout, ratio, purgeGap, segmentBytes);
+    }
+
+    /** The bytes of entries after which a snapshot of a volume of {@code volumeBytes} is taken. */
+    long snapshotAfterBytes(long volumeBytes) {
+        double b = snapshotEveryVolumes * volumeBytes;
+        return b >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) b;
+    }
+
+    /**
+     * The log is purged up to a new snapshot only when at least {@code entries} entries can go (Ratis
+     * removes whole closed segments): fewer, larger purges.
+     */
+    public ReplicationSettings withPurgeGap(int entries) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, entries, segmentBytes);
+    }
+
+    /**
+     * Log segments of at most {@code bytes} (an entry larger than that gets a segment of its own):
+     * purging removes whole segments, so smaller ones free space sooner, at more files.
+     */
+    public ReplicationSettings withLogSegmentBytes(long bytes) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, bytes);
     }
 
     /**
@@ -97,7 +158,8 @@ public final class ReplicationSettings {
      */
     public ReplicationSettings withEntriesInFlight(int n) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries, n,
-                membershipTimeout);
+                membershipTimeout, snapshotEveryVolumes,
+                purgeGap, segmentBytes);
     }
 
     int entriesInFlight() {
@@ -106,12 +168,14 @@ public final class ReplicationSettings {
 
     public ReplicationSettings withMembershipTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
-                entriesInFlight, t);
+                entriesInFlight, t, snapshotEveryVolumes,
+                purgeGap, segmentBytes);
     }
 
     /**
-     * How long a membership change may take before it fails: a new replica first catches up from the
-     * log (all of it: the log is retained), then the joint configuration and the new one commit.
+     * How long a membership change may take before it fails: a new replica first catches up (from a
+     * snapshot of the whole volume and the log after it, or from the log while it still holds every
+     * entry), then the joint configuration and the new one commit.
      */
     public Duration membershipTimeout() {
         return membershipTimeout;
@@ -147,18 +211,22 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Read.setTimeout(p, td(operationTimeout));
         // Entries carry whole requests: every buffer that holds one must fit the largest.
         RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(8 * ENTRY_MAX.getSize()));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(segmentBytes));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_MAX);
         // Closed segments kept in memory for followers that lag: two, not Ratis's six (entries carry data).
         RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
-        // Log retention: the log is never purged, so a lagging follower always catches up from it
-        // (the snapshot is a marker over the volume's files, which are not shipped).
-        RaftServerConfigKeys.Log.setPurgeGap(p, Integer.MAX_VALUE);
-        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
+        // Snapshots are copies of the volume (VolumeSnapshots); the log is purged up to each, even
+        // while a follower still lacks some of it: that follower gets the snapshot's files shipped by
+        // the leader (in chunks, over the same gRPC) and continues from the log after it.
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, purgeGap);
+        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
+        RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(p, SizeInBytes.valueOf(4 << 20));
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEveryEntries);
-        RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true); // a clean stop restarts without replay
-        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        // Offered at a clean stop too; taken then only if enough data was applied since the last.
+        RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 1); // each is a whole volume
         return p;
     }
 
@@ -197,6 +265,8 @@ public final class ReplicationSettings {
     public String toString() {
         return "election " + electionMin.toMillis() + "-" + electionMax.toMillis() + " ms, rpc " + rpcTimeout.toMillis()
                 + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries + " entries, "
-                + entriesInFlight + " entries in flight, membership change " + membershipTimeout.toMillis() + " ms";
+                + " with " + snapshotEveryVolumes + "x the volume's size of data, purge gap " + purgeGap + " entries, log segments "
+                + segmentBytes + " bytes, " + entriesInFlight + " entries in flight, membership change "
+                + membershipTimeout.toMillis() + " ms";
     }
 }

@@ -1,10 +1,7 @@
 package io.pistore.replication;
 
 import io.pistore.integrity.PiError;
-import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.util.concurrent.CompletableFuture;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -12,14 +9,12 @@ import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
-import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
-import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
-import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
-import org.apache.ratis.util.MD5FileUtil;
+import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
 
 /**
  * The Raft state machine of one replica of one replicated volume: committed log entries are applied,
@@ -27,15 +22,21 @@ import org.apache.ratis.util.MD5FileUtil;
  * it. The leader checks a write's PI when it enters ({@link #startTransaction}): a write that fails is
  * refused before it reaches the log, so it is stored nowhere.
  *
- * <p>Snapshots: the volume's own files are the state. Taking a snapshot makes them durable (flush)
- * and records the last applied index in a small snapshot file, so a restart replays only the entries
- * after it; replaying entries the volume already holds is harmless, as every command overwrites.
- * The Raft log is retained (never purged, see {@link ReplicationSettings}), so a follower that fell
- * behind always catches up from the log; the snapshot file alone could not bring it up to date.
+ * <p>Snapshots ({@link VolumeSnapshots}): a snapshot is a copy of the replica volume's home files at
+ * exactly the index it names, taken on Ratis's applier thread between two entries (so nothing writes
+ * meanwhile), once the entries applied since the last one carry enough data ({@link
+ * ReplicationSettings#withSnapshotEveryVolumes}); the log up to it is then purged. A follower that
+ * needs entries the leader purged gets the snapshot's files shipped by Ratis and is restored from them
+ * ({@link #reinitialize}); so does a replica found, at start, to hold less than its newest snapshot.
  */
 final class VolumeStateMachine extends BaseStateMachine {
-    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final VolumeSnapshots storage = new VolumeSnapshots();
     private final ReplicaApplier applier;
+    private final ReplicaFiles files;
+    /** Bytes of entries applied since the last snapshot: a snapshot waits until they reach this. */
+    private final long snapshotAfterBytes;
+    private long appliedBytes; // on Ratis's applier thread only
+    private final java.util.function.Consumer<String> log;
     private final AppliedIndex appliedIndex = new AppliedIndex();
     private final GroupEvents events;
 
@@ -48,8 +49,12 @@ final class VolumeStateMachine extends BaseStateMachine {
         void configured(java.util.List<org.apache.ratis.protocol.RaftPeer> peers);
     }
 
-    VolumeStateMachine(ReplicaApplier applier, GroupEvents events) {
+    VolumeStateMachine(ReplicaApplier applier, ReplicaFiles files, ReplicationSettings settings,
+            java.util.function.Consumer<String> log, GroupEvents events) {
         this.applier = applier;
+        this.log = log;
+        this.files = files;
+        this.snapshotAfterBytes = settings.snapshotAfterBytes(files.volumeBytes());
         this.events = events;
     }
 
@@ -85,15 +90,49 @@ final class VolumeStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        reinitialize();
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        load();
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
 
+    /** Ratis pauses the state machine while a snapshot from the leader is written beside it. */
     @Override
-    public void reinitialize() throws IOException {
-        SingleFileSnapshotInfo s = storage.loadLatestSnapshot();
-        if (s != null) {
-            setLastAppliedTermIndex(s.getTermIndex());
+    public synchronized void pause() {
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
         }
+    }
+
+    /** A snapshot from the leader is installed: the replica is restored from it, then follows the log after it. */
+    @Override
+    public synchronized void reinitialize() throws IOException {
+        load();
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    /**
+     * Takes up the newest snapshot: when the replica's record says its files hold less (a snapshot
+     * the leader shipped, or a restore a crash interrupted), the files are restored from it first and
+     * the record moved on; then the applied index is the snapshot's, and the log resumes after it.
+     */
+    private void load() throws IOException {
+        FileListSnapshotInfo s = storage.load();
+        if (s == null) {
+            return;
+        }
+        long held = files.heldIndex();
+        if (held < s.getIndex()) {
+            files.restoreFrom(VolumeSnapshots.data(s), VolumeSnapshots.meta(s));
+            files.recordHeld(s.getIndex());
+            log.accept("volume " + files.name() + ": replica " + getId() + " restored from the snapshot at index "
+                    + s.getIndex() + (held < 0 ? "" : " (its own last snapshot: index " + held + ")"));
+        }
+        appliedBytes = 0;
+        setLastAppliedTermIndex(s.getTermIndex());
     }
 
     @Override
@@ -102,7 +141,7 @@ final class VolumeStateMachine extends BaseStateMachine {
     }
 
     @Override
-    public SingleFileSnapshotInfo getLatestSnapshot() {
+    public FileListSnapshotInfo getLatestSnapshot() {
         return storage.getLatestSnapshot();
     }
 
@@ -152,6 +191,8 @@ final class VolumeStateMachine extends BaseStateMachine {
         } catch (IllegalArgumentException e) {
             reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
         }
+        appliedBytes += entry.getStateMachineLogEntry().getLogData().size()
+                + entry.getStateMachineLogEntry().getStateMachineEntry().getStateMachineData().size();
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
         return CompletableFuture.completedFuture(reply);
     }
@@ -180,17 +221,22 @@ final class VolumeStateMachine extends BaseStateMachine {
         }
     }
 
+    /**
+     * Called by Ratis on its applier thread, between entries, once enough entries are applied since
+     * the last snapshot; a new one is taken only once they also carry enough data, else the last
+     * one's index is answered and Ratis asks again later.
+     */
     @Override
     public long takeSnapshot() throws IOException {
         TermIndex last = getLastAppliedTermIndex();
-        if (last == null || last.getIndex() < 0) {
-            return -1;
+        FileListSnapshotInfo have = storage.getLatestSnapshot();
+        long haveIndex = have == null ? -1 : have.getIndex();
+        if (last == null || last.getIndex() <= 0 || last.getIndex() <= haveIndex || appliedBytes < snapshotAfterBytes) {
+            return haveIndex;
         }
-        applier.volume().flush(); // everything applied so far is durable before the snapshot says so
-        File f = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-        Files.write(f.toPath(), ("applied " + last + "\n").getBytes(StandardCharsets.UTF_8));
-        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(
-                new FileInfo(f.toPath(), MD5FileUtil.computeAndSaveMd5ForFile(f)), last));
+        storage.take(last, files);
+        files.recordHeld(last.getIndex());
+        appliedBytes = 0;
         return last.getIndex();
     }
 

@@ -32,23 +32,30 @@ final class ThreePeers implements AutoCloseable {
     final BlockFormat format;
     final long blocks;
     final List<String> log = Collections.synchronizedList(new ArrayList<>());
+    final ReplicationSettings settings;
     private final Path root;
     private final ReplicaNode[] nodes = new ReplicaNode[3];
     private final int[] ports = new int[3];
 
-    private ThreePeers(Path root, String volume, BlockFormat format, long blocks) {
+    private ThreePeers(Path root, String volume, BlockFormat format, long blocks, ReplicationSettings settings) {
         this.root = root;
+        this.settings = settings;
         this.volume = volume;
         this.format = format;
         this.blocks = blocks;
     }
 
     static ThreePeers start(Path root, String volume, BlockFormat format, long blocks) throws IOException {
-        ThreePeers g = new ThreePeers(root, volume, format, blocks);
+        return start(root, volume, format, blocks, SETTINGS);
+    }
+
+    static ThreePeers start(Path root, String volume, BlockFormat format, long blocks, ReplicationSettings settings)
+            throws IOException {
+        ThreePeers g = new ThreePeers(root, volume, format, blocks, settings);
         try {
             List<RaftPeer> peers = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                g.nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", 0, root.resolve(id(i)), SETTINGS, g.log::add);
+                g.nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", 0, root.resolve(id(i)), settings, g.log::add);
                 RaftPeer p = g.nodes[i].peer();
                 g.ports[i] = Integer.parseInt(p.getAddress().substring(p.getAddress().lastIndexOf(':') + 1));
                 peers.add(p);
@@ -93,7 +100,7 @@ final class ThreePeers implements AutoCloseable {
 
     /** Starts node {@code i} again on its port and directory; its group rejoins and catches up. */
     void restart(int i) throws IOException {
-        nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", ports[i], dir(i), SETTINGS, log::add);
+        nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", ports[i], dir(i), settings, log::add);
     }
 
     /** Waits for a running node to lead the volume's group and returns its index. */

@@ -1,0 +1,89 @@
+package io.pistore.replication;
+
+import io.pistore.engine.volume.VolumeStore;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A replica's engine volume as files that a snapshot copies and an installed snapshot replaces,
+ * with the replica's record of the newest snapshot its files hold ({@code DIR/groups/NAME.snapshot}).
+ * The record is what makes a restore all-or-nothing: it names a snapshot only once the replica's
+ * files hold it whole, so a replica whose record is older than the newest snapshot Ratis resumes from
+ * is restored from that snapshot before it is used, however far a crash let an earlier restore go.
+ */
+final class ReplicaFiles {
+    private final VolumeStore store;
+    private final String name;
+    private final Path record;
+
+    ReplicaFiles(VolumeStore store, String name, Path record) {
+        this.store = store;
+        this.name = name;
+        this.record = record;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** The record's file of replica {@code name} in a peer's {@code groups} directory. */
+    static Path record(Path groupsDir, String name) {
+        return groupsDir.resolve(name + ".snapshot");
+    }
+
+    /** Bytes of the volume's home files: what a snapshot copies and ships. */
+    long volumeBytes() {
+        var v = store.get(name);
+        return v.blockCount() * (v.format().dataSize() + v.format().metadataSize());
+    }
+
+    /** Copies the volume's blocks (after a checkpoint) to {@code data} and {@code meta}: nothing may write meanwhile. */
+    void copyTo(Path data, Path meta) throws IOException {
+        store.copyHomeFiles(name, data, meta);
+    }
+
+    /** Replaces the volume's blocks with a snapshot's copy; see {@link VolumeStore#restore}. */
+    void restoreFrom(Path data, Path meta) throws IOException {
+        store.restore(name, data, meta);
+    }
+
+    /** The index of the newest snapshot the replica's files are known to hold whole; -1 if none. */
+    long heldIndex() throws IOException {
+        if (!Files.exists(record)) {
+            return -1;
+        }
+        String s = Files.readString(record, StandardCharsets.UTF_8).strip();
+        if (!s.startsWith("index ")) {
+            throw new IOException("replica " + name + ": " + record + " is not a snapshot record: '" + s + "'");
+        }
+        try {
+            return Long.parseLong(s.substring("index ".length()).strip());
+        } catch (NumberFormatException e) {
+            throw new IOException("replica " + name + ": " + record + " is not a snapshot record: '" + s + "'");
+        }
+    }
+
+    /** Records, durably and atomically, that the replica's files hold the snapshot at {@code index}. */
+    void recordHeld(long index) throws IOException {
+        Files.createDirectories(record.getParent());
+        Path tmp = record.resolveSibling(record.getFileName() + ".tmp");
+        Files.writeString(tmp, "index " + index + "\n", StandardCharsets.UTF_8);
+        try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            c.force(true);
+        }
+        Files.move(tmp, record, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        forceDirectory(record.getParent());
+    }
+
+    /** fsync of a directory, so a name created, renamed or removed in it is durable. */
+    static void forceDirectory(Path dir) throws IOException {
+        try (FileChannel c = FileChannel.open(dir, StandardOpenOption.READ)) {
+            c.force(true);
+        }
+    }
+}
