@@ -238,7 +238,8 @@ public final class ReplicaNode implements AutoCloseable {
      * {@code known}, some of its members) for the volume's format and size, creates this peer's
      * replica empty with them, joins the group without a configuration (so it waits for the leader
      * instead of calling elections), and asks the leader to add it; the leader brings it up to date
-     * from its log before the new configuration counts it. With {@code replacing}, that member is
+     * (from its log, or from its newest snapshot and the log after it once the log was purged) before
+     * the new configuration counts it. With {@code replacing}, that member is
      * removed in the same change and told to leave. On failure the new replica is removed again.
      */
     public GroupMembership.Change join(String name, List<RaftPeer> known, String replacing) throws IOException {
