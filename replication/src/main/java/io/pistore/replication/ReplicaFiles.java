@@ -11,10 +11,11 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * A replica's engine volume as files that a snapshot copies and an installed snapshot replaces,
- * with the replica's record of the newest snapshot its files hold ({@code DIR/groups/NAME.snapshot}).
- * The record is what makes a restore all-or-nothing: it names a snapshot only once the replica's
- * files hold it whole, so a replica whose record is older than the newest snapshot Ratis resumes from
- * is restored from that snapshot before it is used, however far a crash let an earlier restore go.
+ * with the replica's record ({@code DIR/groups/NAME.applied}) of an index up to which its files hold
+ * every entry durably: moved at each snapshot it takes, after each restore, and at a clean stop. The
+ * record is what makes a restore all-or-nothing: it passes a snapshot's index only once the files
+ * hold that snapshot whole, so a replica whose record is older than the newest snapshot Ratis resumes
+ * from is restored from it before it is used, however far a crash let an earlier restore go.
  */
 final class ReplicaFiles {
     private final VolumeStore store;
@@ -33,7 +34,7 @@ final class ReplicaFiles {
 
     /** The record's file of replica {@code name} in a peer's {@code groups} directory. */
     static Path record(Path groupsDir, String name) {
-        return groupsDir.resolve(name + ".snapshot");
+        return groupsDir.resolve(name + ".applied");
     }
 
     /** Bytes of the volume's home files: what a snapshot copies and ships. */
@@ -52,23 +53,23 @@ final class ReplicaFiles {
         store.restore(name, data, meta);
     }
 
-    /** The index of the newest snapshot the replica's files are known to hold whole; -1 if none. */
+    /** The index up to which the replica's files hold every entry durably, as recorded; -1 if none. */
     long heldIndex() throws IOException {
         if (!Files.exists(record)) {
             return -1;
         }
         String s = Files.readString(record, StandardCharsets.UTF_8).strip();
         if (!s.startsWith("index ")) {
-            throw new IOException("replica " + name + ": " + record + " is not a snapshot record: '" + s + "'");
+            throw new IOException("replica " + name + ": " + record + " is not a record of an applied index: '" + s + "'");
         }
         try {
             return Long.parseLong(s.substring("index ".length()).strip());
         } catch (NumberFormatException e) {
-            throw new IOException("replica " + name + ": " + record + " is not a snapshot record: '" + s + "'");
+            throw new IOException("replica " + name + ": " + record + " is not a record of an applied index: '" + s + "'");
         }
     }
 
-    /** Records, durably and atomically, that the replica's files hold the snapshot at {@code index}. */
+    /** Records, durably and atomically, that the replica's files hold every entry up to {@code index}. */
     void recordHeld(long index) throws IOException {
         Files.createDirectories(record.getParent());
         Path tmp = record.resolveSibling(record.getFileName() + ".tmp");

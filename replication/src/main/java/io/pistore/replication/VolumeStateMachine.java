@@ -36,6 +36,13 @@ final class VolumeStateMachine extends BaseStateMachine {
     /** Bytes of entries applied since the last snapshot: a snapshot waits until they reach this. */
     private final long snapshotAfterBytes;
     private long appliedBytes; // on Ratis's applier thread only
+    /**
+     * Entries up to this index are in the replica's files already (it stopped cleanly after applying
+     * them, or took a snapshot there): Ratis replays them from its last snapshot, they are not applied again.
+     */
+    private long skipUpTo = -1;
+    /** This replica left its group: its files are deleted, no record is written at close. */
+    private volatile boolean removed;
     private final java.util.function.Consumer<String> log;
     private final AppliedIndex appliedIndex = new AppliedIndex();
     private final GroupEvents events;
@@ -121,17 +128,19 @@ final class VolumeStateMachine extends BaseStateMachine {
      */
     private void load() throws IOException {
         FileListSnapshotInfo s = storage.load();
+        long held = files.heldIndex();
+        appliedBytes = 0;
+        skipUpTo = held;
         if (s == null) {
             return;
         }
-        long held = files.heldIndex();
         if (held < s.getIndex()) {
             files.restoreFrom(VolumeSnapshots.data(s), VolumeSnapshots.meta(s));
             files.recordHeld(s.getIndex());
             log.accept("volume " + files.name() + ": replica " + getId() + " restored from the snapshot at index "
-                    + s.getIndex() + (held < 0 ? "" : " (its own last snapshot: index " + held + ")"));
+                    + s.getIndex() + (held < 0 ? "" : " (it held index " + held + ")"));
+            skipUpTo = s.getIndex();
         }
-        appliedBytes = 0;
         setLastAppliedTermIndex(s.getTermIndex());
     }
 
@@ -179,7 +188,13 @@ final class VolumeStateMachine extends BaseStateMachine {
         try {
             org.apache.ratis.thirdparty.com.google.protobuf.ByteString data = entry.getStateMachineLogEntry().getLogData();
             java.util.List<ReplicaCommand> commands = ReplicaCommand.decodeAll(data);
-            if (!ReplicaCommand.isBatch(data)) {
+            if (entry.getIndex() <= skipUpTo) {
+                // In the replica's files before it restarted: done then, not again (a block that rotted
+                // at rest stays as found, for a read or scrub to report and repair).
+                reply = ReplicaCommand.isBatch(data)
+                        ? ApplyOutcome.encodeAll(java.util.Collections.nCopies(commands.size(), ApplyOutcome.done()))
+                        : ApplyOutcome.done().encode();
+            } else if (!ReplicaCommand.isBatch(data)) {
                 reply = applier.apply(commands.get(0)).encode();
             } else {
                 java.util.List<ApplyOutcome> outcomes = new java.util.ArrayList<>(commands.size());
@@ -191,7 +206,7 @@ final class VolumeStateMachine extends BaseStateMachine {
         } catch (IllegalArgumentException e) {
             reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
         }
-        appliedBytes += entry.getStateMachineLogEntry().getLogData().size()
+        appliedBytes += entry.getIndex() <= skipUpTo ? 0 : entry.getStateMachineLogEntry().getLogData().size()
                 + entry.getStateMachineLogEntry().getStateMachineEntry().getStateMachineData().size();
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
         return CompletableFuture.completedFuture(reply);
@@ -231,7 +246,8 @@ final class VolumeStateMachine extends BaseStateMachine {
         TermIndex last = getLastAppliedTermIndex();
         FileListSnapshotInfo have = storage.getLatestSnapshot();
         long haveIndex = have == null ? -1 : have.getIndex();
-        if (last == null || last.getIndex() <= 0 || last.getIndex() <= haveIndex || appliedBytes < snapshotAfterBytes) {
+        if (last == null || last.getIndex() <= 0 || last.getIndex() <= haveIndex || appliedBytes < snapshotAfterBytes
+                || last.getIndex() < skipUpTo) { // the files hold more than that index until the skipped entries pass
             return haveIndex;
         }
         storage.take(last, files);
@@ -242,6 +258,7 @@ final class VolumeStateMachine extends BaseStateMachine {
 
     @Override
     public void notifyGroupRemove() {
+        removed = true;
         events.removed();
     }
 
@@ -258,8 +275,25 @@ final class VolumeStateMachine extends BaseStateMachine {
         events.configured(peers);
     }
 
+    /**
+     * Ratis closes the state machine after its last entry is applied (a clean stop): the volume is
+     * flushed and the record moved to that entry, so the next start does not apply again what the
+     * replica holds (a crash skips this; the next start then applies again from the last snapshot or
+     * record, which is harmless: every entry overwrites).
+     */
     @Override
     public void close() throws IOException {
-        super.close();
+        try {
+            TermIndex last = getLastAppliedTermIndex();
+            if (!removed && last != null && last.getIndex() > files.heldIndex()) {
+                applier.volume().flush();
+                files.recordHeld(last.getIndex());
+            }
+        } catch (IOException | RuntimeException e) {
+            log.accept("volume " + files.name() + ": replica " + getId() + " could not record its applied index at close"
+                    + " (the next start applies its log again from the last snapshot): " + e.getMessage());
+        } finally {
+            super.close();
+        }
     }
 }
