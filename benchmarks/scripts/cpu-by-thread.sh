@@ -28,7 +28,8 @@ until grep -q 's\] iops' "$work/err" 2> /dev/null; do
     sleep 0.1
 done
 # the launcher execs java: its pid is the JVM's
-perf record -e cpu-clock -F 1000 -p "$launcher" -o "$work/perf.data" -- sleep "$sample" > /dev/null 2>&1
+# stopped by SIGINT (it writes its data then); timeout gives it a process group of its own
+timeout -s INT "$sample" perf record -e cpu-clock -F 1000 -p "$launcher" -o "$work/perf.data" > /dev/null 2>&1 || true
 wait "$launcher"
 python3 -c 'import json,sys; r = json.loads(sys.stdin.read()); print("'"$mode"' ramp '"$ramp"' s: iops %.0f, CPU %.2f us per request" % (r["iops"], r["cpu"]["us_per_op"]))' < "$work/out"
 perf report -i "$work/perf.data" --sort comm --stdio 2> /dev/null | grep '%' | head -12
