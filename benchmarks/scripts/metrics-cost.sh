@@ -5,20 +5,25 @@
 # shared machine falls on both. Prints, per transport, IOPS and CPU µs per request of each round,
 # the on/off ratios per round and their medians (for CPU: off/on, so above 1 is cheaper with metrics).
 #
-#   benchmarks/scripts/metrics-cost.sh [ROUNDS] [SECONDS] ["local tcp"] [EXTRA BENCH OPTIONS...]
+# Each run ramps for RAMP seconds (default 10) before it measures: the JIT compiles the request path
+# during the first seconds of a run, and a shorter ramp measures the compiler as much as the request
+# path (docs/BENCHMARKS.md, "Metrics cost"). On a loaded machine give it more (RAMP=20).
+#
+#   [RAMP=S] benchmarks/scripts/metrics-cost.sh [ROUNDS] [SECONDS] ["local tcp"] [EXTRA BENCH OPTIONS...]
 #   (from anywhere; default 6 8 "local tcp")
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 rounds="${1:-6}"
 secs="${2:-8}"
 transports="${3:-local tcp}"
+ramp="${RAMP:-10}"
 shift $(( $# > 3 ? 3 : $# ))
 extra=("$@")
 "$root/pistore" --version > /dev/null
 run() { # TRANSPORT off|on -> "iops cpu_us_per_op"
   local m=()
   [ "$2" = on ] && m=(--metrics 0)
-  "$root/pistore" bench --transport "$1" --rw randread --size 256MiB --seconds "$secs" --ramp 2 --json \
+  "$root/pistore" bench --transport "$1" --rw randread --size 256MiB --seconds "$secs" --ramp "$ramp" --json \
       "${m[@]}" "${extra[@]}" 2>/dev/null \
     | python3 -c 'import json,sys; r = json.loads(sys.stdin.read()); print("%.0f %.3f" % (r["iops"], r["cpu"]["us_per_op"]))'
 }

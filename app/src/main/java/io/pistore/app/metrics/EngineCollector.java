@@ -157,62 +157,29 @@ public final class EngineCollector implements MultiCollector {
 
     /** The journal and cache figures of every file volume of the stores, labelled by volume. */
     private List<io.prometheus.metrics.model.snapshots.MetricSnapshot> storage() {
-        CounterSnapshot.Builder records = counter("pistore_journal_records", "Records appended to the journal since the volume was opened");
-        CounterSnapshot.Builder jbytes = counter("pistore_journal_bytes",
-                "Bytes of journal records (headers, data, metadata) appended since the volume was opened");
-        CounterSnapshot.Builder checkpoints = counter("pistore_journal_checkpoints",
-                "Checkpoints that applied journal records to the home files");
-        CounterSnapshot.Builder checkpointTime = counter("pistore_journal_checkpoint_seconds",
-                "Time spent in those checkpoints, forcing the journal and the home files included");
-        GaugeSnapshot.Builder replayed = GaugeSnapshot.builder().name("pistore_journal_replayed_records")
-                .help("Journal records replayed when the volume was opened (0 after a clean close)");
-        GaugeSnapshot.Builder fill = GaugeSnapshot.builder().name("pistore_journal_fill_bytes")
-                .help("Bytes of the journal ring from the oldest record not yet forced to the home files to the newest");
-        GaugeSnapshot.Builder capacity = GaugeSnapshot.builder().name("pistore_journal_capacity_bytes")
-                .help("Size of the journal ring; writers wait for a checkpoint when the fill reaches it");
-        CounterSnapshot.Builder hits = counter("pistore_cache_hits", "Blocks a read found in the block cache");
-        CounterSnapshot.Builder misses = counter("pistore_cache_misses",
-                "Blocks a read did not find in the block cache (read from the volume, then cached)");
-        CounterSnapshot.Builder evictions = counter("pistore_cache_evictions",
-                "Blocks dropped from the block cache to keep it within its size");
-        GaugeSnapshot.Builder cacheBlocks = GaugeSnapshot.builder().name("pistore_cache_blocks")
-                .help("Blocks the cache holds now (an estimate)");
-        GaugeSnapshot.Builder cacheBytes = GaugeSnapshot.builder().name("pistore_cache_bytes")
-                .help("Bytes the cache holds now, with its per-block overhead");
-        GaugeSnapshot.Builder cacheCapacity = GaugeSnapshot.builder().name("pistore_cache_capacity_bytes")
-                .help("The most the cache holds (--cache)");
+        List<Map.Entry<Labels, JournalFigures>> journals = new java.util.ArrayList<>();
+        List<Map.Entry<Labels, CacheFigures>> caches = new java.util.ArrayList<>();
         for (VolumeStore store : stores) {
             for (Volume v : store.list()) {
                 Labels l = Labels.of("volume", v.name());
                 JournalFigures j = store.journalFigures(v.name());
                 if (j != null) {
-                    records.dataPoint(point(l, j.recordsAppended()));
-                    jbytes.dataPoint(point(l, j.bytesAppended()));
-                    checkpoints.dataPoint(point(l, j.checkpoints()));
-                    checkpointTime.dataPoint(CounterDataPointSnapshot.builder().labels(l)
-                            .value(j.checkpointNanos() / 1e9).build());
-                    replayed.dataPoint(gauge(l, j.replayedOnOpen()));
-                    fill.dataPoint(gauge(l, j.fillBytes()));
-                    capacity.dataPoint(gauge(l, j.capacityBytes()));
+                    journals.add(Map.entry(l, j));
                 }
                 CacheFigures c = store.cacheFigures(v.name());
                 if (c != null) {
-                    hits.dataPoint(point(l, c.hits()));
-                    misses.dataPoint(point(l, c.misses()));
-                    evictions.dataPoint(point(l, c.evictions()));
-                    cacheBlocks.dataPoint(gauge(l, c.blocks()));
-                    cacheBytes.dataPoint(gauge(l, c.bytes()));
-                    cacheCapacity.dataPoint(gauge(l, c.capacityBytes()));
+                    caches.add(Map.entry(l, c));
                 }
             }
         }
-        return List.of(records.build(), jbytes.build(), checkpoints.build(), checkpointTime.build(), replayed.build(),
-                fill.build(), capacity.build(), hits.build(), misses.build(), evictions.build(), cacheBlocks.build(),
-                cacheBytes.build(), cacheCapacity.build());
-    }
-
-    private static GaugeDataPointSnapshot gauge(Labels labels, double value) {
-        return GaugeDataPointSnapshot.builder().labels(labels).value(value).build();
+        List<io.prometheus.metrics.model.snapshots.MetricSnapshot> all = new java.util.ArrayList<>();
+        for (StorageMetric<JournalFigures> m : StorageMetric.JOURNAL) {
+            all.add(m.snapshot(journals));
+        }
+        for (StorageMetric<CacheFigures> m : StorageMetric.CACHE) {
+            all.add(m.snapshot(caches));
+        }
+        return all;
     }
 
     private static CounterSnapshot.Builder counter(String name, String help) {
