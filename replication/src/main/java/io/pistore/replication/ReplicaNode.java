@@ -368,6 +368,14 @@ public final class ReplicaNode implements AutoCloseable {
         return server.getDivision(groupId(name)).getInfo().isLeader();
     }
 
+    /**
+     * Whether this peer leads the group of volume {@code name} and has committed an entry of its term
+     * (Ratis's ready leader): until then it answers neither a linearizable read nor a write at once.
+     */
+    boolean isReadyLeader(String name) throws IOException {
+        return server.getDivision(groupId(name)).getInfo().isLeaderReady();
+    }
+
     /** The index of the last log entry this peer's replica of {@code name} has applied. */
     public long appliedIndex(String name) throws IOException {
         return server.getDivision(groupId(name)).getInfo().getLastAppliedIndex();

@@ -126,12 +126,22 @@ public final class ReplicatedVolume implements Volume {
     /**
      * A client of a group. Retries (to the next peer, after a leader change) stop after about the
      * operation timeout; every caller's wait is bounded by it regardless.
+     *
+     * <p>One request may take the whole operation timeout, not just an RPC's: a write waits at the
+     * leader for two log {@code fsync}s in sequence behind every entry queued before it, which on a
+     * loaded machine took more than a second. A request given up after the RPC timeout closed the
+     * client's ordered stream and failed every write in flight on it; their retries queued behind the
+     * same entries, so under load no write was acknowledged until the operation timeout (a retry
+     * storm the probe showed in its first round, and a cause of tests failing on a loaded machine). A
+     * leader that dies breaks the connection, which fails the request at once and the client tries the
+     * next peer; a leader cut off from its majority steps down after the election timeout and answers
+     * its pending requests with "not leader".
      */
     private static RaftClient newClient(RaftGroup group, ReplicationSettings settings) {
         long sleepMs = 100;
         return RaftClient.newBuilder()
                 .setRaftGroup(group)
-                .setProperties(settings.client())
+                .setProperties(settings.client(settings.operationTimeout()))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
                         (int) Math.max(1, settings.operationTimeout().toMillis() / sleepMs),
                         TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))

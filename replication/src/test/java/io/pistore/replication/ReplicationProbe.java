@@ -19,7 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Not a test: a probe of the replicated volume's speed with the three peers in this JVM and no host
  * transport, for finding where the time goes (run it with a profiler or jcmd Thread.print beside it).
  * Prints IOPS of 4 KiB random writes and reads at {@code -Dpistore.replication.probe.qd} (32) for
- * {@code -Dpistore.replication.probe.seconds} (5) each, on the leader's volume and a follower's.
+ * {@code -Dpistore.replication.probe.seconds} (5) each, on the leader's volume and a follower's, with
+ * the JVM's CPU time per request (all three peers and the probe's threads);
+ * {@code -Dpistore.replication.probe.only=write} or {@code read} runs one kind.
  *
  * <pre>mvn -B -o -q verify -pl replication -am -Dtest=ReplicationProbe -Dsurefire.failIfNoSpecifiedTests=false -Dpistore.replication.probe=true</pre>
  */
@@ -48,8 +50,10 @@ class ReplicationProbe {
                     ReplicatedVolume follower = peers.node((l + 1) % 3).open("rv")) {
                 String only = System.getProperty("pistore.replication.probe.only", "");
                 for (int round = 1; round <= Integer.getInteger("pistore.replication.probe.rounds", 2); round++) {
-                    run("write, " + inFlight + " entries in flight", leader, true, qd, seconds, round);
-                    run("write, 64 entries in flight", unbatched, true, qd, seconds, round);
+                    if (!only.equals("read")) {
+                        run("write, " + inFlight + " entries in flight", leader, true, qd, seconds, round);
+                        run("write, 64 entries in flight", unbatched, true, qd, seconds, round);
+                    }
                     if (only.equals("write")) {
                         continue;
                     }
@@ -63,6 +67,7 @@ class ReplicationProbe {
 
     private static void run(String what, ReplicatedVolume v, boolean write, int qd, int seconds, int round)
             throws Exception {
+        System.out.printf("probe round %d %s: starting%n", round, what);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong ops = new AtomicLong();
         AtomicLong errors = new AtomicLong();
@@ -99,14 +104,24 @@ class ReplicationProbe {
         Thread.sleep(1000);
         long o0 = ops.get();
         long t0 = System.nanoTime();
+        long c0 = processCpuNanos();
         Thread.sleep(seconds * 1000L);
         long o1 = ops.get();
         long t1 = System.nanoTime();
+        long c1 = processCpuNanos();
         stop.set(true);
         for (Thread th : threads) {
             th.join();
         }
-        System.out.printf("probe round %d %s qd=%d iops=%.0f errors=%d%s%n", round, what, qd, (o1 - o0) * 1e9 / (t1 - t0),
-                errors.get(), firstError.get() == null ? "" : " first: " + firstError.get());
+        // CPU per request: this whole JVM's (three peers, their Ratis and the writers), the figure that
+        // a shared machine does not distort the way it distorts IOPS.
+        System.out.printf("probe round %d %s qd=%d iops=%.0f cpu_us_per_op=%.1f errors=%d%s%n", round, what, qd,
+                (o1 - o0) * 1e9 / (t1 - t0), (c1 - c0) / 1e3 / Math.max(1, o1 - o0), errors.get(),
+                firstError.get() == null ? "" : " first: " + firstError.get());
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 }

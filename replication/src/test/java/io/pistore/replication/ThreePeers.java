@@ -63,7 +63,7 @@ final class ThreePeers implements AutoCloseable {
             for (ReplicaNode n : g.nodes) {
                 n.createReplica(volume, format, blocks, peers);
             }
-            g.leader();
+            g.readyLeader();
         } catch (IOException | RuntimeException e) {
             g.close();
             throw e;
@@ -119,6 +119,29 @@ final class ThreePeers implements AutoCloseable {
             }
             return false;
         }, "a leader");
+        return found[0];
+    }
+
+    /**
+     * Waits for a running node to lead with an entry of its term committed, so the group's first
+     * write or read is not the one that waits for the new leader's first commit (on a loaded machine,
+     * with the JVM still cold, that took longer than the operation timeout).
+     */
+    int readyLeader() {
+        int[] found = {-1};
+        await(() -> {
+            for (int i = 0; i < 3; i++) {
+                try {
+                    if (nodes[i] != null && nodes[i].isReadyLeader(volume)) {
+                        found[0] = i;
+                        return true;
+                    }
+                } catch (IOException e) {
+                    // not yet a member: keep waiting
+                }
+            }
+            return false;
+        }, "a leader with an entry of its term committed");
         return found[0];
     }
 
