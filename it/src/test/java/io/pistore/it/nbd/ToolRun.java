@@ -2,10 +2,9 @@ package io.pistore.it.nbd;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
+import io.pistore.runtime.tls.TestPki;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -16,16 +15,7 @@ import java.util.concurrent.TimeUnit;
 record ToolRun(int code, String output) {
     /** Whether {@code tool} is an executable on the PATH. */
     static boolean onPath(String tool) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String d : path.split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
+        return TestPki.onPath(tool);
     }
 
     /** Skips the calling test when {@code tool} is missing, naming the Debian package that has it. */
