@@ -8,45 +8,14 @@
 #
 #   benchmarks/scripts/nbd-psk-cost.sh [MIB] [ROUNDS]     (from anywhere; default 512 3)
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
 mib="${1:-512}"
 rounds="${2:-3}"
-work="$(mktemp -d)"
-pid=""
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-(
-  cd "$work"
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca-key.pem -out ca-cert.pem \
-      -days 1 -subj "/CN=bench CA" -addext basicConstraints=critical,CA:TRUE \
-      -addext keyUsage=critical,keyCertSign,cRLSign
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout server-key.pem -out req.csr -subj /CN=localhost
-  printf 'basicConstraints=CA:FALSE\nsubjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > ext
-  openssl x509 -req -in req.csr -CA ca-cert.pem -CAkey ca-key.pem -CAcreateserial -out server-cert.pem -days 1 -extfile ext
-  echo "alice:$(openssl rand -hex 32)" > keys.psk
-  head -c "$((mib << 20))" /dev/urandom > image.raw
-) > /dev/null 2>&1
-"$root/pistore" --version > /dev/null
-port=10898
-serve() { # MODE: starts serve, waits for its URI line
-  local extra=()
-  [ "$1" = x509 ] && extra=(--tls-cert "$work/server-cert.pem" --tls-key "$work/server-key.pem")
-  [ "$1" = psk ] && extra=(--tls-psk "$work/keys.psk")
-  "$root/pistore" serve --memory-volume "m:${mib}MiB" --nbd "127.0.0.1:$port" "${extra[@]}" > "$work/serve.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 600); do grep -q '/m ' "$work/serve.log" && return; sleep 0.1; done
-  echo "serve did not start: $(cat "$work/serve.log")" >&2; exit 1
-}
-stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
-uri() { # MODE
-  case "$1" in
-    plain) echo "nbd://localhost:$port/m" ;;
-    x509) echo "nbds://localhost:$port/m?tls-certificates=$work" ;;
-    psk) echo "nbds://alice@localhost:$port/m?tls-psk-file=$work/keys.psk" ;;
-  esac
-}
+NBD_PORT=10898
+NBD_VOLUME="${mib}MiB"
+. "$(dirname "$0")/nbd-tls-common.sh"
+head -c "$((mib << 20))" /dev/urandom > "$work/image.raw"
 copy() { # ROW MODE: one nbdcopy; --no-extents so that the zeroes of a fresh volume are read, not skipped
-  if [ "$1" = read ]; then nbdcopy --no-extents "$(uri "$2")" null:; else nbdcopy "$work/image.raw" "$(uri "$2")"; fi
+  if [ "$1" = read ]; then nbdcopy --no-extents "$(nbd_uri "$2")" null:; else nbdcopy "$work/image.raw" "$(nbd_uri "$2")"; fi
 }
 run() { # ROW MODE -> MiB/s
   serve "$2"

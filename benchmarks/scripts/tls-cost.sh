@@ -3,7 +3,11 @@
 # volume, PI insert, one queue) plaintext and with mutual TLS (tcp.tls=true, a throwaway CA and one
 # certificate for both ends, made with openssl), alternating plain/TLS/TLS/plain per round so drift
 # on a shared machine falls on both. Rows: 4 KiB random read and write at qd 32, 128 KiB sequential
-# read and write at qd 8. Prints IOPS, MiB/s and the TLS/plaintext ratio of each row (medians).
+# read and write at qd 8 (ROWS="RW BS QD,..." picks others). Prints the IOPS, MiB/s and CPU per
+# request (the bench's own count: both ends of the connection are in its process) of each mode
+# (medians) and the TLS/plaintext ratio of IOPS per row. With TLS_B_OPTS set, every round also runs
+# TLS with those JVM options added (a column "tlsb"), side by side in the same rounds: e.g.
+# -XX:-UseAESIntrinsics, or -Xbootclasspath/a:DIR holding another build of TlsChannel and TlsStream.
 #
 # Each run warms up for RAMP seconds first: the JIT takes several seconds to compile the JDK's TLS
 # code, so short runs understate TLS far more than they understate plaintext.
@@ -30,31 +34,45 @@ tls=(--transport-option tcp.tls=true --transport-option "tcp.tlsCert=$pki/cert.p
      --transport-option tcp.tlsVerifyClient=true)
 "$root/pistore" --version > /dev/null
 echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), aes: $(grep -m1 -ow aes /proc/cpuinfo || echo no)"
-run() { # MODE RW BS QD -> "iops mibps"
-  local extra=()
-  [ "$1" = tls ] && extra=("${tls[@]}")
-  "$root/pistore" bench --transport tcp --rw "$2" --bs "$3" --qd "$4" --pi insert --seconds "$secs" --ramp "$ramp" \
-      --size 256MiB --json "${extra[@]}" 2>/dev/null \
-    | python3 -c 'import json,sys; r = json.loads(sys.stdin.read()); print("%.0f %.1f" % (r["iops"], r["mib_per_s"]))'
+run() { # MODE RW BS QD -> "iops mibps cpu_us_per_op"
+  local extra=() opts="${JAVA_OPTS:-}"
+  [ "$1" != plain ] && extra=("${tls[@]}")
+  [ "$1" = tlsb ] && opts="$opts $TLS_B_OPTS"
+  JAVA_OPTS="$opts" "$root/pistore" bench --transport tcp --rw "$2" --bs "$3" --qd "$4" --pi insert --seconds "$secs" \
+      --ramp "$ramp" --size 256MiB --json "${extra[@]}" 2>/dev/null \
+    | python3 -c 'import json,sys; r = json.loads(sys.stdin.read()); print("%.0f %.1f %.2f" % (r["iops"], r["mib_per_s"], r["cpu"]["us_per_op"]))'
 }
-printf '%-22s %12s %12s %11s %11s %7s\n' row plain_iops tls_iops plain_MiB/s tls_MiB/s ratio
-for row in "randread 4k 32" "randwrite 4k 32" "read 128k 8" "write 128k 8"; do
+modes="plain tls"
+[ -n "${TLS_B_OPTS:-}" ] && modes="plain tls tlsb" && echo "tlsb: TLS with JVM options $TLS_B_OPTS"
+echo "columns: median IOPS, MiB/s and CPU us per request of each mode; TLS/plaintext ratio of IOPS (per round in brackets)"
+IFS=, read -ra rows <<< "${ROWS:-randread 4k 32,randwrite 4k 32,read 128k 8,write 128k 8}"
+for row in "${rows[@]}"; do
   set -- $row
-  plain=(); tlsr=()
+  declare -A res=()
   for ((i = 0; i < rounds; i++)); do
-    if ((i % 2 == 0)); then
-      plain+=("$(run plain "$1" "$2" "$3")"); tlsr+=("$(run tls "$1" "$2" "$3")")
-    else
-      tlsr+=("$(run tls "$1" "$2" "$3")"); plain+=("$(run plain "$1" "$2" "$3")")
-    fi
+    order="$modes"
+    ((i % 2 == 1)) && order="$(echo "$modes" | tr ' ' '\n' | tac | tr '\n' ' ')"
+    for m in $order; do res[$m]="${res[$m]:-} $(run "$m" "$1" "$2" "$3")"; done
   done
-  python3 - "$1 $2 qd $3" "${plain[*]}" "${tlsr[*]}" <<'PY'
+  args=()
+  for m in $modes; do args+=("$m:${res[$m]}"); done
+  unset res
+  python3 - "$1 $2 qd $3" "${args[@]}" <<'PY'
 import statistics, sys
-name, p, t = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
-pi, pm = [float(x) for x in p[0::2]], [float(x) for x in p[1::2]]
-ti, tm = [float(x) for x in t[0::2]], [float(x) for x in t[1::2]]
-ratios = [b / a for a, b in zip(pi, ti)]
-print("%-22s %12.0f %12.0f %11.1f %11.1f %7.3f   (per round %s)" % (name, statistics.median(pi), statistics.median(ti),
-      statistics.median(pm), statistics.median(tm), statistics.median(ratios), " ".join("%.3f" % r for r in ratios)))
+med = statistics.median
+name, modes = sys.argv[1], {}
+for a in sys.argv[2:]:
+    m, v = a.split(":", 1)
+    v = [float(x) for x in v.split()]
+    modes[m] = (v[0::3], v[1::3], v[2::3])
+p = modes["plain"]
+line = "%-18s plain %8.0f IOPS %7.1f MiB/s %7.1f us" % (name, med(p[0]), med(p[1]), med(p[2]))
+for m, (iops, mib, cpu) in modes.items():
+    if m == "plain":
+        continue
+    ratios = [b / a for a, b in zip(p[0], iops)]
+    line += " | %s %8.0f IOPS %7.1f MiB/s %7.1f us ratio %.3f (%s)" % (m, med(iops), med(mib), med(cpu), med(ratios),
+            " ".join("%.2f" % r for r in ratios))
+print(line)
 PY
 done

@@ -5,33 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.local.LocalTransportProvider;
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
-import io.pistore.integrity.BlockFormat;
 import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.tls.PskKeys;
 import io.pistore.runtime.tls.PskTestClient;
-import io.pistore.spi.BlockTransport;
-import io.pistore.spi.ConnectOptions;
-import io.pistore.spi.HostConnection;
-import io.pistore.spi.TargetListener;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.bouncycastle.tls.CipherSuite;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * NBD_OPT_STARTTLS with pre-shared keys, as a Bouncy Castle PSK client sees it: data and PI
@@ -40,37 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
  * end their own connection with a log line while the server goes on and nothing is written.
  */
 @Timeout(60)
-class NbdTlsPskTest {
-    static final int OPT_EXPORT_NAME = 1;
-    static final int OPT_STARTTLS = 5;
-    static final int REP_ACK = 1;
-    static final int REP_ERR_UNKNOWN = 0x80000006;
+class NbdTlsPskTest extends NbdTlsKit {
     static final int EIO = 5;
-    static final long SIZE = 1 << 20;
     static final byte[] ALICE = HexFormat.of().parseHex("8f2c1d0e3b4a59687766554433221100ffeeddccbbaa99887766554433221100");
     static final byte[] BOB = HexFormat.of().parseHex("0123456789abcdef0123456789abcdef");
 
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    BlockTransport transport;
-    TargetListener listener;
-    HostConnection host;
-    NbdServer server;
     final PskKeys keys = PskKeys.parse(List.of("alice:" + HexFormat.of().formatHex(ALICE),
             "bob:" + HexFormat.of().formatHex(BOB)), "test");
-    final List<String> log = new CopyOnWriteArrayList<>();
-
-    @BeforeEach
-    void volumes() throws Exception {
-        store = VolumeStore.open(dir.resolve("data"));
-        store.create("a", BlockFormat.of(4096, 8), SIZE / 4096);
-        store.create("b", BlockFormat.of(4096, 8), SIZE / 4096);
-        transport = new LocalTransportProvider().create();
-        listener = transport.listen("", new TargetService(store));
-        host = transport.connect(listener.address(), new ConnectOptions(2, 64));
-    }
 
     void start(NbdTls mode, AccessRules access) throws IOException {
         // generous: the first handshake of a JVM loads and compiles Bouncy Castle's classes
@@ -80,17 +42,6 @@ class NbdTlsPskTest {
     void start(NbdTls mode, AccessRules access, long handshakeTimeoutMillis) throws IOException {
         server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().handshakeTimeoutMillis(handshakeTimeoutMillis)
                 .tls(mode, keys).access(access).log(log::add));
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        if (server != null) {
-            server.close();
-        }
-        host.close();
-        listener.close();
-        transport.close();
-        store.close();
     }
 
     NbdTestClient pskClient(PskTestClient as) throws IOException {
@@ -103,29 +54,13 @@ class NbdTlsPskTest {
         return c;
     }
 
-    /** STARTTLS as alice (TLS 1.3), GO {@code export}. */
-    NbdTestClient session(String export) throws IOException {
+    /** STARTTLS as alice (TLS 1.3), GO "a". */
+    @Override
+    NbdTestClient tlsSession() throws IOException {
         NbdTestClient c = pskClient(PskTestClient.tls13("alice", ALICE));
-        List<NbdTestClient.OptionReply> r = c.go(export);
+        List<NbdTestClient.OptionReply> r = c.go("a");
         assertEquals(REP_ACK, r.get(r.size() - 1).type(), log.toString());
         return c;
-    }
-
-    void assertNothingWritten() throws IOException {
-        try (NbdTestClient c = session("a")) {
-            assertArrayEquals(new byte[(int) SIZE], c.read(0, (int) SIZE));
-        }
-    }
-
-    boolean logged(String part) throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (log.stream().noneMatch(l -> l.contains(part))) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(10);
-        }
-        return true;
     }
 
     /** Flips a bit of block {@code lba}'s stored guard, after a checkpoint moved every block to the metadata file. */
@@ -145,7 +80,7 @@ class NbdTlsPskTest {
         start(NbdTls.REQUIRE, null);
         byte[] d = new byte[256 * 1024];
         new Random(3).nextBytes(d);
-        try (NbdTestClient c = session("a")) {
+        try (NbdTestClient c = tlsSession()) {
             assertEquals(0, c.write(4096, d));
             assertArrayEquals(d, c.read(4096, d.length), "read back with its PI checked by the server");
             for (int i = 0; i < 64; i++) {
@@ -157,7 +92,7 @@ class NbdTlsPskTest {
             assertEquals(0, c.command(3, 0, 0, 0), "FLUSH");
         }
         corruptStoredPi("a", 2);
-        try (NbdTestClient c = session("a")) {
+        try (NbdTestClient c = tlsSession()) {
             c.request(0, 0, 2 * 4096, 4096, null);
             NbdTestClient.Reply r = c.reply(4096);
             assertEquals(EIO, r.error(), "a PI check failure reaches the client as EIO, inside TLS");
@@ -183,7 +118,7 @@ class NbdTlsPskTest {
     /** A client whose handshake fails: the connection ends, the good client carries on, one log line says why. */
     void refused(PskTestClient as, String why) throws Exception {
         start(NbdTls.REQUIRE, null);
-        try (NbdTestClient good = session("a");
+        try (NbdTestClient good = tlsSession();
              NbdTestClient bad = NbdTestClient.open(server.address())) {
             assertThrows(IOException.class, () -> {
                 bad.startTls(as);
@@ -218,20 +153,7 @@ class NbdTlsPskTest {
     @Test
     void garbageInsteadOfAClientHelloEndsThatConnectionOnly() throws Exception {
         start(NbdTls.REQUIRE, null);
-        try (NbdTestClient good = session("a");
-             NbdTestClient bad = NbdTestClient.open(server.address())) {
-            bad.option(OPT_STARTTLS, new byte[0]);
-            assertEquals(REP_ACK, bad.optionReply().type());
-            byte[] junk = new byte[4096];
-            new Random(9).nextBytes(junk);
-            junk[0] = 0x16; // a handshake record type, then nonsense
-            bad.out.write(junk);
-            bad.out.flush();
-            assertTrue(bad.closedByServer());
-            assertEquals(0, good.command(3, 0, 0, 0), "the other client carries on");
-        }
-        assertTrue(logged("TLS handshake failed: no TLS ClientHello from the client"), log.toString());
-        assertNothingWritten();
+        garbageInsteadOfAClientHelloEndsThatConnectionOnly("TLS handshake failed: no TLS ClientHello from the client");
     }
 
     @Test
@@ -251,24 +173,20 @@ class NbdTlsPskTest {
     @Test
     void aPlaintextClientOfARequireServerSeesNothing() throws Exception {
         start(NbdTls.REQUIRE, null);
-        try (NbdTestClient c = NbdTestClient.open(server.address())) {
-            c.option(OPT_EXPORT_NAME, "a".getBytes(StandardCharsets.UTF_8));
-            assertTrue(c.closedByServer());
-        }
-        assertTrue(logged("NBD_OPT_EXPORT_NAME without TLS"), log.toString());
+        aPlaintextExportNameEndsTheSession();
     }
 
     @Test
     void thePskIdentityIsTheAccessRulesClient() throws Exception {
         start(NbdTls.REQUIRE, AccessRules.parse(List.of("alice a rw", "bob b ro"), "test"));
         try (NbdTestClient c = pskClient(PskTestClient.tls13("alice", ALICE))) {
-            assertEquals(List.of("a"), NbdTlsTest.listed(c));
+            assertEquals(List.of("a"), listed(c));
             assertEquals(REP_ERR_UNKNOWN, c.go("b").get(0).type(), "another client's export is unknown");
             assertEquals(REP_ACK, c.go("a").get(2).type());
             assertEquals(0, c.write(0, new byte[4096]));
         }
         try (NbdTestClient c = pskClient(PskTestClient.tls13("bob", BOB))) {
-            assertEquals(List.of("b"), NbdTlsTest.listed(c));
+            assertEquals(List.of("b"), listed(c));
             List<NbdTestClient.OptionReply> r = c.go("b");
             assertEquals(2, ByteBuffer.wrap(r.get(0).data()).getShort(10) & 2, "NBD_FLAG_READ_ONLY");
             assertEquals(1, c.write(0, new byte[4096]), "EPERM");

@@ -5,29 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.local.LocalTransportProvider;
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
-import io.pistore.integrity.BlockFormat;
 import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.tls.TestPki;
 import io.pistore.runtime.tls.TlsContext;
-import io.pistore.spi.BlockTransport;
-import io.pistore.spi.ConnectOptions;
-import io.pistore.spi.HostConnection;
-import io.pistore.spi.TargetListener;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLException;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * NBD_OPT_STARTTLS as a client sees it (a JDK TLS client, certificates made by openssl at test
@@ -36,38 +24,14 @@ import org.junit.jupiter.api.io.TempDir;
  * Each ends its own connection with a log line; the server goes on serving, and nothing is written.
  */
 @Timeout(60)
-class NbdTlsTest {
-    static final int OPT_EXPORT_NAME = 1;
-    static final int OPT_LIST = 3;
-    static final int OPT_STARTTLS = 5;
-    static final int REP_ACK = 1;
-    static final int REP_ERR_UNSUP = 0x80000001;
-    static final int REP_ERR_INVALID = 0x80000003;
-    static final int REP_ERR_TLS_REQD = 0x80000005;
-    static final long SIZE = 1 << 20;
-
-    @TempDir
-    Path dir;
-
+class NbdTlsTest extends NbdTlsKit {
     TestPki pki;
-    VolumeStore store;
-    BlockTransport transport;
-    TargetListener listener;
-    HostConnection host;
-    NbdServer server;
     TlsContext client;
-    final List<String> log = new CopyOnWriteArrayList<>();
 
     @BeforeEach
     void pki() throws Exception {
         pki = TestPki.create(dir.resolve("pki"), "alice");
         client = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey());
-        store = VolumeStore.open(dir.resolve("data"));
-        store.create("a", BlockFormat.of(4096, 8), SIZE / 4096);
-        store.create("b", BlockFormat.of(4096, 8), SIZE / 4096);
-        transport = new LocalTransportProvider().create();
-        listener = transport.listen("", new TargetService(store));
-        host = transport.connect(listener.address(), new ConnectOptions(2, 64));
     }
 
     void start(NbdTls mode, boolean clientCertificates) throws IOException {
@@ -76,18 +40,8 @@ class NbdTlsTest {
                 new NbdServer.Options().handshakeTimeoutMillis(3000).tls(mode, tls).log(log::add));
     }
 
-    @AfterEach
-    void stop() throws IOException {
-        if (server != null) {
-            server.close();
-        }
-        host.close();
-        listener.close();
-        transport.close();
-        store.close();
-    }
-
     /** Opens a session, STARTTLS, GO "a". */
+    @Override
     NbdTestClient tlsSession() throws IOException {
         NbdTestClient c = NbdTestClient.open(server.address());
         assertEquals(REP_ACK, c.startTls(client));
@@ -99,25 +53,6 @@ class NbdTlsTest {
         }
         assertEquals(REP_ACK, r.get(r.size() - 1).type());
         return c;
-    }
-
-    /** Every block of "a" still reads as zeroes through a new TLS session. */
-    void assertNothingWritten() throws IOException {
-        try (NbdTestClient c = tlsSession()) {
-            assertArrayEquals(new byte[(int) SIZE], c.read(0, (int) SIZE));
-        }
-    }
-
-    /** Whether a log line has {@code part}, waiting up to 5 s (a connection logs its end after closing). */
-    boolean logged(String part) throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (log.stream().noneMatch(l -> l.contains(part))) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(10);
-        }
-        return true;
     }
 
     @Test
@@ -160,12 +95,7 @@ class NbdTlsTest {
     @Test
     void aPlaintextExportNameOnARequireServerEndsTheSession() throws Exception {
         start(NbdTls.REQUIRE, false);
-        try (NbdTestClient c = NbdTestClient.open(server.address())) {
-            c.option(OPT_EXPORT_NAME, "a".getBytes(StandardCharsets.UTF_8));
-            assertTrue(c.closedByServer());
-        }
-        assertTrue(logged("NBD_OPT_EXPORT_NAME without TLS"), log.toString());
-        assertNothingWritten();
+        aPlaintextExportNameEndsTheSession();
     }
 
     @Test
@@ -209,19 +139,7 @@ class NbdTlsTest {
     @Test
     void garbageInsteadOfAHandshakeEndsThatConnectionOnly() throws Exception {
         start(NbdTls.REQUIRE, false);
-        try (NbdTestClient good = tlsSession();
-             NbdTestClient bad = NbdTestClient.open(server.address())) {
-            bad.option(OPT_STARTTLS, new byte[0]);
-            assertEquals(REP_ACK, bad.optionReply().type());
-            byte[] junk = new byte[4096];
-            new Random(9).nextBytes(junk);
-            junk[0] = 0x16; // a handshake record type, then nonsense
-            bad.out.write(junk);
-            bad.out.flush();
-            assertTrue(bad.closedByServer());
-            assertEquals(0, good.write(0, new byte[4096]), "the other client carries on");
-        }
-        assertTrue(logged("TLS handshake failed"), log.toString());
+        garbageInsteadOfAClientHelloEndsThatConnectionOnly("TLS handshake failed");
     }
 
     @Test
@@ -275,18 +193,6 @@ class NbdTlsTest {
         assertNothingWritten();
     }
 
-    /** LIST as a client sees it: the export names. */
-    static List<String> listed(NbdTestClient c) throws IOException {
-        c.option(OPT_LIST, new byte[0]);
-        List<String> names = new java.util.ArrayList<>();
-        for (NbdTestClient.OptionReply r : c.optionReplies()) {
-            if (r.type() == 2) {
-                names.add(new String(r.data(), 4, r.data().length - 4, StandardCharsets.UTF_8));
-            }
-        }
-        return names;
-    }
-
     NbdTestClient tlsClient(TlsContext as) throws IOException {
         NbdTestClient c = NbdTestClient.open(server.address());
         assertEquals(REP_ACK, c.startTls(as));
@@ -309,7 +215,7 @@ class NbdTlsTest {
         new Random(11).nextBytes(d);
         try (NbdTestClient c = tlsClient(client)) {
             assertEquals(List.of("a"), listed(c));
-            assertEquals(0x80000006, c.go("b").get(0).type(), "another client's export is unknown");
+            assertEquals(REP_ERR_UNKNOWN, c.go("b").get(0).type(), "another client's export is unknown");
             List<NbdTestClient.OptionReply> r = c.go("a");
             assertEquals(REP_ACK, r.get(r.size() - 1).type());
             assertEquals(0, java.nio.ByteBuffer.wrap(r.get(0).data()).getShort(10) & 2, "read-write");
@@ -317,7 +223,7 @@ class NbdTlsTest {
         }
         try (NbdTestClient c = tlsClient(bob)) {
             assertEquals(List.of("b"), listed(c));
-            assertEquals(0x80000006, c.go("a").get(0).type());
+            assertEquals(REP_ERR_UNKNOWN, c.go("a").get(0).type());
             List<NbdTestClient.OptionReply> r = c.go("b");
             assertEquals(2, java.nio.ByteBuffer.wrap(r.get(0).data()).getShort(10) & 2, "NBD_FLAG_READ_ONLY");
             assertEquals(1, c.write(0, d), "EPERM");
@@ -328,7 +234,7 @@ class NbdTlsTest {
         }
         try (NbdTestClient c = tlsClient(carol)) {
             assertEquals(List.of(), listed(c), "a client no rule names sees nothing");
-            assertEquals(0x80000006, c.go("a").get(0).type());
+            assertEquals(REP_ERR_UNKNOWN, c.go("a").get(0).type());
             c.option(OPT_EXPORT_NAME, "a".getBytes(StandardCharsets.UTF_8));
             assertTrue(c.closedByServer());
         }

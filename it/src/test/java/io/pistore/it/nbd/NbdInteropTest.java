@@ -17,11 +17,9 @@ import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportCapabilities;
-import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -29,7 +27,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -86,51 +83,20 @@ class NbdInteropTest {
     // ------------------------------------------------------------------ tools
 
     static boolean onPath(String tool) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return false;
-        }
-        for (String d : path.split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(d, tool))) {
-                return true;
-            }
-        }
-        return false;
+        return ToolRun.onPath(tool);
     }
 
     static void assumeTool(String tool, String pkg) {
-        assumeTrue(onPath(tool), "skipped: " + tool + " is not installed (apt-get install " + pkg + ")");
+        ToolRun.assumeTool(tool, pkg);
     }
 
-    record Run(int code, String output) {
+    /** Runs a command (stdout and stderr together) in the test's directory, failing the test if it outlives {@code seconds}. */
+    ToolRun run(long seconds, String... cmd) throws IOException, InterruptedException {
+        return ToolRun.run(dir, seconds, cmd);
     }
 
-    /** Runs a command (stdout and stderr together), failing the test if it outlives {@code seconds}. */
-    Run run(long seconds, String... cmd) throws IOException, InterruptedException {
-        // In the test's directory: fio leaves its verify state file in the working directory.
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).directory(dir.toFile());
-        Process p = pb.start();
-        p.getOutputStream().close();
-        StringBuilder out = new StringBuilder();
-        Thread reader = new Thread(() -> {
-            try {
-                out.append(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException ignored) {
-                // process ended
-            }
-        });
-        reader.start();
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            reader.join(5000);
-            throw new AssertionError(String.join(" ", cmd) + " did not finish in " + seconds + " s: " + out);
-        }
-        reader.join(5000);
-        return new Run(p.exitValue(), out.toString());
-    }
-
-    Run ok(long seconds, String... cmd) throws IOException, InterruptedException {
-        Run r = run(seconds, cmd);
+    ToolRun ok(long seconds, String... cmd) throws IOException, InterruptedException {
+        ToolRun r = run(seconds, cmd);
         assertEquals(0, r.code(), String.join(" ", cmd) + " ->\n" + r.output());
         return r;
     }
@@ -165,19 +131,19 @@ class NbdInteropTest {
     @Test
     void fioRandomWriteWithCrc32cVerifyThenReadVerifyHasNoErrors() throws Exception {
         assumeTool("fio", "fio");
-        Run engines = run(30, "fio", "--enghelp=nbd");
+        ToolRun engines = run(30, "fio", "--enghelp=nbd");
         assumeTrue(engines.code() == 0, "skipped: this fio has no nbd ioengine (built without libnbd)");
         String[] common = {"fio", "--name=pistore-nbd", "--ioengine=nbd", "--uri=" + uri("vol"), "--bs=4k",
             "--iodepth=16", "--size=16M", "--verify=crc32c", "--verify_fatal=1", "--randseed=7",
             "--rw=randwrite", "--group_reporting"};
         List<String> write = new ArrayList<>(List.of(common));
         write.add("--do_verify=1");
-        Run w = ok(120, write.toArray(new String[0]));
+        ToolRun w = ok(120, write.toArray(new String[0]));
         assertTrue(w.output().contains("err= 0"), w.output());
         // A second client reads every block back and checks it against the same job's headers.
         List<String> verify = new ArrayList<>(List.of(common));
         verify.add("--verify_only=1");
-        Run v = ok(120, verify.toArray(new String[0]));
+        ToolRun v = ok(120, verify.toArray(new String[0]));
         assertTrue(v.output().contains("err= 0"), v.output());
         assertTrue(v.output().contains("read:"), "verify_only read the blocks: " + v.output());
     }
@@ -190,7 +156,7 @@ class NbdInteropTest {
         Path back = dir.resolve("back.raw");
         ok(120, "qemu-img", "convert", "-f", "raw", "-O", "raw", uri("img"), back.toString());
         assertArrayEquals(Files.readAllBytes(image), Files.readAllBytes(back));
-        Run info = ok(60, "qemu-img", "info", "-f", "raw", uri("img"));
+        ToolRun info = ok(60, "qemu-img", "info", "-f", "raw", uri("img"));
         assertTrue(info.output().contains(IMAGE_BYTES + " bytes"), info.output());
     }
 
@@ -218,11 +184,11 @@ class NbdInteropTest {
     @Test
     void nbdinfoShowsEachExportItsSizeAndBlockSizes() throws Exception {
         assumeTool("nbdinfo", "libnbd-bin");
-        Run list = ok(60, "nbdinfo", "--list", "nbd://127.0.0.1:" + server.address().getPort());
+        ToolRun list = ok(60, "nbdinfo", "--list", "nbd://127.0.0.1:" + server.address().getPort());
         for (String name : List.of("vol", "img", "small")) {
             assertTrue(list.output().contains("export=\"" + name + "\""), list.output());
         }
-        Run json = ok(60, "nbdinfo", "--json", uri("small"));
+        ToolRun json = ok(60, "nbdinfo", "--json", uri("small"));
         String j = json.output();
         assertEquals(1024 * 1024L, number(j, "export-size"), j);
         assertEquals(1, number(j, "block_size_minimum"), j);
@@ -232,7 +198,7 @@ class NbdInteropTest {
         assertTrue(j.contains("\"can_multi_conn\": true") && j.contains("\"can_fua\": true")
                 && j.contains("\"can_trim\": true") && j.contains("\"can_zero\": true")
                 && j.contains("\"can_flush\": true"), j);
-        Run vol = ok(60, "nbdinfo", uri("vol"));
+        ToolRun vol = ok(60, "nbdinfo", uri("vol"));
         assertTrue(vol.output().contains("export-size: " + VOLUME_BYTES), vol.output());
         assertTrue(vol.output().contains("block_size_preferred: 4096"), vol.output());
         assertTrue(vol.output().contains("4096+8 type=1"), "description names the format: " + vol.output());
@@ -254,7 +220,7 @@ class NbdInteropTest {
         assumeTool("qemu-io", "qemu-utils");
         ok(60, "qemu-io", "-f", "raw", "-c", "write -P 0x5a 1M 64k", "-c", "write -P 0x5a 8M 4k",
                 "-c", "discard 1M 4k", uri("vol"));
-        Run map = ok(60, "nbdinfo", "--map", uri("vol"));
+        ToolRun map = ok(60, "nbdinfo", "--map", uri("vol"));
         List<String> rows = new ArrayList<>();
         for (String line : map.output().strip().split("\n")) {
             rows.add(String.join(" ", line.strip().split("\\s+")));
@@ -266,7 +232,7 @@ class NbdInteropTest {
                 "8388608 4096 0 data",
                 "8392704 25161728 3 hole,zero"), rows, map.output());
         assumeTool("qemu-img", "qemu-utils");
-        Run qmap = ok(60, "qemu-img", "map", "--output=json", "-f", "raw", uri("vol"));
+        ToolRun qmap = ok(60, "qemu-img", "map", "--output=json", "-f", "raw", uri("vol"));
         Matcher m = Pattern.compile("\"start\": (\\d+), \"length\": (\\d+),[^}]*\"data\": (true|false)")
                 .matcher(qmap.output());
         List<String> data = new ArrayList<>();
@@ -284,18 +250,18 @@ class NbdInteropTest {
         ok(60, "qemu-io", "-f", "raw", "-c", "write -P 0xab 0 64k", "-c", "flush", uri("vol"));
         corruptStoredPi("vol", 5);
         // The block with the bad PI fails, its neighbours read with the right bytes.
-        Run bad = run(60, "qemu-io", "-f", "raw", "-c", "read -P 0xab 20k 4k", uri("vol"));
+        ToolRun bad = run(60, "qemu-io", "-f", "raw", "-c", "read -P 0xab 20k 4k", uri("vol"));
         assertTrue(bad.output().contains("Input/output error"), bad.output());
         assertTrue(!bad.output().contains("Pattern verification failed"), "no wrong data: " + bad.output());
         ok(60, "qemu-io", "-f", "raw", "-c", "read -P 0xab 16k 4k", "-c", "read -P 0xab 24k 40k", uri("vol"));
-        Run span = run(60, "qemu-io", "-f", "raw", "-c", "read -P 0xab 0 64k", uri("vol"));
+        ToolRun span = run(60, "qemu-io", "-f", "raw", "-c", "read -P 0xab 0 64k", uri("vol"));
         assertTrue(span.output().contains("Input/output error"), span.output());
         assertTrue(log.stream().anyMatch(l -> l.contains("at " + 5 * 4096 + ": PI check failed: lba=5")),
                 "the server reports the first bad offset (ERROR_OFFSET): " + log);
         if (onPath("nbdcopy")) {
             Path out = dir.resolve("bad.raw");
             Files.createFile(out);
-            Run copy = run(60, "nbdcopy", uri("vol"), out.toString());
+            ToolRun copy = run(60, "nbdcopy", uri("vol"), out.toString());
             assertNotEquals(0, copy.code(), copy.output());
             assertTrue(copy.output().contains("Input/output error"), copy.output());
         }
@@ -321,7 +287,7 @@ class NbdInteropTest {
             ok(120, "qemu-img", "convert", "-f", "raw", "-O", "raw", img, back.toString());
             assertArrayEquals(Files.readAllBytes(image), Files.readAllBytes(back));
             corruptStoredPi("img", 7);
-            Run bad = run(60, "qemu-io", "-f", "raw", "-c", "read 28k 4k", img);
+            ToolRun bad = run(60, "qemu-io", "-f", "raw", "-c", "read 28k 4k", img);
             assertTrue(bad.output().contains("Input/output error"), bad.output());
             ok(60, "qemu-io", "-f", "raw", "-c", "read 24k 4k", "-c", "read 32k 4k", img);
         }

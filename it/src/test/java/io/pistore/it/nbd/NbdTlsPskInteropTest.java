@@ -1,36 +1,17 @@
 package io.pistore.it.nbd;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pistore.engine.local.LocalTransportProvider;
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
-import io.pistore.integrity.BlockFormat;
 import io.pistore.runtime.tls.PskKeys;
-import io.pistore.spi.BlockTransport;
-import io.pistore.spi.ConnectOptions;
-import io.pistore.spi.HostConnection;
-import io.pistore.spi.TargetListener;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * libnbd's nbdcopy and nbdinfo, and qemu-img, over TLS with pre-shared keys ({@code nbds://alice@HOST:PORT/EXPORT
@@ -40,47 +21,19 @@ import org.junit.jupiter.api.io.TempDir;
  * says which package has it ({@code .ci/run} installs them).
  */
 @Timeout(180)
-class NbdTlsPskInteropTest {
-    private static final long IMAGE_BYTES = 4L << 20;
+class NbdTlsPskInteropTest extends NbdTlsInteropKit {
     private static final String ALICE_KEY = "5f3c9a1be27d48c6a0f1e2d3c4b5a69788796a5b4c3d2e1f0a1b2c3d4e5f6071";
 
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    BlockTransport transport;
-    TargetListener listener;
-    HostConnection host;
-    NbdServer server;
     Path keys;
-    final List<String> log = Collections.synchronizedList(new ArrayList<>());
 
-    @BeforeEach
-    void start() throws Exception {
-        store = VolumeStore.open(dir.resolve("data"));
-        store.create("img", BlockFormat.of(4096, 8), IMAGE_BYTES / 4096);
-        transport = new LocalTransportProvider().create();
-        listener = transport.listen("", new TargetService(store));
-        host = transport.connect(listener.address(), new ConnectOptions(2, 256));
+    @Override
+    NbdServer.Options tlsOptions() throws Exception {
         keys = keyFile("keys.psk", "alice:" + ALICE_KEY);
-        serve(keys);
+        return options(keys);
     }
 
-    void serve(Path keyFile) throws IOException {
-        if (server != null) {
-            server.close();
-        }
-        server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().tls(NbdTls.REQUIRE,
-                PskKeys.read(keyFile)).log(log::add));
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        host.close();
-        listener.close();
-        transport.close();
-        store.close();
+    static NbdServer.Options options(Path keyFile) {
+        return new NbdServer.Options().tls(NbdTls.REQUIRE, PskKeys.read(keyFile));
     }
 
     Path keyFile(String name, String... lines) throws IOException {
@@ -92,14 +45,6 @@ class NbdTlsPskInteropTest {
     String uri(String identity, String export, Path keyFile) {
         return "nbds://" + identity + "@127.0.0.1:" + server.address().getPort() + "/" + export + "?tls-psk-file="
                 + keyFile;
-    }
-
-    Path randomImage(String name, long seed) throws IOException {
-        Path p = dir.resolve(name);
-        byte[] b = new byte[(int) IMAGE_BYTES];
-        new Random(seed).nextBytes(b);
-        Files.write(p, b);
-        return p;
     }
 
     void assertNothingWritten() throws Exception {
@@ -123,34 +68,17 @@ class NbdTlsPskInteropTest {
     @Test
     void nbdinfoListsAndDescribesWithAPreSharedKey() throws Exception {
         assumeTool("nbdinfo", "libnbd-bin");
-        Run info = ok(60, "nbdinfo", uri("alice", "img", keys));
+        ToolRun info = ok(60, "nbdinfo", uri("alice", "img", keys));
         assertTrue(info.output().contains("export-size: " + IMAGE_BYTES), info.output());
-        Run list = ok(60, "nbdinfo", "--list", uri("alice", "", keys));
+        ToolRun list = ok(60, "nbdinfo", "--list", uri("alice", "", keys));
         assertTrue(list.output().contains("img"), list.output());
-    }
-
-    /**
-     * Whether the server logged {@code text}, waiting up to 10 s: the client can exit on its failed
-     * handshake before the server's thread writes its line.
-     */
-    private boolean logs(String text) throws InterruptedException {
-        long end = System.nanoTime() + 10_000_000_000L;
-        do {
-            synchronized (log) {
-                if (log.stream().anyMatch(l -> l.contains(text))) {
-                    return true;
-                }
-            }
-            Thread.sleep(20);
-        } while (System.nanoTime() < end);
-        return false;
     }
 
     @Test
     void anUnknownIdentityIsRefusedAndWritesNothing() throws Exception {
         assumeTool("nbdcopy", "libnbd-bin");
         Path mallory = keyFile("mallory.psk", "mallory:" + ALICE_KEY);
-        Run r = run(60, "nbdcopy", randomImage("in.raw", 2).toString(), uri("mallory", "img", mallory));
+        ToolRun r = run(60, "nbdcopy", randomImage("in.raw", 2).toString(), uri("mallory", "img", mallory));
         assertNotEquals(0, r.code(), r.output());
         assertTrue(logs("TLS handshake failed: unknown PSK identity 'mallory'"),
                 log.toString());
@@ -161,7 +89,7 @@ class NbdTlsPskInteropTest {
     void aWrongKeyIsRefusedAndWritesNothing() throws Exception {
         assumeTool("nbdcopy", "libnbd-bin");
         Path wrong = keyFile("wrong.psk", "alice:" + ALICE_KEY.replace('5', '6'));
-        Run r = run(60, "nbdcopy", randomImage("in.raw", 3).toString(), uri("alice", "img", wrong));
+        ToolRun r = run(60, "nbdcopy", randomImage("in.raw", 3).toString(), uri("alice", "img", wrong));
         assertNotEquals(0, r.code(), r.output());
         assertTrue(logs("TLS handshake failed: wrong key for PSK identity 'alice'"),
                 log.toString());
@@ -171,7 +99,7 @@ class NbdTlsPskInteropTest {
     @Test
     void aPlaintextClientGetsNoExport() throws Exception {
         assumeTool("nbdinfo", "libnbd-bin");
-        Run r = run(60, "nbdinfo", "nbd://127.0.0.1:" + server.address().getPort() + "/img");
+        ToolRun r = run(60, "nbdinfo", "nbd://127.0.0.1:" + server.address().getPort() + "/img");
         assertNotEquals(0, r.code(), r.output());
         assertTrue(log.stream().anyMatch(l -> l.contains("TLS required")), log.toString());
     }
@@ -182,8 +110,8 @@ class NbdTlsPskInteropTest {
         assumeTool("psktool", "gnutls-bin");
         Path made = dir.resolve("made.psk");
         ok(60, "psktool", "-u", "bob", "-p", made.toString());
-        serve(made);
-        Run info = ok(60, "nbdinfo", uri("bob", "img", made));
+        serve(options(made));
+        ToolRun info = ok(60, "nbdinfo", uri("bob", "img", made));
         assertTrue(info.output().contains("export-size: " + IMAGE_BYTES), info.output());
         assertTrue(log.stream().anyMatch(l -> l.contains("PSK identity bob")), log.toString());
     }
@@ -203,41 +131,5 @@ class NbdTlsPskInteropTest {
         ok(120, "qemu-img", "convert", "--object", object, "--image-opts", target, "-O", "raw", back.toString());
         assertArrayEquals(Files.readAllBytes(image), Files.readAllBytes(back));
         assertTrue(log.stream().anyMatch(l -> l.contains("PSK identity alice")), log.toString());
-    }
-
-    // ------------------------------------------------------------------ tools
-
-    static void assumeTool(String tool, String pkg) {
-        assumeTrue(NbdInteropTest.onPath(tool), "skipped: " + tool + " is not installed (apt-get install " + pkg + ")");
-    }
-
-    record Run(int code, String output) {
-    }
-
-    Run run(long seconds, String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).directory(dir.toFile()).start();
-        p.getOutputStream().close();
-        StringBuilder out = new StringBuilder();
-        Thread reader = new Thread(() -> {
-            try {
-                out.append(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-            } catch (IOException ignored) {
-                // process ended
-            }
-        });
-        reader.start();
-        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            reader.join(5000);
-            throw new AssertionError(String.join(" ", cmd) + " did not finish in " + seconds + " s: " + out);
-        }
-        reader.join(5000);
-        return new Run(p.exitValue(), out.toString());
-    }
-
-    Run ok(long seconds, String... cmd) throws IOException, InterruptedException {
-        Run r = run(seconds, cmd);
-        assertEquals(0, r.code(), String.join(" ", cmd) + " ->\n" + r.output() + "\nserver log: " + log);
-        return r;
     }
 }

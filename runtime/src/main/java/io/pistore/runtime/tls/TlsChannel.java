@@ -25,6 +25,11 @@ public final class TlsChannel implements TlsStream {
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
     /** Records encrypted by one write before the socket is offered them. */
     private static final int RECORDS_PER_WRITE = 4;
+    /**
+     * Records one socket read may bring in: with room for one only, a bulk transfer paid a read
+     * call (and the JDK's copy through its own direct buffer) per 16 KiB record.
+     */
+    private static final int RECORDS_PER_READ = 4;
 
     private final SocketChannel ch;
     private final SSLEngine engine;
@@ -51,7 +56,7 @@ public final class TlsChannel implements TlsStream {
         // Heap buffers: the JDK's AES-GCM works on arrays; with direct buffers it was several times
         // slower here (docs/BENCHMARKS.md), which outweighs the socket's copy through its own
         // direct buffer.
-        netIn = ByteBuffer.allocate(s.getPacketBufferSize()).flip();
+        netIn = ByteBuffer.allocate(s.getPacketBufferSize() * RECORDS_PER_READ).flip();
         plainIn = ByteBuffer.allocate(s.getApplicationBufferSize()).flip();
         netOut = ByteBuffer.allocate(s.getPacketBufferSize() * RECORDS_PER_WRITE).flip();
     }
@@ -93,7 +98,7 @@ public final class TlsChannel implements TlsStream {
                         break;
                     case NEED_UNWRAP:
                     case NEED_UNWRAP_AGAIN:
-                        unwrap();
+                        unwrap(plainIn);
                         if (underflow && engine.getHandshakeStatus().name().startsWith("NEED_UNWRAP")) {
                             int n = fill();
                             if (n < 0 && netIn.hasRemaining()) {
@@ -169,7 +174,15 @@ public final class TlsChannel implements TlsStream {
             if (inputClosed) {
                 return total > 0 ? total : -1;
             }
-            if (unwrap() > 0) {
+            // Records decrypt straight into the caller's buffer when a whole one fits there (plainIn
+            // is empty here), saving a copy of every byte; into plainIn otherwise.
+            if (dst.remaining() >= plainIn.capacity()) {
+                int n = unwrap(dst);
+                total += n;
+                if (n > 0 || plainIn.hasRemaining()) {
+                    continue;
+                }
+            } else if (unwrap(plainIn) > 0) {
                 continue;
             }
             if (inputClosed) {
@@ -297,27 +310,41 @@ public final class TlsChannel implements TlsStream {
     }
 
     /**
-     * Decrypts the records in netIn into plainIn, running the engine's tasks on the way; returns the
-     * plaintext bytes it produced. Sets {@link #underflow} when it stopped for want of a whole
-     * record (only then is reading the socket the next step).
+     * Decrypts the records in netIn into {@code into} (plainIn, or the caller's buffer while plainIn
+     * is empty), running the engine's tasks on the way; returns the plaintext bytes it produced in
+     * {@code into} (a record that no longer fits the caller's buffer goes to plainIn, uncounted).
+     * Sets {@link #underflow} when it stopped for want of a whole record (only then is reading the
+     * socket the next step).
      */
-    private int unwrap() throws IOException {
+    private int unwrap(ByteBuffer into) throws IOException {
+        ByteBuffer counted = into;
         int produced = 0;
         underflow = false;
         while (true) {
-            plainIn.compact();
+            boolean buffered = into == plainIn;
+            if (buffered) {
+                plainIn.compact();
+            }
             SSLEngineResult r;
             try {
-                r = engine.unwrap(netIn, plainIn);
+                r = engine.unwrap(netIn, into);
             } finally {
-                plainIn.flip();
+                if (buffered) {
+                    plainIn.flip();
+                }
             }
-            produced += r.bytesProduced();
+            if (into == counted) {
+                produced += r.bytesProduced();
+            }
             switch (r.getStatus()) {
                 case CLOSED:
                     inputClosed = true;
                     return produced;
                 case BUFFER_OVERFLOW:
+                    if (!buffered && !plainIn.hasRemaining()) {
+                        into = plainIn; // the caller's buffer is full: the next record waits in plainIn
+                        continue;
+                    }
                     return produced; // plainIn is full: the caller drains it first
                 case BUFFER_UNDERFLOW:
                     underflow = true;

@@ -85,7 +85,8 @@ public final class TestPki {
         }
     }
 
-    static boolean onPath(String tool) {
+    /** Whether {@code tool} is an executable on the PATH. */
+    public static boolean onPath(String tool) {
         String path = System.getenv("PATH");
         if (path == null) {
             return false;

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The CPU of one direction of TlsChannel per KiB, writer and reader threads apart, against the
+# bare socket (docs/BENCHMARKS.md, "TLS on the tcp transport"), in thread CPU time. Runs plain,
+# TlsChannel as built, and, when OLD_TLS_CLASSES names a directory holding another build of
+# io/pistore/runtime/tls/TlsChannel*.class and TlsStream*.class, that build, ROUNDS times in turn.
+#   benchmarks/scripts/tls-path-probe.sh [MIB] [ROUNDS]      (default 1024 2; builds with ./pistore)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+mib=${1:-1024}
+rounds=${2:-2}
+"$root/pistore" --version > /dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+    -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 > /dev/null 2>&1
+cp="$root/app/target/lib/*"
+for ((i = 0; i < rounds; i++)); do
+  java -cp "$cp" "$here/TlsPathProbe.java" plain "$work/cert.pem" "$work/key.pem" "$mib"
+  echo -n "new   "; java -cp "$cp" "$here/TlsPathProbe.java" tls "$work/cert.pem" "$work/key.pem" "$mib"
+  if [ -n "${OLD_TLS_CLASSES:-}" ]; then
+    echo -n "old   "; java "-Xbootclasspath/a:$OLD_TLS_CLASSES" -cp "$cp" "$here/TlsPathProbe.java" tls "$work/cert.pem" "$work/key.pem" "$mib"
+  fi
+done
