@@ -44,6 +44,16 @@ public interface BlockTransportProvider {
         return create(TransportOptions.NONE);
     }
 
+    /**
+     * Whether {@link BlockTransport#connect} takes a comma-separated list of peers that serve the same
+     * volumes ({@code HOST:PORT,HOST:PORT,...}, the peers of a replicated volume) and fails over among
+     * them by itself when the peer in use is lost. A transport that does not takes one address; the
+     * application refuses a list for it before connecting.
+     */
+    default boolean takesPeerLists() {
+        return false;
+    }
+
     /** Where an embedded target of this transport listens by default (a free loopback port for networks). */
     default String embeddedListenAddress() {
         return "127.0.0.1:0";

@@ -94,6 +94,7 @@ public final class BenchRunner {
             throw new IllegalArgumentException("nothing to run: " + modes.size() + " PI modes, " + rounds + " rounds");
         }
         BlockTransportProvider p = Transports.find(name, o.transportOptions);
+        TargetAddress.check(p, o.target);
         try (BlockTransport t = p.create(o.transportOptions)) {
             if (o.target != null) {
                 // a host of a running target: the endpoint shows what this process sees as a host

@@ -58,7 +58,9 @@ final class BenchCommand implements Callable<Integer> {
     @Mixin
     LogLevelOption logLevel;
 
-    @Option(names = "--target", paramLabel = "HOST:PORT", description = "A running target (default: embedded).")
+    @Option(names = "--target", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = "A running target (default: embedded); over tcp a list of peers serving the same "
+                    + "volumes (a replicated volume's), failing over to the next when one is lost.")
     String target;
 
     @Option(names = "--volume", paramLabel = "NAME", defaultValue = "bench", description = "Volume (default: ${DEFAULT-VALUE}).")

@@ -1,5 +1,6 @@
 package io.pistore.app.cli;
 
+import io.pistore.app.bench.TargetAddress;
 import io.pistore.app.metrics.EngineCollector;
 import io.pistore.app.metrics.MetricsEndpoint;
 import io.pistore.engine.Transports;
@@ -97,9 +98,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "127.0.0.1 when only a port is given; config key: nbd).")
     String nbd;
 
-    @Option(names = "--target", paramLabel = "HOST:PORT",
+    @Option(names = "--target", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "With --nbd: export the volumes of the target at this address, reached through "
-                    + "--transport, instead of local volumes (config key: target).")
+                    + "--transport, instead of local volumes; over tcp a list of peers serving the same "
+                    + "volumes (a replicated volume's), failing over to the next when one is lost "
+                    + "(config key: target).")
     String target;
 
     @Option(names = "--metrics", paramLabel = "HOST:PORT",
@@ -500,6 +503,11 @@ final class ServeCommand implements Callable<Integer> {
     /** NBD over the volumes of a remote target. */
     private Integer serveRemote(PrintWriter out, Consumer<String> log, CountDownLatch stop) throws Exception {
         BlockTransportProvider p = find(transport);
+        try {
+            TargetAddress.check(p, target);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
         try (BlockTransport t = create(p)) {
             HostConnection hc;
             try {

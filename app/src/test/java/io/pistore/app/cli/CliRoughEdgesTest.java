@@ -95,6 +95,16 @@ class CliRoughEdgesTest {
     }
 
     @Test
+    void aListOfPeersIsRefusedForATransportThatTakesOneAddress() {
+        // tcp takes lists (it fails over among the peers); its parse errors are tested with it
+        Result bench = run("bench", "--transport", "local", "--target", "a,b", "--volume", "v1", "--rw", "randread",
+                "--seconds", "1");
+        assertUsageError(bench, "--target a,b: transport local takes one address, not a list of peers");
+        Result serve = run("serve", "--nbd", "127.0.0.1:0", "--transport", "local", "--target", "a,b");
+        assertUsageError(serve, "--target a,b: transport local takes one address, not a list of peers");
+    }
+
+    @Test
     void benchAgainstATargetWritesOnlyWhenAskedTo() {
         Result r = run("bench", "--transport", "tcp", "--target", "127.0.0.1:1", "--volume", "v1", "--seconds", "1");
         assertUsageError(r, "--target 127.0.0.1:1 needs an explicit --rw");

@@ -39,7 +39,8 @@ public final class TcpConfig {
             30_000, 1, MAX_MS, "a peer that stops in the middle of a frame is cut off after this long without a byte"
                     + " (checked once a second)");
     public static final TransportOption<Boolean> RECONNECT = TransportOption.flag("tcp.reconnect", true,
-            "a host queue whose connection is lost reconnects in the background (its requests fail meanwhile)");
+            "a host queue whose connection is lost reconnects in the background, to the next peer of a "
+                    + "target list HOST:PORT,HOST:PORT,... (its requests fail meanwhile)");
     public static final TransportOption<Long> RECONNECT_DELAY_MS = TransportOption.number("tcp.reconnectDelayMs",
             100, 1, 3_600_000, "first reconnect delay; it doubles after each failed try");
     public static final TransportOption<Long> RECONNECT_MAX_DELAY_MS = TransportOption.number(

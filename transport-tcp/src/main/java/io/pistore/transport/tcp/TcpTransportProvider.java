@@ -44,6 +44,12 @@ public final class TcpTransportProvider implements BlockTransportProvider {
         return new TransportCapabilities(EnumSet.noneOf(GuardType.class), TcpConfig.from(options).maxTransferBytes);
     }
 
+    /** A host connects to the first peer of a list that answers and fails over to the next when it is lost. */
+    @Override
+    public boolean takesPeerLists() {
+        return true;
+    }
+
     @Override
     public String embeddedListenAddress() {
         return "127.0.0.1:0";

@@ -6,7 +6,6 @@ import io.pistore.spi.HostQueue;
 import io.pistore.spi.Status;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.tcp.TcpConfig;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -23,6 +22,11 @@ import java.io.IOException;
  * {@code reconnectDelayMillis}, then after twice as long each time, up to
  * {@code reconnectMaxDelayMillis} between attempts, for as long as the host connection stays open.
  *
+ * <p>With a list of peers ({@link PeerList}: the peers of a replicated volume, any of which serves
+ * it) each attempt goes to the next peer of the list, round robin from the one lost, with the same
+ * backoff, so a queue whose peer died fails over to another; a list of one is today's reconnect to
+ * the same address. Adopting a peer other than the one lost logs one line naming both.
+ *
  * <p>A new connection is used only if the target lists the same volumes (names, formats, sizes) as
  * at connect time: the application's buffers were sized for them. Otherwise it is closed with a
  * one-line warning and the queue keeps trying (the right target may come back).
@@ -35,8 +39,11 @@ final class ReconnectingQueue implements HostQueue {
 
     private final TcpTransport transport;
     private final EventLoop loop;
-    private final InetSocketAddress address;
-    private final String peer;
+    private final PeerList peers;
+    /** Index in {@link #peers} of the current connection's peer, or of the last attempt's (scheduler thread writes). */
+    private volatile int peerIndex;
+    /** The peer lost, as the scheduler thread saw it at the first attempt after the loss (scheduler thread only). */
+    private int lostIndex;
     private final int index;
     private final int requestedDepth;
     private final long session;
@@ -44,17 +51,20 @@ final class ReconnectingQueue implements HostQueue {
     private volatile HostQueueConnection current;
     private volatile boolean closed;
     private volatile String lostReason;
+    /** Index of the peer whose connection was lost (written by the loop thread when it is lost). */
+    private volatile int lostPeer;
     /** Attempts since the connection was lost (scheduler thread only). */
     private int attempts;
     /** Successful reconnects since connect (written by the scheduler thread, read by counters). */
     private volatile long reconnects;
 
-    ReconnectingQueue(TcpTransport transport, HostQueueConnection first, InetSocketAddress address, String peer,
+    ReconnectingQueue(TcpTransport transport, HostQueueConnection first, PeerList peers, int peerIndex,
                       int index, int requestedDepth, long session) {
         this.transport = transport;
         this.loop = first.loop;
-        this.address = address;
-        this.peer = peer;
+        this.peers = peers;
+        this.peerIndex = peerIndex;
+        this.lostIndex = peerIndex;
         this.index = index;
         this.requestedDepth = requestedDepth;
         this.session = session;
@@ -73,7 +83,7 @@ final class ReconnectingQueue implements HostQueue {
         if (c.isShut() && !closed && transport.config().reconnect) {
             String why = lostReason;
             return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR,
-                    "connection to " + peer + " lost" + (why == null ? "" : " (" + why + ")") + "; reconnecting"));
+                    "connection to " + peers.name(lostPeer) + " lost" + (why == null ? "" : " (" + why + ")") + "; reconnecting"));
         }
         return c.submit(request);
     }
@@ -96,6 +106,7 @@ final class ReconnectingQueue implements HostQueue {
     /** Called on the loop thread when the current connection closes for any reason but {@link #close}. */
     private void lost(String reason) {
         lostReason = reason;
+        lostPeer = peerIndex;
         if (closed || !transport.config().reconnect) {
             return;
         }
@@ -113,11 +124,17 @@ final class ReconnectingQueue implements HostQueue {
         if (closed) {
             return;
         }
+        if (attempts == 0) {
+            lostIndex = lostPeer;
+        }
         attempts++;
+        int p = peers.next(peerIndex); // round robin: the first attempt goes to the peer after the one lost
+        peerIndex = p;
+        String peer = peers.name(p);
         TcpConfig cfg = transport.config();
         HostQueueConnection c;
         try {
-            c = HostQueueConnection.open(loop, cfg, address, peer, index, requestedDepth, session, true);
+            c = HostQueueConnection.open(loop, cfg, peers.address(p), peer, index, requestedDepth, session, true);
             try {
                 c.ready.get(cfg.connectTimeoutMillis, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
@@ -148,8 +165,14 @@ final class ReconnectingQueue implements HostQueue {
             c.shutdown();
             return;
         }
-        LOG.log(System.Logger.Level.INFO, "pistore tcp: reconnected to " + peer + " (queue " + index + ") after "
-                + attempts + (attempts == 1 ? " attempt" : " attempts"));
+        String after = attempts + (attempts == 1 ? " attempt" : " attempts");
+        if (p == lostIndex) {
+            LOG.log(System.Logger.Level.INFO, "pistore tcp: reconnected to " + peer + " (queue " + index + ") after "
+                    + after);
+        } else {
+            LOG.log(System.Logger.Level.INFO, "pistore tcp: failed over from " + peers.name(lostIndex) + " to " + peer
+                    + " (queue " + index + ") after " + after);
+        }
         attempts = 0;
         lostReason = null;
         reconnects++; // one writer: the reconnect thread
@@ -179,8 +202,13 @@ final class ReconnectingQueue implements HostQueue {
         current.shutdown();
     }
 
+    /** The peer this queue uses now, or tries last while reconnecting (tests). */
+    String peer() {
+        return peers.name(peerIndex);
+    }
+
     @Override
     public String toString() {
-        return "tcp queue " + index + " to " + peer;
+        return "tcp queue " + index + " to " + peer();
     }
 }

@@ -13,7 +13,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** A host's connection to one target: one TCP connection per queue, each greeted on its own. */
+/**
+ * A host's connection to one target, or to one of a list of peers serving the same volumes: one TCP
+ * connection per queue, each greeted on its own (and each failing over on its own, {@link ReconnectingQueue}).
+ */
 final class TcpHostConnection implements HostConnection {
     private final TcpTransport transport;
     private final ReconnectingQueue[] queues;
@@ -26,25 +29,58 @@ final class TcpHostConnection implements HostConnection {
         this.volumes = queues[0].connection().volumes;
     }
 
+    /**
+     * Connects every queue to the first peer of {@code address} (one {@code host:port} or a list,
+     * {@link PeerList}) whose handshakes all succeed within the connect timeout; the queues fail
+     * over to the others later. Throws with one line naming what each peer said when none answers.
+     */
     static TcpHostConnection connect(TcpTransport transport, String address, ConnectOptions o) throws IOException {
         if (transport.group().inAnyLoop()) {
             // connect waits for the handshake, which needs the I/O threads: never block one.
             throw new IOException("connect must not be called from a tcp I/O thread (e.g. a completion callback)");
         }
-        TcpConfig cfg = transport.config();
-        InetSocketAddress a = Addresses.parse(address);
-        String peer = Addresses.format(a);
+        PeerList peers = PeerList.parse(address);
         long session = ThreadLocalRandom.current().nextLong();
+        StringBuilder failures = new StringBuilder();
+        for (int p = 0; p < peers.size(); p++) {
+            HostQueueConnection[] qs;
+            try {
+                qs = open(transport, peers, p, o, session);
+            } catch (IOException e) {
+                if (peers.size() == 1) {
+                    throw new IOException("cannot connect to tcp target " + address + ": " + e.getMessage());
+                }
+                failures.append(p == 0 ? "" : "; ").append(peers.name(p)).append(": ").append(e.getMessage());
+                continue;
+            }
+            ReconnectingQueue[] rq = new ReconnectingQueue[qs.length];
+            for (int i = 0; i < qs.length; i++) {
+                rq[i] = new ReconnectingQueue(transport, qs[i], peers, p, i, o.queueDepth(), session);
+            }
+            TcpHostConnection c = new TcpHostConnection(transport, rq);
+            transport.track(c);
+            return c;
+        }
+        throw new IOException("cannot connect to any peer of tcp target " + address + ": " + failures);
+    }
+
+    /** Opens and greets every queue on peer {@code p}; on failure closes what it opened. */
+    private static HostQueueConnection[] open(TcpTransport transport, PeerList peers, int p, ConnectOptions o,
+                                              long session) throws IOException {
+        TcpConfig cfg = transport.config();
+        InetSocketAddress a = peers.address(p);
         HostQueueConnection[] qs = new HostQueueConnection[o.queues()];
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.connectTimeoutMillis);
         try {
             for (int i = 0; i < qs.length; i++) {
-                qs[i] = HostQueueConnection.open(transport.group().next(), cfg, a, peer, i, o.queueDepth(), session);
+                qs[i] = HostQueueConnection.open(transport.group().next(), cfg, a, peers.name(p), i, o.queueDepth(),
+                        session);
             }
             for (HostQueueConnection q : qs) {
                 long left = deadline - System.nanoTime();
                 q.ready.get(Math.max(0, left), TimeUnit.NANOSECONDS);
             }
+            return qs;
         } catch (ExecutionException | TimeoutException | InterruptedException | IOException e) {
             for (HostQueueConnection q : qs) {
                 if (q != null) {
@@ -54,17 +90,10 @@ final class TcpHostConnection implements HostConnection {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            String why = e instanceof TimeoutException ? "no answer within " + cfg.connectTimeoutMillis + " ms"
-                    : e instanceof ExecutionException ? String.valueOf(e.getCause().getMessage()) : String.valueOf(e.getMessage());
-            throw new IOException("cannot connect to tcp target " + address + ": " + why);
+            throw new IOException(e instanceof TimeoutException ? "no answer within " + cfg.connectTimeoutMillis + " ms"
+                    : e instanceof ExecutionException ? String.valueOf(e.getCause().getMessage())
+                    : String.valueOf(e.getMessage()));
         }
-        ReconnectingQueue[] rq = new ReconnectingQueue[qs.length];
-        for (int i = 0; i < qs.length; i++) {
-            rq[i] = new ReconnectingQueue(transport, qs[i], a, peer, i, o.queueDepth(), session);
-        }
-        TcpHostConnection c = new TcpHostConnection(transport, rq);
-        transport.track(c);
-        return c;
     }
 
     @Override

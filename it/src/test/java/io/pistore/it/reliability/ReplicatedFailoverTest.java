@@ -1,0 +1,508 @@
+package io.pistore.it.reliability;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.pistore.app.cli.Main;
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.Transports;
+import io.pistore.integrity.ScatterList;
+import io.pistore.replication.ReplicatedVolume;
+import io.pistore.replication.ReplicationSettings;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.Completion;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hosts fail over by themselves: a replicated volume on three {@code pistore serve} processes, a
+ * host given all three peers ({@code --target A,B,C}) and connected to the leader's {@code serve};
+ * the leader is killed with SIGKILL under a flushing write load, the host's tcp connection moves to
+ * the next peer of its list by itself, and every write it had acknowledged reads back.
+ * <ul>
+ *   <li>tcp: writer threads through the tcp transport (writes, a flush every fourth), each failed
+ *       write sent again until it is acknowledged; afterwards every block reads back as written.</li>
+ *   <li>NBD: fio through an NBD gateway ({@code serve --nbd --transport tcp --target A,B,C}) writing
+ *       with crc32c verify headers and an fsync every 8 writes; the gateway answers the requests in
+ *       flight on the lost connection with EIO, fio stops there and saves its verify state, and a
+ *       {@code --verify_only} pass through the same gateway (now on another peer) checks every write
+ *       fio completed. The only blocks allowed to fail it are those whose write fio saw fail.</li>
+ * </ul>
+ * One kill per test by default; {@code -Dpistore.failover.kills=N} kills the leader N times (the
+ * killed peer restarts and catches up between kills, and the next leader is the peer the host uses).
+ */
+@Timeout(value = 900, unit = TimeUnit.SECONDS)
+class ReplicatedFailoverTest {
+    static final int BS = 4096;
+    private static final Pattern FAILED_OVER = Pattern.compile("failed over from (\\S+) to (\\S+) \\(queue");
+
+    @TempDir
+    Path dir;
+
+    final int[] tcp = new int[4];
+    final int[] repl = new int[4];
+    final PistoreProcess[] servers = new PistoreProcess[4];
+    String peers;
+    String targets;
+
+    private String data(int i) {
+        return dir.resolve("d" + i).toString();
+    }
+
+    private static void run(String... args) {
+        StringWriter o = new StringWriter();
+        int code = Main.run(new PrintWriter(o), new PrintWriter(o), args);
+        if (code != 0) {
+            throw new AssertionError(String.join(" ", args) + " -> " + code + ": " + o);
+        }
+    }
+
+    private PistoreProcess serve(int i) throws Exception {
+        return PistoreProcess.serve(List.of(), "--data", data(i), "--transport", "tcp", "--listen",
+                "127.0.0.1:" + tcp[i], "--replica-id", "n" + i, "--replica-listen", "127.0.0.1:" + repl[i]);
+    }
+
+    /** Three peers of volume rv serving; n1 leads. The host's peer list starts with n1's tcp address. */
+    private void startGroup(String size) throws Exception {
+        StringBuilder p = new StringBuilder();
+        StringBuilder t = new StringBuilder();
+        for (int i = 1; i <= 3; i++) {
+            tcp[i] = ReconnectAfterRestartTest.freePort();
+            repl[i] = ReconnectAfterRestartTest.freePort();
+            p.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(repl[i]);
+            t.append(i == 1 ? "" : ",").append("127.0.0.1:").append(tcp[i]);
+        }
+        peers = p.toString();
+        targets = t.toString();
+        for (int i = 1; i <= 3; i++) {
+            run("volume", "create", "--data", data(i), "rv", "--size", size, "--format", "4096+8", "--replica-id",
+                    "n" + i, "--replicas", peers);
+        }
+        for (int i = 1; i <= 3; i++) {
+            servers[i] = serve(i);
+        }
+        for (int i = 1; i <= 3; i++) {
+            servers[i].awaitListening();
+        }
+        lead(1);
+    }
+
+    /**
+     * Makes peer {@code i} the leader. Tried again while the group elects (a freshly started or
+     * restarted group on a loaded machine may take longer than one operation timeout); a hang guard.
+     */
+    private void lead(int i) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (true) {
+            try (ReplicatedVolume v = ReplicatedVolume.connect("rv", peers, ReplicationSettings.defaults(),
+                    line -> { })) {
+                v.transferLeadership("n" + i);
+                return;
+            } catch (IOException e) {
+                if (System.nanoTime() > end) {
+                    throw e;
+                }
+                Thread.sleep(1000);
+            }
+        }
+    }
+
+    /** The peer (1..3) whose tcp address is {@code address}. */
+    private int peerOf(String address) {
+        for (int i = 1; i <= 3; i++) {
+            if (address.equals("127.0.0.1:" + tcp[i])) {
+                return i;
+            }
+        }
+        throw new AssertionError("not a peer's address: " + address);
+    }
+
+    private void stopAll() throws InterruptedException {
+        for (int i = 1; i <= 3; i++) {
+            if (servers[i] != null) {
+                servers[i].close();
+            }
+        }
+    }
+
+    /** The host's log lines of the tcp transport, in this JVM. */
+    static final class TcpLog extends Handler implements AutoCloseable {
+        final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final Logger logger = Logger.getLogger("io.pistore.transport.tcp");
+
+        TcpLog() {
+            logger.addHandler(this);
+        }
+
+        @Override
+        public void publish(LogRecord r) {
+            lines.add(r.getMessage());
+        }
+
+        /** The peer the last failover went to, waiting up to 60 s for one beyond {@code seen} lines. */
+        String awaitFailover(int seen) throws InterruptedException {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < end) {
+                String to = null;
+                int n = 0;
+                for (String l : lines) {
+                    Matcher m = FAILED_OVER.matcher(l);
+                    if (m.find() && ++n > seen) {
+                        to = m.group(2);
+                    }
+                }
+                if (to != null) {
+                    return to;
+                }
+                Thread.sleep(50);
+            }
+            return null;
+        }
+
+        int failovers() {
+            return (int) lines.stream().filter(l -> FAILED_OVER.matcher(l).find()).count();
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+            logger.removeHandler(this);
+        }
+    }
+
+    /**
+     * Writer threads, each on its own LBAs: write a block (random data), flush after every fourth;
+     * a write that fails is sent again, same data, until acknowledged (a failed write may or may not
+     * have been stored, so only the resend makes the block's content known).
+     */
+    static final class Load {
+        final Map<Long, byte[]> acked = new ConcurrentHashMap<>();
+        final AtomicInteger failures = new AtomicInteger();
+        final AtomicInteger flushed = new AtomicInteger();
+        final AtomicBoolean stop = new AtomicBoolean();
+        final List<Thread> threads = new ArrayList<>();
+        final List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        Load(BlockDevice dev, int writers, long blocksEach) {
+            for (int w = 0; w < writers; w++) {
+                long first = w * blocksEach;
+                Random rnd = new Random(0xFA11 + w);
+                Thread t = new Thread(() -> {
+                    try {
+                        int sinceFlush = 0;
+                        for (long lba = first; lba < first + blocksEach && !stop.get(); lba++) {
+                            byte[] d = new byte[BS];
+                            rnd.nextBytes(d);
+                            writeUntilAcked(dev, lba, d);
+                            acked.put(lba, d);
+                            if (++sinceFlush == 4) {
+                                sinceFlush = 0;
+                                if (dev.flush().get(120, TimeUnit.SECONDS).isSuccess()) {
+                                    flushed.addAndGet(4);
+                                } else {
+                                    failures.incrementAndGet();
+                                }
+                            }
+                        }
+                    } catch (Throwable e) {
+                        errors.add(e);
+                    }
+                }, "failover-writer-" + w);
+                threads.add(t);
+                t.start();
+            }
+        }
+
+        private void writeUntilAcked(BlockDevice dev, long lba, byte[] d) throws Exception {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120); // a hang guard, not a speed claim
+            while (true) {
+                Completion c = dev.write(lba, ScatterList.wrap(d)).get(120, TimeUnit.SECONDS);
+                if (c.isSuccess()) {
+                    return;
+                }
+                failures.incrementAndGet();
+                if (System.nanoTime() > end) {
+                    throw new AssertionError("write lba " + lba + " never acknowledged: " + c);
+                }
+                Thread.sleep(100);
+            }
+        }
+
+        /** Waits until {@code n} more writes are acknowledged than now (the load goes on meanwhile). */
+        void awaitMore(int n) throws InterruptedException {
+            int target = acked.size() + n;
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(240); // a hang guard
+            while (acked.size() < target) {
+                assertTrue(errors.isEmpty(), "writer failed: " + errors);
+                assertTrue(System.nanoTime() < end, "the load stalled at " + acked.size() + " acknowledged writes");
+                Thread.sleep(20);
+            }
+        }
+
+        void finish() throws InterruptedException {
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join(TimeUnit.SECONDS.toMillis(300));
+            }
+            assertTrue(errors.isEmpty(), "writer failed: " + errors);
+        }
+    }
+
+    @Test
+    void aTcpHostFailsOverWhenTheLeaderIsKilledAndLosesNoAcknowledgedWrite() throws Exception {
+        int kills = Figures.intFlag("pistore.failover.kills", 1);
+        int perPhase = 24;
+        startGroup("16MiB");
+        int failovers;
+        Load load;
+        try (TcpLog log = new TcpLog();
+             BlockTransport t = Transports.find("tcp").create();
+             HostConnection c = t.connect(targets, new ConnectOptions(1, 8))) {
+            BlockDevice dev = BlockDevice.open(c, "rv");
+            load = new Load(dev, 4, 4096 / 4);
+            int host = 1; // connect takes the first peer that answers: n1, the leader
+            for (int k = 0; k < kills; k++) {
+                load.awaitMore(perPhase);
+                int seen = log.failovers();
+                servers[host].kill(); // the leader, and the peer the host uses
+                String to = log.awaitFailover(seen);
+                assertNotNull(to, "the host did not fail over from n" + host + ": " + log.lines);
+                int killed = host;
+                host = peerOf(to);
+                load.awaitMore(perPhase); // the load goes on through the new peer
+                servers[killed] = serve(killed);
+                servers[killed].awaitListening();
+                if (k + 1 < kills) {
+                    lead(host); // the next kill hits the leader the host now uses
+                }
+            }
+            load.awaitMore(perPhase / 2);
+            load.finish();
+            failovers = log.failovers();
+            assertTrue(c.reconnects() >= kills, "reconnects " + c.reconnects());
+            for (Map.Entry<Long, byte[]> e : new java.util.TreeMap<>(load.acked).entrySet()) {
+                ByteBuffer b = ByteBuffer.allocate(BS);
+                Completion r = dev.read(e.getKey(), ScatterList.of(b)).get(60, TimeUnit.SECONDS);
+                assertTrue(r.isSuccess(), "lba " + e.getKey() + ": " + r);
+                assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
+            }
+        } finally {
+            stopAll();
+        }
+        Figures.record("replicated failover (tcp)", "3 serve processes, host with the list of all three on the "
+                + "leader's; leader killed " + kills + " time(s) under 4 writers (flush every 4th write): the host "
+                + "failed over " + failovers + " time(s) by itself (one line per queue), " + load.acked.size()
+                + " acknowledged writes (" + load.flushed.get() + " flushed) all read back, " + load.failures.get()
+                + " writes or flushes failed meanwhile and were sent again");
+    }
+
+    private static final Pattern FIO_WRITE_ERROR = Pattern.compile("write offset=(\\d+)");
+    private static final Pattern FIO_VERIFY_BAD = Pattern.compile("offset (\\d+), length");
+
+    @Test
+    void fioThroughAnNbdGatewayVerifiesEveryWriteItCompletedAcrossALeaderKill() throws Exception {
+        assumeTrue(onPath("fio"), "skipped: fio is not installed (apt-get install fio)");
+        Fio probe = fio(30, "--enghelp=nbd");
+        assumeTrue(probe.code == 0, "skipped: this fio has no nbd ioengine (built without libnbd)");
+        int kills = Figures.intFlag("pistore.failover.kills", 1);
+        startGroup("64MiB");
+        PistoreProcess gateway = null;
+        long verified = 0;
+        int failedWrites = 0;
+        try {
+            gateway = PistoreProcess.serve(List.of(), "--nbd", "127.0.0.1:0", "--transport", "tcp", "--target",
+                    targets);
+            String nbd = gateway.awaitNbdListening();
+            int host = 1;
+            for (int k = 0; k < kills; k++) {
+                String[] job = {"--name=failover" + k, "--ioengine=nbd", "--uri=nbd://" + nbd + "/rv", "--bs=4k",
+                    "--iodepth=8", "--offset=" + (k % 15 * 4) + "M", "--size=4M", "--rw=randwrite", "--verify=crc32c",
+                    "--randseed=" + (17 + k)};
+                List<String> write = new ArrayList<>(List.of(job));
+                write.addAll(List.of("--do_verify=0", "--fsync=8", "--verify_state_save=1", "--time_based",
+                        "--runtime=20"));
+                Process writer = fioProcess(write);
+                FioOutput out = new FioOutput(writer);
+                Thread.sleep(6000); // fio connects and writes a few seconds before the kill
+                int seenFailovers = count(gateway.output(), "failed over from");
+                servers[host].kill();
+                assertTrue(writer.waitFor(300, TimeUnit.SECONDS), "fio's write phase did not end");
+                String w = out.text();
+                int code = writer.exitValue();
+                // fio ends at the first request the gateway answered with EIO (in flight on the lost
+                // connection, or sent while it reconnected), or runs to its end if none was
+                assertTrue(code == 0 || w.contains("Input/output error"), "fio write phase: exit " + code + "\n" + w);
+                Set<Long> failed = new TreeSet<>();
+                Matcher m = FIO_WRITE_ERROR.matcher(w);
+                while (m.find()) {
+                    failed.add(Long.parseLong(m.group(1)));
+                }
+                failedWrites += failed.size();
+                String to = awaitLine(gateway, "failed over from", seenFailovers);
+                int killed = host;
+                host = peerOf(to);
+                // every write fio completed, through the gateway now on another peer
+                List<String> verify = new ArrayList<>(List.of(job));
+                verify.addAll(List.of("--verify_only=1", "--verify_state_load=1", "--verify_fatal=0"));
+                Fio v = fio(300, verify.toArray(new String[0]));
+                Set<Long> bad = new TreeSet<>();
+                Matcher b = FIO_VERIFY_BAD.matcher(v.out);
+                while (b.find()) {
+                    bad.add(Long.parseLong(b.group(1)));
+                }
+                bad.removeAll(failed); // a write fio saw fail may or may not have been stored
+                assertTrue(bad.isEmpty(), "writes fio completed do not verify at offsets " + bad + "\nwrite phase:\n"
+                        + w + "\nverify:\n" + v.out);
+                assertTrue(!v.out.contains("io_u error"), "the verify pass failed to read:\n" + v.out);
+                long done = kib(w, "write");
+                long checked = kib(v.out, "read");
+                // the verify pass reads every write fio completed (and may read the failed ones)
+                assertTrue(checked >= done && checked > 0, "verify_only read " + checked + " KiB, fio wrote " + done
+                        + " KiB\nwrite phase:\n" + w + "\nverify:\n" + v.out);
+                verified += checked / 4;
+                servers[killed] = serve(killed);
+                servers[killed].awaitListening();
+                if (k + 1 < kills) {
+                    lead(host);
+                }
+            }
+        } finally {
+            if (gateway != null) {
+                gateway.close();
+            }
+            stopAll();
+        }
+        Figures.record("replicated failover (NBD, fio)", "3 serve processes and an NBD gateway with the list of all "
+                + "three; leader killed " + kills + " time(s) under fio randwrite (crc32c headers, fsync every 8): "
+                + "the gateway failed over by itself, fio's verify_only pass checked " + verified + " blocks, all "
+                + "good; " + failedWrites + " writes in flight at the kill failed with EIO (not counted as done)");
+    }
+
+    private static final Pattern FIO_AMOUNT = Pattern.compile(
+            "(read|write): IOPS=[^,]*, BW=[^(]*\\([^)]*\\)\\((\\d+(?:\\.\\d+)?)(B|KiB|MiB)/");
+
+    /** The KiB fio reports it completed in direction {@code rw} (0 when it reports none). */
+    private static long kib(String fioOutput, String rw) {
+        Matcher m = FIO_AMOUNT.matcher(fioOutput);
+        while (m.find()) {
+            if (m.group(1).equals(rw)) {
+                double v = Double.parseDouble(m.group(2));
+                return Math.round(m.group(3).equals("MiB") ? v * 1024 : m.group(3).equals("B") ? v / 1024 : v);
+            }
+        }
+        return 0;
+    }
+
+    private static boolean onPath(String tool) {
+        String path = System.getenv("PATH");
+        if (path != null) {
+            for (String d : path.split(java.io.File.pathSeparator)) {
+                if (java.nio.file.Files.isExecutable(Path.of(d, tool))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    /** The peer named by the next occurrence (beyond {@code seen}) of {@code what ... to PEER}. */
+    private static String awaitLine(PistoreProcess p, String what, int seen) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < end) {
+            String to = null;
+            int n = 0;
+            for (String l : new ArrayList<>(p.lines)) {
+                Matcher m = FAILED_OVER.matcher(l);
+                if (l.contains(what) && m.find() && ++n > seen) {
+                    to = m.group(2);
+                }
+            }
+            if (to != null) {
+                return to;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no '" + what + "' line: " + p.output());
+    }
+
+    record Fio(int code, String out) {
+    }
+
+    private Process fioProcess(List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("fio"));
+        cmd.addAll(args);
+        // in the test's directory: fio saves and loads its verify state in the working directory
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).directory(dir.toFile()).start();
+        p.getOutputStream().close();
+        return p;
+    }
+
+    /** fio's output, read while it runs. */
+    static final class FioOutput {
+        private final StringBuffer text = new StringBuffer();
+        private final Thread reader;
+
+        FioOutput(Process p) {
+            reader = new Thread(() -> {
+                try {
+                    text.append(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+                } catch (IOException ignored) {
+                    // ended
+                }
+            }, "fio-output");
+            reader.start();
+        }
+
+        String text() throws InterruptedException {
+            reader.join(10_000);
+            return text.toString();
+        }
+    }
+
+    private Fio fio(long seconds, String... args) throws Exception {
+        Process p = fioProcess(List.of(args));
+        FioOutput out = new FioOutput(p);
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("fio did not end within " + seconds + " s: " + out.text());
+        }
+        return new Fio(p.exitValue(), out.text());
+    }
+}
