@@ -66,6 +66,31 @@ final class ReplicasCommand {
         }
     }
 
+    /**
+     * What {@code add} and {@code replace} share: the volume, the new peer's data directory (its
+     * running serve joins) and the members to reach the group through.
+     */
+    static final class JoinOptions {
+        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
+        String name;
+
+        @Mixin
+        DataDirOption data;
+
+        @Mixin
+        ConfigOption config;
+
+        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
+                description = "Members of the volume's group to reach it through (at least one running).")
+        String replicas;
+
+        /** Asks the serve of --data to join the group, replacing {@code old} (null: adding); prints its lines. */
+        Integer send(CommandSpec spec, String old) throws IOException {
+            checkPeers(replicas);
+            return join(spec, data.dir, VolumeChange.joinReplica(name, replicas, old));
+        }
+    }
+
     /** Sends a join to the serve that owns {@code dir} and prints its lines. */
     private static Integer join(CommandSpec spec, Path dir, VolumeChange change) throws IOException {
         Path d = DataDirOption.requireExisting(dir);
@@ -97,23 +122,12 @@ final class ReplicasCommand {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
-        String name;
-
         @Mixin
-        DataDirOption data;
-
-        @Mixin
-        ConfigOption config;
-
-        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
-                description = "Members of the volume's group to reach it through (at least one running).")
-        String replicas;
+        JoinOptions join;
 
         @Override
         public Integer call() throws IOException {
-            checkPeers(replicas);
-            return join(spec, data.dir, VolumeChange.joinReplica(name, replicas, null));
+            return join.send(spec, null);
         }
     }
 
@@ -128,31 +142,20 @@ final class ReplicasCommand {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
-        String name;
+        @Mixin
+        JoinOptions join;
 
         @Option(names = "--old", paramLabel = "ID", required = true, description = "The member to replace.")
         String old;
 
-        @Mixin
-        DataDirOption data;
-
-        @Mixin
-        ConfigOption config;
-
-        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
-                description = "Members of the volume's group to reach it through (at least one running).")
-        String replicas;
-
         @Override
         public Integer call() throws IOException {
-            checkPeers(replicas);
             try {
                 PeerList.checkId(old);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage("--old: " + e.getMessage());
             }
-            return join(spec, data.dir, VolumeChange.joinReplica(name, replicas, old));
+            return join.send(spec, old);
         }
     }
 

@@ -63,7 +63,17 @@ final class PistoreProcess implements AutoCloseable {
     }
 
     static PistoreProcess start(List<String> jvmOptions, String... args) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command(jvmOptions, args));
+        return start(List.of(), jvmOptions, args);
+    }
+
+    /**
+     * The command run through {@code prefix} (e.g. {@code ip netns exec NS}, which enters the
+     * namespace and executes the JVM in its own process, so the handle still stops the JVM).
+     */
+    static PistoreProcess start(List<String> prefix, List<String> jvmOptions, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(command(jvmOptions, args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectErrorStream(true);
         return new PistoreProcess(pb.start());
     }
