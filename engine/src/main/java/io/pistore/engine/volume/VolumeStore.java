@@ -301,26 +301,33 @@ public final class VolumeStore implements AutoCloseable {
     /**
      * Applies the journal of a file volume to its home files and forces them now (as the background
      * checkpoint would later), so that the home files hold every block written so far: for tools and
-     * tests that read or change the files at rest. Nothing for a memory volume.
+     * tests that read or change the files at rest; through the block cache too (a checkpoint changes
+     * no block, so what the cache holds stays right). Nothing for a memory volume.
      */
     public void checkpoint(String name) throws IOException {
         GatedVolume v = volumes.get(name);
         if (v == null) {
             throw new IllegalArgumentException("no volume named " + name);
         }
-        if (v.storage() instanceof FileVolume f) {
+        FileVolume f = fileVolume(v);
+        if (f != null) {
             f.checkpoint();
         }
     }
 
     /** The journal figures of the file volume of that name; null for any other volume or none. */
     public JournalFigures journalFigures(String name) {
-        GatedVolume v = volumes.get(name);
+        FileVolume f = fileVolume(volumes.get(name));
+        return f == null ? null : f.journalFigures();
+    }
+
+    /** The file volume a store's volume keeps its blocks in, behind the block cache if it has one; else null. */
+    private static FileVolume fileVolume(GatedVolume v) {
         Volume s = v == null ? null : v.storage();
         if (s instanceof CachingVolume c) {
             s = c.inner();
         }
-        return s instanceof FileVolume f ? f.journalFigures() : null;
+        return s instanceof FileVolume f ? f : null;
     }
 
     /** The cache figures of the volume of that name; null without a cache ({@code --cache}) or volume. */
