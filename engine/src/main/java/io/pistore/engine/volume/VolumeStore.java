@@ -305,18 +305,16 @@ public final class VolumeStore implements AutoCloseable {
     /**
      * Applies the journal of a file volume to its home files and forces them now (as the background
      * checkpoint would later), so that the home files hold every block written so far: for tools and
-     * tests that read or change the files at rest. Nothing for a memory volume.
+     * tests that read or change the files at rest; through the block cache too (a checkpoint changes
+     * no block, so what the cache holds stays right). Nothing for a memory volume.
      */
     public void checkpoint(String name) throws IOException {
         GatedVolume v = volumes.get(name);
         if (v == null) {
             throw new IllegalArgumentException("no volume named " + name);
         }
-        Volume s = v.storage();
-        if (s instanceof CachingVolume c) { // a read cache holds nothing the home files lack
-            s = c.inner();
-        }
-        if (s instanceof FileVolume f) {
+        FileVolume f = fileVolume(v);
+        if (f != null) {
             f.checkpoint();
         }
     }
@@ -329,7 +327,7 @@ public final class VolumeStore implements AutoCloseable {
      * between two entries). Reads go on while it copies.
      */
     public void copyHomeFiles(String name, Path dataCopy, Path metaCopy) throws IOException {
-        GatedVolume v = fileVolume(name);
+        GatedVolume v = volumeWithFiles(name);
         checkpoint(name);
         VolumeFiles.copySparse(dir.resolve(name + ".data"), dataCopy);
         if (v.format().metadataSize() > 0) {
@@ -346,7 +344,7 @@ public final class VolumeStore implements AutoCloseable {
      * must then restore again before anyone reads (a replica keeps a record of the image it holds).
      */
     public synchronized void restore(String name, Path dataImage, Path metaImage) throws IOException {
-        GatedVolume v = fileVolume(name);
+        GatedVolume v = volumeWithFiles(name);
         BlockFormat f = v.format();
         long blocks = v.blockCount();
         boolean hasMeta = f.metadataSize() > 0;
@@ -392,7 +390,7 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     /** The file volume of that name, of this directory (not attached, not in memory). */
-    private GatedVolume fileVolume(String name) {
+    private GatedVolume volumeWithFiles(String name) {
         GatedVolume v = volumes.get(name);
         if (v == null) {
             throw new IllegalArgumentException("no volume named " + name);
@@ -405,12 +403,17 @@ public final class VolumeStore implements AutoCloseable {
 
     /** The journal figures of the file volume of that name; null for any other volume or none. */
     public JournalFigures journalFigures(String name) {
-        GatedVolume v = volumes.get(name);
+        FileVolume f = fileVolume(volumes.get(name));
+        return f == null ? null : f.journalFigures();
+    }
+
+    /** The file volume a store's volume keeps its blocks in, behind the block cache if it has one; else null. */
+    private static FileVolume fileVolume(GatedVolume v) {
         Volume s = v == null ? null : v.storage();
         if (s instanceof CachingVolume c) {
             s = c.inner();
         }
-        return s instanceof FileVolume f ? f.journalFigures() : null;
+        return s instanceof FileVolume f ? f : null;
     }
 
     /** The cache figures of the volume of that name; null without a cache ({@code --cache}) or volume. */

@@ -99,6 +99,20 @@ class VolumeFiguresTest {
     }
 
     @Test
+    void aCheckpointReachesTheFileVolumeBehindACache() throws IOException {
+        try (VolumeStore s = VolumeStore.open(dir, 1 << 20)) {
+            Volume v = s.create("v", F, 64);
+            for (int i = 0; i < 10; i++) {
+                write(v, i);
+            }
+            s.checkpoint("v");
+            JournalFigures j = s.journalFigures("v");
+            assertEquals(0, j.fillBytes(), "a checkpoint empties the journal under the cache too: " + j);
+            assertTrue(j.checkpoints() >= 1, j.toString());
+        }
+    }
+
+    @Test
     void aMemoryVolumeHasNeitherJournalNorCache() throws IOException {
         try (VolumeStore s = VolumeStore.inMemory()) {
             s.create("m", F, 16);
