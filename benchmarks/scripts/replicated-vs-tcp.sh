@@ -6,6 +6,8 @@
 # measured seconds, divided by IOPS times those seconds).
 #
 #   benchmarks/scripts/replicated-vs-tcp.sh [REPS] [SECONDS]     (from the repository root)
+# SERVE_OPTS: JVM options for the serve processes only (e.g. a JFR recording); WORKLOADS: which rows
+# (default "randwrite:4k randread:4k write:128k").
 # The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,12 +41,12 @@ mkdir -p "$data/plain"
 pistore volume create pv --size 256MiB --format 4096+8 --data "$data/plain" > /dev/null
 for i in 1 2 3; do
     # shellcheck disable=SC2086
-    java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" \
+    java ${JAVA_OPTS:-} ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" \
         --listen 127.0.0.1:444$i --replica-id n$i --replica-listen 127.0.0.1:988$i > "$data/serve$i.log" 2>&1 &
     pids+=($!)
 done
 # shellcheck disable=SC2086
-java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/plain" \
+java ${JAVA_OPTS:-} ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/plain" \
     --listen 127.0.0.1:4444 > "$data/serve-plain.log" 2>&1 &
 pids+=($!)
 sleep 6
@@ -80,8 +82,8 @@ print('%-10s %-9s bs=%-4s qd=32 iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_
 " "$j" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" | tee -a "$out"
 }
 for r in $(seq "$reps"); do
-    for w in "randwrite 4k" "randread 4k" "write 128k"; do
-        set -- $w
+    for w in ${WORKLOADS:-randwrite:4k randread:4k write:128k}; do
+        set -- ${w/:/ }
         run replicated $rtarget rv "$1" "$2" -- "${replicated[@]}"
         run tcp 127.0.0.1:4444 pv "$1" "$2" -- "${plain[@]}"
     done

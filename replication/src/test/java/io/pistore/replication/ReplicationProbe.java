@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Prints IOPS of 4 KiB random writes and reads at {@code -Dpistore.replication.probe.qd} (32) for
  * {@code -Dpistore.replication.probe.seconds} (5) each, on the leader's volume and a follower's, with
  * the JVM's CPU time per request (all three peers and the probe's threads);
- * {@code -Dpistore.replication.probe.only=write} or {@code read} runs one kind.
+ * {@code -Dpistore.replication.probe.only=write} or {@code read} runs one kind. {@link #leaderReadCost}
+ * takes a leader-local read apart (CPU per call of its steps, on one thread).
  *
  * <pre>mvn -B -o -q verify -pl replication -am -Dtest=ReplicationProbe -Dsurefire.failIfNoSpecifiedTests=false -Dpistore.replication.probe=true</pre>
  */
@@ -60,6 +61,45 @@ class ReplicationProbe {
                     run("read on leader (local)   ", leader, false, qd, seconds, round);
                     run("read on leader via Ratis ", viaRatis, false, qd, seconds, round);
                     run("read on follower         ", follower, false, qd, seconds, round);
+                }
+            }
+        }
+    }
+
+    /**
+     * CPU of the calling thread per call on the leader, one thread, no transport: the read-index
+     * confirmation, a read of the local replica's volume, and a whole leader-local replicated read
+     * (confirmation, read, the replica-side PI check). Rounds repeat so the later ones are warm.
+     */
+    @Test
+    void leaderReadCost() throws Exception {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        try (ThreePeers peers = ThreePeers.start(dir, "rv", FORMAT, 4096)) {
+            int l = peers.leader();
+            LocalLeader ll = new LocalLeader(peers.node(l).server(), ReplicaNode.groupId("rv"));
+            try (ReplicatedVolume v = new ReplicatedVolume("rv", FORMAT, 4096, peers.node(l).open("rv").group(),
+                    ThreePeers.SETTINGS, s -> { }, ll)) {
+                VolumeStateMachine sm = ll.confirm(4000, "probe", "rv");
+                ScatterList d = ScatterList.wrap(new byte[FORMAT.dataSize()]);
+                ScatterList m = ScatterList.wrap(new byte[FORMAT.metadataSize()]);
+                int n = 20000;
+                for (int round = 1; round <= 4; round++) {
+                    long c0 = mx.getCurrentThreadCpuTime();
+                    for (int i = 0; i < n; i++) {
+                        ll.confirm(4000, "probe", "rv");
+                    }
+                    long c1 = mx.getCurrentThreadCpuTime();
+                    for (int i = 0; i < n; i++) {
+                        sm.applier().volume().read(i % 4096, 1, d, m);
+                    }
+                    long c2 = mx.getCurrentThreadCpuTime();
+                    for (int i = 0; i < n; i++) {
+                        v.read(i % 4096, 1, d, m);
+                    }
+                    long c3 = mx.getCurrentThreadCpuTime();
+                    System.out.printf("probe round %d leader read cost: confirmation %.2f us, local volume read %.2f us,"
+                            + " replicated read %.2f us (CPU of the calling thread per call)%n",
+                            round, (c1 - c0) / 1e3 / n, (c2 - c1) / 1e3 / n, (c3 - c2) / 1e3 / n);
                 }
             }
         }
