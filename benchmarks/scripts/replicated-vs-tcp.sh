@@ -2,12 +2,13 @@
 # A 3-replica volume (three `pistore serve` peers on this machine) against an unreplicated volume
 # (one `serve`), both over the tcp transport, alternating in one run, REPS times: 4 KiB random write
 # and random read at qd 32, 128 KiB sequential write at qd 32. Prints IOPS, MiB/s, p50/p99 (us) and
-# the target side's CPU per request (the serve processes' user+system time over the ramp and the
-# measured seconds, divided by IOPS times those seconds).
+# the target side's CPU per request (the serve processes' user+system time over the measured
+# seconds, divided by IOPS times those seconds).
 #
 #   benchmarks/scripts/replicated-vs-tcp.sh [REPS] [SECONDS]     (from the repository root)
 # SERVE_OPTS: JVM options for the serve processes only (e.g. a JFR recording); WORKLOADS: which rows
-# (default "randwrite:4k randread:4k write:128k").
+# (default "randwrite:4k randread:4k write:128k"); RAMP: seconds of each run not measured (default 2; the
+# three peers' JIT compilers are busy for far longer than that, see BENCHMARKS.md).
 # The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -70,16 +71,22 @@ rtarget=127.0.0.1:444$leader
 echo "replicated: bench on n$leader (the leader)" | tee "$out"
 run() { # NAME TARGET VOLUME RW BS -- PIDS...
     local name=$1 target=$2 vol=$3 rw=$4 bs=$5; shift 6
-    local t0; t0=$(ticks "$@")
-    local j; j=$(pistore bench --transport tcp --target "$target" --volume "$vol" --rw "$rw" --bs "$bs" --qd 32 \
-        --seconds "$secs" --ramp 2 --json 2> /dev/null)
-    local t1; t1=$(ticks "$@")
+    local ramp=${RAMP:-2}
+    pistore bench --transport tcp --target "$target" --volume "$vol" --rw "$rw" --bs "$bs" --qd 32 \
+        --seconds "$secs" --ramp "$ramp" --json > "$data/bench.json" 2> /dev/null &
+    local b=$!
+    # The serve processes' CPU is sampled from the end of the ramp (the bench's JVM start, about a
+    # second, counted into the wait) to the bench's exit.
+    sleep $((ramp + 1))
+    local t0 w0; t0=$(ticks "$@"); w0=$(date +%s.%N)
+    wait "$b"
+    local t1 w1; t1=$(ticks "$@"); w1=$(date +%s.%N)
     python3 -c "
-import json,sys; r=json.loads(sys.argv[1]); ticks=int(sys.argv[2]); hz=int(sys.argv[3]); secs=int(sys.argv[4])
-# the ticks span the ramp and the measured seconds; the requests of both are about iops * (ramp + secs)
-ops=r['iops']*(secs+2); cpu_us=ticks*1e6/hz
+import json,sys; r=json.load(open(sys.argv[1])); ticks=int(sys.argv[2]); hz=int(sys.argv[3]); secs=int(sys.argv[4])
+# the ticks span the measured seconds from about one second in, to the bench's exit: requests ~ iops * that span
+span=min(float(sys.argv[8]), secs); ops=r['iops']*span; cpu_us=ticks*1e6/hz
 print('%-10s %-9s bs=%-4s qd=32 iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_cpu_us_per_req=%7.1f' % (sys.argv[5], r['rw'] if 'rw' in r else sys.argv[6], sys.argv[7], r['iops'], r['mib_per_s'], r['lat_us']['p50'], r['lat_us']['p99'], cpu_us/max(1,ops)))
-" "$j" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" | tee -a "$out"
+" "$data/bench.json" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" "$(python3 -c "print($w1 - $w0)")" | tee -a "$out"
 }
 for r in $(seq "$reps"); do
     for w in ${WORKLOADS:-randwrite:4k randread:4k write:128k}; do

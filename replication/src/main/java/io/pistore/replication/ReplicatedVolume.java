@@ -194,7 +194,10 @@ public final class ReplicatedVolume implements Volume {
         return blocks;
     }
 
-    /** Every operation waits for a quorum: the target service runs it off the transport's I/O thread. */
+    /**
+     * Flushes, write-zeroes and reads not served in place wait for a quorum: the target service runs
+     * them off the transport's I/O thread. Writes complete by themselves ({@link #writesAsync}).
+     */
     @Override
     public boolean waitsForPeers() {
         return true;
@@ -228,14 +231,62 @@ public final class ReplicatedVolume implements Volume {
 
     @Override
     public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
+        try {
+            writeAsync(lba, n, data, metadata, fua).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            throw e;
+        }
+    }
+
+    /** Writes complete when their entry is committed and applied: no thread need wait for them. */
+    @Override
+    public boolean writesAsync() {
+        return true;
+    }
+
+    /**
+     * Checks the write, copies it into its log command and hands that to the group commit; completes
+     * once a quorum committed it (or with the one-line failure {@link #write} throws). Never waits.
+     */
+    @Override
+    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) {
         // Checked here too, so a bad write is refused before it crosses the network; the leader checks
         // again on entry, every replica before it applies.
         PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n);
         if (e != null) {
-            throw new ReplicationException("volume " + name + ": write "
-                    + ApplyOutcome.refused(lba + e.blockIndex(), e).describe());
+            return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": write "
+                    + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));
         }
-        commit(ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua), "write lba=" + lba);
+        Message m;
+        try {
+            m = ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua);
+        } catch (RuntimeException x) {
+            return CompletableFuture.failedFuture(x);
+        }
+        String what = "write lba=" + lba;
+        return batcher.submit(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
+            if (t != null) {
+                throw new java.util.concurrent.CompletionException(commitFailure(what, t));
+            }
+            if (!o.isDone()) {
+                throw new java.util.concurrent.CompletionException(
+                        new ReplicationException("volume " + name + ": " + what + " " + o.describe()));
+            }
+            return null;
+        });
+    }
+
+    /** The one-line failure of a command the group commit did not commit. */
+    private ReplicationException commitFailure(String what, Throwable t) {
+        Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+        if (c instanceof TimeoutException) {
+            return new ReplicationException("volume " + name + ": " + what + " not committed by a quorum within " + timeoutMs
+                    + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
+        }
+        return new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(c));
     }
 
     @Override
@@ -255,13 +306,12 @@ public final class ReplicatedVolume implements Volume {
         try {
             o = f.get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new ReplicationException("volume " + name + ": " + what + " not committed by a quorum within " + timeoutMs
-                    + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
+            throw commitFailure(what, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ReplicationException("volume " + name + ": " + what + " interrupted");
         } catch (ExecutionException e) {
-            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
+            throw commitFailure(what, e.getCause());
         }
         if (!o.isDone()) {
             throw new ReplicationException("volume " + name + ": " + what + " " + o.describe());

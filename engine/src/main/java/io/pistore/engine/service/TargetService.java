@@ -71,6 +71,11 @@ public final class TargetService implements TargetHandler {
     @Override
     public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
         Volume v = store.get(request.volume());
+        if (v != null && request.op() == io.pistore.spi.Operation.WRITE && v.writesAsync()) {
+            // Started here, answered when the volume completes it: no thread waits for the quorum.
+            executeWriteAsync(request, v, piCheckedInTransport, done);
+            return;
+        }
         if (v != null && (request.op() == io.pistore.spi.Operation.READ ? v.readWaitsForPeers() : v.waitsForPeers())) {
             // An operation that waits for the network: never on a transport's I/O thread.
             PEER_WAITS.execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
@@ -107,13 +112,49 @@ public final class TargetService implements TargetHandler {
     private Completion executeCatching(BlockRequest request, boolean piCheckedInTransport) {
         try {
             return executeNow(request, piCheckedInTransport);
-        } catch (io.pistore.engine.volume.VolumeGoneException e) {
-            return Completion.failure(Status.NO_SUCH_VOLUME, e.getMessage());
-        } catch (IOException e) {
-            return Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
-        } catch (RuntimeException e) {
-            return Completion.failure(Status.INTERNAL_ERROR, request.op() + ": " + e);
+        } catch (IOException | RuntimeException e) {
+            return failure(request, e);
         }
+    }
+
+    /** The completion of a request that failed with {@code e}. */
+    private static Completion failure(BlockRequest request, Throwable e) {
+        if (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        if (e instanceof io.pistore.engine.volume.VolumeGoneException) {
+            return Completion.failure(Status.NO_SUCH_VOLUME, e.getMessage());
+        }
+        if (e instanceof IOException) {
+            return Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
+        }
+        return Completion.failure(Status.INTERNAL_ERROR, request.op() + ": " + e);
+    }
+
+    /**
+     * A write to a volume that completes writes by itself ({@link Volume#writesAsync}): checked and
+     * started on the calling thread exactly as {@link #executeNow} would, answered from whichever
+     * thread completes it.
+     */
+    private static void executeWriteAsync(BlockRequest r, Volume v, boolean piCheckedInTransport,
+            Consumer<Completion> done) {
+        @SuppressWarnings("unchecked")
+        java.util.concurrent.CompletableFuture<Void>[] started = new java.util.concurrent.CompletableFuture[1];
+        Completion c;
+        try {
+            c = RequestCheck.validate(r, new VolumeInfo(v.name(), v.blockCount(), v.format()),
+                    TransportCapabilities.MAX_TRANSFER_BYTES);
+            if (c == null) {
+                c = write(r, v, piCheckedInTransport, started);
+            }
+        } catch (IOException | RuntimeException e) {
+            c = failure(r, e);
+        }
+        if (started[0] == null) {
+            done.accept(c);
+            return;
+        }
+        started[0].whenComplete((x, t) -> done.accept(t == null ? Completion.success() : failure(r, t)));
     }
 
     /** Executes a request on the calling thread. */
@@ -146,6 +187,16 @@ public final class TargetService implements TargetHandler {
     }
 
     private static Completion write(BlockRequest r, Volume v, boolean checked) throws IOException {
+        return write(r, v, checked, null);
+    }
+
+    /**
+     * Checks (or inserts) a write's PI and stores it; with {@code started}, the store is started
+     * with {@link Volume#writeAsync} and its future left there (the success returned then means only
+     * that the checks passed).
+     */
+    private static Completion write(BlockRequest r, Volume v, boolean checked,
+            java.util.concurrent.CompletableFuture<Void>[] started) throws IOException {
         BlockFormat f = v.format();
         ScatterList meta = r.metadata();
         Protection p = r.protection();
@@ -183,7 +234,11 @@ public final class TargetService implements TargetHandler {
                 return Completion.piError(r.lba(), new PiError(PiErrorKind.REF_TAG, 0,
                         f.refTagOf(r.lba()), p.initialRefTag()));
             }
-            v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
+            if (started != null) {
+                started[0] = v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua());
+            } else {
+                v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
+            }
             return Completion.success();
         } finally {
             if (scratch != null) {

@@ -79,6 +79,31 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public boolean writesAsync() {
+        return current.writesAsync();
+    }
+
+    /** The request stays counted inside until its write completes (a pause waits for it). */
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
+            ScatterList metadata, boolean fua) {
+        Volume v;
+        try {
+            v = enter();
+        } catch (IOException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        java.util.concurrent.CompletableFuture<Void> f;
+        try {
+            f = v.writeAsync(lba, blocks, data, metadata, fua);
+        } catch (RuntimeException e) {
+            left.increment();
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        return f.whenComplete((x, t) -> left.increment());
+    }
+
+    @Override
     public void writeZeroes(long lba, int blocks, boolean fua) throws IOException {
         Volume v = enter();
         try {

@@ -54,6 +54,31 @@ public interface Volume extends AutoCloseable {
         return waitsForPeers();
     }
 
+    /**
+     * Whether {@link #writeAsync} completes later without a thread waiting for it (a replicated
+     * volume: the commit by a quorum completes it). The target service then starts such writes where
+     * they arrive and answers them when they complete, instead of handing each to a waiting thread.
+     */
+    default boolean writesAsync() {
+        return false;
+    }
+
+    /**
+     * Starts a write like {@link #write}; the future completes (normally, or with the
+     * {@link IOException} that {@link #write} would have thrown) once it is done. The data and metadata
+     * are copied or used up before this returns: the caller may reuse its buffers at once. This
+     * default writes on the calling thread.
+     */
+    default java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
+            ScatterList metadata, boolean fua) {
+        try {
+            write(lba, blocks, data, metadata, fua);
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        } catch (IOException | RuntimeException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
+
     @Override
     void close() throws IOException;
 }

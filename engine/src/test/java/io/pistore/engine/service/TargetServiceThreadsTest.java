@@ -83,4 +83,84 @@ class TargetServiceThreadsTest {
                     Protection.insertStrip(2), false)), "other volumes as before");
         }
     }
+    /** A volume whose writes complete later, when the test says, on a thread of its own. */
+    private static final class LaterVolume implements io.pistore.engine.volume.Volume {
+        final io.pistore.engine.volume.MemoryVolume inner;
+        final java.util.List<CompletableFuture<Void>> pending = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.List<String> startedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        LaterVolume(BlockFormat f) {
+            inner = new io.pistore.engine.volume.MemoryVolume("r", f, 16);
+        }
+
+        public String name() { return inner.name(); }
+        public BlockFormat format() { return inner.format(); }
+        public long blockCount() { return inner.blockCount(); }
+        public void read(long lba, int n, ScatterList d, ScatterList m) throws java.io.IOException { inner.read(lba, n, d, m); }
+        public void write(long lba, int n, ScatterList d, ScatterList m, boolean fua) {
+            throw new AssertionError("a volume that writes asynchronously is not written synchronously");
+        }
+        public void writeZeroes(long lba, int n, boolean fua) throws java.io.IOException { inner.writeZeroes(lba, n, fua); }
+        public void flush() { }
+        public void close() { }
+        @Override
+        public boolean waitsForPeers() { return true; }
+        @Override
+        public boolean writesAsync() { return true; }
+        @Override
+        public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList d, ScatterList m, boolean fua) {
+            startedOn.add(Thread.currentThread().getName());
+            inner.write(lba, n, d, m, fua); // stored (copied) now; answered later
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            pending.add(f);
+            return f;
+        }
+    }
+
+    @Test
+    void writesOfAVolumeThatCompletesThemStartInPlaceAndAreAnsweredWhenTheyComplete() throws Exception {
+        BlockFormat f = BlockFormat.of(4096, 8);
+        LaterVolume later = new LaterVolume(f);
+        try (VolumeStore m = VolumeStore.inMemory()) {
+            m.attach(later);
+            TargetService t = new TargetService(m);
+            byte[] bytes = new byte[4096];
+            java.util.Arrays.fill(bytes, (byte) 7);
+            CompletableFuture<Completion> answer = new CompletableFuture<>();
+            CompletableFuture<String> answeredOn = new CompletableFuture<>();
+            t.execute(BlockRequest.write("r", 3, 1, ScatterList.wrap(bytes), null, Protection.insertStrip(3), false), false,
+                    c -> {
+                        answeredOn.complete(Thread.currentThread().getName());
+                        answer.complete(c);
+                    });
+            assertEquals(java.util.List.of(Thread.currentThread().getName()), later.startedOn, "started where it arrived");
+            assertTrue(!answer.isDone(), "not answered before the volume completes it");
+            assertEquals(1, m.activity("r").inFlight(), "inside the volume until it completes");
+            Thread completer = new Thread(() -> later.pending.get(0).complete(null), "completer");
+            completer.start();
+            assertEquals(Status.SUCCESS, answer.get(30, TimeUnit.SECONDS).status());
+            assertEquals("completer", answeredOn.get());
+            assertEquals(0, m.activity("r").inFlight());
+            ScatterList back = ScatterList.wrap(new byte[4096]);
+            assertEquals(Status.SUCCESS, t.executeNow(BlockRequest.read("r", 3, 1, back, null, Protection.insertStrip(3)), false)
+                    .status(), "the PI inserted on the way in checks on the way out");
+
+            // A write the volume fails: a media error with its reason.
+            CompletableFuture<Completion> failed = new CompletableFuture<>();
+            t.execute(BlockRequest.write("r", 4, 1, ScatterList.wrap(bytes), null, Protection.insertStrip(4), false), false,
+                    failed::complete);
+            later.pending.get(1).completeExceptionally(new java.io.IOException("no quorum"));
+            Completion c = failed.get(30, TimeUnit.SECONDS);
+            assertEquals(Status.MEDIA_ERROR, c.status());
+            assertTrue(c.toString().contains("no quorum"), c.toString());
+
+            // A write whose PI fails is refused before the volume sees it.
+            ScatterList meta = ScatterList.wrap(new byte[8]); // an all-zero tuple: the guard fails
+            CompletableFuture<Completion> refused = new CompletableFuture<>();
+            t.execute(BlockRequest.write("r", 5, 1, ScatterList.wrap(bytes), meta,
+                    Protection.pass(io.pistore.integrity.CheckFlags.ALL, 5, 0, 0), false), false, refused::complete);
+            assertEquals(Status.GUARD_CHECK, refused.get(30, TimeUnit.SECONDS).status());
+            assertEquals(2, later.startedOn.size(), "the refused write never reached the volume");
+        }
+    }
 }
