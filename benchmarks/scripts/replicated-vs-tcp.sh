@@ -8,7 +8,8 @@
 #   benchmarks/scripts/replicated-vs-tcp.sh [REPS] [SECONDS]     (from the repository root)
 # SERVE_OPTS: JVM options for the serve processes only (e.g. a JFR recording); WORKLOADS: which rows
 # (default "randwrite:4k randread:4k write:128k"); RAMP: seconds of each run not measured (default 2; the
-# three peers' JIT compilers are busy for far longer than that, see BENCHMARKS.md).
+# three peers' JIT compilers are busy for far longer than that, see BENCHMARKS.md); WARMUP: seconds of
+# unmeasured random writes, then reads, on the group before the first row (default 0).
 # The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -88,6 +89,13 @@ span=min(float(sys.argv[8]), secs); ops=r['iops']*span; cpu_us=ticks*1e6/hz
 print('%-10s %-9s bs=%-4s qd=32 iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_cpu_us_per_req=%7.1f' % (sys.argv[5], r['rw'] if 'rw' in r else sys.argv[6], sys.argv[7], r['iops'], r['mib_per_s'], r['lat_us']['p50'], r['lat_us']['p99'], cpu_us/max(1,ops)))
 " "$data/bench.json" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" "$(python3 -c "print($w1 - $w0)")" | tee -a "$out"
 }
+if [ "${WARMUP:-0}" -gt 0 ]; then
+    echo "warming up the group: ${WARMUP} s of random writes, then of random reads" | tee -a "$out"
+    for rw in randwrite randread; do
+        pistore bench --transport tcp --target "$rtarget" --volume rv --rw $rw --bs 4k --qd 32 \
+            --seconds "$WARMUP" --ramp 0 --json > /dev/null 2>&1
+    done
+fi
 for r in $(seq "$reps"); do
     for w in ${WORKLOADS:-randwrite:4k randread:4k write:128k}; do
         set -- ${w/:/ }
