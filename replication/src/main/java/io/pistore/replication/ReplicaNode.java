@@ -248,7 +248,19 @@ public final class ReplicaNode implements AutoCloseable {
             log.accept("volume " + name + ": replica " + id + " left the group; deleting its replica failed: "
                     + e.getMessage());
         }
-        onReplicaRemoved.removed(name, leaving.remove(name));
+        onReplicaRemoved.removed(name, leaving.remove(name) || leftOutOfLogConfiguration(gid));
+    }
+
+    /**
+     * Whether the newest configuration in this peer's log (applied or not: a removed follower may
+     * not have learnt that the change committed) leaves it out; false when that cannot be told.
+     */
+    private boolean leftOutOfLogConfiguration(RaftGroupId gid) {
+        try {
+            return server.getDivision(gid).getRaftConf().getCurrentPeers().stream().noneMatch(p -> p.getId().equals(id));
+        } catch (IOException | RuntimeException e) {
+            return false; // the group is gone from the server already: as for a deletion
+        }
     }
 
     /** Who hears of replicas this peer gives up (serve detaches the volume): one at a time, on a Ratis thread. */
