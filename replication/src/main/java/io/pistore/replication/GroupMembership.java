@@ -101,14 +101,22 @@ public final class GroupMembership {
         }
     }
 
+    /** How recently a follower must have heard from the leader it names for its word to count. */
+    private static final long VOUCHED_WITHIN_MS = 5_000;
+
     private Leader askAll(Map<RaftPeerId, String> why) {
         Map<RaftPeerId, RaftPeer> toAsk = new LinkedHashMap<>();
         named.forEach(p -> toAsk.put(p.getId(), p));
         Set<RaftPeerId> asked = new java.util.HashSet<>();
+        Leader vouched = null;
         while (true) {
             RaftPeer p = toAsk.values().stream().filter(x -> !asked.contains(x.getId())).findFirst().orElse(null);
             if (p == null) {
-                return null;
+                // The leader itself did not answer in time (busy with writes on a loaded machine), but a
+                // follower heard from it just now: a change sent to it is redirected by Ratis if it no
+                // longer leads, so the follower's word is enough to address it.
+                return vouched != null && why.getOrDefault(vouched.peer.getId(), "").startsWith("unreachable")
+                        ? vouched : null;
             }
             asked.add(p.getId());
             // A client per peer: the peers to ask grow with the members the answers name.
@@ -125,6 +133,14 @@ public final class GroupMembership {
                 }
                 why.put(p.getId(), r.getRoleInfoProto().getRole().name().toLowerCase(java.util.Locale.ROOT));
                 members.forEach(m -> toAsk.putIfAbsent(m.getId(), m)); // members the caller did not name
+                if (vouched == null && r.getRoleInfoProto().hasFollowerInfo()) {
+                    var heard = r.getRoleInfoProto().getFollowerInfo().getLeaderInfo();
+                    RaftPeerId leaderId = RaftPeerId.valueOf(heard.getId().getId());
+                    RaftPeer leader = members.stream().filter(m -> m.getId().equals(leaderId)).findFirst().orElse(null);
+                    if (leader != null && heard.getLastRpcElapsedTimeMs() < VOUCHED_WITHIN_MS) {
+                        vouched = new Leader(leader, members);
+                    }
+                }
             } catch (IOException | RuntimeException e) {
                 why.put(p.getId(), "unreachable: " + ReplicatedVolume.oneLine(e));
             }

@@ -41,7 +41,18 @@ public final class ReplicaNode implements AutoCloseable {
     private final String host;
     private RaftServer server;
     /** Hears the name of each volume whose replica this peer gave up (removed from its group). */
-    private volatile Consumer<String> onReplicaRemoved = name -> { };
+    private volatile RemovalListener onReplicaRemoved = (name, byChange) -> { };
+    /** Volumes whose newest applied configuration leaves this peer out: their removal is a membership change. */
+    private final java.util.Set<String> leaving = ConcurrentHashMap.newKeySet();
+
+    /** Hears that this peer gave up its replica of a volume. */
+    public interface RemovalListener {
+        /**
+         * {@code byChange}: a membership change left this peer out (the group lives on among the other
+         * members); false when the group itself went (the volume deleted) or why is not known.
+         */
+        void removed(String name, boolean byChange);
+    }
 
     private ReplicaNode(String id, String host, int port, Path dir, ReplicationSettings settings, Consumer<String> log)
             throws IOException {
@@ -191,6 +202,15 @@ public final class ReplicaNode implements AutoCloseable {
                     public void configured(List<RaftPeer> peers) {
                         regroup(name, RaftGroup.valueOf(gid, peers));
                     }
+
+                    @Override
+                    public void member(boolean inNewConfiguration) {
+                        if (inNewConfiguration) {
+                            leaving.remove(name);
+                        } else {
+                            leaving.add(name);
+                        }
+                    }
                 });
     }
 
@@ -210,7 +230,10 @@ public final class ReplicaNode implements AutoCloseable {
      * the replica goes too, and with it the peer list, so no later start rejoins. The other members
      * hold the data.
      */
-    private void removed(RaftGroupId gid, String name) {
+    private synchronized void removed(RaftGroupId gid, String name) {
+        if (!names.containsKey(gid) && replicas.get(name) == null) {
+            return; // told twice (a deletion makes sure of it)
+        }
         names.remove(gid);
         stats.remove(name);
         opened.remove(name);
@@ -225,11 +248,23 @@ public final class ReplicaNode implements AutoCloseable {
             log.accept("volume " + name + ": replica " + id + " left the group; deleting its replica failed: "
                     + e.getMessage());
         }
-        onReplicaRemoved.accept(name);
+        onReplicaRemoved.removed(name, leaving.remove(name) || leftOutOfLogConfiguration(gid));
+    }
+
+    /**
+     * Whether the newest configuration in this peer's log (applied or not: a removed follower may
+     * not have learnt that the change committed) leaves it out; false when that cannot be told.
+     */
+    private boolean leftOutOfLogConfiguration(RaftGroupId gid) {
+        try {
+            return server.getDivision(gid).getRaftConf().getCurrentPeers().stream().noneMatch(p -> p.getId().equals(id));
+        } catch (IOException | RuntimeException e) {
+            return false; // the group is gone from the server already: as for a deletion
+        }
     }
 
     /** Who hears of replicas this peer gives up (serve detaches the volume): one at a time, on a Ratis thread. */
-    public void onReplicaRemoved(Consumer<String> listener) {
+    public void onReplicaRemoved(RemovalListener listener) {
         this.onReplicaRemoved = listener;
     }
 
@@ -278,6 +313,44 @@ public final class ReplicaNode implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Deletes replicated volume {@code name} on every member of its group ({@link GroupDeletion}):
+     * each removes the group with its log and snapshots, and deletes its replica and records. Needs a
+     * leader and, without {@code force}, every member answering; a copy left on a peer that was
+     * unreachable then is deleted by the same call on that peer, once its other members answer that
+     * they hold no group. The lines say what became of each member.
+     */
+    public List<String> delete(String name, boolean force) throws IOException {
+        if (replicas.get(name) == null) {
+            throw new IllegalArgumentException("peer " + id + " holds no replica of volume " + name);
+        }
+        RaftGroupId gid = groupId(name);
+        List<RaftPeer> known = new java.util.ArrayList<>();
+        try {
+            known.addAll(server.getDivision(gid).getGroup().getPeers());
+        } catch (IOException e) {
+            // the replica without its group (a start that failed to join it): the declared peers below
+        }
+        if (known.isEmpty()) {
+            List<RaftPeer> declared = readPeers(groupsDir, name);
+            known.addAll(declared != null ? declared : List.of(peer()));
+        }
+        List<String> lines = new GroupDeletion(name, id, known, settings).delete(force);
+        if (replicas.get(name) != null && !heldByRatis(gid)) {
+            removed(gid, name); // Ratis held no group for it, so nothing told this peer to let go of its files
+        }
+        return lines;
+    }
+
+    private boolean heldByRatis(RaftGroupId gid) throws IOException {
+        for (RaftGroupId g : server.getGroupIds()) {
+            if (g.equals(gid)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** This peer as the others must name it: its id and the address it listens on. */

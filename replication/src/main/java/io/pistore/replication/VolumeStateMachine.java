@@ -54,6 +54,13 @@ final class VolumeStateMachine extends BaseStateMachine {
 
         /** A configuration entry was applied: the group's members are now {@code peers} (old and new while joint). */
         void configured(java.util.List<org.apache.ratis.protocol.RaftPeer> peers);
+
+        /**
+         * Whether this peer is a member of the newest configuration applied (false once a change that
+         * removes it is applied: the joint configuration names it among the old members only).
+         */
+        default void member(boolean inNewConfiguration) {
+        }
     }
 
     VolumeStateMachine(ReplicaApplier applier, ReplicaFiles files, ReplicationSettings settings,
@@ -273,6 +280,7 @@ final class VolumeStateMachine extends BaseStateMachine {
             }
         }
         events.configured(peers);
+        events.member(conf.getPeersList().stream().anyMatch(p -> p.getId().equals(getId().toByteString())));
     }
 
     /**

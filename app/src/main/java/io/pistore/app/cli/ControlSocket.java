@@ -98,7 +98,10 @@ final class ControlSocket implements AutoCloseable {
             String reply;
             try {
                 VolumeChange change = VolumeChange.decode(readLine(c));
+                ReplicaJoiner j = joiner;
                 List<String> lines = change.verb().equals(VolumeChange.JOIN_REPLICA) ? join(change)
+                        : change.verb().equals("delete") && j != null && j.replicated(change.args().get(0))
+                        ? j.delete(change.args().get(0), Boolean.parseBoolean(change.args().get(1)), use)
                         : change.apply(store, use);
                 if (!change.verb().equals("list")) {
                     log.accept("control: " + String.join("; ", lines));

@@ -89,11 +89,13 @@ final class ServedVolumeUse implements VolumeUse, AutoCloseable {
 
     /**
      * The volume's sample after counting {@code requests}: a new count moves its time of change to
-     * now. A volume first seen counts as changed long ago (a fresh server has no history of use).
+     * now. A volume first seen unused counts as changed long ago (a fresh server has no history of
+     * use); one first seen with requests counted (created live and used before the sampler's next
+     * tick) as changed now, since when is not known.
      */
     private Sample sample(String volume, long requests) {
         return samples.compute(volume, (k, old) -> old == null
-                ? new Sample(requests, System.nanoTime() - TimeUnit.SECONDS.toNanos(QUIET_SECONDS))
+                ? new Sample(requests, System.nanoTime() - (requests == 0 ? TimeUnit.SECONDS.toNanos(QUIET_SECONDS) : 0))
                 : old.requests == requests ? old : new Sample(requests, System.nanoTime()));
     }
 

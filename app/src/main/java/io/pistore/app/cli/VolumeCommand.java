@@ -264,7 +264,8 @@ final class VolumeCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "delete", description = "Deletes a volume and its files.")
+    @Command(name = "delete", description = "Deletes a volume and its files; a replicated volume (through the "
+            + "running serve of one of its peers) on every member of its group.")
     static final class Delete implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -279,7 +280,9 @@ final class VolumeCommand implements Callable<Integer> {
         String name;
 
         @Option(names = "--force", description = "Delete a volume a running server is using: its NBD connections "
-                + "end first, and its hosts' later requests find no such volume.")
+                + "end first, and its hosts' later requests find no such volume. For a replicated volume also: "
+                + "delete it while a minority of its members is unreachable (they keep their copy until the same "
+                + "command runs on them).")
         boolean force;
 
         @Override
