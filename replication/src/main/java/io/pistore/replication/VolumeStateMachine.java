@@ -2,9 +2,15 @@ package io.pistore.replication;
 
 import io.pistore.integrity.PiError;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -14,7 +20,9 @@ import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.ProtoUtils;
 
 /**
  * The Raft state machine of one replica of one replicated volume: committed log entries are applied,
@@ -43,7 +51,7 @@ final class VolumeStateMachine extends BaseStateMachine {
     private long skipUpTo = -1;
     /** This replica left its group: its files are deleted, no record is written at close. */
     private volatile boolean removed;
-    private final java.util.function.Consumer<String> log;
+    private final Consumer<String> log;
     private final AppliedIndex appliedIndex = new AppliedIndex();
     private final GroupEvents events;
 
@@ -53,7 +61,7 @@ final class VolumeStateMachine extends BaseStateMachine {
         void removed();
 
         /** A configuration entry was applied: the group's members are now {@code peers} (old and new while joint). */
-        void configured(java.util.List<org.apache.ratis.protocol.RaftPeer> peers);
+        void configured(List<RaftPeer> peers);
 
         /**
          * Whether this peer is a member of the newest configuration applied (false once a change that
@@ -64,7 +72,7 @@ final class VolumeStateMachine extends BaseStateMachine {
     }
 
     VolumeStateMachine(ReplicaApplier applier, ReplicaFiles files, ReplicationSettings settings,
-            java.util.function.Consumer<String> log, GroupEvents events) {
+            Consumer<String> log, GroupEvents events) {
         this.applier = applier;
         this.log = log;
         this.files = files;
@@ -164,7 +172,7 @@ final class VolumeStateMachine extends BaseStateMachine {
     @Override
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
         TransactionContext t = super.startTransaction(request);
-        java.util.List<ReplicaCommand> commands;
+        List<ReplicaCommand> commands;
         try {
             commands = ReplicaCommand.decodeAll(request.getMessage().getContent());
         } catch (IllegalArgumentException e) {
@@ -193,18 +201,18 @@ final class VolumeStateMachine extends BaseStateMachine {
         LogEntryProto entry = trx.getLogEntry();
         Message reply;
         try {
-            org.apache.ratis.thirdparty.com.google.protobuf.ByteString data = entry.getStateMachineLogEntry().getLogData();
-            java.util.List<ReplicaCommand> commands = ReplicaCommand.decodeAll(data);
+            ByteString data = entry.getStateMachineLogEntry().getLogData();
+            List<ReplicaCommand> commands = ReplicaCommand.decodeAll(data);
             if (entry.getIndex() <= skipUpTo) {
                 // In the replica's files before it restarted: done then, not again (a block that rotted
                 // at rest stays as found, for a read or scrub to report and repair).
                 reply = ReplicaCommand.isBatch(data)
-                        ? ApplyOutcome.encodeAll(java.util.Collections.nCopies(commands.size(), ApplyOutcome.done()))
+                        ? ApplyOutcome.encodeAll(Collections.nCopies(commands.size(), ApplyOutcome.done()))
                         : ApplyOutcome.done().encode();
             } else if (!ReplicaCommand.isBatch(data)) {
                 reply = applier.apply(commands.get(0)).encode();
             } else {
-                java.util.List<ApplyOutcome> outcomes = new java.util.ArrayList<>(commands.size());
+                List<ApplyOutcome> outcomes = new ArrayList<>(commands.size());
                 for (ReplicaCommand c : commands) {
                     outcomes.add(applier.apply(c));
                 }
@@ -271,10 +279,10 @@ final class VolumeStateMachine extends BaseStateMachine {
 
     @Override
     public void notifyConfigurationChanged(long term, long index,
-            org.apache.ratis.proto.RaftProtos.RaftConfigurationProto conf) {
-        java.util.List<org.apache.ratis.protocol.RaftPeer> peers = new java.util.ArrayList<>(
-                org.apache.ratis.util.ProtoUtils.toRaftPeers(conf.getPeersList()));
-        for (org.apache.ratis.protocol.RaftPeer p : org.apache.ratis.util.ProtoUtils.toRaftPeers(conf.getOldPeersList())) {
+            RaftConfigurationProto conf) {
+        List<RaftPeer> peers = new ArrayList<>(
+                ProtoUtils.toRaftPeers(conf.getPeersList()));
+        for (RaftPeer p : ProtoUtils.toRaftPeers(conf.getOldPeersList())) {
             if (peers.stream().noneMatch(q -> q.getId().equals(p.getId()))) {
                 peers.add(p);
             }
