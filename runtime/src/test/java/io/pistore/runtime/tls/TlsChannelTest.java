@@ -22,9 +22,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Two TlsChannels over a loopback socket pair: handshake, bulk data both ways, refused certificates. */
+/**
+ * Two TlsChannels over a loopback socket pair: handshake, bulk data both ways, refused certificates.
+ * A subclass per pair of engines (server, client): each engine alone, and each against the other.
+ */
 @Timeout(60)
-class TlsChannelTest {
+abstract class TlsChannelTest {
+    /** The server's engine. */
+    abstract TlsEngine serverEngine();
+
+    /** The client's engine. */
+    abstract TlsEngine clientEngine();
+
+    /** Skips the subclass, with the library's reason, where the native engine cannot load. */
+    static void assumeOpenSsl() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeTls.NETTY.available(),
+                () -> "the openssl TLS engine is not available: " + NativeTls.NETTY.unavailabilityCause());
+    }
+
     @TempDir
     Path dir;
 
@@ -64,8 +79,8 @@ class TlsChannelTest {
 
     @Test
     void carriesBytesBothWaysAfterAMutualHandshake() throws Exception {
-        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
-        TlsContext cc = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey());
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true, serverEngine());
+        TlsContext cc = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey(), clientEngine());
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
         TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("localhost", 1));
         CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> handshake(s, serverSide));
@@ -73,6 +88,8 @@ class TlsChannelTest {
         sh.get(20, TimeUnit.SECONDS);
         assertEquals("CN=alice", s.session().getPeerPrincipal().getName());
         assertEquals("TLSv1.3", c.session().getProtocol());
+        assertEquals(serverEngine().label(), sc.engine().split(" ")[0]);
+        assertEquals(clientEngine().label(), cc.engine().split(" ")[0]);
 
         byte[] data = new byte[1 << 20];
         new Random(7).nextBytes(data);
@@ -97,8 +114,8 @@ class TlsChannelTest {
 
     @Test
     void aClientWithoutACertificateIsRefusedWhenOneIsRequired() throws Exception {
-        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
-        TlsContext cc = TlsContext.client(pki.ca(), null, null);
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true, serverEngine());
+        TlsContext cc = TlsContext.client(pki.ca(), null, null, clientEngine());
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
         TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("localhost", 1));
         CompletableFuture<Void> ch = CompletableFuture.runAsync(() -> {
@@ -120,8 +137,8 @@ class TlsChannelTest {
 
     @Test
     void aServerWhoseNameDoesNotMatchIsRefused() throws Exception {
-        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false);
-        TlsContext cc = TlsContext.client(pki.ca(), null, null);
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, serverEngine());
+        TlsContext cc = TlsContext.client(pki.ca(), null, null, clientEngine());
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
         TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("storage.example", 1));
         CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
