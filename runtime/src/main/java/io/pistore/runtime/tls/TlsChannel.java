@@ -369,10 +369,16 @@ public final class TlsChannel implements TlsStream {
                 if (handshaking) {
                     return produced; // the handshake loop writes its next flight
                 }
-                // a key update the peer asked us to answer
+                // a key update the peer asked us to answer, or the native engine's alert for a
+                // record it could not open: it throws that error from the wrap after the alert's
+                // (the JDK's engine threw from unwrap already), so one more wrap, of nothing.
                 synchronized (this) {
-                    wrapLocked(EMPTY);
-                    flushLocked();
+                    try {
+                        wrapLocked(EMPTY);
+                        wrapLocked(EMPTY);
+                    } finally {
+                        flushLocked();
+                    }
                 }
             }
             // After a task (the native engine checks the peer's certificate in one) the engine may

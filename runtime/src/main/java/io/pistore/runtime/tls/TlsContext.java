@@ -101,7 +101,7 @@ public final class TlsContext {
         String d = "certificate " + chain.get(0).getSubjectX500Principal().getName() + " (until "
                 + chain.get(0).getNotAfter().toInstant() + ")"
                 + (requireClientCertificate ? ", client certificates required" : "");
-        return new TlsContext(c, n, true, requireClientCertificate, d, engineName(e, lib));
+        return new TlsContext(c, n, true, requireClientCertificate, d, e.describe(lib));
     }
 
     /**
@@ -142,7 +142,7 @@ public final class TlsContext {
         }
         String d = (cas == null ? "default trust store" : "CA " + ca)
                 + (chain == null ? "" : ", certificate " + chain.get(0).getSubjectX500Principal().getName());
-        return new TlsContext(c, n, false, false, d, engineName(e, lib));
+        return new TlsContext(c, n, false, false, d, e.describe(lib));
     }
 
     private static SSLContext build(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> cas) {
@@ -190,14 +190,6 @@ public final class TlsContext {
             throw new TlsFileException("cannot set up TLS on the openssl engine: "
                     + TlsEngine.oneLine(e), e);
         }
-    }
-
-    private static String engineName(TlsEngine e, NativeTls lib) {
-        if (e != TlsEngine.OPENSSL) {
-            return e.label();
-        }
-        String v = lib.version();
-        return e.label() + (v == null ? "" : " (" + v + ")");
     }
 
     /**

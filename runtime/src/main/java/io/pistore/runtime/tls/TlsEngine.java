@@ -6,8 +6,8 @@ import java.util.Locale;
  * Which implementation encrypts and decrypts the TLS records of x509 TLS (the tcp transport and
  * NBD with certificates; pre-shared keys always run on Bouncy Castle's TLS). Both speak the same
  * TLS 1.3 on the wire and check certificates through the same trust and key managers; they differ
- * in CPU per byte: the native one (BoringSSL through Netty's OpenSSL engine) costs about half of the
- * JDK's record layer (docs/BENCHMARKS.md).
+ * in CPU per byte, where the native one (BoringSSL through Netty's OpenSSL engine) costs less than
+ * the JDK's record layer (docs/BENCHMARKS.md).
  */
 public enum TlsEngine {
     /** OpenSSL when its native library loads here, else the JDK's. The default. */
@@ -57,6 +57,18 @@ public enum TlsEngine {
             default:
                 return lib.available() ? OPENSSL : JDK;
         }
+    }
+
+    /**
+     * For log lines, on an engine {@link #resolve} returned: {@code openssl (BoringSSL)} (the
+     * library's own name and version) or {@code jdk}.
+     */
+    public String describe(NativeTls lib) {
+        if (this != OPENSSL) {
+            return label();
+        }
+        String v = lib.version();
+        return label() + (v == null ? "" : " (" + v + ")");
     }
 
     /** A cause and its causes on one line, so that the error stays one line. */

@@ -152,6 +152,35 @@ abstract class TlsChannelTest {
         sh.get(20, TimeUnit.SECONDS);
     }
 
+    @Test
+    void aRecordWithOneBitFlippedIsAnErrorNotAnEnd() throws Exception {
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true, serverEngine());
+        TlsContext cc = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey(), clientEngine());
+        TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
+        javax.net.ssl.SSLEngine ce = cc.clientEngine("localhost", 1);
+        TlsChannel c = new TlsChannel(clientSide, ce);
+        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> handshake(s, serverSide));
+        c.handshake(waiter(clientSide));
+        sh.get(20, TimeUnit.SECONDS);
+        // the client's engine seals a record (the channel is idle), and a bit of its ciphertext flips
+        ByteBuffer plain = ByteBuffer.allocateDirect(1000);
+        ByteBuffer sealed = ByteBuffer.allocateDirect(ce.getSession().getPacketBufferSize());
+        assertEquals(javax.net.ssl.SSLEngineResult.Status.OK, ce.wrap(plain, sealed).getStatus());
+        sealed.flip();
+        int at = 5 + new Random(3).nextInt(sealed.remaining() - 5);
+        sealed.put(at, (byte) (sealed.get(at) ^ 0x10));
+        while (sealed.hasRemaining()) {
+            clientSide.write(sealed);
+        }
+        TlsChannel.Waiter w = waiter(serverSide);
+        ByteBuffer b = ByteBuffer.allocate(2000);
+        assertThrows(SSLException.class, () -> {
+            while (s.read(b) >= 0) {
+                w.await(SelectionKey.OP_READ);
+            }
+        });
+    }
+
     private static void handshake(TlsChannel t, SocketChannel ch) {
         try {
             t.handshake(waiter(ch));
