@@ -63,9 +63,8 @@ public final class TcpConfig {
             "a target accepts only hosts whose certificate chains to tcp.tlsCa (mutual TLS)");
 
     public static final TransportOption<String> TLS_ENGINE = TransportOption.choice("tcp.tlsEngine", "auto",
-            List.of("auto", "openssl", "jdk"), "what encrypts the TLS records: openssl (BoringSSL, native, about half the"
-                    + " CPU per byte), jdk, or auto (openssl where its library loads, else jdk); a host and a target"
-                    + " may differ");
+            List.of("auto", "openssl", "jdk"), "what encrypts the TLS records: openssl (BoringSSL, native, less CPU per"
+                    + " byte), jdk, or auto (openssl where its library loads, else jdk); a host and a target may differ");
 
     public static final TransportOption<String> ACCESS = TransportOption.text("tcp.access", "FILE", null,
             "which volumes each host may use, read-write or read-only, by its certificate (CN or subjectAltName);"
