@@ -1,5 +1,6 @@
 import io.pistore.runtime.tls.TlsChannel;
 import io.pistore.runtime.tls.TlsContext;
+import io.pistore.runtime.tls.TlsEngine;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -19,7 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * time is counted after a warm-up, so other work on the machine does not count. Threads wait for
  * the socket in a selector, never spinning. "plain" runs the same over the bare socket.
  *
- * <p>Run by tls-path-probe.sh: {@code java -cp RUNTIME_JARS TlsPathProbe.java tls|plain CERT KEY MIB}.
+ * <p>Run by tls-path-probe.sh: {@code java -cp RUNTIME_JARS TlsPathProbe.java MODE CERT KEY MIB}, MODE
+ * plain, or TLS on the engine {@code openssl}, {@code jdk} or {@code tls} (the default engine).
  */
 public class TlsPathProbe {
     static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
@@ -36,7 +38,8 @@ public class TlsPathProbe {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean tls = args[0].equals("tls");
+        boolean tls = !args[0].equals("plain");
+        TlsEngine engine = args[0].equals("tls") ? TlsEngine.AUTO : tls ? TlsEngine.parse(args[0]) : null;
         Path cert = Path.of(args[1]);
         Path key = Path.of(args[2]);
         long mib = Long.parseLong(args[3]);
@@ -48,8 +51,8 @@ public class TlsPathProbe {
             Io w;
             Io r;
             if (tls) {
-                TlsContext sc = TlsContext.server(cert, key, cert, true);
-                TlsContext cc = TlsContext.client(cert, cert, key);
+                TlsContext sc = TlsContext.server(cert, key, cert, true, engine);
+                TlsContext cc = TlsContext.client(cert, cert, key, engine);
                 TlsChannel s = new TlsChannel(server, sc.serverEngine());
                 TlsChannel c = new TlsChannel(client, cc.clientEngine("localhost", 1));
                 CompletableFuture<Void> hs = CompletableFuture.runAsync(() -> {
@@ -77,7 +80,7 @@ public class TlsPathProbe {
             writer.join();
             reader.join();
             double kib = (total - warm) / 1024.0;
-            System.out.printf("%-5s writer %7.1f ns/KiB  reader %7.1f ns/KiB  both %7.1f ns/KiB  (%d MiB after %d MiB warm-up)%n",
+            System.out.printf("%-7s writer %7.1f ns/KiB  reader %7.1f ns/KiB  both %7.1f ns/KiB  (%d MiB after %d MiB warm-up)%n",
                     args[0], (cpu[1] - cpu[0]) / kib, (cpu[3] - cpu[2]) / kib,
                     (cpu[1] - cpu[0] + cpu[3] - cpu[2]) / kib, (total - warm) >> 20, warm >> 20);
             client.close();

@@ -3,7 +3,9 @@
 # over one memory volume "m" (4096+8, PI inserted inside) started per run in one of three modes.
 #
 #   NBD_PORT and NBD_VOLUME must be set before sourcing; then:
-#   serve plain|x509|psk    starts the server, returns once it prints its URI line
+#   serve plain|x509|psk    starts the server, returns once it prints its URI line (x509 on the TLS
+#                           engine NBD_TLS_ENGINE names, openssl or jdk, when it is set)
+#   cpu_ticks               the server's CPU so far (user + system), in clock ticks
 #   stop                    stops it
 #   nbd_uri plain|x509|psk  the libnbd URI of the volume (x509: checks the server certificate)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -26,12 +28,15 @@ trap cleanup EXIT
 serve() { # MODE
   local extra=()
   [ "$1" = x509 ] && extra=(--tls-cert "$work/server-cert.pem" --tls-key "$work/server-key.pem")
+  [ "$1" = x509 ] && [ -n "${NBD_TLS_ENGINE:-}" ] && extra+=(--tls-engine "$NBD_TLS_ENGINE")
   [ "$1" = psk ] && extra=(--tls-psk "$work/keys.psk")
   "$root/pistore" serve --memory-volume "m:$NBD_VOLUME" --nbd "127.0.0.1:$NBD_PORT" "${extra[@]}" > "$work/serve.log" 2>&1 &
   pid=$!
   for _ in $(seq 600); do grep -q '/m ' "$work/serve.log" && return; sleep 0.1; done
   echo "serve did not start: $(cat "$work/serve.log")" >&2; exit 1
 }
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 
 stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
 

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # What TLS 1.3 costs the tcp transport: `pistore bench --transport tcp` (embedded target, memory
 # volume, PI insert, one queue) plaintext and with mutual TLS (tcp.tls=true, a throwaway CA and one
-# certificate for both ends, made with openssl), alternating plain/TLS/TLS/plain per round so drift
-# on a shared machine falls on both. Rows: 4 KiB random read and write at qd 32, 128 KiB sequential
-# read and write at qd 8 (ROWS="RW BS QD,..." picks others). Prints the IOPS, MiB/s and CPU per
+# certificate for both ends, made with openssl) on each TLS engine named in TLS_ENGINES (default
+# "openssl jdk": tcp.tlsEngine), side by side in the same rounds, the order reversed every other
+# round so drift on a shared machine falls on all. Rows: 4 KiB random read and write at qd 32,
+# 128 KiB sequential read and write at qd 8 (ROWS="RW BS QD,..." picks others). Prints the IOPS, MiB/s and CPU per
 # request (the bench's own count: both ends of the connection are in its process) of each mode
-# (medians) and the TLS/plaintext ratio of IOPS per row. With TLS_B_OPTS set, every round also runs
-# TLS with those JVM options added (a column "tlsb"), side by side in the same rounds: e.g.
-# -XX:-UseAESIntrinsics, or -Xbootclasspath/a:DIR holding another build of TlsChannel and TlsStream.
+# (medians) and the TLS/plaintext ratio of IOPS per row and engine. With TLS_B_OPTS set, every round
+# also runs TLS on the first engine with those JVM options added (a column "tlsb"), side by side in
+# the same rounds: e.g. -XX:-UseAESIntrinsics, or -Xbootclasspath/a:DIR holding another build of
+# TlsChannel and TlsStream.
 #
-# Each run warms up for RAMP seconds first: the JIT takes several seconds to compile the JDK's TLS
-# code, so short runs understate TLS far more than they understate plaintext.
+# Each run warms up for RAMP seconds first: the JIT takes several seconds to compile the TLS code
+# (the JDK's record layer most), so short runs understate TLS far more than they understate plaintext.
 #
 #   benchmarks/scripts/tls-cost.sh [SECONDS] [ROUNDS] [RAMP]     (from anywhere; default 5 2 5)
 set -euo pipefail
@@ -34,16 +36,20 @@ tls=(--transport-option tcp.tls=true --transport-option "tcp.tlsCert=$pki/cert.p
      --transport-option tcp.tlsVerifyClient=true)
 "$root/pistore" --version > /dev/null
 echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), aes: $(grep -m1 -ow aes /proc/cpuinfo || echo no)"
-run() { # MODE RW BS QD -> "iops mibps cpu_us_per_op"
+engines=(${TLS_ENGINES:-openssl jdk})
+run() { # MODE RW BS QD -> "iops mibps cpu_us_per_op"; MODE: plain, an engine, or tlsb
   local extra=() opts="${JAVA_OPTS:-}"
-  [ "$1" != plain ] && extra=("${tls[@]}")
-  [ "$1" = tlsb ] && opts="$opts $TLS_B_OPTS"
+  case "$1" in
+    plain) ;;
+    tlsb) extra=("${tls[@]}" --transport-option "tcp.tlsEngine=${engines[0]}"); opts="$opts $TLS_B_OPTS" ;;
+    *) extra=("${tls[@]}" --transport-option "tcp.tlsEngine=$1") ;;
+  esac
   JAVA_OPTS="$opts" "$root/pistore" bench --transport tcp --rw "$2" --bs "$3" --qd "$4" --pi insert --seconds "$secs" \
       --ramp "$ramp" --size 256MiB --json "${extra[@]}" 2>/dev/null \
     | python3 -c 'import json,sys; r = json.loads(sys.stdin.read()); print("%.0f %.1f %.2f" % (r["iops"], r["mib_per_s"], r["cpu"]["us_per_op"]))'
 }
-modes="plain tls"
-[ -n "${TLS_B_OPTS:-}" ] && modes="plain tls tlsb" && echo "tlsb: TLS with JVM options $TLS_B_OPTS"
+modes="plain ${engines[*]}"
+[ -n "${TLS_B_OPTS:-}" ] && modes="$modes tlsb" && echo "tlsb: TLS (${engines[0]}) with JVM options $TLS_B_OPTS"
 echo "columns: median IOPS, MiB/s and CPU us per request of each mode; TLS/plaintext ratio of IOPS (per round in brackets)"
 IFS=, read -ra rows <<< "${ROWS:-randread 4k 32,randwrite 4k 32,read 128k 8,write 128k 8}"
 for row in "${rows[@]}"; do

@@ -220,6 +220,10 @@ final class BenchCommand implements Callable<Integer> {
         TransportOptions settings = transportOptions.resolve(config);
         o.transportOptions = settings;
         progressWriter.println(GuardPath.describe()); // which guard path PI takes here, and why
+        String tls = transport.equals("tcp") || transport.equals("all") ? TlsLine.tcp(settings) : null;
+        if (tls != null) {
+            progressWriter.println(tls);
+        }
         progressWriter.flush();
         List<String> names = new ArrayList<>();
         List<BenchResult> results = new ArrayList<>();

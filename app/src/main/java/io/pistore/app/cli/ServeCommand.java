@@ -202,6 +202,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         settings = transportOptions.resolve(config);
         settings = withTcpAccess(settings);
+        settings = withTcpTlsEngine(settings);
         tlsContext = tls.serverContext();
         pskKeys = tls.pskKeys();
         nbdTlsMode();
@@ -268,6 +269,10 @@ final class ServeCommand implements Callable<Integer> {
                             + " " + l.address());
                     if (!settings.isEmpty()) {
                         out.println("  transport options: " + settings);
+                    }
+                    String tlsLine = p.name().equals("tcp") ? TlsLine.tcp(settings) : null;
+                    if (tlsLine != null) {
+                        out.println("  " + tlsLine);
                     }
                     if (!p.name().equals(LocalTransportProvider.NAME)) {
                         warnIfExposed(p.name() + " transport", listenerAddress(l), transportTls(p));
@@ -369,6 +374,21 @@ final class ServeCommand implements Callable<Integer> {
             throw CliException.usage("--access and tcp.access name the tcp rules twice; give one");
         }
         return s.with("tcp.access", accessFile.toString());
+    }
+
+    /**
+     * --tls-engine for the tcp transport too, as tcp.tlsEngine, when its TLS is on (one switch for
+     * every listener and connection of this serve); naming it both ways is a mistake, even alike.
+     */
+    private TransportOptions withTcpTlsEngine(TransportOptions s) {
+        io.pistore.runtime.tls.TlsEngine e = tls.engine();
+        if (e == null || !"true".equalsIgnoreCase(s.asMap().get("tcp.tls"))) {
+            return s;
+        }
+        if (s.asMap().containsKey("tcp.tlsEngine")) {
+            throw CliException.usage("--tls-engine and tcp.tlsEngine name the tcp TLS engine twice; give one");
+        }
+        return s.with("tcp.tlsEngine", e.label());
     }
 
     /** --nbd-access or --access, read and checked against the TLS settings; null without them or --nbd. */

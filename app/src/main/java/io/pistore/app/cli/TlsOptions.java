@@ -2,6 +2,7 @@ package io.pistore.app.cli;
 
 import io.pistore.runtime.tls.PskKeys;
 import io.pistore.runtime.tls.TlsContext;
+import io.pistore.runtime.tls.TlsEngine;
 import io.pistore.runtime.tls.TlsFileException;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -9,7 +10,7 @@ import picocli.CommandLine.Option;
 /**
  * The server's TLS material (docs/SECURITY.md): its certificate and key, the CA bundle that client
  * certificates must chain to, and whether clients must show one; or, for NBD, a file of pre-shared
- * keys instead. Loaded and checked when serve starts, so a bad file stops it with one line instead
+ * keys instead; and which engine runs the records. Loaded and checked when serve starts, so a bad file stops it with one line instead
  * of failing each client's handshake.
  */
 final class TlsOptions {
@@ -35,6 +36,25 @@ final class TlsOptions {
             description = "Pre-shared keys for NBD TLS instead of a certificate: IDENTITY:HEXKEY lines as psktool "
                     + "writes them; with it, NBD requires TLS unless --nbd-tls says otherwise (config key: tls-psk).")
     Path psk;
+
+    @Option(names = "--tls-engine", paramLabel = "auto|openssl|jdk",
+            description = "What encrypts TLS records with certificates, on NBD and on the tcp transport (unless "
+                    + "tcp.tlsEngine is set): openssl (BoringSSL, native), jdk, or auto, openssl where its library "
+                    + "loads and jdk elsewhere (default: auto; pre-shared keys always run on Bouncy Castle; config key: "
+                    + "tls-engine).")
+    String engine;
+
+    /** --tls-engine, or null when not given. */
+    TlsEngine engine() {
+        if (engine == null) {
+            return null;
+        }
+        try {
+            return TlsEngine.parse(engine);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--tls-engine: " + e.getMessage());
+        }
+    }
 
     boolean given() {
         return cert != null || key != null;
@@ -68,7 +88,8 @@ final class TlsOptions {
             throw CliException.usage("TLS needs both --tls-cert and --tls-key");
         }
         try {
-            return TlsContext.server(cert, key, ca, verifyClient);
+            TlsEngine e = engine();
+            return TlsContext.server(cert, key, ca, verifyClient, e == null ? TlsEngine.AUTO : e);
         } catch (TlsFileException e) {
             throw CliException.usage(e.getMessage());
         }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.tls.TestPki;
 import io.pistore.runtime.tls.TlsContext;
+import io.pistore.runtime.tls.TlsEngine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -25,6 +26,11 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class NbdTlsTest extends NbdTlsKit {
+    /** The server's engine: the default (openssl where it loads); a subclass runs the jdk one. */
+    TlsEngine engine() {
+        return TlsEngine.AUTO;
+    }
+
     TestPki pki;
     TlsContext client;
 
@@ -35,7 +41,7 @@ class NbdTlsTest extends NbdTlsKit {
     }
 
     void start(NbdTls mode, boolean clientCertificates) throws IOException {
-        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), clientCertificates);
+        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), clientCertificates, engine());
         server = NbdServer.start("127.0.0.1:0", host,
                 new NbdServer.Options().handshakeTimeoutMillis(3000).tls(mode, tls).log(log::add));
     }
@@ -201,7 +207,7 @@ class NbdTlsTest extends NbdTlsKit {
 
     @Test
     void theAccessFileDecidesWhichExportsAClientSeesAndWhetherItMayWrite() throws Exception {
-        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
+        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true, engine());
         AccessRules access = AccessRules.parse(List.of("# client exports access", "alice a rw", "bob b ro  # backups"),
                 "test");
         server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().handshakeTimeoutMillis(3000)
@@ -244,7 +250,7 @@ class NbdTlsTest extends NbdTlsKit {
 
     @Test
     void accessRulesNeedClientCertificates() throws Exception {
-        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), false);
+        TlsContext tls = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), false, engine());
         AccessRules access = AccessRules.parse(List.of("* * ro"), "test");
         assertThrows(IllegalArgumentException.class, () -> NbdServer.start("127.0.0.1:0", host,
                 new NbdServer.Options().tls(NbdTls.REQUIRE, tls).access(access)));

@@ -191,6 +191,39 @@ class ServeTlsTest {
     }
 
     @Test
+    void theTlsEngineIsNamedAtStartOnNbdAndTcp() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.pistore.runtime.tls.NativeTls.NETTY.available(),
+                () -> "the openssl TLS engine is not available: "
+                        + io.pistore.runtime.tls.NativeTls.NETTY.unavailabilityCause());
+        TestPki pki = TestPki.create(dir, "alice");
+        Result r = serveUntil("/m ", "serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB",
+                "--tls-cert", pki.serverCert().toString(), "--tls-key", pki.serverKey().toString());
+        assertTrue(r.out().contains(", engine=openssl (BoringSSL))"), r.out());
+        r = serveUntil("/m ", "serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-engine", "jdk",
+                "--tls-cert", pki.serverCert().toString(), "--tls-key", pki.serverKey().toString());
+        assertTrue(r.out().contains(", engine=jdk)"), r.out());
+        r = serveUntil("tls: ", "serve", "--listen", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-engine", "jdk",
+                "--transport-option", "tcp.tls=true", "--transport-option", "tcp.tlsCert=" + pki.serverCert(),
+                "--transport-option", "tcp.tlsKey=" + pki.serverKey());
+        assertTrue(r.out().contains("\n  tls: TLSv1.3 engine=jdk\n"), r.out() + " / " + r.err());
+    }
+
+    @Test
+    void aBadOrDoubleTlsEngineIsOneLine() throws Exception {
+        TestPki pki = TestPki.create(dir, "alice");
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-engine", "boring",
+                "--tls-cert", pki.serverCert().toString(), "--tls-key", pki.serverKey().toString());
+        assertEquals(2, r.code(), r.out() + " / " + r.err());
+        assertEquals("pistore serve: --tls-engine: TLS engine must be auto, openssl or jdk, not 'boring'", r.err());
+        r = run("serve", "--listen", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-engine", "jdk",
+                "--transport-option", "tcp.tls=true", "--transport-option", "tcp.tlsEngine=jdk",
+                "--transport-option", "tcp.tlsCert=" + pki.serverCert(), "--transport-option",
+                "tcp.tlsKey=" + pki.serverKey());
+        assertEquals(2, r.code(), r.out() + " / " + r.err());
+        assertEquals("pistore serve: --tls-engine and tcp.tlsEngine name the tcp TLS engine twice; give one", r.err());
+    }
+
+    @Test
     void preSharedKeysMakeNbdRequireTls() throws Exception {
         Path keys = dir.resolve("keys.psk");
         java.nio.file.Files.writeString(keys, "alice:00112233445566778899aabbccddeeff\n");

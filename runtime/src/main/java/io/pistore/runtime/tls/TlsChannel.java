@@ -53,12 +53,19 @@ public final class TlsChannel implements TlsStream {
         this.ch = ch;
         this.engine = engine;
         SSLSession s = engine.getSession();
-        // Heap buffers: the JDK's AES-GCM works on arrays; with direct buffers it was several times
-        // slower here (docs/BENCHMARKS.md), which outweighs the socket's copy through its own
-        // direct buffer.
-        netIn = ByteBuffer.allocate(s.getPacketBufferSize() * RECORDS_PER_READ).flip();
-        plainIn = ByteBuffer.allocate(s.getApplicationBufferSize()).flip();
-        netOut = ByteBuffer.allocate(s.getPacketBufferSize() * RECORDS_PER_WRITE).flip();
+        // Heap buffers for the JDK's engine: its AES-GCM works on arrays; with direct buffers it was
+        // several times slower here (docs/BENCHMARKS.md), which outweighs the socket's copy through
+        // its own direct buffer. Direct ones for the native engine, which hands their addresses to
+        // BoringSSL (a heap buffer costs it a copy through a direct one) and the socket takes them
+        // without a copy.
+        boolean direct = TlsContext.isNative(engine);
+        netIn = buffer(s.getPacketBufferSize() * RECORDS_PER_READ, direct);
+        plainIn = buffer(s.getApplicationBufferSize(), direct);
+        netOut = buffer(s.getPacketBufferSize() * RECORDS_PER_WRITE, direct);
+    }
+
+    private static ByteBuffer buffer(int capacity, boolean direct) {
+        return (direct ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity)).flip();
     }
 
     /**
@@ -353,7 +360,8 @@ public final class TlsChannel implements TlsStream {
                     break;
             }
             SSLEngineResult.HandshakeStatus hs = r.getHandshakeStatus();
-            if (hs == SSLEngineResult.HandshakeStatus.NEED_TASK) {
+            boolean ranTasks = hs == SSLEngineResult.HandshakeStatus.NEED_TASK;
+            if (ranTasks) {
                 runTasks();
                 hs = engine.getHandshakeStatus();
             }
@@ -361,13 +369,22 @@ public final class TlsChannel implements TlsStream {
                 if (handshaking) {
                     return produced; // the handshake loop writes its next flight
                 }
-                // a key update the peer asked us to answer
+                // a key update the peer asked us to answer, or the native engine's alert for a
+                // record it could not open: it throws that error from the wrap after the alert's
+                // (the JDK's engine threw from unwrap already), so one more wrap, of nothing.
                 synchronized (this) {
-                    wrapLocked(EMPTY);
-                    flushLocked();
+                    try {
+                        wrapLocked(EMPTY);
+                        wrapLocked(EMPTY);
+                    } finally {
+                        flushLocked();
+                    }
                 }
             }
-            if (!netIn.hasRemaining()) {
+            // After a task (the native engine checks the peer's certificate in one) the engine may
+            // go on with what it already has: one more unwrap, even of nothing, lets it; it says
+            // BUFFER_UNDERFLOW if it needs more from the socket.
+            if (!netIn.hasRemaining() && !ranTasks) {
                 underflow = true;
                 return produced;
             }

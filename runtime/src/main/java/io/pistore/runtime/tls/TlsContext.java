@@ -1,5 +1,11 @@
 package io.pistore.runtime.tls;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -24,6 +30,11 @@ import javax.net.ssl.TrustManagerFactory;
  * only clients whose certificate chains to the CA bundle (mutual TLS). A client trusts the CA bundle
  * (the JDK's default trust store when none is given), checks that the server's certificate names the
  * host it dialled, and presents its own certificate when it has one.
+ *
+ * <p>The engines come from the {@link TlsEngine} chosen when the context is made: Netty's OpenSSL
+ * engine over BoringSSL (the default where its native library loads) or the JDK's. Both take the same
+ * key, certificates and trust managers, so certificate checks, mutual TLS and the peer's certificate
+ * in the session are the same; {@link #clientSocket} is always the JDK's (blocking tools and tests).
  */
 public final class TlsContext {
     /** The only protocol offered: TLS 1.3 (AES-GCM or ChaCha20-Poly1305, forward secret). */
@@ -36,15 +47,21 @@ public final class TlsContext {
     static final String[] SUITES = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"};
 
     private final SSLContext context;
+    /** The native engine's context; null with the JDK's engine. */
+    private final SslContext nativeContext;
     private final boolean server;
     private final boolean requireClientCertificate;
     private final String description;
+    private final String engine;
 
-    private TlsContext(SSLContext context, boolean server, boolean requireClientCertificate, String description) {
+    private TlsContext(SSLContext context, SslContext nativeContext, boolean server, boolean requireClientCertificate,
+                       String description, String engine) {
         this.context = context;
+        this.nativeContext = nativeContext;
         this.server = server;
         this.requireClientCertificate = requireClientCertificate;
         this.description = description;
+        this.engine = engine;
     }
 
     /**
@@ -52,6 +69,17 @@ public final class TlsContext {
      * certificates must chain to (may be null unless {@code requireClientCertificate}).
      */
     public static TlsContext server(Path certificate, Path key, Path ca, boolean requireClientCertificate) {
+        return server(certificate, key, ca, requireClientCertificate, TlsEngine.AUTO);
+    }
+
+    /** {@link #server(Path, Path, Path, boolean)} on the given engine. */
+    public static TlsContext server(Path certificate, Path key, Path ca, boolean requireClientCertificate,
+                                    TlsEngine engine) {
+        return server(certificate, key, ca, requireClientCertificate, engine, NativeTls.NETTY);
+    }
+
+    static TlsContext server(Path certificate, Path key, Path ca, boolean requireClientCertificate,
+                             TlsEngine engine, NativeTls lib) {
         if (certificate == null || key == null) {
             throw new TlsFileException("TLS needs a certificate and its private key");
         }
@@ -63,11 +91,17 @@ public final class TlsContext {
         PrivateKey k = PemKeys.read(key);
         KeyPairCheck.check(k, key, chain.get(0), certificate);
         List<X509Certificate> cas = ca == null ? null : PemCertificates.read(ca, "CA bundle", now);
+        TlsEngine e = engine.resolve(lib);
         SSLContext c = build(chain, k, cas);
+        SslContext n = null;
+        if (e == TlsEngine.OPENSSL) {
+            n = buildNative(SslContextBuilder.forServer(k, chain.toArray(new X509Certificate[0]))
+                    .clientAuth(requireClientCertificate ? ClientAuth.REQUIRE : ClientAuth.NONE), cas);
+        }
         String d = "certificate " + chain.get(0).getSubjectX500Principal().getName() + " (until "
                 + chain.get(0).getNotAfter().toInstant() + ")"
                 + (requireClientCertificate ? ", client certificates required" : "");
-        return new TlsContext(c, true, requireClientCertificate, d);
+        return new TlsContext(c, n, true, requireClientCertificate, d, e.describe(lib));
     }
 
     /**
@@ -75,6 +109,15 @@ public final class TlsContext {
      * default trust store), and optionally its own certificate and key for mutual TLS.
      */
     public static TlsContext client(Path ca, Path certificate, Path key) {
+        return client(ca, certificate, key, TlsEngine.AUTO);
+    }
+
+    /** {@link #client(Path, Path, Path)} on the given engine. */
+    public static TlsContext client(Path ca, Path certificate, Path key, TlsEngine engine) {
+        return client(ca, certificate, key, engine, NativeTls.NETTY);
+    }
+
+    static TlsContext client(Path ca, Path certificate, Path key, TlsEngine engine, NativeTls lib) {
         if ((certificate == null) != (key == null)) {
             throw new TlsFileException("a client certificate needs its private key, and a key its certificate");
         }
@@ -87,10 +130,19 @@ public final class TlsContext {
             KeyPairCheck.check(k, key, chain.get(0), certificate);
         }
         List<X509Certificate> cas = ca == null ? null : PemCertificates.read(ca, "CA bundle", now);
+        TlsEngine e = engine.resolve(lib);
         SSLContext c = build(chain, k, cas);
+        SslContext n = null;
+        if (e == TlsEngine.OPENSSL) {
+            SslContextBuilder b = SslContextBuilder.forClient();
+            if (chain != null) {
+                b.keyManager(k, chain.toArray(new X509Certificate[0]));
+            }
+            n = buildNative(b, cas);
+        }
         String d = (cas == null ? "default trust store" : "CA " + ca)
                 + (chain == null ? "" : ", certificate " + chain.get(0).getSubjectX500Principal().getName());
-        return new TlsContext(c, false, false, d);
+        return new TlsContext(c, n, false, false, d, e.describe(lib));
     }
 
     private static SSLContext build(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> cas) {
@@ -122,10 +174,46 @@ public final class TlsContext {
         }
     }
 
+    /**
+     * The native context: TLS 1.3 only, trusting {@code cas} (null: the JDK's default trust store).
+     * The suites are BoringSSL's own for TLS 1.3 (AES-128-GCM first where the CPU has AES
+     * instructions), which it does not let a caller reorder.
+     */
+    private static SslContext buildNative(SslContextBuilder b, List<X509Certificate> cas) {
+        try {
+            b.sslProvider(SslProvider.OPENSSL).protocols(PROTOCOL);
+            if (cas != null) {
+                b.trustManager(cas.toArray(new X509Certificate[0]));
+            }
+            return b.build();
+        } catch (javax.net.ssl.SSLException | RuntimeException e) {
+            throw new TlsFileException("cannot set up TLS on the openssl engine: "
+                    + TlsEngine.oneLine(e), e);
+        }
+    }
+
+    /**
+     * Whether {@code e} is the native engine, which reads and writes direct buffers without a copy
+     * (and copies heap ones through a direct buffer of its own), where the JDK's is faster on heap
+     * buffers.
+     */
+    public static boolean isNative(SSLEngine e) {
+        return e instanceof ReferenceCountedOpenSslEngine;
+    }
+
+    /** The engine that runs this context's records, for log lines: {@code openssl (BoringSSL)} or {@code jdk}. */
+    public String engine() {
+        return engine;
+    }
+
     /** A server-side engine for one accepted connection. */
     public SSLEngine serverEngine() {
         if (!server) {
             throw new IllegalStateException("a client context makes client engines");
+        }
+        if (nativeContext != null) {
+            // the builder set the protocol and client authentication; nothing else to choose
+            return nativeContext.newEngine(ByteBufAllocator.DEFAULT);
         }
         SSLEngine e = context.createSSLEngine();
         e.setUseClientMode(false);
@@ -142,6 +230,13 @@ public final class TlsContext {
     public SSLEngine clientEngine(String host, int port) {
         if (server) {
             throw new IllegalStateException("a server context makes server engines");
+        }
+        if (nativeContext != null) {
+            SSLEngine e = nativeContext.newEngine(ByteBufAllocator.DEFAULT, host, port);
+            SSLParameters p = e.getSSLParameters();
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+            e.setSSLParameters(p);
+            return e;
         }
         SSLEngine e = context.createSSLEngine(host, port);
         e.setUseClientMode(true);
@@ -183,9 +278,9 @@ public final class TlsContext {
         return requireClientCertificate;
     }
 
-    /** One line for a start-up banner: whose certificate, until when, and whether clients need one. */
+    /** One line for a start-up banner: whose certificate, until when, whether clients need one, which engine. */
     @Override
     public String toString() {
-        return description;
+        return description + ", engine=" + engine;
     }
 }

@@ -22,9 +22,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Two TlsChannels over a loopback socket pair: handshake, bulk data both ways, refused certificates. */
+/**
+ * Two TlsChannels over a loopback socket pair: handshake, bulk data both ways, refused certificates.
+ * A subclass per pair of engines (server, client): each engine alone, and each against the other.
+ */
 @Timeout(60)
-class TlsChannelTest {
+abstract class TlsChannelTest {
+    /** The server's engine. */
+    abstract TlsEngine serverEngine();
+
+    /** The client's engine. */
+    abstract TlsEngine clientEngine();
+
+    /** Skips the subclass, with the library's reason, where the native engine cannot load. */
+    static void assumeOpenSsl() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeTls.NETTY.available(),
+                () -> "the openssl TLS engine is not available: " + NativeTls.NETTY.unavailabilityCause());
+    }
+
     @TempDir
     Path dir;
 
@@ -64,8 +79,8 @@ class TlsChannelTest {
 
     @Test
     void carriesBytesBothWaysAfterAMutualHandshake() throws Exception {
-        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
-        TlsContext cc = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey());
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true, serverEngine());
+        TlsContext cc = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey(), clientEngine());
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
         TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("localhost", 1));
         CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> handshake(s, serverSide));
@@ -73,6 +88,8 @@ class TlsChannelTest {
         sh.get(20, TimeUnit.SECONDS);
         assertEquals("CN=alice", s.session().getPeerPrincipal().getName());
         assertEquals("TLSv1.3", c.session().getProtocol());
+        assertEquals(serverEngine().label(), sc.engine().split(" ")[0]);
+        assertEquals(clientEngine().label(), cc.engine().split(" ")[0]);
 
         byte[] data = new byte[1 << 20];
         new Random(7).nextBytes(data);
@@ -97,8 +114,8 @@ class TlsChannelTest {
 
     @Test
     void aClientWithoutACertificateIsRefusedWhenOneIsRequired() throws Exception {
-        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
-        TlsContext cc = TlsContext.client(pki.ca(), null, null);
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true, serverEngine());
+        TlsContext cc = TlsContext.client(pki.ca(), null, null, clientEngine());
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
         TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("localhost", 1));
         CompletableFuture<Void> ch = CompletableFuture.runAsync(() -> {
@@ -120,8 +137,8 @@ class TlsChannelTest {
 
     @Test
     void aServerWhoseNameDoesNotMatchIsRefused() throws Exception {
-        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false);
-        TlsContext cc = TlsContext.client(pki.ca(), null, null);
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, serverEngine());
+        TlsContext cc = TlsContext.client(pki.ca(), null, null, clientEngine());
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
         TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("storage.example", 1));
         CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
@@ -133,6 +150,35 @@ class TlsChannelTest {
         });
         assertThrows(SSLException.class, () -> c.handshake(waiter(clientSide)));
         sh.get(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aRecordWithOneBitFlippedIsAnErrorNotAnEnd() throws Exception {
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true, serverEngine());
+        TlsContext cc = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey(), clientEngine());
+        TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
+        javax.net.ssl.SSLEngine ce = cc.clientEngine("localhost", 1);
+        TlsChannel c = new TlsChannel(clientSide, ce);
+        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> handshake(s, serverSide));
+        c.handshake(waiter(clientSide));
+        sh.get(20, TimeUnit.SECONDS);
+        // the client's engine seals a record (the channel is idle), and a bit of its ciphertext flips
+        ByteBuffer plain = ByteBuffer.allocateDirect(1000);
+        ByteBuffer sealed = ByteBuffer.allocateDirect(ce.getSession().getPacketBufferSize());
+        assertEquals(javax.net.ssl.SSLEngineResult.Status.OK, ce.wrap(plain, sealed).getStatus());
+        sealed.flip();
+        int at = 5 + new Random(3).nextInt(sealed.remaining() - 5);
+        sealed.put(at, (byte) (sealed.get(at) ^ 0x10));
+        while (sealed.hasRemaining()) {
+            clientSide.write(sealed);
+        }
+        TlsChannel.Waiter w = waiter(serverSide);
+        ByteBuffer b = ByteBuffer.allocate(2000);
+        assertThrows(SSLException.class, () -> {
+            while (s.read(b) >= 0) {
+                w.await(SelectionKey.OP_READ);
+            }
+        });
     }
 
     private static void handshake(TlsChannel t, SocketChannel ch) {

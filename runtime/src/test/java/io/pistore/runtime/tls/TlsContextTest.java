@@ -32,7 +32,9 @@ class TlsContextTest {
         TlsContext s = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
         assertTrue(s.requiresClientCertificate());
         assertTrue(s.toString().contains("CN=localhost"), s.toString());
-        assertEquals(TlsContext.PROTOCOL, s.serverEngine().getEnabledProtocols()[0]);
+        // the native engine lists SSLv2Hello too, which offers nothing once TLS 1.3 is the only protocol
+        assertEquals(java.util.List.of(TlsContext.PROTOCOL), java.util.Arrays.stream(
+                s.serverEngine().getEnabledProtocols()).filter(p -> !p.equals("SSLv2Hello")).toList());
         assertTrue(s.serverEngine().getNeedClientAuth());
         TlsContext c = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey());
         assertFalse(c.clientEngine("localhost", 1).getUseClientMode() == false);
@@ -113,5 +115,74 @@ class TlsContextTest {
         TlsFileException e = assertThrows(TlsFileException.class,
                 () -> TlsContext.server(pki.serverCert(), pki.serverKey(), null, true));
         assertTrue(e.getMessage().contains("CA bundle"), e.getMessage());
+    }
+
+    /** A native library that did not load, with a reason over several lines as a linker gives one. */
+    private static final NativeTls MISSING = new NativeTls() {
+        @Override
+        public boolean available() {
+            return false;
+        }
+
+        @Override
+        public Throwable unavailabilityCause() {
+            return new UnsatisfiedLinkError("no netty_tcnative in java.library.path\n\tand no bundled copy")
+                    .initCause(new IllegalStateException("tried 2 names"));
+        }
+
+        @Override
+        public String version() {
+            return null;
+        }
+    };
+
+    @Test
+    void opensslAskedForButUnavailableIsOneLineNamingTheCause() {
+        TlsFileException e = assertThrows(TlsFileException.class, () -> TlsContext.server(pki.serverCert(),
+                pki.serverKey(), pki.ca(), true, TlsEngine.OPENSSL, MISSING));
+        assertEquals("TLS engine openssl is not available here: UnsatisfiedLinkError: no netty_tcnative in "
+                + "java.library.path and no bundled copy; caused by IllegalStateException: tried 2 names (the jdk "
+                + "engine needs no native library)", e.getMessage());
+        assertThrows(TlsFileException.class,
+                () -> TlsContext.client(pki.ca(), null, null, TlsEngine.OPENSSL, MISSING));
+    }
+
+    @Test
+    void autoFallsBackToTheJdkEngineWithoutTheLibrary() {
+        TlsContext s = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true, TlsEngine.AUTO, MISSING);
+        assertEquals("jdk", s.engine());
+        assertFalse(TlsContext.isNative(s.serverEngine()));
+        assertTrue(s.toString().endsWith("engine=jdk"), s.toString());
+    }
+
+    @Test
+    void autoIsOpensslWhereTheLibraryLoads() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeTls.NETTY.available(),
+                () -> "the openssl TLS engine is not available: " + NativeTls.NETTY.unavailabilityCause());
+        TlsContext s = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), true);
+        assertTrue(s.engine().startsWith("openssl ("), s.engine());
+        assertTrue(TlsContext.isNative(s.serverEngine()));
+        assertTrue(s.serverEngine().getNeedClientAuth());
+        TlsContext c = TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey(), TlsEngine.OPENSSL);
+        assertTrue(TlsContext.isNative(c.clientEngine("localhost", 1)));
+        assertEquals("jdk", TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, TlsEngine.JDK).engine());
+    }
+
+    @Test
+    void fileErrorsComeFirstOnEitherEngine() {
+        for (TlsEngine engine : TlsEngine.values()) {
+            TlsFileException e = assertThrows(TlsFileException.class,
+                    () -> TlsContext.server(pki.serverCert(), pki.clientKey(), null, false, engine, MISSING));
+            assertTrue(e.getMessage().contains("does not match"), e.getMessage());
+        }
+    }
+
+    @Test
+    void engineNamesParse() {
+        assertEquals(TlsEngine.OPENSSL, TlsEngine.parse("OpenSSL"));
+        assertEquals(TlsEngine.JDK, TlsEngine.parse("jdk"));
+        assertEquals(TlsEngine.AUTO, TlsEngine.parse(" auto"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TlsEngine.parse("boring"));
+        assertEquals("TLS engine must be auto, openssl or jdk, not 'boring'", e.getMessage());
     }
 }

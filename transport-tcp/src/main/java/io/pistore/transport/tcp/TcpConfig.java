@@ -1,6 +1,7 @@
 package io.pistore.transport.tcp;
 
 import io.pistore.runtime.access.AccessRules;
+import io.pistore.runtime.tls.TlsEngine;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.TransportOption;
 import io.pistore.spi.TransportOptions;
@@ -61,6 +62,10 @@ public final class TcpConfig {
     public static final TransportOption<Boolean> TLS_VERIFY_CLIENT = TransportOption.flag("tcp.tlsVerifyClient", false,
             "a target accepts only hosts whose certificate chains to tcp.tlsCa (mutual TLS)");
 
+    public static final TransportOption<String> TLS_ENGINE = TransportOption.choice("tcp.tlsEngine", "auto",
+            List.of("auto", "openssl", "jdk"), "what encrypts the TLS records: openssl (BoringSSL, native, less CPU per"
+                    + " byte), jdk, or auto (openssl where its library loads, else jdk); a host and a target may differ");
+
     public static final TransportOption<String> ACCESS = TransportOption.text("tcp.access", "FILE", null,
             "which volumes each host may use, read-write or read-only, by its certificate (CN or subjectAltName);"
                     + " needs tcp.tls=true and tcp.tlsVerifyClient=true (docs/SECURITY.md)");
@@ -69,7 +74,7 @@ public final class TcpConfig {
     public static final List<TransportOption<?>> OPTIONS = List.of(IO_THREADS, SPIN_MICROS, POLL_MICROS, SPIN_YIELD,
             HEADER_DIGEST, DATA_DIGEST, MAX_TRANSFER, REQUEST_TIMEOUT_MS, CONNECT_TIMEOUT_MS, FRAME_TIMEOUT_MS,
             RECONNECT, RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, FLUSH_FRAMES, TLS, TLS_CERT, TLS_KEY, TLS_CA,
-            TLS_VERIFY_CLIENT, ACCESS);
+            TLS_VERIFY_CLIENT, TLS_ENGINE, ACCESS);
 
     public int ioThreads = IO_THREADS.defaultValue().intValue();
     public long spinMicros = SPIN_MICROS.defaultValue();
@@ -130,10 +135,13 @@ public final class TcpConfig {
         String key = options.get(TLS_KEY);
         String ca = options.get(TLS_CA);
         boolean verify = options.get(TLS_VERIFY_CLIENT);
+        boolean engineGiven = options.asMap().containsKey(TLS_ENGINE.name());
+        TlsEngine engine = TlsEngine.parse(options.get(TLS_ENGINE));
         if (options.get(TLS)) {
-            c.tls = TcpTls.load(path(cert), path(key), path(ca), verify);
-        } else if (cert != null || key != null || ca != null || verify) {
-            throw new IllegalArgumentException("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa and tcp.tlsVerifyClient need tcp.tls=true");
+            c.tls = TcpTls.load(path(cert), path(key), path(ca), verify, engine);
+        } else if (cert != null || key != null || ca != null || verify || engineGiven) {
+            throw new IllegalArgumentException("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa, tcp.tlsVerifyClient and "
+                    + "tcp.tlsEngine need tcp.tls=true");
         }
         String access = options.get(ACCESS);
         if (access != null) {
@@ -154,7 +162,7 @@ public final class TcpConfig {
     public String toString() {
         return String.format(Locale.ROOT, "ioThreads=%d spin=%dus poll=%dus headerDigest=%s dataDigest=%s maxTransfer=%d"
                 + " flushFrames=%s", ioThreads, spinMicros, pollMicros, headerDigest, dataDigest, maxTransferBytes,
-                flushFrames < 0 ? "auto" : Integer.toString(flushFrames)) + (tls == null ? "" : " tls=TLSv1.3")
+                flushFrames < 0 ? "auto" : Integer.toString(flushFrames)) + (tls == null ? "" : " tls=TLSv1.3 engine=" + tls.engine())
                 + (access == null ? "" : " access=" + access.size() + " rule(s)");
     }
 }

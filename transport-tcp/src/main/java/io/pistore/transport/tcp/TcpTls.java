@@ -1,6 +1,7 @@
 package io.pistore.transport.tcp;
 
 import io.pistore.runtime.tls.TlsContext;
+import io.pistore.runtime.tls.TlsEngine;
 import java.nio.file.Path;
 
 /**
@@ -21,12 +22,25 @@ public record TcpTls(TlsContext server, TlsContext client) {
      * to (null: the JDK's trust store for a host, no client certificates for a target).
      */
     public static TcpTls load(Path cert, Path key, Path ca, boolean verifyClient) {
-        TlsContext s = cert != null || key != null ? TlsContext.server(cert, key, ca, verifyClient) : null;
+        return load(cert, key, ca, verifyClient, TlsEngine.AUTO);
+    }
+
+    /**
+     * {@link #load(Path, Path, Path, boolean)} on the given engine (an unavailable openssl is a
+     * {@link io.pistore.runtime.tls.TlsFileException} too).
+     */
+    public static TcpTls load(Path cert, Path key, Path ca, boolean verifyClient, TlsEngine engine) {
+        TlsContext s = cert != null || key != null ? TlsContext.server(cert, key, ca, verifyClient, engine) : null;
         if (s == null && verifyClient) {
             throw new io.pistore.runtime.tls.TlsFileException("tcp.tlsVerifyClient needs tcp.tlsCert and tcp.tlsKey");
         }
-        TlsContext c = TlsContext.client(ca, cert, key);
+        TlsContext c = TlsContext.client(ca, cert, key, engine);
         return new TcpTls(s, c);
+    }
+
+    /** The engine that runs the records, for log lines: {@code openssl (BoringSSL)} or {@code jdk}. */
+    public String engine() {
+        return client.engine();
     }
 
     @Override

@@ -29,7 +29,8 @@ class TcpConfigTest {
         java.nio.file.Path rules = java.nio.file.Files.writeString(dir.resolve("access"), "alice a rw\nbob * ro\n");
         TransportOptions o = TransportOptions.of(Map.ofEntries(Map.entry("tcp.tls", "true"),
                 Map.entry("tcp.tlsCert", self[0].toString()), Map.entry("tcp.tlsKey", self[1].toString()),
-                Map.entry("tcp.tlsCa", self[0].toString()), Map.entry("tcp.tlsVerifyClient", "true"),Map.entry("tcp.ioThreads", "5"),
+                Map.entry("tcp.tlsCa", self[0].toString()), Map.entry("tcp.tlsVerifyClient", "true"), Map.entry("tcp.tlsEngine", "JDK"),
+                Map.entry("tcp.ioThreads", "5"),
                 Map.entry("tcp.spinMicros", "7"), Map.entry("tcp.pollMicros", "9"), Map.entry("tcp.spinYield", "false"),
                 Map.entry("tcp.headerDigest", "true"), Map.entry("tcp.dataDigest", "true"),
                 Map.entry("tcp.maxTransfer", "65536"), Map.entry("tcp.requestTimeoutMs", "11"),
@@ -39,6 +40,8 @@ class TcpConfigTest {
                 Map.entry("tcp.access", rules.toString())));
         assertEquals(TcpConfig.OPTIONS.size(), o.asMap().size(), "the test sets every option");
         TcpConfig c = TcpConfig.from(o);
+        assertEquals("jdk", c.tls.engine());
+        assertTrue(c.toString().contains("tls=TLSv1.3 engine=jdk"), c.toString());
         assertEquals(5, c.ioThreads);
         assertEquals(7, c.spinMicros);
         assertEquals(9, c.pollMicros);
@@ -84,7 +87,14 @@ class TcpConfigTest {
     void tlsFilesWithoutTlsAreAMistake() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> TcpConfig.from(TransportOptions.of(Map.of("tcp.tlsCert", "x.pem"))));
-        assertEquals("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa and tcp.tlsVerifyClient need tcp.tls=true", e.getMessage());
+        assertEquals("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa, tcp.tlsVerifyClient and tcp.tlsEngine need tcp.tls=true",
+                e.getMessage());
+        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> TcpConfig.from(TransportOptions.of(Map.of("tcp.tlsEngine", "jdk"))));
+        assertTrue(e.getMessage().endsWith("need tcp.tls=true"), e.getMessage());
+        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> TcpConfig.from(TransportOptions.of(Map.of("tcp.tls", "true", "tcp.tlsEngine", "boring"))));
+        assertEquals("tcp.tlsEngine must be auto, openssl or jdk, not 'boring'", e.getMessage());
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> TcpConfig.from(TransportOptions.of(Map.of("tcp.tls", "true", "tcp.tlsCert", dir.resolve("no.pem")
                         .toString(), "tcp.tlsKey", dir.resolve("no-key.pem").toString()))));

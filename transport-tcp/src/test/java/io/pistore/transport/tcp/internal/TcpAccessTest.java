@@ -12,6 +12,7 @@ import io.pistore.integrity.ScatterList;
 import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.tls.TestPki;
 import io.pistore.runtime.tls.TlsContext;
+import io.pistore.runtime.tls.TlsEngine;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
@@ -50,6 +51,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TcpAccessTest {
+    /** The engine of target and hosts: the default (openssl where it loads); a subclass runs the jdk one. */
+    TlsEngine engine() {
+        return TlsEngine.AUTO;
+    }
+
     static final BlockFormat F = BlockFormat.of(4096, 0);
     static final int BLOCKS = 16;
 
@@ -77,7 +83,7 @@ class TcpAccessTest {
         log = new LogCapture();
         TcpConfig cfg = TcpConfig.defaults();
         cfg.reconnect = false;
-        cfg.tls = TcpTls.load(pki.serverCert(), pki.serverKey(), pki.ca(), true);
+        cfg.tls = TcpTls.load(pki.serverCert(), pki.serverKey(), pki.ca(), true, engine());
         cfg.access = AccessRules.parse(List.of("# CLIENT VOLUMES ACCESS", "alice a,b rw", "bob b ro",
                 "replica7.example c rw"), "test");
         target = new TcpTransport(cfg);
@@ -95,7 +101,7 @@ class TcpAccessTest {
     HostConnection connect(String who) throws IOException {
         TcpConfig cfg = TcpConfig.defaults();
         cfg.reconnect = false;
-        cfg.tls = TcpTls.load(cert(who), key(who), pki.ca(), false);
+        cfg.tls = TcpTls.load(cert(who), key(who), pki.ca(), false, engine());
         TcpTransport t = new TcpTransport(cfg);
         hosts.add(t);
         return t.connect(listener.address(), new ConnectOptions(1, 4));
@@ -219,7 +225,7 @@ class TcpAccessTest {
     @Test
     void rulesWithoutVerifiedClientCertificatesCannotListen() {
         TcpConfig cfg = TcpConfig.defaults();
-        cfg.tls = TcpTls.load(pki.serverCert(), pki.serverKey(), pki.ca(), false);
+        cfg.tls = TcpTls.load(pki.serverCert(), pki.serverKey(), pki.ca(), false, engine());
         cfg.access = AccessRules.parse(List.of("* * rw"), "test");
         try (TcpTransport t = new TcpTransport(cfg)) {
             IOException e = assertThrows(IOException.class, () -> t.listen("127.0.0.1:0", handler));

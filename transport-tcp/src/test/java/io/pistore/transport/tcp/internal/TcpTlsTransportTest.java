@@ -1,6 +1,7 @@
 package io.pistore.transport.tcp.internal;
 
 import io.pistore.runtime.tls.TestPki;
+import io.pistore.runtime.tls.TlsEngine;
 import io.pistore.spi.HostConnection;
 import io.pistore.transport.tcp.TcpConfig;
 import io.pistore.transport.tcp.TcpTls;
@@ -26,16 +27,25 @@ class TcpTlsTransportTest extends TcpTransportTest {
     @Override
     HostConnection start(TcpConfig cfg, int queues, int depth) throws Exception {
         // one certificate for both ends: the client one, made for both uses below
-        cfg.tls = tls();
+        cfg.tls = tls(engine());
         return super.start(cfg, queues, depth);
     }
 
-    /** Target and host: each presents a certificate of the test CA and checks the other's. */
+    /** The engine of both ends: the default (openssl where it loads; the jdk one runs in TcpTlsJdkKitTest). */
+    TlsEngine engine() {
+        return TlsEngine.AUTO;
+    }
+
     static TcpTls tls() throws Exception {
+        return tls(TlsEngine.AUTO);
+    }
+
+    /** Target and host: each presents a certificate of the test CA and checks the other's. */
+    static TcpTls tls(TlsEngine engine) throws Exception {
         if (!java.nio.file.Files.exists(pki.dir.resolve("both-cert.pem"))) {
             pki.leaf("both", "/CN=localhost",
                     "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
         }
-        return TcpTls.load(pki.dir.resolve("both-cert.pem"), pki.dir.resolve("both-key.pem"), pki.ca(), true);
+        return TcpTls.load(pki.dir.resolve("both-cert.pem"), pki.dir.resolve("both-key.pem"), pki.ca(), true, engine);
     }
 }

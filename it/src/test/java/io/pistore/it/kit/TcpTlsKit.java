@@ -10,8 +10,12 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The compatibility kit on tcp with mutual TLS 1.3 on every queue (certificates made with openssl
  * for this class; skipped without it), set only through transport settings, as a user sets them.
+ * A subclass per TLS engine ({@code tcp.tlsEngine}).
  */
-class TcpTlsKitTest extends TransportCompatibilityKit {
+abstract class TcpTlsKit extends TransportCompatibilityKit {
+    /** The {@code tcp.tlsEngine} of both ends. */
+    protected abstract String engine();
+
     private static Path dir;
     private static TestPki pki;
 
@@ -44,7 +48,8 @@ class TcpTlsKitTest extends TransportCompatibilityKit {
                 .with("tcp.tlsCert", pki.dir.resolve("both-cert.pem").toString())
                 .with("tcp.tlsKey", pki.dir.resolve("both-key.pem").toString())
                 .with("tcp.tlsCa", pki.ca().toString())
-                .with("tcp.tlsVerifyClient", "true");
+                .with("tcp.tlsVerifyClient", "true")
+                .with("tcp.tlsEngine", engine());
     }
 
     @Override
