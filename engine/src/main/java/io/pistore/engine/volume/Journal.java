@@ -549,6 +549,16 @@ final class Journal {
         }
     }
 
+    /**
+     * The {@code len} payload bytes of the record appended at {@code a}, as a view of its segment's
+     * mapping, or null where the journal is not mapped. Valid until the head moves past the record,
+     * which takes every block lock, so a writer holding its blocks' locks may use it.
+     */
+    ByteBuffer payloadView(Appended a, int len) {
+        ByteBuffer m = mapped(a.pos() + RECORD_HEADER, len);
+        return m == null ? null : m.slice();
+    }
+
     /** Reads {@code dst.remaining()} bytes of a record's payload at file position {@code pos}. */
     void read(ByteBuffer dst, long pos) throws IOException {
         ByteBuffer m = mapped(pos, dst.remaining());
