@@ -285,6 +285,9 @@ public final class FileVolume implements Volume {
         v.replayedOnOpen = n;
         journal.start(h, h.startSeq() + n);
         journal.resetEmpty(false);
+        if (writeThrough) {
+            journal.useTwoSegments();
+        }
         if (checkpoints == ON_A_THREAD) {
             v.idleTick = IDLE.scheduleWithFixedDelay(v::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
         }
@@ -662,9 +665,15 @@ public final class FileVolume implements Volume {
             throw new IOException("volume " + name + ": writing home failed: " + failed.getMessage(), failed);
         }
         long t0 = System.nanoTime();
-        syncHome();
-        Journal.Appended next = journal.swap();
-        journal.advanceHead(next.seq() + 1, next.pos());
+        try {
+            syncHome();
+            Journal.Appended next = journal.swap();
+            journal.advanceHead(next.seq() + 1, next.pos());
+        } catch (IOException | RuntimeException e) {
+            // The journal may have moved on with the head left behind: no record may follow.
+            checkpointFailure = e instanceof IOException io ? io : new IOException(e);
+            throw e;
+        }
         checkpointed(t0);
     }
 
