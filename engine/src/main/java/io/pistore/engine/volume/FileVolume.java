@@ -490,7 +490,8 @@ public final class FileVolume implements Volume {
             try {
                 IOException failed = checkpointFailure;
                 if (failed != null) {
-                    throw new IOException("volume " + name + ": a checkpoint failed: " + failed.getMessage(), failed);
+                    throw new IOException("volume " + name + ": " + (writeThrough ? "" : "a checkpoint failed: ")
+                            + failed.getMessage(), failed);
                 }
                 Journal.Appended a = journal.append(type, lba, blocks, dataIn, metaIn);
                 appends++;
@@ -551,9 +552,8 @@ public final class FileVolume implements Volume {
             }
         } catch (IOException | RuntimeException e) {
             indexRecord(type, a, lba, blocks);
-            IOException io = e instanceof IOException x ? x : new IOException(e);
-            checkpointFailure = io;
-            throw new IOException("volume " + name + ": writing home failed: " + io.getMessage(), io);
+            checkpointFailure = new IOException("writing home failed: " + e.getMessage(), e);
+            throw new IOException("volume " + name + ": " + checkpointFailure.getMessage(), e);
         }
     }
 
@@ -662,7 +662,7 @@ public final class FileVolume implements Volume {
     private void moveOnWrittenThrough() throws IOException {
         IOException failed = checkpointFailure;
         if (failed != null) {
-            throw new IOException("volume " + name + ": writing home failed: " + failed.getMessage(), failed);
+            throw new IOException("volume " + name + ": " + failed.getMessage(), failed);
         }
         long t0 = System.nanoTime();
         try {
@@ -671,7 +671,7 @@ public final class FileVolume implements Volume {
             journal.advanceHead(next.seq() + 1, next.pos());
         } catch (IOException | RuntimeException e) {
             // The journal may have moved on with the head left behind: no record may follow.
-            checkpointFailure = e instanceof IOException io ? io : new IOException(e);
+            checkpointFailure = new IOException("moving the journal on failed: " + e.getMessage(), e);
             throw e;
         }
         checkpointed(t0);
@@ -684,7 +684,8 @@ public final class FileVolume implements Volume {
         }
         IOException failed = checkpointFailure;
         if (failed != null) {
-            throw new IOException("volume " + name + ": a checkpoint failed: " + failed.getMessage(), failed);
+            throw new IOException("volume " + name + ": " + (writeThrough ? "" : "a checkpoint failed: ")
+                    + failed.getMessage(), failed);
         }
     }
 
