@@ -287,6 +287,7 @@ public final class FileVolume implements Volume {
         journal.resetEmpty(false);
         if (writeThrough) {
             journal.useTwoSegments();
+            journal.mapRing();
         }
         if (checkpoints == ON_A_THREAD) {
             v.idleTick = IDLE.scheduleWithFixedDelay(v::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
