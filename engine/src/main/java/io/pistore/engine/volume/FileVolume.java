@@ -26,7 +26,9 @@ import java.util.function.Consumer;
  * a crash or power loss at any point leaves each request complete or absent, never a block whose PI
  * does not match its data. Blocks whose newest version is still only in the journal are read from
  * there (an index in memory); the others as before. Opening a volume that was not closed replays
- * the journal. The layout and the guarantees are in docs/FORMAT.md.
+ * the journal. Where syncs cost nothing (tmpfs, ramfs) a writer instead writes its blocks home
+ * itself once its record is forced ({@link #writeThrough}). The layout and the guarantees are in
+ * docs/FORMAT.md.
  */
 public final class FileVolume implements Volume {
     private static final int ZERO_CHUNK = 1 << 20;
