@@ -16,8 +16,9 @@ import java.nio.MappedByteBuffer;
  * since open is positional (the kernel allocates the page without a fault) and later ones go through
  * the mapping. Only small writes take that route: with 128 KiB sequential writes on tmpfs, positional
  * first writes halved the IOPS (cause not found), so writes above 16 KiB always use the mapping.
- * Only checkpoints and recovery write here, one at a time (each checkpoint waits for the one before
- * it), so this class is not thread-safe.
+ * Only checkpoints and recovery call {@link #write}, one at a time (each checkpoint waits for the one
+ * before it), so it is not thread-safe; {@link #writePositional} is, for volumes whose writers write
+ * their home blocks themselves (FileVolume's write-through mode).
  *
  * <p>Nothing changes in what reaches the disk when: a store into a shared mapping is a change to
  * the same page cache a positional write changes, written back whenever the kernel likes until
@@ -37,7 +38,8 @@ final class HomeFile {
     private final long[] pagesWritten;
     /** False once the storage had no mapping to give: every write is positional from then on. */
     private boolean mappable;
-    private boolean wroteThroughFile;
+    /** Set by any positional write (by several writers at once in {@link #writePositional}); cleared by a sync. */
+    private volatile boolean wroteThroughFile;
 
     /**
      * A home file of {@code size} bytes, mapped in pieces of {@code segment} bytes (a whole number
@@ -85,6 +87,17 @@ final class HomeFile {
             file.write(src, pos);
             wroteThroughFile = true;
         }
+    }
+
+    /**
+     * Writes {@code src} at {@code pos} with a positional write, touching nothing else of this
+     * object's state: for the writers of a volume that writes its home files as requests come (on
+     * storage whose sync costs nothing), several at once, each holding its blocks' locks. A
+     * {@link #sync} there runs with every block lock held, so after them all.
+     */
+    void writePositional(ByteBuffer src, long pos) throws IOException {
+        file.write(src, pos);
+        wroteThroughFile = true;
     }
 
     /** Whether every page of {@code [pos, pos + len)} was written since open; marks them written. */

@@ -50,13 +50,19 @@ class CrashConsistencyTest {
     private static final int STATES = Integer.getInteger("pistore.crash.states", 400);
     private static final String[] FILES = {"data", "meta", "journal"};
 
-    /** Request mixes; the journal's segment size decides how often checkpoints run and the ring wraps. */
+    /**
+     * Request mixes; the journal's segment size decides how often checkpoints run and the ring wraps.
+     * The write-through ones run on a disk whose syncs say they are cheap (as tmpfs's), where the
+     * volume's writers write their blocks home themselves.
+     */
     enum Workload {
-        SINGLE_BLOCK_FLUSH(1 << 12, 1, 0, 0.1, 0, 0, 300),
-        MULTI_BLOCK_FUA(1 << 14, 16, 0, 0.02, 0.15, 0, 200),
-        ZEROES_SMALL_AND_WHOLE(1 << 13, 8, 0.25, 0.1, 0.05, 0, 200),
-        TINY_JOURNAL_CHECKPOINTS(3000, 4, 0.1, 0.1, 0.05, 0, 300),
-        REOPEN_BETWEEN(1 << 13, 8, 0.1, 0.1, 0.05, 0.03, 250);
+        SINGLE_BLOCK_FLUSH(1 << 12, 1, 0, 0.1, 0, 0, 300, false),
+        MULTI_BLOCK_FUA(1 << 14, 16, 0, 0.02, 0.15, 0, 200, false),
+        ZEROES_SMALL_AND_WHOLE(1 << 13, 8, 0.25, 0.1, 0.05, 0, 200, false),
+        TINY_JOURNAL_CHECKPOINTS(3000, 4, 0.1, 0.1, 0.05, 0, 300, false),
+        REOPEN_BETWEEN(1 << 13, 8, 0.1, 0.1, 0.05, 0.03, 250, false),
+        WRITE_THROUGH_MIXED(3000, 4, 0.15, 0.05, 0.05, 0.02, 300, true),
+        WRITE_THROUGH_MULTI_BLOCK(1 << 14, 16, 0.05, 0.02, 0, 0, 200, true);
 
         final long journalSegment;
         final int maxBlocks;
@@ -65,9 +71,11 @@ class CrashConsistencyTest {
         final double fua;
         final double reopen;
         final int requests;
+        final boolean cheapSync;
 
         Workload(long journalSegment, int maxBlocks, double zeroes, double flush, double fua, double reopen,
-                 int requests) {
+                 int requests, boolean cheapSync) {
+            this.cheapSync = cheapSync;
             this.journalSegment = journalSegment;
             this.maxBlocks = maxBlocks;
             this.zeroes = zeroes;
@@ -117,7 +125,7 @@ class CrashConsistencyTest {
                 afterRecovery += crashAfterRecovery(run, w, state, k, r, what);
             }
             List<String> notes = new ArrayList<>();
-            byte[] got = readAll(openOn(new SimulatedDisk(state), run.capacity, notes));
+            byte[] got = readAll(openOn(run.disk.like(state), run.capacity, notes));
             check(run, k, got, what);
             checked++;
             recoveredRecords += recordsIn(notes);
@@ -188,6 +196,7 @@ class CrashConsistencyTest {
     /** Runs the workload on a recording disk, keeping the model state after every request. */
     private static Run record(Workload w, Random r) throws IOException {
         Run run = new Run();
+        run.disk = new SimulatedDisk(w.cheapSync);
         run.capacity = w.journalSegment;
         FileVolume v = FileVolume.create(run.disk.open("data"), run.disk.open("meta"), run.disk.open("journal"), "v",
                 F, BLOCKS, 1 << 20, w.journalSegment, run.checkpoints::add);
@@ -264,7 +273,7 @@ class CrashConsistencyTest {
      */
     private static int crashAfterRecovery(Run run, Workload w, Map<String, byte[]> state, int k, Random r, String what)
             throws IOException {
-        SimulatedDisk disk = new SimulatedDisk(state);
+        SimulatedDisk disk = run.disk.like(state);
         Run more = new Run();
         FileVolume v = openOn(disk, run.capacity, new ArrayList<>(), more.checkpoints::add);
         int prefix = check(run, k, readAll(v), what);
@@ -276,7 +285,7 @@ class CrashConsistencyTest {
         for (int i = 0; i < 4; i++) {
             int k2 = more.firstOp + r.nextInt(disk.opCount() - more.firstOp + 1);
             Map<String, byte[]> again = disk.crashState(k2, r.nextInt(4) == 0, r);
-            check(more, k2, readAll(openOn(new SimulatedDisk(again), run.capacity, new ArrayList<>())),
+            check(more, k2, readAll(openOn(disk.like(again), run.capacity, new ArrayList<>())),
                     what + ", then crashed again at op " + k2);
             n++;
         }
@@ -289,7 +298,7 @@ class CrashConsistencyTest {
      */
     private static int crashDuringRecovery(Run run, Map<String, byte[]> state, int k, Random r, String what)
             throws IOException {
-        SimulatedDisk disk = new SimulatedDisk(state);
+        SimulatedDisk disk = run.disk.like(state);
         FileVolume first = openOn(disk, run.capacity, new ArrayList<>());
         byte[] expected = readAll(first);
         check(run, k, expected, what + ", uninterrupted recovery");
@@ -297,7 +306,7 @@ class CrashConsistencyTest {
         for (int i = 0; i < 4; i++) {
             int k2 = r.nextInt(disk.opCount() + 1);
             Map<String, byte[]> again = disk.crashState(k2, r.nextInt(4) == 0, r);
-            byte[] got = readAll(openOn(new SimulatedDisk(again), run.capacity, new ArrayList<>()));
+            byte[] got = readAll(openOn(disk.like(again), run.capacity, new ArrayList<>()));
             assertArrayEquals(expected, got, what + ", recovery crashed at its op " + k2);
             n++;
         }

@@ -35,9 +35,17 @@ final class SimulatedDisk {
     private final Map<String, byte[]> initial;
     private final Map<String, Content> files = new HashMap<>();
     private final List<Op> ops = new ArrayList<>();
+    /** What its files say of {@link StorageFile#syncIsCheap}: true stands for tmpfs (FileVolume then writes through). */
+    private final boolean cheapSync;
 
     /** A disk whose files start as {@code initial} (all durable). */
     SimulatedDisk(Map<String, byte[]> initial) {
+        this(initial, false);
+    }
+
+    /** As above, its files saying {@code cheapSync} of their syncs. */
+    SimulatedDisk(Map<String, byte[]> initial, boolean cheapSync) {
+        this.cheapSync = cheapSync;
         this.initial = new HashMap<>();
         for (Map.Entry<String, byte[]> e : initial.entrySet()) {
             this.initial.put(e.getKey(), e.getValue().clone());
@@ -47,6 +55,16 @@ final class SimulatedDisk {
 
     SimulatedDisk() {
         this(Map.of());
+    }
+
+    /** An empty disk whose files say {@code cheapSync} of their syncs. */
+    SimulatedDisk(boolean cheapSync) {
+        this(Map.of(), cheapSync);
+    }
+
+    /** A disk of this one's kind whose files start as {@code state} (a crash state of it, say). */
+    SimulatedDisk like(Map<String, byte[]> state) {
+        return new SimulatedDisk(state, cheapSync);
     }
 
     /** How many operations were recorded: crash points are 0 to this. */
@@ -231,6 +249,11 @@ final class SimulatedDisk {
         @Override
         public ByteBuffer mapReadOnly(long pos, long len) {
             return null;
+        }
+
+        @Override
+        public boolean syncIsCheap() {
+            return cheapSync;
         }
 
         @Override
