@@ -93,8 +93,9 @@ class RdmaTwoProcessTest {
      * kill -9 of {@code serve --transport rdma} under a running {@code bench --rw verify}: the host's
      * soft NIC sees the socket end without a disconnect, fails what was in flight (RETRY_EXC_ERR, then
      * flushes), the rdma host queue fails its requests with a transport error and the bench ends on its
-     * own, with exit code 3 (requests failed), no wrong data, no hang. The rdma host does not reconnect
-     * (tcp's does); a new bench reaches a target restarted on the same address, and the volume scrubs clean.
+     * own, with exit code 3 (requests failed), no wrong data, no hang (its queues try to reconnect
+     * meanwhile, as tcp's do); a new bench reaches a target restarted on the same address, and the
+     * volume scrubs clean.
      */
     @Test
     void aKilledTargetEndsTheHostsRequestsCleanly() throws Exception {
