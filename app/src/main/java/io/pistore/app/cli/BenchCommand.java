@@ -59,7 +59,7 @@ final class BenchCommand implements Callable<Integer> {
     LogLevelOption logLevel;
 
     @Option(names = "--target", paramLabel = "HOST:PORT[,HOST:PORT...]",
-            description = "A running target (default: embedded); over tcp a list of peers serving the same "
+            description = "A running target (default: embedded); over tcp and rdma a list of peers serving the same "
                     + "volumes (a replicated volume's), failing over to the next when one is lost.")
     String target;
 

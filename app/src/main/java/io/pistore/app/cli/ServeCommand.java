@@ -100,7 +100,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--target", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "With --nbd: export the volumes of the target at this address, reached through "
-                    + "--transport, instead of local volumes; over tcp a list of peers serving the same "
+                    + "--transport, instead of local volumes; over tcp and rdma a list of peers serving the same "
                     + "volumes (a replicated volume's), failing over to the next when one is lost "
                     + "(config key: target).")
     String target;
@@ -149,6 +149,13 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}, or -Dpistore.nbd.spinMicros).")
     long nbdSpinMicros;
 
+    @Option(names = "--nbd-resend-ms", paramLabel = "MILLIS", defaultValue = "30000",
+            description = "How long the NBD frontend sends a request again, every 100 ms, after its connection to "
+                    + "the target was lost (until the host has reconnected, to the same or the next peer of "
+                    + "--target) before the client gets EIO; flushes only with a list of peers; 0: EIO at once "
+                    + "(default: ${DEFAULT-VALUE}).")
+    long nbdResendMillis;
+
     private ServerLog serverLog;
 
     /** What the transports and the NBD frontend pass to the engine, counted for --metrics. */
@@ -192,6 +199,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (nbdSpinMicros < 0 || nbdSpinMicros > NbdServer.MAX_SPIN_MICROS) {
             throw CliException.usage("--nbd-spin-us must be 0 to " + NbdServer.MAX_SPIN_MICROS + ", not " + nbdSpinMicros);
+        }
+        if (nbdResendMillis < 0 || nbdResendMillis > 3_600_000) {
+            throw CliException.usage("--nbd-resend-ms must be 0 to 3600000, not " + nbdResendMillis);
         }
         if (nbd != null) {
             try {
@@ -554,7 +564,10 @@ final class ServeCommand implements Callable<Integer> {
         int maxTransfer = Math.min(p.capabilities(settings).maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES);
         NbdServer server;
         try {
-            NbdServer.Options o = new NbdServer.Options().maxTransferBytes(maxTransfer).spinMicros(nbdSpinMicros);
+            // flushes are sent again only to the peers of a replicated volume (a list): they acknowledge
+            // a write once a quorum's log holds it, where a single restarted target may have lost it
+            NbdServer.Options o = new NbdServer.Options().maxTransferBytes(maxTransfer).spinMicros(nbdSpinMicros)
+                    .resendMillis(nbdResendMillis).resendFlushes(target != null && target.contains(","));
             if (pskKeys != null) {
                 o.tls(nbdTlsMode(), pskKeys);
             } else {

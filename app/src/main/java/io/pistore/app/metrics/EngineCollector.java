@@ -100,6 +100,10 @@ public final class EngineCollector implements MultiCollector {
         CounterSnapshot.Builder opened = counter("pistore_connections_opened", "Connections accepted since start");
         CounterSnapshot.Builder queueFull = counter("pistore_queue_full",
                 "Requests a frontend resubmitted because the engine's queue was full");
+        CounterSnapshot.Builder resends = counter("pistore_resends",
+                "Requests a frontend sent again after a transport error (its connection to the target lost)");
+        CounterSnapshot.Builder resendsGivenUp = counter("pistore_resends_given_up",
+                "Requests a frontend failed because their transport errors outlasted the resend deadline");
         CounterSnapshot.Builder reconnects = counter("pistore_reconnects",
                 "Connections to a target made again after they were lost");
         for (TransportCounters t : stats.transports()) {
@@ -144,13 +148,16 @@ public final class EngineCollector implements MultiCollector {
             connections.dataPoint(GaugeDataPointSnapshot.builder().labels(l).value(s.connectionsOpen()).build());
             opened.dataPoint(point(l, s.connectionsAccepted()));
             queueFull.dataPoint(point(Labels.of("frontend", "nbd"), s.queueFullRetries()));
+            resends.dataPoint(point(Labels.of("frontend", "nbd"), s.resends()));
+            resendsGivenUp.dataPoint(point(Labels.of("frontend", "nbd"), s.resendsGivenUp()));
         }
         for (Map.Entry<HostConnection, String> e : hostConnections.entrySet()) {
             reconnects.dataPoint(point(Labels.of("transport", e.getValue()), e.getKey().reconnects()));
         }
         List<io.prometheus.metrics.model.snapshots.MetricSnapshot> all = new java.util.ArrayList<>(List.of(
                 requests.build(), bytes.build(), failures.build(), latency.build(), inFlight.build(), fua.build(),
-                pi.build(), connections.build(), opened.build(), queueFull.build(), reconnects.build()));
+                pi.build(), connections.build(), opened.build(), queueFull.build(), resends.build(),
+                resendsGivenUp.build(), reconnects.build()));
         all.addAll(storage());
         return new MetricSnapshots(all);
     }

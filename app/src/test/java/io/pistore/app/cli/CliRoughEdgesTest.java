@@ -96,7 +96,7 @@ class CliRoughEdgesTest {
 
     @Test
     void aListOfPeersIsRefusedForATransportThatTakesOneAddress() {
-        // tcp takes lists (it fails over among the peers); its parse errors are tested with it
+        // tcp and rdma take lists (they fail over among the peers); their parse errors are tested with them
         Result bench = run("bench", "--transport", "local", "--target", "a,b", "--volume", "v1", "--rw", "randread",
                 "--seconds", "1");
         assertUsageError(bench, "--target a,b: transport local takes one address, not a list of peers");

@@ -3,17 +3,37 @@ package io.pistore.frontend.nbd;
 import io.pistore.engine.BlockDevice;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
+import io.pistore.spi.Operation;
 import io.pistore.spi.Status;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Submits block requests for the frontend without ever blocking the caller: a request whose queue
  * is full ({@link Status#QUEUE_FULL}) is resubmitted a little later from one timer thread, so a
  * transport's completion thread that chains the next request (read-modify-write, zeroing in chunks)
  * never waits for a slot it would itself free.
+ *
+ * <p>A request that failed with {@link Status#TRANSPORT_ERROR} (its connection to the target was
+ * lost while it was in flight, or the queue is reconnecting) is sent again every
+ * {@value #RESEND_MILLIS} ms until it succeeds or fails otherwise, or until the resend deadline
+ * after its first failure has passed; only then does the client see the error (EIO). The host
+ * queue reconnects meanwhile, to the same target or the next peer of its list, so the client
+ * rides over a failover. This is safe because every request the frontend sends is idempotent at
+ * block level (docs/NBD.md): a write sent again writes the same data at the same blocks, a read
+ * reads again, a trim or write-zeroes zeroes again. A flush is sent again only where the target
+ * says so ({@code resendFlushes}: the peers of a replicated volume, which acknowledge a write only
+ * once a quorum's log holds it, so a flush on the next peer covers every write replied before): a
+ * single target that restarted may have lost writes replied before it died and not yet flushed,
+ * and a flush that then succeeded would claim them durable; its client gets EIO, which says so.
+ * It lives here, not in
+ * the transport's host queue, so a host queue keeps failing what was in flight (the bench and other
+ * programs decide themselves whether to send again).
  *
  * <p>Requests go through {@link BlockDevice#submitMayCompleteOnCaller}: on the in-process
  * {@code local} transport the request runs on the submitting thread (the NBD connection's), and the
@@ -23,11 +43,30 @@ import java.util.concurrent.TimeUnit;
  */
 final class Backend implements AutoCloseable {
     private static final long RETRY_NANOS = 50_000;
+    /** Pause between resends of a request that failed with a transport error (the reconnect's first delay). */
+    static final long RESEND_MILLIS = 100;
 
     private final ScheduledExecutorService timer;
-    private final java.util.concurrent.atomic.LongAdder queueFull = new java.util.concurrent.atomic.LongAdder();
+    private final long resendDeadlineNanos;
+    private final boolean resendFlushes;
+    private final LongAdder queueFull = new LongAdder();
+    private final LongAdder resends = new LongAdder();
+    private final LongAdder resendsGivenUp = new LongAdder();
+    /** Requests waiting on the timer for a resend, failed at {@link #close} instead of dropped. */
+    private final Set<CompletableFuture<Completion>> waiting = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
+    /** A backend that never resends after a transport error (the client sees EIO at once). */
     Backend() {
+        this(0, false);
+    }
+
+    /**
+     * A backend that resends a request failing with a transport error for up to
+     * {@code resendDeadlineMillis}, flushes only with {@code resendFlushes}.
+     */
+    Backend(long resendDeadlineMillis, boolean resendFlushes) {
+        this.resendFlushes = resendFlushes;
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
             Thread th = new Thread(r, "pistore-nbd-retry");
             th.setDaemon(true);
@@ -35,25 +74,36 @@ final class Backend implements AutoCloseable {
         });
         t.setRemoveOnCancelPolicy(true);
         this.timer = t;
+        this.resendDeadlineNanos = TimeUnit.MILLISECONDS.toNanos(resendDeadlineMillis);
     }
 
     /** Submits {@code request} on {@code device}; the future may be complete when this returns. */
     CompletableFuture<Completion> submit(BlockDevice device, BlockRequest request) {
         CompletableFuture<Completion> result = new CompletableFuture<>();
-        attempt(device, request, result);
+        attempt(device, request, result, 0);
         return result;
     }
 
-    private void attempt(BlockDevice device, BlockRequest request, CompletableFuture<Completion> result) {
+    /** {@code failedSince}: when the request first failed with a transport error (0: it has not). */
+    private void attempt(BlockDevice device, BlockRequest request, CompletableFuture<Completion> result,
+                         long failedSince) {
         try {
             device.submitMayCompleteOnCaller(request, c -> {
                 if (c.status() == Status.QUEUE_FULL) {
                     queueFull.increment();
-                    try {
-                        timer.schedule(() -> attempt(device, request, result), RETRY_NANOS, TimeUnit.NANOSECONDS);
-                    } catch (RuntimeException rejected) {
-                        result.complete(Completion.failure(Status.TRANSPORT_ERROR, "server stopping"));
+                    later(() -> attempt(device, request, result, failedSince), RETRY_NANOS, result, c);
+                } else if (c.status() == Status.TRANSPORT_ERROR && resendDeadlineNanos > 0 && !closed
+                        && (resendFlushes || request.op() != Operation.FLUSH)) {
+                    long now = System.nanoTime();
+                    long since = failedSince == 0 ? now : failedSince;
+                    if (now - since >= resendDeadlineNanos) {
+                        resendsGivenUp.increment();
+                        result.complete(c);
+                        return;
                     }
+                    resends.increment();
+                    later(() -> attempt(device, request, result, since), TimeUnit.MILLISECONDS.toNanos(RESEND_MILLIS),
+                            result, c);
                 } else {
                     result.complete(c);
                 }
@@ -63,13 +113,49 @@ final class Backend implements AutoCloseable {
         }
     }
 
+    /** Runs {@code again} after {@code nanos} on the timer; when the server is stopping, ends the request now. */
+    private void later(Runnable again, long nanos, CompletableFuture<Completion> result, Completion last) {
+        waiting.add(result);
+        try {
+            timer.schedule(() -> {
+                if (waiting.remove(result)) {
+                    again.run();
+                }
+            }, nanos, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException rejected) {
+            waiting.remove(result);
+            result.complete(last.status() == Status.TRANSPORT_ERROR ? last
+                    : Completion.failure(Status.TRANSPORT_ERROR, "server stopping"));
+            return;
+        }
+        if (closed && waiting.remove(result)) { // close() ran between the add and the schedule
+            result.complete(Completion.failure(Status.TRANSPORT_ERROR, "server stopping"));
+        }
+    }
+
     /** Requests refused with a full queue, and resubmitted. */
     long queueFullRetries() {
         return queueFull.sum();
     }
 
+    /** Requests sent again after a transport error. */
+    long resends() {
+        return resends.sum();
+    }
+
+    /** Requests whose transport errors outlasted the resend deadline (answered with EIO). */
+    long resendsGivenUp() {
+        return resendsGivenUp.sum();
+    }
+
     @Override
     public void close() {
+        closed = true;
         timer.shutdownNow();
+        for (CompletableFuture<Completion> f : waiting) {
+            if (waiting.remove(f)) {
+                f.complete(Completion.failure(Status.TRANSPORT_ERROR, "server stopping"));
+            }
+        }
     }
 }

@@ -43,6 +43,8 @@ public final class NbdServer implements AutoCloseable {
     public static final long DEFAULT_SPIN_MICROS = 100;
     /** Largest accepted poll budget, in microseconds. */
     public static final long MAX_SPIN_MICROS = 10_000;
+    /** Default time a request failing with a transport error is sent again before the client sees EIO. */
+    public static final long DEFAULT_RESEND_MILLIS = 30_000;
 
     /** Limits, polling and logging of a server. */
     public static final class Options {
@@ -52,6 +54,8 @@ public final class NbdServer implements AutoCloseable {
         long maxInFlightBytes = 64L << 20;
         int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
         long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
+        long resendMillis = DEFAULT_RESEND_MILLIS;
+        boolean resendFlushes;
         Consumer<String> log = line -> { };
         NbdTls tls = NbdTls.OFF;
         TlsContext tlsContext;
@@ -99,6 +103,31 @@ public final class NbdServer implements AutoCloseable {
                 throw new IllegalArgumentException("spinMicros must be 0 to " + MAX_SPIN_MICROS + ", not " + micros);
             }
             this.spinNanos = TimeUnit.MICROSECONDS.toNanos(micros);
+            return this;
+        }
+
+        /**
+         * How long a request that failed with a transport error (its connection to the target lost
+         * while it was in flight, or being reconnected) is sent again, every 100 ms, before the
+         * client sees EIO (default {@value #DEFAULT_RESEND_MILLIS} ms; 0: EIO at once). Safe because
+         * every NBD request is idempotent at block level; see docs/NBD.md.
+         */
+        public Options resendMillis(long ms) {
+            if (ms < 0) {
+                throw new IllegalArgumentException("resendMillis must be 0 or more, not " + ms);
+            }
+            this.resendMillis = ms;
+            return this;
+        }
+
+        /**
+         * Whether a flush that failed with a transport error is sent again too (default false: it
+         * answers EIO). Only where every write the target acknowledged survives the loss of the
+         * connection, as on the peers of a replicated volume; a single target that restarted may
+         * have lost writes replied before and not flushed. See docs/NBD.md.
+         */
+        public Options resendFlushes(boolean on) {
+            this.resendFlushes = on;
             return this;
         }
 
@@ -181,7 +210,7 @@ public final class NbdServer implements AutoCloseable {
     private final HostConnection connection;
     private final Options options;
     private final ServerSocketChannel listener;
-    private final Backend backend = new Backend();
+    private final Backend backend;
     private final Map<String, NbdExport> exports = new ConcurrentHashMap<>();
     private final Set<NbdConnection> connections = ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.LongAdder accepted = new java.util.concurrent.atomic.LongAdder();
@@ -194,6 +223,7 @@ public final class NbdServer implements AutoCloseable {
         this.connection = connection;
         this.options = options;
         this.listener = listener;
+        this.backend = new Backend(options.resendMillis, options.resendFlushes);
         this.acceptor = new Thread(this::acceptLoop, "pistore-nbd-accept");
         this.acceptor.setDaemon(true);
     }
@@ -359,6 +389,16 @@ public final class NbdServer implements AutoCloseable {
     /** Requests resubmitted because the engine's queue was full (for counters). */
     public long queueFullRetries() {
         return backend.queueFullRetries();
+    }
+
+    /** Requests sent again after a transport error (the target's connection lost or reconnecting). */
+    public long resends() {
+        return backend.resends();
+    }
+
+    /** Requests answered with EIO because their transport errors outlasted the resend deadline. */
+    public long resendsGivenUp() {
+        return backend.resendsGivenUp();
     }
 
     /** How many connections transmit on the export of that name now. */

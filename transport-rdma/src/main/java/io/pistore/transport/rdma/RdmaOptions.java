@@ -17,6 +17,18 @@ public final class RdmaOptions {
             List.of("auto", "offload", "cpu"), "where PI is checked: auto (the NIC's signature engine for formats it"
                     + " can carry, software for the others), offload (refuse the others), cpu (software everywhere)");
 
+    public static final TransportOption<Boolean> RECONNECT = TransportOption.flag("rdma.reconnect", true,
+            "a host queue whose connection is lost reconnects in the background, to the next peer of a "
+                    + "target list HOST:PORT,HOST:PORT,... (its requests fail meanwhile)");
+    public static final TransportOption<Long> RECONNECT_DELAY_MS = TransportOption.number("rdma.reconnectDelayMs",
+            100, 1, 3_600_000, "first reconnect delay; it doubles after each failed try");
+    public static final TransportOption<Long> RECONNECT_MAX_DELAY_MS = TransportOption.number(
+            "rdma.reconnectMaxDelayMs", 5_000, 1, 3_600_000, "longest reconnect delay");
+
+    /** The options of this class, in the order {@code pistore transports} lists them. */
+    static final List<TransportOption<?>> OPTIONS = List.of(PROVIDER, PI, RECONNECT, RECONNECT_DELAY_MS,
+            RECONNECT_MAX_DELAY_MS);
+
     public enum PiMode { AUTO, OFFLOAD, CPU }
 
     private final String provider;
@@ -33,6 +45,20 @@ public final class RdmaOptions {
         this.all = all;
     }
 
+    /** Whether a host queue reconnects after its connection was lost ({@code rdma.reconnect}). */
+    public boolean reconnect() {
+        return all.get(RECONNECT);
+    }
+
+    /** The first reconnect delay; it doubles after each failed attempt up to {@link #reconnectMaxDelayMillis}. */
+    public long reconnectDelayMillis() {
+        return all.get(RECONNECT_DELAY_MS);
+    }
+
+    public long reconnectMaxDelayMillis() {
+        return all.get(RECONNECT_MAX_DELAY_MS);
+    }
+
     /**
      * The rdma settings of {@code options}; {@code declared} is every rdma option, the verbs
      * providers' included (see {@link RdmaTransportProvider#options()}).
@@ -43,6 +69,11 @@ public final class RdmaOptions {
         options.check(RdmaTransportProvider.NAME, declared);
         PiMode mode = PiMode.valueOf(options.get(PI).toUpperCase(Locale.ROOT));
         return new RdmaOptions(options.get(PROVIDER), mode, options);
+    }
+
+    /** The rdma settings of {@code options} (programs and tests that build a host connection themselves). */
+    public static RdmaOptions of(TransportOptions options) {
+        return from(options, new RdmaTransportProvider().options());
     }
 
     /** soft, disni or auto. */

@@ -7,6 +7,7 @@ import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TargetListener;
 import io.pistore.transport.rdma.internal.RdmaHostConnection;
 import io.pistore.transport.rdma.internal.RdmaTarget;
+import io.pistore.transport.rdma.internal.ReconnectScheduler;
 import io.pistore.transport.rdma.verbs.VerbsDevice;
 import io.pistore.transport.rdma.verbs.VerbsProvider;
 import java.io.IOException;
@@ -16,6 +17,8 @@ public final class RdmaTransport implements BlockTransport {
     private final VerbsProvider provider;
     private final RdmaOptions options;
     private VerbsDevice device;
+    /** The thread its host queues reconnect on (made when the first queue loses its connection). */
+    private final ReconnectScheduler reconnects = new ReconnectScheduler();
 
     public RdmaTransport(VerbsProvider provider, RdmaOptions options) {
         this.provider = provider;
@@ -41,11 +44,12 @@ public final class RdmaTransport implements BlockTransport {
 
     @Override
     public HostConnection connect(String address, ConnectOptions options) throws IOException {
-        return new RdmaHostConnection(provider.name(), device(), this.options, address, options);
+        return new RdmaHostConnection(provider.name(), device(), this.options, address, options, reconnects);
     }
 
     @Override
     public synchronized void close() {
+        reconnects.close();
         if (device != null) {
             device.close();
             device = null;

@@ -29,10 +29,10 @@ public final class RdmaTransportProvider implements BlockTransportProvider {
         return NAME;
     }
 
-    /** {@code rdma.provider}, {@code rdma.pi}, then each verbs provider's own options. */
+    /** {@code rdma.provider}, {@code rdma.pi}, the reconnect options, then each verbs provider's own options. */
     @Override
     public List<TransportOption<?>> options() {
-        List<TransportOption<?>> l = new ArrayList<>(List.of(RdmaOptions.PROVIDER, RdmaOptions.PI));
+        List<TransportOption<?>> l = new ArrayList<>(RdmaOptions.OPTIONS);
         for (VerbsProvider p : VerbsProvider.all()) {
             l.addAll(p.options());
         }
@@ -87,6 +87,12 @@ public final class RdmaTransportProvider implements BlockTransportProvider {
             }
         }
         return new TransportCapabilities(hw, TransportCapabilities.MAX_TRANSFER_BYTES);
+    }
+
+    /** A host connects to the first peer of a list that answers and fails over to the next when it is lost. */
+    @Override
+    public boolean takesPeerLists() {
+        return true;
     }
 
     @Override

@@ -20,7 +20,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A host's connection over rdma: one QP per queue, volumes discovered on queue 0. */
+/**
+ * A host's connection over rdma: one QP per queue, volumes discovered on queue 0. The address may
+ * be a list of peers serving the same volumes ({@link PeerList}): every queue connects to the first
+ * peer that answers, and each reconnects on its own, to the next peer, when its connection is lost
+ * ({@link ReconnectingQueue}).
+ */
 public final class RdmaHostConnection implements HostConnection {
     private static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");
     /** Path decisions already logged in this JVM (one line per provider, format and path). */
@@ -30,7 +35,12 @@ public final class RdmaHostConnection implements HostConnection {
     private final VerbsDevice device;
     private final RdmaOptions options;
     private final ProtectionDomain pd;
-    private final RdmaHostQueue[] queues;
+    private final ReconnectingQueue[] queues;
+    private final ReconnectScheduler scheduler;
+    /** Whether {@link #scheduler} is this connection's own (made without a transport), closed with it. */
+    private final boolean ownScheduler;
+    private final boolean integrity;
+    private final int depth;
     private final Map<String, VolumeInfo> volumes = new LinkedHashMap<>();
     private final Map<String, byte[]> names = new ConcurrentHashMap<>();
     private final Map<String, String> paths = new ConcurrentHashMap<>();
@@ -39,31 +49,132 @@ public final class RdmaHostConnection implements HostConnection {
     /** Per volume: data requests through integrity MRs [0] and through software PI [1]. */
     private final Map<String, AtomicLong[]> perVolume = new ConcurrentHashMap<>();
 
+    /** A connection that reconnects on a thread of its own (tests; the transport shares one). */
     public RdmaHostConnection(String providerName, VerbsDevice device, RdmaOptions options, String address,
                               ConnectOptions o) throws IOException {
+        this(providerName, device, options, address, o, new ReconnectScheduler(), true);
+    }
+
+    /** A connection whose queues reconnect on {@code scheduler}'s thread. */
+    public RdmaHostConnection(String providerName, VerbsDevice device, RdmaOptions options, String address,
+                              ConnectOptions o, ReconnectScheduler scheduler) throws IOException {
+        this(providerName, device, options, address, o, scheduler, false);
+    }
+
+    private RdmaHostConnection(String providerName, VerbsDevice device, RdmaOptions options, String address,
+                               ConnectOptions o, ReconnectScheduler scheduler, boolean ownScheduler) throws IOException {
         this.providerName = providerName;
         this.device = device;
         this.options = options;
-        this.pd = device.allocPd();
-        boolean integrity = device.caps().has(Capability.INTEGRITY_MR) && options.pi() != RdmaOptions.PiMode.CPU;
+        this.scheduler = scheduler;
+        this.ownScheduler = ownScheduler;
+        this.depth = o.queueDepth();
+        PeerList peers;
+        try {
+            peers = PeerList.parse(address);
+        } catch (IOException e) {
+            closeScheduler();
+            throw e;
+        }
+        this.integrity = device.caps().has(Capability.INTEGRITY_MR) && options.pi() != RdmaOptions.PiMode.CPU;
         if (options.pi() == RdmaOptions.PiMode.OFFLOAD && !integrity) {
-            pd.close();
+            closeScheduler();
             throw new IOException("rdma.pi=offload, but verbs provider " + providerName + " has no integrity MR");
         }
-        this.queues = new RdmaHostQueue[o.queues()];
         try {
-            for (int i = 0; i < queues.length; i++) {
-                queues[i] = new RdmaHostQueue(this, device, pd, address, i, o.queueDepth(), integrity);
-            }
-            for (VolumeInfo v : VolumeList.decode(queues[0].discover())) {
-                volumes.put(v.name(), v);
-            }
-        } catch (VerbsException | InterruptedException | RuntimeException | VolumeListCodec.MalformedListException e) {
-            close();
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
+            this.pd = device.allocPd();
+        } catch (VerbsException e) {
+            closeScheduler();
             throw new IOException("rdma connect to " + address + ": " + e.getMessage(), e);
+        }
+        this.queues = new ReconnectingQueue[o.queues()];
+        StringBuilder failures = new StringBuilder();
+        for (int p = 0; p < peers.size(); p++) {
+            RdmaHostQueue[] qs = new RdmaHostQueue[o.queues()];
+            try {
+                for (int i = 0; i < qs.length; i++) {
+                    qs[i] = new RdmaHostQueue(this, device, pd, peers.name(p), i, depth, integrity);
+                }
+                for (VolumeInfo v : VolumeList.decode(qs[0].discover())) {
+                    volumes.put(v.name(), v);
+                }
+            } catch (VerbsException | InterruptedException | RuntimeException
+                     | VolumeListCodec.MalformedListException e) {
+                for (RdmaHostQueue q : qs) {
+                    if (q != null) {
+                        q.close();
+                    }
+                }
+                volumes.clear();
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                if (peers.size() == 1 || e instanceof InterruptedException) {
+                    close();
+                    throw new IOException("rdma connect to " + address + ": " + e.getMessage(), e);
+                }
+                failures.append(p == 0 ? "" : "; ").append(peers.name(p)).append(": ").append(e.getMessage());
+                continue;
+            }
+            for (int i = 0; i < qs.length; i++) {
+                queues[i] = new ReconnectingQueue(this, scheduler, options, peers, p, i, qs[i]);
+            }
+            return;
+        }
+        close();
+        throw new IOException("cannot connect to any peer of rdma target " + address + ": " + failures);
+    }
+
+    /**
+     * A new queue {@code index} to {@code address}, used only if that target lists the volumes this
+     * connection discovered at connect (the application's buffers were sized for them). For a
+     * reconnect; closes what it opened when it fails.
+     */
+    RdmaHostQueue openQueue(String address, int index) throws IOException {
+        RdmaHostQueue q = null;
+        try {
+            q = new RdmaHostQueue(this, device, pd, address, index, depth, integrity);
+            List<VolumeInfo> now = VolumeList.decode(q.discover());
+            if (!now.equals(volumes())) {
+                throw new IOException("it now lists other volumes than at connect (" + now + " instead of "
+                        + volumes() + "); not using it");
+            }
+            return q;
+        } catch (VerbsException | RuntimeException | VolumeListCodec.MalformedListException e) {
+            if (q != null) {
+                q.close();
+            }
+            throw new IOException(e.getMessage(), e);
+        } catch (InterruptedException e) {
+            q.close();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } catch (IOException e) {
+            q.close();
+            throw e;
+        }
+    }
+
+    /** How often a queue of this connection was connected again after losing its connection. */
+    @Override
+    public long reconnects() {
+        long n = 0;
+        for (ReconnectingQueue q : queues) {
+            if (q != null) {
+                n += q.reconnects();
+            }
+        }
+        return n;
+    }
+
+    /** The peer queue {@code index} uses now, or tries last while reconnecting (tests). */
+    String peerOf(int index) {
+        return queues[index].peer();
+    }
+
+    private void closeScheduler() {
+        if (ownScheduler) {
+            scheduler.close();
         }
     }
 
@@ -150,7 +261,8 @@ public final class RdmaHostConnection implements HostConnection {
 
     @Override
     public void close() {
-        for (RdmaHostQueue q : queues) {
+        closeScheduler();
+        for (ReconnectingQueue q : queues) {
             if (q != null) {
                 q.close();
             }

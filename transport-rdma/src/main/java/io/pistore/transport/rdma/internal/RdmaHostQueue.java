@@ -77,12 +77,21 @@ final class RdmaHostQueue implements HostQueue {
     private final RecvWr[] recvs;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Thread poller;
+    private final String address;
     private volatile boolean closed;
     private volatile String closeReason = "connection closed";
+    /** Set by {@link #close}: the owner ended the queue, so its end is no loss to report. */
+    private volatile boolean closing;
+    private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Told once, on the poller thread, when the connection ended by itself (guarded by {@link #lostLock}). */
+    private java.util.function.Consumer<String> lostListener;
+    private boolean pollerEnded;
+    private final Object lostLock = new Object();
 
     RdmaHostQueue(RdmaHostConnection owner, VerbsDevice dev, ProtectionDomain pd, String address, int index,
                   int depth, boolean integrity) throws VerbsException {
         this.owner = owner;
+        this.address = address;
         this.index = index;
         this.depth = depth;
         this.pd = pd;
@@ -111,14 +120,56 @@ final class RdmaHostQueue implements HostQueue {
         ByteBuffer pdata = ByteBuffer.allocate(12);
         pdata.putInt(Capsule.MAGIC).putInt(index).putInt(depth).flip();
         QpConfig cfg = new QpConfig(sq, rq, 1, 1, 7, integrity);
-        this.cm = dev.connect(address, pd, cq, cq, cfg, pdata, 10_000);
-        this.qp = cm.qp();
-        for (RecvWr r : recvs) {
-            qp.postRecv(r);
+        Connection connected = null;
+        try {
+            connected = dev.connect(address, pd, cq, cq, cfg, pdata, 10_000);
+            for (RecvWr r : recvs) {
+                connected.qp().postRecv(r);
+            }
+        } catch (VerbsException | RuntimeException e) {
+            // a failed connect (target down, refused) must not leave this queue's registrations
+            // behind: a host reconnecting for a long time makes many such attempts
+            if (connected != null) {
+                connected.close();
+            }
+            if (pool != null) {
+                pool.close();
+            }
+            cmdMr.close();
+            rspMr.close();
+            cq.close();
+            throw e;
         }
+        this.cm = connected;
+        this.qp = cm.qp();
         this.poller = new Thread(this::pollLoop, "pistore-rdma-host-" + address + "/q" + index);
         this.poller.setDaemon(true);
         this.poller.start();
+    }
+
+    /**
+     * Tells {@code listener} (once, on the poller thread, after the requests in flight have failed)
+     * when the connection ends other than by {@link #close}; at once if it already has.
+     */
+    void onLost(java.util.function.Consumer<String> listener) {
+        boolean ended;
+        synchronized (lostLock) {
+            lostListener = listener;
+            ended = pollerEnded;
+        }
+        if (ended && !closing) {
+            listener.accept(closeReason);
+        }
+    }
+
+    /** Whether the connection has ended (lost or closed): submissions fail at once. */
+    boolean isShut() {
+        return closed;
+    }
+
+    /** The target address this queue's QP is connected to. */
+    String address() {
+        return address;
     }
 
     static int maxSg(VerbsDevice dev) {
@@ -373,6 +424,14 @@ final class RdmaHostQueue implements HostQueue {
             closed = true;
         }
         failAll();
+        java.util.function.Consumer<String> l;
+        synchronized (lostLock) {
+            pollerEnded = true;
+            l = lostListener;
+        }
+        if (l != null && !closing) {
+            l.accept(closeReason);
+        }
     }
 
     private void handle(WorkCompletion wc) {
@@ -591,8 +650,16 @@ final class RdmaHostQueue implements HostQueue {
         }
     }
 
+    /**
+     * Ends the queue and releases its QP, CQ and memory regions (the PD is the connection's); called
+     * by the owner at close, and by a reconnect for a queue whose connection was lost. Idempotent.
+     */
     void close() {
+        closing = true;
         closed = true;
+        if (!released.compareAndSet(false, true)) {
+            return;
+        }
         cm.close();
         cq.wakeup();
         try {

@@ -39,6 +39,8 @@ public final class SoftDevice implements VerbsDevice {
     /** The live QPs of this device (for {@link #runLocalWork}). */
     private final Set<SoftQp> qps = ConcurrentHashMap.newKeySet();
     private final boolean packetsOnly;
+    /** Memory regions registered in this device's PDs and not yet deregistered (a leak shows here). */
+    private final AtomicInteger liveRegions = new AtomicInteger();
 
     /** A device; without {@code integrity} it reports no integrity MR support (as DiSNI hardware would). */
     public SoftDevice(boolean integrity) {
@@ -77,6 +79,20 @@ public final class SoftDevice implements VerbsDevice {
 
     void forget(SoftQp qp) {
         qps.remove(qp);
+    }
+
+    void regionsAdded(int n) {
+        liveRegions.addAndGet(n);
+    }
+
+    /** QPs of this device not yet destroyed (for leak tests). */
+    public int liveQps() {
+        return qps.size();
+    }
+
+    /** Memory regions (plain and integrity) registered in this device's PDs and not yet closed (for leak tests). */
+    public int liveRegions() {
+        return liveRegions.get();
     }
 
     /**

@@ -61,6 +61,9 @@ final class SoftPd implements ProtectionDomain {
         } else {
             t = t.clone();
         }
+        if (t[r.index] == null) {
+            device.regionsAdded(1);
+        }
         t[r.index] = r;
         table = t;
     }
@@ -90,6 +93,7 @@ final class SoftPd implements ProtectionDomain {
             t = t.clone();
             t[r.index] = null;
             table = t;
+            device.regionsAdded(-1);
         }
     }
 
@@ -98,6 +102,7 @@ final class SoftPd implements ProtectionDomain {
         for (SoftRegion r : table) {
             if (r != null) {
                 r.valid = false;
+                device.regionsAdded(-1);
             }
         }
         table = new SoftRegion[0];

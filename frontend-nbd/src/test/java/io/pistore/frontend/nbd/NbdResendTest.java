@@ -1,0 +1,231 @@
+package io.pistore.frontend.nbd;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.Completion;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.HostQueue;
+import io.pistore.spi.Status;
+import io.pistore.spi.TargetListener;
+import io.pistore.spi.VolumeInfo;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The frontend sends a request again when its connection to the target was lost (TRANSPORT_ERROR),
+ * until it succeeds or the resend deadline passes: the client sees its write, read, flush, trim and
+ * write-zeroes succeed across an outage shorter than the deadline, EIO after a longer one, and EIO
+ * at once with the deadline 0; a flush is sent again only where the server is told the target keeps
+ * every write it acknowledged (the peers of a replicated volume). The outage is a host connection whose queues fail every request with
+ * TRANSPORT_ERROR while it is "down", as a tcp or rdma host queue does while it reconnects.
+ */
+@Timeout(60)
+class NbdResendTest {
+    static final int READ = 0;
+    static final int WRITE = 1;
+    static final int FLUSH = 3;
+    static final int TRIM = 4;
+    static final int WRITE_ZEROES = 6;
+    static final int EIO = 5;
+
+    /** A host connection that fails every request with TRANSPORT_ERROR while {@link #down} is set. */
+    static final class OutageConnection implements HostConnection {
+        final HostConnection real;
+        final AtomicBoolean down = new AtomicBoolean();
+        final AtomicInteger refused = new AtomicInteger();
+
+        OutageConnection(HostConnection real) {
+            this.real = real;
+        }
+
+        @Override
+        public List<VolumeInfo> volumes() {
+            return real.volumes();
+        }
+
+        @Override
+        public int queueCount() {
+            return real.queueCount();
+        }
+
+        @Override
+        public HostQueue queue(int index) {
+            HostQueue q = real.queue(index);
+            return new HostQueue() {
+                @Override
+                public CompletableFuture<Completion> submit(BlockRequest request) {
+                    if (down.get()) {
+                        refused.incrementAndGet();
+                        return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR,
+                                "connection to the target lost; reconnecting"));
+                    }
+                    return q.submit(request);
+                }
+
+                @Override
+                public int depth() {
+                    return q.depth();
+                }
+
+                @Override
+                public int inFlight() {
+                    return q.inFlight();
+                }
+            };
+        }
+
+        @Override
+        public void close() {
+            real.close();
+        }
+    }
+
+    @TempDir
+    Path dir;
+
+    VolumeStore store;
+    BlockTransport transport;
+    TargetListener listener;
+    OutageConnection host;
+    NbdServer server;
+
+    @BeforeEach
+    void start() throws IOException {
+        store = VolumeStore.open(dir);
+        store.create("a", BlockFormat.of(4096, 8), 256);
+        transport = new LocalTransportProvider().create();
+        listener = transport.listen("", new TargetService(store));
+        host = new OutageConnection(transport.connect(listener.address(), new ConnectOptions(1, 64)));
+    }
+
+    private void serve(long resendMillis) throws IOException {
+        serve(resendMillis, true);
+    }
+
+    private void serve(long resendMillis, boolean resendFlushes) throws IOException {
+        server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().handshakeTimeoutMillis(2000)
+                .resendMillis(resendMillis).resendFlushes(resendFlushes));
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        if (server != null) {
+            server.close();
+        }
+        host.close();
+        listener.close();
+        transport.close();
+        store.close();
+    }
+
+    private NbdTestClient connect() throws IOException {
+        NbdTestClient c = NbdTestClient.open(server.address());
+        c.go("a");
+        return c;
+    }
+
+    /** Ends the outage after {@code millis}, on another thread. */
+    private Thread upAfter(long millis) {
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                return;
+            }
+            host.down.set(false);
+        });
+        t.start();
+        return t;
+    }
+
+    @Test
+    void everyKindOfRequestRidesOverAnOutageShorterThanTheDeadline() throws Exception {
+        serve(30_000);
+        try (NbdTestClient c = connect()) {
+            byte[] d = NbdServerTest.random(8192, 7);
+            byte[] ones = NbdServerTest.random(4096, 8);
+            assertEquals(0, c.write(0, ones));
+            assertEquals(0, c.write(4096 * 10, ones));
+            int[] kinds = {WRITE, READ, FLUSH, TRIM, WRITE_ZEROES};
+            for (int kind : kinds) {
+                host.down.set(true);
+                int before = host.refused.get();
+                Thread up = upAfter(400);
+                switch (kind) {
+                    case WRITE -> assertEquals(0, c.write(4096, d), "write across the outage");
+                    case READ -> assertArrayEquals(d, c.read(4096, 8192), "read across the outage");
+                    case FLUSH -> assertEquals(0, c.command(FLUSH, 0, 0, 0), "flush across the outage");
+                    case TRIM -> assertEquals(0, c.command(TRIM, 0, 0, 4096), "trim across the outage");
+                    default -> assertEquals(0, c.command(WRITE_ZEROES, 0, 4096 * 10, 4096),
+                            "write-zeroes across the outage");
+                }
+                up.join();
+                assertTrue(host.refused.get() > before, "the request met the outage (kind " + kind + ")");
+            }
+            assertArrayEquals(new byte[4096], c.read(4096 * 10, 4096), "zeroed across the outage");
+            assertArrayEquals(d, c.read(4096, 8192));
+            assertTrue(server.resends() >= kinds.length, "resends " + server.resends());
+            assertEquals(0, server.resendsGivenUp());
+        }
+    }
+
+    /**
+     * Without {@code resendFlushes} (a single target, which may have lost writes replied before it
+     * died and not flushed) a flush that met the outage is EIO at once; writes still ride over it.
+     */
+    @Test
+    void aFlushIsNotSentAgainUnlessTheTargetKeepsWhatItAcknowledged() throws Exception {
+        serve(30_000, false);
+        try (NbdTestClient c = connect()) {
+            host.down.set(true);
+            assertEquals(EIO, c.command(FLUSH, 0, 0, 0));
+            assertEquals(1, host.refused.get(), "the flush was not sent again");
+            Thread up = upAfter(300);
+            assertEquals(0, c.write(0, new byte[4096]), "a write is sent again");
+            up.join();
+            assertEquals(0, c.command(FLUSH, 0, 0, 0));
+        }
+    }
+
+    @Test
+    void anOutageLongerThanTheDeadlineEndsInEio() throws Exception {
+        serve(300);
+        try (NbdTestClient c = connect()) {
+            host.down.set(true);
+            assertEquals(EIO, c.write(0, new byte[4096]));
+            assertTrue(host.refused.get() >= 2, "sent again before giving up: " + host.refused.get());
+            assertEquals(1, server.resendsGivenUp());
+            host.down.set(false);
+            assertEquals(0, c.write(0, new byte[4096]), "the connection serves again once the target is back");
+        }
+    }
+
+    @Test
+    void withTheDeadlineZeroATransportErrorIsEioAtOnce() throws Exception {
+        serve(0);
+        try (NbdTestClient c = connect()) {
+            host.down.set(true);
+            assertEquals(EIO, c.write(0, new byte[4096]));
+            assertEquals(1, host.refused.get(), "not sent again");
+            assertEquals(0, server.resends());
+        }
+    }
+}
