@@ -202,7 +202,7 @@ class ReplicatedOpsTest {
                 .collect(Collectors.joining(","));
         ReplicatedFailoverTest.Load load;
         int stays;
-        try (ReplicatedFailoverTest.TcpLog log = new ReplicatedFailoverTest.TcpLog();
+        try (ReplicatedFailoverTest.TransportLog log = new ReplicatedFailoverTest.TransportLog("tcp");
              BlockTransport t = Transports.find("tcp").create();
              HostConnection c = t.connect(targets, new ConnectOptions(1, 8))) {
             BlockDevice dev = BlockDevice.open(c, "rv"); // on n1, the leader: the first of the list
