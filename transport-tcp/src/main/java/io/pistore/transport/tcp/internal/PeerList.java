@@ -63,6 +63,11 @@ final class PeerList {
         return names.get(i);
     }
 
+    /** Every peer, as named in log lines. */
+    List<String> names() {
+        return names;
+    }
+
     /** The peer after {@code i}, round robin (itself for a list of one). */
     int next(int i) {
         return (i + 1) % addresses.size();
