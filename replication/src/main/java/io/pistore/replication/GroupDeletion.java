@@ -181,14 +181,22 @@ final class GroupDeletion {
     }
 
     private Answer failed(RaftPeer p, Throwable e) {
+        if (groupGone(gid, e)) {
+            return new Answer(p, State.GONE, List.of(), "holds no such group");
+        }
+        return new Answer(p, State.UNREACHABLE, List.of(), "unreachable: " + ReplicatedVolume.oneLine(e));
+    }
+
+    /** Whether a peer's failure to answer for group {@code gid} says that it holds no such group. */
+    static boolean groupGone(RaftGroupId gid, Throwable e) {
         // Over gRPC the peer's GroupMismatchException arrives as a status whose text names the group.
         String notFound = gid + " not found";
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof GroupMismatchException || String.valueOf(c.getMessage()).contains(notFound)) {
-                return new Answer(p, State.GONE, List.of(), "holds no such group");
+                return true;
             }
         }
-        return new Answer(p, State.UNREACHABLE, List.of(), "unreachable: " + ReplicatedVolume.oneLine(e));
+        return false;
     }
 
     /** Removes the group on peer {@code p} with its directory; null when done, else why not. */

@@ -44,12 +44,25 @@ public final class ReplicaNode implements AutoCloseable {
     private volatile RemovalListener onReplicaRemoved = (name, byChange) -> { };
     /** Volumes whose newest applied configuration leaves this peer out: their removal is a membership change. */
     private final java.util.Set<String> leaving = ConcurrentHashMap.newKeySet();
+    /** The members of each volume's group as this peer last knew them: whom to ask why it was removed. */
+    private final Map<String, List<RaftPeer>> lastKnown = new ConcurrentHashMap<>();
+    /**
+     * Asks the other peers why a group was removed ({@link RemovalCause}) and tells the listener, one
+     * removal at a time, off Ratis's threads (the questions are RPCs to other peers).
+     */
+    private final java.util.concurrent.ExecutorService removals = java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> {
+                Thread t = new Thread(r, "pistore-replica-removal");
+                t.setDaemon(true);
+                return t;
+            });
+    private volatile boolean closed;
 
     /** Hears that this peer gave up its replica of a volume. */
     public interface RemovalListener {
         /**
          * {@code byChange}: a membership change left this peer out (the group lives on among the other
-         * members); false when the group itself went (the volume deleted) or why is not known.
+         * members), or why could not be told; false when the group itself went (the volume deleted).
          */
         void removed(String name, boolean byChange);
     }
@@ -200,6 +213,7 @@ public final class ReplicaNode implements AutoCloseable {
 
                     @Override
                     public void configured(List<RaftPeer> peers) {
+                        lastKnown.put(name, List.copyOf(peers));
                         regroup(name, RaftGroup.valueOf(gid, peers));
                     }
 
@@ -228,15 +242,21 @@ public final class ReplicaNode implements AutoCloseable {
     /**
      * This peer left the group of volume {@code name} (Ratis has closed it, and deletes its log next):
      * the replica goes too, and with it the peer list, so no later start rejoins. The other members
-     * hold the data.
+     * hold the data. The listener hears whether a membership change left this peer out: at once when
+     * its applied configuration says so; otherwise the peers it knew are asked ({@link RemovalCause}),
+     * since a peer removed while it was down, cut off, or behind on applying never learns the
+     * configuration that removed it, and its log is out of reach here (Ratis forgets the group before
+     * it tells the state machine).
      */
     private synchronized void removed(RaftGroupId gid, String name) {
         if (!names.containsKey(gid) && replicas.get(name) == null) {
             return; // told twice (a deletion makes sure of it)
         }
+        List<RaftPeer> known = knownPeers(name);
         names.remove(gid);
         stats.remove(name);
         opened.remove(name);
+        lastKnown.remove(name);
         try {
             java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));
             java.nio.file.Files.deleteIfExists(ReplicaFiles.record(groupsDir, name));
@@ -248,22 +268,39 @@ public final class ReplicaNode implements AutoCloseable {
             log.accept("volume " + name + ": replica " + id + " left the group; deleting its replica failed: "
                     + e.getMessage());
         }
-        onReplicaRemoved.removed(name, leaving.remove(name) || leftOutOfLogConfiguration(gid));
-    }
-
-    /**
-     * Whether the newest configuration in this peer's log (applied or not: a removed follower may
-     * not have learnt that the change committed) leaves it out; false when that cannot be told.
-     */
-    private boolean leftOutOfLogConfiguration(RaftGroupId gid) {
+        boolean knownChange = leaving.remove(name);
         try {
-            return server.getDivision(gid).getRaftConf().getCurrentPeers().stream().noneMatch(p -> p.getId().equals(id));
-        } catch (IOException | RuntimeException e) {
-            return false; // the group is gone from the server already: as for a deletion
+            removals.execute(() -> {
+                boolean byChange = knownChange
+                        || new RemovalCause(name, id, known, settings).byChange(() -> !closed && !names.containsKey(gid));
+                if (!closed && !names.containsKey(gid)) { // not rejoined meanwhile (a new replica of the name)
+                    onReplicaRemoved.removed(name, byChange);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // this node is closing: its serve stops, nothing to detach
         }
     }
 
-    /** Who hears of replicas this peer gives up (serve detaches the volume): one at a time, on a Ratis thread. */
+    /** The members this peer last knew for volume {@code name}: its last applied configuration, else its peer list. */
+    private List<RaftPeer> knownPeers(String name) {
+        List<RaftPeer> k = lastKnown.get(name);
+        if (k != null && !k.isEmpty()) {
+            return k;
+        }
+        try {
+            List<RaftPeer> declared = readPeers(groupsDir, name);
+            return declared != null ? declared : List.of();
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * Who hears of replicas this peer gives up (serve detaches a deleted volume, keeps forwarding one
+     * whose group lives on): one at a time, on a thread of this node's own, within the operation
+     * timeout of the removal.
+     */
     public void onReplicaRemoved(RemovalListener listener) {
         this.onReplicaRemoved = listener;
     }
@@ -414,6 +451,9 @@ public final class ReplicaNode implements AutoCloseable {
                 group = RaftGroup.valueOf(group.getGroupId(), declared);
             }
         }
+        if (!group.getPeers().isEmpty()) {
+            lastKnown.putIfAbsent(name, List.copyOf(group.getPeers()));
+        }
         ReplicatedVolume v = new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log,
                 new LocalLeader(server, groupId(name)));
         opened.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(v);
@@ -456,6 +496,8 @@ public final class ReplicaNode implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        closed = true;
+        removals.shutdownNow();
         try {
             server.close();
         } finally {
