@@ -17,6 +17,12 @@ public final class RdmaOptions {
             List.of("auto", "offload", "cpu"), "where PI is checked: auto (the NIC's signature engine for formats it"
                     + " can carry, software for the others), offload (refuse the others), cpu (software everywhere)");
 
+    /** As tcp's: the largest millisecond count whose nanoseconds still fit a long with room to add. */
+    private static final long MAX_MS = Long.MAX_VALUE / 2_000_000;
+
+    public static final TransportOption<Long> REQUEST_TIMEOUT_MS = TransportOption.number("rdma.requestTimeoutMs",
+            30_000, 1, MAX_MS, "a host queue that waits longer for a response closes its connection: its requests fail"
+                    + " and it reconnects (checked about every 100 ms)");
     public static final TransportOption<Boolean> RECONNECT = TransportOption.flag("rdma.reconnect", true,
             "a host queue whose connection is lost reconnects in the background, to the next peer of a "
                     + "target list HOST:PORT,HOST:PORT,... (its requests fail meanwhile)");
@@ -26,8 +32,8 @@ public final class RdmaOptions {
             "rdma.reconnectMaxDelayMs", 5_000, 1, 3_600_000, "longest reconnect delay");
 
     /** The options of this class, in the order {@code pistore transports} lists them. */
-    static final List<TransportOption<?>> OPTIONS = List.of(PROVIDER, PI, RECONNECT, RECONNECT_DELAY_MS,
-            RECONNECT_MAX_DELAY_MS);
+    static final List<TransportOption<?>> OPTIONS = List.of(PROVIDER, PI, REQUEST_TIMEOUT_MS, RECONNECT,
+            RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS);
 
     public enum PiMode { AUTO, OFFLOAD, CPU }
 
@@ -43,6 +49,15 @@ public final class RdmaOptions {
         this.provider = provider;
         this.pi = pi;
         this.all = all;
+    }
+
+    /**
+     * How long a host queue waits for the response to a request before it treats its connection as
+     * lost ({@code rdma.requestTimeoutMs}): a target whose NIC still acknowledges but whose process
+     * never answers would otherwise keep the requests, and the queue, waiting for good.
+     */
+    public long requestTimeoutMillis() {
+        return all.get(REQUEST_TIMEOUT_MS);
     }
 
     /** Whether a host queue reconnects after its connection was lost ({@code rdma.reconnect}). */

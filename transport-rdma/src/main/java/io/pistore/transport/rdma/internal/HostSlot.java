@@ -26,6 +26,8 @@ final class HostSlot {
     BlockFormat format;
     CompletableFuture<Completion> future;
     int path;
+    /** When the request was submitted ({@link System#nanoTime}): the request timeout counts from here. */
+    long sentNanos;
     IntegrityMr mr;
     /** The key the request's REG_MR_INTEGRITY made valid (the one its LOCAL_INV names). */
     int key;

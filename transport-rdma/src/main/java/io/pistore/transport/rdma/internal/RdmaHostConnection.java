@@ -125,6 +125,11 @@ public final class RdmaHostConnection implements HostConnection {
         throw new IOException("cannot connect to any peer of rdma target " + address + ": " + failures);
     }
 
+    /** How long a queue waits for a response before it treats its connection as lost ({@code rdma.requestTimeoutMs}). */
+    long requestTimeoutMillis() {
+        return options.requestTimeoutMillis();
+    }
+
     /**
      * A new queue {@code index} to {@code address}, used only if that target lists the volumes this
      * connection discovered at connect (the application's buffers were sized for them). For a

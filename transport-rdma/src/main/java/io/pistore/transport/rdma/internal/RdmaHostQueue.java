@@ -58,6 +58,8 @@ final class RdmaHostQueue implements HostQueue {
     private static final long T_INV = 3L << 32;
     private static final long T_RECV = 4L << 32;
     private static final int DISCOVERY_BYTES = 64 * 1024;
+    /** How often the poller looks for requests past the request timeout. */
+    private static final long TIMEOUT_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final RdmaHostConnection owner;
     private final int index;
@@ -186,8 +188,14 @@ final class RdmaHostQueue implements HostQueue {
         return inFlight.get();
     }
 
+    /** A free slot, its request timeout starting now (under the lock the timeout check holds), or null. */
     private synchronized HostSlot takeSlot() {
-        return freeTop == 0 ? null : slots[free[--freeTop]];
+        if (freeTop == 0) {
+            return null;
+        }
+        HostSlot s = slots[free[--freeTop]];
+        s.sentNanos = System.nanoTime();
+        return s;
     }
 
     @Override
@@ -403,8 +411,15 @@ final class RdmaHostQueue implements HostQueue {
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
+        long limit = TimeUnit.MILLISECONDS.toNanos(owner.requestTimeoutMillis());
+        long checked = System.nanoTime();
         try {
             while (true) {
+                long now = System.nanoTime();
+                if (now - checked >= TIMEOUT_CHECK_NANOS) {
+                    checked = now;
+                    checkTimeouts(now, limit);
+                }
                 int n = cq.poll(wcs);
                 if (n == 0) {
                     if (closed) {
@@ -432,6 +447,37 @@ final class RdmaHostQueue implements HostQueue {
         if (l != null && !closing) {
             l.accept(closeReason);
         }
+    }
+
+    /**
+     * A request unanswered for longer than the request timeout (a target whose NIC acknowledges but
+     * whose process hangs): the connection is treated as lost, as tcp's host does. Disconnecting
+     * first flushes the QP, so the target can no longer reach the requests' memory once they fail;
+     * the poller then fails them and hands the queue to the reconnect. The admin slot (discovery)
+     * keeps its own wait.
+     */
+    private void checkTimeouts(long now, long limit) {
+        if (closed) {
+            return;
+        }
+        HostSlot late = null;
+        synchronized (this) {
+            for (int i = 0; i < depth && late == null; i++) {
+                HostSlot s = slots[i];
+                if (s.future != null && now - s.sentNanos > limit) {
+                    late = s;
+                }
+            }
+            if (late == null) {
+                return;
+            }
+            BlockRequest r = late.request;
+            closeReason = "no response to " + (r == null ? "a" : r.op()) + " command 0x" + Integer.toHexString(late.cid)
+                    + " within " + TimeUnit.NANOSECONDS.toMillis(limit) + " ms";
+            closed = true;
+        }
+        cm.close(); // flushes what is posted; close() later finds it closed (idempotent)
+        failAll();
     }
 
     private void handle(WorkCompletion wc) {

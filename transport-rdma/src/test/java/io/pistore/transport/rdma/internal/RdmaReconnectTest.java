@@ -231,6 +231,63 @@ class RdmaReconnectTest {
         }
     }
 
+    /**
+     * A peer that stops answering without closing anything (its NIC acknowledges, its process hangs):
+     * after {@code rdma.requestTimeoutMs} the request fails with one line, the connection is treated
+     * as lost, and the queue fails over to the next peer of its list, where writes go on. The hung
+     * peer never answers, so the write can only be acknowledged by the next one; the checks do not
+     * count on the next peer answering within the timeout (a stall of the shared machine may time it
+     * out too, and send the queue round the list once more).
+     */
+    @ParameterizedTest(name = "packets={0}")
+    @ValueSource(booleans = {false, true})
+    void aPeerThatStopsAnsweringIsLeftAfterTheRequestTimeoutAndTheHostFailsOver(boolean packets) throws Exception {
+        SoftDevice hostDev = hostDevice(packets);
+        HoldingTarget hung = new HoldingTarget();
+        HoldingTarget next = new HoldingTarget();
+        RdmaTarget a = new RdmaTarget(new SoftDevice(true), "127.0.0.1:0", hung, true);
+        RdmaTarget b = new RdmaTarget(new SoftDevice(true), "127.0.0.1:0", next, true);
+        RdmaOptions o = RdmaOptions.of(TransportOptions.of(Map.of("rdma.provider", "soft", "rdma.requestTimeoutMs",
+                "1000", "rdma.reconnectDelayMs", "10", "rdma.reconnectMaxDelayMs", "200")));
+        try (RdmaLog log = new RdmaLog()) {
+            RdmaHostConnection host = new RdmaHostConnection("soft", hostDev, o, a.address() + "," + b.address(),
+                    new ConnectOptions(1, 4));
+            try {
+                writeUntilAcked(host, 1, (byte) 1);
+                hung.hold = true; // a stays connected and never answers again
+                Completion late = write(host, 2, (byte) 2).get(60, TimeUnit.SECONDS); // a hang guard, not a timing
+                assertEquals(Status.TRANSPORT_ERROR, late.status(), late.toString());
+                assertTrue(late.message().matches("no response to WRITE command 0x[0-9a-f]+ within 1000 ms"),
+                        late.message());
+                assertTrue(hung.held.size() >= 1, "the write reached a, which kept it");
+                writeUntilAcked(host, 2, (byte) 2); // only b answers
+                assertTrue(log.count("failed over from " + a.address() + " to " + b.address() + " (queue 0)") >= 1,
+                        log.lines.toString());
+                byte[] want = new byte[4096];
+                Arrays.fill(want, (byte) 2);
+                synchronized (next.memory) {
+                    assertTrue(next.memory.requests.size() >= 1, "the write went to the next peer");
+                    assertArrayEquals(want, Arrays.copyOfRange(next.memory.data, 2 * 4096, 3 * 4096),
+                            "b holds the write");
+                }
+            } finally {
+                host.close();
+            }
+        } finally {
+            a.close();
+            b.close();
+        }
+        assertEquals(0, hostDev.liveQps(), "the timed-out queue's QP is released");
+    }
+
+    @Test
+    void theRequestTimeoutIsAnOptionWithTcpsDefault() {
+        assertEquals(30_000, RdmaOptions.of(TransportOptions.NONE).requestTimeoutMillis());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RdmaOptions.of(TransportOptions.of(Map.of("rdma.requestTimeoutMs", "0"))));
+        assertTrue(e.getMessage().contains("rdma.requestTimeoutMs") && !e.getMessage().contains("\n"), e.getMessage());
+    }
+
     @Test
     void manyReconnectsLeakNoQpNorMemoryRegionNorThread() throws Exception {
         SoftDevice hostDev = hostDevice(true);
