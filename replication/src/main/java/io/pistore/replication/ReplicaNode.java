@@ -273,6 +273,10 @@ public final class ReplicaNode implements AutoCloseable {
             removals.execute(() -> {
                 boolean byChange = knownChange
                         || new RemovalCause(name, id, known, settings).byChange(() -> !closed && !names.containsKey(gid));
+                if (byChange && !knownChange) {
+                    log.accept("volume " + name + ": replica " + id + " had not learnt the change that removed it; "
+                            + "the group lives on without it (or no member answered)");
+                }
                 if (!closed && !names.containsKey(gid)) { // not rejoined meanwhile (a new replica of the name)
                     onReplicaRemoved.removed(name, byChange);
                 }

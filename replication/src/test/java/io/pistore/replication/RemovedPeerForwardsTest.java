@@ -70,6 +70,8 @@ class RemovedPeerForwardsTest {
             ThreePeers.await(() -> heard.containsKey(key), "the removed peer to report its removal");
             assertEquals(Boolean.TRUE, heard.get(key), "reported as a membership change (the group lives on): "
                     + peers.log);
+            assertTrue(peers.log.contains("volume rv: replica " + ThreePeers.id(a) + " had not learnt the change that "
+                    + "removed it; the group lives on without it (or no member answered)"), peers.log.toString());
 
             // Its served volume forwards to the members: a write and reads through it, after the removal.
             byte[] after = block(2);
