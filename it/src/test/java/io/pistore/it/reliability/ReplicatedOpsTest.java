@@ -36,7 +36,6 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -189,13 +188,7 @@ class ReplicatedOpsTest {
         }
     }
 
-    /**
-     * By flag only: in a CI run a host's writes got {@code NO_SUCH_VOLUME} for good after a removal
-     * (a removed peer that learned neither the applied nor the logged configuration that removed it
-     * drops the volume instead of forwarding), and the test takes over two minutes.
-     */
     @Test
-    @EnabledIfSystemProperty(named = "pistore.replops.membership", matches = "true")
     void followerReplacedLeaderAndFollowerRemovedAcrossProcessesUnderLoadLoseNoWrite() throws Exception {
         int perPhase = Figures.intFlag("pistore.replops.writes", 16);
         ports(4);
