@@ -273,7 +273,7 @@ public final class ReplicaNode implements AutoCloseable {
             removals.execute(() -> {
                 boolean byChange = knownChange
                         || new RemovalCause(name, id, known, settings).byChange(() -> !closed && !names.containsKey(gid));
-                if (byChange && !knownChange) {
+                if (byChange && !knownChange && !closed) { // closing cuts the questions short: nothing learnt
                     log.accept("volume " + name + ": replica " + id + " had not learnt the change that removed it; "
                             + "the group lives on without it (or no member answered)");
                 }
