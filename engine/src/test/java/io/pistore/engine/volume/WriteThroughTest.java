@@ -145,8 +145,8 @@ class WriteThroughTest {
         }
 
         @Override
-        public boolean syncIsCheap() {
-            return f.syncIsCheap();
+        public boolean inMemory() {
+            return f.inMemory();
         }
 
         @Override
