@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  * a crash or power loss at any point leaves each request complete or absent, never a block whose PI
  * does not match its data. Blocks whose newest version is still only in the journal are read from
  * there (an index in memory); the others as before. Opening a volume that was not closed replays
- * the journal. Where syncs cost nothing (tmpfs, ramfs) a writer instead writes its blocks home
- * itself once its record is forced ({@link #writeThrough}). The layout and the guarantees are in
+ * the journal. Where the files are in memory (tmpfs, ramfs) a writer instead writes its blocks
+ * home itself once its record is in the journal, unforced ({@link #writeThrough}). The layout and the guarantees are in
  * docs/FORMAT.md.
  */
 public final class FileVolume implements Volume {
@@ -109,10 +109,10 @@ public final class FileVolume implements Volume {
     /**
      * Write-through: where every file is in memory (tmpfs, ramfs: a write survives the process's
      * crash once made, nothing survives the machine's), a writer appends its record, which is then
-     * as durable as it gets (not forced), and writes its blocks home itself, from the record's bytes in the journal's mapping,
-     * before it releases their locks; nothing is indexed, no checkpoint copies anything, and a
-     * segment left behind is already home, so moving on only forces the home files and moves the
-     * head. Measured on tmpfs: the checkpoint's scan, second copy and mapping faults were more than
+     * as durable as it gets (not forced), and writes its blocks home itself, from the record's
+     * bytes in the journal's mapping, before it releases their locks; nothing is indexed, no
+     * checkpoint copies anything, and a segment left behind is already home, so moving on only
+     * forces the home files and moves the head. Measured on tmpfs: the checkpoint's scan, second copy and mapping faults were more than
      * half the CPU of a random write. On a disk a forcing per request would bind writes to the
      * disk's flush rate, so there records wait in the journal for a checkpoint as before.
      */

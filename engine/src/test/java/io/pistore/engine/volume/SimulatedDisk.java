@@ -70,6 +70,11 @@ final class SimulatedDisk {
         return new SimulatedDisk(state, inMemory);
     }
 
+    /** The operations recorded so far, oldest first. */
+    List<Op> ops() {
+        return Collections.unmodifiableList(ops);
+    }
+
     /** How many operations were recorded: crash points are 0 to this. */
     int opCount() {
         return ops.size();
