@@ -83,7 +83,7 @@ final class ChannelStorageFile implements StorageFile {
     }
 
     @Override
-    public boolean syncIsCheap() {
+    public boolean inMemory() {
         return inMemory;
     }
 

@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  * a crash or power loss at any point leaves each request complete or absent, never a block whose PI
  * does not match its data. Blocks whose newest version is still only in the journal are read from
  * there (an index in memory); the others as before. Opening a volume that was not closed replays
- * the journal. Where syncs cost nothing (tmpfs, ramfs) a writer instead writes its blocks home
- * itself once its record is forced ({@link #writeThrough}). The layout and the guarantees are in
+ * the journal. Where the files are in memory (tmpfs, ramfs) a writer instead writes its blocks
+ * home itself once its record is in the journal, unforced ({@link #writeThrough}). The layout and the guarantees are in
  * docs/FORMAT.md.
  */
 public final class FileVolume implements Volume {
@@ -107,11 +107,12 @@ public final class FileVolume implements Volume {
     /** Applied segments per forcing of the home files: 1 where syncs are cheap, else {@link #SEGMENTS_PER_HOME_SYNC}. */
     private final int segmentsPerHomeSync;
     /**
-     * Write-through: where every file's sync costs nothing (tmpfs), a writer forces its record
-     * and then writes its blocks home itself, from the record's bytes in the journal's mapping,
-     * before it releases their locks; nothing is indexed, no checkpoint copies anything, and a
-     * segment left behind is already home, so moving on only forces the home files and moves the
-     * head. Measured on tmpfs: the checkpoint's scan, second copy and mapping faults were more than
+     * Write-through: where every file is in memory (tmpfs, ramfs: a write survives the process's
+     * crash once made, nothing survives the machine's), a writer appends its record, which is then
+     * as durable as it gets (not forced), and writes its blocks home itself, from the record's
+     * bytes in the journal's mapping, before it releases their locks; nothing is indexed, no
+     * checkpoint copies anything, and a segment left behind is already home, so moving on only
+     * forces the home files and moves the head. Measured on tmpfs: the checkpoint's scan, second copy and mapping faults were more than
      * half the CPU of a random write. On a disk a forcing per request would bind writes to the
      * disk's flush rate, so there records wait in the journal for a checkpoint as before.
      */
@@ -143,7 +144,7 @@ public final class FileVolume implements Volume {
                        Journal journal, boolean writeThrough, long mapSegment, Executor checkpoints) throws IOException {
         this.name = name;
         this.checkpoints = checkpoints;
-        this.segmentsPerHomeSync = data.syncIsCheap() ? 1 : SEGMENTS_PER_HOME_SYNC;
+        this.segmentsPerHomeSync = data.inMemory() ? 1 : SEGMENTS_PER_HOME_SYNC;
         this.writeThrough = writeThrough;
         this.format = format;
         this.blockCount = blockCount;
@@ -274,7 +275,7 @@ public final class FileVolume implements Volume {
                            Consumer<String> notes) throws IOException {
         Journal journal = new Journal(j, name + ".journal", format, journalSegment, JOURNAL_SEGMENTS);
         Journal.Header h = journal.readHeader(); // its message names the journal file, so the volume
-        boolean writeThrough = d.syncIsCheap() && j.syncIsCheap() && (m == null || m.syncIsCheap());
+        boolean writeThrough = d.inMemory() && j.inMemory() && (m == null || m.inMemory());
         FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, writeThrough, mapSegment, checkpoints);
         long n = 0;
         if (!h.clean()) {
@@ -290,6 +291,7 @@ public final class FileVolume implements Volume {
         if (writeThrough) {
             journal.useTwoSegments();
             journal.mapRing();
+            journal.durableWhenWritten();
         }
         if (checkpoints == ON_A_THREAD) {
             v.idleTick = IDLE.scheduleWithFixedDelay(v::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
@@ -520,10 +522,11 @@ public final class FileVolume implements Volume {
     }
 
     /**
-     * Write-through: forces the record just appended (nothing on tmpfs but a system call; concurrent
-     * writers share it) and writes its blocks home, under their locks. Home files are still written
-     * only with records already durable, so a crash between the data and the metadata write is
-     * repaired by replaying the record. A failed home write is indexed (reads take the journal's
+     * Write-through: writes the blocks of the record just appended home, under their locks. The
+     * files are in memory, so the record is already as durable as it gets (it survives the
+     * process's crash; nothing survives the machine's) and is not forced: home files are still
+     * written only with records already durable, so a crash between the data and the metadata write
+     * is repaired by replaying the record. A failed home write is indexed (reads take the journal's
      * version) and fails every later write; reopening replays the journal.
      */
     private void writeThrough(byte type, Journal.Appended a, long lba, int blocks, ScatterList dataIn,
@@ -535,7 +538,7 @@ public final class FileVolume implements Volume {
             if (type == Journal.ZEROES) {
                 writeZeroData(homeData::writePositional, lba, blocks);
                 if (homeMeta != null) {
-                    fillUnwritten(homeMeta::writePositional, format, unwrittenMeta, lba, blocks);
+                    fillUnwritten(homeMeta::writeShared, format, unwrittenMeta, lba, blocks);
                 }
                 return;
             }
@@ -545,12 +548,12 @@ public final class FileVolume implements Volume {
             if (p != null) {
                 homeData.writePositional(p.duplicate().limit(dlen), lba * ds);
                 if (homeMeta != null) {
-                    homeMeta.writePositional(p.duplicate().limit(dlen + mlen).position(dlen), lba * ms);
+                    homeMeta.writeShared(p.duplicate().limit(dlen + mlen).position(dlen), lba * ms);
                 }
             } else {
-                writeFrom(homeData, dataIn, dlen, lba * ds);
+                writeFrom(homeData, dataIn, dlen, lba * ds, false);
                 if (homeMeta != null) {
-                    writeFrom(homeMeta, metaIn, mlen, lba * ms);
+                    writeFrom(homeMeta, metaIn, mlen, lba * ms, true);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -561,13 +564,18 @@ public final class FileVolume implements Volume {
     }
 
     /** Writes {@code len} bytes of {@code src} at {@code pos} through this thread's direct scratch buffer. */
-    private static void writeFrom(HomeFile home, ScatterList src, int len, long pos) throws IOException {
+    private static void writeFrom(HomeFile home, ScatterList src, int len, long pos, boolean shared)
+            throws IOException {
         int done = 0;
         while (done < len) {
             int n = Math.min(len - done, ZERO_CHUNK);
             ByteBuffer b = scratch(n);
             src.read(done, b, 0, n);
-            home.writePositional(b.limit(n).position(0), pos + done);
+            if (shared) {
+                home.writeShared(b.limit(n).position(0), pos + done);
+            } else {
+                home.writePositional(b.limit(n).position(0), pos + done);
+            }
             done += n;
         }
     }

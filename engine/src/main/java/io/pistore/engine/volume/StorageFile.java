@@ -38,11 +38,14 @@ interface StorageFile extends AutoCloseable {
     ByteBuffer mapReadWrite(long pos, long len) throws IOException;
 
     /**
-     * Whether {@link #sync} costs next to nothing however much was written (tmpfs, ramfs: nothing
-     * reaches a disk). A volume then forces its home files after every journal segment it applies;
-     * on a disk it lets several segments' writes gather first.
+     * Whether the file lives in memory only (tmpfs, ramfs). There a write is in the file's one copy
+     * (the page cache) as soon as it returns, and a store into a shared mapping as soon as it is
+     * made: it survives a crash of the process, and no {@link #sync} makes anything survive the
+     * machine's (nothing reaches a disk), so a sync costs next to nothing and changes nothing. A
+     * volume all of whose files are in memory writes through without forcing its journal records;
+     * on a disk it lets several segments' writes gather before it forces the home files.
      */
-    default boolean syncIsCheap() {
+    default boolean inMemory() {
         return false;
     }
 

@@ -16,7 +16,10 @@ import java.util.Random;
  * build the states a crash at any point could leave on a disk (as CrashMonkey and ALICE do): what was
  * synced survives; of the writes since a file's last sync, any subset reaches the disk, in any order,
  * each possibly torn at 512-byte sector boundaries. A process crash (kill -9) is the case where all
- * of them do. Truncation counts as durable at once (volumes truncate only while being created).
+ * of them do, and the write in progress when it came (the one at the crash point) may be there in
+ * part. A disk made {@code inMemory} stands for tmpfs: its files say {@link StorageFile#inMemory},
+ * and every crash of it is a process crash (a power loss leaves no file to open). Truncation counts
+ * as durable at once (volumes truncate only while being created).
  */
 final class SimulatedDisk {
     static final int SECTOR = 512;
@@ -36,16 +39,16 @@ final class SimulatedDisk {
     private final Map<String, Content> files = new HashMap<>();
     private final List<Op> ops = new ArrayList<>();
     /** What its files say of {@link StorageFile#syncIsCheap}: true stands for tmpfs (FileVolume then writes through). */
-    private final boolean cheapSync;
+    private final boolean inMemory;
 
     /** A disk whose files start as {@code initial} (all durable). */
     SimulatedDisk(Map<String, byte[]> initial) {
         this(initial, false);
     }
 
-    /** As above, its files saying {@code cheapSync} of their syncs. */
-    SimulatedDisk(Map<String, byte[]> initial, boolean cheapSync) {
-        this.cheapSync = cheapSync;
+    /** As above, in memory (tmpfs) or not. */
+    SimulatedDisk(Map<String, byte[]> initial, boolean inMemory) {
+        this.inMemory = inMemory;
         this.initial = new HashMap<>();
         for (Map.Entry<String, byte[]> e : initial.entrySet()) {
             this.initial.put(e.getKey(), e.getValue().clone());
@@ -57,14 +60,19 @@ final class SimulatedDisk {
         this(Map.of());
     }
 
-    /** An empty disk whose files say {@code cheapSync} of their syncs. */
-    SimulatedDisk(boolean cheapSync) {
-        this(Map.of(), cheapSync);
+    /** An empty disk, in memory (tmpfs) or not. */
+    SimulatedDisk(boolean inMemory) {
+        this(Map.of(), inMemory);
     }
 
     /** A disk of this one's kind whose files start as {@code state} (a crash state of it, say). */
     SimulatedDisk like(Map<String, byte[]> state) {
-        return new SimulatedDisk(state, cheapSync);
+        return new SimulatedDisk(state, inMemory);
+    }
+
+    /** The operations recorded so far, oldest first. */
+    List<Op> ops() {
+        return Collections.unmodifiableList(ops);
     }
 
     /** How many operations were recorded: crash points are 0 to this. */
@@ -89,11 +97,15 @@ final class SimulatedDisk {
     }
 
     /**
-     * A state the disk could hold after a crash just before operation {@code crashAt}: synced writes
-     * kept; of each file's later writes, a random subset (all of them with {@code processCrash}), in
-     * random order, some torn at sector boundaries.
+     * A state the disk could hold after a crash just before operation {@code crashAt} completed:
+     * synced writes kept; of each file's later writes, a random subset (all of them with
+     * {@code processCrash}), in random order, some torn at sector boundaries. After a process crash,
+     * half the time, some sectors of the write at {@code crashAt} are there too (it was in progress).
+     * On a disk in memory every crash is a process crash.
      */
     Map<String, byte[]> crashState(int crashAt, boolean processCrash, Random r) {
+        processCrash |= inMemory;
+        Op inProgress = processCrash && crashAt < ops.size() && r.nextBoolean() ? ops.get(crashAt) : null;
         Map<String, byte[]> out = new HashMap<>();
         for (Map.Entry<String, byte[]> e : initial.entrySet()) {
             String name = e.getKey();
@@ -119,6 +131,9 @@ final class SimulatedDisk {
             }
             if (processCrash) {
                 pending.forEach(c::apply);
+                if (inProgress != null && inProgress.file().equals(name) && inProgress.bytes() != null) {
+                    applyTorn(c, inProgress, r);
+                }
             } else {
                 double keep = r.nextDouble();
                 double tear = r.nextDouble() * 0.5;
@@ -252,8 +267,8 @@ final class SimulatedDisk {
         }
 
         @Override
-        public boolean syncIsCheap() {
-            return cheapSync;
+        public boolean inMemory() {
+            return inMemory;
         }
 
         @Override

@@ -82,6 +82,31 @@ class WriteThroughTest {
         reopened.close();
     }
 
+    /**
+     * In memory a write's record carries no payload CRC (type 3) and its header is written after its
+     * payload, with a version-2 journal header; on a disk it stays a checksummed write (type 1).
+     */
+    @Test
+    void inMemoryAWritesHeaderFollowsItsPayload() throws IOException {
+        for (boolean inMemory : new boolean[] {true, false}) {
+            SimulatedDisk disk = new SimulatedDisk(inMemory);
+            FileVolume v = FileVolume.create(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F,
+                    BLOCKS, 1 << 20, SEGMENT, Runnable::run);
+            int before = disk.opCount();
+            byte[][] b = block(7, new Random(7));
+            v.write(7, 1, ScatterList.wrap(b[0]), ScatterList.wrap(b[1]), false);
+            ByteBuffer j = ByteBuffer.wrap(disk.contents().get("journal"));
+            assertEquals(inMemory ? Journal.WRITE_IN_MEMORY : Journal.WRITE, j.get(Journal.RECORDS_START + 4));
+            if (inMemory) {
+                List<SimulatedDisk.Op> ops = disk.ops().subList(before, disk.opCount());
+                assertEquals(Journal.RECORDS_START + Journal.RECORD_HEADER, ops.get(0).pos(), "the payload first");
+                assertEquals(Journal.RECORDS_START, ops.get(1).pos(), "then the header");
+                assertEquals("journal", ops.get(1).file());
+            }
+            v.close();
+        }
+    }
+
     private static byte[][] block(int lba, Random r) {
         byte[] d = new byte[F.dataSize()];
         byte[] m = new byte[F.metadataSize()];
@@ -145,8 +170,8 @@ class WriteThroughTest {
         }
 
         @Override
-        public boolean syncIsCheap() {
-            return f.syncIsCheap();
+        public boolean inMemory() {
+            return f.inMemory();
         }
 
         @Override
