@@ -100,6 +100,7 @@ for r in $(seq "$reps"); do
     for w in ${WORKLOADS:-randwrite:4k randread:4k write:128k}; do
         set -- ${w/:/ }
         run replicated $rtarget rv "$1" "$2" -- "${replicated[@]}"
-        run tcp 127.0.0.1:4444 pv "$1" "$2" -- "${plain[@]}"
+        [ -n "${ONLY_REPLICATED:-}" ] || run tcp 127.0.0.1:4444 pv "$1" "$2" -- "${plain[@]}"
     done
 done
+if [ -n "${ONLY_REPLICATED:-}" ]; then pistore replicas status rv --replicas $peers 2> /dev/null | tee -a "$out"; fi

@@ -84,11 +84,13 @@ public final class ReplicationSettings {
      * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
      * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
      * at least 10 000 entries carrying at least twice the volume's size were applied since the last;
-     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 88 MiB.
+     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 88 MiB; one
+     * log entry of a volume on its way to a quorum at a time (the writes that arrive meanwhile leave
+     * together as the next one).
      */
     public static ReplicationSettings defaults() {
         return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
-                Duration.ofSeconds(10), 10_000, 2, Duration.ofSeconds(120), 2.0, 1024, 8 * ENTRY_MAX.getSize());
+                Duration.ofSeconds(10), 10_000, 1, Duration.ofSeconds(120), 2.0, 1024, 8 * ENTRY_MAX.getSize());
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
@@ -212,6 +214,11 @@ public final class ReplicationSettings {
         // Entries carry whole requests: every buffer that holds one must fit the largest.
         RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(segmentBytes));
+        // No commit-index records in the log: Ratis appends one to every peer's log each time the
+        // commit index moves, which took half the log's entries under writes (each one more append,
+        // flush and apply round on every peer). A restarted peer learns the commit index from its
+        // leader instead, and the state machine skips entries already in its files (skipUpTo).
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_MAX);
         // Closed segments kept in memory for followers that lag: two, not Ratis's six (entries carry data).
         RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
