@@ -10,6 +10,7 @@
 # (default "randwrite:4k randread:4k write:128k"); RAMP: seconds of each run not measured (default 2; the
 # three peers' JIT compilers are busy for far longer than that, see BENCHMARKS.md); WARMUP: seconds of
 # unmeasured random writes, then reads, on the group before the first row (default 0).
+# ONLY_REPLICATED=1: the group's rows only, then each peer's log indexes (`pistore replicas status`).
 # The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
