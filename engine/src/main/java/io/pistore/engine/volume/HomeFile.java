@@ -61,8 +61,7 @@ final class HomeFile {
     void write(ByteBuffer src, long pos) throws IOException {
         if (mappable && src.hasRemaining() && src.remaining() <= POSITIONAL_FIRST_MAX
                 && !pagesWritten(pos, src.remaining())) {
-            file.write(src, pos);
-            wroteThroughFile = true;
+            writePositional(src, pos);
             return;
         }
         while (mappable && src.hasRemaining()) {
@@ -71,21 +70,11 @@ final class HomeFile {
             if (m == null) {
                 break;
             }
-            int at = (int) (pos - seg * segment);
-            int n = (int) Math.min(src.remaining(), segment - at);
-            try {
-                m.put(at, src, src.position(), n);
-            } catch (InternalError e) {
-                // The JVM reports a fault in mapped memory (no space for the page, an I/O error) this way.
-                throw new IOException(what + ": cannot write at " + pos + ": " + e.getMessage(), e);
-            }
+            pos += store(m, seg, src, pos);
             dirty[seg] = true;
-            src.position(src.position() + n);
-            pos += n;
         }
         if (src.hasRemaining()) {
-            file.write(src, pos);
-            wroteThroughFile = true;
+            writePositional(src, pos);
         }
     }
 
@@ -115,8 +104,7 @@ final class HomeFile {
     void writeShared(ByteBuffer src, long pos) throws IOException {
         int len = src.remaining();
         if (!mappable || len == 0 || !markPagesShared(pos, len)) {
-            file.write(src, pos);
-            wroteThroughFile = true;
+            writePositional(src, pos);
             return;
         }
         while (src.hasRemaining()) {
@@ -125,25 +113,32 @@ final class HomeFile {
             if (m == null) {
                 m = mapShared(seg);
                 if (m == null) {
-                    file.write(src, pos);
-                    wroteThroughFile = true;
+                    writePositional(src, pos);
                     return;
                 }
             }
-            int at = (int) (pos - seg * segment);
-            int n = (int) Math.min(src.remaining(), segment - at);
-            try {
-                m.put(at, src, src.position(), n);
-            } catch (InternalError e) {
-                // The JVM reports a fault in mapped memory (no space for the page, an I/O error) this way.
-                throw new IOException(what + ": cannot write at " + pos + ": " + e.getMessage(), e);
-            }
+            pos += store(m, seg, src, pos);
             if (!dirty[seg]) {
                 dirty[seg] = true; // read by a sync, which holds every block lock: after this writer's unlock
             }
-            src.position(src.position() + n);
-            pos += n;
         }
+    }
+
+    /**
+     * Stores as much of {@code src} as fits in mapped segment {@code seg} at file position
+     * {@code pos}, advancing {@code src}; returns the bytes stored.
+     */
+    private int store(MappedByteBuffer m, int seg, ByteBuffer src, long pos) throws IOException {
+        int at = (int) (pos - seg * segment);
+        int n = (int) Math.min(src.remaining(), segment - at);
+        try {
+            m.put(at, src, src.position(), n);
+        } catch (InternalError e) {
+            // The JVM reports a fault in mapped memory (no space for the page, an I/O error) this way.
+            throw new IOException(what + ": cannot write at " + pos + ": " + e.getMessage(), e);
+        }
+        src.position(src.position() + n);
+        return n;
     }
 
     /** Whether every page of {@code [pos, pos + len)} was written since open; marks them written, atomically. */
