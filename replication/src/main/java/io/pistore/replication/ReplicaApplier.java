@@ -61,6 +61,14 @@ final class ReplicaApplier {
     }
 
     ApplyOutcome apply(ReplicaCommand c) {
+        return apply(c, false);
+    }
+
+    /**
+     * Applies {@code c}; {@code checked}: this peer checked it as it entered the log (the leader that
+     * took it in, {@link VolumeStateMachine#startTransaction}), so a write is not checked again.
+     */
+    ApplyOutcome apply(ReplicaCommand c, boolean checked) {
         stats.applied.incrementAndGet();
         String misfit = misfit(c);
         if (misfit != null) {
@@ -69,7 +77,7 @@ final class ReplicaApplier {
         try {
             switch (c.op) {
                 case WRITE:
-                    return write(c);
+                    return checked ? stored(c) : write(c);
                 case REPAIR:
                     return repair(c);
                 case WRITE_ZEROES:
@@ -95,6 +103,10 @@ final class ReplicaApplier {
             log.accept("volume " + volumeName + " replica " + replica + ": " + c + " " + o.describe());
             return o;
         }
+        return stored(c);
+    }
+
+    private ApplyOutcome stored(ReplicaCommand c) throws IOException {
         volume.write(c.lba, c.blocks, c.dataList(), c.metadataList(), c.fua);
         return ApplyOutcome.done();
     }

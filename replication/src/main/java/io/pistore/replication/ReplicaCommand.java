@@ -11,7 +11,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * deallocate, flush, repair) or as a read query. The data and metadata (the PI) ride in the log
  * entry itself, after a fixed header:
  * {@code op(1) fua(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) data metadata}, big-endian.
- * A decoded command's data and metadata are views of the entry's bytes, never copies.
+ * A decoded command's data and metadata are views of the entry's bytes ({@link ProtoBytes}), never
+ * written through.
  */
 final class ReplicaCommand {
     /** What a command does; the byte is its code in the log, so codes are never reused. */
@@ -111,7 +112,9 @@ final class ReplicaCommand {
         if (!isBatch(bytes)) {
             return java.util.List.of(decode(bytes));
         }
-        ReplicaCommand b = decode(bytes);
+        // The header alone: the leader's batch is a rope of its commands, which a view of the whole
+        // would copy.
+        ReplicaCommand b = decode(bytes.substring(0, Math.min(HEADER_BYTES, bytes.size())), bytes.size() - HEADER_BYTES);
         java.util.List<ReplicaCommand> out = new java.util.ArrayList<>(b.blocks);
         ByteString payload = bytes.substring(HEADER_BYTES);
         int off = 0;
@@ -119,7 +122,8 @@ final class ReplicaCommand {
             if (payload.size() - off < 4) {
                 throw new IllegalArgumentException("batch of " + b.blocks + " commands ends after " + i);
             }
-            int len = payload.substring(off, off + 4).asReadOnlyByteBuffer().getInt();
+            int len = (payload.byteAt(off) & 0xFF) << 24 | (payload.byteAt(off + 1) & 0xFF) << 16
+                    | (payload.byteAt(off + 2) & 0xFF) << 8 | (payload.byteAt(off + 3) & 0xFF);
             off += 4;
             if (len < 0 || len > payload.size() - off) {
                 throw new IllegalArgumentException("batch command " + i + " says " + len + " bytes, " + (payload.size() - off)
@@ -140,7 +144,15 @@ final class ReplicaCommand {
     }
 
     static ReplicaCommand decode(ByteString bytes) {
-        ByteBuffer b = bytes.asReadOnlyByteBuffer();
+        return decode(bytes, -1);
+    }
+
+    /**
+     * {@code carried}: the bytes after the header when {@code bytes} is the header alone (a batch's),
+     * else -1 (they follow the header in {@code bytes}).
+     */
+    private static ReplicaCommand decode(ByteString bytes, long carried) {
+        ByteBuffer b = ProtoBytes.view(bytes);
         if (b.remaining() < HEADER_BYTES) {
             throw new IllegalArgumentException("replica command of " + b.remaining() + " bytes, shorter than its header");
         }
@@ -150,9 +162,13 @@ final class ReplicaCommand {
         int blocks = b.getInt();
         int dl = b.getInt();
         int ml = b.getInt();
-        if (dl < 0 || ml < 0 || b.remaining() != (long) dl + ml) {
+        long after = carried < 0 ? b.remaining() : carried;
+        if (dl < 0 || ml < 0 || after != (long) dl + ml) {
             throw new IllegalArgumentException("replica command says " + dl + "+" + ml + " bytes of data and metadata, carries "
-                    + b.remaining());
+                    + after);
+        }
+        if (carried >= 0) {
+            return new ReplicaCommand(op, fua, lba, blocks, null, null);
         }
         ByteBuffer data = null;
         ByteBuffer meta = null;

@@ -28,7 +28,8 @@ import org.apache.ratis.util.ProtoUtils;
  * The Raft state machine of one replica of one replicated volume: committed log entries are applied,
  * in order, to the replica's local engine volume by a {@link ReplicaApplier}; reads are answered from
  * it. The leader checks a write's PI when it enters ({@link #startTransaction}): a write that fails is
- * refused before it reaches the log, so it is stored nowhere.
+ * refused before it reaches the log, so it is stored nowhere; every follower checks it again before
+ * it applies it.
  *
  * <p>Snapshots ({@link VolumeSnapshots}): a snapshot is a copy of the replica volume's home files at
  * exactly the index it names, taken on Ratis's applier thread between two entries (so nothing writes
@@ -193,7 +194,17 @@ final class VolumeStateMachine extends BaseStateMachine {
                 }
             }
         }
-        return t;
+        return t.setStateMachineContext(new CheckedOnEntry(commands));
+    }
+
+    /**
+     * The commands of an entry this leader decoded and checked when it entered: Ratis hands the same
+     * transaction to {@link #applyTransaction} on this peer (its context is kept by term and index, so
+     * an entry a new leader put at that index never meets it), and the bytes cannot have changed in
+     * memory since, so the leader applies them without decoding or checking them again. Followers,
+     * and a leader applying entries of an earlier term, decode and check what they apply.
+     */
+    private record CheckedOnEntry(List<ReplicaCommand> commands) {
     }
 
     @Override
@@ -202,7 +213,9 @@ final class VolumeStateMachine extends BaseStateMachine {
         Message reply;
         try {
             ByteString data = entry.getStateMachineLogEntry().getLogData();
-            List<ReplicaCommand> commands = ReplicaCommand.decodeAll(data);
+            boolean checked = trx.getStateMachineContext() instanceof CheckedOnEntry;
+            List<ReplicaCommand> commands = checked ? ((CheckedOnEntry) trx.getStateMachineContext()).commands()
+                    : ReplicaCommand.decodeAll(data);
             if (entry.getIndex() <= skipUpTo) {
                 // In the replica's files before it restarted: done then, not again (a block that rotted
                 // at rest stays as found, for a read or scrub to report and repair).
@@ -210,11 +223,11 @@ final class VolumeStateMachine extends BaseStateMachine {
                         ? ApplyOutcome.encodeAll(Collections.nCopies(commands.size(), ApplyOutcome.done()))
                         : ApplyOutcome.done().encode();
             } else if (!ReplicaCommand.isBatch(data)) {
-                reply = applier.apply(commands.get(0)).encode();
+                reply = applier.apply(commands.get(0), checked).encode();
             } else {
                 List<ApplyOutcome> outcomes = new ArrayList<>(commands.size());
                 for (ReplicaCommand c : commands) {
-                    outcomes.add(applier.apply(c));
+                    outcomes.add(applier.apply(c, checked));
                 }
                 reply = ApplyOutcome.encodeAll(outcomes);
             }

@@ -77,6 +77,21 @@ class ReplicaApplierTest {
     }
 
     @Test
+    void theLeaderDoesNotCheckAgainWhatItCheckedAsTheWriteEntered() throws Exception {
+        // A write the leader checked on entry is applied as it stands: the check is not repeated
+        // (a corrupted copy here stands for "not checked again", which a counter would not show).
+        byte[][] w = blocks(4, 2, 3);
+        w[0][9] ^= 0x01;
+        assertTrue(applier.apply(command(ReplicaCommand.Op.WRITE, 4, 2, w), true).isDone());
+        assertEquals(0, stats.refusedWrites());
+        assertArrayEquals(w[0], stored(4, 2)[0]);
+        // Unchecked (a follower), the same write is refused.
+        assertEquals(ApplyOutcome.Code.REFUSED_PI, applier.apply(command(ReplicaCommand.Op.WRITE, 4, 2, w), false).code);
+        // Checked or not, a command that does not fit the volume fails.
+        assertEquals(ApplyOutcome.Code.FAILED, applier.apply(command(ReplicaCommand.Op.WRITE, 31, 2, blocks(31, 2, 4)), true).code);
+    }
+
+    @Test
     void aType1WriteWhoseRefTagIsNotItsLbaIsRefused() throws Exception {
         byte[][] w = blocks(9, 1, 3); // PI made for LBA 9, sent to LBA 10
         ApplyOutcome o = applier.apply(command(ReplicaCommand.Op.WRITE, 10, 1, w));
