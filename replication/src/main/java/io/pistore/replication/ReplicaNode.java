@@ -84,6 +84,7 @@ public final class ReplicaNode implements AutoCloseable {
                     .setServerId(this.id)
                     .setProperties(settings.server(host, port, dir.resolve("raft")))
                     .setStateMachineRegistry(this::stateMachine)
+                    .setParameters(settings.serverParameters())
                     .build();
             s.start();
             this.server = s;

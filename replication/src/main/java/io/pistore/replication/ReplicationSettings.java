@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.rpc.SupportedRpcType;
@@ -235,6 +236,18 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 1); // each is a whole volume
         return p;
+    }
+
+    /**
+     * The gRPC server's parameters: the calls that carry the write path ({@link
+     * ReplicationRpcExecutors}) are handled on the connection's event loop rather than handed to
+     * gRPC's executor threads.
+     */
+    Parameters serverParameters() {
+        Parameters ps = new Parameters();
+        GrpcConfigKeys.Server.setServicesCustomizer(ps,
+                (builder, types) -> builder.callExecutor(ReplicationRpcExecutors.INSTANCE));
+        return ps;
     }
 
     /** A client of a group: one request to one peer is given up after the RPC timeout and retried elsewhere. */
