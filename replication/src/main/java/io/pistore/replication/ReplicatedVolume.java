@@ -61,7 +61,7 @@ public final class ReplicatedVolume implements Volume {
     private final LocalLeader localLeader;
     /** Sends through whichever client is current ({@link #regroup} replaces it). */
     private final CommitBatcher batcher;
-    /** Added to by every leader read, on many transport threads at once: one contended counter was not. */
+    /** Added to by leader reads on every transport thread: striped, so they do not contend for one counter. */
     private final java.util.concurrent.atomic.LongAdder localReads = new java.util.concurrent.atomic.LongAdder();
     private final AtomicLong healedBlocks = new AtomicLong();
     private final AtomicLong unhealableBlocks = new AtomicLong();
