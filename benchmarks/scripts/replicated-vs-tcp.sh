@@ -11,6 +11,11 @@
 # three peers' JIT compilers are busy for far longer than that, see BENCHMARKS.md); WARMUP: seconds of
 # unmeasured random writes, then reads, on the group before the first row (default 0).
 # ONLY_REPLICATED=1: the group's rows only, then each peer's log indexes (`pistore replicas status`).
+# PREFILL: seconds of 128 KiB sequential writes to each volume before the warm-up (default 0), so that
+# read rows read written blocks on both sides (a block never written carries the unwritten tuple,
+# whose PI checks are skipped and whose data is checked for zeros instead).
+# PORT_OFFSET: added to every port (default 0), to run beside another copy of the script.
+# JARS: a directory holding another build's app/target and transport-tcp/target (default: build here).
 # The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,11 +24,17 @@ secs="${2:-5}"
 data="$(mktemp -d)"
 out="${OUT:-target/replicated-vs-tcp.txt}"
 mkdir -p "$(dirname "$out")"
-mvn -B -q -o -DskipTests -pl app,transport-tcp -am package > /dev/null
-cp="app/target/pistore-app-0.1.0-SNAPSHOT.jar:app/target/lib/*:transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
+jars="${JARS:-}"
+if [ -z "$jars" ]; then
+    mvn -B -q -o -DskipTests -pl app,transport-tcp -am package > /dev/null
+    jars=.
+fi
+cp="$jars/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$jars/app/target/lib/*:$jars/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
+o=${PORT_OFFSET:-0}
+port() { echo $(($1 + o)); }
 pistore() { java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main "$@"; }
-peers=n1=127.0.0.1:9881,n2=127.0.0.1:9882,n3=127.0.0.1:9883
-for port in 4441 4442 4443 4444 9881 9882 9883; do
+peers=n1=127.0.0.1:$(port 9881),n2=127.0.0.1:$(port 9882),n3=127.0.0.1:$(port 9883)
+for port in $(port 4441) $(port 4442) $(port 4443) $(port 4444) $(port 9881) $(port 9882) $(port 9883); do
     if (exec 3<> /dev/tcp/127.0.0.1/$port) 2> /dev/null; then
         echo "port $port is in use (an earlier serve?)" >&2
         exit 2
@@ -45,12 +56,12 @@ pistore volume create pv --size 256MiB --format 4096+8 --data "$data/plain" > /d
 for i in 1 2 3; do
     # shellcheck disable=SC2086
     java ${JAVA_OPTS:-} ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" \
-        --listen 127.0.0.1:444$i --replica-id n$i --replica-listen 127.0.0.1:988$i > "$data/serve$i.log" 2>&1 &
+        --listen 127.0.0.1:$(port 444$i) --replica-id n$i --replica-listen 127.0.0.1:$(port 988$i) > "$data/serve$i.log" 2>&1 &
     pids+=($!)
 done
 # shellcheck disable=SC2086
 java ${JAVA_OPTS:-} ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/plain" \
-    --listen 127.0.0.1:4444 > "$data/serve-plain.log" 2>&1 &
+    --listen 127.0.0.1:$(port 4444) > "$data/serve-plain.log" 2>&1 &
 pids+=($!)
 sleep 6
 # Ticks (user+system) of the given processes, from /proc.
@@ -69,7 +80,8 @@ if [ -z "$leader" ]; then
     echo "no leader of rv's group within 30 s" >&2
     exit 1
 fi
-rtarget=127.0.0.1:444$leader
+rtarget=127.0.0.1:$(port 444$leader)
+ptarget=127.0.0.1:$(port 4444)
 echo "replicated: bench on n$leader (the leader)" | tee "$out"
 run() { # NAME TARGET VOLUME RW BS -- PIDS...
     local name=$1 target=$2 vol=$3 rw=$4 bs=$5; shift 6
@@ -90,6 +102,14 @@ span=min(float(sys.argv[8]), secs); ops=r['iops']*span; cpu_us=ticks*1e6/hz
 print('%-10s %-9s bs=%-4s qd=32 iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_cpu_us_per_req=%7.1f' % (sys.argv[5], r['rw'] if 'rw' in r else sys.argv[6], sys.argv[7], r['iops'], r['mib_per_s'], r['lat_us']['p50'], r['lat_us']['p99'], cpu_us/max(1,ops)))
 " "$data/bench.json" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" "$(python3 -c "print($w1 - $w0)")" | tee -a "$out"
 }
+if [ "${PREFILL:-0}" -gt 0 ]; then
+    echo "prefilling: ${PREFILL} s of 128 KiB sequential writes to each volume" | tee -a "$out"
+    for t in "$rtarget rv" "$ptarget pv"; do
+        set -- $t
+        pistore bench --transport tcp --target "$1" --volume "$2" --rw write --bs 128k --qd 32 \
+            --seconds "$PREFILL" --ramp 0 --json > /dev/null 2>&1
+    done
+fi
 if [ "${WARMUP:-0}" -gt 0 ]; then
     echo "warming up the group: ${WARMUP} s of random writes, then of random reads" | tee -a "$out"
     for rw in randwrite randread; do
@@ -101,7 +121,7 @@ for r in $(seq "$reps"); do
     for w in ${WORKLOADS:-randwrite:4k randread:4k write:128k}; do
         set -- ${w/:/ }
         run replicated $rtarget rv "$1" "$2" -- "${replicated[@]}"
-        [ -n "${ONLY_REPLICATED:-}" ] || run tcp 127.0.0.1:4444 pv "$1" "$2" -- "${plain[@]}"
+        [ -n "${ONLY_REPLICATED:-}" ] || run tcp "$ptarget" pv "$1" "$2" -- "${plain[@]}"
     done
 done
 if [ -n "${ONLY_REPLICATED:-}" ]; then pistore replicas status rv --replicas $peers 2> /dev/null | tee -a "$out"; fi

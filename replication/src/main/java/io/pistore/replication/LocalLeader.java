@@ -37,6 +37,12 @@ final class LocalLeader {
     private final ClientId clientId = ClientId.randomId();
     private volatile Prebuilt prebuilt;
     /**
+     * This peer's division of the group, kept between reads: the server's lookup (a map and a future)
+     * cost every read twice (the target service's {@link #readsInPlace} hint, then {@link #confirm}).
+     * Looked up again once it is closed (the peer left the group; a rejoin makes a new division).
+     */
+    private volatile RaftServer.Division division;
+    /**
      * Until when reads count as served without waiting: set by a confirmation that Ratis answered at
      * once (the lease held) with the read index already applied, for a short while after it.
      */
@@ -58,11 +64,22 @@ final class LocalLeader {
         if (System.nanoTime() - inPlaceUntilNanos > 0) {
             return false;
         }
-        try {
-            return server.getDivision(groupId).getInfo().isLeader();
-        } catch (IOException e) {
-            return false;
+        RaftServer.Division d = division();
+        return d != null && d.getInfo().isLeader();
+    }
+
+    /** This peer's division of the group, or null if it has none (not, or no longer, a member). */
+    private RaftServer.Division division() {
+        RaftServer.Division d = division;
+        if (d == null || !d.getInfo().isAlive()) {
+            try {
+                d = server.getDivision(groupId);
+            } catch (IOException e) {
+                return null;
+            }
+            division = d;
         }
+        return d;
     }
 
     /**
@@ -71,13 +88,24 @@ final class LocalLeader {
      * Throws when the leader could not confirm within {@code timeoutMs} (no quorum answers).
      */
     VolumeStateMachine confirm(long timeoutMs, String what, String volume) throws IOException {
-        RaftServer.Division d;
-        try {
-            d = server.getDivision(groupId);
-        } catch (IOException e) {
-            return null; // not (or no longer) a member here
-        }
-        if (!d.getInfo().isLeader()) {
+        return confirm(timeoutMs, what, -1, volume);
+    }
+
+    /**
+     * {@link #confirm(long, String, String)} for a read at {@code lba}: its name for the error
+     * messages ({@code read lba=N}) is made only when one is thrown, not on every read.
+     */
+    VolumeStateMachine confirmRead(long timeoutMs, long lba, String volume) throws IOException {
+        return confirm(timeoutMs, null, lba, volume);
+    }
+
+    private static String what(String what, long lba) {
+        return what != null ? what : "read lba=" + lba;
+    }
+
+    private VolumeStateMachine confirm(long timeoutMs, String what, long lba, String volume) throws IOException {
+        RaftServer.Division d = division();
+        if (d == null || !d.getInfo().isLeader()) { // not (or no longer) a member here, or not leading
             return null;
         }
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -100,12 +128,12 @@ final class LocalLeader {
             inPlaceUntilNanos = atOnce && sm.appliedIndex().get() >= r.getReadIndex() ? now + IN_PLACE_NANOS : now - 1;
             long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()));
             if (!sm.appliedIndex().await(r.getReadIndex(), left)) {
-                throw new ReplicationException("volume " + volume + ": " + what + " waited " + timeoutMs
+                throw new ReplicationException("volume " + volume + ": " + what(what, lba) + " waited " + timeoutMs
                         + " ms for this replica to apply up to index " + r.getReadIndex());
             }
             return sm;
         } catch (TimeoutException e) {
-            throw new ReplicationException("volume " + volume + ": " + what
+            throw new ReplicationException("volume " + volume + ": " + what(what, lba)
                     + " not confirmed by a quorum (a linearizable read needs one) within " + timeoutMs + " ms (no quorum of "
                     + d.getGroup().getPeers().size() + " peers reachable)");
         } catch (ExecutionException e) {
@@ -113,7 +141,7 @@ final class LocalLeader {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ReplicationException("volume " + volume + ": " + what + " interrupted");
+            throw new ReplicationException("volume " + volume + ": " + what(what, lba) + " interrupted");
         }
     }
 

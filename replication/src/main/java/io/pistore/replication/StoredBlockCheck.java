@@ -36,6 +36,18 @@ final class StoredBlockCheck {
     }
 
     /**
+     * Whether every stored block passes {@link #badStoredBlocks}'s checks: the same checks, stopping at
+     * the first failure, with nothing allocated for the answer.
+     */
+    static boolean allPass(BlockFormat f, long lba, ScatterList data, ScatterList metadata, int blocks) {
+        if (!f.hasPi()) {
+            return true;
+        }
+        return Pi.verify(context(f, lba), data, metadata, blocks) == null
+                && UnwrittenBlock.firstDataError(f, data, metadata, blocks) == null;
+    }
+
+    /**
      * Every stored block that fails, by relative index: the PI checks, and for blocks with the
      * unwritten tuple, that their data is the zeros the tuple stands for.
      */

@@ -82,8 +82,19 @@ class ReplicationProbe {
                 VolumeStateMachine sm = ll.confirm(4000, "probe", "rv");
                 ScatterList d = ScatterList.wrap(new byte[FORMAT.dataSize()]);
                 ScatterList m = ScatterList.wrap(new byte[FORMAT.metadataSize()]);
+                // Written blocks (random data, good PI), as a host's reads find them: an unwritten
+                // block skips the PI checks.
+                Random rnd = new Random(1);
+                byte[] wd = new byte[FORMAT.dataSize() * 64];
+                byte[] wm = new byte[FORMAT.metadataSize() * 64];
+                for (long lba = 0; lba < 4096; lba += 64) {
+                    rnd.nextBytes(wd);
+                    Pi.generate(PiContext.builder(FORMAT).checks(CheckFlags.ALL).initialRefTag(FORMAT.refTagOf(lba)).build(),
+                            ScatterList.wrap(wd), ScatterList.wrap(wm), 64);
+                    v.write(lba, 64, ScatterList.wrap(wd), ScatterList.wrap(wm), false);
+                }
                 int n = 20000;
-                for (int round = 1; round <= 4; round++) {
+                for (int round = 1; round <= 6; round++) {
                     long c0 = mx.getCurrentThreadCpuTime();
                     for (int i = 0; i < n; i++) {
                         ll.confirm(4000, "probe", "rv");
@@ -97,9 +108,43 @@ class ReplicationProbe {
                         v.read(i % 4096, 1, d, m);
                     }
                     long c3 = mx.getCurrentThreadCpuTime();
+                    for (int i = 0; i < n; i++) {
+                        sm.applier().volume().read(i % 4096, 1, d, m);
+                        if (!StoredBlockCheck.badStoredBlocks(FORMAT, i % 4096, d, m, 1).isEmpty()) {
+                            throw new AssertionError("bad block " + i % 4096);
+                        }
+                    }
+                    long c4 = mx.getCurrentThreadCpuTime();
                     System.out.printf("probe round %d leader read cost: confirmation %.2f us, local volume read %.2f us,"
-                            + " replicated read %.2f us (CPU of the calling thread per call)%n",
-                            round, (c1 - c0) / 1e3 / n, (c2 - c1) / 1e3 / n, (c3 - c2) / 1e3 / n);
+                            + " replicated read %.2f us, local read and stored-block check %.2f us"
+                            + " (CPU of the calling thread per call)%n",
+                            round, (c1 - c0) / 1e3 / n, (c2 - c1) / 1e3 / n, (c3 - c2) / 1e3 / n, (c4 - c3) / 1e3 / n);
+                    // The steps a leader read took before and takes now, alternated on the same blocks: the
+                    // full list of bad blocks against the quick pass, the server's division lookup
+                    // against the kept one, and the read's name made on every read.
+                    long sink = 0;
+                    long[] t = new long[4];
+                    long last = (n - 1) % 4096; // the block d and m hold
+                    for (int step = 0; step < 4; step++) {
+                        long s0 = mx.getCurrentThreadCpuTime();
+                        for (int i = 0; i < n; i++) {
+                            long lba = i % 4096;
+                            switch (step) {
+                                case 0: sink += StoredBlockCheck.badStoredBlocks(FORMAT, last, d, m, 1).size(); break;
+                                case 1: sink += StoredBlockCheck.allPass(FORMAT, last, d, m, 1) ? 0 : 1; break;
+                                case 2: sink += peers.node(l).server().getDivision(ReplicaNode.groupId("rv")).getInfo()
+                                        .isLeader() ? 1 : 0; break;
+                                default: sink += ("read lba=" + lba).length(); break;
+                            }
+                        }
+                        t[step] = mx.getCurrentThreadCpuTime() - s0;
+                    }
+                    System.out.printf("probe round %d steps: bad-block list %.3f us, quick pass %.3f us, division lookup"
+                            + " and isLeader %.3f us, read name %.3f us (sink %d)%n",
+                            round, t[0] / 1e3 / n, t[1] / 1e3 / n, t[2] / 1e3 / n, t[3] / 1e3 / n, sink);
+                    System.out.printf("probe round %d: peer %d leads: %s, reads served locally so far %d%n", round, l,
+                            peers.node(l).server().getDivision(ReplicaNode.groupId("rv")).getInfo().isLeader(),
+                            v.localReads());
                 }
             }
         }

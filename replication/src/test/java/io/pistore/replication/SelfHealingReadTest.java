@@ -98,6 +98,50 @@ class SelfHealingReadTest {
         }
     }
 
+    /**
+     * The leader's own read of its replica (no Ratis query) finds the bad block through its one-pass
+     * check, lists it, serves the good copy and rewrites its own bad one; good reads on either side
+     * of it are left alone.
+     */
+    @Test
+    void aBlockBadOnTheLeaderIsHealedByTheLeadersOwnRead() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        byte[] written = new byte[16 * FORMAT.dataSize()];
+        new Random(13).nextBytes(written);
+        try (ServedVolume s = new ServedVolume(peers.node(0), NAME)) {
+            s.device.writeSync(0, ByteBuffer.wrap(written));
+            s.device.flushSync();
+        }
+        peers.awaitConverged();
+        stopAll();
+        flip(0, 5);
+        restartAll();
+        try (ServedVolume other = new ServedVolume(peers.node(1), NAME)) {
+            other.volume.transferLeadership(ThreePeers.id(0));
+            ThreePeers.await(() -> peers.leader() == 0, "n1 to lead");
+        }
+        try (ServedVolume s = new ServedVolume(peers.node(0), NAME)) {
+            ByteBuffer good = ByteBuffer.allocate(4 * FORMAT.dataSize());
+            s.device.readSync(0, good);
+            assertArrayEquals(java.util.Arrays.copyOfRange(written, 0, 4 * 512), good.array(), "blocks 0-3 as written");
+            assertEquals(0, s.volume.healedBlocks(), "good blocks are not healed");
+            ByteBuffer back = ByteBuffer.allocate(written.length);
+            s.device.readSync(0, back);
+            assertArrayEquals(written, back.array(), "the client gets the good data");
+            assertEquals(2, s.volume.localReads(), "both reads served by the leader's own replica");
+            assertEquals(1, s.volume.healedBlocks());
+            assertEquals(0, s.volume.unhealableBlocks());
+        }
+        peers.awaitConverged();
+        assertEquals(1, peers.node(0).stats(NAME).rewrittenBlocks(), "n1's bad copy rewritten");
+        assertEquals(0, peers.node(1).stats(NAME).rewrittenBlocks(), "good copies left alone");
+        assertTrue(peers.log.stream().anyMatch(l -> l.startsWith("volume rv lba=5 replica n1 error=guard: read from replica")
+                && l.endsWith("bad copy rewritten")), String.join("\n", peers.log));
+        for (int i = 1; i < 3; i++) {
+            assertArrayEquals(peers.contents(i)[0], peers.contents(0)[0], "replicas equal again");
+        }
+    }
+
     @Test
     void theSameBlockBadOnEveryReplicaFailsWithAPiErrorAtItsLba() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, 64);
