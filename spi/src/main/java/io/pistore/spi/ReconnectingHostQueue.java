@@ -1,7 +1,11 @@
 package io.pistore.spi;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -18,7 +22,19 @@ import java.util.function.Consumer;
  * peer of the target's list, round robin from the one lost (a list of one reconnects to the same
  * address), so a queue whose peer died fails over to another peer serving the same volumes.
  * Adopting a peer logs one line: {@code reconnected to B} or {@code failed over from A to B}; failed
- * attempts log one line at the first, then every tenth.
+ * attempts log one line at the first, then every tenth. A peer is used only if it lists the volumes
+ * of the first connection (names, formats, sizes): the application sized its buffers for them.
+ *
+ * <p>With a list of more than one peer, a peer that answers {@link Status#NO_SUCH_VOLUME} for a
+ * volume the host uses is treated as lost too (the volume may live on the other peers: a replica
+ * deleted or dropped on that peer only): that request fails with {@link Status#TRANSPORT_ERROR},
+ * the connection is closed, and the queue moves to the next peer, logging
+ * {@code failed over from A to B ...: A has no volume v1}. A peer that no longer lists the volume is
+ * passed over the same way when the queue reconnects. Bounded: once every peer of the list has been
+ * found without the volume (with no answer for it from any in between), the queue stops moving for
+ * it: requests of it fail with {@link Status#NO_SUCH_VOLUME}, as with one address, on a peer that
+ * lists the other volumes. An answer for the volume other than that one forgets the peers found
+ * without it. A list of one behaves as before: only a lost connection moves it.
  *
  * <p>Thread-safe: {@link #submit} from any thread; attempts run one at a time, on the thread the
  * transport's {@link #schedule} runs them on.
@@ -44,6 +60,16 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     private int attempts;
     /** Successful reconnects since connect (written by the attempting thread). */
     private volatile long reconnects;
+    /** The volumes the first connection's peer listed. */
+    private List<VolumeInfo> atConnect;
+    /** Their names. */
+    private java.util.Set<String> used;
+    /** Per volume, the peers found without it since it last answered (guarded by this). */
+    private final Map<String, BitSet> missing = new HashMap<>();
+    /** Whether {@link #missing} may hold anything: answers skip the lock while it does not. */
+    private volatile boolean anyMissing;
+    /** Why the queue closed its connection itself (a peer without a volume), for the failover line. */
+    private volatile String dropReason;
 
     /**
      * {@code peers}: the target's peers as named in log lines; {@code first}: the connection to peer
@@ -60,7 +86,13 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
 
     /** Takes up the first connection. */
     protected final void start(C first) {
-        adopt(first);
+        atConnect = List.copyOf(volumesOf(first));
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (VolumeInfo v : atConnect) {
+            names.add(v.name());
+        }
+        used = names;
+        adopt(first, peerIndex);
     }
 
     /**
@@ -104,9 +136,110 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     protected void beforeReconnecting(C lost) {
     }
 
-    private void adopt(C c) {
+    /** The volumes {@code c}'s peer listed when {@code c} connected. */
+    protected abstract List<VolumeInfo> volumesOf(C c);
+
+    /**
+     * Has {@code c} pass every answer of its peer to a request through {@code screen} before it
+     * completes the request (only called for a list of more than one peer).
+     */
+    protected abstract void screenAnswers(C c, AnswerScreen screen);
+
+    /**
+     * Closes {@code c} from any thread as if it were lost, with {@code reason}: its requests in flight
+     * fail with {@link Status#TRANSPORT_ERROR} and its {@link #onLost} listener is told. May return
+     * before it has happened; must not block the thread completing requests. Idempotent.
+     */
+    protected abstract void drop(C c, String reason);
+
+    private void adopt(C c, int p) {
+        if (peers.size() > 1) {
+            screenAnswers(c, (volume, answer) -> screen(c, p, volume, answer));
+        }
         current = c;
         onLost(c, this::lost);
+    }
+
+    /**
+     * An answer of peer {@code p} (connection {@code c}) to a request of {@code volume}. NO_SUCH_VOLUME
+     * marks the peer as without the volume and, unless every peer is, moves the queue on; any other
+     * answer from the peer (not a transport failure) shows the volume is there, so the marks go.
+     */
+    private Completion screen(C c, int p, String volume, Completion answer) {
+        if (answer.status() == Status.NO_SUCH_VOLUME) {
+            if (!used.contains(volume) || !reconnectEnabled()) {
+                return answer; // a name no peer listed at connect, or a queue that does not move
+            }
+            boolean everywhere;
+            synchronized (this) {
+                everywhere = markMissing(volume, p);
+            }
+            if (everywhere || closed) {
+                return answer;
+            }
+            String why = peers.get(p) + " has no volume " + volume;
+            if (c == current) { // a late answer on a connection already left behind changes nothing
+                dropReason = why;
+                drop(c, why);
+            }
+            return Completion.failure(Status.TRANSPORT_ERROR, why + "; moving to another peer of " + peersText());
+        }
+        if (anyMissing && answer.status() != Status.TRANSPORT_ERROR) {
+            synchronized (this) {
+                missing.remove(volume);
+                anyMissing = !missing.isEmpty();
+            }
+        }
+        return answer;
+    }
+
+    /** Marks peer {@code p} as without {@code volume}; whether every peer is now (guarded by this). */
+    private boolean markMissing(String volume, int p) {
+        BitSet b = missing.computeIfAbsent(volume, v -> new BitSet());
+        b.set(p);
+        anyMissing = true;
+        return b.cardinality() >= peers.size();
+    }
+
+    private String peersText() {
+        return String.join(",", peers);
+    }
+
+    /**
+     * Why the queue must not use peer {@code p}, which lists {@code listed}, or null when it may: it
+     * must list the volumes of the first connection; with a list of peers it may lack one of them when
+     * every peer of the list has been found without it (its requests then answer NO_SUCH_VOLUME).
+     * Throws {@link PeerUnusable} for a peer that lists other volumes (a configuration mistake).
+     */
+    private String refusal(int p, List<VolumeInfo> listed) throws PeerUnusable {
+        if (listed.equals(atConnect)) {
+            return null;
+        }
+        PeerUnusable other = new PeerUnusable("it now lists other volumes than at connect (" + listed + " instead of "
+                + atConnect + "); not using it");
+        if (peers.size() == 1) {
+            throw other;
+        }
+        Map<String, VolumeInfo> before = new HashMap<>();
+        for (VolumeInfo v : atConnect) {
+            before.put(v.name(), v);
+        }
+        List<String> lacking = new ArrayList<>(before.keySet());
+        for (VolumeInfo v : listed) {
+            if (!v.equals(before.get(v.name()))) {
+                throw other; // a volume it did not list, or with another format or size
+            }
+            lacking.remove(v.name());
+        }
+        List<String> elsewhere = new ArrayList<>();
+        synchronized (this) {
+            for (String v : lacking) {
+                if (!markMissing(v, p)) {
+                    elsewhere.add(v);
+                }
+            }
+        }
+        return elsewhere.isEmpty() ? null : "it has no volume " + String.join(", ", elsewhere);
     }
 
     @Override
@@ -165,8 +298,15 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
         peerIndex = p;
         String peer = peers.get(p);
         C c;
+        String passOver;
         try {
             c = connect(p);
+            try {
+                passOver = refusal(p, volumesOf(c));
+            } catch (PeerUnusable e) {
+                release(c);
+                throw e;
+            }
         } catch (InterruptedException e) {
             return; // the transport is closing
         } catch (PeerUnusable e) {
@@ -183,6 +323,14 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             retryLater();
             return;
         }
+        if (passOver != null) {
+            // it answered, but the volume may live on another peer of the list: try the next one
+            release(c);
+            log.log(System.Logger.Level.INFO, "pistore " + transport + ": passed over " + peer + " (queue " + index
+                    + "): " + passOver);
+            retryLater();
+            return;
+        }
         if (closed) {
             release(c);
             return;
@@ -192,13 +340,15 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             log.log(System.Logger.Level.INFO, "pistore " + transport + ": reconnected to " + peer + " (queue " + index
                     + ") after " + after);
         } else {
+            String why = dropReason;
             log.log(System.Logger.Level.INFO, "pistore " + transport + ": failed over from " + peers.get(lostIndex) + " to "
-                    + peer + " (queue " + index + ") after " + after);
+                    + peer + " (queue " + index + ") after " + after + (why == null ? "" : ": " + why));
         }
         attempts = 0;
         lostReason = null;
+        dropReason = null;
         reconnects++; // one writer: the attempting thread
-        adopt(c);
+        adopt(c, p);
         if (closed) { // close() raced with the adoption: it may have released the old connection only
             release(c);
         }

@@ -153,7 +153,11 @@ public final class BenchRunner {
         boolean reads = o.rw != BenchOptions.Rw.VERIFY && o.rw != BenchOptions.Rw.WRITE
                 && o.rw != BenchOptions.Rw.RANDWRITE;
         List<BenchResult> results = new ArrayList<>();
-        try (HostConnection c = t.connect(address, new ConnectOptions(o.queues, o.queueDepth))) {
+        ConnectOptions co = new ConnectOptions(o.queues, o.queueDepth);
+        if (volumes == null && o.volume != null) {
+            co = co.volume(o.volume); // a host given a list of peers connects to one that has it
+        }
+        try (HostConnection c = t.connect(address, co)) {
             collector.add(c, name); // its reconnects
             Map<String, BlockDevice> devices = new LinkedHashMap<>();
             Map<String, Boolean> unwrittenIsZero = new LinkedHashMap<>();

@@ -285,10 +285,66 @@ final class VolumeCommand implements Callable<Integer> {
                 + "command runs on them).")
         boolean force;
 
+        @Option(names = "--replica-only", description = "On a peer whose serve is stopped: delete only this peer's "
+                + "replica of a replicated volume (its files, peer list and Raft log, in DATA/replication), "
+                + "asking no other peer; for a leftover copy from a forced delete.")
+        boolean replicaOnly;
+
         @Override
         public Integer call() throws IOException {
+            if (replicaOnly) {
+                return deleteReplicaOnly();
+            }
             change(data.existing(), spec, VolumeChange.delete(name, force)).lines()
                     .forEach(spec.commandLine().getOut()::println);
+            return ExitCodes.OK;
+        }
+
+        /**
+         * This peer's replica only, offline: the data directory is held for the command (a running serve
+         * owns it and is named), and the deletion itself is {@link io.pistore.replication.OfflineReplicaDeletion}.
+         */
+        private Integer deleteReplicaOnly() throws IOException {
+            if (force) {
+                throw CliException.usage("--replica-only deletes one stopped peer's replica and takes no --force");
+            }
+            Path dir = data.existing();
+            String stopped = "--replica-only works on a stopped peer: stop its serve first (while it runs, "
+                    + "'pistore volume delete " + name + " --data " + dir + "' deletes the volume on every member)";
+            VolumeStore s;
+            try {
+                s = VolumeStore.open(dir, 0, spec.qualifiedName());
+            } catch (DataDirInUseException e) {
+                throw inUse(e, stopped);
+            }
+            io.pistore.replication.OfflineReplicaDeletion.Deleted d;
+            Path replication = ReplicaOptions.dir(dir);
+            try (s) {
+                report(s, spec);
+                try {
+                    VolumeStore.checkName(name);
+                } catch (IllegalArgumentException e) {
+                    throw CliException.usage(e.getMessage());
+                }
+                if (!io.pistore.replication.OfflineReplicaDeletion.holds(replication, name)) {
+                    throw CliException.usage(s.get(name) != null
+                            ? "volume " + name + " in " + dir + " is not replicated: --replica-only deletes only a "
+                                    + "replica; delete it without --replica-only"
+                            : "no replica of volume " + name + " in " + replication);
+                }
+                d = io.pistore.replication.OfflineReplicaDeletion.delete(replication, name);
+            } catch (DataDirInUseException e) {
+                throw inUse(e, stopped);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("deleted this peer's replica of " + name + " in " + replication + " (" + String.join(", ",
+                    d.parts()) + "); no other peer was asked");
+            if (!d.peers().isEmpty()) {
+                out.println("its peer list named " + d.peers() + "; if volume " + name + " lives on there, remove this "
+                        + "peer from its group with 'pistore replicas remove'");
+            }
             return ExitCodes.OK;
         }
     }

@@ -44,7 +44,10 @@ import org.junit.jupiter.api.io.TempDir;
  * membership changes across processes under a write load through a tcp host that holds the list of
  * peers: a follower replaced by a fourth {@code serve}, the leader removed (leadership moves; the
  * removed peer's serve forwards until it stops, then the host fails over), a follower removed. No
- * acknowledged write is lost, and every removed peer's replica files are gone.
+ * acknowledged write is lost, and every removed peer's replica files are gone. A host given the list
+ * of peers leaves a peer that no longer has the volume (removed, then the volume deleted there) for
+ * one that does; a peer that was down during a forced delete has its leftover replica deleted with
+ * {@code --replica-only}, and the name is created again.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ReplicatedOpsTest {
@@ -168,6 +171,90 @@ class ReplicatedOpsTest {
         try (BlockTransport t = Transports.find("tcp").create();
              HostConnection c = t.connect("127.0.0.1:" + tcp[3], new ConnectOptions(1, 8))) {
             assertArrayEquals(new byte[BS], read(BlockDevice.open(c, "rv"), 5), "the new volume reads as zeros");
+        }
+    }
+
+    @Test
+    void aHostLeavesAPeerThatNoLongerHasTheVolumeForOneThatDoes() throws Exception {
+        ports(3);
+        create(1, 2, 3);
+        serve(1, 2, 3);
+        String targets = IntStream.rangeClosed(1, 3).mapToObj(i -> "127.0.0.1:" + tcp[i])
+                .collect(Collectors.joining(","));
+        Random random = new Random(9);
+        Map<Long, byte[]> written = new TreeMap<>();
+        try (ReplicatedFailoverTest.TransportLog log = new ReplicatedFailoverTest.TransportLog("tcp");
+             BlockTransport t = Transports.find("tcp").create();
+             HostConnection c = t.connect(targets, new ConnectOptions(1, 8))) {
+            BlockDevice dev = BlockDevice.open(c, "rv"); // on n1, the first of the list
+            for (long lba = 0; lba < 8; lba++) {
+                byte[] d = new byte[BS];
+                random.nextBytes(d);
+                Completion w = dev.write(lba, ScatterList.wrap(d)).get(60, TimeUnit.SECONDS);
+                assertTrue(w.isSuccess(), w.toString());
+                written.put(lba, d);
+            }
+            // n1 leaves the group (its serve forwards), then the volume is deleted there: n1 has no rv
+            String removed = cli("replicas", "remove", "rv", "--peer", "n1", "--replicas", peers(1, 2, 3));
+            assertTrue(removed.contains("members n1,n2,n3 -> n2,n3"), removed);
+            awaitLine(servers[1], "volume rv: this peer left its group; requests for it are forwarded");
+            cli("volume", "delete", "rv", "--data", data(1), "--force");
+            assertFalse(cli("volume", "list", "--data", data(1)).contains("rv "), "n1's serve no longer lists rv");
+
+            ByteBuffer b = ByteBuffer.allocate(BS);
+            Completion moving = dev.read(0, ScatterList.of(b)).get(60, TimeUnit.SECONDS);
+            assertEquals(Status.TRANSPORT_ERROR, moving.status(), "n1 answered no such volume: " + moving);
+            assertTrue(moving.message().contains("127.0.0.1:" + tcp[1] + " has no volume rv"), moving.message());
+            for (Map.Entry<Long, byte[]> e : written.entrySet()) {
+                assertArrayEquals(e.getValue(), readRetrying(dev, e.getKey()), "lba " + e.getKey() + " on another peer");
+            }
+            assertTrue(log.lines.stream().anyMatch(l -> l.contains("failed over from 127.0.0.1:" + tcp[1] + " to 127.0.0.1:"
+                    + tcp[2] + " (queue 0)") && l.endsWith(": 127.0.0.1:" + tcp[1] + " has no volume rv")),
+                    log.lines.toString());
+            // a new host that names the volume is not connected to n1 at all
+            try (HostConnection named = t.connect(targets, new ConnectOptions(1, 8).volume("rv"))) {
+                assertArrayEquals(written.get(3L), read(BlockDevice.open(named, "rv"), 3));
+            }
+        }
+    }
+
+    /** Reads {@code lba}, sending it again while it fails with a transport error (the host moving); a hang guard. */
+    private static byte[] readRetrying(BlockDevice dev, long lba) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            ByteBuffer b = ByteBuffer.allocate(BS);
+            Completion r = dev.read(lba, ScatterList.of(b)).get(60, TimeUnit.SECONDS);
+            if (r.isSuccess()) {
+                return b.array();
+            }
+            assertEquals(Status.TRANSPORT_ERROR, r.status(), "lba " + lba + ": " + r);
+            assertTrue(System.nanoTime() < end, "lba " + lba + " never read back: " + r);
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void aLeftoverReplicaOfAForcedDeleteIsDeletedOfflineAndTheNameCreatedAgain() throws Exception {
+        ports(3);
+        create(1, 2, 3);
+        serve(1, 2, 3);
+        servers[3].stop(); // n3 is down while the volume is deleted
+        String out = cli("volume", "delete", "rv", "--data", data(1), "--force");
+        assertTrue(out.contains("deleted rv on 2 of 3 member(s); left on n3"), out);
+        assertTrue(Files.exists(Path.of(data(3), "replication/replicas/rv.data")), "n3 keeps its copy");
+
+        String cleaned = cli("volume", "delete", "rv", "--data", data(3), "--replica-only");
+        assertTrue(cleaned.startsWith("deleted this peer's replica of rv in "), cleaned);
+        assertNoReplica(3);
+
+        for (int i = 1; i <= 2; i++) {
+            servers[i].stop();
+        }
+        create(1, 2, 3); // the same name on the same peers, n3 included
+        serve(1, 2, 3);
+        try (BlockTransport t = Transports.find("tcp").create();
+             HostConnection c = t.connect("127.0.0.1:" + tcp[3], new ConnectOptions(1, 8))) {
+            assertArrayEquals(new byte[BS], read(BlockDevice.open(c, "rv"), 5), "the new volume reads as zeros on n3");
         }
     }
 

@@ -89,15 +89,28 @@ public final class RdmaHostConnection implements HostConnection {
         }
         this.queues = new ReconnectingQueue[o.queues()];
         StringBuilder failures = new StringBuilder();
-        for (int p = 0; p < peers.size(); p++) {
+        String wanted = peers.size() > 1 ? o.volume() : null;
+        RdmaHostQueue[] fallback = null; // the first peer that answered without the wanted volume
+        int fallbackPeer = -1;
+        List<VolumeInfo> fallbackVolumes = null;
+        List<String> without = new java.util.ArrayList<>();
+        for (int p = 0; p <= peers.size(); p++) {
             RdmaHostQueue[] qs = new RdmaHostQueue[o.queues()];
-            try {
+            List<VolumeInfo> listed;
+            if (p == peers.size()) {
+                if (fallback == null) {
+                    break;
+                }
+                // no peer lists it: as without a name, the application finds it missing
+                qs = fallback;
+                p = fallbackPeer;
+                listed = fallbackVolumes;
+                fallback = null;
+            } else try {
                 for (int i = 0; i < qs.length; i++) {
                     qs[i] = new RdmaHostQueue(this, device, pd, peers.name(p), i, depth, integrity);
                 }
-                for (VolumeInfo v : VolumeList.decode(qs[0].discover())) {
-                    volumes.put(v.name(), v);
-                }
+                listed = VolumeList.decode(qs[0].discover());
             } catch (VerbsException | InterruptedException | RuntimeException
                      | VolumeListCodec.MalformedListException e) {
                 for (RdmaHostQueue q : qs) {
@@ -110,11 +123,39 @@ public final class RdmaHostConnection implements HostConnection {
                     Thread.currentThread().interrupt();
                 }
                 if (peers.size() == 1 || e instanceof InterruptedException) {
+                    if (fallback != null) {
+                        closeAll(fallback);
+                    }
                     close();
                     throw new IOException("rdma connect to " + address + ": " + e.getMessage(), e);
                 }
-                failures.append(p == 0 ? "" : "; ").append(peers.name(p)).append(": ").append(e.getMessage());
+                failures.append(failures.length() == 0 ? "" : "; ").append(peers.name(p)).append(": ")
+                        .append(e.getMessage());
                 continue;
+            }
+            if (wanted != null && p != fallbackPeer && listed.stream().noneMatch(v -> v.name().equals(wanted))) {
+                without.add(peers.name(p));
+                if (fallback == null) {
+                    fallback = qs;
+                    fallbackPeer = p;
+                    fallbackVolumes = listed;
+                } else {
+                    closeAll(qs);
+                }
+                continue;
+            }
+            if (fallback != null) {
+                closeAll(fallback);
+            }
+            if (!without.isEmpty() && p != fallbackPeer) {
+                LOG.log(System.Logger.Level.INFO, "pistore rdma: connected to " + peers.name(p) + ", passing over "
+                        + String.join(", ", without) + ": no volume " + wanted + " there");
+            }
+            for (VolumeInfo v : listed) {
+                volumes.put(v.name(), v);
+            }
+            for (RdmaHostQueue q : qs) {
+                q.listed = listed;
             }
             for (int i = 0; i < qs.length; i++) {
                 queues[i] = new ReconnectingQueue(this, scheduler, options, peers, p, i, qs[i]);
@@ -125,25 +166,27 @@ public final class RdmaHostConnection implements HostConnection {
         throw new IOException("cannot connect to any peer of rdma target " + address + ": " + failures);
     }
 
+    private static void closeAll(RdmaHostQueue[] qs) {
+        for (RdmaHostQueue q : qs) {
+            q.close();
+        }
+    }
+
     /** How long a queue waits for a response before it treats its connection as lost ({@code rdma.requestTimeoutMs}). */
     long requestTimeoutMillis() {
         return options.requestTimeoutMillis();
     }
 
     /**
-     * A new queue {@code index} to {@code address}, used only if that target lists the volumes this
-     * connection discovered at connect (the application's buffers were sized for them). For a
-     * reconnect; closes what it opened when it fails.
+     * A new queue {@code index} to {@code address}, with the volumes that target lists now (its
+     * {@link ReconnectingQueue} decides whether to use it). For a reconnect; closes what it opened
+     * when it fails.
      */
     RdmaHostQueue openQueue(String address, int index) throws IOException {
         RdmaHostQueue q = null;
         try {
             q = new RdmaHostQueue(this, device, pd, address, index, depth, integrity);
-            List<VolumeInfo> now = VolumeList.decode(q.discover());
-            if (!now.equals(volumes())) {
-                throw new IOException("it now lists other volumes than at connect (" + now + " instead of "
-                        + volumes() + "); not using it");
-            }
+            q.listed = VolumeList.decode(q.discover());
             return q;
         } catch (VerbsException | RuntimeException | VolumeListCodec.MalformedListException e) {
             if (q != null) {

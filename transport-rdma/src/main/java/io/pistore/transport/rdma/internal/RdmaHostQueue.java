@@ -5,6 +5,7 @@ import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.HostQueue;
@@ -89,6 +90,10 @@ final class RdmaHostQueue implements HostQueue {
     private java.util.function.Consumer<String> lostListener;
     private boolean pollerEnded;
     private final Object lostLock = new Object();
+    /** Sees each answer before its request completes (a host given a list of peers), or null. */
+    private volatile AnswerScreen screen;
+    /** The volumes the target listed when this queue connected (set by the owner). */
+    volatile java.util.List<VolumeInfo> listed = java.util.List.of();
 
     RdmaHostQueue(RdmaHostConnection owner, VerbsDevice dev, ProtectionDomain pd, String address, int index,
                   int depth, boolean integrity) throws VerbsException {
@@ -162,6 +167,33 @@ final class RdmaHostQueue implements HostQueue {
         if (ended && !closing) {
             listener.accept(closeReason);
         }
+    }
+
+    /** Has every answer of the target pass through {@code s} before its request completes. */
+    void screen(AnswerScreen s) {
+        screen = s;
+    }
+
+    /**
+     * Ends the connection as lost, with {@code reason} (any thread, without waiting): disconnecting
+     * flushes the QP, then the poller fails what is in flight and tells the lost listener, as after a
+     * request timeout.
+     */
+    void drop(String reason) {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closeReason = reason;
+            closed = true;
+        }
+        cm.close();
+        cq.wakeup();
+    }
+
+    private Completion screened(String volume, Completion c) {
+        AnswerScreen s = screen;
+        return s == null || volume == null ? c : s.screen(volume, c);
     }
 
     /** Whether the connection has ended (lost or closed): submissions fail at once. */
@@ -511,28 +543,32 @@ final class RdmaHostQueue implements HostQueue {
         }
         repost(slot);
         CompletableFuture<Completion> f;
+        String volume;
         synchronized (this) {
             if (s.future == null) {
                 return; // failed meanwhile
             }
+            volume = s.request == null ? null : s.request.volume();
             c = finish(s, c);
             if (c == null) {
                 return; // ends when its LOCAL_INV completes
             }
             f = detach(s);
         }
-        f.complete(c);
+        f.complete(screened(volume, c));
     }
 
     /** The LOCAL_INV of a request's key completed: the MR goes back to the pool and the request ends. */
     private void invalidated(HostSlot s) {
         CompletableFuture<Completion> f;
         Completion c;
+        String volume;
         synchronized (this) {
             IntegrityMr mr = s.mr;
             if (s.future == null || mr == null) {
                 return; // failed meanwhile
             }
+            volume = s.request == null ? null : s.request.volume();
             s.mr = null;
             if (s.checkAtInvalidate) {
                 mr.checkStatus(s.status);
@@ -542,7 +578,7 @@ final class RdmaHostQueue implements HostQueue {
             f = detach(s);
         }
         if (f != null) {
-            f.complete(c);
+            f.complete(screened(volume, c));
         }
     }
 

@@ -1,8 +1,11 @@
 package io.pistore.transport.rdma.internal;
 
+import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.ReconnectingHostQueue;
+import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.rdma.RdmaOptions;
 import java.io.IOException;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -14,7 +17,9 @@ import java.util.function.Consumer;
  *
  * <p>The first attempt after a loss releases the dead connection's resources (its QP, CQ, command
  * buffers, staging buffers and integrity MRs, all registered in the connection's PD) before any new
- * ones are made. A new queue is used only if the target lists the same volumes as at connect time.
+ * ones are made. A new queue is used only if the target lists the same volumes as at connect time;
+ * with a list of peers, a peer that has no volume the host uses is passed over
+ * ({@link ReconnectingHostQueue}).
  */
 final class ReconnectingQueue extends ReconnectingHostQueue<RdmaHostQueue> {
     private static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");
@@ -42,6 +47,21 @@ final class ReconnectingQueue extends ReconnectingHostQueue<RdmaHostQueue> {
     @Override
     protected void beforeReconnecting(RdmaHostQueue lost) {
         lost.close(); // release the dead QP and its MRs before making new ones (idempotent)
+    }
+
+    @Override
+    protected List<VolumeInfo> volumesOf(RdmaHostQueue q) {
+        return q.listed;
+    }
+
+    @Override
+    protected void screenAnswers(RdmaHostQueue q, AnswerScreen screen) {
+        q.screen(screen);
+    }
+
+    @Override
+    protected void drop(RdmaHostQueue q, String reason) {
+        q.drop(reason);
     }
 
     @Override

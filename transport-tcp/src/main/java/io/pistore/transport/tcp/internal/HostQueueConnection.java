@@ -1,6 +1,7 @@
 package io.pistore.transport.tcp.internal;
 
 import io.pistore.integrity.PiContext;
+import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.HostQueue;
@@ -51,6 +52,10 @@ final class HostQueueConnection extends Connection implements HostQueue {
     private volatile long maxTransfer;
     private boolean greeted;
     private volatile boolean userClosed;
+    /** Closed by {@link #drop}: the host's queue says why in its own line. */
+    private volatile boolean dropped;
+    /** Sees each answer before its request completes (a host given a list of peers), or null. */
+    private volatile AnswerScreen screen;
     private boolean quietHandshake;
     private final long startNanos = System.nanoTime();
 
@@ -227,6 +232,10 @@ final class HostQueueConnection extends Connection implements HostQueue {
         HostCommand p = responses.command();
         Completion c = responses.complete();
         release(p);
+        AnswerScreen s = screen;
+        if (s != null) {
+            c = s.screen(p.request.volume(), c);
+        }
         finish(p, c);
     }
 
@@ -275,7 +284,25 @@ final class HostQueueConnection extends Connection implements HostQueue {
 
     @Override
     System.Logger.Level closeLevel() {
-        return userClosed || (quietHandshake && !greeted) ? null : System.Logger.Level.WARNING;
+        return userClosed || dropped || (quietHandshake && !greeted) ? null : System.Logger.Level.WARNING;
+    }
+
+    /** Has every answer of the target pass through {@code s} before its request completes. */
+    void screen(AnswerScreen s) {
+        screen = s;
+    }
+
+    /**
+     * Closes the connection as lost, with {@code reason}, from any thread without waiting: after the
+     * frame being handled, on the loop thread. Its requests fail and the lost listener is told.
+     */
+    void drop(String reason) {
+        loop.execute(() -> {
+            if (!closed) {
+                dropped = true;
+                close(reason, false);
+            }
+        });
     }
 
     /** Whether the connection is closed (or closing): submit then fails at once. */

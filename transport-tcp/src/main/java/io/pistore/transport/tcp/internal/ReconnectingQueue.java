@@ -1,5 +1,6 @@
 package io.pistore.transport.tcp.internal;
 
+import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.ReconnectingHostQueue;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.tcp.TcpConfig;
@@ -17,7 +18,8 @@ import java.util.function.Consumer;
  *
  * <p>A new connection is used only if the target lists the same volumes (names, formats, sizes) as
  * at connect time: the application's buffers were sized for them. Otherwise it is closed with a
- * one-line warning and the queue keeps trying (the right target may come back).
+ * one-line warning and the queue keeps trying (the right target may come back). With a list of
+ * peers, a peer that has no volume the host uses is passed over ({@link ReconnectingHostQueue}).
  */
 final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection> {
     private final TcpTransport transport;
@@ -25,7 +27,6 @@ final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection>
     private final PeerList peers;
     private final int requestedDepth;
     private final long session;
-    private final List<VolumeInfo> volumes;
 
     ReconnectingQueue(TcpTransport transport, HostQueueConnection first, PeerList peers, int peerIndex,
                       int index, int requestedDepth, long session) {
@@ -35,7 +36,6 @@ final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection>
         this.peers = peers;
         this.requestedDepth = requestedDepth;
         this.session = session;
-        this.volumes = first.volumes;
         start(first);
     }
 
@@ -55,12 +55,22 @@ final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection>
             Throwable why = e.getCause();
             throw why instanceof IOException ? (IOException) why : new IOException(String.valueOf(why.getMessage()), why);
         }
-        if (!c.volumes.equals(volumes)) {
-            c.shutdown();
-            throw new PeerUnusable("it now lists other volumes than at connect (" + c.volumes + " instead of " + volumes
-                    + "); not using it");
-        }
         return c;
+    }
+
+    @Override
+    protected List<VolumeInfo> volumesOf(HostQueueConnection c) {
+        return c.volumes;
+    }
+
+    @Override
+    protected void screenAnswers(HostQueueConnection c, AnswerScreen screen) {
+        c.screen(screen);
+    }
+
+    @Override
+    protected void drop(HostQueueConnection c, String reason) {
+        c.drop(reason);
     }
 
     @Override

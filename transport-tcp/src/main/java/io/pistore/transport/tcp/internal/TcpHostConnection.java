@@ -33,6 +33,8 @@ final class TcpHostConnection implements HostConnection {
      * Connects every queue to the first peer of {@code address} (one {@code host:port} or a list,
      * {@link PeerList}) whose handshakes all succeed within the connect timeout; the queues fail
      * over to the others later. Throws with one line naming what each peer said when none answers.
+     * With a list and {@link ConnectOptions#volume()} named, a peer that does not list that volume is
+     * passed over for the next that does (when none does, the first that answered is used).
      */
     static TcpHostConnection connect(TcpTransport transport, String address, ConnectOptions o) throws IOException {
         if (transport.group().inAnyLoop()) {
@@ -42,16 +44,47 @@ final class TcpHostConnection implements HostConnection {
         PeerList peers = PeerList.parse(address);
         long session = ThreadLocalRandom.current().nextLong();
         StringBuilder failures = new StringBuilder();
-        for (int p = 0; p < peers.size(); p++) {
+        String wanted = peers.size() > 1 ? o.volume() : null;
+        HostQueueConnection[] fallback = null; // the first peer that answered without the wanted volume
+        int fallbackPeer = -1;
+        List<String> without = new java.util.ArrayList<>();
+        for (int p = 0; p <= peers.size(); p++) {
             HostQueueConnection[] qs;
-            try {
-                qs = open(transport, peers, p, o, session);
-            } catch (IOException e) {
-                if (peers.size() == 1) {
-                    throw new IOException("cannot connect to tcp target " + address + ": " + e.getMessage());
+            if (p == peers.size()) {
+                if (fallback == null) {
+                    break;
                 }
-                failures.append(p == 0 ? "" : "; ").append(peers.name(p)).append(": ").append(e.getMessage());
-                continue;
+                qs = fallback; // no peer lists it: as without a name, the application finds it missing
+                p = fallbackPeer;
+                fallback = null;
+            } else {
+                try {
+                    qs = open(transport, peers, p, o, session);
+                } catch (IOException e) {
+                    if (peers.size() == 1) {
+                        throw new IOException("cannot connect to tcp target " + address + ": " + e.getMessage());
+                    }
+                    failures.append(failures.length() == 0 ? "" : "; ").append(peers.name(p)).append(": ")
+                            .append(e.getMessage());
+                    continue;
+                }
+                if (wanted != null && !qs[0].volumesByName().containsKey(wanted)) {
+                    without.add(peers.name(p));
+                    if (fallback == null) {
+                        fallback = qs;
+                        fallbackPeer = p;
+                    } else {
+                        shutdown(qs);
+                    }
+                    continue;
+                }
+                if (fallback != null) {
+                    shutdown(fallback);
+                }
+                if (!without.isEmpty()) {
+                    Connection.LOG.log(System.Logger.Level.INFO, "pistore tcp: connected to " + peers.name(p)
+                            + ", passing over " + String.join(", ", without) + ": no volume " + wanted + " there");
+                }
             }
             ReconnectingQueue[] rq = new ReconnectingQueue[qs.length];
             for (int i = 0; i < qs.length; i++) {
@@ -62,6 +95,12 @@ final class TcpHostConnection implements HostConnection {
             return c;
         }
         throw new IOException("cannot connect to any peer of tcp target " + address + ": " + failures);
+    }
+
+    private static void shutdown(HostQueueConnection[] qs) {
+        for (HostQueueConnection q : qs) {
+            q.shutdown();
+        }
     }
 
     /** Opens and greets every queue on peer {@code p}; on failure closes what it opened. */
