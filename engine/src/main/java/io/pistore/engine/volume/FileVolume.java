@@ -20,9 +20,9 @@ import java.util.function.Consumer;
  * metadata blocks back to back (block {@code i}'s metadata at {@code i * META}): the <i>home</i>
  * files. Every write and zeroing goes first to the write-ahead journal {@code NAME.journal} as one
  * record; {@code flush} and FUA force the journal only. Records reach the home files at a
- * checkpoint (of each journal segment that fills, on a thread of its own, and of everything when the
- * volume closes), and only after the journal was forced; the head moves past applied records once
- * the home files were forced too (on a disk, once per several segments), so
+ * checkpoint (on a disk, of half the ring's segments at once, in LBA order, on a thread of its own;
+ * of everything when the volume closes), and only after the journal was forced; the head moves past
+ * them once the home files were forced too, so
  * a crash or power loss at any point leaves each request complete or absent, never a block whose PI
  * does not match its data. Blocks whose newest version is still only in the journal are read from
  * there (an index in memory); the others as before. Opening a volume that was not closed replays
@@ -128,9 +128,9 @@ public final class FileVolume implements Volume {
      * without it, so a writer looking for journal space does not wait for a checkpoint in progress
      * unless it must.
      */
-    private volatile int appliedUnsynced;
-    private long appliedLastSeq;
-    private long appliedNextPos;
+    private volatile int gathered;
+    private long gatheredLastSeq;
+    private long gatheredNextPos;
     private final Object homeSync = new Object();
     /** Changes with every append (a lost increment still changes it): the idle tick compares. */
     private volatile long appends;
@@ -630,7 +630,7 @@ public final class FileVolume implements Volume {
         long a = appends;
         if (a == appendsAtLastTick) {
             try {
-                forceApplied(); // what the tick before applied: an idle journal drains
+                writeGatheredHome(); // what the tick before gathered: an idle journal drains
                 checkpointActiveSegment();
             } catch (IOException | RuntimeException e) {
                 // Kept in checkpointFailure when a checkpoint failed; the next write reports it.
@@ -658,11 +658,11 @@ public final class FileVolume implements Volume {
                 await(pendingCheckpoints.pollFirst());
             }
             // Every segment but the active one holds records not yet forced home (waiting for their
-            // checkpoint, or applied and waiting for a forcing): the next one is free only after
+            // checkpoint, or gathered and waiting to go home): the next one is free only after
             // the oldest is. An overcount (a checkpoint done but still queued) only forces sooner.
-            while (pendingCheckpoints.size() + appliedUnsynced() >= journal.ringSegments() - 1) {
-                if (appliedUnsynced() > 0) {
-                    forceApplied();
+            while (pendingCheckpoints.size() + gathered() >= journal.ringSegments() - 1) {
+                if (gathered() > 0) {
+                    writeGatheredHome();
                 } else {
                     await(pendingCheckpoints.pollFirst());
                 }
@@ -748,43 +748,43 @@ public final class FileVolume implements Volume {
      * not all at once when they go home) and gathers the segment; every {@link #segmentsPerHomeSync}
      * segments it writes the gathered ones home, forces the home files, moves the head to
      * {@code nextPos} where record {@code lastSeq + 1} goes and drops the index entries applied
-     * ({@link #forceApplied}). Home files change only there and in recovery, and only with records
+     * ({@link #writeGatheredHome}). Home files change only there and in recovery, and only with records
      * already durable.
      */
     private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
         long t0 = System.nanoTime();
         journal.syncUpTo(lastSeq);
         synchronized (homeSync) {
-            appliedUnsynced++;
-            appliedLastSeq = lastSeq;
-            appliedNextPos = nextPos;
-            if (appliedUnsynced >= segmentsPerHomeSync) {
-                forceApplied();
+            gathered++;
+            gatheredLastSeq = lastSeq;
+            gatheredNextPos = nextPos;
+            if (gathered >= segmentsPerHomeSync) {
+                writeGatheredHome();
             }
         }
         checkpointed(t0);
     }
 
-    private int appliedUnsynced() {
-        return appliedUnsynced;
+    private int gathered() {
+        return gathered;
     }
 
     /**
      * Writes every gathered segment home (in LBA order), forces the home files and moves the head
      * past them, then drops their index entries (reads of those blocks go home again).
      */
-    private void forceApplied() throws IOException {
+    private void writeGatheredHome() throws IOException {
         synchronized (homeSync) {
-            if (appliedUnsynced == 0) {
+            if (gathered == 0) {
                 return;
             }
             long durable = journal.durableSeq(); // each gathered segment was forced when gathered
-            long n = applyInLbaOrder(journal.head(), appliedLastSeq, false, durable);
-            expectApplied(n, appliedLastSeq - journal.head().startSeq() + 1);
+            long n = applyInLbaOrder(journal.head(), gatheredLastSeq, false, durable);
+            expectApplied(n, gatheredLastSeq - journal.head().startSeq() + 1);
             syncHome();
-            journal.advanceHead(appliedLastSeq + 1, appliedNextPos);
-            index.removeUpTo(appliedLastSeq);
-            appliedUnsynced = 0;
+            journal.advanceHead(gatheredLastSeq + 1, gatheredNextPos);
+            index.removeUpTo(gatheredLastSeq);
+            gathered = 0;
         }
     }
 
@@ -821,7 +821,7 @@ public final class FileVolume implements Volume {
             journal.resetEmpty(clean);
             return;
         }
-        forceApplied();
+        writeGatheredHome();
         if (!journal.isEmpty()) {
             long t0 = System.nanoTime();
             long last = journal.appendedSeq();
