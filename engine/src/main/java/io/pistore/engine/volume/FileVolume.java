@@ -306,16 +306,25 @@ public final class FileVolume implements Volume {
 
     /**
      * Segments of the ring of a volume of {@code blockCount} blocks: enough to hold its data and
-     * metadata once, at least {@link #JOURNAL_SEGMENTS}, at most {@link #MOST_JOURNAL_SEGMENTS}.
+     * metadata once (at most {@link #MOST_RING_BLOCKS} blocks' worth), at least
+     * {@link #JOURNAL_SEGMENTS}, at most {@link #MOST_JOURNAL_SEGMENTS}.
      * Like a database's write-ahead log, sized for how much may be written between checkpoints that
      * force the home files; a volume much larger than the cap gains little from more, since its
      * random writes rarely hit a block twice within one ring.
      */
     static int ringSegments(long blockCount, BlockFormat format, long segmentSize) {
-        long bytes = blockCount * (format.dataSize() + format.metadataSize());
+        long block = format.dataSize() + format.metadataSize();
+        long bytes = Math.min(blockCount, MOST_RING_BLOCKS) * block;
         long n = (bytes + segmentSize - 1) / segmentSize;
         return (int) Math.max(JOURNAL_SEGMENTS, Math.min(MOST_JOURNAL_SEGMENTS, n));
     }
+
+    /**
+     * Blocks the ring grows to hold at most: the index has an entry per block in the ring, so for
+     * small blocks the ring stops growing before 1 GiB (512-byte blocks keep the ring of 8 segments,
+     * about 516 000 blocks, as before).
+     */
+    static final long MOST_RING_BLOCKS = 1 << 18;
 
     private static void closeAll(StorageFile... files) throws IOException {
         for (StorageFile f : files) {
