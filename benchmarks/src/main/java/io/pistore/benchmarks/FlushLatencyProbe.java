@@ -12,14 +12,19 @@ import java.util.Random;
 
 /**
  * Flush latency of a durable file volume: one thread writes 16 random 4 KiB blocks (4096+8, PI
- * generated), then flushes, for {@code SECONDS}; prints the flush latency's median and p99 and the
- * writes per second. Uses only the public volume API, so one build of it runs against any engine
+ * generated), then flushes, for {@code SECONDS}; prints the flush latency's median and p99, the
+ * writes per second and the process's CPU time (every thread: checkpoints too) per write. Uses only the public volume API, so one build of it runs against any engine
  * jar on the class path (before and after a change):
  *
  * <pre>java -cp "benchmarks/target/classes:app/target/lib/*" io.pistore.benchmarks.FlushLatencyProbe DIR [SECONDS]</pre>
  */
 public final class FlushLatencyProbe {
     private FlushLatencyProbe() {
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     public static void main(String[] args) throws Exception {
@@ -37,6 +42,7 @@ public final class FlushLatencyProbe {
             long writes = 0;
             long end = System.nanoTime() + seconds * 1_000_000_000L;
             long t0 = System.nanoTime();
+            long cpu0 = processCpuNanos();
             while (System.nanoTime() < end && flushes < lat.length) {
                 for (int i = 0; i < 16; i++) {
                     long lba = r.nextInt((int) blocks);
@@ -52,8 +58,9 @@ public final class FlushLatencyProbe {
             double secs = (System.nanoTime() - t0) / 1e9;
             long[] l = Arrays.copyOf(lat, flushes);
             Arrays.sort(l);
-            System.out.printf("flushes %d, flush p50 %.1f us, p99 %.1f us, writes/s %.0f%n", flushes,
-                    l[flushes / 2] / 1e3, l[(int) (flushes * 0.99)] / 1e3, writes / secs);
+            double cpuPerWrite = (processCpuNanos() - cpu0) / 1e3 / writes;
+            System.out.printf("flushes %d, flush p50 %.1f us, p99 %.1f us, writes/s %.0f, cpu us/write %.2f%n", flushes,
+                    l[flushes / 2] / 1e3, l[(int) (flushes * 0.99)] / 1e3, writes / secs, cpuPerWrite);
         }
     }
 }

@@ -20,9 +20,9 @@ import java.util.function.Consumer;
  * metadata blocks back to back (block {@code i}'s metadata at {@code i * META}): the <i>home</i>
  * files. Every write and zeroing goes first to the write-ahead journal {@code NAME.journal} as one
  * record; {@code flush} and FUA force the journal only. Records reach the home files at a
- * checkpoint (of each journal segment that fills, on a thread of its own, and of everything when the
- * volume closes), and only after the journal was forced; the head moves past applied records once
- * the home files were forced too (on a disk, once per several segments), so
+ * checkpoint (on a disk, of half the ring's segments at once, in LBA order, on a thread of its own;
+ * of everything when the volume closes), and only after the journal was forced; the head moves past
+ * them once the home files were forced too, so
  * a crash or power loss at any point leaves each request complete or absent, never a block whose PI
  * does not match its data. Blocks whose newest version is still only in the journal are read from
  * there (an index in memory); the others as before. Opening a volume that was not closed replays
@@ -49,13 +49,16 @@ public final class FileVolume implements Volume {
         t.start();
     };
     /**
-     * The journal's ring: {@code JOURNAL_SEGMENTS} segments of {@code JOURNAL_SEGMENT} bytes of
-     * records. A full segment is checkpointed while the next ones fill; writers wait only when the
-     * ring is full of records not yet forced to the home files. Bounds recovery time, the index and the journal
-     * file (256 MiB); the largest request must fit in one segment.
+     * The journal's ring: segments of {@code JOURNAL_SEGMENT} bytes of records, as many as the
+     * volume's data and metadata fill, from {@code JOURNAL_SEGMENTS} to {@code MOST_JOURNAL_SEGMENTS}
+     * (256 MiB to 1 GiB; {@link #ringSegments}). A full segment is checkpointed while the next ones
+     * fill; writers wait only when the ring is full of records not yet forced to the home files.
+     * The cap bounds recovery time, the index and the journal file; the largest request must fit in
+     * one segment.
      */
     static final long JOURNAL_SEGMENT = 32L << 20;
     static final int JOURNAL_SEGMENTS = 8;
+    static final int MOST_JOURNAL_SEGMENTS = 32;
 
     private final String name;
     private final BlockFormat format;
@@ -98,14 +101,14 @@ public final class FileVolume implements Volume {
      */
     private final ArrayDeque<FutureTask<Void>> pendingCheckpoints = new ArrayDeque<>();
     /**
-     * On a disk, how many applied segments may wait for one forcing of the home files: each forcing
-     * writes the blocks scattered over the volume that the segments changed, and a random-write run
-     * is bound by how often that happens (a sync every 8 k blocks against every 32 k). Half the
-     * ring, so writers still have the other half while the gathered segments are forced.
+     * Full segments gathered per checkpoint that writes home: 1 where the files are in memory
+     * (forcing costs nothing), else half the ring. On a disk each forcing of the home files writes
+     * the blocks, scattered over the volume, that the gathered segments changed, and sustained
+     * random writes are bound by how often that happens; the more segments per forcing, the more
+     * rewrites of one block are written home once. Half, so writers still have the other half of
+     * the ring while the gathered segments are written home and forced. Set at open.
      */
-    static final int SEGMENTS_PER_HOME_SYNC = JOURNAL_SEGMENTS / 2;
-    /** Applied segments per forcing of the home files: 1 where syncs are cheap, else {@link #SEGMENTS_PER_HOME_SYNC}. */
-    private final int segmentsPerHomeSync;
+    private int segmentsPerHomeSync;
     /**
      * Write-through: where every file is in memory (tmpfs, ramfs: a write survives the process's
      * crash once made, nothing survives the machine's), a writer appends its record, which is then
@@ -118,15 +121,16 @@ public final class FileVolume implements Volume {
      */
     private final boolean writeThrough;
     /**
-     * Segments applied to the home files but not yet forced there, and the last record and next
-     * position of the newest of them: the head moves past them only after the forcing. Written
-     * under {@link #homeSync}, which an apply holds throughout (so a forcing never races the writes of
-     * an apply); the count is read without it, so a writer looking for journal space does not wait
-     * for an apply in progress unless it must.
+     * Full segments whose records are forced in the journal but not yet written home (gathered for
+     * the next checkpoint that writes home), and the last record and next position of the newest of
+     * them: the head moves past them only after they were written home and the home files forced.
+     * Written under {@link #homeSync}, which writing home holds throughout; the count is read
+     * without it, so a writer looking for journal space does not wait for a checkpoint in progress
+     * unless it must.
      */
-    private volatile int appliedUnsynced;
-    private long appliedLastSeq;
-    private long appliedNextPos;
+    private volatile int gathered;
+    private long gatheredLastSeq;
+    private long gatheredNextPos;
     private final Object homeSync = new Object();
     /** Changes with every append (a lost increment still changes it): the idle tick compares. */
     private volatile long appends;
@@ -144,7 +148,6 @@ public final class FileVolume implements Volume {
                        Journal journal, boolean writeThrough, long mapSegment, Executor checkpoints) throws IOException {
         this.name = name;
         this.checkpoints = checkpoints;
-        this.segmentsPerHomeSync = data.inMemory() ? 1 : SEGMENTS_PER_HOME_SYNC;
         this.writeThrough = writeThrough;
         this.format = format;
         this.blockCount = blockCount;
@@ -273,14 +276,15 @@ public final class FileVolume implements Volume {
     static FileVolume open(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
                            long blockCount, long mapSegment, long journalSegment, Executor checkpoints,
                            Consumer<String> notes) throws IOException {
-        Journal journal = new Journal(j, name + ".journal", format, journalSegment, JOURNAL_SEGMENTS);
+        Journal journal = new Journal(j, name + ".journal", format, journalSegment,
+                ringSegments(blockCount, format, journalSegment));
         Journal.Header h = journal.readHeader(); // its message names the journal file, so the volume
         boolean writeThrough = d.inMemory() && j.inMemory() && (m == null || m.inMemory());
         FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, writeThrough, mapSegment, checkpoints);
         long n = 0;
         if (!h.clean()) {
             long t0 = System.nanoTime();
-            n = journal.scan(h, blockCount, Long.MAX_VALUE, v::apply);
+            n = v.applyInLbaOrder(h, Long.MAX_VALUE, true, -1);
             v.syncHome();
             notes.accept(name + ": recovered " + n + " journal records in " + (System.nanoTime() - t0) / 1_000_000
                     + " ms");
@@ -293,11 +297,34 @@ public final class FileVolume implements Volume {
             journal.mapRing();
             journal.durableWhenWritten();
         }
+        v.segmentsPerHomeSync = d.inMemory() ? 1 : journal.ringSegments() / 2;
         if (checkpoints == ON_A_THREAD) {
             v.idleTick = IDLE.scheduleWithFixedDelay(v::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
         }
         return v;
     }
+
+    /**
+     * Segments of the ring of a volume of {@code blockCount} blocks: enough to hold its data and
+     * metadata once (at most {@link #MOST_RING_BLOCKS} blocks' worth), at least
+     * {@link #JOURNAL_SEGMENTS}, at most {@link #MOST_JOURNAL_SEGMENTS}.
+     * Like a database's write-ahead log, sized for how much may be written between checkpoints that
+     * force the home files; a volume much larger than the cap gains little from more, since its
+     * random writes rarely hit a block twice within one ring.
+     */
+    static int ringSegments(long blockCount, BlockFormat format, long segmentSize) {
+        long block = format.dataSize() + format.metadataSize();
+        long bytes = Math.min(blockCount, MOST_RING_BLOCKS) * block;
+        long n = (bytes + segmentSize - 1) / segmentSize;
+        return (int) Math.max(JOURNAL_SEGMENTS, Math.min(MOST_JOURNAL_SEGMENTS, n));
+    }
+
+    /**
+     * Blocks the ring grows to hold at most: the index has an entry per block in the ring, so for
+     * small blocks the ring stops growing before 1 GiB (512-byte blocks keep the ring of 8 segments,
+     * about 516 000 blocks, as before).
+     */
+    static final long MOST_RING_BLOCKS = 1 << 18;
 
     private static void closeAll(StorageFile... files) throws IOException {
         for (StorageFile f : files) {
@@ -612,7 +639,7 @@ public final class FileVolume implements Volume {
         long a = appends;
         if (a == appendsAtLastTick) {
             try {
-                forceApplied(); // what the tick before applied: an idle journal drains
+                writeGatheredHome(); // what the tick before gathered: an idle journal drains
                 checkpointActiveSegment();
             } catch (IOException | RuntimeException e) {
                 // Kept in checkpointFailure when a checkpoint failed; the next write reports it.
@@ -640,11 +667,11 @@ public final class FileVolume implements Volume {
                 await(pendingCheckpoints.pollFirst());
             }
             // Every segment but the active one holds records not yet forced home (waiting for their
-            // checkpoint, or applied and waiting for a forcing): the next one is free only after
+            // checkpoint, or gathered and waiting to go home): the next one is free only after
             // the oldest is. An overcount (a checkpoint done but still queued) only forces sooner.
-            while (pendingCheckpoints.size() + appliedUnsynced() >= JOURNAL_SEGMENTS - 1) {
-                if (appliedUnsynced() > 0) {
-                    forceApplied();
+            while (pendingCheckpoints.size() + gathered() >= journal.ringSegments() - 1) {
+                if (gathered() > 0) {
+                    writeGatheredHome();
                 } else {
                     await(pendingCheckpoints.pollFirst());
                 }
@@ -725,51 +752,48 @@ public final class FileVolume implements Volume {
     }
 
     /**
-     * Checkpoints the records from the head up to {@code lastSeq} (the segment left behind) while
-     * writers fill the next ones: forces the journal and applies them to the home files; every
-     * {@link #segmentsPerHomeSync} segments it also forces those, moves the head to {@code nextPos}
-     * where record {@code lastSeq + 1} goes and drops the index entries applied ({@link #forceApplied}).
-     * Home files change only here and in recovery, and only with records already durable.
+     * Checkpoints the records up to {@code lastSeq} (the segment left behind) while writers fill the
+     * next ones: forces them in the journal (so the disk writes each segment soon after it fills,
+     * not all at once when they go home) and gathers the segment; every {@link #segmentsPerHomeSync}
+     * segments it writes the gathered ones home, forces the home files, moves the head to
+     * {@code nextPos} where record {@code lastSeq + 1} goes and drops the index entries applied
+     * ({@link #writeGatheredHome}). Home files change only there and in recovery, and only with records
+     * already durable.
      */
     private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
         long t0 = System.nanoTime();
         journal.syncUpTo(lastSeq);
-        long durable = journal.durableSeq();
         synchronized (homeSync) {
-            // From the first record not yet applied: the head, or after the segments applied unforced.
-            Journal.Header head = journal.head();
-            Journal.Header from = appliedUnsynced == 0 ? head
-                    : new Journal.Header(head.slotSeq(), head.epoch(), appliedLastSeq + 1, appliedNextPos, false);
-            long n = journal.scan(from, blockCount, lastSeq, false, (seq, type, lba, blocks, payload) ->
-                    apply(seq, type, lba, blocks, payload, durable));
-            expectApplied(n, lastSeq - from.startSeq() + 1);
-            appliedUnsynced++;
-            appliedLastSeq = lastSeq;
-            appliedNextPos = nextPos;
-            if (appliedUnsynced >= segmentsPerHomeSync) {
-                forceApplied();
+            gathered++;
+            gatheredLastSeq = lastSeq;
+            gatheredNextPos = nextPos;
+            if (gathered >= segmentsPerHomeSync) {
+                writeGatheredHome();
             }
         }
         checkpointed(t0);
     }
 
-    private int appliedUnsynced() {
-        return appliedUnsynced;
+    private int gathered() {
+        return gathered;
     }
 
     /**
-     * Forces the home files and moves the head past every segment applied so far, then drops their
-     * index entries (reads of those blocks go home again).
+     * Writes every gathered segment home (in LBA order), forces the home files and moves the head
+     * past them, then drops their index entries (reads of those blocks go home again).
      */
-    private void forceApplied() throws IOException {
+    private void writeGatheredHome() throws IOException {
         synchronized (homeSync) {
-            if (appliedUnsynced == 0) {
+            if (gathered == 0) {
                 return;
             }
+            long durable = journal.durableSeq(); // each gathered segment was forced when gathered
+            long n = applyInLbaOrder(journal.head(), gatheredLastSeq, false, durable);
+            expectApplied(n, gatheredLastSeq - journal.head().startSeq() + 1);
             syncHome();
-            journal.advanceHead(appliedLastSeq + 1, appliedNextPos);
-            index.removeUpTo(appliedLastSeq);
-            appliedUnsynced = 0;
+            journal.advanceHead(gatheredLastSeq + 1, gatheredNextPos);
+            index.removeUpTo(gatheredLastSeq);
+            gathered = 0;
         }
     }
 
@@ -806,15 +830,14 @@ public final class FileVolume implements Volume {
             journal.resetEmpty(clean);
             return;
         }
-        forceApplied();
+        writeGatheredHome();
         if (!journal.isEmpty()) {
             long t0 = System.nanoTime();
             long last = journal.appendedSeq();
             journal.syncUpTo(last);
             long durable = journal.durableSeq();
             Journal.Header head = journal.head();
-            long n = journal.scan(head, blockCount, last, false, (seq, type, lba, blocks, payload) ->
-                    apply(seq, type, lba, blocks, payload, durable));
+            long n = applyInLbaOrder(head, last, false, durable);
             expectApplied(n, last - head.startSeq() + 1);
             syncHome();
             index.clear();
@@ -831,46 +854,65 @@ public final class FileVolume implements Volume {
         }
     }
 
-    /** Recovery: applies a record to the home files, every block of it. */
-    private void apply(long seq, byte type, long lba, int blocks, ByteBuffer payload) throws IOException {
-        apply(seq, type, lba, blocks, payload, -1);
-    }
-
     /**
-     * Applies one journal record to the home files. A block is skipped when a later record rewrites
-     * it that is durable (sequence number up to {@code durable}): recovery would replay that one too.
+     * Applies the records from {@code from}'s head up to {@code lastSeq} to the home files
+     * ({@code verify}: checking their payload CRCs, as recovery must) and returns how many: each
+     * block's newest version among them, in LBA order ({@link HomeBatch}). A block is skipped when
+     * a later record rewrites it that is durable (sequence number up to {@code durable}; -1 in
+     * recovery, which applies every block): recovery would replay that one too.
      */
-    private void apply(long seq, byte type, long lba, int blocks, ByteBuffer payload, long durable) throws IOException {
+    private long applyInLbaOrder(Journal.Header from, long lastSeq, boolean verify, long durable) throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        int i = 0;
-        while (i < blocks) {
-            if (isRewrittenLater(lba + i, seq, durable)) {
-                i++;
-                continue;
-            }
-            int run = 1;
-            while (i + run < blocks && !isRewrittenLater(lba + i + run, seq, durable)) {
-                run++;
-            }
-            if (type == Journal.WRITE) {
-                ByteBuffer d = payload.duplicate();
-                d.limit((i + run) * ds).position(i * ds);
-                homeData.write(d, (lba + i) * ds);
+        ByteBuffer[] buffer = new ByteBuffer[1];
+        HomeBatch batch = new HomeBatch(blockCount, ds, ms, new HomeBatch.Sink() {
+            @Override
+            public void write(long lba, int blocks, long dataPos, long metaPos) throws IOException {
+                homeData.write(journalBytes(dataPos, blocks * ds, buffer), lba * ds);
                 if (homeMeta != null) {
-                    ByteBuffer m = payload.duplicate();
-                    int metaStart = blocks * ds;
-                    m.limit(metaStart + (i + run) * ms).position(metaStart + i * ms);
-                    homeMeta.write(m, (lba + i) * ms);
-                }
-            } else {
-                writeZeroData(homeData::write, lba + i, run);
-                if (homeMeta != null) {
-                    fillUnwritten(homeMeta::write, format, unwrittenMeta, lba + i, run);
+                    homeMeta.write(journalBytes(metaPos, blocks * ms, buffer), lba * ms);
                 }
             }
-            i += run;
+
+            @Override
+            public void zero(long lba, int blocks) throws IOException {
+                writeZeroData(homeData::write, lba, blocks);
+                if (homeMeta != null) {
+                    fillUnwritten(homeMeta::write, format, unwrittenMeta, lba, blocks);
+                }
+            }
+        });
+        long n = journal.scan(from, blockCount, lastSeq, verify, (seq, type, lba, blocks, pos) -> {
+            long dataAt = pos + Journal.RECORD_HEADER;
+            long metaAt = dataAt + (long) blocks * ds;
+            for (int i = 0; i < blocks; i++) {
+                if (isRewrittenLater(lba + i, seq, durable)) {
+                    continue;
+                }
+                if (type == Journal.WRITE) {
+                    batch.add(lba + i, dataAt + (long) i * ds, metaAt + (long) i * ms);
+                } else {
+                    batch.add(lba + i, -1, -1);
+                }
+            }
+        });
+        batch.writeOut();
+        return n;
+    }
+
+    /** {@code len} bytes of the journal at {@code pos}: a view of its mapping, or read into {@code buffer[0]}. */
+    private ByteBuffer journalBytes(long pos, int len, ByteBuffer[] buffer) throws IOException {
+        ByteBuffer v = journal.view(pos, len);
+        if (v != null) {
+            return v;
         }
+        if (buffer[0] == null || buffer[0].capacity() < len) {
+            // Direct, so a positional write from it copies nothing more.
+            buffer[0] = ByteBuffer.allocateDirect(Math.max(len, HomeBatch.MOST_PER_WRITE * (format.dataSize() + 8)));
+        }
+        ByteBuffer b = buffer[0].clear().limit(len);
+        journal.read(b, pos);
+        return b.flip();
     }
 
     private boolean isRewrittenLater(long lba, long seq, long durable) {

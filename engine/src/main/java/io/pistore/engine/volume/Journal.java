@@ -41,19 +41,36 @@ final class Journal {
      * part of an append's CPU for large writes, is not computed.
      */
     static final byte WRITE_IN_MEMORY = 3;
-    /** Written into every header; version 1 (no {@link #WRITE_IN_MEMORY} records) is still read. */
-    static final int VERSION = 2;
+    /**
+     * Written into every header: version 3 records the ring's segment count, which depends on the
+     * volume's size. Versions 1 (no {@link #WRITE_IN_MEMORY} records) and 2 (a ring of
+     * {@link #LEGACY_SEGMENTS} segments, not recorded) are still read.
+     */
+    static final int VERSION = 3;
     private static final int OLDEST_VERSION = 1;
+    /** The ring of a version-1 or version-2 journal, whose header does not say. */
+    static final int LEGACY_SEGMENTS = 8;
+    /** The most segments a header may name: a bound on what a damaged header can make us allocate. */
+    static final int MOST_SEGMENTS = 1024;
     private static final int HEADER_MAGIC = 0x50494A48; // "PIJH"
     private static final int RECORD_MAGIC = 0x50494A52; // "PIJR"
-    private static final int HEADER_BYTES = 56;
+    /** Bytes of a slot under its CRC and the CRC: version 3 adds the segment count at 52. */
+    private static final int HEADER_BYTES = 60;
+    private static final int OLD_HEADER_BYTES = 56;
 
     private final StorageFile file;
     private final String fileName;
     private final int dataSize;
     private final int metaSize;
     private final long segmentSize;
-    private final int segments;
+    /**
+     * Segments of the ring of the current epoch's records: as the header says when opened (for the
+     * replay), then {@link #wantedSegments} from the first reset on. Guarded by this; set only
+     * with no append or checkpoint running.
+     */
+    private int segments;
+    /** Segments of the ring that every reset starts (a new epoch may have another ring size). */
+    private final int wantedSegments;
     private final Object syncLock = new Object();
     private final CRC32C crc = new CRC32C();
     private ByteBuffer buf = ByteBuffer.allocateDirect(RECORD_HEADER + (1 << 16)).order(ByteOrder.BIG_ENDIAN);
@@ -65,9 +82,9 @@ final class Journal {
      * disk), records are written and read with positional writes and reads instead. Set under this
      * lock; read without it by {@link #mapped}.
      */
-    private final MappedByteBuffer[] maps;
+    private volatile MappedByteBuffer[] maps;
     /** Segments written through their mapping since the last sync; guarded by this. */
-    private final boolean[] dirty;
+    private boolean[] dirty;
     /** False once the storage had no mapping to give; guarded by this. */
     private boolean mappable = true;
     /**
@@ -101,7 +118,7 @@ final class Journal {
      * The header's fields: {@code slotSeq} picks the newer slot; records of {@code epoch} from
      * {@code startSeq} at {@code startPos} are not yet all in the home files (unless {@code clean}).
      */
-    record Header(long slotSeq, long epoch, long startSeq, long startPos, boolean clean) {
+    record Header(long slotSeq, long epoch, long startSeq, long startPos, boolean clean, int segments) {
     }
 
     /** Where an appended record went. */
@@ -110,20 +127,43 @@ final class Journal {
 
     /** One record met by a scan. {@code payload} holds data then metadata (empty for zeroes). */
     interface Visitor {
-        void record(long seq, byte type, long lba, int blocks, ByteBuffer payload) throws IOException;
+        /** {@code pos}: the record's position in the file; its payload starts {@link #RECORD_HEADER} after. */
+        void record(long seq, byte type, long lba, int blocks, long pos) throws IOException;
     }
 
-    /** A journal of {@code segments} segments of {@code segmentSize} bytes of records each. */
+    /**
+     * A journal of segments of {@code segmentSize} bytes of records each: as many as its header
+     * says until the first reset, {@code segments} from then on.
+     */
     Journal(StorageFile file, String fileName, BlockFormat format, long segmentSize, int segments) {
+        if (segments < 2 || segments > MOST_SEGMENTS) {
+            throw new IllegalArgumentException("a journal ring of " + segments + " segments");
+        }
         this.file = file;
         this.fileName = fileName;
         this.dataSize = format.dataSize();
         this.metaSize = format.metadataSize();
         this.segmentSize = segmentSize;
+        this.wantedSegments = segments;
         this.segments = segments;
         this.maps = new MappedByteBuffer[segments];
         this.dirty = new boolean[segments];
         this.ring = segments;
+    }
+
+    /** Segments of the ring that the current epoch's records cycle through. */
+    synchronized int ringSegments() {
+        return ring;
+    }
+
+    /** Makes {@code n} the ring's segment count; only with no record of the current epoch mapped yet. */
+    private void useSegments(int n) {
+        segments = n;
+        ring = n;
+        if (maps.length < n) {
+            maps = java.util.Arrays.copyOf(maps, n);
+            dirty = java.util.Arrays.copyOf(dirty, n);
+        }
     }
 
     /**
@@ -165,7 +205,7 @@ final class Journal {
     static void initialize(StorageFile file, BlockFormat format) throws IOException {
         file.truncate(0);
         file.write(ByteBuffer.allocate(RECORDS_START), 0);
-        Header h = new Header(1, 1, 1, RECORDS_START, true);
+        Header h = new Header(1, 1, 1, RECORDS_START, true, LEGACY_SEGMENTS);
         file.write(headerSlot(h, format.dataSize(), format.metadataSize()), slotOffset(h.slotSeq()));
         file.sync();
     }
@@ -178,7 +218,7 @@ final class Journal {
         ByteBuffer b = ByteBuffer.allocate(SLOT_SIZE).order(ByteOrder.BIG_ENDIAN);
         b.putInt(0, HEADER_MAGIC).putInt(4, VERSION).putLong(8, h.slotSeq()).putLong(16, h.epoch())
                 .putLong(24, h.startSeq()).putLong(32, h.startPos()).putInt(40, ds).putInt(44, ms)
-                .putInt(48, h.clean() ? 1 : 0);
+                .putInt(48, h.clean() ? 1 : 0).putInt(52, h.segments());
         CRC32C c = new CRC32C();
         c.update(b.array(), 0, HEADER_BYTES - 4);
         b.putInt(HEADER_BYTES - 4, (int) c.getValue());
@@ -207,7 +247,8 @@ final class Journal {
             file.readFully(b, (long) s * SLOT_SIZE);
             String problem = slotProblem(b);
             Header h = problem != null ? null
-                    : new Header(b.getLong(8), b.getLong(16), b.getLong(24), b.getLong(32), b.getInt(48) == 1);
+                    : new Header(b.getLong(8), b.getLong(16), b.getLong(24), b.getLong(32), b.getInt(48) == 1,
+                    b.getInt(4) >= 3 ? b.getInt(52) : LEGACY_SEGMENTS);
             if (h != null && slotOffset(h.slotSeq()) != (long) s * SLOT_SIZE) {
                 problem = "header slot " + s + " holds slot sequence " + h.slotSeq();
             }
@@ -230,10 +271,14 @@ final class Journal {
         if (b.getInt(4) < OLDEST_VERSION || b.getInt(4) > VERSION) {
             return "version " + b.getInt(4) + " is not supported (expected " + OLDEST_VERSION + " to " + VERSION + ")";
         }
+        int bytes = b.getInt(4) >= 3 ? HEADER_BYTES : OLD_HEADER_BYTES; // the CRC follows what it covers
         CRC32C c = new CRC32C();
-        c.update(b.array(), 0, HEADER_BYTES - 4);
-        if ((int) c.getValue() != b.getInt(HEADER_BYTES - 4)) {
+        c.update(b.array(), 0, bytes - 4);
+        if ((int) c.getValue() != b.getInt(bytes - 4)) {
             return "header checksum mismatch";
+        }
+        if (b.getInt(4) >= 3 && (b.getInt(52) < 2 || b.getInt(52) > MOST_SEGMENTS)) {
+            return "a ring of " + b.getInt(52) + " segments";
         }
         if (b.getInt(40) != dataSize || b.getInt(44) != metaSize) {
             return "journal is for blocks of " + b.getInt(40) + "+" + b.getInt(44) + ", the volume has "
@@ -261,6 +306,7 @@ final class Journal {
      * a fifth of a checkpoint's CPU. Recovery always checks.
      */
     long scan(Header h, long blockCount, long lastSeq, boolean verifyPayload, Visitor v) throws IOException {
+        int segments = h.segments();
         long pos = h.startPos();
         int segment = (int) Math.min(segments - 1, (pos - RECORDS_START) / segmentSize);
         long seq = h.startSeq();
@@ -277,10 +323,13 @@ final class Journal {
                     break;
                 }
             }
+            // The segment the record is in: a record right after the previous one may start the next
+            // segment (the previous one filled its segment to the byte), and the next search for a
+            // record at a segment's start must begin after that one.
+            segment = (int) ((pos - RECORDS_START) / segmentSize);
             int blocks = rec.getInt(32);
-            ByteBuffer payload = rec.duplicate().position(RECORD_HEADER).slice();
             byte type = rec.get(4) == WRITE_IN_MEMORY ? WRITE : rec.get(4);
-            v.record(seq, type, rec.getLong(24), blocks, payload);
+            v.record(seq, type, rec.getLong(24), blocks, pos);
             pos += rec.remaining();
             seq++;
             count++;
@@ -368,6 +417,7 @@ final class Journal {
 
     /** Takes over the head read at open, with {@code nextSeq} the sequence number after the last record kept. */
     synchronized void start(Header h, long nextSeq) {
+        useSegments(h.segments());
         head = h;
         this.nextSeq = nextSeq;
         appendedSeq = nextSeq - 1;
@@ -385,7 +435,11 @@ final class Journal {
      * overwrite the old ones. Only with no append or checkpoint running.
      */
     synchronized void resetEmpty(boolean clean) throws IOException {
-        Header h = new Header(head.slotSeq() + 1, head.epoch() + 1, nextSeq, RECORDS_START, clean);
+        if (segments != wantedSegments) {
+            // No record of the new epoch is mapped yet: the new ring takes over with it.
+            useSegments(wantedSegments);
+        }
+        Header h = new Header(head.slotSeq() + 1, head.epoch() + 1, nextSeq, RECORDS_START, clean, segments);
         writeHeader(h);
         active = 0;
         tail = RECORDS_START;
@@ -398,7 +452,7 @@ final class Journal {
      */
     void advanceHead(long startSeq, long startPos) throws IOException {
         Header h = head;
-        writeHeader(new Header(h.slotSeq() + 1, h.epoch(), startSeq, startPos, false));
+        writeHeader(new Header(h.slotSeq() + 1, h.epoch(), startSeq, startPos, false, h.segments()));
     }
 
     private void writeHeader(Header h) throws IOException {
@@ -680,6 +734,16 @@ final class Journal {
      */
     ByteBuffer payloadView(Appended a, int len) {
         ByteBuffer m = mapped(a.pos() + RECORD_HEADER, len);
+        return m == null ? null : m.slice();
+    }
+
+    /**
+     * {@code [pos, pos + len)} of the file as a view of its segment's mapping, or null where that is
+     * not mapped: read it with {@link #read}. For a checkpoint, whose records stay put until the head
+     * moves past them.
+     */
+    ByteBuffer view(long pos, int len) {
+        ByteBuffer m = mapped(pos, len);
         return m == null ? null : m.slice();
     }
 

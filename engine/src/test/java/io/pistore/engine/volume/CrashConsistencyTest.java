@@ -62,6 +62,12 @@ class CrashConsistencyTest {
         ZEROES_SMALL_AND_WHOLE(1 << 13, 8, 0.25, 0.1, 0.05, 0, 200, false),
         TINY_JOURNAL_CHECKPOINTS(3000, 4, 0.1, 0.1, 0.05, 0, 300, false),
         REOPEN_BETWEEN(1 << 13, 8, 0.1, 0.1, 0.05, 0.03, 250, false),
+        /**
+         * Segments barely larger than a record, so the volume's size asks for the largest ring (32
+         * segments, 16 gathered per writing home): the ring wraps a dozen times, with writers
+         * waiting for ring space and checkpoints writing many segments home in LBA order.
+         */
+        LARGE_RING_WRAPS(1200, 2, 0.1, 0.05, 0.02, 0.01, 600, false),
         WRITE_THROUGH_MIXED(3000, 4, 0.15, 0.05, 0.05, 0.02, 300, true),
         WRITE_THROUGH_MULTI_BLOCK(1 << 14, 16, 0.05, 0.02, 0, 0, 200, true);
 
