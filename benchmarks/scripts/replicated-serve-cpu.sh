@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# One replicated row with the CPU the peers spend on it: three `serve` peers of BUILD (the root of a
+# built checkout: app/target and transport-tcp/target) on loopback, a 256 MiB replicated volume in
+# $TMPDIR (tmpfs: TMPDIR=/dev/shm), `pistore bench` at qd 32 on the leader for RAMP unmeasured and
+# WIN measured seconds. Prints IOPS, latency, the three serve processes' CPU per request (from
+# /proc, over the measured window less 4 s) and their voluntary context switches per request.
+# Uses ports 5441-5443 and 9981-9983, so it runs beside replicated-vs-tcp.sh. Compare builds by
+# alternating them in one session, e.g.
+#
+#   for r in 1 2; do RAMP=60 WIN=20 benchmarks/scripts/replicated-serve-cpu.sh ../before before
+#                    RAMP=60 WIN=20 benchmarks/scripts/replicated-serve-cpu.sh . after; done
+#
+#   benchmarks/scripts/replicated-serve-cpu.sh BUILD LABEL [RW BS]   (defaults randwrite 4k; RAMP 60, WIN 30)
+set -uo pipefail
+build="$(cd "$1" && pwd)"; label="$2"; rw="${3:-randwrite}"; bs="${4:-4k}"
+ramp="${RAMP:-60}"; win="${WIN:-30}"
+data=$(mktemp -d)
+cp="$build/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$build/app/target/lib/*:$build/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
+pistore() { java -cp "$cp" io.pistore.app.cli.Main "$@"; }
+peers=n1=127.0.0.1:9981,n2=127.0.0.1:9982,n3=127.0.0.1:9983
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
+    rm -rf "$data"
+}
+trap cleanup EXIT
+for i in 1 2 3; do
+    mkdir -p "$data/d$i"
+    pistore volume create rv --size 256MiB --format 4096+8 --data "$data/d$i" --replica-id n$i --replicas $peers > /dev/null 2>&1
+done
+for i in 1 2 3; do
+    java ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" --listen 127.0.0.1:544$i \
+        --replica-id n$i --replica-listen 127.0.0.1:998$i > "$data/serve$i.log" 2>&1 &
+    pids+=($!)
+done
+sleep 5
+leader=""
+for _ in $(seq 30); do
+    leader=$(pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/^volume rv: leader n\([123]\),.*/\1/p' || true)
+    [ -n "$leader" ] && break
+    sleep 1
+done
+[ -n "$leader" ] || { echo "no leader" >&2; exit 1; }
+pistore bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw "$rw" --bs "$bs" --qd 32 --seconds "$win" \
+    --ramp "$ramp" --json > "$data/bench.json" 2> /dev/null &
+b=$!
+ticks() { for p in "${pids[@]}"; do awk '{print $14 + $15}' /proc/$p/stat; done | awk '{s += $1} END {print s}'; }
+switches() {
+    for p in "${pids[@]}"; do cat /proc/$p/task/*/status 2> /dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s}'; done \
+        | awk '{s += $1} END {print s}'
+}
+sleep $((ramp + 2))
+t0=$(ticks); c0=$(switches)
+sleep $((win - 4))
+t1=$(ticks); c1=$(switches)
+wait $b
+python3 - "$label" "$data/bench.json" $((t1 - t0)) $((win - 4)) $((c1 - c0)) "$(getconf CLK_TCK)" <<'PY'
+import json, sys
+label, f, ticks, secs, cs, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+r = json.load(open(f))
+n = r["iops"] * secs
+print("%-12s iops %7.0f p50 %7.0f p99 %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f"
+      % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], ticks * 1e6 / hz / n, cs / n))
+PY
