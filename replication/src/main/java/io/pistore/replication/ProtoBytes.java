@@ -26,15 +26,12 @@ final class ProtoBytes {
         } catch (IOException e) {
             throw new UncheckedIOException(e); // the collector throws none
         }
-        if (c.pieces == 1) {
-            return c.one;
-        }
-        return ByteBuffer.wrap(s.toByteArray());
+        return c.pieces == 1 ? c.one : ByteBuffer.wrap(s.toByteArray());
     }
 
     /** Keeps the one piece a string hands over; counts pieces, so a rope is noticed. */
     private static final class Collector extends ByteOutput {
-        ByteBuffer one = ByteBuffer.allocate(0);
+        ByteBuffer one; // set by the first piece; used only when it was the only one
         int pieces;
 
         @Override
