@@ -10,6 +10,8 @@ import org.apache.ratis.proto.RaftProtos.ReadIndexReplyProto;
 import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -35,6 +37,15 @@ final class LocalLeader {
     private final RaftServer server;
     private final RaftGroupId groupId;
     private final ClientId clientId = ClientId.randomId();
+    /** The writer of entries submitted here, with its own call ids (the server's retry cache keys on both). */
+    private final ClientId writerId = ClientId.randomId();
+    private final java.util.concurrent.atomic.AtomicLong callIds = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * Call ids answered since the last submission: the next one names them, so the server's retry
+     * cache lets their replies go at once instead of keeping each until it expires (as Ratis's own
+     * client does).
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Long> replied = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile Prebuilt prebuilt;
     /**
      * This peer's division of the group, kept between reads: the server's lookup (a map and a future)
@@ -143,6 +154,51 @@ final class LocalLeader {
             Thread.currentThread().interrupt();
             throw new ReplicationException("volume " + volume + ": " + what(what, lba) + " interrupted");
         }
+    }
+
+    /**
+     * Puts {@code command} (one log entry's content) into the log of this peer's own division while it
+     * leads, on the calling thread, and completes with the division's reply once the entry is
+     * committed and applied here; null when this peer does not lead or its division is not running
+     * (the caller sends through the group's client, which finds the leader). The division does on
+     * this thread what its gRPC service would have handed to the server's client executor (the
+     * leader's check on entry, the append to its log): the entry skips the client's request stream,
+     * a round trip through gRPC over loopback with the entry's bytes serialised both ways, and the
+     * thread hand-offs of each side. A reply other than success or a refusal by the state machine
+     * (this peer stepped down meanwhile) is for the caller to retry through the client.
+     */
+    CompletableFuture<RaftClientReply> submit(Message command) {
+        RaftServer.Division d = division();
+        if (!(d instanceof RaftClientAsynchronousProtocol) || !d.getInfo().isLeader()) {
+            return null;
+        }
+        java.util.List<Long> answered = new java.util.ArrayList<>();
+        for (Long id; (id = replied.poll()) != null; ) {
+            answered.add(id);
+        }
+        long callId = callIds.incrementAndGet();
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(writerId)
+                .setServerId(server.getId())
+                .setGroupId(groupId)
+                .setCallId(callId)
+                .setRepliedCallIds(answered)
+                .setMessage(command)
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        CompletableFuture<RaftClientReply> f;
+        try {
+            f = ((RaftClientAsynchronousProtocol) d).submitClientRequestAsync(request);
+        } catch (IOException | RuntimeException e) {
+            replied.addAll(answered);
+            return null; // not running (starting, closing): the client sorts it out
+        }
+        return f.whenComplete((r, t) -> replied.add(callId));
+    }
+
+    /** Whether {@code r}, a reply of {@link #submit}, is final: the entry was applied, or the state machine refused it. */
+    static boolean isFinal(RaftClientReply r) {
+        return r.isSuccess() || r.getStateMachineException() != null;
     }
 
     /**

@@ -63,6 +63,8 @@ public final class ReplicatedVolume implements Volume {
     private final CommitBatcher batcher;
     /** Added to by leader reads on every transport thread: striped, so they do not contend for one counter. */
     private final java.util.concurrent.atomic.LongAdder localReads = new java.util.concurrent.atomic.LongAdder();
+    /** Log entries this peer put into its own log while it led (no client, no gRPC). */
+    private final java.util.concurrent.atomic.LongAdder localEntries = new java.util.concurrent.atomic.LongAdder();
     private final AtomicLong healedBlocks = new AtomicLong();
     private final AtomicLong unhealableBlocks = new AtomicLong();
 
@@ -83,9 +85,27 @@ public final class ReplicatedVolume implements Volume {
         this.timeoutMs = settings.operationTimeout().toMillis();
         this.log = log;
         this.client = newClient(group, settings);
-        this.batcher = new CommitBatcher(m -> client.async().send(m), settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
+        this.batcher = new CommitBatcher(this::send, settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
                 ReplicationSettings.BATCH_COMMANDS);
         this.replicaReader = newReplicaReader(group, settings);
+    }
+
+    /**
+     * One log entry to the group: into this peer's own log in process while it leads ({@link
+     * LocalLeader#submit}), else, or when it stepped down before answering, through the group's
+     * client. An entry this peer appended just before it stepped down may still be committed by the
+     * next leader, and the client then puts the same commands in the log again: applying them twice,
+     * in log order, before any later entry of this volume (the next entry leaves only once this one
+     * is answered) leaves the blocks as once.
+     */
+    private CompletableFuture<RaftClientReply> send(Message m) {
+        CompletableFuture<RaftClientReply> local = localLeader == null ? null : localLeader.submit(m);
+        if (local == null) {
+            return client.async().send(m);
+        }
+        localEntries.increment();
+        return local.handle((r, t) -> t == null && LocalLeader.isFinal(r) ? CompletableFuture.completedFuture(r)
+                : client.async().send(m)).thenCompose(f -> f);
     }
 
     private static RaftClient newReplicaReader(RaftGroup group, ReplicationSettings settings) {
@@ -317,6 +337,11 @@ public final class ReplicatedVolume implements Volume {
         if (!o.isDone()) {
             throw new ReplicationException("volume " + name + ": " + what + " " + o.describe());
         }
+    }
+
+    /** Log entries (each one or more commands) this peer submitted to its own log while it led. */
+    public long localEntryCount() {
+        return localEntries.sum();
     }
 
     /** Reads served by this peer's own replica while it led (no Ratis query). */

@@ -78,4 +78,76 @@ class LocalLeaderTest {
             assertEquals(20, onLeader.volume.localReads(), "the old leader no longer reads its own replica");
         }
     }
+
+    /**
+     * Writes on the peer that leads go into its own log in process; on a follower through the group's
+     * client. Leadership then moves while a writer keeps writing on the old leader, one write at a time:
+     * every acknowledged write is on every replica afterwards, and the new leader's writes go in process.
+     */
+    @Test
+    void theLeaderPutsItsWritesIntoItsOwnLogAndAWriterOnItLosesNothingWhenLeadershipMoves() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        Random r = new Random(22);
+        java.util.Map<Long, byte[]> acked = new java.util.concurrent.ConcurrentHashMap<>();
+        try (ServedVolume onLeader = new ServedVolume(peers.node(l), NAME);
+                ServedVolume onFollower = new ServedVolume(peers.node(f), NAME)) {
+            for (int i = 0; i < 10; i++) {
+                byte[] a = new byte[FORMAT.dataSize()];
+                r.nextBytes(a);
+                onLeader.device.writeSync(i, ByteBuffer.wrap(a));
+                acked.put((long) i, a);
+            }
+            assertEquals(10, onLeader.volume.localEntryCount(), "one entry per write, each put into the leader's own log");
+            byte[] b = new byte[FORMAT.dataSize()];
+            r.nextBytes(b);
+            onFollower.device.writeSync(10, ByteBuffer.wrap(b));
+            acked.put(10L, b.clone());
+            assertEquals(0, onFollower.volume.localEntryCount(), "a follower's writes go through the group's client");
+
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread writer = new Thread(() -> {
+                Random w = new Random(23);
+                try {
+                    for (long n = 0; !stop.get(); n++) {
+                        long lba = 11 + n % 53;
+                        byte[] a = new byte[FORMAT.dataSize()];
+                        w.nextBytes(a);
+                        onLeader.device.writeSync(lba, ByteBuffer.wrap(a));
+                        acked.put(lba, a);
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            writer.start();
+            long before = onLeader.volume.localEntryCount();
+            ThreePeers.await(() -> onLeader.volume.localEntryCount() > before + 20, "the writer to write in process");
+            onFollower.volume.transferLeadership(ThreePeers.id(f));
+            ThreePeers.await(() -> leads(f) && !leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
+            long movedAt = acked.size();
+            ThreePeers.await(() -> acked.size() > movedAt + 20 || failed.get() != null, "the writer to go on through the new leader");
+            stop.set(true);
+            writer.join();
+            assertEquals(null, failed.get(), "every write of the writer was acknowledged");
+
+            long onNew = onFollower.volume.localEntryCount();
+            r.nextBytes(b);
+            onFollower.device.writeSync(0, ByteBuffer.wrap(b));
+            acked.put(0L, b.clone());
+            assertEquals(onNew + 1, onFollower.volume.localEntryCount(), "the new leader puts its writes into its own log");
+        }
+        peers.awaitConverged();
+        for (int i = 0; i < 3; i++) {
+            var v = peers.node(i).replica(NAME);
+            for (java.util.Map.Entry<Long, byte[]> e : acked.entrySet()) {
+                byte[] got = new byte[FORMAT.dataSize()];
+                v.read(e.getKey(), 1, io.pistore.integrity.ScatterList.wrap(got),
+                        io.pistore.integrity.ScatterList.wrap(new byte[FORMAT.metadataSize()]));
+                assertArrayEquals(e.getValue(), got, "acknowledged lba " + e.getKey() + " on " + ThreePeers.id(i));
+            }
+        }
+    }
 }
