@@ -552,8 +552,12 @@ public final class ReplicatedVolume implements Volume {
 
     /**
      * Blocks from {@code lba} as replica {@code peer} holds them once it has applied {@code minIndex}. A
-     * follower learns the commit index with the leader's next heartbeat and refuses a stale read until
-     * then, so the read is asked again until the operation timeout; so is a try that got no answer.
+     * follower learns the commit index with the leader's next heartbeat, so it may not have applied
+     * that far yet: the read is asked again until the operation timeout; so is a try that got no
+     * answer. The freshness is checked here, on the applied index the reply carries (read before the
+     * blocks), rather than by Ratis: a stale read that Ratis refuses travels back as a gRPC error
+     * carrying the serialised exception with its stack, which outgrew gRPC's 8 KiB header limit (a
+     * stream error logged with its own stack on the replica, and a failed try here).
      */
     private ReadReply readFrom(RaftPeerId peer, long lba, int n, long minIndex) throws IOException {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -562,11 +566,17 @@ public final class ReplicatedVolume implements Volume {
             // Each try is bounded by the RPC timeout (no retries on this client); the loop by the operation timeout.
             try {
                 RaftClientReply r = replicaReader.io().sendStaleRead(
-                        ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), minIndex, peer);
+                        ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), 0, peer);
                 if (r.isSuccess()) {
-                    return ReadReply.decode(r.getMessage().getContent());
-                }
-                if (!isStale(r.getException()) || System.nanoTime() > end) {
+                    ReadReply rr = ReadReply.decode(r.getMessage().getContent());
+                    if (rr.appliedIndex >= minIndex) {
+                        return rr;
+                    }
+                    if (System.nanoTime() > end) {
+                        throw new ReplicationException("volume " + name + ": " + what + ": the replica applied only up to index "
+                                + rr.appliedIndex + " of " + minIndex + " within " + timeoutMs + " ms");
+                    }
+                } else if (!isStale(r.getException()) || System.nanoTime() > end) {
                     throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
                 }
             } catch (ReplicationException e) {
