@@ -3,6 +3,7 @@ package io.pistore.transport.rdma.internal;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
+import io.pistore.spi.PeerChoice;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.spi.wire.VolumeListCodec;
 import io.pistore.transport.rdma.RdmaOptions;
@@ -88,87 +89,70 @@ public final class RdmaHostConnection implements HostConnection {
             throw new IOException("rdma connect to " + address + ": " + e.getMessage(), e);
         }
         this.queues = new ReconnectingQueue[o.queues()];
-        StringBuilder failures = new StringBuilder();
-        String wanted = peers.size() > 1 ? o.volume() : null;
-        RdmaHostQueue[] fallback = null; // the first peer that answered without the wanted volume
-        int fallbackPeer = -1;
-        List<VolumeInfo> fallbackVolumes = null;
-        List<String> without = new java.util.ArrayList<>();
-        for (int p = 0; p <= peers.size(); p++) {
-            RdmaHostQueue[] qs = new RdmaHostQueue[o.queues()];
-            List<VolumeInfo> listed;
-            if (p == peers.size()) {
-                if (fallback == null) {
-                    break;
+        PeerChoice.Chosen<Opened> chosen;
+        try {
+            chosen = PeerChoice.choose("rdma", LOG, address, peers.names(), o.volume(), new PeerChoice.Peers<>() {
+                @Override
+                public Opened open(int p) throws IOException, InterruptedException {
+                    return openPeer(peers.name(p), queues.length);
                 }
-                // no peer lists it: as without a name, the application finds it missing
-                qs = fallback;
-                p = fallbackPeer;
-                listed = fallbackVolumes;
-                fallback = null;
-            } else try {
-                for (int i = 0; i < qs.length; i++) {
-                    qs[i] = new RdmaHostQueue(this, device, pd, peers.name(p), i, depth, integrity);
+
+                @Override
+                public boolean lists(Opened peer, String volume) {
+                    return peer.listed().stream().anyMatch(v -> v.name().equals(volume));
                 }
-                listed = VolumeList.decode(qs[0].discover());
-            } catch (VerbsException | InterruptedException | RuntimeException
-                     | VolumeListCodec.MalformedListException e) {
-                for (RdmaHostQueue q : qs) {
-                    if (q != null) {
-                        q.close();
-                    }
+
+                @Override
+                public void close(Opened peer) {
+                    closeAll(peer.queues());
                 }
-                volumes.clear();
-                if (e instanceof InterruptedException) {
-                    Thread.currentThread().interrupt();
-                }
-                if (peers.size() == 1 || e instanceof InterruptedException) {
-                    if (fallback != null) {
-                        closeAll(fallback);
-                    }
-                    close();
-                    throw new IOException("rdma connect to " + address + ": " + e.getMessage(), e);
-                }
-                failures.append(failures.length() == 0 ? "" : "; ").append(peers.name(p)).append(": ")
-                        .append(e.getMessage());
-                continue;
-            }
-            if (wanted != null && p != fallbackPeer && listed.stream().noneMatch(v -> v.name().equals(wanted))) {
-                without.add(peers.name(p));
-                if (fallback == null) {
-                    fallback = qs;
-                    fallbackPeer = p;
-                    fallbackVolumes = listed;
-                } else {
-                    closeAll(qs);
-                }
-                continue;
-            }
-            if (fallback != null) {
-                closeAll(fallback);
-            }
-            if (!without.isEmpty() && p != fallbackPeer) {
-                LOG.log(System.Logger.Level.INFO, "pistore rdma: connected to " + peers.name(p) + ", passing over "
-                        + String.join(", ", without) + ": no volume " + wanted + " there");
-            }
-            for (VolumeInfo v : listed) {
-                volumes.put(v.name(), v);
-            }
-            for (RdmaHostQueue q : qs) {
-                q.listed = listed;
-            }
-            for (int i = 0; i < qs.length; i++) {
-                queues[i] = new ReconnectingQueue(this, scheduler, options, peers, p, i, qs[i]);
-            }
-            return;
+            });
+        } catch (IOException e) {
+            close();
+            throw e;
         }
-        close();
-        throw new IOException("cannot connect to any peer of rdma target " + address + ": " + failures);
+        List<VolumeInfo> listed = chosen.opened().listed();
+        RdmaHostQueue[] qs = chosen.opened().queues();
+        for (VolumeInfo v : listed) {
+            volumes.put(v.name(), v);
+        }
+        for (RdmaHostQueue q : qs) {
+            q.listed = listed;
+        }
+        for (int i = 0; i < qs.length; i++) {
+            queues[i] = new ReconnectingQueue(this, scheduler, options, peers, chosen.index(), i, qs[i]);
+        }
+    }
+
+    /** One peer's queues, connected, and the volumes it listed on queue 0. */
+    private record Opened(RdmaHostQueue[] queues, List<VolumeInfo> listed) {
+    }
+
+    /**
+     * Connects {@code count} queues to {@code address} and asks it for its volumes; on failure
+     * (interrupted included) closes what it opened.
+     */
+    private Opened openPeer(String address, int count) throws IOException, InterruptedException {
+        RdmaHostQueue[] qs = new RdmaHostQueue[count];
+        try {
+            for (int i = 0; i < qs.length; i++) {
+                qs[i] = new RdmaHostQueue(this, device, pd, address, i, depth, integrity);
+            }
+            return new Opened(qs, VolumeList.decode(qs[0].discover()));
+        } catch (VerbsException | InterruptedException | RuntimeException | VolumeListCodec.MalformedListException e) {
+            closeAll(qs);
+            if (e instanceof InterruptedException ie) {
+                throw ie;
+            }
+            throw new IOException(e.getMessage(), e);
+        }
     }
 
     private static void closeAll(RdmaHostQueue[] qs) {
         for (RdmaHostQueue q : qs) {
-            q.close();
+            if (q != null) {
+                q.close();
+            }
         }
     }
 

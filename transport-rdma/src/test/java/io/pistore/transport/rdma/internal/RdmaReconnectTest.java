@@ -20,6 +20,7 @@ import io.pistore.transport.rdma.RdmaOptions;
 import io.pistore.transport.rdma.verbs.soft.LocalWork;
 import io.pistore.transport.rdma.verbs.soft.SoftDevice;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
@@ -415,7 +416,42 @@ class RdmaReconnectTest {
         assertTrue(e.getMessage().startsWith("cannot connect to any peer of rdma target " + down + "," + up + ": "
                 + down + ": "), e.getMessage());
         assertTrue(e.getMessage().contains("; " + up + ": "), e.getMessage());
+        e = assertThrows(IOException.class, () -> new RdmaHostConnection("soft", hostDev, fastReconnect(), down,
+                new ConnectOptions(1, 4)));
+        assertTrue(e.getMessage().startsWith("cannot connect to rdma target " + down + ": "), e.getMessage());
+        assertEquals(-1, e.getMessage().indexOf('\n'), e.getMessage());
         assertEquals(0, hostDev.liveQps());
         assertEquals(0, hostDev.liveRegions());
+    }
+
+    @Test
+    void anInterruptedConnectStopsAtOnceAndLeavesNothingRegistered() throws Exception {
+        SoftDevice hostDev = hostDevice(true);
+        RdmaTarget a = new RdmaTarget(new SoftDevice(true), "127.0.0.1:0", new HoldingTarget(), true);
+        RdmaTarget b = new RdmaTarget(new SoftDevice(true), "127.0.0.1:0", new HoldingTarget(), true);
+        String list = a.address() + "," + b.address();
+        try {
+            Thread.currentThread().interrupt();
+            InterruptedIOException e;
+            try {
+                e = assertThrows(InterruptedIOException.class,
+                        () -> new RdmaHostConnection("soft", hostDev, fastReconnect(), list, new ConnectOptions(2, 4)));
+            } finally {
+                assertTrue(Thread.interrupted(), "the interrupt flag is set again for the caller");
+            }
+            assertEquals("cannot connect to rdma target " + list + ": interrupted", e.getMessage());
+            assertEquals(0, hostDev.liveQps());
+            assertEquals(0, hostDev.liveRegions());
+            RdmaHostConnection host = new RdmaHostConnection("soft", hostDev, fastReconnect(), list,
+                    new ConnectOptions(1, 4));
+            try {
+                assertEquals(a.address(), host.peerOf(0), "the device is still usable");
+            } finally {
+                host.close();
+            }
+        } finally {
+            a.close();
+            b.close();
+        }
     }
 }

@@ -3,6 +3,7 @@ package io.pistore.transport.tcp.internal;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
+import io.pistore.spi.PeerChoice;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.tcp.TcpConfig;
 import java.io.IOException;
@@ -32,9 +33,8 @@ final class TcpHostConnection implements HostConnection {
     /**
      * Connects every queue to the first peer of {@code address} (one {@code host:port} or a list,
      * {@link PeerList}) whose handshakes all succeed within the connect timeout; the queues fail
-     * over to the others later. Throws with one line naming what each peer said when none answers.
-     * With a list and {@link ConnectOptions#volume()} named, a peer that does not list that volume is
-     * passed over for the next that does (when none does, the first that answered is used).
+     * over to the others later. Which peer, and the errors when none answers: {@link PeerChoice}
+     * (with {@link ConnectOptions#volume()} named, a peer that does not list it is passed over).
      */
     static TcpHostConnection connect(TcpTransport transport, String address, ConnectOptions o) throws IOException {
         if (transport.group().inAnyLoop()) {
@@ -43,69 +43,47 @@ final class TcpHostConnection implements HostConnection {
         }
         PeerList peers = PeerList.parse(address);
         long session = ThreadLocalRandom.current().nextLong();
-        StringBuilder failures = new StringBuilder();
-        String wanted = peers.size() > 1 ? o.volume() : null;
-        HostQueueConnection[] fallback = null; // the first peer that answered without the wanted volume
-        int fallbackPeer = -1;
-        List<String> without = new java.util.ArrayList<>();
-        for (int p = 0; p <= peers.size(); p++) {
-            HostQueueConnection[] qs;
-            if (p == peers.size()) {
-                if (fallback == null) {
-                    break;
-                }
-                qs = fallback; // no peer lists it: as without a name, the application finds it missing
-                p = fallbackPeer;
-                fallback = null;
-            } else {
-                try {
-                    qs = open(transport, peers, p, o, session);
-                } catch (IOException e) {
-                    if (peers.size() == 1) {
-                        throw new IOException("cannot connect to tcp target " + address + ": " + e.getMessage());
+        PeerChoice.Chosen<HostQueueConnection[]> chosen = PeerChoice.choose("tcp", Connection.LOG, address,
+                peers.names(), o.volume(), new PeerChoice.Peers<>() {
+                    @Override
+                    public HostQueueConnection[] open(int p) throws IOException, InterruptedException {
+                        return TcpHostConnection.open(transport, peers, p, o, session);
                     }
-                    failures.append(failures.length() == 0 ? "" : "; ").append(peers.name(p)).append(": ")
-                            .append(e.getMessage());
-                    continue;
-                }
-                if (wanted != null && !qs[0].volumesByName().containsKey(wanted)) {
-                    without.add(peers.name(p));
-                    if (fallback == null) {
-                        fallback = qs;
-                        fallbackPeer = p;
-                    } else {
+
+                    @Override
+                    public boolean lists(HostQueueConnection[] qs, String volume) {
+                        return qs[0].volumesByName().containsKey(volume);
+                    }
+
+                    @Override
+                    public void close(HostQueueConnection[] qs) {
                         shutdown(qs);
                     }
-                    continue;
-                }
-                if (fallback != null) {
-                    shutdown(fallback);
-                }
-                if (!without.isEmpty()) {
-                    Connection.LOG.log(System.Logger.Level.INFO, "pistore tcp: connected to " + peers.name(p)
-                            + ", passing over " + String.join(", ", without) + ": no volume " + wanted + " there");
-                }
-            }
-            ReconnectingQueue[] rq = new ReconnectingQueue[qs.length];
-            for (int i = 0; i < qs.length; i++) {
-                rq[i] = new ReconnectingQueue(transport, qs[i], peers, p, i, o.queueDepth(), session);
-            }
-            TcpHostConnection c = new TcpHostConnection(transport, rq);
-            transport.track(c);
-            return c;
+                });
+        HostQueueConnection[] qs = chosen.opened();
+        ReconnectingQueue[] rq = new ReconnectingQueue[qs.length];
+        for (int i = 0; i < qs.length; i++) {
+            rq[i] = new ReconnectingQueue(transport, qs[i], peers, chosen.index(), i, o.queueDepth(), session);
         }
-        throw new IOException("cannot connect to any peer of tcp target " + address + ": " + failures);
+        TcpHostConnection c = new TcpHostConnection(transport, rq);
+        transport.track(c);
+        return c;
     }
 
     private static void shutdown(HostQueueConnection[] qs) {
         for (HostQueueConnection q : qs) {
-            q.shutdown();
+            if (q != null) {
+                q.shutdown();
+            }
         }
     }
 
-    /** Opens and greets every queue on peer {@code p}; on failure closes what it opened. */
+    /**
+     * Opens and greets every queue on peer {@code p}; on failure (interrupted included) closes what
+     * it opened.
+     */
     private static HostQueueConnection[] open(TcpTransport transport, PeerList peers, int p, ConnectOptions o,
-                                              long session) throws IOException {
+                                              long session) throws IOException, InterruptedException {
         TcpConfig cfg = transport.config();
         InetSocketAddress a = peers.address(p);
         HostQueueConnection[] qs = new HostQueueConnection[o.queues()];
@@ -121,13 +99,9 @@ final class TcpHostConnection implements HostConnection {
             }
             return qs;
         } catch (ExecutionException | TimeoutException | InterruptedException | IOException e) {
-            for (HostQueueConnection q : qs) {
-                if (q != null) {
-                    q.shutdown();
-                }
-            }
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
+            shutdown(qs);
+            if (e instanceof InterruptedException ie) {
+                throw ie;
             }
             throw new IOException(e instanceof TimeoutException ? "no answer within " + cfg.connectTimeoutMillis + " ms"
                     : e instanceof ExecutionException ? String.valueOf(e.getCause().getMessage())

@@ -13,6 +13,7 @@ import io.pistore.spi.Status;
 import io.pistore.spi.TargetListener;
 import io.pistore.transport.tcp.TcpConfig;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ServerSocket;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -132,6 +133,21 @@ class FailoverTest {
                 + addresses[0] + ": "), e.getMessage());
         assertTrue(e.getMessage().contains("; " + addresses[2] + ": "), e.getMessage());
         assertEquals(-1, e.getMessage().indexOf('\n'), e.getMessage());
+    }
+
+    @Test
+    void anInterruptedConnectStopsAtOnceInsteadOfWalkingTheList() throws Exception {
+        Thread.currentThread().interrupt();
+        InterruptedIOException e;
+        try {
+            e = assertThrows(InterruptedIOException.class, () -> host.connect(list(), ConnectOptions.defaults()));
+        } finally {
+            assertTrue(Thread.interrupted(), "the interrupt flag is set again for the caller");
+        }
+        assertEquals("cannot connect to tcp target " + list() + ": interrupted", e.getMessage());
+        try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {
+            assertEquals(addresses[0], ((ReconnectingQueue) c.queue(0)).peer(), "the transport is still usable");
+        }
     }
 
     @Test
