@@ -104,8 +104,15 @@ public final class ReplicatedVolume implements Volume {
             return client.async().send(m);
         }
         localEntries.increment();
-        return local.handle((r, t) -> t == null && LocalLeader.isFinal(r) ? CompletableFuture.completedFuture(r)
-                : client.async().send(m)).thenCompose(f -> f);
+        return local.handle((r, t) -> {
+            if (t == null && LocalLeader.isFinal(r)) {
+                return CompletableFuture.completedFuture(r);
+            }
+            log.accept("volume " + name + ": an entry this peer put into its own log came back with "
+                    + (t != null ? oneLine(t) : r.getException() != null ? oneLine(r.getException()) : "no success")
+                    + "; sent again through the group's client");
+            return client.async().send(m);
+        }).thenCompose(f -> f);
     }
 
     private static RaftClient newReplicaReader(RaftGroup group, ReplicationSettings settings) {
