@@ -15,9 +15,10 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * How a checkpoint on a disk writes a half ring home: forcing the home files every
- * {@link FileVolume#homeSyncEvery} bytes, so no single forcing carries the whole batch, and moving
- * the journal's head only after the last piece was forced.
+ * How a checkpoint on a disk writes a half ring home: while flushes come, forcing the home files
+ * every {@link FileVolume#homeSyncEvery} bytes, so no single forcing carries the whole batch;
+ * without flushes, once per batch; either way moving the journal's head only after the last
+ * forcing.
  */
 class HomeWritebackTest {
     private static final BlockFormat F = BlockFormat.of(512, 8);
@@ -26,7 +27,27 @@ class HomeWritebackTest {
     private static final long SEGMENT = 16 << 10;
 
     @Test
-    void aBatchGoesHomeInForcedPiecesAndTheHeadMovesAfterTheLast() throws IOException {
+    void withFlushesABatchGoesHomeInForcedPiecesAndTheHeadMovesAfterTheLast() throws IOException {
+        long[] s = run(16);
+        long bound = FileVolume.homeSyncEvery(SEGMENT);
+        assertTrue(s[0] > 0 && s[0] <= bound, "at most " + bound + " bytes home between forcings, found " + s[0]);
+        assertTrue(s[1] > 4 * s[2], s[1] + " forcings of the data file for " + s[2] + " batches: each batch in pieces");
+    }
+
+    @Test
+    void withoutFlushesABatchIsForcedOnce() throws IOException {
+        long[] s = run(0);
+        assertTrue(s[0] > 20 * FileVolume.homeSyncEvery(SEGMENT), "a whole batch between forcings: " + s[0]);
+        assertTrue(s[1] <= s[2], s[1] + " forcings of the data file for " + s[2] + " batches");
+    }
+
+    /**
+     * Runs 3000 single-block writes on a fresh volume, a flush after every {@code flushEvery} of
+     * them (none for 0), checks that the head never moved with home writes unforced and that every
+     * block reads back after reopening, and returns: the most bytes written to the data file
+     * between two of its forcings, its forcings, and the batches (moves of the head).
+     */
+    private static long[] run(int flushEvery) throws IOException {
         SimulatedDisk disk = new SimulatedDisk();
         FileVolume v = FileVolume.create(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F, BLOCKS,
                 1 << 20, SEGMENT, Runnable::run);
@@ -42,9 +63,11 @@ class HomeWritebackTest {
             Pi.generate(PiContext.builder(F).initialRefTag(lba).build(), ScatterList.wrap(d), ScatterList.wrap(m), 1);
             v.write(lba, 1, ScatterList.wrap(d), ScatterList.wrap(m), false);
             expected[lba] = d;
+            if (flushEvery > 0 && i % flushEvery == flushEvery - 1) {
+                v.flush();
+            }
         }
         List<SimulatedDisk.Op> ops = new ArrayList<>(disk.ops().subList(firstOp, disk.opCount()));
-        long bound = FileVolume.homeSyncEvery(SEGMENT);
         long unforced = 0;
         long most = 0;
         int dataSyncs = 0;
@@ -67,9 +90,6 @@ class HomeWritebackTest {
             }
         }
         assertTrue(headMoves > 1, "the volume wrote half rings home: " + headMoves);
-        assertTrue(most > 0 && most <= bound, "at most " + bound + " bytes home between forcings, found " + most);
-        assertTrue(dataSyncs > 4 * headMoves, dataSyncs + " forcings of the data file for " + headMoves
-                + " batches: each batch in pieces");
         v.close();
 
         FileVolume reopened = FileVolume.open(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F,
@@ -84,5 +104,6 @@ class HomeWritebackTest {
         }
         assertEquals(0, reopened.journalFigures().replayedOnOpen());
         reopened.close();
+        return new long[] {most, dataSyncs, headMoves};
     }
 }
