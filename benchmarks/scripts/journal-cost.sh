@@ -14,9 +14,13 @@
 # median of the per-round ratios (this checkout / BASE); for the flush row: writes/s, the flush's
 # p99 µs and CPU µs per write (the ratio is of writes/s; the flush p99 ratio follows it).
 #
-#   benchmarks/scripts/journal-cost.sh BASE DIR... [-- SECONDS ROUNDS]   (defaults 4 3)
+#   benchmarks/scripts/journal-cost.sh [--flush-only] BASE DIR... [-- SECONDS ROUNDS]   (defaults 4 3)
+#
+# --flush-only runs the flush-heavy row alone.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+flush_only=false
+[ "${1:-}" = --flush-only ] && { flush_only=true; shift; }
 base="$(cd "$1" && pwd)"; shift
 dirs=()
 while [ $# -gt 0 ] && [ "$1" != -- ]; do dirs+=("$1"); shift; done
@@ -80,9 +84,11 @@ PY
 }
 printf '%-26s %10s %10s %8s %8s %7s %7s %7s\n' row base_iops iops base_p99 p99 base_us us ratio
 for d in "${dirs[@]}"; do
-  row "$d" randwrite 4k 1 1GiB
-  row "$d" randwrite 4k 32 1GiB
-  row "$d" write 128k 8 1GiB
-  row "$d" randread 4k 32 256MiB
+  if ! $flush_only; then
+    row "$d" randwrite 4k 1 1GiB
+    row "$d" randwrite 4k 32 1GiB
+    row "$d" write 128k 8 1GiB
+    row "$d" randread 4k 32 256MiB
+  fi
   row "$d" flush 4k 1 256MiB
 done
