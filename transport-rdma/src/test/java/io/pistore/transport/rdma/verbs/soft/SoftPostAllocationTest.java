@@ -126,8 +126,11 @@ class SoftPostAllocationTest {
             int n = 2000;
             com.sun.management.ThreadMXBean t = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long id = Thread.currentThread().getId();
-            long allocated = 0;
-            for (int round = 0; round < 2; round++) {
+            long allocated = Long.MAX_VALUE;
+            // Three rounds, the fewest bytes of the last two count: the first warms up; a one-off
+            // (say, a buffer of the packet path grown once while its other thread lagged) lands in
+            // one round only, while anything allocated per request shows in every round.
+            for (int round = 0; round < 3; round++) {
                 long before = t.getThreadAllocatedBytes(id);
                 for (int i = 0; i < n; i++) {
                     IntegrityMr mr = pool.take();
@@ -160,7 +163,9 @@ class SoftPostAllocationTest {
                     }
                     pool.put(mr);
                 }
-                allocated = t.getThreadAllocatedBytes(id) - before; // the second round counts
+                if (round > 0) {
+                    allocated = Math.min(allocated, t.getThreadAllocatedBytes(id) - before);
+                }
             }
             // under one byte per request: what is left is one-off (a lazily made object, a resize)
             assertTrue(allocated < n, allocated + " bytes allocated by " + n + " request cycles");
