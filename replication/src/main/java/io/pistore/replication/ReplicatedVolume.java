@@ -19,7 +19,6 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.StaleReadException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.util.TimeDuration;
 
@@ -583,14 +582,14 @@ public final class ReplicatedVolume implements Volume {
                         throw new ReplicationException("volume " + name + ": " + what + ": the replica applied only up to index "
                                 + rr.appliedIndex + " of " + minIndex + " within " + timeoutMs + " ms");
                     }
-                } else if (!isStale(r.getException()) || System.nanoTime() > end) {
+                } else { // asked with no minimum index, so never refused as stale: a real failure
                     throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
                 }
             } catch (ReplicationException e) {
                 throw e;
             } catch (IOException e) {
                 // A try that got no answer (a peer just restarted, still catching up or warming up) is
-                // asked again, as a stale one is, until the operation timeout.
+                // asked again, as one from a replica not yet fresh enough is, until the operation timeout.
                 if (System.nanoTime() > end) {
                     throw new ReplicationException("volume " + name + ": " + what + " not answered within " + timeoutMs
                             + " ms: " + oneLine(e));
@@ -603,15 +602,6 @@ public final class ReplicatedVolume implements Volume {
                 throw new ReplicationException("volume " + name + ": " + what + " interrupted");
             }
         }
-    }
-
-    private static boolean isStale(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof StaleReadException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static void copy(ScatterList from, ScatterList to) {
