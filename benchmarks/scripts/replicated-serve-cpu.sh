@@ -3,7 +3,8 @@
 # built checkout: app/target and transport-tcp/target) on loopback, a 256 MiB replicated volume in
 # $TMPDIR (tmpfs: TMPDIR=/dev/shm), `pistore bench` at qd 32 on the leader for RAMP unmeasured and
 # WIN measured seconds. Prints IOPS, latency, the three serve processes' CPU per request (from
-# /proc, over the measured window less 4 s) and their voluntary context switches per request.
+# /proc, over the measured window less 4 s), their voluntary context switches per request, and the
+# requests per log entry (the leader's commit index over the same window; each entry is one batch).
 # Uses ports 5441-5443 and 9981-9983, so it runs beside replicated-vs-tcp.sh. Compare builds by
 # alternating them in one session, e.g.
 #
@@ -50,16 +51,19 @@ switches() {
     for p in "${pids[@]}"; do cat /proc/$p/task/*/status 2> /dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s}'; done \
         | awk '{s += $1} END {print s}'
 }
+committed() { pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/.*leader .*committed=\([0-9]*\).*/\1/p' | head -1; }
 sleep $((ramp + 2))
-t0=$(ticks); c0=$(switches)
+t0=$(ticks); c0=$(switches); i0=$(committed)
 sleep $((win - 4))
-t1=$(ticks); c1=$(switches)
+t1=$(ticks); c1=$(switches); i1=$(committed)
 wait $b
-python3 - "$label" "$data/bench.json" $((t1 - t0)) $((win - 4)) $((c1 - c0)) "$(getconf CLK_TCK)" <<'PY'
+python3 - "$label" "$data/bench.json" $((t1 - t0)) $((win - 4)) $((c1 - c0)) "$(getconf CLK_TCK)" "${i0:-0}" "${i1:-0}" <<'PY'
 import json, sys
 label, f, ticks, secs, cs, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+entries = int(sys.argv[8]) - int(sys.argv[7])
 r = json.load(open(f))
 n = r["iops"] * secs
-print("%-12s iops %7.0f p50 %7.0f p99 %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f"
-      % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], ticks * 1e6 / hz / n, cs / n))
+print("%-12s iops %7.0f p50 %7.0f p99 %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f  req/entry %5.1f"
+      % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], ticks * 1e6 / hz / n, cs / n,
+         n / entries if entries > 0 else float("nan")))
 PY

@@ -4,7 +4,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
@@ -20,14 +23,44 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * <p>Each command is answered by its own outcome. An entry the leader refused whole (one command in it
  * failed its check on entry) is sent again one command per entry, so every command gets its own answer
  * and a refused one takes no other down with it.
+ *
+ * <p>Lingering: when an entry comes back, its writers are answered and most of them send their next
+ * command at once (a host at a fixed queue depth does). Sending what is queued at that moment would
+ * leave those next commands to wait for another entry, so a host's queue splits into two halves that
+ * take turns, each entry carrying half of it. Instead the next entry waits until as many commands are
+ * queued as were queued plus answered, or until as long as the entry before took to commit has passed (at most
+ * {@code maxLingerNanos}), or until a batch is full; the host's whole queue then leaves as one entry,
+ * and each write costs the peers half as many entries. A writer that sends one command at a time
+ * never waits: one answered, one awaited, and it is that one.
  */
 final class CommitBatcher {
+    /** Runs a task once a delay has passed; returns what cancels it. */
+    interface Delay {
+        Runnable schedule(long nanos, Runnable task);
+    }
+
+    /** One daemon thread ends every batcher's lingering that no arriving command ended. */
+    private static final class Timer {
+        static final Delay SHARED = make();
+    }
+
     private final Function<Message, CompletableFuture<RaftClientReply>> sender;
     private final int entriesInFlight;
     private final long batchBytes;
     private final int batchCommands;
+    private final long maxLingerNanos;
+    private final Delay delay;
+    private final LongSupplier clock;
     private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    private long queuedBytes;
     private int inFlight;
+    /** Commands the queue waits for before the next entry leaves, until {@link #lingerEnd}; 0: none. */
+    private int awaited;
+    private long lingerEnd;
+    /** Cancels the timer that ends the current lingering; null when none is set. */
+    private Runnable lingerTimer;
+    /** Counts the timers set, so one that fires after it was cancelled ends nothing. */
+    private long timersSet;
 
     private static final class Pending {
         final ByteString command;
@@ -44,13 +77,43 @@ final class CommitBatcher {
      */
     CommitBatcher(Function<Message, CompletableFuture<RaftClientReply>> sender, int entriesInFlight, long batchBytes,
             int batchCommands) {
-        if (entriesInFlight < 1 || batchCommands < 1) {
+        this(sender, entriesInFlight, batchBytes, batchCommands, 0, null, System::nanoTime);
+    }
+
+    /**
+     * As above, lingering for the answered writers' next commands at most {@code maxLingerNanos} (0: never)
+     * with {@code delay} and {@code clock}.
+     */
+    CommitBatcher(Function<Message, CompletableFuture<RaftClientReply>> sender, int entriesInFlight, long batchBytes,
+            int batchCommands, long maxLingerNanos, Delay delay, LongSupplier clock) {
+        if (entriesInFlight < 1 || batchCommands < 1 || maxLingerNanos < 0) {
             throw new IllegalArgumentException("entries in flight and commands per batch must be at least 1");
         }
         this.sender = sender;
         this.entriesInFlight = entriesInFlight;
         this.batchBytes = batchBytes;
         this.batchCommands = batchCommands;
+        this.maxLingerNanos = maxLingerNanos;
+        this.delay = delay;
+        this.clock = clock;
+    }
+
+    /** The timer every volume's batcher shares (made on first use). */
+    static Delay timer() {
+        return Timer.SHARED;
+    }
+
+    private static Delay make() {
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread th = new Thread(r, "pistore-commit-linger");
+            th.setDaemon(true);
+            return th;
+        });
+        t.setRemoveOnCancelPolicy(true);
+        return (nanos, task) -> {
+            var f = t.schedule(task, nanos, TimeUnit.NANOSECONDS);
+            return () -> f.cancel(false);
+        };
     }
 
     /**
@@ -62,6 +125,7 @@ final class CommitBatcher {
         List<Pending> batch;
         synchronized (this) {
             queue.add(p);
+            queuedBytes += p.command.size();
             batch = takeBatch();
         }
         if (batch != null) {
@@ -75,6 +139,21 @@ final class CommitBatcher {
         if (inFlight >= entriesInFlight || queue.isEmpty()) {
             return null;
         }
+        if (awaited > 0) {
+            long left = lingerEnd - clock.getAsLong();
+            if (queue.size() < awaited && left > 0 && queue.size() < batchCommands && queuedBytes < batchBytes) {
+                if (lingerTimer == null) {
+                    long timer = ++timersSet;
+                    lingerTimer = delay.schedule(left, () -> lingerOver(timer));
+                }
+                return null;
+            }
+            awaited = 0;
+            if (lingerTimer != null) {
+                lingerTimer.run();
+                lingerTimer = null;
+            }
+        }
         List<Pending> b = new ArrayList<>();
         long bytes = 0;
         while (!queue.isEmpty() && b.size() < batchCommands) {
@@ -85,13 +164,42 @@ final class CommitBatcher {
             b.add(queue.poll());
             bytes += next;
         }
+        queuedBytes -= bytes;
         inFlight++;
         return b;
+    }
+
+    /** The linger timer: what is queued leaves now. */
+    private void lingerOver(long timer) {
+        List<Pending> batch;
+        synchronized (this) {
+            if (timer != timersSet || lingerTimer == null) {
+                return; // cancelled as it fired
+            }
+            lingerTimer = null;
+            awaited = 0;
+            batch = takeBatch();
+        }
+        send(batch);
+    }
+
+    /**
+     * An entry of {@code answered} commands sent at {@code sentAt} came back: the next waits for their
+     * writers' next commands (see the class comment), at most as long as this one took.
+     */
+    private void lingerAfter(int answered, long sentAt) {
+        if (maxLingerNanos == 0) {
+            return;
+        }
+        long now = clock.getAsLong();
+        awaited = queue.size() + answered;
+        lingerEnd = now + Math.min(now - sentAt, maxLingerNanos);
     }
 
     private void send(List<Pending> batch) {
         while (batch != null) {
             List<Pending> b = batch;
+            long sentAt = maxLingerNanos == 0 ? 0 : clock.getAsLong();
             CompletableFuture<RaftClientReply> f;
             try {
                 f = sender.apply(b.size() == 1 ? Message.valueOf(b.get(0).command)
@@ -104,6 +212,9 @@ final class CommitBatcher {
                     List<Pending> next;
                     synchronized (this) {
                         inFlight--;
+                        if (t == null) {
+                            lingerAfter(b.size(), sentAt);
+                        }
                         next = takeBatch();
                     }
                     answer(b, r, t);

@@ -85,7 +85,8 @@ public final class ReplicatedVolume implements Volume {
         this.log = log;
         this.client = newClient(group, settings);
         this.batcher = new CommitBatcher(this::send, settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
-                ReplicationSettings.BATCH_COMMANDS);
+                ReplicationSettings.BATCH_COMMANDS, ReplicationSettings.BATCH_LINGER_MAX_NANOS, CommitBatcher.timer(),
+                System::nanoTime);
         this.replicaReader = newReplicaReader(group, settings);
     }
 

@@ -46,6 +46,13 @@ public final class ReplicationSettings {
     static final long BATCH_BYTES = 4L << 20;
     /** At most this many commands in one batch entry. */
     static final int BATCH_COMMANDS = 256;
+    /**
+     * The longest the next batch entry waits for the commands of writers just answered ({@link
+     * CommitBatcher}); the system property {@code pistore.replication.linger.nanos} overrides it, 0
+     * turning the wait off (for comparisons).
+     */
+    static final long BATCH_LINGER_MAX_NANOS = Long.getLong("pistore.replication.linger.nanos",
+            TimeUnit.MILLISECONDS.toNanos(2));
 
     private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
             Duration operationTimeout, long snapshotEveryEntries, int entriesInFlight, Duration membershipTimeout,
@@ -85,13 +92,13 @@ public final class ReplicationSettings {
      * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
      * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
      * at least 10 000 entries carrying at least twice the volume's size were applied since the last;
-     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 88 MiB; one
+     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 22 MiB (two of the largest entries: the open segment's entries stay in memory); one
      * log entry of a volume on its way to a quorum at a time (the writes that arrive meanwhile leave
      * together as the next one).
      */
     public static ReplicationSettings defaults() {
         return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
-                Duration.ofSeconds(10), 10_000, 1, Duration.ofSeconds(120), 2.0, 1024, 8 * ENTRY_MAX.getSize());
+                Duration.ofSeconds(10), 10_000, 1, Duration.ofSeconds(120), 2.0, 1024, 2 * ENTRY_MAX.getSize());
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
@@ -221,8 +228,12 @@ public final class ReplicationSettings {
         // leader instead, and the state machine skips entries already in its files (skipUpTo).
         RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_MAX);
-        // Closed segments kept in memory for followers that lag: two, not Ratis's six (entries carry data).
-        RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 2);
+        // No closed segment kept in memory beyond what a follower or the state machine still needs
+        // (Ratis keeps six): entries carry the data, and each one held for seconds outlives the
+        // young generation, is copied into the old one and dies there, which cost the peers more
+        // CPU in the garbage collector than any one step of a write, and pauses of a tenth of a second
+        // and more. A follower that lags further is sent entries read back from the segment files.
+        RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 0);
         // Snapshots are copies of the volume (VolumeSnapshots); the log is purged up to each, even
         // while a follower still lacks some of it: that follower gets the snapshot's files shipped by
         // the leader (in chunks, over the same gRPC) and continues from the log after it.

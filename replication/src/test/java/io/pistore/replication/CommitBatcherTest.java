@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -117,5 +118,119 @@ class CommitBatcherTest {
         replies.get(1).complete(ok(ApplyOutcome.done().encode()));
         assertTrue(a.isCompletedExceptionally());
         assertFalse(c.isCompletedExceptionally());
+    }
+
+    /** A timer driven by hand: what was scheduled, after how long, and whether it was cancelled. */
+    private static final class HandTimer implements CommitBatcher.Delay {
+        final List<Long> delays = new ArrayList<>();
+        final List<Runnable> tasks = new ArrayList<>();
+        final List<Boolean> cancelled = new ArrayList<>();
+
+        @Override
+        public Runnable schedule(long nanos, Runnable task) {
+            int i = tasks.size();
+            delays.add(nanos);
+            tasks.add(task);
+            cancelled.add(false);
+            return () -> cancelled.set(i, true);
+        }
+    }
+
+    private final AtomicLong now = new AtomicLong(1_000_000);
+
+    private CommitBatcher lingering(HandTimer timer, int batchCommands) {
+        return new CommitBatcher(this::send, 1, 1 << 20, batchCommands, 2_000_000, timer, now::get);
+    }
+
+    /** Sends the first entry with {@code n} commands (the first alone, then a batch of the rest) and answers it. */
+    private void answerEntry(int entry, int commands, long commitNanos) {
+        now.addAndGet(commitNanos);
+        List<ApplyOutcome> outcomes = new ArrayList<>();
+        for (int i = 0; i < commands; i++) {
+            outcomes.add(ApplyOutcome.done());
+        }
+        replies.get(entry).complete(ok(commands == 1 ? ApplyOutcome.done().encode() : ApplyOutcome.encodeAll(outcomes)));
+    }
+
+    @Test
+    void afterAnEntryComesBackTheNextWaitsForTheAnsweredWritersNextCommandsAndTakesThemAll() {
+        HandTimer timer = new HandTimer();
+        CommitBatcher b = lingering(timer, 256);
+        b.submit(write(0));
+        for (int i = 1; i <= 3; i++) {
+            b.submit(write(i)); // queued behind the first
+        }
+        answerEntry(0, 1, 500_000);
+        // queued 3 + answered 1: the batch waits for a fourth command, not sent with 3
+        assertEquals(1, sent.size(), "lingering for the answered writer's next command");
+        assertEquals(1, timer.tasks.size(), "a timer ends the lingering if the command does not come");
+        assertTrue(timer.delays.get(0) <= 500_000, "at most as long as the entry before took: " + timer.delays.get(0));
+        b.submit(write(4));
+        assertEquals(2, sent.size(), "the answered writer's command came: all four leave as one entry");
+        assertEquals(4, ReplicaCommand.decodeAll(sent.get(1).getContent()).size());
+        assertTrue(timer.cancelled.get(0), "the timer is cancelled");
+        timer.tasks.get(0).run(); // fired as it was cancelled: ends nothing
+        assertEquals(2, sent.size());
+    }
+
+    @Test
+    void aWriterThatStopsIsNotWaitedForPastTheTimer() {
+        HandTimer timer = new HandTimer();
+        CommitBatcher b = lingering(timer, 256);
+        b.submit(write(0));
+        b.submit(write(1));
+        b.submit(write(2));
+        answerEntry(0, 1, 300_000);
+        assertEquals(1, sent.size(), "waits for the answered writer");
+        timer.tasks.get(0).run(); // its command never came
+        assertEquals(2, sent.size(), "the timer sends what is queued");
+        assertEquals(2, ReplicaCommand.decodeAll(sent.get(1).getContent()).size());
+        // the lingering is over: later commands queue behind the entry in flight as usual
+        b.submit(write(3));
+        assertEquals(2, sent.size());
+    }
+
+    @Test
+    void aWriterWithOneCommandAtATimeNeverWaits() {
+        HandTimer timer = new HandTimer();
+        CommitBatcher b = lingering(timer, 256);
+        for (int i = 0; i < 5; i++) {
+            b.submit(write(i));
+            assertEquals(i + 1, sent.size(), "command " + i + " leaves at once");
+            answerEntry(i, 1, 100_000);
+        }
+        assertEquals(0, timer.tasks.size(), "no timer was needed");
+    }
+
+    @Test
+    void aFullBatchLeavesWithoutWaiting() {
+        HandTimer timer = new HandTimer();
+        CommitBatcher b = lingering(timer, 3);
+        b.submit(write(0));
+        b.submit(write(1));
+        b.submit(write(2));
+        answerEntry(0, 1, 100_000);
+        assertEquals(1, sent.size(), "two queued, three awaited");
+        b.submit(write(3));
+        assertEquals(2, sent.size(), "three queued: a full batch leaves");
+        assertEquals(3, ReplicaCommand.decodeAll(sent.get(1).getContent()).size());
+    }
+
+    @Test
+    void aCommandArrivingAfterTheLingerEndedLeavesAtOnce() {
+        HandTimer timer = new HandTimer();
+        CommitBatcher b = lingering(timer, 256);
+        b.submit(write(0));
+        for (int i = 1; i <= 3; i++) {
+            b.submit(write(i));
+        }
+        answerEntry(0, 1, 100_000);
+        timer.tasks.get(0).run(); // the answered writer did not come back in time
+        assertEquals(3, ReplicaCommand.decodeAll(sent.get(1).getContent()).size());
+        answerEntry(1, 3, 100_000); // three answered: the next entry waits up to 100 us for three
+        now.addAndGet(150_000);
+        b.submit(write(4));
+        assertEquals(3, sent.size(), "one of three came, after the lingering ended: it leaves at once");
+        assertEquals(1, timer.tasks.size(), "no second timer");
     }
 }
