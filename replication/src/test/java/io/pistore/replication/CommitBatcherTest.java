@@ -142,7 +142,21 @@ class CommitBatcherTest {
         return new CommitBatcher(this::send, 1, 1 << 20, batchCommands, 2_000_000, timer, now::get);
     }
 
-    /** Sends the first entry with {@code n} commands (the first alone, then a batch of the rest) and answers it. */
+    /**
+     * A lingering batcher whose first entry (one write, lba 0) came back {@code commitNanos} after it
+     * left, with writes 1 to {@code queued} queued behind it meanwhile.
+     */
+    private CommitBatcher firstEntryAnswered(HandTimer timer, int batchCommands, int queued, long commitNanos) {
+        CommitBatcher b = lingering(timer, batchCommands);
+        b.submit(write(0));
+        for (int i = 1; i <= queued; i++) {
+            b.submit(write(i));
+        }
+        answerEntry(0, 1, commitNanos);
+        return b;
+    }
+
+    /** Answers entry {@code entry} of {@code commands} commands, each done, {@code commitNanos} after it left. */
     private void answerEntry(int entry, int commands, long commitNanos) {
         now.addAndGet(commitNanos);
         List<ApplyOutcome> outcomes = new ArrayList<>();
@@ -155,12 +169,7 @@ class CommitBatcherTest {
     @Test
     void afterAnEntryComesBackTheNextWaitsForTheAnsweredWritersNextCommandsAndTakesThemAll() {
         HandTimer timer = new HandTimer();
-        CommitBatcher b = lingering(timer, 256);
-        b.submit(write(0));
-        for (int i = 1; i <= 3; i++) {
-            b.submit(write(i)); // queued behind the first
-        }
-        answerEntry(0, 1, 500_000);
+        CommitBatcher b = firstEntryAnswered(timer, 256, 3, 500_000);
         // queued 3 + answered 1: the batch waits for a fourth command, not sent with 3
         assertEquals(1, sent.size(), "lingering for the answered writer's next command");
         assertEquals(1, timer.tasks.size(), "a timer ends the lingering if the command does not come");
@@ -176,11 +185,7 @@ class CommitBatcherTest {
     @Test
     void aWriterThatStopsIsNotWaitedForPastTheTimer() {
         HandTimer timer = new HandTimer();
-        CommitBatcher b = lingering(timer, 256);
-        b.submit(write(0));
-        b.submit(write(1));
-        b.submit(write(2));
-        answerEntry(0, 1, 300_000);
+        CommitBatcher b = firstEntryAnswered(timer, 256, 2, 300_000);
         assertEquals(1, sent.size(), "waits for the answered writer");
         timer.tasks.get(0).run(); // its command never came
         assertEquals(2, sent.size(), "the timer sends what is queued");
@@ -205,11 +210,7 @@ class CommitBatcherTest {
     @Test
     void aFullBatchLeavesWithoutWaiting() {
         HandTimer timer = new HandTimer();
-        CommitBatcher b = lingering(timer, 3);
-        b.submit(write(0));
-        b.submit(write(1));
-        b.submit(write(2));
-        answerEntry(0, 1, 100_000);
+        CommitBatcher b = firstEntryAnswered(timer, 3, 2, 100_000);
         assertEquals(1, sent.size(), "two queued, three awaited");
         b.submit(write(3));
         assertEquals(2, sent.size(), "three queued: a full batch leaves");
@@ -219,12 +220,7 @@ class CommitBatcherTest {
     @Test
     void aCommandArrivingAfterTheLingerEndedLeavesAtOnce() {
         HandTimer timer = new HandTimer();
-        CommitBatcher b = lingering(timer, 256);
-        b.submit(write(0));
-        for (int i = 1; i <= 3; i++) {
-            b.submit(write(i));
-        }
-        answerEntry(0, 1, 100_000);
+        CommitBatcher b = firstEntryAnswered(timer, 256, 3, 100_000);
         timer.tasks.get(0).run(); // the answered writer did not come back in time
         assertEquals(3, ReplicaCommand.decodeAll(sent.get(1).getContent()).size());
         answerEntry(1, 3, 100_000); // three answered: the next entry waits up to 100 us for three
