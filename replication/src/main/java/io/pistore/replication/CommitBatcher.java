@@ -28,10 +28,10 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
  * command at once (a host at a fixed queue depth does). Sending what is queued at that moment would
  * leave those next commands to wait for another entry, so a host's queue splits into two halves that
  * take turns, each entry carrying half of it. Instead the next entry waits until as many commands are
- * queued as were queued plus answered, or until as long as the entry before took to commit has passed (at most
- * {@code maxLingerNanos}), or until a batch is full; the host's whole queue then leaves as one entry,
- * and each write costs the peers half as many entries. A writer that sends one command at a time
- * never waits: one answered, one awaited, and it is that one.
+ * queued as were queued plus answered, or until as long as the entry before took to commit has
+ * passed (at most {@code maxLingerNanos}), or until a batch is full; the host's whole queue then
+ * leaves as one entry, and each write costs the peers half as many entries. A writer that sends one
+ * command at a time never waits: one answered, one awaited, and it is that one.
  */
 final class CommitBatcher {
     /** Runs a task once a delay has passed; returns what cancels it. */

@@ -92,9 +92,10 @@ public final class ReplicationSettings {
      * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
      * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
      * at least 10 000 entries carrying at least twice the volume's size were applied since the last;
-     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 22 MiB (two of the largest entries: the open segment's entries stay in memory); one
-     * log entry of a volume on its way to a quorum at a time (the writes that arrive meanwhile leave
-     * together as the next one).
+     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 22 MiB (two of
+     * the largest entries: the open segment's entries stay in memory); one log entry of a volume on
+     * its way to a quorum at a time (the writes that arrive meanwhile leave together as the next one,
+     * which waits up to 2 ms for the writers the one before answered).
      */
     public static ReplicationSettings defaults() {
         return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),

@@ -163,7 +163,8 @@ class CommitBatcherTest {
         for (int i = 0; i < commands; i++) {
             outcomes.add(ApplyOutcome.done());
         }
-        replies.get(entry).complete(ok(commands == 1 ? ApplyOutcome.done().encode() : ApplyOutcome.encodeAll(outcomes)));
+        Message reply = commands == 1 ? ApplyOutcome.done().encode() : ApplyOutcome.encodeAll(outcomes);
+        replies.get(entry).complete(ok(reply));
     }
 
     @Test
