@@ -4,7 +4,9 @@
 # $TMPDIR (tmpfs: TMPDIR=/dev/shm), `pistore bench` at qd 32 on the leader for RAMP unmeasured and
 # WIN measured seconds. Prints IOPS, latency, the three serve processes' CPU per request (from
 # /proc, over the measured window less 4 s), their voluntary context switches per request, and the
-# requests per log entry (the leader's commit index over the same window; each entry is one batch).
+# requests per log entry (each entry is one batch): the leader's commit index read 3 s before the
+# measured window and after the bench, outside the window since each reading starts a JVM, the
+# requests over that span taken at the measured rate.
 # Uses ports 5441-5443 and 9981-9983, so it runs beside replicated-vs-tcp.sh. Compare builds by
 # alternating them in one session, e.g.
 #
@@ -52,18 +54,23 @@ switches() {
         | awk '{s += $1} END {print s}'
 }
 committed() { pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/.*leader .*committed=\([0-9]*\).*/\1/p' | head -1; }
-sleep $((ramp + 2))
-t0=$(ticks); c0=$(switches); i0=$(committed)
+start=$(date +%s.%N)
+sleep $((ramp - 3))
+i0=$(committed); at0=$(date +%s.%N)
+sleep "$(python3 -c "print(max(0, $start + $ramp + 2 - $(date +%s.%N)))")"
+t0=$(ticks); c0=$(switches)
 sleep $((win - 4))
-t1=$(ticks); c1=$(switches); i1=$(committed)
+t1=$(ticks); c1=$(switches)
 wait $b
-python3 - "$label" "$data/bench.json" $((t1 - t0)) $((win - 4)) $((c1 - c0)) "$(getconf CLK_TCK)" "${i0:-0}" "${i1:-0}" <<'PY'
+i1=$(committed)
+python3 - "$label" "$data/bench.json" $((t1 - t0)) $((win - 4)) $((c1 - c0)) "$(getconf CLK_TCK)" "${i0:-0}" "${i1:-0}" \
+    "$(python3 -c "print($start + $ramp + $win - $at0)")" <<'PY'
 import json, sys
 label, f, ticks, secs, cs, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-entries = int(sys.argv[8]) - int(sys.argv[7])
+entries, span = int(sys.argv[8]) - int(sys.argv[7]), float(sys.argv[9])
 r = json.load(open(f))
 n = r["iops"] * secs
 print("%-12s iops %7.0f p50 %7.0f p99 %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f  req/entry %5.1f"
       % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], ticks * 1e6 / hz / n, cs / n,
-         n / entries if entries > 0 else float("nan")))
+         r["iops"] * span / entries if entries > 0 else float("nan")))
 PY
