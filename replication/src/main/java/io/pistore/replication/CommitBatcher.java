@@ -87,7 +87,8 @@ final class CommitBatcher {
     CommitBatcher(Function<Message, CompletableFuture<RaftClientReply>> sender, int entriesInFlight, long batchBytes,
             int batchCommands, long maxLingerNanos, Delay delay, LongSupplier clock) {
         if (entriesInFlight < 1 || batchCommands < 1 || maxLingerNanos < 0) {
-            throw new IllegalArgumentException("entries in flight and commands per batch must be at least 1");
+            throw new IllegalArgumentException("entries in flight and commands per batch must be at least 1, the linger"
+                    + " at least 0: " + entriesInFlight + ", " + batchCommands + ", " + maxLingerNanos + " ns");
         }
         this.sender = sender;
         this.entriesInFlight = entriesInFlight;
