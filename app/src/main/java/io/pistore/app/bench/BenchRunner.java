@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -331,6 +332,7 @@ public final class BenchRunner {
             stop = true;
             if (!done.await(60, TimeUnit.SECONDS)) {
                 io.add(done.getCount());
+                problem(done.getCount() + " requests still unanswered 60 s after the run stopped");
             }
             if (o.rampSeconds == 0) {
                 measureStart = t0;
@@ -425,9 +427,23 @@ public final class BenchRunner {
 
             /** Sends the request chosen last (again, after a transport error: the same LBA and content). */
             private void submit() {
-                BlockRequest r = write ? writeRequest() : readRequest();
                 started = System.nanoTime();
-                dev.submit(queue, r).whenComplete((c, e) -> complete(c, e));
+                CompletableFuture<Completion> answer;
+                try {
+                    answer = dev.submit(queue, write ? writeRequest() : readRequest());
+                } catch (RuntimeException e) { // refused before it was sent: counted like a failed answer
+                    answer = CompletableFuture.failedFuture(e);
+                }
+                answer.whenComplete((c, e) -> {
+                    try {
+                        complete(c, e);
+                    } catch (RuntimeException | Error bug) {
+                        // A slot that dies here would leave the run waiting for it; count it and say why.
+                        io.increment();
+                        problem("bench slot at lba " + lba + " failed: " + bug);
+                        done.countDown();
+                    }
+                });
             }
 
             /**
