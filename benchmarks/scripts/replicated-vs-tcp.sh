@@ -9,7 +9,8 @@
 # SERVE_OPTS: JVM options for the serve processes only (e.g. a JFR recording); WORKLOADS: which rows
 # (default "randwrite:4k randread:4k write:128k"); RAMP: seconds of each run not measured (default 2; the
 # three peers' JIT compilers are busy for far longer than that, see BENCHMARKS.md); WARMUP: seconds of
-# unmeasured random writes, then reads, on the group before the first row (default 0).
+# unmeasured random writes, then reads, before the first row, on the group and then on the
+# unreplicated volume (default 0; only the group with ONLY_REPLICATED).
 # ONLY_REPLICATED=1: the group's rows only, then each peer's log indexes (`pistore replicas status`).
 # PREFILL: seconds of 128 KiB sequential writes to each volume before the warm-up (default 0), so that
 # read rows read written blocks on both sides (a block never written carries the unwritten tuple,
@@ -111,10 +112,15 @@ if [ "${PREFILL:-0}" -gt 0 ]; then
     done
 fi
 if [ "${WARMUP:-0}" -gt 0 ]; then
-    echo "warming up the group: ${WARMUP} s of random writes, then of random reads" | tee -a "$out"
-    for rw in randwrite randread; do
-        pistore bench --transport tcp --target "$rtarget" --volume rv --rw $rw --bs 4k --qd 32 \
-            --seconds "$WARMUP" --ramp 0 --json > /dev/null 2>&1
+    targets=("$rtarget rv")
+    [ -n "${ONLY_REPLICATED:-}" ] || targets+=("$ptarget pv") # its JIT too, and the blocks its reads meet
+    echo "warming up: ${WARMUP} s of random writes, then of random reads, on ${#targets[@]} volume(s)" | tee -a "$out"
+    for t in "${targets[@]}"; do
+        set -- $t
+        for rw in randwrite randread; do
+            pistore bench --transport tcp --target "$1" --volume "$2" --rw $rw --bs 4k --qd 32 \
+                --seconds "$WARMUP" --ramp 0 --json > /dev/null 2>&1
+        done
     done
 fi
 for r in $(seq "$reps"); do
