@@ -1,6 +1,7 @@
 package io.pistore.app.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,6 +70,25 @@ class BenchRunnerTest {
             assertEquals(0, r.ioErrors + r.piErrors(), "nothing reported them: " + r.summary());
         } finally {
             SilentCorruptionProvider.enabled = false;
+        }
+    }
+
+    @Test
+    void aRequestRefusedBeforeItIsSentIsAnIoErrorWithItsReason() throws Exception {
+        RefusingProvider.enabled = true;
+        try {
+            ByteArrayOutputStream progress = new ByteArrayOutputStream();
+            BenchResult r = new BenchRunner(small("randwrite", "insert"),
+                    new PrintStream(progress, true, StandardCharsets.UTF_8)).run("refusing");
+            String out = progress.toString(StandardCharsets.UTF_8);
+            // The run ended on time with every slot answered, the refusals counted and named.
+            assertTrue(r.ops > RefusingProvider.EVERY, r.summary());
+            assertTrue(r.ioErrors > 0, r.summary());
+            assertEquals(0, r.piErrors() + r.dataMismatches, r.summary());
+            assertTrue(out.contains("first problem: java.lang.IllegalStateException: " + RefusingProvider.REASON), out);
+            assertFalse(out.contains("unanswered"), out);
+        } finally {
+            RefusingProvider.enabled = false;
         }
     }
 
