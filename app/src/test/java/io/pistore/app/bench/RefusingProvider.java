@@ -1,10 +1,8 @@
 package io.pistore.app.bench;
 
 import io.pistore.engine.local.LocalTransportProvider;
-import io.pistore.spi.Availability;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.BlockTransport;
-import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
@@ -12,7 +10,6 @@ import io.pistore.spi.HostQueue;
 import io.pistore.spi.Operation;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TargetListener;
-import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
@@ -25,29 +22,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * answering, on every {@link #EVERY}th write submitted: a request refused before it is sent, as a
  * transport with a bug might. Unavailable unless a test switches it on.
  */
-public final class RefusingProvider implements BlockTransportProvider {
+public final class RefusingProvider extends SwitchedOffLocalProvider {
     static volatile boolean enabled;
     static final int EVERY = 50;
     static final String REASON = "refused by the test transport";
 
     @Override
+    boolean enabled() {
+        return enabled;
+    }
+
+    @Override
     public String name() {
         return "refusing";
-    }
-
-    @Override
-    public Availability availability(TransportOptions options) {
-        return enabled ? Availability.available() : Availability.unavailable("a test-only transport, switched off");
-    }
-
-    @Override
-    public TransportCapabilities capabilities(TransportOptions options) {
-        return new LocalTransportProvider().capabilities();
-    }
-
-    @Override
-    public String embeddedListenAddress() {
-        return "";
     }
 
     @Override

@@ -1,17 +1,14 @@
 package io.pistore.app.bench;
 
 import io.pistore.engine.local.LocalTransportProvider;
-import io.pistore.spi.Availability;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.BlockTransport;
-import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.Operation;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TargetListener;
-import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
 import java.io.IOException;
@@ -24,27 +21,17 @@ import java.util.function.Consumer;
  * the target has checked it: silent corruption, as a faulty network or buffer reuse bug would cause.
  * Unavailable unless a test switches it on.
  */
-public final class SilentCorruptionProvider implements BlockTransportProvider {
+public final class SilentCorruptionProvider extends SwitchedOffLocalProvider {
     static volatile boolean enabled;
+
+    @Override
+    boolean enabled() {
+        return enabled;
+    }
 
     @Override
     public String name() {
         return "corrupting";
-    }
-
-    @Override
-    public Availability availability(TransportOptions options) {
-        return enabled ? Availability.available() : Availability.unavailable("a test-only transport, switched off");
-    }
-
-    @Override
-    public TransportCapabilities capabilities(TransportOptions options) {
-        return new LocalTransportProvider().capabilities();
-    }
-
-    @Override
-    public String embeddedListenAddress() {
-        return "";
     }
 
     @Override
