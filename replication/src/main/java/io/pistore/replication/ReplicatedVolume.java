@@ -19,6 +19,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.util.TimeDuration;
 
@@ -101,7 +102,7 @@ public final class ReplicatedVolume implements Volume {
     private CompletableFuture<RaftClientReply> send(Message m) {
         CompletableFuture<RaftClientReply> local = localLeader == null ? null : localLeader.submit(m);
         if (local == null) {
-            return client.async().send(m);
+            return sendThroughClient(m, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         }
         localEntries.increment();
         return local.handle((r, t) -> {
@@ -111,9 +112,41 @@ public final class ReplicatedVolume implements Volume {
             log.accept("volume " + name + ": an entry this peer put into its own log came back with "
                     + (t != null ? oneLine(t) : r.getException() != null ? oneLine(r.getException()) : "no success")
                     + "; sent again through the group's client");
-            return client.async().send(m);
+            return sendThroughClient(m, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         }).thenCompose(f -> f);
     }
+
+    /**
+     * Through the group's client; sent again after a pause, until {@code deadlineNanos}, while the
+     * peer it reached answers that it is stepping down (a leadership transfer): Ratis's client
+     * retries a "not leader" answer by itself but fails the request on this one, although the peer
+     * refused the entry before its log and the next leader takes it a moment later.
+     */
+    private CompletableFuture<RaftClientReply> sendThroughClient(Message m, long deadlineNanos) {
+        return client.async().send(m).handle((r, t) -> {
+            Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+            boolean steppingDown = c instanceof LeaderSteppingDownException
+                    || (c == null && r.getException() instanceof LeaderSteppingDownException);
+            if (!steppingDown || System.nanoTime() - deadlineNanos >= 0) {
+                return t != null ? CompletableFuture.<RaftClientReply>failedFuture(t) : CompletableFuture.completedFuture(r);
+            }
+            log.accept("volume " + name + ": an entry was refused by a leader stepping down; sent again in "
+                    + STEPPING_DOWN_PAUSE_MS + " ms");
+            CompletableFuture<RaftClientReply> again = new CompletableFuture<>();
+            CompletableFuture.delayedExecutor(STEPPING_DOWN_PAUSE_MS, TimeUnit.MILLISECONDS).execute(
+                    () -> sendThroughClient(m, deadlineNanos).whenComplete((r2, t2) -> {
+                        if (t2 != null) {
+                            again.completeExceptionally(t2);
+                        } else {
+                            again.complete(r2);
+                        }
+                    }));
+            return again;
+        }).thenCompose(f -> f);
+    }
+
+    /** The pause before a request a stepping-down leader refused is sent again (the client's own retry pause). */
+    private static final long STEPPING_DOWN_PAUSE_MS = 100;
 
     private static RaftClient newReplicaReader(RaftGroup group, ReplicationSettings settings) {
         return RaftClient.newBuilder()
