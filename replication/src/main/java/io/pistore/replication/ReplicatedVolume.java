@@ -124,7 +124,7 @@ public final class ReplicatedVolume implements Volume {
      */
     private CompletableFuture<RaftClientReply> sendThroughClient(Message m, long deadlineNanos) {
         return client.async().send(m).handle((r, t) -> {
-            Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+            Throwable c = unwrap(t);
             boolean steppingDown = c instanceof LeaderSteppingDownException
                     || (c == null && r.getException() instanceof LeaderSteppingDownException);
             if (!steppingDown || System.nanoTime() - deadlineNanos >= 0) {
@@ -132,16 +132,8 @@ public final class ReplicatedVolume implements Volume {
             }
             log.accept("volume " + name + ": an entry was refused by a leader stepping down; sent again in "
                     + STEPPING_DOWN_PAUSE_MS + " ms");
-            CompletableFuture<RaftClientReply> again = new CompletableFuture<>();
-            CompletableFuture.delayedExecutor(STEPPING_DOWN_PAUSE_MS, TimeUnit.MILLISECONDS).execute(
-                    () -> sendThroughClient(m, deadlineNanos).whenComplete((r2, t2) -> {
-                        if (t2 != null) {
-                            again.completeExceptionally(t2);
-                        } else {
-                            again.complete(r2);
-                        }
-                    }));
-            return again;
+            return CompletableFuture.supplyAsync(() -> sendThroughClient(m, deadlineNanos),
+                    CompletableFuture.delayedExecutor(STEPPING_DOWN_PAUSE_MS, TimeUnit.MILLISECONDS)).thenCompose(f -> f);
         }).thenCompose(f -> f);
     }
 
@@ -340,9 +332,14 @@ public final class ReplicatedVolume implements Volume {
         });
     }
 
+    /** What failed, without the {@link java.util.concurrent.CompletionException} a future's stage wraps it in. */
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
+
     /** The one-line failure of a command the group commit did not commit. */
     private ReplicationException commitFailure(String what, Throwable t) {
-        Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+        Throwable c = unwrap(t);
         if (c instanceof TimeoutException) {
             return new ReplicationException("volume " + name + ": " + what + " not committed by a quorum within " + timeoutMs
                     + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
