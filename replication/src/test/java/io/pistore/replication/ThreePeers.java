@@ -92,10 +92,44 @@ final class ThreePeers implements AutoCloseable {
         return root.resolve(id(i));
     }
 
-    /** Closes node {@code i}: its server stops, its replica's files are closed. */
-    void stop(int i) throws IOException {
-        nodes[i].close();
-        nodes[i] = null;
+    /**
+     * Closes the given nodes: their servers stop, their replicas' files are closed. Several are closed
+     * at once, on a thread each: a Ratis server takes about a second to close whatever it does (its
+     * log worker notices the end only at its next one-second poll), so closing one after the other
+     * only adds those seconds up.
+     */
+    void stop(int... which) throws IOException {
+        List<Thread> closing = new ArrayList<>();
+        List<Throwable> failed = Collections.synchronizedList(new ArrayList<>());
+        for (int i : which) {
+            ReplicaNode n = nodes[i];
+            nodes[i] = null;
+            if (n == null) {
+                continue;
+            }
+            Thread t = new Thread(() -> {
+                try {
+                    n.close();
+                } catch (IOException | RuntimeException e) {
+                    failed.add(e);
+                }
+            }, "close-" + n.id());
+            t.start();
+            closing.add(t);
+        }
+        for (Thread t : closing) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted closing the nodes", e);
+            }
+        }
+        if (!failed.isEmpty()) {
+            IOException e = new IOException("closing a node failed: " + failed.get(0), failed.get(0));
+            failed.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
+        }
     }
 
     /** Starts node {@code i} again on its port and directory; its group rejoins and catches up. */
@@ -189,11 +223,6 @@ final class ThreePeers implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        for (int i = 0; i < 3; i++) {
-            if (nodes[i] != null) {
-                nodes[i].close();
-                nodes[i] = null;
-            }
-        }
+        stop(0, 1, 2);
     }
 }
