@@ -1,10 +1,9 @@
 package io.pistore.replication;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import io.pistore.engine.volume.Volume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -207,18 +206,7 @@ final class ThreePeers implements AutoCloseable {
     }
 
     static void await(BooleanSupplier done, String what) {
-        long end = System.nanoTime() + PATIENCE.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("waited " + PATIENCE.toSeconds() + " s for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail("interrupted waiting for " + what);
-            }
-        }
+        Eventually.await(what, PATIENCE, done);
     }
 
     @Override
