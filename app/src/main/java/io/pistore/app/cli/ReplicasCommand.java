@@ -5,6 +5,7 @@ import io.pistore.replication.GroupStatus;
 import io.pistore.replication.PeerList;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ReplicationSettings;
+import io.pistore.server.control.VolumeChange;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

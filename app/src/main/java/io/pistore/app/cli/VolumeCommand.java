@@ -6,6 +6,8 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
+import io.pistore.server.control.VolumeChange;
+import io.pistore.server.control.VolumeUse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.pistore.app.cli;
+package io.pistore.server.control;
 
 import io.pistore.engine.volume.VolumeStore;
 import java.io.ByteArrayOutputStream;
@@ -23,8 +23,8 @@ import java.util.function.Consumer;
  * ({@link VolumeChange#encode()}), answered by {@code ok} and the lines to print, or by
  * {@code error<TAB>usage|failure<TAB>message}; then the server closes the connection.
  */
-final class ControlSocket implements AutoCloseable {
-    static final String FILE = ".control";
+public final class ControlSocket implements AutoCloseable {
+    public static final String FILE = ".control";
     private static final int MAX_REQUEST = 4096;
 
     private final Path path;
@@ -51,7 +51,7 @@ final class ControlSocket implements AutoCloseable {
      * Listens on {@code dir/.control}. The caller owns the directory's lock, so a socket file there
      * is a leftover of a server that died, and is replaced.
      */
-    static ControlSocket start(Path dir, VolumeStore store, VolumeUse use, Consumer<String> log) throws IOException {
+    public static ControlSocket start(Path dir, VolumeStore store, VolumeUse use, Consumer<String> log) throws IOException {
         Path path = dir.resolve(FILE).toAbsolutePath();
         Files.deleteIfExists(path);
         ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -67,11 +67,11 @@ final class ControlSocket implements AutoCloseable {
     }
 
     /** Lets replica-join requests through to this server's replica peer. */
-    void serveReplicas(ReplicaJoiner j) {
+    public void serveReplicas(ReplicaJoiner j) {
         this.joiner = j;
     }
 
-    Path path() {
+    public Path path() {
         return path;
     }
 

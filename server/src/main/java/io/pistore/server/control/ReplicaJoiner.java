@@ -1,4 +1,4 @@
-package io.pistore.app.cli;
+package io.pistore.server.control;
 
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.replication.GroupMembership;
@@ -17,12 +17,12 @@ import java.util.function.Consumer;
  * the peer's other replicated volumes. It also detaches a volume whose replica the peer gave up
  * (removed from the group), so hosts connected here find no such volume instead of a stale copy.
  */
-final class ReplicaJoiner {
+public final class ReplicaJoiner {
     private final ReplicaNode node;
     private final VolumeStore store;
     private final Consumer<String> log;
 
-    ReplicaJoiner(ReplicaNode node, VolumeStore store, Consumer<String> log) {
+    public ReplicaJoiner(ReplicaNode node, VolumeStore store, Consumer<String> log) {
         this.node = node;
         this.store = store;
         this.log = log;
@@ -30,7 +30,7 @@ final class ReplicaJoiner {
     }
 
     /** Joins the group of {@code name} through {@code peers}, replacing member {@code replacing} (or none). */
-    List<String> join(String name, String peers, String replacing) throws IOException {
+    public List<String> join(String name, String peers, String replacing) throws IOException {
         VolumeStore.checkName(name);
         if (store.get(name) != null) {
             throw new IllegalArgumentException("this serve has a volume named " + name + " already");
@@ -47,7 +47,7 @@ final class ReplicaJoiner {
     }
 
     /** Whether {@code name} is a replicated volume this serve attached (one its peer holds a replica of). */
-    boolean replicated(String name) {
+    public boolean replicated(String name) {
         io.pistore.engine.volume.Volume v = store.get(name);
         return v != null && v.waitsForPeers();
     }
@@ -57,7 +57,7 @@ final class ReplicaJoiner {
      * In use here (NBD connections), it is refused as a plain volume is, unless {@code force}, which
      * then also lets a minority of members be unreachable (they keep their copy; the lines say so).
      */
-    List<String> delete(String name, boolean force, VolumeUse use) throws IOException {
+    public List<String> delete(String name, boolean force, VolumeUse use) throws IOException {
         List<String> lines = new ArrayList<>();
         if (node.replica(name) == null) { // forwarded since this peer left the group: the members keep the volume
             detach(name, false);

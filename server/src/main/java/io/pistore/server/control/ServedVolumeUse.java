@@ -1,4 +1,4 @@
-package io.pistore.app.cli;
+package io.pistore.server.control;
 
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.frontend.nbd.NbdServer;
@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * its export. A tcp or rdma host that is connected but idle is not seen: its connection spans every
  * volume, and its next request to a deleted one is answered as for a volume that does not exist.
  */
-final class ServedVolumeUse implements VolumeUse, AutoCloseable {
-    static final int QUIET_SECONDS = 5;
+public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
+    public static final int QUIET_SECONDS = 5;
 
     private record Sample(long requests, long changedAtNanos) {
     }
@@ -27,7 +27,7 @@ final class ServedVolumeUse implements VolumeUse, AutoCloseable {
     private final Thread sampler;
     private volatile boolean closed;
 
-    ServedVolumeUse(VolumeStore store) {
+    public ServedVolumeUse(VolumeStore store) {
         this.store = store;
         this.sampler = new Thread(this::sampleLoop, "pistore-volume-use");
         this.sampler.setDaemon(true);
@@ -36,7 +36,7 @@ final class ServedVolumeUse implements VolumeUse, AutoCloseable {
     }
 
     /** The NBD frontend whose clients count as users (set once it listens). */
-    void nbd(NbdServer server) {
+    public void nbd(NbdServer server) {
         nbd.set(server);
     }
 

@@ -1,4 +1,4 @@
-package io.pistore.app.cli;
+package io.pistore.server.control;
 
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
@@ -17,19 +17,19 @@ import java.util.Locale;
  * sent over the control socket, by the server that owns the store (see docs/OPERATIONS.md). Its wire
  * form is one line of tab-separated words: the verb, then its arguments.
  */
-record VolumeChange(String verb, List<String> args) {
-    static VolumeChange create(String name, BlockFormat f, long blocks) {
+public record VolumeChange(String verb, List<String> args) {
+    public static VolumeChange create(String name, BlockFormat f, long blocks) {
         return new VolumeChange("create", List.of(name, Long.toString(blocks), Integer.toString(f.dataSize()),
                 Integer.toString(f.metadataSize()), f.guard().cliName(), Integer.toString(f.type().number()),
                 f.location().name().toLowerCase(Locale.ROOT)));
     }
 
     /** Grows a volume to {@code bytes} of data, a whole number of its blocks. */
-    static VolumeChange resize(String name, long bytes) {
+    public static VolumeChange resize(String name, long bytes) {
         return new VolumeChange("resize", List.of(name, Long.toString(bytes)));
     }
 
-    static VolumeChange delete(String name, boolean force) {
+    public static VolumeChange delete(String name, boolean force) {
         return new VolumeChange("delete", List.of(name, Boolean.toString(force)));
     }
 
@@ -38,17 +38,17 @@ record VolumeChange(String verb, List<String> args) {
      * reached through {@code peers}; with {@code replacing} (an id, or empty) that member leaves in the
      * same change. Only a serve with {@code --replica-listen} does it ({@link ReplicaJoiner}).
      */
-    static VolumeChange joinReplica(String name, String peers, String replacing) {
+    public static VolumeChange joinReplica(String name, String peers, String replacing) {
         return new VolumeChange(JOIN_REPLICA, List.of(name, peers, replacing == null ? "" : replacing));
     }
 
-    static final String JOIN_REPLICA = "replica-join";
+    public static final String JOIN_REPLICA = "replica-join";
 
-    static VolumeChange list() {
+    public static VolumeChange list() {
         return new VolumeChange("list", List.of());
     }
 
-    String encode() {
+    public String encode() {
         List<String> words = new ArrayList<>();
         words.add(verb);
         words.addAll(args);
@@ -56,7 +56,7 @@ record VolumeChange(String verb, List<String> args) {
     }
 
     /** The change a line names; IllegalArgumentException for a line that names none. */
-    static VolumeChange decode(String line) {
+    public static VolumeChange decode(String line) {
         List<String> words = Arrays.asList(line.split("\t", -1));
         VolumeChange c = new VolumeChange(words.get(0), List.copyOf(words.subList(1, words.size())));
         int want = switch (c.verb) {
@@ -77,7 +77,7 @@ record VolumeChange(String verb, List<String> args) {
      * Does the change on {@code store} and returns what the command prints. Usage errors (a name
      * that does not exist, a volume in use) are IllegalArgumentException with a one-line message.
      */
-    List<String> apply(VolumeStore store, VolumeUse use) throws IOException {
+    public List<String> apply(VolumeStore store, VolumeUse use) throws IOException {
         switch (verb) {
             case "create": {
                 BlockFormat f = BlockFormat.of(Integer.parseInt(args.get(2)), Integer.parseInt(args.get(3)),
@@ -125,7 +125,7 @@ record VolumeChange(String verb, List<String> args) {
                 out.add(String.format("%-24s %12s %12s  %s", "NAME", "BLOCKS", "SIZE", "FORMAT"));
                 for (Volume v : store.list()) {
                     out.add(String.format("%-24s %12d %12s  %s", v.name(), v.blockCount(),
-                            Progress.bytes(v.blockCount() * v.format().dataSize()), v.format()));
+                            ByteCount.format(v.blockCount() * v.format().dataSize()), v.format()));
                 }
                 return out;
             }

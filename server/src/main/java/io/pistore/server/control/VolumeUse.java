@@ -1,10 +1,10 @@
-package io.pistore.app.cli;
+package io.pistore.server.control;
 
 /**
  * Who uses the volumes of a running server, as far as it can tell: what a delete without
  * {@code --force} asks, and how a forced delete ends the connections first.
  */
-interface VolumeUse {
+public interface VolumeUse {
     /** Nothing else uses the volumes: the command has the data directory to itself. */
     VolumeUse NONE = new VolumeUse() {
         @Override

@@ -1,4 +1,4 @@
-package io.pistore.app.metrics;
+package io.pistore.server.metrics;
 
 import io.pistore.engine.stats.LatencyBuckets;
 import io.pistore.engine.stats.PiErrorPlace;

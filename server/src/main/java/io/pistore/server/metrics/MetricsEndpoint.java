@@ -1,4 +1,4 @@
-package io.pistore.app.metrics;
+package io.pistore.server.metrics;
 
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;

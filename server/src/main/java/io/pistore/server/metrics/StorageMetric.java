@@ -1,4 +1,4 @@
-package io.pistore.app.metrics;
+package io.pistore.server.metrics;
 
 import io.pistore.engine.volume.CacheFigures;
 import io.pistore.engine.volume.JournalFigures;
