@@ -1,5 +1,6 @@
 package io.pistore.transport.rdma.internal;
 
+import io.pistore.spi.PeerList;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
@@ -70,9 +71,9 @@ public final class RdmaHostConnection implements HostConnection {
         this.scheduler = scheduler;
         this.ownScheduler = ownScheduler;
         this.depth = o.queueDepth();
-        PeerList peers;
+        PeerList<String> peers;
         try {
-            peers = PeerList.parse(address);
+            peers = PeerList.parse("rdma", address, RdmaHostConnection::hostPort, p -> p);
         } catch (IOException e) {
             closeScheduler();
             throw e;
@@ -146,6 +147,19 @@ public final class RdmaHostConnection implements HostConnection {
             }
             throw new IOException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * One peer of an rdma target: {@code HOST:PORT} as given (the verbs provider resolves it), a port
+     * 0 to 65535.
+     */
+    static String hostPort(String p) throws IOException {
+        int colon = p.lastIndexOf(':');
+        if (colon <= 0 || !p.substring(colon + 1).matches("[0-9]{1,5}")
+                || Integer.parseInt(p.substring(colon + 1)) > 65535) {
+            throw new IOException("an rdma address is HOST:PORT, not '" + p + "'");
+        }
+        return p;
     }
 
     private static void closeAll(RdmaHostQueue[] qs) {

@@ -1,5 +1,6 @@
 package io.pistore.transport.rdma.internal;
 
+import io.pistore.spi.PeerList;
 import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.ReconnectingHostQueue;
 import io.pistore.spi.VolumeInfo;
@@ -27,9 +28,9 @@ final class ReconnectingQueue extends ReconnectingHostQueue<RdmaHostQueue> {
     private final RdmaHostConnection owner;
     private final ReconnectScheduler scheduler;
     private final RdmaOptions options;
-    private final PeerList peers;
+    private final PeerList<String> peers;
 
-    ReconnectingQueue(RdmaHostConnection owner, ReconnectScheduler scheduler, RdmaOptions options, PeerList peers,
+    ReconnectingQueue(RdmaHostConnection owner, ReconnectScheduler scheduler, RdmaOptions options, PeerList<String> peers,
                       int peerIndex, int index, RdmaHostQueue first) {
         super("rdma", LOG, peers.names(), peerIndex, index);
         this.owner = owner;

@@ -1,5 +1,7 @@
 package io.pistore.transport.tcp.internal;
 
+import io.pistore.spi.PeerList;
+import java.net.InetSocketAddress;
 import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.ReconnectingHostQueue;
 import io.pistore.spi.VolumeInfo;
@@ -24,11 +26,11 @@ import java.util.function.Consumer;
 final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection> {
     private final TcpTransport transport;
     private final EventLoop loop;
-    private final PeerList peers;
+    private final PeerList<InetSocketAddress> peers;
     private final int requestedDepth;
     private final long session;
 
-    ReconnectingQueue(TcpTransport transport, HostQueueConnection first, PeerList peers, int peerIndex,
+    ReconnectingQueue(TcpTransport transport, HostQueueConnection first, PeerList<InetSocketAddress> peers, int peerIndex,
                       int index, int requestedDepth, long session) {
         super("tcp", Connection.LOG, peers.names(), peerIndex, index);
         this.transport = transport;

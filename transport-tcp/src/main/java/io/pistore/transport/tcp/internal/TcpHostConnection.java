@@ -1,5 +1,6 @@
 package io.pistore.transport.tcp.internal;
 
+import io.pistore.spi.PeerList;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
@@ -41,7 +42,7 @@ final class TcpHostConnection implements HostConnection {
             // connect waits for the handshake, which needs the I/O threads: never block one.
             throw new IOException("connect must not be called from a tcp I/O thread (e.g. a completion callback)");
         }
-        PeerList peers = PeerList.parse(address);
+        PeerList<InetSocketAddress> peers = PeerList.parse("tcp", address, Addresses::parse, Addresses::format);
         long session = ThreadLocalRandom.current().nextLong();
         PeerChoice.Chosen<HostQueueConnection[]> chosen = PeerChoice.choose("tcp", Connection.LOG, address,
                 peers.names(), o.volume(), new PeerChoice.Peers<>() {
@@ -82,7 +83,7 @@ final class TcpHostConnection implements HostConnection {
      * Opens and greets every queue on peer {@code p}; on failure (interrupted included) closes what
      * it opened.
      */
-    private static HostQueueConnection[] open(TcpTransport transport, PeerList peers, int p, ConnectOptions o,
+    private static HostQueueConnection[] open(TcpTransport transport, PeerList<InetSocketAddress> peers, int p, ConnectOptions o,
                                               long session) throws IOException, InterruptedException {
         TcpConfig cfg = transport.config();
         InetSocketAddress a = peers.address(p);
