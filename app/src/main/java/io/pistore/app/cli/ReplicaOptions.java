@@ -1,6 +1,6 @@
 package io.pistore.app.cli;
 
-import io.pistore.replication.PeerList;
+import io.pistore.replication.ReplicaPeers;
 import io.pistore.server.PistoreServer;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -29,7 +29,7 @@ final class ReplicaOptions {
             throw CliException.usage("--replica-id is needed " + why);
         }
         try {
-            PeerList.checkId(id);
+            ReplicaPeers.checkId(id);
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--replica-id: " + e.getMessage());
         }

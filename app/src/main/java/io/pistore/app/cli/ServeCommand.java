@@ -13,7 +13,7 @@ import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardPath;
-import io.pistore.replication.PeerList;
+import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicaNode;
 import io.pistore.replication.ReplicatedVolume;
 import io.pistore.server.PistoreServer;
@@ -361,7 +361,7 @@ final class ServeCommand implements Callable<Integer> {
         String here = node.peer().getAddress();
         for (ReplicatedVolume v : volumes) {
             String name = v.name();
-            out.println("  " + name + " replicated on " + PeerList.describe(v.group().getPeers().stream().toList()));
+            out.println("  " + name + " replicated on " + ReplicaPeers.describe(v.group().getPeers().stream().toList()));
             v.group().getPeers().stream().filter(m -> m.getId().toString().equals(node.id())).findFirst()
                     .filter(m -> !m.getAddress().equals(here))
                     .ifPresent(m -> out.println("  warning: the peers of " + name + " name " + node.id() + " at "

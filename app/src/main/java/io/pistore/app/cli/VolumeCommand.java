@@ -212,7 +212,7 @@ final class VolumeCommand implements Callable<Integer> {
             String me = replica.id("with --replicas");
             java.util.List<org.apache.ratis.protocol.RaftPeer> peers;
             try {
-                peers = io.pistore.replication.PeerList.parse(replicas);
+                peers = io.pistore.replication.ReplicaPeers.parse(replicas);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage("--replicas: " + e.getMessage());
             }
@@ -232,7 +232,7 @@ final class VolumeCommand implements Callable<Integer> {
             }
             spec.commandLine().getOut().println("created replica " + me + " of " + name + ": " + (size / f.dataSize())
                     + " blocks, " + f + ", in " + ReplicaOptions.dir(data.dir) + "; peers "
-                    + io.pistore.replication.PeerList.describe(peers));
+                    + io.pistore.replication.ReplicaPeers.describe(peers));
             return ExitCodes.OK;
         }
     }

@@ -2,7 +2,7 @@ package io.pistore.server.control;
 
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.replication.GroupMembership;
-import io.pistore.replication.PeerList;
+import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicaNode;
 import io.pistore.replication.ReplicatedVolume;
 import java.io.IOException;
@@ -35,14 +35,14 @@ public final class ReplicaJoiner {
         if (store.get(name) != null) {
             throw new IllegalArgumentException("this serve has a volume named " + name + " already");
         }
-        GroupMembership.Change c = node.join(name, PeerList.parse(peers), replacing);
+        GroupMembership.Change c = node.join(name, ReplicaPeers.parse(peers), replacing);
         List<String> lines = new ArrayList<>();
         lines.add("volume " + name + ": replica " + node.id() + " joined, caught up; members " + ids(c.before) + " -> "
                 + ids(c.after));
         lines.addAll(c.notes);
         ReplicatedVolume v = node.open(name);
         store.attach(v);
-        lines.add("  " + name + " replicated on " + PeerList.describe(c.after) + ", served here");
+        lines.add("  " + name + " replicated on " + ReplicaPeers.describe(c.after) + ", served here");
         return lines;
     }
 

@@ -11,10 +11,10 @@ import org.apache.ratis.protocol.RaftPeer;
  * The peers of a replicated volume as a user writes them: {@code ID=HOST:PORT,ID=HOST:PORT,...},
  * each ID a target's replica id, each address where that target listens for replication traffic.
  */
-public final class PeerList {
+public final class ReplicaPeers {
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
 
-    private PeerList() {
+    private ReplicaPeers() {
     }
 
     /** Parses a peer list; an odd or empty entry, a repeated id or a missing port is refused with one line. */
