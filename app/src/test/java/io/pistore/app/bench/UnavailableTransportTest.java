@@ -8,7 +8,7 @@ import io.pistore.engine.Transports;
 import org.junit.jupiter.api.Test;
 
 /** How {@link Transports#find} explains a transport it cannot give (one line, the cause once). */
-class TransportsTest {
+class UnavailableTransportTest {
     @Test
     void anUnavailableTransportNamesItsCauseOnceAndWhatIsAvailable() {
         SilentCorruptionProvider.enabled = false;

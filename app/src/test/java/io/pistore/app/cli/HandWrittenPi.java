@@ -7,7 +7,7 @@ import io.pistore.integrity.reference.ReferenceGuards;
  * PI written out by hand from the T10 / NVMe layouts with the bitwise reference guards, independent
  * of the library's tuple code: what {@code pi generate} must produce.
  */
-final class ReferencePi {
+final class HandWrittenPi {
     final int data;
     final int meta;
     final GuardType guard;
@@ -16,7 +16,7 @@ final class ReferencePi {
     final long ref0;
     final int app;
 
-    ReferencePi(int data, int meta, GuardType guard, int type, boolean last, long ref0, int app) {
+    HandWrittenPi(int data, int meta, GuardType guard, int type, boolean last, long ref0, int app) {
         this.data = data;
         this.meta = meta;
         this.guard = guard;

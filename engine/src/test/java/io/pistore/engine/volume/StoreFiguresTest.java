@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The journal and cache figures a store gives per volume (for the metrics). */
-class VolumeFiguresTest {
+class StoreFiguresTest {
     private static final BlockFormat F = BlockFormat.of(4096, 8);
     private static final long RECORD = Journal.recordSize(Journal.WRITE, 1, 4096, 8);
 

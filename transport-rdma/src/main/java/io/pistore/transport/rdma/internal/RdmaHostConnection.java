@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A host's connection over rdma: one QP per queue, volumes discovered on queue 0. The address may
  * be a list of peers serving the same volumes ({@link PeerList}): every queue connects to the first
  * peer that answers, and each reconnects on its own, to the next peer, when its connection is lost
- * ({@link ReconnectingQueue}).
+ * ({@link RdmaReconnectingQueue}).
  */
 public final class RdmaHostConnection implements HostConnection {
     private static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");
@@ -37,7 +37,7 @@ public final class RdmaHostConnection implements HostConnection {
     private final VerbsDevice device;
     private final RdmaOptions options;
     private final ProtectionDomain pd;
-    private final ReconnectingQueue[] queues;
+    private final RdmaReconnectingQueue[] queues;
     private final ReconnectScheduler scheduler;
     /** Whether {@link #scheduler} is this connection's own (made without a transport), closed with it. */
     private final boolean ownScheduler;
@@ -89,7 +89,7 @@ public final class RdmaHostConnection implements HostConnection {
             closeScheduler();
             throw new IOException("rdma connect to " + address + ": " + e.getMessage(), e);
         }
-        this.queues = new ReconnectingQueue[o.queues()];
+        this.queues = new RdmaReconnectingQueue[o.queues()];
         PeerChoice.Chosen<Opened> chosen;
         try {
             chosen = PeerChoice.choose("rdma", LOG, address, peers.names(), o.volume(), new PeerChoice.Peers<>() {
@@ -121,7 +121,7 @@ public final class RdmaHostConnection implements HostConnection {
             q.listed = listed;
         }
         for (int i = 0; i < qs.length; i++) {
-            queues[i] = new ReconnectingQueue(this, scheduler, options, peers, chosen.index(), i, qs[i]);
+            queues[i] = new RdmaReconnectingQueue(this, scheduler, options, peers, chosen.index(), i, qs[i]);
         }
     }
 
@@ -177,7 +177,7 @@ public final class RdmaHostConnection implements HostConnection {
 
     /**
      * A new queue {@code index} to {@code address}, with the volumes that target lists now (its
-     * {@link ReconnectingQueue} decides whether to use it). For a reconnect; closes what it opened
+     * {@link RdmaReconnectingQueue} decides whether to use it). For a reconnect; closes what it opened
      * when it fails.
      */
     RdmaHostQueue openQueue(String address, int index) throws IOException {
@@ -205,7 +205,7 @@ public final class RdmaHostConnection implements HostConnection {
     @Override
     public long reconnects() {
         long n = 0;
-        for (ReconnectingQueue q : queues) {
+        for (RdmaReconnectingQueue q : queues) {
             if (q != null) {
                 n += q.reconnects();
             }
@@ -308,7 +308,7 @@ public final class RdmaHostConnection implements HostConnection {
     @Override
     public void close() {
         closeScheduler();
-        for (ReconnectingQueue q : queues) {
+        for (RdmaReconnectingQueue q : queues) {
             if (q != null) {
                 q.close();
             }

@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * with a list of peers, a peer that has no volume the host uses is passed over
  * ({@link ReconnectingHostQueue}).
  */
-final class ReconnectingQueue extends ReconnectingHostQueue<RdmaHostQueue> {
+final class RdmaReconnectingQueue extends ReconnectingHostQueue<RdmaHostQueue> {
     private static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");
 
     private final RdmaHostConnection owner;
@@ -30,7 +30,7 @@ final class ReconnectingQueue extends ReconnectingHostQueue<RdmaHostQueue> {
     private final RdmaOptions options;
     private final PeerList<String> peers;
 
-    ReconnectingQueue(RdmaHostConnection owner, ReconnectScheduler scheduler, RdmaOptions options, PeerList<String> peers,
+    RdmaReconnectingQueue(RdmaHostConnection owner, ReconnectScheduler scheduler, RdmaOptions options, PeerList<String> peers,
                       int peerIndex, int index, RdmaHostQueue first) {
         super("rdma", LOG, peers.names(), peerIndex, index);
         this.owner = owner;

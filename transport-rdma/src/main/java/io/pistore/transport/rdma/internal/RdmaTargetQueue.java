@@ -14,7 +14,7 @@ import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.rdma.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.IntegrityMr;
 import io.pistore.transport.rdma.verbs.IntegrityMrPool;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
@@ -49,14 +49,14 @@ import java.util.concurrent.TimeUnit;
  * until an MR returns ({@code rdma_rw_ctx_signature_init}'s {@code -EAGAIN}, after which nvmet-rdma
  * queues the command), instead of failing.
  */
-final class TargetConnection {
+final class RdmaTargetQueue {
     private static final long T_RECV = 1L << 32;
     private static final long T_DATA = 2L << 32;
     private static final long T_RSP = 3L << 32;
     private static final long T_OTHER = 4L << 32;
 
     private final TargetHandler handler;
-    private final Connection conn;
+    private final RcConnection conn;
     private final QueuePair qp;
     private final CompletionQueue cq;
     private final ProtectionDomain pd;
@@ -74,7 +74,7 @@ final class TargetConnection {
     private volatile boolean stopped;
     private Map<String, VolumeInfo> volumes = new HashMap<>();
 
-    TargetConnection(TargetHandler handler, Connection conn, CompletionQueue cq, ProtectionDomain pd,
+    RdmaTargetQueue(TargetHandler handler, RcConnection conn, CompletionQueue cq, ProtectionDomain pd,
                      IntegrityMrPool pool, int depth) throws VerbsException {
         this.handler = handler;
         this.conn = conn;

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 public interface ConnectHandler {
     /**
      * What the listener needs to create the QP of an accepted connection; {@code context} is handed
-     * back by {@link Connection#context()} (as {@code cm_id->context}).
+     * back by {@link RcConnection#context()} (as {@code cm_id->context}).
      */
     record Accept(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QpConfig config,
                   Object context) {
@@ -19,8 +19,8 @@ public interface ConnectHandler {
     Accept onConnectRequest(String peer, ByteBuffer privateData) throws java.io.IOException;
 
     /** The connection is established; receives may be posted now. */
-    void onEstablished(Connection c);
+    void onEstablished(RcConnection c);
 
     /** The peer disconnected (or the connection failed). */
-    void onDisconnected(Connection c);
+    void onDisconnected(RcConnection c);
 }

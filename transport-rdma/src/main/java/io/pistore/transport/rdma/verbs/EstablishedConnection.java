@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * @param <Q> the provider's queue pair
  */
-public abstract class EstablishedConnection<Q extends QueuePair> implements Connection {
+public abstract class EstablishedConnection<Q extends QueuePair> implements RcConnection {
     protected final Q qp;
     private final String peer;
     private final ByteBuffer peerPrivateData;

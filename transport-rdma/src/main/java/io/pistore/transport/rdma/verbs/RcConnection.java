@@ -3,7 +3,7 @@ package io.pistore.transport.rdma.verbs;
 import java.nio.ByteBuffer;
 
 /** An established RC connection ({@code rdma_cm_id} with its QP). Closing disconnects: outstanding work is flushed. */
-public interface Connection extends AutoCloseable {
+public interface RcConnection extends AutoCloseable {
     QueuePair qp();
 
     /** The private data the peer sent with its connect request (empty on the active side). */

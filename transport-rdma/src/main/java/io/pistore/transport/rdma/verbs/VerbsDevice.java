@@ -16,7 +16,7 @@ public interface VerbsDevice extends AutoCloseable {
      * Connects an RC QP to a listener, sending {@code privateData} with the request
      * ({@code rdma_connect} with {@code conn_param.private_data}).
      */
-    Connection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+    RcConnection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                        QpConfig config, ByteBuffer privateData, long timeoutMillis) throws VerbsException;
 
     @Override

@@ -30,7 +30,7 @@ import javax.net.ssl.SSLException;
  * <p>Bad input closes the connection with one log line naming the peer and the reason; nothing
  * else is affected.
  */
-abstract class Connection implements Selectable {
+abstract class TcpConnection implements Selectable {
     static final System.Logger LOG = System.getLogger("io.pistore.transport.tcp");
     static final int BUFFER_SIZE = 256 * 1024;
 
@@ -97,7 +97,7 @@ abstract class Connection implements Selectable {
     private final CRC32C txCrc = new CRC32C();
     private final CRC32C hdrCrc = new CRC32C();
 
-    Connection(EventLoop loop, SocketChannel ch, String role, String peer) {
+    TcpConnection(EventLoop loop, SocketChannel ch, String role, String peer) {
         this.loop = loop;
         this.ch = ch;
         this.role = role;

@@ -35,7 +35,7 @@ import java.util.function.Consumer;
  * grants, keeps the request and handshake timeouts, and fails what is outstanding when the
  * connection closes.
  */
-final class HostQueueConnection extends Connection implements HostQueue {
+final class TcpHostQueue extends TcpConnection implements HostQueue {
     private final TcpConfig cfg;
     private final InetSocketAddress address;
     private final HostHandshake handshake;
@@ -64,7 +64,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
     private final WriteEncoder writes = new WriteEncoder();
     private final ResponseDecoder responses = new ResponseDecoder();
 
-    HostQueueConnection(EventLoop loop, SocketChannel ch, TcpConfig cfg, InetSocketAddress address, String peer,
+    TcpHostQueue(EventLoop loop, SocketChannel ch, TcpConfig cfg, InetSocketAddress address, String peer,
                         int queueIndex, int depth, long session) {
         super(loop, ch, "host", peer);
         this.cfg = cfg;
@@ -75,7 +75,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.frameTimeoutMillis);
     }
 
-    static HostQueueConnection open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
+    static TcpHostQueue open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
                                     int queueIndex, int depth, long session) throws IOException {
         return open(loop, cfg, address, peer, queueIndex, depth, session, false);
     }
@@ -85,7 +85,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
      * (reconnect attempts, whose caller reports failures in its own words) a failure before the
      * handshake completes is not logged, unless the target sent bad input.
      */
-    static HostQueueConnection open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
+    static TcpHostQueue open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
                                     int queueIndex, int depth, long session, boolean quietHandshake) throws IOException {
         SocketChannel ch = SocketChannel.open();
         try {
@@ -95,7 +95,7 @@ final class HostQueueConnection extends Connection implements HostQueue {
             ch.close();
             throw e;
         }
-        HostQueueConnection q = new HostQueueConnection(loop, ch, cfg, address, peer, queueIndex, depth, session);
+        TcpHostQueue q = new TcpHostQueue(loop, ch, cfg, address, peer, queueIndex, depth, session);
         q.quietHandshake = quietHandshake;
         if (!loop.execute(q::begin)) {
             ch.close();

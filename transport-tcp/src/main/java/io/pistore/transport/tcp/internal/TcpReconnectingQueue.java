@@ -23,16 +23,16 @@ import java.util.function.Consumer;
  * one-line warning and the queue keeps trying (the right target may come back). With a list of
  * peers, a peer that has no volume the host uses is passed over ({@link ReconnectingHostQueue}).
  */
-final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection> {
+final class TcpReconnectingQueue extends ReconnectingHostQueue<TcpHostQueue> {
     private final TcpTransport transport;
     private final EventLoop loop;
     private final PeerList<InetSocketAddress> peers;
     private final int requestedDepth;
     private final long session;
 
-    ReconnectingQueue(TcpTransport transport, HostQueueConnection first, PeerList<InetSocketAddress> peers, int peerIndex,
+    TcpReconnectingQueue(TcpTransport transport, TcpHostQueue first, PeerList<InetSocketAddress> peers, int peerIndex,
                       int index, int requestedDepth, long session) {
-        super("tcp", Connection.LOG, peers.names(), peerIndex, index);
+        super("tcp", TcpConnection.LOG, peers.names(), peerIndex, index);
         this.transport = transport;
         this.loop = first.loop;
         this.peers = peers;
@@ -42,10 +42,10 @@ final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection>
     }
 
     @Override
-    protected HostQueueConnection connect(int p) throws IOException, InterruptedException {
+    protected TcpHostQueue connect(int p) throws IOException, InterruptedException {
         TcpConfig cfg = transport.config();
         String peer = peers.name(p);
-        HostQueueConnection c = HostQueueConnection.open(loop, cfg, peers.address(p), peer, index, requestedDepth,
+        TcpHostQueue c = TcpHostQueue.open(loop, cfg, peers.address(p), peer, index, requestedDepth,
                 session, true);
         try {
             c.ready.get(cfg.connectTimeoutMillis, TimeUnit.MILLISECONDS);
@@ -61,32 +61,32 @@ final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection>
     }
 
     @Override
-    protected List<VolumeInfo> volumesOf(HostQueueConnection c) {
+    protected List<VolumeInfo> volumesOf(TcpHostQueue c) {
         return c.volumes;
     }
 
     @Override
-    protected void screenAnswers(HostQueueConnection c, AnswerScreen screen) {
+    protected void screenAnswers(TcpHostQueue c, AnswerScreen screen) {
         c.screen(screen);
     }
 
     @Override
-    protected void drop(HostQueueConnection c, String reason) {
+    protected void drop(TcpHostQueue c, String reason) {
         c.drop(reason);
     }
 
     @Override
-    protected boolean isShut(HostQueueConnection c) {
+    protected boolean isShut(TcpHostQueue c) {
         return c.isShut();
     }
 
     @Override
-    protected void onLost(HostQueueConnection c, Consumer<String> lost) {
+    protected void onLost(TcpHostQueue c, Consumer<String> lost) {
         c.onLost(lost);
     }
 
     @Override
-    protected void release(HostQueueConnection c) {
+    protected void release(TcpHostQueue c) {
         c.shutdown();
     }
 
@@ -111,7 +111,7 @@ final class ReconnectingQueue extends ReconnectingHostQueue<HostQueueConnection>
     }
 
     /** The connection in use now (tests). */
-    HostQueueConnection connection() {
+    TcpHostQueue connection() {
         return current();
     }
 

@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * metadata buffers, so it returns the stored PI, which travels interleaved to the host; the host
  * checks it (and strips it for PRACT reads), so the handler is told not to check it either.
  */
-final class TargetConnection extends Connection {
+final class TcpTargetQueue extends TcpConnection {
     private final TcpTargetListener listener;
     private final TargetHandler handler;
     private final BufferPool pool = new BufferPool(16);
@@ -177,7 +177,7 @@ final class TargetConnection extends Connection {
 
     private final long acceptedNanos = System.nanoTime();
 
-    TargetConnection(EventLoop loop, SocketChannel ch, TcpTargetListener listener, TargetHandler handler) {
+    TcpTargetQueue(EventLoop loop, SocketChannel ch, TcpTargetListener listener, TargetHandler handler) {
         super(loop, ch, "target", describe(ch));
         this.listener = listener;
         this.handler = handler;
@@ -193,7 +193,7 @@ final class TargetConnection extends Connection {
         }
     }
 
-    /** Mid-frame stalls (see {@link Connection#onTimer}), and a peer that never says HELLO. */
+    /** Mid-frame stalls (see {@link TcpConnection#onTimer}), and a peer that never says HELLO. */
     @Override
     public void onTimer(long now) {
         super.onTimer(now);

@@ -3,7 +3,7 @@ package io.pistore.transport.rdma.verbs.soft;
 import io.pistore.transport.rdma.verbs.Capability;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.DeviceCaps;
 import io.pistore.transport.rdma.verbs.DifGuard;
 import io.pistore.transport.rdma.verbs.Listener;
@@ -211,7 +211,7 @@ public final class SoftDevice implements VerbsDevice {
     }
 
     @Override
-    public Connection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+    public RcConnection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                               QpConfig config, ByteBuffer privateData, long timeoutMillis) throws VerbsException {
         checkQp(config);
         SoftListener l = packetsOnly ? null : SoftFabric.LISTENERS.get(address);

@@ -2,7 +2,7 @@ package io.pistore.transport.rdma.verbs.soft;
 
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.QpConfig;
@@ -26,8 +26,8 @@ final class PacketPair implements AutoCloseable {
     final ProtectionDomain targetPd = targetDev.allocPd();
     final CompletionQueue hostCq;
     final CompletionQueue targetCq;
-    final Connection host;
-    volatile Connection target;
+    final RcConnection host;
+    volatile RcConnection target;
     final Listener listener;
     final List<String> disconnects = new ArrayList<>();
     final CountDownLatch established = new CountDownLatch(1);
@@ -44,13 +44,13 @@ final class PacketPair implements AutoCloseable {
             }
 
             @Override
-            public void onEstablished(Connection c) {
+            public void onEstablished(RcConnection c) {
                 target = c;
                 established.countDown();
             }
 
             @Override
-            public void onDisconnected(Connection c) {
+            public void onDisconnected(RcConnection c) {
                 synchronized (disconnects) {
                     disconnects.add(c.peer());
                 }

@@ -2,7 +2,7 @@ package io.pistore.transport.rdma.verbs.soft;
 
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.QpConfig;
@@ -29,8 +29,8 @@ final class Pair implements AutoCloseable {
     final ProtectionDomain targetPd;
     final CompletionQueue hostCq;
     final CompletionQueue targetCq;
-    final Connection host;
-    volatile Connection target;
+    final RcConnection host;
+    volatile RcConnection target;
     final Listener listener;
     final List<String> disconnects = new ArrayList<>();
     ByteBuffer privateDataSeen;
@@ -60,13 +60,13 @@ final class Pair implements AutoCloseable {
             }
 
             @Override
-            public void onEstablished(Connection c) {
+            public void onEstablished(RcConnection c) {
                 target = c;
                 established.countDown();
             }
 
             @Override
-            public synchronized void onDisconnected(Connection c) {
+            public synchronized void onDisconnected(RcConnection c) {
                 disconnects.add(c.peer());
             }
         });

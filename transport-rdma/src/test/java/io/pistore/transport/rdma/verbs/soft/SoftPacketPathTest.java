@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
 import io.pistore.transport.rdma.verbs.QpConfig;
@@ -224,11 +224,11 @@ class SoftPacketPathTest {
             }
 
             @Override
-            public void onEstablished(Connection c) {
+            public void onEstablished(RcConnection c) {
             }
 
             @Override
-            public void onDisconnected(Connection c) {
+            public void onDisconnected(RcConnection c) {
             }
         });
         try {
