@@ -1,6 +1,9 @@
-package io.pistore.engine.volume;
+package io.pistore.benchmarks;
 
 import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.MemoryVolume;
+import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
@@ -13,13 +16,14 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * What the gate in front of every served volume ({@link GatedVolume}: live resize and delete) adds
+ * What the gate in front of every served volume (the store's, for live resize and delete) adds
  * to a request, by the measuring thread's CPU time: 4 KiB reads of a memory volume with its
  * metadata, straight and through the gate, and for scale a whole request through the target service
- * (PI checked and stripped; the store's volumes are always gated). In this package because the gate
- * is the store's own class. Prints nanoseconds of CPU per read for each, per round:
+ * (PI checked and stripped; the store's volumes are always gated). The gated volume is a memory
+ * volume attached to a store: what the store serves is the gate around it. Prints nanoseconds of CPU
+ * per read for each, per round:
  *
- * <pre>java -cp "benchmarks/target/classes:app/target/lib/*" io.pistore.engine.volume.GateCostProbe [ROUNDS]</pre>
+ * <pre>java -cp "benchmarks/target/classes:app/target/lib/*" io.pistore.benchmarks.GateCostProbe [ROUNDS]</pre>
  */
 public final class GateCostProbe {
     private static long sink;
@@ -32,12 +36,14 @@ public final class GateCostProbe {
         int n = 2_000_000;
         BlockFormat f = BlockFormat.of(4096, 8);
         MemoryVolume bare = new MemoryVolume("v", f, 65536);
-        GatedVolume gated = new GatedVolume(bare);
         ScatterList data = ScatterList.of(ByteBuffer.allocateDirect(4096));
         ScatterList meta = ScatterList.of(ByteBuffer.allocateDirect(8));
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Consumer<Completion> done = c -> sink++;
-        try (VolumeStore store = VolumeStore.inMemory()) {
+        try (VolumeStore gates = VolumeStore.inMemory();
+             VolumeStore store = VolumeStore.inMemory()) {
+            gates.attach(bare);
+            Volume gated = gates.get("v");
             store.create("s", f, 65536);
             TargetService service = new TargetService(store);
             for (int round = 1; round <= rounds; round++) {
