@@ -11,7 +11,7 @@ import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.RcConnection;
