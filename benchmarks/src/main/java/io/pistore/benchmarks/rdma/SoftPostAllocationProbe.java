@@ -4,19 +4,19 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Protection;
-import io.pistore.transport.rdma.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
 import io.pistore.transport.rdma.verbs.IntegrityMr;
 import io.pistore.transport.rdma.verbs.IntegrityMrPool;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
 import io.pistore.transport.rdma.verbs.MrStatus;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.QpConfig;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.RecvWr;
 import io.pistore.transport.rdma.verbs.SendWr;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.WcStatus;
 import io.pistore.transport.rdma.verbs.WorkCompletion;
 import io.pistore.transport.rdma.verbs.WrOpcode;
@@ -64,7 +64,7 @@ public final class SoftPostAllocationProbe {
         CompletionQueue hostCq = dev.createCq(1024);
         CompletionQueue targetCq = targetDev.createCq(1024);
         QpConfig cfg = new QpConfig(64, 64, 4, 4, 7, true);
-        Connection[] target = new Connection[1];
+        RcConnection[] target = new RcConnection[1];
         CountDownLatch established = new CountDownLatch(1);
         var listener = targetDev.listen("127.0.0.1:0", new ConnectHandler() {
             @Override
@@ -73,16 +73,16 @@ public final class SoftPostAllocationProbe {
             }
 
             @Override
-            public void onEstablished(Connection c) {
+            public void onEstablished(RcConnection c) {
                 target[0] = c;
                 established.countDown();
             }
 
             @Override
-            public void onDisconnected(Connection c) {
+            public void onDisconnected(RcConnection c) {
             }
         });
-        Connection host = dev.connect(listener.address(), hpd, hostCq, hostCq, cfg, null, 5000);
+        RcConnection host = dev.connect(listener.address(), hpd, hostCq, hostCq, cfg, null, 5000);
         if (!established.await(10, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the passive side did not establish");
         }
