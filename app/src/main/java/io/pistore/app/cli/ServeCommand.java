@@ -156,6 +156,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     long nbdResendMillis;
 
+    @Option(names = "--strict-permissions",
+            description = "Refuse to start when the data directory or a volume's files give group or others "
+                    + "access (default: one warning line each; docs/SECURITY.md).")
+    boolean strictPermissions;
+
     private ServerLog serverLog;
 
     /** What the transports and the NBD frontend pass to the engine, counted for --metrics. */
@@ -209,6 +214,9 @@ final class ServeCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }
+        }
+        if (strictPermissions && memoryVolumes.isEmpty() && target == null) {
+            PermissionProblem.requirePrivate(data.existing());
         }
         settings = transportOptions.resolve(config);
         settings = withTcpAccess(settings);

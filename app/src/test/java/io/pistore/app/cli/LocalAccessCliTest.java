@@ -1,0 +1,85 @@
+package io.pistore.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.app.cli.EngineCommandsTest.Result;
+import io.pistore.engine.volume.PrivateFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The local side of a data directory through the CLI: what {@code volume create} makes is private,
+ * an older, more open directory is used with one warning line per problem naming the fix, and
+ * {@code serve --strict-permissions} refuses it.
+ */
+class LocalAccessCliTest {
+    @TempDir
+    Path dir;
+
+    private static Result run(String... args) {
+        return EngineCommandsTest.run(args);
+    }
+
+    private Path data() {
+        return dir.resolve("data");
+    }
+
+    /** A data directory with volume v1 whose directory and data file are as an earlier version made them. */
+    private Path olderDirectory() throws Exception {
+        assertEquals(0, run("volume", "create", "--data", data().toString(), "v1", "--size", "64k").code());
+        Files.setPosixFilePermissions(data(), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(data().resolve("v1.data"), PosixFilePermissions.fromString("rw-r--r--"));
+        return data();
+    }
+
+    @Test
+    void volumeCreateMakesAPrivateDirectory() throws Exception {
+        Result r = run("volume", "create", "--data", data().toString(), "v1", "--size", "64k");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("0700", PrivateFiles.mode(data()));
+        assertEquals("0600", PrivateFiles.mode(data().resolve("v1.data")));
+        Result list = run("volume", "list", "--data", data().toString());
+        assertEquals(0, list.code(), list.err());
+        assertEquals("", list.err(), "a private directory lists quietly");
+    }
+
+    @Test
+    void listAndScrubSayWhatIsTooOpenAndHowToFixIt() throws Exception {
+        Path d = olderDirectory();
+        String dirLine = "pistore: warning: data directory " + d + " is open to group or others (0755): chmod 700 " + d;
+        String volLine = "pistore: warning: volume v1: files readable by group or others (v1.data 0644): chmod 600 "
+                + d.resolve("v1") + ".*";
+        Result list = run("volume", "list", "--data", d.toString());
+        assertEquals(0, list.code(), list.err());
+        assertTrue(list.out().contains("v1 "), list.out());
+        assertEquals(dirLine + "\n" + volLine + "\n", list.err());
+        Result scrub = run("scrub", "--data", d.toString(), "v1");
+        assertEquals(0, scrub.code(), scrub.err());
+        assertTrue(scrub.err().contains(dirLine + "\n" + volLine + "\n"), scrub.err());
+        assertEquals("0755", PrivateFiles.mode(d), "the modes stay as the operator left them");
+    }
+
+    @Test
+    void strictPermissionsRefusesAnOpenDirectoryAndServesAPrivateOne() throws Exception {
+        Path d = olderDirectory();
+        Result r = run("serve", "--data", d.toString(), "--transport", "local", "--listen", "strict-test",
+                "--strict-permissions");
+        assertEquals(2, r.code(), r.out() + " / " + r.err());
+        assertEquals("pistore serve: --strict-permissions: data directory " + d + " is open to group or others "
+                + "(0755): chmod 700 " + d + " (and 1 more such line(s) without the option)\n", r.err());
+        Files.setPosixFilePermissions(d, PrivateFiles.DIRECTORY);
+        Files.setPosixFilePermissions(d.resolve("v1.data"), PrivateFiles.FILE);
+        try (ServeThread serve = new ServeThread("serve", "--data", d.toString(), "--transport", "local", "--listen",
+                "strict-test", "--strict-permissions")) {
+            serve.awaitOutput(o -> o.contains("v1 "));
+            assertTrue(serve.out().contains("v1 "), serve.out() + " / " + serve.err());
+            assertFalse(serve.err().contains("warning"), serve.err());
+            assertEquals(0, serve.stop(), serve.err());
+        }
+    }
+}
