@@ -82,4 +82,25 @@ class LocalAccessCliTest {
             assertEquals(0, serve.stop(), serve.err());
         }
     }
+
+    @Test
+    void aKeyOrPskFileReadableByOthersStopsServe() throws Exception {
+        Path[] made = io.pistore.runtime.tls.SelfSigned.create(dir.resolve("pki"));
+        Path cert = made[0];
+        Path key = made[1];
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
+        Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-cert", cert.toString(),
+                "--tls-key", key.toString());
+        assertEquals(2, r.code(), r.out() + " / " + r.err());
+        assertEquals("pistore serve: " + key + " is readable by others (0644): chmod 600 " + key + "\n", r.err());
+        assertEquals("", r.out(), "nothing was served");
+
+        Path psk = dir.resolve("keys.psk");
+        Files.writeString(psk, "alice:00112233445566778899aabbccddeeff\n");
+        Files.setPosixFilePermissions(psk, PosixFilePermissions.fromString("rw-r--r--"));
+        r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk", psk.toString());
+        assertEquals(2, r.code(), r.out() + " / " + r.err());
+        assertEquals("pistore serve: " + psk + " is readable by others (0644): chmod 600 " + psk + "\n", r.err());
+        assertEquals("", r.out(), "nothing was served");
+    }
 }
