@@ -103,4 +103,71 @@ class LocalAccessCliTest {
         assertEquals("pistore serve: " + psk + " is readable by others (0644): chmod 600 " + psk + "\n", r.err());
         assertEquals("", r.out(), "nothing was served");
     }
+
+    /**
+     * The tests' class path as nobody may read it: jars from places nobody cannot enter (the Maven
+     * repository under /root) are linked, or copied, into {@code base}.
+     */
+    private static String classPathForNobody(Path base) throws Exception {
+        Path cp = Files.createDirectory(base.resolve("cp"));
+        Files.setPosixFilePermissions(cp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        java.util.List<String> entries = new java.util.ArrayList<>();
+        int i = 0;
+        String all = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        for (String e : all.split(java.io.File.pathSeparator)) {
+            Path p = Path.of(e);
+            if (Files.isDirectory(p) || !Files.exists(p)) {
+                entries.add(e);
+                continue;
+            }
+            Path link = cp.resolve((i++) + "-" + p.getFileName());
+            try {
+                Files.createLink(link, p);
+            } catch (java.io.IOException | UnsupportedOperationException ex) {
+                Files.copy(p, link);
+                Files.setPosixFilePermissions(link, PosixFilePermissions.fromString("rw-r--r--"));
+            }
+            entries.add(link.toString());
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    @Test
+    void aDirectoryNobodyMayUseIsAPermissionProblemNotAMissingOne() throws Exception {
+        io.pistore.testing.AsNobody.assumeAvailable();
+        Path base = io.pistore.testing.AsNobody.traversableDir("pistore-perm-");
+        try {
+            Path d = base.resolve("data");
+            assertEquals(0, run("volume", "create", "--data", d.toString(), "v1", "--size", "64k").code());
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String cp = classPathForNobody(base);
+            java.util.function.Function<String, io.pistore.testing.AsNobody.Run> list = dir -> {
+                try {
+                    return io.pistore.testing.AsNobody.run(java, "-XX:TieredStopAtLevel=1", "-cp", cp,
+                            Main.class.getName(), "volume", "list", "--data", dir);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            io.pistore.testing.AsNobody.Run r = list.apply(d.toString());
+            assertEquals(2, r.code(), r.output());
+            assertEquals("pistore volume list: --data " + d + ": permission denied (mode 0700, owner "
+                    + System.getProperty("user.name") + "; pistore runs as nobody)\n", r.output());
+
+            r = list.apply(d.resolve("inner").toString());
+            assertEquals(2, r.code(), r.output());
+            assertEquals("pistore volume list: --data " + d.resolve("inner") + ": permission denied (" + d
+                    + " is mode 0700, owner " + System.getProperty("user.name") + "; pistore runs as nobody)\n",
+                    r.output());
+
+            // a directory nobody may list, whose files are private: the lock file is what stops it
+            Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwxr-xr-x"));
+            r = list.apply(d.toString());
+            assertEquals(2, r.code(), r.output());
+            assertTrue(r.output().endsWith("pistore volume list: " + d.resolve(".lock") + ": permission denied (mode "
+                    + "0600, owner " + System.getProperty("user.name") + "; pistore runs as nobody)\n"), r.output());
+        } finally {
+            io.pistore.testing.AsNobody.deleteTree(base);
+        }
+    }
 }
