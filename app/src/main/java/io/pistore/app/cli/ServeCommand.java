@@ -117,6 +117,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int metricsLatencySample;
 
+    @Option(names = {"--metrics-web-config", "--web.config.file"}, paramLabel = "FILE",
+            description = "With --metrics: TLS and basic authentication from a web-config file in the Prometheus "
+                    + "exporter toolkit's format (tls_server_config, basic_auth_users; docs/SECURITY.md; config key: "
+                    + "metrics-web-config).")
+    java.nio.file.Path metricsWebConfig;
+
     @Option(names = "--memory-volume", paramLabel = "NAME:SIZE[:DATA+META]",
             description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
                     + "the volumes of --data; its content is lost at exit.")
@@ -215,6 +221,9 @@ final class ServeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
         }
+        if (metricsWebConfig != null && metrics == null) {
+            throw CliException.usage("--metrics-web-config needs --metrics: it sets up the metrics endpoint");
+        }
         if (strictPermissions && memoryVolumes.isEmpty() && target == null) {
             PermissionProblem.requirePrivate(data.existing());
         }
@@ -243,6 +252,8 @@ final class ServeCommand implements Callable<Integer> {
         try (MetricsEndpoint m = metrics == null ? null : startMetrics()) {
             if (m != null) {
                 out.println("pistore serve: metrics at " + m.url());
+                out.flush();
+                warnIfExposed("metrics", m.address(), m.tls(), "reads every volume's name and figures");
             }
             if (target != null) {
                 return serveRemote(out, log, stop);
@@ -253,7 +264,8 @@ final class ServeCommand implements Callable<Integer> {
 
     private MetricsEndpoint startMetrics() {
         try {
-            return MetricsEndpoint.start(metrics, collector);
+            return MetricsEndpoint.start(metrics, collector,
+                    metricsWebConfig == null ? null : io.pistore.app.metrics.MetricsWebConfig.read(metricsWebConfig));
         } catch (IOException | IllegalArgumentException e) {
             String m = e.getMessage();
             throw CliException.usage("cannot serve metrics on " + metrics + ": "
@@ -449,13 +461,18 @@ final class ServeCommand implements Callable<Integer> {
      * other machines: it says what is exposed and how to close it.
      */
     private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted) {
+        warnIfExposed(what, bound, encrypted, "reads and writes every volume");
+    }
+
+    /** As above, saying what anyone who reaches the listener can do ({@code exposes}). */
+    private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted, String exposes) {
         if (encrypted || bound.getAddress().isLoopbackAddress()) {
             return;
         }
         String host = bound.getAddress().getHostAddress();
         spec.commandLine().getErr().println("pistore serve: warning: " + what + " on "
                 + (bound.getAddress().isAnyLocalAddress() ? "every address" : host) + " port " + bound.getPort()
-                + " accepts clients without TLS: anyone who can reach it reads and writes every volume"
+                + " accepts clients without TLS: anyone who can reach it " + exposes
                 + " (see docs/SECURITY.md)");
         spec.commandLine().getErr().flush();
     }

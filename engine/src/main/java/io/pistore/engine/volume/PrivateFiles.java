@@ -10,7 +10,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -242,10 +241,5 @@ public final class PrivateFiles {
             // unreadable: opening the directory reports that itself
         }
         return lines;
-    }
-
-    /** {@link PosixFilePermissions#asFileAttribute} of {@link #FILE}. */
-    public static FileAttribute<Set<PosixFilePermission>> fileAttribute() {
-        return PosixFilePermissions.asFileAttribute(FILE);
     }
 }
