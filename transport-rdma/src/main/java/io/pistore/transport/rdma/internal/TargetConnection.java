@@ -242,8 +242,8 @@ final class TargetConnection {
                 return;
             }
             t.format = f;
-            // per-id buffers, reused: a fresh zeroed 4 KiB array per request was the offload path's
-            // largest cost on the soft NIC (docs/RDMA.md)
+            // per-id buffers, reused: a fresh zeroed array per request would be the offload path's
+            // largest cost on the soft NIC (docs/RDMA.md#why-the-target-keeps-per-command-buffers)
             int dlen = (int) (c.blocks * f.dataSize());
             int mlen = (int) (c.blocks * f.metadataSize());
             if (t.offloadData == null || t.offloadData.capacity() < dlen) {
