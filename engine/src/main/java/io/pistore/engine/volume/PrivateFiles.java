@@ -1,12 +1,12 @@
 package io.pistore.engine.volume;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -18,7 +18,6 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Files and directories only their owner can use: every directory pistore makes is {@code 0700}
@@ -119,30 +118,48 @@ public final class PrivateFiles {
     }
 
     /**
-     * Sets every directory under {@code root} (itself included) {@code 0700} and every file
+     * Sets every directory under {@code root} (itself included) {@code 0700} and every regular file
      * {@code 0600}: for the trees a library makes with the umask's modes (Ratis's log directories).
-     * Symbolic links are not followed. Nothing happens without POSIX permissions.
+     * Symbolic links are not followed; what goes away meanwhile is skipped. Nothing happens without
+     * POSIX permissions.
      */
     public static void tighten(Path root) throws IOException {
         if (!Files.exists(root) || !posix(root)) {
             return;
         }
-        try (Stream<Path> all = Files.walk(root)) {
-            all.forEach(p -> {
-                try {
-                    if (Files.isSymbolicLink(p)) {
-                        return;
-                    }
-                    Files.setPosixFilePermissions(p, Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) ? DIRECTORY : FILE);
-                } catch (java.nio.file.NoSuchFileException gone) {
-                    // removed while walking (a log segment rolled): nothing left to protect
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+        Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult preVisitDirectory(Path d,
+                    java.nio.file.attribute.BasicFileAttributes a) throws IOException {
+                set(d, DIRECTORY);
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path f, java.nio.file.attribute.BasicFileAttributes a)
+                    throws IOException {
+                if (a.isRegularFile()) {
+                    set(f, FILE);
                 }
-            });
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return java.nio.file.FileVisitResult.CONTINUE; // removed while walking: nothing to protect
+                }
+                throw e;
+            }
+
+            private void set(Path p, Set<PosixFilePermission> mode) throws IOException {
+                try {
+                    Files.setPosixFilePermissions(p, mode);
+                } catch (NoSuchFileException gone) {
+                    // removed while walking (a log segment rolled, a snapshot purged)
+                }
+            }
+        });
     }
 
     /** The mode of {@code p} in octal ({@code 0644}), or null where it has none to read. */

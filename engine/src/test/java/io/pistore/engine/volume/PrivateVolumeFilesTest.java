@@ -135,4 +135,23 @@ class PrivateVolumeFilesTest {
             assertTrue(s.openNotes().isEmpty(), "after the fix the warnings are gone: " + s.openNotes());
         }
     }
+
+    @Test
+    void tightenMakesALibrarysTreePrivateAndLeavesWhatALinkPointsTo() throws Exception {
+        Path outside = Files.writeString(tmp.resolve("outside.txt"), "x");
+        Files.setPosixFilePermissions(outside, PosixFilePermissions.fromString("rw-r--r--"));
+        Path root = Files.createDirectories(tmp.resolve("raft/group/current"));
+        Path segment = Files.writeString(root.resolve("log_inprogress_0"), "entries");
+        for (Path p : List.of(tmp.resolve("raft"), tmp.resolve("raft/group"), root)) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Files.setPosixFilePermissions(segment, PosixFilePermissions.fromString("rw-r--r--"));
+        Files.createSymbolicLink(root.resolve("link"), outside);
+        PrivateFiles.tighten(tmp.resolve("raft"));
+        assertEquals("0700", PrivateFiles.mode(tmp.resolve("raft")));
+        assertEquals("0700", PrivateFiles.mode(tmp.resolve("raft/group")));
+        assertEquals("0700", PrivateFiles.mode(root));
+        assertEquals("0600", PrivateFiles.mode(segment));
+        assertEquals("0644", PrivateFiles.mode(outside), "a link is not followed");
+    }
 }
