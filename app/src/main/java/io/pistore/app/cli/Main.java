@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
         subcommands = {ServeCommand.class, StatsCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class,
-            ReplicasCommand.class, PiCommand.class,
+            ReplicasCommand.class, StopCommand.class, PiCommand.class,
             TransportsCommand.class, VersionCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -45,6 +45,7 @@ public final class Main implements Callable<Integer> {
     public static void main(String[] args) {
         // Log records (transports' warnings about bad peers, say) on one line each, shaped like serve's own.
         ServerLog.installLineFormat();
+        ServeDaemon.launchedFromMain();
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
         int code = run(out, err, args);

@@ -78,6 +78,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     LogLevelOption logLevel;
 
+    @Mixin
+    ServeReadiness readiness;
+
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
 
@@ -170,9 +173,13 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (readiness.launchesDaemon()) {
+            return ServeDaemon.launch(spec, daemonLog(), spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
         try {
             return serve();
         } finally {
+            readiness.stopped();
             finished.countDown();
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -317,6 +324,15 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println("pistore serve: stopped");
         return ExitCodes.OK;
+    }
+
+    /** Where a --daemon server logs: --log-file, else serve.log in --data (which must exist). */
+    private java.nio.file.Path daemonLog() {
+        if (readiness.logFile != null) {
+            return readiness.logFile;
+        }
+        return memoryVolumes.isEmpty() ? DataDirOption.requireExisting(data.dir).resolve("serve.log")
+                : java.nio.file.Path.of("serve.log");
     }
 
     /** The users of the served volumes, which a forced delete disconnects; null when none is tracked. */
@@ -624,11 +640,14 @@ final class ServeCommand implements Callable<Integer> {
             }
         }, "pistore-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
+        Runnable restoreSignals = ServeReadiness.onStopSignals(stop::countDown);
+        readiness.ready(spec.commandLine().getOut(), serverLog.at(LogLevel.WARN));
         try {
             stop.await();
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {
+            restoreSignals.run();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
