@@ -65,6 +65,8 @@ public final class BenchOptions {
     /** null: an embedded target in this process with a memory volume. */
     public String target;
     public String volume = "bench";
+    /** How long the first connection to --target may wait for a target that is starting; 0: fails at once. */
+    public long connectTimeoutMillis;
     public Rw rw = Rw.RANDRW;
     public int blockSize = 4096;
     public int queueDepth = 32;

@@ -158,7 +158,7 @@ public final class BenchRunner {
         if (volumes == null && o.volume != null) {
             co = co.volume(o.volume); // a host given a list of peers connects to one that has it
         }
-        try (HostConnection c = t.connect(address, co)) {
+        try (HostConnection c = HostConnect.connect(t, address, co, volumes == null ? o.connectTimeoutMillis : 0)) {
             collector.add(c, name); // its reconnects
             Map<String, BlockDevice> devices = new LinkedHashMap<>();
             Map<String, Boolean> unwrittenIsZero = new LinkedHashMap<>();

@@ -141,9 +141,39 @@ public final class Main implements Callable<Integer> {
     private static int parameterError(ParameterException ex, String[] args) {
         CommandLine cl = ex.getCommandLine();
         String name = cl.getCommandSpec().qualifiedName();
-        cl.getErr().println(name + ": " + oneLine(ex.getMessage()) + " (see '" + name + " --help')");
+        String message = ex instanceof CommandLine.UnmatchedArgumentException u ? unmatched(u, cl) : null;
+        cl.getErr().println(name + ": " + (message != null ? message : oneLine(ex.getMessage()))
+                + " (see '" + name + " --help')");
         cl.getErr().flush();
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * An unknown word or option, named, with the valid ones: {@code unknown command 'x' (commands:
+     * ...)}, {@code unknown option '--x' (options: ...)}; null for other unmatched arguments.
+     */
+    static String unmatched(CommandLine.UnmatchedArgumentException u, CommandLine cl) {
+        java.util.List<String> words = u.getUnmatched();
+        if (words.isEmpty()) {
+            return null;
+        }
+        String w = words.get(0);
+        CommandSpec s = cl.getCommandSpec();
+        if (w.startsWith("-") && !w.equals("-")) {
+            java.util.List<String> options = new java.util.ArrayList<>();
+            for (CommandLine.Model.OptionSpec o : s.options()) {
+                if (!o.hidden()) {
+                    options.add(o.longestName());
+                }
+            }
+            return "unknown option '" + w + "' (options: " + String.join(", ", options) + ")";
+        }
+        if (!s.subcommands().isEmpty() && s.positionalParameters().isEmpty()) {
+            java.util.Set<String> names = new java.util.LinkedHashSet<>();
+            s.subcommands().values().forEach(c -> names.add(c.getCommandName()));
+            return "unknown command '" + w + "' (commands: " + String.join(", ", names) + ")";
+        }
+        return "unexpected argument '" + w + "'";
     }
 
     private static int executionError(Exception ex, CommandLine cl, ParseResult parsed) {

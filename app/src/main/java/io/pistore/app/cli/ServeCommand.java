@@ -326,12 +326,12 @@ final class ServeCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    /** Where a --daemon server logs: --log-file, else serve.log in --data (which must exist). */
+    /** Where a --daemon server logs: --log-file, else serve.log in --data (which must exist) or, without one, here. */
     private java.nio.file.Path daemonLog() {
         if (readiness.logFile != null) {
             return readiness.logFile;
         }
-        return memoryVolumes.isEmpty() ? DataDirOption.requireExisting(data.dir).resolve("serve.log")
+        return memoryVolumes.isEmpty() && target == null ? DataDirOption.requireExisting(data.dir).resolve("serve.log")
                 : java.nio.file.Path.of("serve.log");
     }
 
@@ -559,7 +559,7 @@ final class ServeCommand implements Callable<Integer> {
             try {
                 hc = t.connect(target, new ConnectOptions(nbdQueues, 1024));
             } catch (IOException | IllegalArgumentException e) {
-                throw CliException.usage("cannot reach target " + target + " over " + p.name() + ": " + e.getMessage());
+                throw CliException.failure("cannot reach target " + target + " over " + p.name() + ": " + e.getMessage());
             }
             collector.add(hc, p.name());
             try (hc) {

@@ -33,7 +33,7 @@ final class ServeReadiness {
 
     @Option(names = "--log-file", paramLabel = "FILE",
             description = "With --daemon: the file the server's output is appended to (default: serve.log in "
-                    + "--data; in the current directory with --memory-volume).")
+                    + "--data; in the current directory with --memory-volume or --target).")
     Path logFile;
 
     private boolean pidWritten;
