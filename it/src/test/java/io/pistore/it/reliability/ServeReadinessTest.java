@@ -147,6 +147,42 @@ class ServeReadinessTest {
         }
     }
 
+    @Test
+    void benchWaitsForATargetThatIsStartingAndGivesUpInOneLine() throws Exception {
+        Path data = volumes();
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String target = "127.0.0.1:" + port;
+        Ran refused = cli(List.of(), "bench", "--transport", "tcp", "--target", target, "--volume", "v1", "--rw",
+                "randread", "--seconds", "1", "--connect-timeout", "1s");
+        assertEquals(3, refused.code(), refused.out() + refused.err());
+        assertEquals(List.of("pistore bench: I/O error: cannot connect to tcp target " + target
+                + ": Connection refused (tried for 1 s, every 100 ms)"), refused.err().strip().lines().toList());
+        Ran gateway = cli(List.of(), "serve", "--nbd", "127.0.0.1:0", "--transport", "tcp", "--target", target);
+        assertEquals(3, gateway.code(), gateway.out() + gateway.err());
+        assertTrue(gateway.err().contains("cannot reach target " + target), gateway.err());
+
+        // the bench starts first and waits; the server comes up while it does
+        ProcessBuilder pb = new ProcessBuilder(PistoreProcess.command(List.of(), "bench", "--transport", "tcp",
+                "--target", target, "--volume", "v1", "--rw", "randread", "--seconds", "1", "--ramp", "0",
+                "--connect-timeout", "120s")).redirectErrorStream(true).redirectOutput(dir.resolve("bench.log").toFile());
+        Process bench = pb.start();
+        Path pidFile = dir.resolve("serve.pid");
+        try {
+            Ran serve = cli(List.of(), "serve", "--daemon", "--data", data.toString(), "--listen", target,
+                    "--pid-file", pidFile.toString());
+            assertEquals(0, serve.code(), serve.err());
+            assertTrue(bench.waitFor(120, TimeUnit.SECONDS));
+            assertEquals(0, bench.exitValue(), Files.readString(dir.resolve("bench.log")));
+        } finally {
+            bench.destroyForcibly();
+            Ran stop = cli(List.of(), "stop", "--pid-file", pidFile.toString());
+            assertEquals(0, stop.code(), stop.err());
+        }
+    }
+
     private static boolean onPath(String tool) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (Files.isExecutable(Path.of(d, tool))) {
