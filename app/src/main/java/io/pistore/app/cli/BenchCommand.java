@@ -191,6 +191,10 @@ final class BenchCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--size must be a whole number of " + sizes.data()
                         + "-byte blocks and at least --bs " + bs + ", not " + size);
             }
+            if (target == null && bs > 0 && size / bs < (long) qd * queues) {
+                throw new IllegalArgumentException("--size " + size + " holds " + size / bs + " requests of --bs " + bs
+                        + ", fewer than the " + (long) qd * queues + " in flight (--qd x --queues)");
+            }
             o.target = target;
             o.volume = volume;
             o.rw = BenchOptions.Rw.parse(rw);
@@ -263,11 +267,25 @@ final class BenchCommand implements Callable<Integer> {
             }
             names.add(transport);
         }
+        // Ctrl-C or SIGTERM: the run ends, the summary of what ran is printed, the exit code is its own
+        Runnable restoreSignals = ServeReadiness.onStopSignals(() -> o.interrupted.set(true));
+        try {
+            return runAll(o, names, results, modes, out, err, progress);
+        } finally {
+            restoreSignals.run();
+        }
+    }
+
+    private int runAll(BenchOptions o, List<String> names, List<BenchResult> results, List<BenchOptions.PiMode> modes,
+                       PrintWriter out, PrintWriter err, PrintStream progress) throws Exception {
         boolean bad = false;
         boolean ioErrors = false;
         boolean sideBySide = modes.size() > 1 || rounds > 1;
         List<PiComparison> comparisons = new ArrayList<>();
         for (String name : names) {
+            if (o.interrupted.get()) {
+                break;
+            }
             List<BenchResult> rs;
             try {
                 rs = new BenchRunner(o, progress).runSideBySide(name, modes, rounds);
@@ -306,7 +324,11 @@ final class BenchCommand implements Callable<Integer> {
             writePlot(results);
             (json ? err : out).println("plot: " + plot);
         }
+        if (o.interrupted.get()) {
+            err.println("pistore bench: interrupted; the results above cover the time it ran");
+        }
         out.flush();
+        err.flush();
         return bad ? ExitCodes.BAD_BLOCKS : ioErrors ? ExitCodes.FAILURE : ExitCodes.OK;
     }
 

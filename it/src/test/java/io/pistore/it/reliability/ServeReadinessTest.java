@@ -183,6 +183,39 @@ class ServeReadinessTest {
         }
     }
 
+    @Test
+    void benchInterruptedPrintsItsSummaryAndExitsWithItsCode() throws Exception {
+        Process bench = new ProcessBuilder(PistoreProcess.command(List.of(), "bench", "--seconds", "300", "--ramp", "1",
+                "--size", "64MiB", "--qd", "4")).redirectErrorStream(true).start();
+        List<String> lines = new ArrayList<>();
+        try {
+            var r = bench.inputReader(StandardCharsets.UTF_8);
+            String l;
+            while ((l = r.readLine()) != null) {
+                lines.add(l);
+                if (l.startsWith("[local   2s]")) {
+                    break;
+                }
+            }
+            String ramp = lines.stream().filter(x -> x.startsWith("[local   1s ramp]")).findFirst().orElseThrow();
+            assertTrue(ramp.matches(".* p99_us=\\d+\\.\\d errors=0"), "a ramp second shows its own p99: " + ramp);
+            new ProcessBuilder("kill", "-INT", Long.toString(bench.pid())).start().waitFor();
+            while ((l = r.readLine()) != null) {
+                lines.add(l);
+            }
+            assertTrue(bench.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, bench.exitValue(), String.join("\n", lines));
+            String summary = lines.stream().filter(x -> x.startsWith("transport=local")).findFirst().orElseThrow(
+                    () -> new AssertionError("no summary: " + lines));
+            double secs = Double.parseDouble(summary.replaceAll(".* seconds=", ""));
+            assertTrue(secs > 0 && secs < 300, summary);
+            assertTrue(lines.contains("pistore bench: interrupted; the results above cover the time it ran"),
+                    String.join("\n", lines));
+        } finally {
+            bench.destroyForcibly();
+        }
+    }
+
     private static boolean onPath(String tool) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
             if (Files.isExecutable(Path.of(d, tool))) {
