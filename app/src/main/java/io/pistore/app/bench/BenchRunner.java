@@ -1,7 +1,7 @@
 package io.pistore.app.bench;
 
-import io.pistore.app.metrics.EngineCollector;
-import io.pistore.app.metrics.MetricsEndpoint;
+import io.pistore.server.metrics.EngineCollector;
+import io.pistore.server.metrics.MetricsEndpoint;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.engine.service.TargetService;
@@ -133,10 +133,10 @@ public final class BenchRunner {
                     fresh.put(e.getKey(), !reused && store.get(e.getKey()).blockCount() == blocks);
                 }
                 stats = new TargetStats(o.metricsLatencySample);
-                TargetService service = new TargetService(store);
                 collector = new EngineCollector(stats);
                 collector.add(store);
-                try (MetricsEndpoint m = o.metrics == null ? null : MetricsEndpoint.start(o.metrics, collector);
+                try (TargetService service = new TargetService(store);
+                     MetricsEndpoint m = o.metrics == null ? null : MetricsEndpoint.start(o.metrics, collector);
                      TargetListener l = t.listen(p.embeddedListenAddress(),
                              m == null ? service : stats.measure(name, service))) {
                     if (m != null && progressOut != null) {

@@ -6,6 +6,8 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
+import io.pistore.server.control.VolumeChange;
+import io.pistore.server.control.VolumeUse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -213,7 +215,7 @@ final class VolumeCommand implements Callable<Integer> {
             String me = replica.id("with --replicas");
             java.util.List<org.apache.ratis.protocol.RaftPeer> peers;
             try {
-                peers = io.pistore.replication.PeerList.parse(replicas);
+                peers = io.pistore.replication.ReplicaPeers.parse(replicas);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage("--replicas: " + e.getMessage());
             }
@@ -233,7 +235,7 @@ final class VolumeCommand implements Callable<Integer> {
             }
             spec.commandLine().getOut().println("created replica " + me + " of " + name + ": " + (size / f.dataSize())
                     + " blocks, " + f + ", in " + ReplicaOptions.dir(data.dir) + "; peers "
-                    + io.pistore.replication.PeerList.describe(peers));
+                    + io.pistore.replication.ReplicaPeers.describe(peers));
             return ExitCodes.OK;
         }
     }
