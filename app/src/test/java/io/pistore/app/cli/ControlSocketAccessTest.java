@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pistore.app.cli.EngineCommandsTest.Result;
 import io.pistore.engine.volume.PrivateFiles;
+import io.pistore.server.control.ControlSocket;
 import io.pistore.testing.AsNobody;
 import java.nio.file.Files;
 import java.nio.file.Path;

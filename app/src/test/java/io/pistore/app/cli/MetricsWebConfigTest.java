@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.app.metrics.EngineCollector;
-import io.pistore.app.metrics.MetricsEndpoint;
-import io.pistore.app.metrics.MetricsWebConfig;
+import io.pistore.server.metrics.EngineCollector;
+import io.pistore.server.metrics.MetricsEndpoint;
+import io.pistore.server.metrics.MetricsWebConfig;
 import io.pistore.engine.stats.TargetStats;
 import io.pistore.runtime.tls.SelfSigned;
 import java.io.IOException;
