@@ -50,6 +50,8 @@ public final class ReplicatedVolume implements Volume {
     private final ReplicationSettings settings;
     private volatile boolean closed;
     private final long timeoutMs;
+    /** How long a read waits for one attempt's answer before it sends another beside it. */
+    private final long attemptMs;
     private final Consumer<String> log;
     private volatile RaftClient client;
     /**
@@ -83,6 +85,7 @@ public final class ReplicatedVolume implements Volume {
         this.group = group;
         this.settings = settings;
         this.timeoutMs = settings.operationTimeout().toMillis();
+        this.attemptMs = settings.attemptTimeout().toMillis();
         this.log = log;
         this.client = newClient(group, settings);
         this.batcher = new CommitBatcher(this::send, settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
@@ -333,7 +336,7 @@ public final class ReplicatedVolume implements Volume {
     }
 
     /** What failed, without the {@link java.util.concurrent.CompletionException} a future's stage wraps it in. */
-    private static Throwable unwrap(Throwable t) {
+    static Throwable unwrap(Throwable t) {
         return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
@@ -388,14 +391,23 @@ public final class ReplicatedVolume implements Volume {
 
     @Override
     public void read(long lba, int n, ScatterList data, ScatterList metadata) throws IOException {
-        VolumeStateMachine local = localLeader == null ? null : localLeader.confirmRead(timeoutMs, lba, name);
+        long start = System.nanoTime();
+        VolumeStateMachine local = null;
+        if (localLeader != null) {
+            try {
+                // An attempt's time, not the operation's: a leader that cannot confirm its read index
+                // that soon may have lost its followers, and the group's client finds whoever leads.
+                local = localLeader.confirmRead(attemptMs, lba, name);
+            } catch (ReplicationException e) {
+                log.accept(e.getMessage() + "; read through the group instead");
+            }
+        }
         if (local != null) {
             readLocal(local, lba, n, data, metadata);
             return;
         }
-        String what = "read lba=" + lba;
-        RaftClientReply r = await(client.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false)),
-                what, "not confirmed by a quorum (a linearizable read needs one)");
+        RaftClientReply r = GroupRead.linearizable(client, ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false),
+                "volume " + name + ": read lba=" + lba, start, timeoutMs, attemptMs, group.getPeers().size());
         ReadReply rr = ReadReply.decode(r.getMessage().getContent());
         // The reply's buffers are read-only: healing, if needed, works on copies.
         checkAndHeal(lba, n, ScatterList.of(rr.data), ScatterList.of(rr.metadata), r.getServerId(), rr.appliedIndex,
@@ -521,9 +533,9 @@ public final class ReplicatedVolume implements Volume {
         int per = Math.max(1, (1 << 20) / format.dataSize());
         for (long lba = 0; lba < blocks; lba += per) {
             int n = (int) Math.min(per, blocks - lba);
-            RaftClientReply fresh = await(client.async().sendReadOnly(
-                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false)), "read lba=" + lba,
-                    "not confirmed by a quorum (a linearizable read needs one)");
+            RaftClientReply fresh = GroupRead.linearizable(client, ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1,
+                    false), "volume " + name + ": read lba=" + lba, System.nanoTime(), timeoutMs, attemptMs,
+                    group.getPeers().size());
             long minIndex = ReadReply.decode(fresh.getMessage().getContent()).appliedIndex;
             Map<RaftPeerId, ReadReply> copies = new java.util.LinkedHashMap<>();
             Map<RaftPeerId, Map<Integer, PiError>> bad = new java.util.HashMap<>();
@@ -642,28 +654,6 @@ public final class ReplicatedVolume implements Volume {
             from.read(off, chunk, 0, len);
             to.write(off, chunk, 0, len);
         }
-    }
-
-    /** Waits at most the operation timeout; every failure becomes one line naming the volume. */
-    private RaftClientReply await(CompletableFuture<RaftClientReply> f, String what, String timeoutMeaning)
-            throws ReplicationException {
-        RaftClientReply r;
-        try {
-            r = f.get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            f.cancel(false);
-            throw new ReplicationException("volume " + name + ": " + what + " " + timeoutMeaning + " within " + timeoutMs
-                    + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ReplicationException("volume " + name + ": " + what + " interrupted");
-        } catch (ExecutionException e) {
-            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
-        }
-        if (!r.isSuccess()) {
-            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
-        }
-        return r;
     }
 
     /** The innermost message of a failure, first line only. */

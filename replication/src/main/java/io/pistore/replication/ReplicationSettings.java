@@ -95,11 +95,17 @@ public final class ReplicationSettings {
      * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 22 MiB (two of
      * the largest entries: the open segment's entries stay in memory); one log entry of a volume on
      * its way to a quorum at a time (the writes that arrive meanwhile leave together as the next one,
-     * which waits up to 2 ms for the writers the one before answered).
+     * which waits up to 2 ms for the writers the one before answered). The system properties
+     * {@code pistore.replication.election.ms} (the minimum election timeout, the maximum twice it),
+     * {@code pistore.replication.rpc.ms} and {@code pistore.replication.operation.ms} override the
+     * timeouts (tests of failures shorten them).
      */
     public static ReplicationSettings defaults() {
-        return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
-                Duration.ofSeconds(10), 10_000, 1, Duration.ofSeconds(120), 2.0, 1024, 2 * ENTRY_MAX.getSize());
+        long election = Long.getLong("pistore.replication.election.ms", 1000);
+        return new ReplicationSettings(Duration.ofMillis(election), Duration.ofMillis(2 * election),
+                Duration.ofMillis(Long.getLong("pistore.replication.rpc.ms", 3000)),
+                Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), 10_000, 1,
+                Duration.ofSeconds(120), 2.0, 1024, 2 * ENTRY_MAX.getSize());
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
@@ -190,6 +196,15 @@ public final class ReplicationSettings {
      */
     public Duration membershipTimeout() {
         return membershipTimeout;
+    }
+
+    /**
+     * How long a read waits for one attempt's answer before it sends another beside it: the election
+     * timeout's maximum plus the RPC timeout's quarter (a leader that died is replaced within the
+     * first, a read in a healthy group is answered well within both).
+     */
+    public Duration attemptTimeout() {
+        return electionMax.plus(rpcTimeout.dividedBy(4));
     }
 
     /** How long a read or write may wait for a quorum before it fails. */
