@@ -1,6 +1,7 @@
 package io.pistore.replication;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -12,6 +13,8 @@ import java.util.concurrent.TimeoutException;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 
 /**
@@ -22,7 +25,7 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
  * {@link #RETRY_PAUSE_MS}; one unanswered after the attempt time (its peer died or froze) gets a
  * second attempt beside it, the first answer winning. A read so stalls at most about the election
  * and one attempt time after a peer fails; only without a quorum does it fail, at the operation
- * timeout. Reads change nothing, so sending one again is harmless; a refusal by the state machine
+ * timeout. Attempts after the first go to each other member in turn ({@link #target}). Reads change nothing, so sending one again is harmless; a refusal by the state machine
  * is final.
  *
  * <p>Not the client's ordered stream: after a leader died, a read sent on it waited there until the
@@ -36,17 +39,43 @@ final class GroupRead {
     }
 
     /**
+     * The peer attempt {@code k} goes to: the first to whichever the client takes for the leader (null),
+     * the next ones to each other member in turn, starting after that leader, so an attempt that
+     * went unanswered (its peer froze, or died without closing its connections) is not followed by
+     * another to the same peer; a follower asked answers after getting the read index from whoever
+     * leads by then. Back at the leader's turn, the client's leader again (it may have learnt a new one).
+     */
+    private static RaftPeerId target(RaftClient client, List<RaftPeer> members, int k) {
+        int n = members.size();
+        if (k == 0 || n == 0) {
+            return null;
+        }
+        RaftPeerId leader = client.getLeaderId();
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+            if (members.get(i).getId().equals(leader)) {
+                at = i;
+            }
+        }
+        int i = (at + k) % n;
+        return i == at ? null : members.get(i).getId();
+    }
+
+    /**
      * The successful reply of {@code read} sent through {@code client}; started at {@code startNanos},
      * given up {@code timeoutMs} after it. {@code what} ({@code volume V: read lba=N}) names it in the
-     * one-line failure; {@code peers} is the group's size, for that line.
+     * one-line failure; {@code members} are the group's peers.
      */
-    static RaftClientReply linearizable(RaftClient client, Message read, String what, long startNanos, long timeoutMs,
-            long attemptMs, int peers) throws ReplicationException {
+    static RaftClientReply linearizable(RaftClient client, Collection<RaftPeer> group, Message read, String what,
+            long startNanos, long timeoutMs, long attemptMs) throws ReplicationException {
+        List<RaftPeer> members = List.copyOf(group);
+        int peers = members.size();
         long deadline = startNanos + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         long attemptNanos = TimeUnit.MILLISECONDS.toNanos(attemptMs);
         List<CompletableFuture<RaftClientReply>> pending = new ArrayList<>(2);
         Throwable last = null;
         long nextAttempt = startNanos;
+        int attempts = 0;
         try {
             while (true) {
                 long now = System.nanoTime();
@@ -54,7 +83,7 @@ final class GroupRead {
                     break;
                 }
                 if (now - nextAttempt >= 0) {
-                    pending.add(client.async().sendReadOnlyUnordered(read));
+                    pending.add(client.async().sendReadOnlyUnordered(read, target(client, members, attempts++)));
                     nextAttempt = now + attemptNanos;
                 }
                 if (!pending.isEmpty()) {

@@ -183,21 +183,24 @@ public final class ReplicatedVolume implements Volume {
      * A client of a group. Retries (to the next peer, after a leader change) stop after about the
      * operation timeout; every caller's wait is bounded by it regardless.
      *
-     * <p>One request may take the whole operation timeout, not just an RPC's: a write waits at the
-     * leader for two log {@code fsync}s in sequence behind every entry queued before it, which on a
-     * loaded machine took more than a second. A request given up after the RPC timeout closed the
-     * client's ordered stream and failed every write in flight on it; their retries queued behind the
-     * same entries, so under load no write was acknowledged until the operation timeout (a retry
-     * storm the probe showed in its first round, and a cause of tests failing on a loaded machine). A
-     * leader that dies breaks the connection, which fails the request at once and the client tries the
-     * next peer; a leader cut off from its majority steps down after the election timeout and answers
-     * its pending requests with "not leader".
+     * <p>One request to one peer is given up after the attempt time ({@link
+     * ReplicationSettings#attemptTimeout()}: the election timeout and a quarter RPC), then sent again,
+     * with the same call id, to another peer, which points the client to whoever leads. So a write at a
+     * leader that froze (or died without closing its connections) moves to the new leader once one is
+     * elected, instead of waiting for the frozen one until the operation timeout; and since the call
+     * id is the same, a leader that already has the entry (the old one's, committed by the new) answers
+     * it from Ratis's retry cache instead of appending it again. A leader that dies breaks the
+     * connection, which fails the request at once; a leader cut off from its majority steps down after
+     * the election timeout and answers its pending requests with "not leader". A write waits at the
+     * leader for two log {@code fsync}s in sequence behind the one entry of this volume in flight
+     * before it ({@link CommitBatcher} keeps one), so under load an attempt can run out while the leader
+     * still works: the retry reaches the same entry through the retry cache.
      */
     private static RaftClient newClient(RaftGroup group, ReplicationSettings settings) {
         long sleepMs = 100;
         return RaftClient.newBuilder()
                 .setRaftGroup(group)
-                .setProperties(settings.client(settings.operationTimeout()))
+                .setProperties(settings.client(settings.attemptTimeout()))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
                         (int) Math.max(1, settings.operationTimeout().toMillis() / sleepMs),
                         TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
@@ -406,8 +409,9 @@ public final class ReplicatedVolume implements Volume {
             readLocal(local, lba, n, data, metadata);
             return;
         }
-        RaftClientReply r = GroupRead.linearizable(client, ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false),
-                "volume " + name + ": read lba=" + lba, start, timeoutMs, attemptMs, group.getPeers().size());
+        RaftClientReply r = GroupRead.linearizable(client, group.getPeers(),
+                ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), "volume " + name + ": read lba=" + lba, start,
+                timeoutMs, attemptMs);
         ReadReply rr = ReadReply.decode(r.getMessage().getContent());
         // The reply's buffers are read-only: healing, if needed, works on copies.
         checkAndHeal(lba, n, ScatterList.of(rr.data), ScatterList.of(rr.metadata), r.getServerId(), rr.appliedIndex,
@@ -533,9 +537,9 @@ public final class ReplicatedVolume implements Volume {
         int per = Math.max(1, (1 << 20) / format.dataSize());
         for (long lba = 0; lba < blocks; lba += per) {
             int n = (int) Math.min(per, blocks - lba);
-            RaftClientReply fresh = GroupRead.linearizable(client, ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1,
-                    false), "volume " + name + ": read lba=" + lba, System.nanoTime(), timeoutMs, attemptMs,
-                    group.getPeers().size());
+            RaftClientReply fresh = GroupRead.linearizable(client, group.getPeers(),
+                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), "volume " + name + ": read lba=" + lba,
+                    System.nanoTime(), timeoutMs, attemptMs);
             long minIndex = ReadReply.decode(fresh.getMessage().getContent()).appliedIndex;
             Map<RaftPeerId, ReadReply> copies = new java.util.LinkedHashMap<>();
             Map<RaftPeerId, Map<Integer, PiError>> bad = new java.util.HashMap<>();

@@ -199,7 +199,8 @@ public final class ReplicationSettings {
     }
 
     /**
-     * How long a read waits for one attempt's answer before it sends another beside it: the election
+     * How long one request to one peer waits for its answer before it is sent again (a read beside it,
+     * to another peer; a write, with the same call id, after it, to another peer): the election
      * timeout's maximum plus the RPC timeout's quarter (a leader that died is replaced within the
      * first, a read in a healthy group is answered well within both).
      */
