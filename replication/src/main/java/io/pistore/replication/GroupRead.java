@@ -22,11 +22,11 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
  * read a stall, not an error. Each attempt is an unordered read-only request: Ratis's client finds
  * the leader, and a follower it reaches asks the leader for the read index. An attempt that fails
  * (the peer asked had lost its leader; a read index refused during an election) is sent again after
- * {@link #RETRY_PAUSE_MS}; one unanswered after the attempt time (its peer died or froze) gets a
- * second attempt beside it, the first answer winning. A read so stalls at most about the election
- * and one attempt time after a peer fails; only without a quorum does it fail, at the operation
- * timeout. Attempts after the first go to each other member in turn ({@link #target}). Reads change nothing, so sending one again is harmless; a refusal by the state machine
- * is final.
+ * {@link #RETRY_PAUSE_MS} the way it went; one unanswered after the attempt time (its peer died or
+ * froze) gets a second attempt beside it, to the next member ({@link #target}), the first answer
+ * winning. A read so stalls at most about the election and one attempt time after a peer fails;
+ * only without a quorum does it fail, at the operation timeout. Reads change nothing, so sending
+ * one again is harmless; a refusal by the state machine is final.
  *
  * <p>Not the client's ordered stream: after a leader died, a read sent on it waited there until the
  * operation timeout although a new leader was elected within the election timeout.
@@ -39,10 +39,11 @@ final class GroupRead {
     }
 
     /**
-     * The peer attempt {@code k} goes to: the first to whichever the client takes for the leader (null),
-     * the next ones to each other member in turn, starting after that leader, so an attempt that
-     * went unanswered (its peer froze, or died without closing its connections) is not followed by
-     * another to the same peer; a follower asked answers after getting the read index from whoever
+     * The peer an attempt goes to after {@code k} attempts went unanswered: with none, to whichever the
+     * client takes for the leader (null; also after an attempt that failed, such as a read index a new
+     * leader refused until it committed an entry of its term), then to each other member in turn,
+     * starting after that leader, so an attempt that went unanswered (its peer froze, or died without
+     * closing its connections) is not followed by another to the same peer; a follower asked answers after getting the read index from whoever
      * leads by then. Back at the leader's turn, the client's leader again (it may have learnt a new one).
      */
     private static RaftPeerId target(RaftClient client, List<RaftPeer> members, int k) {
@@ -75,7 +76,7 @@ final class GroupRead {
         List<CompletableFuture<RaftClientReply>> pending = new ArrayList<>(2);
         Throwable last = null;
         long nextAttempt = startNanos;
-        int attempts = 0;
+        int unanswered = 0;
         try {
             while (true) {
                 long now = System.nanoTime();
@@ -83,7 +84,9 @@ final class GroupRead {
                     break;
                 }
                 if (now - nextAttempt >= 0) {
-                    pending.add(client.async().sendReadOnlyUnordered(read, target(client, members, attempts++)));
+                    // beside an unanswered attempt: to the next member; after one that failed: as it went
+                    int k = pending.isEmpty() ? unanswered : ++unanswered;
+                    pending.add(client.async().sendReadOnlyUnordered(read, target(client, members, k)));
                     nextAttempt = now + attemptNanos;
                 }
                 if (!pending.isEmpty()) {

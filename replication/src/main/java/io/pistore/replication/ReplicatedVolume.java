@@ -184,7 +184,7 @@ public final class ReplicatedVolume implements Volume {
      * operation timeout; every caller's wait is bounded by it regardless.
      *
      * <p>One request to one peer is given up after the attempt time ({@link
-     * ReplicationSettings#attemptTimeout()}: the election timeout and a quarter RPC), then sent again,
+     * ReplicationSettings#attemptTimeout()}: the election timeout and an RPC's), then sent again,
      * with the same call id, to another peer, which points the client to whoever leads. So a write at a
      * leader that froze (or died without closing its connections) moves to the new leader once one is
      * elected, instead of waiting for the frozen one until the operation timeout; and since the call

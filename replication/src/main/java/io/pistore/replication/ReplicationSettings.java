@@ -200,12 +200,14 @@ public final class ReplicationSettings {
 
     /**
      * How long one request to one peer waits for its answer before it is sent again (a read beside it,
-     * to another peer; a write, with the same call id, after it, to another peer): the election
-     * timeout's maximum plus the RPC timeout's quarter (a leader that died is replaced within the
-     * first, a read in a healthy group is answered well within both).
+     * to another member; a write, with the same call id, to another member, which points it to the
+     * leader): the election timeout's maximum plus the RPC timeout. A leader that died or froze is
+     * replaced within the first; a live leader slow under load is given an RPC's time more before a
+     * request leaves it (a read then answered by a follower with the read index; a write sent
+     * again to the same entry through the retry cache).
      */
     public Duration attemptTimeout() {
-        return electionMax.plus(rpcTimeout.dividedBy(4));
+        return electionMax.plus(rpcTimeout);
     }
 
     /** How long a read or write may wait for a quorum before it fails. */

@@ -3,6 +3,7 @@ package io.pistore.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pistore.app.cli.Main;
 import io.pistore.engine.BlockDevice;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code pistore.replication.*} properties), so a request that waited for the operation timeout
  * instead of moving on to the new leader shows as a failure. The first request after the kill is a
  * read, as in the case a user met: a read through a follower right after the leader's kill -9 failed
- * after the operation timeout although a new leader was elected within it.
+ * after the operation timeout although a new leader was elected within it; that case is also run
+ * as they ran it, with nbdcopy through an NBD gateway. tcp hosts, and one rdma case.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PeerFailureStallTest {
@@ -67,17 +69,75 @@ class PeerFailureStallTest {
 
     @Test
     void theLeaderKilledWhileTheHostUsesAFollower() throws Exception {
-        failAndCheck(2, "KILL");
+        failAndCheck("tcp", 2, "KILL");
     }
 
     @Test
     void aFollowerKilledWhileTheHostUsesTheOther() throws Exception {
-        failAndCheck(3, "KILL");
+        failAndCheck("tcp", 3, "KILL");
     }
 
     @Test
     void theLeaderFrozenForFiveSecondsWhileTheHostUsesAFollower() throws Exception {
-        failAndCheck(2, "STOP");
+        failAndCheck("tcp", 2, "STOP");
+    }
+
+    /** The same over rdma (the soft NIC across processes): the peers, not the transport, ride out the failure. */
+    @Test
+    void theLeaderKilledWhileAnRdmaHostUsesAFollower() throws Exception {
+        failAndCheck("rdma", 2, "KILL");
+    }
+
+    /**
+     * The case a user met, as they ran it: an NBD gateway given every peer, attached to a follower,
+     * 1 MiB written with nbdcopy, the leader killed with kill -9, the volume read back with nbdcopy
+     * right after the kill: it reads without an error and equals what was written.
+     */
+    @Test
+    void nbdcopyReadsThroughAGatewayRightAfterTheLeaderIsKilled() throws Exception {
+        assumeTrue(onPath("nbdcopy"), "skipped: nbdcopy is not installed (apt-get install libnbd-bin)");
+        startGroup("tcp");
+        PistoreProcess gateway = PistoreProcess.serve(List.of(), "--nbd", "127.0.0.1:0", "--transport", "tcp",
+                "--target", targets);
+        try {
+            String uri = "nbd://" + gateway.awaitNbdListening() + "/rv";
+            byte[] data = new byte[BLOCKS * BS];
+            new Random(3).nextBytes(data);
+            Path in = dir.resolve("in.bin");
+            Path out = dir.resolve("out.bin");
+            java.nio.file.Files.write(in, data);
+            assertEquals(0, nbdcopy(in.toString(), uri), "nbdcopy write");
+            servers[2].kill(); // the leader; the gateway uses n1
+            long t0 = System.nanoTime();
+            assertEquals(0, nbdcopy(uri, out.toString()), "nbdcopy read right after the leader's kill -9: "
+                    + gateway.output());
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertArrayEquals(data, java.nio.file.Files.readAllBytes(out), "what nbdcopy read back");
+            Figures.record("one peer fails (NBD gateway, nbdcopy)", "3 serve processes, election 300-600 ms, operation "
+                    + "timeout 8 s; the leader killed, the gateway on a follower: nbdcopy read " + (BLOCKS * BS >> 10)
+                    + " KiB back in " + ms + " ms, no error, all equal");
+        } finally {
+            gateway.close();
+        }
+    }
+
+    private int nbdcopy(String from, String to) throws Exception {
+        Process p = new ProcessBuilder("nbdcopy", from, to).redirectErrorStream(true).start();
+        byte[] o = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "nbdcopy did not end");
+        if (p.exitValue() != 0) {
+            System.out.println("nbdcopy " + from + " " + to + ": " + new String(o, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return p.exitValue();
+    }
+
+    private static boolean onPath(String tool) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (java.nio.file.Files.isExecutable(Path.of(d, tool))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -85,10 +145,10 @@ class PeerFailureStallTest {
      * (STOP: continued 5 s later) after a first round of requests; the rounds go on until the failed
      * peer's stall is over.
      */
-    private void failAndCheck(int victim, String signal) throws Exception {
-        startGroup();
+    private void failAndCheck(String transport, int victim, String signal) throws Exception {
+        startGroup(transport);
         String via = "n1";
-        try (BlockTransport t = Transports.find("tcp").create();
+        try (BlockTransport t = Transports.find(transport).create();
              HostConnection c = t.connect(targets, new ConnectOptions(1, 8))) {
             BlockDevice dev = BlockDevice.open(c, "rv");
             byte[][] expected = new byte[BLOCKS][];
@@ -124,7 +184,7 @@ class PeerFailureStallTest {
                 checkRead(dev, lba, expected, errors, longest);
             }
             assertEquals(List.of(), errors, "blocks read back after n" + victim + " got SIG" + signal);
-            Figures.record("one peer fails (SIG" + signal + " n" + victim + ", host on " + via + ")",
+            Figures.record("one peer fails (SIG" + signal + " n" + victim + ", " + transport + " host on " + via + ")",
                     "3 serve processes, election 300-600 ms, operation timeout 8 s: no request failed, the longest "
                     + "took " + TimeUnit.NANOSECONDS.toMillis(longest.nanos) + " ms (" + longest.what + ") after the failure");
         }
@@ -204,8 +264,8 @@ class PeerFailureStallTest {
         }
     }
 
-    /** Three peers of volume rv serving hosts over tcp with short elections; n2 leads. */
-    private void startGroup() throws Exception {
+    /** Three peers of volume rv serving hosts over {@code transport} with short elections; n2 leads. */
+    private void startGroup(String transport) throws Exception {
         StringBuilder p = new StringBuilder();
         StringBuilder t = new StringBuilder();
         for (int i = 1; i <= 3; i++) {
@@ -221,7 +281,7 @@ class PeerFailureStallTest {
                     "--format", "4096+8", "--replica-id", "n" + i, "--replicas", peers);
         }
         for (int i = 1; i <= 3; i++) {
-            servers[i] = PistoreProcess.serve(FAST, "--data", dir.resolve("d" + i).toString(), "--transport", "tcp",
+            servers[i] = PistoreProcess.serve(FAST, "--data", dir.resolve("d" + i).toString(), "--transport", transport,
                     "--listen", "127.0.0.1:" + hostPort[i], "--replica-id", "n" + i, "--replica-listen",
                     "127.0.0.1:" + repl[i]);
         }
