@@ -140,14 +140,14 @@ public final class ReplicaNode implements AutoCloseable {
         if (!java.nio.file.Files.exists(f)) {
             return null;
         }
-        return PeerList.parse(java.nio.file.Files.readString(f, StandardCharsets.UTF_8).strip());
+        return ReplicaPeers.parse(java.nio.file.Files.readString(f, StandardCharsets.UTF_8).strip());
     }
 
     /** Writes a replica's peer list, atomically: the group a first start joins. */
     private static void writePeers(Path groupsDir, String name, List<RaftPeer> peers) throws IOException {
         java.nio.file.Files.createDirectories(groupsDir);
         Path tmp = groupsDir.resolve(name + ".peers.tmp");
-        java.nio.file.Files.writeString(tmp, PeerList.describe(peers) + "\n", StandardCharsets.UTF_8);
+        java.nio.file.Files.writeString(tmp, ReplicaPeers.describe(peers) + "\n", StandardCharsets.UTF_8);
         try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(tmp,
                 java.nio.file.StandardOpenOption.WRITE)) {
             c.force(true);
@@ -168,7 +168,7 @@ public final class ReplicaNode implements AutoCloseable {
      */
     public static void createReplicaOffline(String id, Path dir, String name, BlockFormat format, long blocks,
             List<RaftPeer> peers) throws IOException {
-        PeerList.checkId(id);
+        ReplicaPeers.checkId(id);
         checkMember(RaftPeerId.valueOf(id), name, peers);
         try (VolumeStore s = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id)) {
             java.nio.file.Files.deleteIfExists(ReplicaFiles.record(dir.resolve("groups"), name));
@@ -432,7 +432,7 @@ public final class ReplicaNode implements AutoCloseable {
 
     /** As {@link #createReplica(String, BlockFormat, long, List)}, the peers written {@code ID=HOST:PORT,...}. */
     public void createReplica(String name, BlockFormat format, long blocks, String peers) throws IOException {
-        createReplica(name, format, blocks, PeerList.parse(peers));
+        createReplica(name, format, blocks, ReplicaPeers.parse(peers));
     }
 
     /** The names of the volumes this peer holds a replica of, sorted. */

@@ -157,7 +157,7 @@ public final class ReplicatedVolume implements Volume {
      * sent through them are over (after twice the operation timeout).
      */
     synchronized void regroup(RaftGroup members) {
-        if (closed || members.getPeers().isEmpty() || PeerList.sameMembers(members.getPeers(), group.getPeers())) {
+        if (closed || members.getPeers().isEmpty() || ReplicaPeers.sameMembers(members.getPeers(), group.getPeers())) {
             return;
         }
         RaftClient oldClient = client;
@@ -213,7 +213,7 @@ public final class ReplicatedVolume implements Volume {
      */
     public static ReplicatedVolume connect(String name, String peers, ReplicationSettings settings, Consumer<String> log)
             throws IOException {
-        RaftGroup group = RaftGroup.valueOf(ReplicaNode.groupId(name), PeerList.parse(peers));
+        RaftGroup group = RaftGroup.valueOf(ReplicaNode.groupId(name), ReplicaPeers.parse(peers));
         VolumeShape shape;
         try (RaftClient c = newClient(group, settings)) {
             long ms = settings.operationTimeout().toMillis();
