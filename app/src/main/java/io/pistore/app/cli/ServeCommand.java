@@ -85,7 +85,8 @@ final class ServeCommand implements Callable<Integer> {
     String transport;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:4430",
-            description = "Address to listen on (default: ${DEFAULT-VALUE}; config key: listen).")
+            description = "Address to listen on; a bare PORT listens on 127.0.0.1 (default: ${DEFAULT-VALUE}; "
+                    + "config key: listen).")
     String listen;
 
     @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
@@ -250,7 +251,7 @@ final class ServeCommand implements Callable<Integer> {
         } else {
             if (nbd == null || given("--listen") || given("--transport")) {
                 p = find(transport);
-                b.listen(transport, listen);
+                b.listen(transport, StartupLines.withHost(listen));
             }
             if (replicated) {
                 b.replica(replica.id("with --replica-listen"), replica.host(), replica.port());
@@ -339,8 +340,8 @@ final class ServeCommand implements Callable<Integer> {
         String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
         if (!server.listeners().isEmpty()) {
             TargetListener l = server.listeners().get(0).listener();
-            out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on " + p.name()
-                    + " " + l.address());
+            out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on "
+                    + StartupLines.where(p.name(), l.address()));
             if (!settings.isEmpty()) {
                 out.println("  transport options: " + settings);
             }
@@ -353,8 +354,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             TransportCapabilities caps = p.capabilities(settings);
             if (!caps.hardwareGuards().isEmpty()) {
-                out.println("  " + p.name() + " checks the PI of 8-byte tuples with guards "
-                        + caps.hardwareGuards() + " in hardware; other formats in software");
+                out.println("  " + StartupLines.offload(p.name(), caps.hardwareGuards()));
             }
         } else {
             out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
