@@ -279,8 +279,7 @@ final class ServeCommand implements Callable<Integer> {
             printStarted(out, server, p);
             // Every listener is up: the single point where the server is ready.
             out.flush();
-            readiness.ready(out, serverLog.at(LogLevel.WARN));
-            awaitStop(stop);
+            awaitStop(stop); // says it is ready once SIGTERM and SIGINT stop it cleanly
             if (server.nbd() != null) {
                 out.println("pistore serve: stopping NBD");
             }
@@ -585,6 +584,7 @@ final class ServeCommand implements Callable<Integer> {
         }, "pistore-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         Runnable restoreSignals = ServeReadiness.onStopSignals(stop::countDown);
+        readiness.ready(spec.commandLine().getOut(), serverLog.at(LogLevel.WARN));
         try {
             stop.await();
         } catch (InterruptedException e) {
