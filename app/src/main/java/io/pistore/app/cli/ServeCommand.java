@@ -86,7 +86,8 @@ final class ServeCommand implements Callable<Integer> {
     String transport;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:4430",
-            description = "Address to listen on (default: ${DEFAULT-VALUE}; config key: listen).")
+            description = "Address to listen on; a bare PORT listens on 127.0.0.1 (default: ${DEFAULT-VALUE}; "
+                    + "config key: listen).")
     String listen;
 
     @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
@@ -275,7 +276,7 @@ final class ServeCommand implements Callable<Integer> {
         } else {
             if (nbd == null || given("--listen") || given("--transport")) {
                 p = find(transport);
-                b.listen(transport, listen);
+                b.listen(transport, StartupLines.withHost(listen));
             }
             if (replicated) {
                 b.replica(replica.id("with --replica-listen"), replica.host(), replica.port());
@@ -303,8 +304,7 @@ final class ServeCommand implements Callable<Integer> {
             printStarted(out, server, p);
             // Every listener is up: the single point where the server is ready.
             out.flush();
-            readiness.ready(out, serverLog.at(LogLevel.WARN));
-            awaitStop(stop);
+            awaitStop(stop); // says it is ready once SIGTERM and SIGINT stop it cleanly
             if (server.nbd() != null) {
                 out.println("pistore serve: stopping NBD");
             }
@@ -367,8 +367,8 @@ final class ServeCommand implements Callable<Integer> {
         String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
         if (!server.listeners().isEmpty()) {
             TargetListener l = server.listeners().get(0).listener();
-            out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on " + p.name()
-                    + " " + l.address());
+            out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on "
+                    + StartupLines.where(p.name(), l.address()));
             if (!settings.isEmpty()) {
                 out.println("  transport options: " + settings);
             }
@@ -381,8 +381,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             TransportCapabilities caps = p.capabilities(settings);
             if (!caps.hardwareGuards().isEmpty()) {
-                out.println("  " + p.name() + " checks the PI of 8-byte tuples with guards "
-                        + caps.hardwareGuards() + " in hardware; other formats in software");
+                out.println("  " + StartupLines.offload(p.name(), caps.hardwareGuards()));
             }
         } else {
             out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
@@ -618,6 +617,7 @@ final class ServeCommand implements Callable<Integer> {
         }, "pistore-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         Runnable restoreSignals = ServeReadiness.onStopSignals(stop::countDown);
+        readiness.ready(spec.commandLine().getOut(), serverLog.at(LogLevel.WARN));
         try {
             stop.await();
         } catch (InterruptedException e) {
