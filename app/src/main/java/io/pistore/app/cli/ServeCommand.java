@@ -5,6 +5,7 @@ import io.pistore.app.metrics.EngineCollector;
 import io.pistore.app.metrics.MetricsEndpoint;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
 import io.pistore.runtime.access.AccessRules;
@@ -97,6 +98,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "Export the volumes over NBD on this address (bare --nbd: ${FALLBACK-VALUE}; host "
                     + "127.0.0.1 when only a port is given; config key: nbd).")
     String nbd;
+
+    @Option(names = "--iscsi", paramLabel = "HOST:PORT", arity = "0..1", fallbackValue = "127.0.0.1:3260",
+            description = "Serve every volume as an iSCSI target iqn.2026-12.io.pistore:VOLUME, LUN 0, on this address "
+                    + "(bare --iscsi: ${FALLBACK-VALUE}; docs/ISCSI.md).")
+    String iscsi;
 
     @Option(names = "--target", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "With --nbd: export the volumes of the target at this address, reached through "
@@ -210,6 +216,11 @@ final class ServeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
         }
+        try {
+            IscsiServer.parseAddress(iscsi == null ? "" : iscsi);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
         settings = transportOptions.resolve(config);
         settings = withTcpAccess(settings);
         settings = withTcpTlsEngine(settings);
@@ -302,10 +313,17 @@ final class ServeCommand implements Callable<Integer> {
                 for (Volume v : store.list()) {
                     out.println("  " + v.name() + " " + v.blockCount() + " blocks " + v.format());
                 }
-                if (nbd != null) {
-                    serveLocalNbd(out, log, service, stop);
-                } else {
-                    awaitStop(stop);
+                try (IscsiServer iscsiServer = iscsi == null ? null
+                        : IscsiServer.serveLocal(iscsi, service, new IscsiServer.Options().log(log))) {
+                    if (iscsiServer != null) {
+                        out.println("pistore serve: iSCSI on " + iscsiServer.address() + ", targets "
+                                + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
+                    }
+                    if (nbd != null) {
+                        serveLocalNbd(out, log, service, stop);
+                    } else {
+                        awaitStop(stop);
+                    }
                 }
                 out.println("pistore serve: stopping; flushing volumes");
                 for (Volume v : store.list()) {

@@ -1,6 +1,11 @@
 package io.pistore.frontend.iscsi;
 
 import io.pistore.engine.BlockDevice;
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.engine.service.TargetService;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.TargetListener;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
@@ -83,6 +88,8 @@ public final class IscsiServer implements AutoCloseable {
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger tsih = new AtomicInteger();
     private final Thread acceptor;
+    /** What {@link #serveLocal} opened for this server, closed after it (last first). */
+    private final List<AutoCloseable> owned = new ArrayList<>();
     private volatile boolean closing;
 
     private IscsiServer(HostConnection connection, Options options, ServerSocket listener) {
@@ -110,6 +117,41 @@ public final class IscsiServer implements AutoCloseable {
         IscsiServer s = new IscsiServer(connection, options, l);
         s.acceptor.start();
         return s;
+    }
+
+    /**
+     * Starts a portal on {@code address} for the volumes of {@code service}, reached in process
+     * through the local transport; closing the server closes that connection too.
+     */
+    public static IscsiServer serveLocal(String address, TargetService service, Options options) throws IOException {
+        BlockTransport t = new LocalTransportProvider().create();
+        TargetListener l = null;
+        HostConnection h = null;
+        try {
+            l = t.listen(new LocalTransportProvider().embeddedListenAddress(), service);
+            h = t.connect(l.address(), new ConnectOptions(2, 256));
+            IscsiServer s = start(address, h, options);
+            s.owned.add(t);
+            s.owned.add(l);
+            s.owned.add(h);
+            return s;
+        } catch (IOException | RuntimeException e) {
+            for (AutoCloseable c : new AutoCloseable[] {h, l, t}) {
+                closeQuietly(c);
+            }
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
     }
 
     /** {@code HOST:PORT}, {@code :PORT}, {@code PORT} or {@code HOST}; 127.0.0.1 and 3260 by default. */
@@ -274,6 +316,9 @@ public final class IscsiServer implements AutoCloseable {
             acceptor.join(2000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            closeQuietly(owned.get(i));
         }
     }
 }
