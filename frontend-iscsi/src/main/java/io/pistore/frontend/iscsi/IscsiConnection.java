@@ -35,6 +35,8 @@ final class IscsiConnection implements Runnable {
         int burstEnd;
         int ttt = Pdu.RESERVED_TAG;
         int r2tSn;
+        /** The DataSN the next Data-Out of the current burst carries (0 at the start of each). */
+        int dataSn;
         long lun;
         long needed;
 
@@ -97,9 +99,9 @@ final class IscsiConnection implements Runnable {
         } catch (RuntimeException e) {
             why = "internal error: " + e;
         } finally {
+            server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
             close();
             server.ended(this);
-            server.log("iscsi: " + peer + " ended: " + why);
         }
     }
 
@@ -271,6 +273,7 @@ final class IscsiConnection implements Runnable {
         int len = Math.min(session.params().maxBurst, t.data.length - t.received);
         t.ttt = nextTtt++ & 0x7FFFFFFF;
         t.burstEnd = t.received + len;
+        t.dataSn = 0;
         Pdu r = response(Pdu.R2T, 0x80, t.itt);
         r.set64(8, t.lun);
         r.set32(20, t.ttt);
@@ -288,11 +291,14 @@ final class IscsiConnection implements Runnable {
         }
         int ttt = p.i32(20);
         int offset = p.i32(40);
-        if (ttt != t.ttt || offset != t.received || p.data.length > t.burstEnd - t.received) {
+        int dataSn = p.i32(36);
+        if (ttt != t.ttt || offset != t.received || p.data.length > t.burstEnd - t.received || dataSn != t.dataSn) {
             throw new IscsiProtocolException("Data-Out out of order: offset " + (offset & 0xFFFFFFFFL) + " length "
                     + p.data.length + " tag 0x" + Integer.toHexString(ttt) + ", expected offset " + t.received
-                    + " up to " + t.burstEnd + " tag 0x" + Integer.toHexString(t.ttt));
+                    + " up to " + t.burstEnd + " tag 0x" + Integer.toHexString(t.ttt) + ", DataSN " + dataSn
+                    + " (expected " + t.dataSn + ")");
         }
+        t.dataSn++;
         System.arraycopy(p.data, 0, t.data, t.received, p.data.length);
         t.received += p.data.length;
         if (t.received < t.burstEnd) {
