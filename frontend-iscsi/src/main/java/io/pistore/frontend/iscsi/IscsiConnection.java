@@ -242,7 +242,7 @@ final class IscsiConnection implements Runnable {
         }
         long needed = lun == null ? 0 : lun.dataOutBytes(cdb);
         if (lun == null || edtl > needed + Negotiation.TARGET_MAX_BURST || edtl > Integer.MAX_VALUE - 8
-                || edtl > server.options().maxTransferBytes * 2L) {
+                || edtl > server.options().maxTransferBytes * 4L + 65_536) {
             // answered before any data is solicited; unsolicited Data-Out that follows is dropped
             finish(p.itt(), p.lun(), edtl, needed, lun == null ? execute(null, cdb, new byte[0]) : ScsiResult.invalidField(), 0);
             return;

@@ -24,6 +24,7 @@ final class ScsiLun {
     private final BlockDevice device;
     private final ScsiPages pages;
     private final int maxTransferBlocks;
+    private final ScsiProvisioning provisioning;
 
     ScsiLun(BlockDevice device, int maxTransferBytes) {
         this.device = device;
@@ -32,6 +33,16 @@ final class ScsiLun {
         int n = Integer.highestOneBit(Math.max(1, maxTransferBytes / Math.max(wire, f.blockSize())));
         this.maxTransferBlocks = n;
         this.pages = new ScsiPages(device.info(), n);
+        this.provisioning = new ScsiProvisioning(device, n);
+    }
+
+    /**
+     * The most blocks a READ or a WRITE without PI from the initiator may move (several engine
+     * requests): four times the block limits' maximum transfer length, which bounds the memory of
+     * one command.
+     */
+    int maxCommandBlocks() {
+        return ScsiProvisioning.maxWriteSameBlocks(maxTransferBlocks);
     }
 
     ScsiPages pages() {
@@ -44,6 +55,10 @@ final class ScsiLun {
 
     /** Bytes of Data-Out the command needs, or 0 when it takes none (only READ/WRITE/VERIFY take any). */
     long dataOutBytes(byte[] cdb) {
+        long p = provisioning.dataOutBytes(cdb);
+        if (p >= 0) {
+            return p;
+        }
         Cdb c = Cdb.parse(cdb);
         if (c == null || c.kind() == Cdb.Kind.READ || c.kind() == Cdb.Kind.VERIFY && c.bytchk() == 0) {
             return 0;
@@ -64,11 +79,16 @@ final class ScsiLun {
             case 0x12: return inquiry(cdb);
             case 0x25: return ScsiResult.good(pages.readCapacity10());
             case 0x9E: {
-                if ((cdb[1] & 0x1f) != 0x10) {
-                    return ScsiResult.invalidField();
+                int sa = cdb[1] & 0x1f;
+                if (sa == 0x12) {
+                    return provisioning.lbaStatus(cdb);
                 }
-                return ScsiResult.cut(pages.readCapacity16(), Cdb.u32(cdb, 10));
+                return sa == 0x10 ? ScsiResult.cut(pages.readCapacity16(), Cdb.u32(cdb, 10)) : ScsiResult.invalidField();
             }
+            case 0x42: return provisioning.unmap(cdb, dataOut, pages.readOnly());
+            case 0x41:
+            case 0x93:
+                return provisioning.writeSame(cdb, dataOut, pages.readOnly());
             case 0xA0: return ScsiResult.cut(pages.reportLuns(), Cdb.u32(cdb, 6));
             case 0x1A: return modeSense(cdb, false);
             case 0x5A: return modeSense(cdb, true);
@@ -111,7 +131,8 @@ final class ScsiLun {
         if (c.protect() != 0 && !pages.pi()) {
             return ScsiResult.invalidField();
         }
-        if (c.blocks() > maxTransferBlocks && c.kind() != Cdb.Kind.VERIFY) {
+        boolean oneRequest = c.kind() == Cdb.Kind.WRITE && c.protect() != 0;
+        if (c.kind() != Cdb.Kind.VERIFY && c.blocks() > (oneRequest ? maxTransferBlocks : maxCommandBlocks())) {
             return ScsiResult.invalidField();
         }
         return null;
@@ -128,28 +149,43 @@ final class ScsiLun {
         return Protection.pass(CheckFlags.of(guard, app && mask != 0, ref), refTag, tag, mask);
     }
 
+    /** Reads in requests of at most the block limits' transfer length; the failing request's sense is the answer. */
     private ScsiResult read(Cdb c) {
         int ds = device.format().dataSize();
-        int n = (int) c.blocks();
-        ByteBuffer data = ByteBuffer.allocate(n * ds);
-        Completion done;
-        if (c.protect() == 0) {
-            done = await(() -> device.read(c.lba(), ScatterList.of(data)));
-            return done.isSuccess() ? ScsiResult.good(data.array()) : ScsiResult.of(done, false);
-        }
-        ByteBuffer meta = ByteBuffer.allocate(n * 8);
-        done = await(() -> device.read(c.lba(), ScatterList.of(data), ScatterList.of(meta), protection(c, c.lba())));
-        if (!done.isSuccess()) {
-            return ScsiResult.of(done, false);
-        }
-        byte[] out = new byte[n * (ds + 8)];
-        for (int i = 0; i < n; i++) {
-            System.arraycopy(data.array(), i * ds, out, i * (ds + 8), ds);
-            System.arraycopy(meta.array(), i * 8, out, i * (ds + 8) + ds, 8);
+        int wire = wireBlock(c.protect());
+        byte[] out = new byte[(int) c.blocks() * wire];
+        for (int done = 0; done < c.blocks(); ) {
+            int n = (int) Math.min(maxTransferBlocks, c.blocks() - done);
+            long lba = c.lba() + done;
+            ByteBuffer data = ByteBuffer.allocate(n * ds);
+            Completion r;
+            if (c.protect() == 0) {
+                r = await(() -> device.read(lba, ScatterList.of(data)));
+            } else {
+                ByteBuffer meta = ByteBuffer.allocate(n * 8);
+                r = await(() -> device.read(lba, ScatterList.of(data), ScatterList.of(meta), protection(c, lba)));
+                if (r.isSuccess()) {
+                    for (int i = 0; i < n; i++) {
+                        System.arraycopy(meta.array(), i * 8, out, (done + i) * wire + ds, 8);
+                    }
+                }
+            }
+            if (!r.isSuccess()) {
+                return ScsiResult.of(r, false);
+            }
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(data.array(), i * ds, out, (done + i) * wire, ds);
+            }
+            done += n;
         }
         return ScsiResult.good(out);
     }
 
+    /**
+     * Writes the blocks. With PI from the initiator the write is one engine request (at most the
+     * block limits' transfer length, checked before), so a failed check stores nothing of it; a write
+     * whose PI the target generates cannot fail a check and goes in requests of that length.
+     */
     private ScsiResult write(Cdb c, byte[] dataOut) {
         if (pages.readOnly()) {
             return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
@@ -157,24 +193,31 @@ final class ScsiLun {
         int ds = device.format().dataSize();
         int wire = wireBlock(c.protect());
         // an expected transfer length shorter than the CDB's writes the whole blocks it covers (residual overflow)
-        int n = (int) Math.min(c.blocks(), dataOut.length / wire);
-        if (n == 0) {
+        int total = (int) Math.min(c.blocks(), dataOut.length / wire);
+        if (c.protect() == 0) {
+            for (int done = 0; done < total; ) {
+                int n = Math.min(maxTransferBlocks, total - done);
+                long lba = c.lba() + done;
+                ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, done * ds, n * ds).slice());
+                Completion r = await(() -> device.write(lba, data, null, device.insertStrip(lba), c.fua()));
+                if (!r.isSuccess()) {
+                    return ScsiResult.of(r, true);
+                }
+                done += n;
+            }
             return ScsiResult.good();
         }
-        Completion done;
-        if (c.protect() == 0) {
-            ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, 0, n * ds).slice());
-            done = await(() -> device.write(c.lba(), data, null, device.insertStrip(c.lba()), c.fua()));
-        } else {
-            byte[] data = new byte[n * ds];
-            byte[] meta = new byte[n * 8];
-            for (int i = 0; i < n; i++) {
-                System.arraycopy(dataOut, i * wire, data, i * ds, ds);
-                System.arraycopy(dataOut, i * wire + ds, meta, i * 8, 8);
-            }
-            done = await(() -> device.write(c.lba(), ScatterList.wrap(data), ScatterList.wrap(meta),
-                    protection(c, c.lba()), c.fua()));
+        if (total == 0) {
+            return ScsiResult.good();
         }
+        byte[] data = new byte[total * ds];
+        byte[] meta = new byte[total * 8];
+        for (int i = 0; i < total; i++) {
+            System.arraycopy(dataOut, i * wire, data, i * ds, ds);
+            System.arraycopy(dataOut, i * wire + ds, meta, i * 8, 8);
+        }
+        Completion done = await(() -> device.write(c.lba(), ScatterList.wrap(data), ScatterList.wrap(meta),
+                protection(c, c.lba()), c.fua()));
         return done.isSuccess() ? ScsiResult.good() : ScsiResult.of(done, true);
     }
 

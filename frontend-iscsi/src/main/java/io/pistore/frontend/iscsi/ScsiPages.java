@@ -94,8 +94,13 @@ final class ScsiPages {
             case 0xB0: {
                 byte[] b = page(0xB0, 0x3C);
                 b[7] = 1; // optimal transfer length granularity: 1 block
+                b[4] = 0x01; // WSNZ: WRITE SAME of zero blocks is refused
                 Pdu.putInt(b, 8, maxTransferBlocks);
                 Pdu.putInt(b, 12, maxTransferBlocks);
+                Pdu.putInt(b, 20, ScsiProvisioning.MAX_UNMAP_BLOCKS); // maximum unmap LBA count
+                Pdu.putInt(b, 24, ScsiProvisioning.MAX_UNMAP_DESCRIPTORS);
+                Pdu.putInt(b, 28, 1); // optimal unmap granularity
+                Pdu.putLong(b, 36, ScsiProvisioning.maxWriteSameBlocks(maxTransferBlocks));
                 return b;
             }
             case 0xB1: {
@@ -105,7 +110,8 @@ final class ScsiPages {
             }
             case 0xB2: {
                 byte[] b = page(0xB2, 4);
-                b[6] = 0x00; // fully provisioned; no UNMAP or WRITE SAME with UNMAP yet
+                b[5] = (byte) (0x80 | 0x40 | 0x20 | 0x04); // LBPU, LBPWS, LBPWS10, LBPRZ 1
+                b[6] = 0x02; // thin provisioned
                 return b;
             }
             default:
@@ -161,6 +167,7 @@ final class ScsiPages {
             b[12] = (byte) ((type().number() - 1) << 1 | 0x01); // P_TYPE, PROT_EN
         }
         b[13] = 0; // P_I_EXPONENT 0 (one tuple per block), one logical block per physical block
+        b[14] = (byte) 0xC0; // LBPME, LBPRZ: deallocated blocks read as zeros
         return b;
     }
 

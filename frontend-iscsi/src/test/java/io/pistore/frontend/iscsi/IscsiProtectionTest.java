@@ -190,4 +190,79 @@ class IscsiProtectionTest {
             assertEquals(1536, u.residual());
         }
     }
+
+    static byte[] lbaStatus(long lba) {
+        byte[] c = new byte[16];
+        c[0] = (byte) 0x9E;
+        c[1] = 0x12;
+        Pdu.putLong(c, 2, lba);
+        Pdu.putInt(c, 10, 4096);
+        return c;
+    }
+
+    @Test
+    void unmapAndWriteSameDeallocateAndGetLbaStatusTellsThem() throws IOException {
+        try (IscsiTestInitiator c = open("t1")) {
+            byte[] d = blocks(8, 0x77, 40, 7);
+            assertEquals(GOOD, c.command(cdb16(0x8A, 40, 8, 1), d, d.length, d.length, false).status());
+            byte[] unmap = new byte[8 + 16];
+            Pdu.putInt(unmap, 0, 0);
+            unmap[1] = 22;
+            unmap[3] = 16;
+            Pdu.putLong(unmap, 8, 42);
+            Pdu.putInt(unmap, 16, 3);
+            byte[] cdb = new byte[10];
+            cdb[0] = 0x42;
+            cdb[8] = (byte) unmap.length;
+            assertEquals(GOOD, c.command(cdb, unmap, unmap.length, unmap.length, false).status());
+
+            IscsiTestInitiator.Result r = c.command(cdb16(0x88, 40, 8, 1), new byte[0], 0, 8 * 520, true);
+            assertEquals(GOOD, r.status(), "deallocated blocks pass the checks (escape tuple)");
+            for (int i = 0; i < 8; i++) {
+                byte[] got = Arrays.copyOfRange(r.dataIn(), i * 520, i * 520 + 520);
+                byte[] want = Arrays.copyOfRange(d, i * 520, i * 520 + 520);
+                if (i >= 2 && i < 5) {
+                    assertArrayEquals(new byte[512], Arrays.copyOf(got, 512), "block " + (40 + i) + " reads zeros");
+                    assertArrayEquals(new byte[] {0, 0, -1, -1, -1, -1, -1, -1}, Arrays.copyOfRange(got, 512, 520));
+                } else {
+                    assertArrayEquals(want, got, "block " + (40 + i) + " kept");
+                }
+            }
+            IscsiTestInitiator.Result st = c.command(lbaStatus(40), new byte[0], 0, 4096, true);
+            assertEquals(GOOD, st.status());
+            byte[] s = st.dataIn();
+            assertEquals(4 * 16 + 4, Pdu.getInt(s, 0), "runs from LBA 40: mapped, deallocated, mapped, never written");
+            assertEquals(40, Pdu.getLong(s, 8));
+            assertEquals(2, Pdu.getInt(s, 16));
+            assertEquals(0, s[20]);
+            assertEquals(42, Pdu.getLong(s, 24));
+            assertEquals(3, Pdu.getInt(s, 32));
+            assertEquals(1, s[36]);
+            assertEquals(45, Pdu.getLong(s, 40));
+            assertEquals(3, Pdu.getInt(s, 48));
+            assertEquals(0, s[52]);
+            assertEquals(48, Pdu.getLong(s, 56));
+            assertEquals(256 - 48, Pdu.getInt(s, 64), "never-written blocks up to the end");
+            assertEquals(1, s[68]);
+
+            byte[] pattern = new byte[512];
+            Arrays.fill(pattern, (byte) 0x5A);
+            byte[] ws = new byte[16];
+            ws[0] = (byte) 0x93;
+            Pdu.putLong(ws, 2, 100);
+            Pdu.putInt(ws, 10, 20);
+            assertEquals(GOOD, c.command(ws, pattern, 512, 512, false).status());
+            IscsiTestInitiator.Result back = c.command(cdb16(0x88, 100, 20, 0), new byte[0], 0, 20 * 512, true);
+            for (int i = 0; i < 20; i++) {
+                assertArrayEquals(pattern, Arrays.copyOfRange(back.dataIn(), i * 512, i * 512 + 512));
+            }
+            ws[1] = 0x08; // UNMAP
+            assertEquals(GOOD, c.command(ws, new byte[512], 512, 512, false).status());
+            IscsiTestInitiator.Result st2 = c.command(lbaStatus(100), new byte[0], 0, 4096, true);
+            assertEquals(1, st2.dataIn()[20], "WRITE SAME of zeros with UNMAP deallocates");
+            assertEquals(256 - 100, Pdu.getInt(st2.dataIn(), 16), "one run with the never-written blocks after it");
+            ws[1] = 0x20; // WRPROTECT 1
+            assertEquals(0x2400, c.command(ws, pattern, 512, 512, false).ascq(), "WRITE SAME with PI is refused");
+        }
+    }
 }
