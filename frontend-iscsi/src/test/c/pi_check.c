@@ -101,6 +101,10 @@ int main(int argc, char **argv) {
     url = iscsi_parse_full_url(iscsi, argv[1]);
     if (url == NULL) { fprintf(stderr, "bad URL: %s\n", iscsi_get_error(iscsi)); return 100; }
     iscsi_set_targetname(iscsi, url->target);
+    if (url->user[0])
+        iscsi_set_initiator_username_pwd(iscsi, url->user, url->passwd);
+    if (getenv("PI_CHECK_TARGET_USER") && getenv("PI_CHECK_TARGET_SECRET"))
+        iscsi_set_target_username_pwd(iscsi, getenv("PI_CHECK_TARGET_USER"), getenv("PI_CHECK_TARGET_SECRET"));
     iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
     iscsi_set_header_digest(iscsi, ISCSI_HEADER_DIGEST_CRC32C);
     lun = url->lun;

@@ -30,10 +30,16 @@ final class IscsiLogin {
     private boolean sessionTypeKnown;
     private boolean firstResponse = true;
     private long statSn;
+    /** CHAP of this login when the server asks for it, else null; {@code authenticated} once it passed. */
+    private final IscsiChap chap;
+    private boolean chapChosen;
+    private boolean authenticated;
 
     IscsiLogin(IscsiServer server, PduChannel channel) {
         this.server = server;
         this.channel = channel;
+        this.chap = server.options().chap();
+        this.authenticated = chap == null;
     }
 
     /** Runs the login from its first PDU; null when the initiator left before it ended. */
@@ -93,8 +99,19 @@ final class IscsiLogin {
             if (refused != null) {
                 return null;
             }
+            if (chapChosen && !authenticated && !chapStep(p, keys, pending)) {
+                return null;
+            }
+            if (!authenticated && transit && nsg != STAGE_SECURITY && !chapChosen) {
+                fail(p, 0x0201, "the security stage ended without authentication");
+                return null;
+            }
+            if (!authenticated && transit) {
+                transit = false; // CHAP not done yet: stay in the security stage
+            }
             Map<String, String> operational = new LinkedHashMap<>(keys);
-            for (String k : new String[] {"InitiatorName", "SessionType", "TargetName", "AuthMethod"}) {
+            for (String k : new String[] {"InitiatorName", "SessionType", "TargetName", "AuthMethod", "CHAP_A",
+                "CHAP_N", "CHAP_R", "CHAP_I", "CHAP_C"}) {
                 operational.remove(k);
             }
             pending.putAll(params.answer(operational, discovery));
@@ -148,15 +165,46 @@ final class IscsiLogin {
         String auth = keys.get("AuthMethod");
         if (auth != null) {
             boolean none = false;
+            boolean chapOffered = false;
             for (String s : auth.split(",", -1)) {
                 none |= s.equals("None");
+                chapOffered |= s.equals("CHAP");
             }
-            if (!none) {
+            if (chap != null) {
+                if (!chapOffered) {
+                    return fail(p, 0x0201, "AuthMethod " + TextKeys.shorten(auth) + " offered, this target asks CHAP");
+                }
+                chapChosen = true;
+                answers.put("AuthMethod", "CHAP");
+            } else if (!none) {
                 return fail(p, 0x0201, "AuthMethod " + TextKeys.shorten(auth) + " offered, this target speaks None");
+            } else {
+                answers.put("AuthMethod", "None");
             }
-            answers.put("AuthMethod", "None");
         }
         return null;
+    }
+
+    /** One CHAP exchange: the challenge after CHAP_A, the check after CHAP_R; false when the login failed. */
+    private boolean chapStep(Pdu p, Map<String, String> keys, Map<String, String> answers) throws IOException {
+        if (keys.containsKey("CHAP_A")) {
+            Map<String, String> c = chap.challenge(keys.get("CHAP_A"));
+            if (c == null) {
+                fail(p, 0x0201, "CHAP_A " + TextKeys.shorten(keys.get("CHAP_A")) + " has no MD5 (5)");
+                return false;
+            }
+            answers.putAll(c);
+        } else if (keys.containsKey("CHAP_R")) {
+            Map<String, String> r = chap.verify(keys);
+            if (r == null) {
+                fail(p, 0x0201, "CHAP authentication of " + TextKeys.shorten(String.valueOf(keys.get("CHAP_N")))
+                        + " failed");
+                return false;
+            }
+            answers.putAll(r);
+            authenticated = true;
+        }
+        return true;
     }
 
     private void respond(Pdu req, int csg, int nsg, boolean transit, byte[] data) throws IOException {

@@ -46,6 +46,38 @@ public final class IscsiServer implements AutoCloseable {
         long loginTimeoutMillis = 30_000;
         int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
         Consumer<String> log = line -> { };
+        String chapUser;
+        String chapSecret;
+        String chapTargetUser;
+        String chapTargetSecret;
+
+        /**
+         * Asks every initiator for CHAP (MD5) with this name and secret (null: no authentication,
+         * the default). Secrets of 12 to 255 bytes, as RFC 7143 asks.
+         */
+        public Options chap(String user, String secret) {
+            if (user != null && (user.isEmpty() || secret == null || secret.length() < 12 || secret.length() > 255)) {
+                throw new IllegalArgumentException("a CHAP secret must be 12 to 255 characters, with a user name");
+            }
+            this.chapUser = user;
+            this.chapSecret = user == null ? null : secret;
+            return this;
+        }
+
+        /** Mutual CHAP: the name and secret this target proves itself with when the initiator asks. */
+        public Options mutualChap(String targetUser, String targetSecret) {
+            if (targetSecret != null && (targetSecret.length() < 12 || targetSecret.length() > 255)) {
+                throw new IllegalArgumentException("a CHAP secret must be 12 to 255 characters");
+            }
+            this.chapTargetUser = targetUser;
+            this.chapTargetSecret = targetSecret;
+            return this;
+        }
+
+        /** A fresh CHAP state for one login, or null without CHAP. */
+        IscsiChap chap() {
+            return chapUser == null ? null : new IscsiChap(chapUser, chapSecret, chapTargetUser, chapTargetSecret);
+        }
 
         /** Most initiator connections at once; more are closed at accept (default 64). */
         public Options maxConnections(int n) {
