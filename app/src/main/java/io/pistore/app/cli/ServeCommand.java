@@ -316,7 +316,8 @@ final class ServeCommand implements Callable<Integer> {
                 try (IscsiServer iscsiServer = iscsi == null ? null
                         : IscsiServer.serveLocal(iscsi, service, new IscsiServer.Options().log(log))) {
                     if (iscsiServer != null) {
-                        out.println("pistore serve: iSCSI on " + iscsiServer.address() + ", targets "
+                        out.println("pistore serve: iSCSI on " + iscsiServer.address().getAddress().getHostAddress()
+                                + ":" + iscsiServer.address().getPort() + ", targets "
                                 + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
                     }
                     if (nbd != null) {
