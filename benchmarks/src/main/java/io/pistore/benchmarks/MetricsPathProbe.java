@@ -1,7 +1,7 @@
 package io.pistore.benchmarks;
 
-import io.pistore.app.metrics.EngineCollector;
-import io.pistore.app.metrics.MetricsEndpoint;
+import io.pistore.server.metrics.EngineCollector;
+import io.pistore.server.metrics.MetricsEndpoint;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.engine.service.TargetService;

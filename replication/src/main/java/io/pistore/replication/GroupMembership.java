@@ -68,7 +68,7 @@ public final class GroupMembership {
 
     /** As {@link #of(String, List, ReplicationSettings)}, the peers written {@code ID=HOST:PORT,...}. */
     public static GroupMembership of(String volume, String peers, ReplicationSettings settings) {
-        return of(volume, PeerList.parse(peers), settings);
+        return of(volume, ReplicaPeers.parse(peers), settings);
     }
 
     /** The leader and its configuration's peers. */
@@ -217,7 +217,7 @@ public final class GroupMembership {
         for (RaftPeer a : add) {
             checkAnswers(a);
         }
-        if (!PeerList.sameMembers(after, before)) {
+        if (!ReplicaPeers.sameMembers(after, before)) {
             setConfiguration(l, after);
             if (!remove.isEmpty()) {
                 awaitApplied(after);

@@ -72,7 +72,7 @@ public final class GroupStatus {
      * leaves out is marked no member.
      */
     public static GroupStatus of(String name, String peers, ReplicationSettings settings) {
-        List<RaftPeer> list = PeerList.parse(peers);
+        List<RaftPeer> list = ReplicaPeers.parse(peers);
         RaftGroupId gid = ReplicaNode.groupId(name);
         List<Member> members = new ArrayList<>();
         java.util.Map<String, RaftPeer> toAsk = new java.util.LinkedHashMap<>();

@@ -130,7 +130,7 @@ class MembershipChangeTest {
     }
 
     private static String list(List<RaftPeer> peers) {
-        return PeerList.describe(peers);
+        return ReplicaPeers.describe(peers);
     }
 
     /** Waits until each node has applied as far as the leader node has. */
@@ -165,7 +165,7 @@ class MembershipChangeTest {
         try (ServedVolume s = new ServedVolume(leader, NAME); Load load = new Load(s)) {
             load.awaitMore(20);
 
-            GroupMembership.Change add = n4.join(NAME, PeerList.parse(peers.peerList()), null);
+            GroupMembership.Change add = n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
             assertEquals(4, add.after.size(), list(add.after));
             assertTrue(add.after.contains(n4.peer()), list(add.after));
             assertTrue(n4.replica(NAME) != null && n4.replica(NAME).format().equals(FORMAT)
@@ -220,7 +220,7 @@ class MembershipChangeTest {
                 assertArrayEquals(first[1], c[1], "metadata of " + n.id() + " and " + leader.id());
             }
         }
-        try (ReplicatedVolume v = ReplicatedVolume.connect(NAME, PeerList.describe(
+        try (ReplicatedVolume v = ReplicatedVolume.connect(NAME, ReplicaPeers.describe(
                 GroupMembership.of(NAME, List.of(n4.peer()), ThreePeers.SETTINGS).members()), ThreePeers.SETTINGS,
                 peers.log::add)) {
             ReplicatedVolume.ScrubReport r = v.scrub(x -> { });
@@ -243,10 +243,10 @@ class MembershipChangeTest {
                 () -> g.change(List.of(), List.of("n9")));
         assertEquals("peer n9 is not a member of volume rv (members n1,n2,n3)", unknown.getMessage());
         IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
-                () -> g.change(List.of(PeerList.parse("n2=127.0.0.1:1").get(0)), List.of()));
+                () -> g.change(List.of(ReplicaPeers.parse("n2=127.0.0.1:1").get(0)), List.of()));
         assertEquals("peer n2 is a member of volume rv already", twice.getMessage());
         ReplicationException unreachable = assertThrows(ReplicationException.class,
-                () -> g.change(PeerList.parse("n9=127.0.0.1:" + freePort()), List.of()));
+                () -> g.change(ReplicaPeers.parse("n9=127.0.0.1:" + freePort()), List.of()));
         assertTrue(unreachable.getMessage().startsWith("peer n9 at 127.0.0.1:") && unreachable.getMessage()
                 .contains(" is unreachable: "), unreachable.getMessage());
         assertEquals(3, g.members().size(), "nothing changed");

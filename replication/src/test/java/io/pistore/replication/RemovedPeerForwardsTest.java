@@ -53,7 +53,7 @@ class RemovedPeerForwardsTest {
         // Cut off (stopped) while the change commits: it misses the joint and the new configuration.
         peers.stop(a);
         GroupMembership.Change down = g.change(List.of(), List.of(ThreePeers.id(a)));
-        assertEquals(2, down.after.size(), PeerList.describe(down.after));
+        assertEquals(2, down.after.size(), ReplicaPeers.describe(down.after));
         peers.restart(a);
         ReplicaNode removed = peers.node(a);
         Map<String, Boolean> heard = new ConcurrentHashMap<>();

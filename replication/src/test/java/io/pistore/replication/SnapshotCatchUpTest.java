@@ -175,13 +175,13 @@ class SnapshotCatchUpTest {
             awaitPurgedPast(leader, 1);
             ReplicaNode n4 = ReplicaNode.start("n4", "127.0.0.1", 0, dir.resolve("n4"), SETTINGS, peers.log::add);
             extra.add(n4);
-            GroupMembership.Change add = n4.join(NAME, PeerList.parse(peers.peerList()), null);
+            GroupMembership.Change add = n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
             assertEquals(4, add.after.size());
             ThreePeers.await(() -> logSays("replica n4 restored from the snapshot"), "n4 to be brought up from a snapshot");
             assertSameAsLeader(leader, n4);
             write(s, 10);
             assertSameAsLeader(leader, n4);
-            assertScrubClean(PeerList.describe(add.after));
+            assertScrubClean(ReplicaPeers.describe(add.after));
         }
     }
 

@@ -1,5 +1,7 @@
 package io.pistore.app.cli;
 
+import io.pistore.server.control.ControlSocket;
+import io.pistore.server.control.VolumeChange;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.StandardProtocolFamily;

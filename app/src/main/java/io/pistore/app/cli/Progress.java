@@ -78,17 +78,7 @@ final class Progress implements AutoCloseable {
     }
 
     static String bytes(long n) {
-        if (n < 1024) {
-            return n + " B";
-        }
-        String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB"};
-        double v = n;
-        int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+        return io.pistore.server.control.ByteCount.format(n);
     }
 
     @Override

@@ -1,11 +1,8 @@
 package io.pistore.app.cli;
 
-import io.pistore.replication.PeerList;
-import io.pistore.replication.ReplicaNode;
-import io.pistore.replication.ReplicationSettings;
-import java.io.IOException;
+import io.pistore.replication.ReplicaPeers;
+import io.pistore.server.PistoreServer;
 import java.nio.file.Path;
-import java.util.function.Consumer;
 import picocli.CommandLine.Option;
 
 /**
@@ -23,7 +20,7 @@ final class ReplicaOptions {
     String listen;
 
     static Path dir(Path data) {
-        return data.resolve("replication");
+        return PistoreServer.replicationDir(data);
     }
 
     /** The id, checked; a usage error when it is missing or malformed. */
@@ -32,16 +29,15 @@ final class ReplicaOptions {
             throw CliException.usage("--replica-id is needed " + why);
         }
         try {
-            PeerList.checkId(id);
+            ReplicaPeers.checkId(id);
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--replica-id: " + e.getMessage());
         }
         return id;
     }
 
-    /** Starts this peer on {@code --replica-listen} over {@code DATA/replication}. */
-    ReplicaNode start(Path data, Consumer<String> log) throws IOException {
-        String me = id("with --replica-listen");
+    /** The port of {@code --replica-listen}; a usage error unless it is HOST:PORT with a port 1 to 65535. */
+    int port() {
         int colon = listen.lastIndexOf(':');
         int port = -1;
         try {
@@ -52,10 +48,11 @@ final class ReplicaOptions {
         if (port < 1 || port > 65535) {
             throw CliException.usage("--replica-listen must be HOST:PORT with a port 1 to 65535, not '" + listen + "'");
         }
-        try {
-            return ReplicaNode.start(me, listen.substring(0, colon), port, dir(data), ReplicationSettings.defaults(), log);
-        } catch (IOException e) {
-            throw CliException.usage("cannot start replica " + me + " on " + listen + ": " + e.getMessage());
-        }
+        return port;
+    }
+
+    /** The host of {@code --replica-listen} (after {@link #port} accepted it). */
+    String host() {
+        return listen.substring(0, listen.lastIndexOf(':'));
     }
 }

@@ -2,9 +2,10 @@ package io.pistore.app.cli;
 
 import io.pistore.replication.GroupMembership;
 import io.pistore.replication.GroupStatus;
-import io.pistore.replication.PeerList;
+import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ReplicationSettings;
+import io.pistore.server.control.VolumeChange;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -60,7 +61,7 @@ final class ReplicasCommand {
     /** The peer list, checked: a usage error names what is wrong with it. */
     private static void checkPeers(String replicas) {
         try {
-            PeerList.parse(replicas);
+            ReplicaPeers.parse(replicas);
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--replicas: " + e.getMessage());
         }
@@ -151,7 +152,7 @@ final class ReplicasCommand {
         @Override
         public Integer call() throws IOException {
             try {
-                PeerList.checkId(old);
+                ReplicaPeers.checkId(old);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage("--old: " + e.getMessage());
             }
@@ -186,13 +187,13 @@ final class ReplicasCommand {
             PrintWriter out = spec.commandLine().getOut();
             GroupMembership.Change c;
             try {
-                PeerList.checkId(peer);
+                ReplicaPeers.checkId(peer);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage("--peer: " + e.getMessage());
             }
             checkPeers(replicas);
             try {
-                c = GroupMembership.of(name, PeerList.parse(replicas), ReplicationSettings.defaults())
+                c = GroupMembership.of(name, ReplicaPeers.parse(replicas), ReplicationSettings.defaults())
                         .change(List.of(), List.of(peer));
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());

@@ -1,8 +1,6 @@
 package io.pistore.app.cli;
 
 import io.pistore.app.bench.TargetAddress;
-import io.pistore.app.metrics.EngineCollector;
-import io.pistore.app.metrics.MetricsEndpoint;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.iscsi.IscsiServer;
@@ -11,18 +9,17 @@ import io.pistore.frontend.nbd.NbdTls;
 import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.tls.PskKeys;
 import io.pistore.runtime.tls.TlsContext;
-import io.pistore.engine.service.TargetService;
 import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardPath;
-import io.pistore.replication.PeerList;
+import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicaNode;
 import io.pistore.replication.ReplicatedVolume;
-import io.pistore.spi.BlockTransport;
+import io.pistore.server.PistoreServer;
+import io.pistore.server.metrics.MetricsWebConfig;
 import io.pistore.spi.BlockTransportProvider;
-import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportCapabilities;
@@ -79,6 +76,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     LogLevelOption logLevel;
 
+    @Mixin
+    ServeReadiness readiness;
+
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
 
@@ -123,6 +123,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int metricsLatencySample;
 
+    @Option(names = {"--metrics-web-config", "--web.config.file"}, paramLabel = "FILE",
+            description = "With --metrics: TLS and basic authentication from a web-config file in the Prometheus "
+                    + "exporter toolkit's format (tls_server_config, basic_auth_users; docs/SECURITY.md; config key: "
+                    + "metrics-web-config).")
+    java.nio.file.Path metricsWebConfig;
+
     @Option(names = "--memory-volume", paramLabel = "NAME:SIZE[:DATA+META]",
             description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
                     + "the volumes of --data; its content is lost at exit.")
@@ -162,11 +168,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     long nbdResendMillis;
 
-    private ServerLog serverLog;
+    @Option(names = "--strict-permissions",
+            description = "Refuse to start when the data directory or a volume's files give group or others "
+                    + "access (default: one warning line each; docs/SECURITY.md).")
+    boolean strictPermissions;
 
-    /** What the transports and the NBD frontend pass to the engine, counted for --metrics. */
-    private TargetStats stats = new TargetStats();
-    private EngineCollector collector = new EngineCollector(stats);
+    private ServerLog serverLog;
 
     /** Set when an interrupt stopped the server; restored on the thread once everything is closed. */
     private boolean interrupted;
@@ -176,9 +183,13 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (readiness.launchesDaemon()) {
+            return ServeDaemon.launch(spec, daemonLog(), spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
         try {
             return serve();
         } finally {
+            readiness.stopped();
             finished.countDown();
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -195,8 +206,7 @@ final class ServeCommand implements Callable<Integer> {
             throw CliException.usage("--memory-volume serves local volumes; it cannot be combined with --target");
         }
         try {
-            stats = new TargetStats(metricsLatencySample);
-            collector = new EngineCollector(stats);
+            new TargetStats(metricsLatencySample);
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--metrics-latency-sample: " + e.getMessage());
         }
@@ -221,6 +231,12 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw CliException.usage(e.getMessage());
         }
+        if (metricsWebConfig != null && metrics == null) {
+            throw CliException.usage("--metrics-web-config needs --metrics: it sets up the metrics endpoint");
+        }
+        if (strictPermissions && memoryVolumes.isEmpty() && target == null) {
+            PermissionProblem.requirePrivate(data.existing());
+        }
         settings = transportOptions.resolve(config);
         settings = withTcpAccess(settings);
         settings = withTcpTlsEngine(settings);
@@ -243,133 +259,200 @@ final class ServeCommand implements Callable<Integer> {
             throw CliException.usage("--target exports another target's volumes; replicated volumes are served by the "
                     + "serve of each of their peers");
         }
-        try (MetricsEndpoint m = metrics == null ? null : startMetrics()) {
-            if (m != null) {
-                out.println("pistore serve: metrics at " + m.url());
+        PistoreServer.Builder b = PistoreServer.builder().transportOptions(settings).log(log)
+                .metricsLatencySample(metricsLatencySample).nbdQueues(nbdQueues);
+        if (metrics != null) {
+            b.metrics(metrics);
+            if (metricsWebConfig != null) {
+                try {
+                    b.metricsWebConfig(MetricsWebConfig.read(metricsWebConfig));
+                } catch (IllegalArgumentException e) {
+                    throw CliException.usage("cannot serve metrics on " + metrics + ": " + e.getMessage());
+                }
             }
-            if (target != null) {
-                return serveRemote(out, log, stop);
-            }
-            return serveLocal(out, log, stop, replicated);
         }
-    }
-
-    private MetricsEndpoint startMetrics() {
+        if (nbd != null) {
+            b.nbd(nbd, nbdOptions(log));
+        }
+        if (iscsi != null) {
+            b.iscsi(iscsi, new IscsiServer.Options().log(log));
+        }
+        BlockTransportProvider p = null;
+        if (target != null) {
+            p = find(transport);
+            try {
+                TargetAddress.check(p, target);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
+            b.nbdTarget(transport, target);
+        } else {
+            if (nbd == null || given("--listen") || given("--transport")) {
+                p = find(transport);
+                b.listen(transport, listen);
+            }
+            if (replicated) {
+                b.replica(replica.id("with --replica-listen"), replica.host(), replica.port());
+            }
+            if (memoryVolumes.isEmpty()) {
+                b.dataDir(data.dir);
+            }
+        }
+        VolumeStore store = target != null ? null : openStore();
+        PistoreServer server;
         try {
-            return MetricsEndpoint.start(metrics, collector);
-        } catch (IOException | IllegalArgumentException e) {
-            String m = e.getMessage();
-            throw CliException.usage("cannot serve metrics on " + metrics + ": "
-                    + (m == null ? e.getClass().getSimpleName() : m));
+            server = b.volumes(store).build();
+        } catch (IllegalArgumentException e) {
+            if (store != null) {
+                store.close();
+            }
+            throw CliException.usage(e.getMessage());
         }
-    }
-
-    private Integer serveLocal(PrintWriter out, Consumer<String> log, CountDownLatch stop, boolean replicated)
-            throws Exception {
-        boolean listenTransport = nbd == null || given("--listen") || given("--transport");
-        BlockTransportProvider p = listenTransport ? find(transport) : null;
-        try (ReplicaNode node = replicated ? replica.start(data.dir, log) : null;
-             VolumeStore store = openStore();
-             ServedVolumeUse use = memoryVolumes.isEmpty() ? new ServedVolumeUse(store) : null;
-             ControlSocket control = use != null ? startControl(out, store, use, log) : null) {
-            volumeUse = use;
-            collector.add(store); // journal and cache figures, for --metrics
-            if (node != null) {
-                attachReplicated(out, node, store);
-                ReplicaJoiner joiner = new ReplicaJoiner(node, store, log);
-                if (control != null) {
-                    control.serveReplicas(joiner);
-                }
+        try (server) {
+            try {
+                server.start();
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
             }
-            TargetService service = new TargetService(store, log);
-            try (BlockTransport t = p != null ? create(p) : null;
-                 TargetListener l = p != null ? listen(t, service) : null) {
-                String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
-                if (l != null) {
-                    out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on " + p.name()
-                            + " " + l.address());
-                    if (!settings.isEmpty()) {
-                        out.println("  transport options: " + settings);
-                    }
-                    String tlsLine = p.name().equals("tcp") ? TlsLine.tcp(settings) : null;
-                    if (tlsLine != null) {
-                        out.println("  " + tlsLine);
-                    }
-                    if (!p.name().equals(LocalTransportProvider.NAME)) {
-                        warnIfExposed(p.name() + " transport", listenerAddress(l), transportTls(p));
-                    }
-                    TransportCapabilities caps = p.capabilities(settings);
-                    if (!caps.hardwareGuards().isEmpty()) {
-                        out.println("  " + p.name() + " checks the PI of 8-byte tuples with guards "
-                                + caps.hardwareGuards() + " in hardware; other formats in software");
-                    }
-                } else {
-                    out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
-                }
-                out.println("  " + GuardPath.describe());
-                if (control != null) {
-                    out.println("  volumes change live: pistore volume create|resize|delete --data " + data.dir);
-                }
-                for (Volume v : store.list()) {
-                    out.println("  " + v.name() + " " + v.blockCount() + " blocks " + v.format());
-                }
-                try (IscsiServer iscsiServer = iscsi == null ? null
-                        : IscsiServer.serveLocal(iscsi, service, new IscsiServer.Options().log(log))) {
-                    if (iscsiServer != null) {
-                        out.println("pistore serve: iSCSI on " + iscsiServer.address().getAddress().getHostAddress()
-                                + ":" + iscsiServer.address().getPort() + ", targets "
-                                + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
-                    }
-                    if (nbd != null) {
-                        serveLocalNbd(out, log, service, stop);
-                    } else {
-                        awaitStop(stop);
-                    }
-                }
+            printStarted(out, server, p);
+            // Every listener is up: the single point where the server is ready.
+            out.flush();
+            readiness.ready(out, serverLog.at(LogLevel.WARN));
+            awaitStop(stop);
+            if (server.nbd() != null) {
+                out.println("pistore serve: stopping NBD");
+            }
+            if (store != null) {
                 out.println("pistore serve: stopping; flushing volumes");
-                for (Volume v : store.list()) {
-                    if (!v.waitsForPeers()) { // acknowledged writes are in a quorum's log already
-                        v.flush();
-                    }
-                }
             }
+            out.flush();
         }
         out.println("pistore serve: stopped");
         return ExitCodes.OK;
     }
 
-    /** The users of the served volumes, which a forced delete disconnects; null when none is tracked. */
-    private ServedVolumeUse volumeUse;
+    /** Where a --daemon server logs: --log-file, else serve.log in --data (which must exist) or, without one, here. */
+    private java.nio.file.Path daemonLog() {
+        if (readiness.logFile != null) {
+            return readiness.logFile;
+        }
+        return memoryVolumes.isEmpty() && target == null ? DataDirOption.requireExisting(data.dir).resolve("serve.log")
+                : java.nio.file.Path.of("serve.log");
+    }
 
-    /** The control socket of the data directory, or null (and a line saying why) where it cannot listen. */
-    private ControlSocket startControl(PrintWriter out, VolumeStore store, VolumeUse use, Consumer<String> log) {
-        try {
-            return ControlSocket.start(data.dir, store, use, log);
-        } catch (IOException e) {
-            out.println("pistore serve: no live volume changes: " + e.getMessage());
-            return null;
+    /** The NBD frontend's options from the command line (the server sets the largest transfer). */
+    private NbdServer.Options nbdOptions(Consumer<String> log) {
+        // flushes are sent again only to the peers of a replicated volume (a list): they acknowledge
+        // a write once a quorum's log holds it, where a single restarted target may have lost it
+        NbdServer.Options o = new NbdServer.Options().spinMicros(nbdSpinMicros).resendMillis(nbdResendMillis)
+                .resendFlushes(target != null && target.contains(","));
+        if (pskKeys != null) {
+            o.tls(nbdTlsMode(), pskKeys);
+        } else {
+            o.tls(nbdTlsMode(), tlsContext);
+        }
+        return o.access(access).log(log).debugLog(serverLog.at(LogLevel.DEBUG));
+    }
+
+    /** What listens now, where, and over which volumes: the lines an operator reads at start. */
+    private void printStarted(PrintWriter out, PistoreServer server, BlockTransportProvider p) {
+        if (server.metrics() != null) {
+            out.println("pistore serve: metrics at " + server.metrics().url());
+            out.flush();
+            warnIfExposed("metrics", server.metrics().address(), server.metrics().tls(),
+                    "reads every volume's name and figures");
+        }
+        VolumeStore store = server.volumes();
+        if (store == null) {
+            HostConnection hc = server.nbdConnection();
+            out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
+                    + p.name());
+            out.println("  " + GuardPath.describe());
+            printNbd(out, server, "target " + target + " over " + p.name());
+            return;
+        }
+        if (server.controlSocket() == null && server.controlProblem() != null) {
+            out.println("pistore serve: no live volume changes: " + server.controlProblem());
+        }
+        ReplicaNode node = server.replica();
+        if (node != null) {
+            printReplicated(out, node, server.replicatedVolumes());
+        }
+        String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
+        if (!server.listeners().isEmpty()) {
+            TargetListener l = server.listeners().get(0).listener();
+            out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on " + p.name()
+                    + " " + l.address());
+            if (!settings.isEmpty()) {
+                out.println("  transport options: " + settings);
+            }
+            String tlsLine = p.name().equals("tcp") ? TlsLine.tcp(settings) : null;
+            if (tlsLine != null) {
+                out.println("  " + tlsLine);
+            }
+            if (!p.name().equals(LocalTransportProvider.NAME)) {
+                warnIfExposed(p.name() + " transport", listenerAddress(l), transportTls(p));
+            }
+            TransportCapabilities caps = p.capabilities(settings);
+            if (!caps.hardwareGuards().isEmpty()) {
+                out.println("  " + p.name() + " checks the PI of 8-byte tuples with guards "
+                        + caps.hardwareGuards() + " in hardware; other formats in software");
+            }
+        } else {
+            out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
+        }
+        out.println("  " + GuardPath.describe());
+        if (server.controlSocket() != null) {
+            out.println("  volumes change live: pistore volume create|resize|delete --data " + data.dir);
+        }
+        for (Volume v : store.list()) {
+            out.println("  " + v.name() + " " + v.blockCount() + " blocks " + v.format());
+        }
+        if (server.nbd() != null) {
+            printNbd(out, server, "in-process (local transport)");
+        }
+        if (server.iscsi() != null) {
+            java.net.InetSocketAddress a = server.iscsi().address();
+            out.println("pistore serve: iSCSI on " + a.getAddress().getHostAddress() + ":" + a.getPort() + ", targets "
+                    + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
         }
     }
 
-    /** Serves this peer's replicated volumes beside the local ones: each a client of its group. */
-    private static void attachReplicated(PrintWriter out, ReplicaNode node, VolumeStore store) throws IOException {
+    /** The replica peer and the replicated volumes it serves here, with a warning where a peer list misnames it. */
+    private static void printReplicated(PrintWriter out, ReplicaNode node, List<ReplicatedVolume> volumes) {
         out.println("pistore serve: replica " + node.id() + " on " + node.peer().getAddress() + ", "
                 + node.volumeNames().size() + " replicated volume(s)");
-        for (String name : node.volumeNames()) {
-            ReplicatedVolume v = node.open(name);
-            try {
-                store.attach(v);
-            } catch (IllegalArgumentException e) {
-                v.close();
-                throw CliException.usage("replicated volume " + name + ": " + e.getMessage());
-            }
-            out.println("  " + name + " replicated on " + PeerList.describe(v.group().getPeers().stream().toList()));
-            String here = node.peer().getAddress();
-            v.group().getPeers().stream().filter(p -> p.getId().toString().equals(node.id())).findFirst()
-                    .filter(p -> !p.getAddress().equals(here))
-                    .ifPresent(p -> out.println("  warning: the peers of " + name + " name " + node.id() + " at "
-                            + p.getAddress() + ", but it listens on " + here + ": they cannot reach it"));
+        String here = node.peer().getAddress();
+        for (ReplicatedVolume v : volumes) {
+            String name = v.name();
+            out.println("  " + name + " replicated on " + ReplicaPeers.describe(v.group().getPeers().stream().toList()));
+            v.group().getPeers().stream().filter(m -> m.getId().toString().equals(node.id())).findFirst()
+                    .filter(m -> !m.getAddress().equals(here))
+                    .ifPresent(m -> out.println("  warning: the peers of " + name + " name " + node.id() + " at "
+                            + m.getAddress() + ", but it listens on " + here + ": they cannot reach it"));
         }
+    }
+
+    private void printNbd(PrintWriter out, PistoreServer s, String via) {
+        NbdServer server = s.nbd();
+        HostConnection hc = s.nbdConnection();
+        boolean everywhere = server.address().getAddress().isAnyLocalAddress();
+        // A wildcard address is no address a client can use: name loopback, which reaches it from here.
+        String host = everywhere ? "127.0.0.1" : server.address().getAddress().getHostAddress();
+        String hostPort = (host.contains(":") ? "[" + host + "]" : host) + ":" + server.address().getPort();
+        NbdTls mode = nbdTlsMode();
+        out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
+                : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
+                + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " ("
+                        + (pskKeys != null ? "pre-shared keys " + pskKeys : tlsContext) + ")")
+                + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccessFile()));
+        String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
+        for (VolumeInfo v : hc.volumes()) {
+            out.println("  " + scheme + "://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  "
+                    + v.format());
+        }
+        out.flush();
+        warnIfExposed("NBD", server.address(), mode == NbdTls.REQUIRE);
     }
 
     /** The access file of the NBD listener: --nbd-access, else --access. */
@@ -460,13 +543,18 @@ final class ServeCommand implements Callable<Integer> {
      * other machines: it says what is exposed and how to close it.
      */
     private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted) {
+        warnIfExposed(what, bound, encrypted, "reads and writes every volume");
+    }
+
+    /** As above, saying what anyone who reaches the listener can do ({@code exposes}). */
+    private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted, String exposes) {
         if (encrypted || bound.getAddress().isLoopbackAddress()) {
             return;
         }
         String host = bound.getAddress().getHostAddress();
         spec.commandLine().getErr().println("pistore serve: warning: " + what + " on "
                 + (bound.getAddress().isAnyLocalAddress() ? "every address" : host) + " port " + bound.getPort()
-                + " accepts clients without TLS: anyone who can reach it reads and writes every volume"
+                + " accepts clients without TLS: anyone who can reach it " + exposes
                 + " (see docs/SECURITY.md)");
         spec.commandLine().getErr().flush();
     }
@@ -486,14 +574,6 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** The transport of {@code p}; bad settings (a TLS file that cannot be used, say) are one usage line. */
-    private BlockTransport create(BlockTransportProvider p) {
-        try {
-            return p.create(settings);
-        } catch (IllegalArgumentException e) {
-            throw CliException.usage(e.getMessage());
-        }
-    }
-
     private boolean given(String option) {
         return spec.commandLine().getParseResult().hasMatchedOption(option);
     }
@@ -538,93 +618,6 @@ final class ServeCommand implements Callable<Integer> {
         s.create(parts[0], f, bytes / f.dataSize());
     }
 
-    /** NBD over the local volumes: the frontend reaches the target service through the local transport. */
-    private void serveLocalNbd(PrintWriter out, Consumer<String> log, TargetService service, CountDownLatch stop)
-            throws Exception {
-        BlockTransportProvider local = find(LocalTransportProvider.NAME);
-        try (BlockTransport lt = local.create(settings);
-             TargetListener ll = lt.listen(local.embeddedListenAddress(), stats.measure("nbd", service));
-             HostConnection hc = lt.connect(ll.address(), new ConnectOptions(nbdQueues, 1024))) {
-            runNbd(out, log, hc, local, "in-process (local transport)", stop);
-        }
-    }
-
-    /** NBD over the volumes of a remote target. */
-    private Integer serveRemote(PrintWriter out, Consumer<String> log, CountDownLatch stop) throws Exception {
-        BlockTransportProvider p = find(transport);
-        try {
-            TargetAddress.check(p, target);
-        } catch (IllegalArgumentException e) {
-            throw CliException.usage(e.getMessage());
-        }
-        try (BlockTransport t = create(p)) {
-            HostConnection hc;
-            try {
-                hc = t.connect(target, new ConnectOptions(nbdQueues, 1024));
-            } catch (IOException | IllegalArgumentException e) {
-                throw CliException.usage("cannot reach target " + target + " over " + p.name() + ": " + e.getMessage());
-            }
-            collector.add(hc, p.name());
-            try (hc) {
-                out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
-                        + p.name());
-                out.println("  " + GuardPath.describe());
-                // with --metrics: the PI errors this host's transport catches in what it reads (where="host")
-                HostConnection served = metrics != null ? stats.measureHost(p.name(), hc) : hc;
-                runNbd(out, log, served, p, "target " + target + " over " + p.name(), stop);
-            }
-        }
-        out.println("pistore serve: stopped");
-        return ExitCodes.OK;
-    }
-
-    private void runNbd(PrintWriter out, Consumer<String> log, HostConnection hc, BlockTransportProvider p,
-                        String via, CountDownLatch stop) throws InterruptedException {
-        int maxTransfer = Math.min(p.capabilities(settings).maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES);
-        NbdServer server;
-        try {
-            // flushes are sent again only to the peers of a replicated volume (a list): they acknowledge
-            // a write once a quorum's log holds it, where a single restarted target may have lost it
-            NbdServer.Options o = new NbdServer.Options().maxTransferBytes(maxTransfer).spinMicros(nbdSpinMicros)
-                    .resendMillis(nbdResendMillis).resendFlushes(target != null && target.contains(","));
-            if (pskKeys != null) {
-                o.tls(nbdTlsMode(), pskKeys);
-            } else {
-                o.tls(nbdTlsMode(), tlsContext);
-            }
-            server = NbdServer.start(nbd, hc, o.access(access).log(log).debugLog(serverLog.at(LogLevel.DEBUG)));
-        } catch (IOException | IllegalArgumentException e) {
-            throw CliException.usage("cannot listen for NBD on " + nbd + ": " + e.getMessage());
-        }
-        collector.add(server);
-        try (server) {
-            if (volumeUse != null) {
-                volumeUse.nbd(server);
-            }
-            boolean everywhere = server.address().getAddress().isAnyLocalAddress();
-            // A wildcard address is no address a client can use: name loopback, which reaches it from here.
-            String host = everywhere ? "127.0.0.1" : server.address().getAddress().getHostAddress();
-            String hostPort = (host.contains(":") ? "[" + host + "]" : host) + ":" + server.address().getPort();
-            NbdTls mode = nbdTlsMode();
-            out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
-                    : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
-                    + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " ("
-                            + (pskKeys != null ? "pre-shared keys " + pskKeys : tlsContext) + ")")
-                    + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccessFile()));
-            String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
-            for (VolumeInfo v : hc.volumes()) {
-                out.println("  " + scheme + "://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  "
-                        + v.format());
-            }
-            out.flush();
-            warnIfExposed("NBD", server.address(), mode == NbdTls.REQUIRE);
-            out.flush();
-            awaitStop(stop);
-            out.println("pistore serve: stopping NBD");
-        } finally {
-            collector.remove(server);
-        }
-    }
 
     /**
      * Waits for SIGINT/SIGTERM, or for an interrupt of the serving thread (how a program that runs
@@ -643,27 +636,18 @@ final class ServeCommand implements Callable<Integer> {
             }
         }, "pistore-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
+        Runnable restoreSignals = ServeReadiness.onStopSignals(stop::countDown);
         try {
             stop.await();
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {
+            restoreSignals.run();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
                 // the JVM is already stopping: the hook ran
             }
-        }
-    }
-
-    private TargetListener listen(BlockTransport t, TargetService s) {
-        try {
-            return t.listen(listen, stats.measure(transport, s));
-        } catch (IOException | IllegalArgumentException e) {
-            String m = e.getMessage();
-            // a transport's own message may already say it ("cannot listen on H:P: reason"): not twice
-            throw CliException.usage(m != null && m.startsWith("cannot listen on ") ? m
-                    : "cannot listen on " + listen + ": " + m);
         }
     }
 }

@@ -6,6 +6,8 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
+import io.pistore.server.control.VolumeChange;
+import io.pistore.server.control.VolumeUse;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -166,6 +168,9 @@ final class VolumeCommand implements Callable<Integer> {
                 throw CliException.usage("--size " + size + " is not a positive multiple of the " + f.dataSize()
                         + "-byte block");
             }
+            if (java.nio.file.Files.exists(data.dir) && !java.nio.file.Files.isDirectory(data.dir)) {
+                throw CliException.usage("--data " + data.dir + " is not a directory");
+            }
             if (replicas != null) {
                 return createReplica(f);
             }
@@ -210,7 +215,7 @@ final class VolumeCommand implements Callable<Integer> {
             String me = replica.id("with --replicas");
             java.util.List<org.apache.ratis.protocol.RaftPeer> peers;
             try {
-                peers = io.pistore.replication.PeerList.parse(replicas);
+                peers = io.pistore.replication.ReplicaPeers.parse(replicas);
             } catch (IllegalArgumentException e) {
                 throw CliException.usage("--replicas: " + e.getMessage());
             }
@@ -219,7 +224,7 @@ final class VolumeCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }
-            java.nio.file.Files.createDirectories(data.dir);
+            io.pistore.engine.volume.PrivateFiles.createDirectories(data.dir);
             try {
                 io.pistore.replication.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
                         size / f.dataSize(), peers);
@@ -230,12 +235,13 @@ final class VolumeCommand implements Callable<Integer> {
             }
             spec.commandLine().getOut().println("created replica " + me + " of " + name + ": " + (size / f.dataSize())
                     + " blocks, " + f + ", in " + ReplicaOptions.dir(data.dir) + "; peers "
-                    + io.pistore.replication.PeerList.describe(peers));
+                    + io.pistore.replication.ReplicaPeers.describe(peers));
             return ExitCodes.OK;
         }
     }
 
-    @Command(name = "list", description = "Lists the volumes: name, blocks, size, format.")
+    @Command(name = "list", description = "Lists the volumes: name, blocks, size, format; a warning line on stderr "
+            + "for the directory and each volume whose files give group or others access.")
     static final class ListVolumes implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -253,12 +259,16 @@ final class VolumeCommand implements Callable<Integer> {
             try (VolumeStore s = VolumeStore.open(dir, 0, spec.qualifiedName())) {
                 report(s, spec);
                 VolumeChange.list().apply(s, VolumeUse.NONE).forEach(out::println);
+                OfflineReplicas.listLines(dir, spec.qualifiedName()).forEach(out::println);
                 return s.openProblems().isEmpty() ? ExitCodes.OK : ExitCodes.FAILURE;
             } catch (DataDirInUseException e) {
                 if (!ControlClient.available(dir)) {
                     throw inUse(e, "stop it first");
                 }
                 change(dir, spec, VolumeChange.list()).lines().forEach(out::println);
+                // the server said these when it opened the store; whoever lists is told too
+                io.pistore.engine.volume.PrivateFiles.warnings(dir)
+                        .forEach(w -> spec.commandLine().getErr().println("pistore: warning: " + w));
                 return ExitCodes.OK;
             }
         }

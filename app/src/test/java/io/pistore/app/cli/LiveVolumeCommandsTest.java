@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.app.cli.EngineCommandsTest.Result;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
+import io.pistore.server.control.ServedVolumeUse;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;

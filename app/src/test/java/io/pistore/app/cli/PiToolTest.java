@@ -92,7 +92,7 @@ class PiToolTest {
     // ------------------------------------------------------------------ formats
 
     /** A format as options, with the reference that describes the same PI. */
-    record Case(String name, List<String> options, ReferencePi ref) {
+    record Case(String name, List<String> options, HandWrittenPi ref) {
         @Override
         public String toString() {
             return name;
@@ -102,26 +102,26 @@ class PiToolTest {
     static Stream<Case> formats() {
         return Stream.of(
                 new Case("512+8 crc16 (defaults)", List.of("--format", "512+8"),
-                        new ReferencePi(512, 8, GuardType.CRC16, 1, false, 0, 0)),
+                        new HandWrittenPi(512, 8, GuardType.CRC16, 1, false, 0, 0)),
                 new Case("4096+8 ip", List.of("--format", "4096+8", "--guard", "ip", "--ref-tag", "0x16", "--app-tag", "0x22"),
-                        new ReferencePi(4096, 8, GuardType.IP_CHECKSUM, 1, false, 0x16, 0x22)),
+                        new HandWrittenPi(4096, 8, GuardType.IP_CHECKSUM, 1, false, 0x16, 0x22)),
                 new Case("4096+16 crc32c", List.of("--format", "4096+16", "--guard", "crc32c", "--ref-tag", "0xfedcba9876543210"),
-                        new ReferencePi(4096, 16, GuardType.CRC32C, 1, false, 0xfedcba9876543210L, 0)),
+                        new HandWrittenPi(4096, 16, GuardType.CRC32C, 1, false, 0xfedcba9876543210L, 0)),
                 new Case("4096+64 crc64 PI last", List.of("--format", "4096+64", "--guard", "crc64", "--pi-location", "last",
                         "--app-tag", "48879"),
-                        new ReferencePi(4096, 64, GuardType.CRC64, 1, true, 0, 0xbeef)),
+                        new HandWrittenPi(4096, 64, GuardType.CRC64, 1, true, 0, 0xbeef)),
                 new Case("512+8 type 3", List.of("--format", "512+8", "--type", "3", "--ref-tag", "0x12345678", "--app-tag", "0x1234"),
-                        new ReferencePi(512, 8, GuardType.CRC16, 3, false, 0x12345678, 0x1234)),
+                        new HandWrittenPi(512, 8, GuardType.CRC16, 3, false, 0x12345678, 0x1234)),
                 new Case("4k+16 type 2, 48-bit ref tag wraps", List.of("--format", "4k+16", "--type", "2", "--ref-tag", "0xfffffffffff0"),
-                        new ReferencePi(4096, 16, GuardType.CRC64, 2, false, 0xfffffffffff0L, 0)),
+                        new HandWrittenPi(4096, 16, GuardType.CRC64, 2, false, 0xfffffffffff0L, 0)),
                 new Case("512+16 crc16 PI last, 32-bit ref tag wraps", List.of("--format", "512+16", "--guard", "crc16", "--pi-location", "last",
                         "--ref-tag", "4294967290"),
-                        new ReferencePi(512, 16, GuardType.CRC16, 1, true, 4294967290L, 0)),
+                        new HandWrittenPi(512, 16, GuardType.CRC16, 1, true, 4294967290L, 0)),
                 new Case("4096+32 crc32c PI last type 3", List.of("--format", "4096+32", "--guard", "crc32c", "--pi-location", "last",
                         "--type", "3", "--ref-tag", "0x1"),
-                        new ReferencePi(4096, 32, GuardType.CRC32C, 3, true, 1, 0)),
+                        new HandWrittenPi(4096, 32, GuardType.CRC32C, 3, true, 1, 0)),
                 new Case("512+8 type 0", List.of("--format", "512+8", "--type", "0"),
-                        new ReferencePi(512, 8, GuardType.CRC16, 0, false, 0, 0)));
+                        new HandWrittenPi(512, 8, GuardType.CRC16, 0, false, 0, 0)));
     }
 
     // ------------------------------------------------------------------ generate / verify / strip
@@ -129,7 +129,7 @@ class PiToolTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("formats")
     void generateMatchesTheReferenceAndVerifiesClean(Case c) throws IOException {
-        ReferencePi r = c.ref();
+        HandWrittenPi r = c.ref();
         int blocks = 23;
         byte[] raw = random(blocks * r.data, 7);
         Path in = write("raw.img", raw);
@@ -157,7 +157,7 @@ class PiToolTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("formats")
     void separateMetadataMatchesTheReferenceAndVerifiesClean(Case c) throws IOException {
-        ReferencePi r = c.ref();
+        HandWrittenPi r = c.ref();
         byte[] raw = random(9 * r.data, 11);
         Path in = write("raw.img", raw);
         Path meta = dir.resolve("raw.meta");
@@ -171,7 +171,7 @@ class PiToolTest {
     }
 
     private static String format(Case c) {
-        ReferencePi r = c.ref();
+        HandWrittenPi r = c.ref();
         return BlockFormat.of(r.data, r.meta, r.guard, PiType.of(r.type), r.last ? PiLocation.LAST : PiLocation.FIRST)
                 .toString();
     }
@@ -217,7 +217,7 @@ class PiToolTest {
     @ParameterizedTest(name = "{0}: flip {1}, separate={2}")
     @MethodSource("corruptions")
     void verifyNamesTheBadBlockAndField(Case c, Field field, boolean separate) throws IOException {
-        ReferencePi r = c.ref();
+        HandWrittenPi r = c.ref();
         int blocks = 20;
         int bad = 13;
         byte[] raw = random(blocks * r.data, 3);
@@ -225,30 +225,30 @@ class PiToolTest {
         int bs = r.data + r.meta;
         int block = bad * bs;
         int tuple = block + r.data + r.tupleOffset();
-        long storedGuard = ReferencePi.get(il, tuple, r.guardBytes());
+        long storedGuard = HandWrittenPi.get(il, tuple, r.guardBytes());
         String line;
         switch (field) {
             case DATA: {
                 il[block + r.data / 2] ^= 0x10;
                 long computed = r.guardOf(il, block);
-                line = "lba=13 error=guard expected=" + ReferencePi.hex(computed, r.guardBytes())
-                        + " actual=" + ReferencePi.hex(storedGuard, r.guardBytes());
+                line = "lba=13 error=guard expected=" + HandWrittenPi.hex(computed, r.guardBytes())
+                        + " actual=" + HandWrittenPi.hex(storedGuard, r.guardBytes());
                 break;
             }
             case GUARD:
                 il[tuple + r.guardBytes() - 1] ^= 0x01;
-                line = "lba=13 error=guard expected=" + ReferencePi.hex(storedGuard, r.guardBytes())
-                        + " actual=" + ReferencePi.hex(storedGuard ^ 1, r.guardBytes());
+                line = "lba=13 error=guard expected=" + HandWrittenPi.hex(storedGuard, r.guardBytes())
+                        + " actual=" + HandWrittenPi.hex(storedGuard ^ 1, r.guardBytes());
                 break;
             case APP:
                 il[tuple + r.appOffset() + 1] ^= 0x01;
-                line = "lba=13 error=app expected=" + ReferencePi.hex(r.app, 2)
-                        + " actual=" + ReferencePi.hex(r.app ^ 1, 2);
+                line = "lba=13 error=app expected=" + HandWrittenPi.hex(r.app, 2)
+                        + " actual=" + HandWrittenPi.hex(r.app ^ 1, 2);
                 break;
             default:
                 il[tuple + r.refOffset() + r.refBytes() - 1] ^= 0x01;
-                line = "lba=13 error=ref expected=" + ReferencePi.hex(r.refTag(bad), r.refBytes())
-                        + " actual=" + ReferencePi.hex(r.refTag(bad) ^ 1, r.refBytes());
+                line = "lba=13 error=ref expected=" + HandWrittenPi.hex(r.refTag(bad), r.refBytes())
+                        + " actual=" + HandWrittenPi.hex(r.refTag(bad) ^ 1, r.refBytes());
                 break;
         }
         List<String> opts = new ArrayList<>(c.options());
@@ -272,7 +272,7 @@ class PiToolTest {
 
     /** Blocks 2, 5, 8, 11 and 14 with a bad guard, in four different chunks. */
     private Path fileWithFiveBadBlocks() throws IOException {
-        ReferencePi r = new ReferencePi(512, 8, GuardType.CRC16, 1, false, 0, 0);
+        HandWrittenPi r = new HandWrittenPi(512, 8, GuardType.CRC16, 1, false, 0, 0);
         byte[] il = r.interleaved(random(20 * 512, 5));
         for (int b = 2; b < 20; b += 3) {
             if (b <= 14) {
@@ -342,7 +342,7 @@ class PiToolTest {
         assertEquals(0, run("pi", "generate", "--format", "512+8", "--type", "3", "--ref-tag", "7", p(in), p(pi)).code());
         byte[] b = Files.readAllBytes(pi);
         for (int i = 0; i < 4; i++) {
-            assertEquals(7, ReferencePi.get(b, i * 520 + 512 + 4, 4), "ref tag of block " + i);
+            assertEquals(7, HandWrittenPi.get(b, i * 520 + 512 + 4, 4), "ref tag of block " + i);
         }
         assertEquals(0, run("pi", "verify", "--format", "512+8", "--type", "3", "--ref-tag", "9", p(pi)).code());
         Result app = run("pi", "verify", "--format", "512+8", "--type", "3", "--app-tag", "1", p(pi));
@@ -374,7 +374,7 @@ class PiToolTest {
 
     @Test
     void stripForceWritesTheDataAndStillReportsBadBlocks() throws IOException {
-        ReferencePi r = new ReferencePi(4096, 16, GuardType.CRC64, 1, false, 0, 0);
+        HandWrittenPi r = new HandWrittenPi(4096, 16, GuardType.CRC64, 1, false, 0, 0);
         byte[] raw = random(6 * 4096, 2);
         byte[] il = r.interleaved(raw);
         il[4 * 4112 + 100] ^= 1; // data of block 4
@@ -452,7 +452,7 @@ class PiToolTest {
         Result g = run("pi", "generate", "--format", "512+8", p(in), p(link));
         assertEquals(0, g.code(), g.toString());
         assertTrue(Files.isSymbolicLink(link), "the link stays a link");
-        assertArrayEquals(new ReferencePi(512, 8, GuardType.CRC16, 1, false, 0, 0).interleaved(raw),
+        assertArrayEquals(new HandWrittenPi(512, 8, GuardType.CRC16, 1, false, 0, 0).interleaved(raw),
                 Files.readAllBytes(real));
     }
 
@@ -462,7 +462,7 @@ class PiToolTest {
         Path f = write("same.img", raw);
         Result g = run("pi", "generate", "--format", "4096+8", p(f), p(f));
         assertEquals(0, g.code(), g.toString());
-        assertArrayEquals(new ReferencePi(4096, 8, GuardType.CRC16, 1, false, 0, 0).interleaved(raw),
+        assertArrayEquals(new HandWrittenPi(4096, 8, GuardType.CRC16, 1, false, 0, 0).interleaved(raw),
                 Files.readAllBytes(f));
     }
 
@@ -477,7 +477,7 @@ class PiToolTest {
         assertEquals(List.of("0xae8b14860a799888"), run("pi", "crc", "--alg", "crc64", p(f)).outLines());
         Result ip = run("pi", "crc", "--alg", "ip", p(f));
         assertEquals(0, ip.code());
-        assertEquals(List.of(ReferencePi.hex(ReferenceGuards.ipChecksum(0, check, 0, check.length), 2)), ip.outLines());
+        assertEquals(List.of(HandWrittenPi.hex(ReferenceGuards.ipChecksum(0, check, 0, check.length), 2)), ip.outLines());
     }
 
     @Test
@@ -487,9 +487,9 @@ class PiToolTest {
         CRC32C jdk = new CRC32C();
         jdk.update(big);
         assertEquals(List.of(String.format("0x%08x", jdk.getValue())), run("pi", "crc", "--alg", "crc32c", p(f)).outLines());
-        assertEquals(List.of(ReferencePi.hex(ReferenceGuards.crc16(0, big, 0, big.length), 2)),
+        assertEquals(List.of(HandWrittenPi.hex(ReferenceGuards.crc16(0, big, 0, big.length), 2)),
                 run("pi", "crc", "--alg", "crc16", p(f)).outLines());
-        assertEquals(List.of(ReferencePi.hex(ReferenceGuards.ipChecksum(0, big, 0, big.length), 2)),
+        assertEquals(List.of(HandWrittenPi.hex(ReferenceGuards.ipChecksum(0, big, 0, big.length), 2)),
                 run("pi", "crc", "--alg", "ip", p(f)).outLines());
         assertEquals(List.of("0x0000000000000000"),
                 run("pi", "crc", "--alg", "crc64", p(write("empty", new byte[0]))).outLines());

@@ -4,11 +4,11 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Protection;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.IntegrityMr;
 import io.pistore.transport.rdma.verbs.IntegrityMrPool;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
@@ -69,8 +69,8 @@ public class IntegrityMrPostBench {
     private final SendWr inv = new SendWr(1);
     private final MrStatus st = new MrStatus();
     private final WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion()};
-    private Connection host;
-    private Connection target;
+    private RcConnection host;
+    private RcConnection target;
     private CompletionQueue hostCq;
     private CompletionQueue targetCq;
     private MemoryRegion cmd;
@@ -92,12 +92,12 @@ public class IntegrityMrPostBench {
             }
 
             @Override
-            public void onEstablished(Connection c) {
+            public void onEstablished(RcConnection c) {
                 target = c;
             }
 
             @Override
-            public void onDisconnected(Connection c) {
+            public void onDisconnected(RcConnection c) {
             }
         });
         host = dev.connect(l.address(), hpd, hostCq, hostCq, new QpConfig(128, 4, 1, 1, 7, true), null, 1000);

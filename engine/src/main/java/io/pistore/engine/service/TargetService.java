@@ -32,21 +32,45 @@ import java.util.function.Consumer;
  * With PRACT and no metadata in the request, the PI is generated here (insert). Reads: the stored
  * data and PI are read, the PI is checked as the flags say, and returned (pass) or checked and
  * dropped (PRACT with no metadata buffer: strip).
+ *
+ * <p>Requests that wait for the disk or for peers run on the {@link TargetThreads} its owner gives
+ * it (a server shares one set among its services); built without them, it makes a set of its own,
+ * which {@link #close} ends.
  */
-public final class TargetService implements TargetHandler {
-
-
+public final class TargetService implements TargetHandler, AutoCloseable {
     private final VolumeStore store;
     private final Consumer<String> log;
+    private final TargetThreads threads;
+    /** Whether {@link #threads} are this service's own, to close with it. */
+    private final boolean ownThreads;
 
     public TargetService(VolumeStore store) {
         this(store, line -> { });
     }
 
-    /** A target service that reports connections, one line each, to {@code log}. */
+    /** A target service that reports connections, one line each, to {@code log}, with threads of its own. */
     public TargetService(VolumeStore store, Consumer<String> log) {
+        this(store, log, new TargetThreads(), true);
+    }
+
+    /** A target service whose waits run on {@code threads}, which the caller owns and closes after it. */
+    public TargetService(VolumeStore store, Consumer<String> log, TargetThreads threads) {
+        this(store, log, threads, false);
+    }
+
+    private TargetService(VolumeStore store, Consumer<String> log, TargetThreads threads, boolean ownThreads) {
         this.store = store;
         this.log = log;
+        this.threads = threads;
+        this.ownThreads = ownThreads;
+    }
+
+    /** Ends the threads the service made for itself; given threads stay with their owner. */
+    @Override
+    public void close() {
+        if (ownThreads) {
+            threads.close();
+        }
     }
 
     @Override
@@ -78,36 +102,17 @@ public final class TargetService implements TargetHandler {
         }
         if (v != null && (request.op() == io.pistore.spi.Operation.READ ? v.readWaitsForPeers() : v.waitsForPeers())) {
             // An operation that waits for the network: never on a transport's I/O thread.
-            PEER_WAITS.execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
+            threads.peerWaits().execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
             return;
         }
         if (store.isDurable() && (request.op() == io.pistore.spi.Operation.FLUSH || request.fua())) {
             // A flush or FUA write waits for the disk: not on a transport's I/O thread, where it
             // would stall every other connection that thread serves.
-            DISK_WAITS.execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
+            threads.diskWaits().execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
             return;
         }
         done.accept(executeCatching(request, piCheckedInTransport));
     }
-
-    /** Threads that wait for fsync on behalf of transports' I/O threads. */
-    private static final java.util.concurrent.ExecutorService DISK_WAITS =
-            java.util.concurrent.Executors.newFixedThreadPool(4, r -> {
-                Thread t = new Thread(r, "pistore-disk-wait");
-                t.setDaemon(true);
-                return t;
-            });
-
-    /**
-     * Threads that wait for other machines (a replicated volume's quorum) on behalf of transports' I/O
-     * threads: as many requests in flight at once, which the replication batches.
-     */
-    private static final java.util.concurrent.ExecutorService PEER_WAITS =
-            java.util.concurrent.Executors.newFixedThreadPool(64, r -> {
-                Thread t = new Thread(r, "pistore-peer-wait");
-                t.setDaemon(true);
-                return t;
-            });
 
     private Completion executeCatching(BlockRequest request, boolean piCheckedInTransport) {
         try {

@@ -1,6 +1,7 @@
 package io.pistore.engine.service;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.volume.VolumeStore;
@@ -48,6 +49,29 @@ class TargetServiceThreadsTest {
             TargetService t = new TargetService(m);
             assertEquals(Thread.currentThread().getName(), completingThread(t, BlockRequest.flush("v")),
                     "memory volumes never wait");
+        }
+    }
+
+    @Test
+    void waitsRunOnTheThreadsOfTheOwnerAndAServiceEndsOnlyThreadsOfItsOwn() throws Exception {
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            s.create("v", BlockFormat.of(4096, 8), 16);
+            TargetThreads threads = new TargetThreads();
+            try (TargetService t = new TargetService(s, line -> { }, threads)) {
+                assertTrue(completingThread(t, BlockRequest.flush("v")).startsWith("pistore-disk-wait"));
+            }
+            assertTrue(!threads.diskWaits().isShutdown(), "the owner's threads outlive a service that used them");
+            try (TargetService t = new TargetService(s, line -> { }, threads)) {
+                assertTrue(completingThread(t, BlockRequest.flush("v")).startsWith("pistore-disk-wait"));
+            }
+            threads.close();
+            assertTrue(threads.diskWaits().isTerminated() && threads.peerWaits().isTerminated());
+
+            TargetService own = new TargetService(s);
+            assertTrue(completingThread(own, BlockRequest.flush("v")).startsWith("pistore-disk-wait"));
+            own.close();
+            assertThrows(java.util.concurrent.RejectedExecutionException.class,
+                    () -> own.execute(BlockRequest.flush("v"), false, c -> { }), "its own threads ended with it");
         }
     }
 

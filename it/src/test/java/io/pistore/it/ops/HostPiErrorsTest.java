@@ -5,8 +5,8 @@ import static io.pistore.it.ops.MetricsEndpointTest.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.app.metrics.EngineCollector;
-import io.pistore.app.metrics.MetricsEndpoint;
+import io.pistore.server.metrics.EngineCollector;
+import io.pistore.server.metrics.MetricsEndpoint;
 import io.pistore.app.metrics.MetricsText.Sample;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;

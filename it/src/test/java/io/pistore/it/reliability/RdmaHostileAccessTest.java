@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
@@ -42,8 +42,8 @@ class RdmaHostileAccessTest {
         final CompletionQueue hostCq;
         final CompletionQueue peerCq;
         final Listener listener;
-        final Connection host;
-        volatile Connection peer;
+        final RcConnection host;
+        volatile RcConnection peer;
 
         Pair() throws Exception {
             hostCq = dev.createCq(64);
@@ -56,12 +56,12 @@ class RdmaHostileAccessTest {
                 }
 
                 @Override
-                public void onEstablished(Connection c) {
+                public void onEstablished(RcConnection c) {
                     peer = c;
                 }
 
                 @Override
-                public void onDisconnected(Connection c) {
+                public void onDisconnected(RcConnection c) {
                 }
             });
             host = dev.connect(listener.address(), hostPd, hostCq, hostCq, cfg, ByteBuffer.allocate(0), 1000);

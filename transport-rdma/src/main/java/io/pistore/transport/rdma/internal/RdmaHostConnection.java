@@ -1,5 +1,6 @@
 package io.pistore.transport.rdma.internal;
 
+import io.pistore.spi.PeerList;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
@@ -7,7 +8,7 @@ import io.pistore.spi.PeerChoice;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.spi.wire.VolumeListCodec;
 import io.pistore.transport.rdma.RdmaOptions;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Capability;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.VerbsDevice;
@@ -25,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * A host's connection over rdma: one QP per queue, volumes discovered on queue 0. The address may
  * be a list of peers serving the same volumes ({@link PeerList}): every queue connects to the first
  * peer that answers, and each reconnects on its own, to the next peer, when its connection is lost
- * ({@link ReconnectingQueue}).
+ * ({@link RdmaReconnectingQueue}).
  */
 public final class RdmaHostConnection implements HostConnection {
     private static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");
@@ -36,7 +37,7 @@ public final class RdmaHostConnection implements HostConnection {
     private final VerbsDevice device;
     private final RdmaOptions options;
     private final ProtectionDomain pd;
-    private final ReconnectingQueue[] queues;
+    private final RdmaReconnectingQueue[] queues;
     private final ReconnectScheduler scheduler;
     /** Whether {@link #scheduler} is this connection's own (made without a transport), closed with it. */
     private final boolean ownScheduler;
@@ -70,9 +71,9 @@ public final class RdmaHostConnection implements HostConnection {
         this.scheduler = scheduler;
         this.ownScheduler = ownScheduler;
         this.depth = o.queueDepth();
-        PeerList peers;
+        PeerList<String> peers;
         try {
-            peers = PeerList.parse(address);
+            peers = PeerList.parse("rdma", address, RdmaHostConnection::hostPort, p -> p);
         } catch (IOException e) {
             closeScheduler();
             throw e;
@@ -88,7 +89,7 @@ public final class RdmaHostConnection implements HostConnection {
             closeScheduler();
             throw new IOException("rdma connect to " + address + ": " + e.getMessage(), e);
         }
-        this.queues = new ReconnectingQueue[o.queues()];
+        this.queues = new RdmaReconnectingQueue[o.queues()];
         PeerChoice.Chosen<Opened> chosen;
         try {
             chosen = PeerChoice.choose("rdma", LOG, address, peers.names(), o.volume(), new PeerChoice.Peers<>() {
@@ -120,7 +121,7 @@ public final class RdmaHostConnection implements HostConnection {
             q.listed = listed;
         }
         for (int i = 0; i < qs.length; i++) {
-            queues[i] = new ReconnectingQueue(this, scheduler, options, peers, chosen.index(), i, qs[i]);
+            queues[i] = new RdmaReconnectingQueue(this, scheduler, options, peers, chosen.index(), i, qs[i]);
         }
     }
 
@@ -148,6 +149,19 @@ public final class RdmaHostConnection implements HostConnection {
         }
     }
 
+    /**
+     * One peer of an rdma target: {@code HOST:PORT} as given (the verbs provider resolves it), a port
+     * 0 to 65535.
+     */
+    static String hostPort(String p) throws IOException {
+        int colon = p.lastIndexOf(':');
+        if (colon <= 0 || !p.substring(colon + 1).matches("[0-9]{1,5}")
+                || Integer.parseInt(p.substring(colon + 1)) > 65535) {
+            throw new IOException("an rdma address is HOST:PORT, not '" + p + "'");
+        }
+        return p;
+    }
+
     private static void closeAll(RdmaHostQueue[] qs) {
         for (RdmaHostQueue q : qs) {
             if (q != null) {
@@ -163,7 +177,7 @@ public final class RdmaHostConnection implements HostConnection {
 
     /**
      * A new queue {@code index} to {@code address}, with the volumes that target lists now (its
-     * {@link ReconnectingQueue} decides whether to use it). For a reconnect; closes what it opened
+     * {@link RdmaReconnectingQueue} decides whether to use it). For a reconnect; closes what it opened
      * when it fails.
      */
     RdmaHostQueue openQueue(String address, int index) throws IOException {
@@ -191,7 +205,7 @@ public final class RdmaHostConnection implements HostConnection {
     @Override
     public long reconnects() {
         long n = 0;
-        for (ReconnectingQueue q : queues) {
+        for (RdmaReconnectingQueue q : queues) {
             if (q != null) {
                 n += q.reconnects();
             }
@@ -294,7 +308,7 @@ public final class RdmaHostConnection implements HostConnection {
     @Override
     public void close() {
         closeScheduler();
-        for (ReconnectingQueue q : queues) {
+        for (RdmaReconnectingQueue q : queues) {
             if (q != null) {
                 q.close();
             }

@@ -14,10 +14,10 @@ import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.IntegrityMr;
 import io.pistore.transport.rdma.verbs.IntegrityMrPool;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
@@ -67,7 +67,7 @@ final class RdmaHostQueue implements HostQueue {
     private final int depth;
     private final ProtectionDomain pd;
     private final CompletionQueue cq;
-    private final Connection cm;
+    private final RcConnection cm;
     private final QueuePair qp;
     private final MemoryRegion cmdMr;
     private final MemoryRegion rspMr;
@@ -127,7 +127,7 @@ final class RdmaHostQueue implements HostQueue {
         ByteBuffer pdata = ByteBuffer.allocate(12);
         pdata.putInt(Capsule.MAGIC).putInt(index).putInt(depth).flip();
         QpConfig cfg = new QpConfig(sq, rq, 1, 1, 7, integrity);
-        Connection connected = null;
+        RcConnection connected = null;
         try {
             connected = dev.connect(address, pd, cq, cq, cfg, pdata, 10_000);
             for (RecvWr r : recvs) {

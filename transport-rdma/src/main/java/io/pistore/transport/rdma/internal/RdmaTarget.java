@@ -5,7 +5,7 @@ import io.pistore.spi.TargetListener;
 import io.pistore.transport.rdma.verbs.Capability;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.IntegrityMrPool;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
@@ -28,7 +28,7 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
     private final boolean integrity;
     /** Integrity MRs per connection; 0: one per unit of queue depth (rdma_rw's max_rdma_ctxs). */
     private final int mrsPerConnection;
-    private final Map<Connection, TargetConnection> live = new ConcurrentHashMap<>();
+    private final Map<RcConnection, RdmaTargetQueue> live = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     private record Pending(CompletionQueue cq, IntegrityMrPool pool, int depth) {
@@ -83,14 +83,14 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
     }
 
     @Override
-    public void onEstablished(Connection c) {
+    public void onEstablished(RcConnection c) {
         Pending p = (Pending) c.context();
         if (p == null) {
             c.close();
             return;
         }
         try {
-            TargetConnection tc = new TargetConnection(handler, c, p.cq(), pd, p.pool(), p.depth());
+            RdmaTargetQueue tc = new RdmaTargetQueue(handler, c, p.cq(), pd, p.pool(), p.depth());
             tc.caps(device.caps());
             live.put(c, tc);
             handler.connected(c.peer());
@@ -105,8 +105,8 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
     }
 
     @Override
-    public void onDisconnected(Connection c) {
-        TargetConnection tc = live.remove(c);
+    public void onDisconnected(RcConnection c) {
+        RdmaTargetQueue tc = live.remove(c);
         if (tc != null) {
             tc.stop("closed by peer");
         }
@@ -116,7 +116,7 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
     public void close() {
         closed = true;
         listener.close();
-        for (TargetConnection tc : live.values()) {
+        for (RdmaTargetQueue tc : live.values()) {
             tc.stop("target closed");
         }
         live.clear();

@@ -16,7 +16,7 @@ import io.pistore.transport.rdma.RdmaOptions;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
 import io.pistore.transport.rdma.verbs.QpConfig;
@@ -91,16 +91,16 @@ class AbortInvalidatesTheKeyTest {
             }
 
             @Override
-            public void onEstablished(Connection c) {
+            public void onEstablished(RcConnection c) {
             }
 
             @Override
-            public void onDisconnected(Connection c) {
+            public void onDisconnected(RcConnection c) {
             }
         });
         var pd = soft.allocPd();
         CompletionQueue cq = soft.createCq(16);
-        Connection probe = soft.connect(l.address(), pd, cq, cq, cfg, null, 1000);
+        RcConnection probe = soft.connect(l.address(), pd, cq, cq, cfg, null, 1000);
         try {
             MemoryRegion buf = pd.register(ByteBuffer.allocateDirect(4104), Access.LOCAL_WRITE);
             SendWr rd = new SendWr(1);

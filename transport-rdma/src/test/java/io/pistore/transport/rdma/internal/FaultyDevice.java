@@ -2,7 +2,7 @@ package io.pistore.transport.rdma.internal;
 
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.DeviceCaps;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
@@ -55,10 +55,10 @@ final class FaultyDevice implements VerbsDevice {
     }
 
     @Override
-    public Connection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+    public RcConnection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                               QpConfig config, ByteBuffer privateData, long timeoutMillis) throws VerbsException {
         connectedPd = pd;
-        Connection c = inner.connect(address, pd, sendCq, recvCq, config, privateData, timeoutMillis);
+        RcConnection c = inner.connect(address, pd, sendCq, recvCq, config, privateData, timeoutMillis);
         QueuePair qp = new QueuePair() {
             @Override
             public int qpNum() {
@@ -101,7 +101,7 @@ final class FaultyDevice implements VerbsDevice {
                 c.qp().postRecv(chain);
             }
         };
-        return new Connection() {
+        return new RcConnection() {
             @Override
             public QueuePair qp() {
                 return qp;

@@ -386,7 +386,10 @@ class RdmaReconnectTest {
         assertEquals("peer 127.0.0.1:1 is listed twice in rdma target list '127.0.0.1:1,127.0.0.1:1'", e.getMessage());
         e = assertThrows(IOException.class, () -> new RdmaHostConnection("soft", hostDev, fastReconnect(),
                 "127.0.0.1:1,localhost", o));
-        assertEquals("peer 2 of rdma target list '127.0.0.1:1,localhost' is not HOST:PORT: 'localhost'", e.getMessage());
+        assertEquals("peer 2 of rdma target list '127.0.0.1:1,localhost': an rdma address is HOST:PORT, not 'localhost'", e.getMessage());
+        e = assertThrows(IOException.class, () -> new RdmaHostConnection("soft", hostDev, fastReconnect(),
+                "localhost", o));
+        assertEquals("an rdma address is HOST:PORT, not 'localhost'", e.getMessage(), "one address, the same rule");
         assertEquals(0, hostDev.liveRegions());
     }
 

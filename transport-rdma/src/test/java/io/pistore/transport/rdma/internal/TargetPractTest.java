@@ -18,7 +18,7 @@ import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.QpConfig;
@@ -57,7 +57,7 @@ class TargetPractTest {
     RdmaTarget target;
     ProtectionDomain pd;
     CompletionQueue cq;
-    Connection conn;
+    RcConnection conn;
     MemoryRegion cmdMr;
     MemoryRegion rspMr;
     MemoryRegion dataMr;

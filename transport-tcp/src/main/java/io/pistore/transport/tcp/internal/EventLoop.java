@@ -30,7 +30,7 @@ final class EventLoop implements Runnable {
     private final Selector selector;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final List<Connection> dirty = new ArrayList<>();
+    private final List<TcpConnection> dirty = new ArrayList<>();
     private final long spinNanos;
     private final long pollNanos;
     private volatile boolean blocking;
@@ -85,7 +85,7 @@ final class EventLoop implements Runnable {
     }
 
     /** Flushes {@code c} before the loop next waits (loop thread only). */
-    void addDirty(Connection c) {
+    void addDirty(TcpConnection c) {
         dirty.add(c);
     }
 
@@ -131,7 +131,7 @@ final class EventLoop implements Runnable {
                 }
             }
         } catch (Throwable t) {
-            Connection.LOG.log(System.Logger.Level.ERROR, "pistore tcp: I/O thread " + thread.getName() + " failed", t);
+            TcpConnection.LOG.log(System.Logger.Level.ERROR, "pistore tcp: I/O thread " + thread.getName() + " failed", t);
         } finally {
             for (SelectionKey k : selector.keys()) {
                 Object a = k.attachment();
@@ -161,7 +161,7 @@ final class EventLoop implements Runnable {
             try {
                 r.run();
             } catch (RuntimeException e) {
-                Connection.LOG.log(System.Logger.Level.ERROR, "pistore tcp: task failed on " + thread.getName(), e);
+                TcpConnection.LOG.log(System.Logger.Level.ERROR, "pistore tcp: task failed on " + thread.getName(), e);
             }
         }
         return any;

@@ -79,7 +79,7 @@ final class HostAccess {
 
     private void logOnce(String key, String line) {
         if (logged.add(key)) {
-            Connection.LOG.log(System.Logger.Level.WARNING, "pistore tcp target: " + peer + ": " + line);
+            TcpConnection.LOG.log(System.Logger.Level.WARNING, "pistore tcp target: " + peer + ": " + line);
         }
     }
 }

@@ -61,7 +61,7 @@ final class HostHandshake {
 
     /**
      * The first frame's header arrived: it must be a HELLO_REPLY; returns the sink for its volume list
-     * ({@code len} is within the handshake payload limit, which Connection checked).
+     * ({@code len} is within the handshake payload limit, which TcpConnection checked).
      */
     PayloadSink onReplyHeader(int op, long len) throws ProtocolException {
         if (op != Protocol.OP_HELLO_REPLY) {

@@ -52,7 +52,7 @@ final class ResponseDecoder {
     }
 
     /**
-     * A response header arrived ({@code header} holds it; Connection checked the common prefix):
+     * A response header arrived ({@code header} holds it; TcpConnection checked the common prefix):
      * returns the sink for its payload (null when there is none), or throws for bad input.
      */
     PayloadSink onHeader(int op, int cid, long len, ByteBuffer header, CommandSlots<HostCommand> slots)

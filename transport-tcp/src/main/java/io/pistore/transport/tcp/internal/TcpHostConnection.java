@@ -1,5 +1,6 @@
 package io.pistore.transport.tcp.internal;
 
+import io.pistore.spi.PeerList;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
@@ -16,15 +17,15 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A host's connection to one target, or to one of a list of peers serving the same volumes: one TCP
- * connection per queue, each greeted on its own (and each failing over on its own, {@link ReconnectingQueue}).
+ * connection per queue, each greeted on its own (and each failing over on its own, {@link TcpReconnectingQueue}).
  */
 final class TcpHostConnection implements HostConnection {
     private final TcpTransport transport;
-    private final ReconnectingQueue[] queues;
+    private final TcpReconnectingQueue[] queues;
     private final List<VolumeInfo> volumes;
     private volatile boolean closed;
 
-    private TcpHostConnection(TcpTransport transport, ReconnectingQueue[] queues) {
+    private TcpHostConnection(TcpTransport transport, TcpReconnectingQueue[] queues) {
         this.transport = transport;
         this.queues = queues;
         this.volumes = queues[0].connection().volumes;
@@ -41,37 +42,37 @@ final class TcpHostConnection implements HostConnection {
             // connect waits for the handshake, which needs the I/O threads: never block one.
             throw new IOException("connect must not be called from a tcp I/O thread (e.g. a completion callback)");
         }
-        PeerList peers = PeerList.parse(address);
+        PeerList<InetSocketAddress> peers = PeerList.parse("tcp", address, Addresses::parse, Addresses::format);
         long session = ThreadLocalRandom.current().nextLong();
-        PeerChoice.Chosen<HostQueueConnection[]> chosen = PeerChoice.choose("tcp", Connection.LOG, address,
+        PeerChoice.Chosen<TcpHostQueue[]> chosen = PeerChoice.choose("tcp", TcpConnection.LOG, address,
                 peers.names(), o.volume(), new PeerChoice.Peers<>() {
                     @Override
-                    public HostQueueConnection[] open(int p) throws IOException, InterruptedException {
+                    public TcpHostQueue[] open(int p) throws IOException, InterruptedException {
                         return TcpHostConnection.open(transport, peers, p, o, session);
                     }
 
                     @Override
-                    public boolean lists(HostQueueConnection[] qs, String volume) {
+                    public boolean lists(TcpHostQueue[] qs, String volume) {
                         return qs[0].volumesByName().containsKey(volume);
                     }
 
                     @Override
-                    public void close(HostQueueConnection[] qs) {
+                    public void close(TcpHostQueue[] qs) {
                         shutdown(qs);
                     }
                 });
-        HostQueueConnection[] qs = chosen.opened();
-        ReconnectingQueue[] rq = new ReconnectingQueue[qs.length];
+        TcpHostQueue[] qs = chosen.opened();
+        TcpReconnectingQueue[] rq = new TcpReconnectingQueue[qs.length];
         for (int i = 0; i < qs.length; i++) {
-            rq[i] = new ReconnectingQueue(transport, qs[i], peers, chosen.index(), i, o.queueDepth(), session);
+            rq[i] = new TcpReconnectingQueue(transport, qs[i], peers, chosen.index(), i, o.queueDepth(), session);
         }
         TcpHostConnection c = new TcpHostConnection(transport, rq);
         transport.track(c);
         return c;
     }
 
-    private static void shutdown(HostQueueConnection[] qs) {
-        for (HostQueueConnection q : qs) {
+    private static void shutdown(TcpHostQueue[] qs) {
+        for (TcpHostQueue q : qs) {
             if (q != null) {
                 q.shutdown();
             }
@@ -82,18 +83,19 @@ final class TcpHostConnection implements HostConnection {
      * Opens and greets every queue on peer {@code p}; on failure (interrupted included) closes what
      * it opened.
      */
-    private static HostQueueConnection[] open(TcpTransport transport, PeerList peers, int p, ConnectOptions o,
+    private static TcpHostQueue[] open(TcpTransport transport, PeerList<InetSocketAddress> peers, int p, ConnectOptions o,
                                               long session) throws IOException, InterruptedException {
         TcpConfig cfg = transport.config();
         InetSocketAddress a = peers.address(p);
-        HostQueueConnection[] qs = new HostQueueConnection[o.queues()];
+        TcpHostQueue[] qs = new TcpHostQueue[o.queues()];
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.connectTimeoutMillis);
         try {
             for (int i = 0; i < qs.length; i++) {
-                qs[i] = HostQueueConnection.open(transport.group().next(), cfg, a, peers.name(p), i, o.queueDepth(),
-                        session);
+                // quiet: a failure to connect reaches the caller as this method's exception, logged once there
+                qs[i] = TcpHostQueue.open(transport.group().next(), cfg, a, peers.name(p), i, o.queueDepth(),
+                        session, true);
             }
-            for (HostQueueConnection q : qs) {
+            for (TcpHostQueue q : qs) {
                 long left = deadline - System.nanoTime();
                 q.ready.get(Math.max(0, left), TimeUnit.NANOSECONDS);
             }
@@ -127,7 +129,7 @@ final class TcpHostConnection implements HostConnection {
     @Override
     public long reconnects() {
         long n = 0;
-        for (ReconnectingQueue q : queues) {
+        for (TcpReconnectingQueue q : queues) {
             n += q.reconnects();
         }
         return n;
@@ -139,7 +141,7 @@ final class TcpHostConnection implements HostConnection {
             return;
         }
         closed = true;
-        for (ReconnectingQueue q : queues) {
+        for (TcpReconnectingQueue q : queues) {
             q.close();
         }
         transport.forget(this);

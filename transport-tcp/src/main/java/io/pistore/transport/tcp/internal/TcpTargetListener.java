@@ -31,7 +31,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
     private final String address;
     /** The server side of TLS, or null for plaintext. */
     private final io.pistore.runtime.tls.TlsContext tls;
-    private final Set<TargetConnection> connections = ConcurrentHashMap.newKeySet();
+    private final Set<TcpTargetQueue> connections = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> ids = new ConcurrentHashMap<>();
     /** Volumes by id (index = id; ids are small and dense). */
     private volatile WireVolume[] byId = new WireVolume[0];
@@ -57,7 +57,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
             server.configureBlocking(false);
         } catch (IOException e) {
             server.close();
-            throw new IOException("cannot listen on " + Addresses.format(bind) + ": " + Connection.ioReason(e), e);
+            throw new IOException("cannot listen on " + Addresses.format(bind) + ": " + TcpConnection.ioReason(e), e);
         }
         InetSocketAddress a = (InetSocketAddress) server.getLocalAddress();
         this.address = Addresses.format(a);
@@ -122,8 +122,8 @@ final class TcpTargetListener implements TargetListener, Selectable {
             try {
                 ch = server.accept();
             } catch (IOException e) {
-                Connection.LOG.log(System.Logger.Level.WARNING, "pistore tcp target: accept on " + address + " failed: "
-                        + Connection.ioReason(e));
+                TcpConnection.LOG.log(System.Logger.Level.WARNING, "pistore tcp target: accept on " + address + " failed: "
+                        + TcpConnection.ioReason(e));
                 return;
             }
             if (ch == null) {
@@ -137,7 +137,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
                 continue;
             }
             EventLoop loop = transport.group().next();
-            TargetConnection c = new TargetConnection(loop, ch, this, handler);
+            TcpTargetQueue c = new TcpTargetQueue(loop, ch, this, handler);
             connections.add(c);
             Runnable reg = () -> {
                 if (closed) {
@@ -151,9 +151,9 @@ final class TcpTargetListener implements TargetListener, Selectable {
                         c.startTls(tls.serverEngine());
                     }
                 } catch (javax.net.ssl.SSLException e) {
-                    c.close("TLS handshake failed: " + Connection.ioReason(e), true);
+                    c.close("TLS handshake failed: " + TcpConnection.ioReason(e), true);
                 } catch (IOException e) {
-                    c.close("cannot register: " + Connection.ioReason(e), false);
+                    c.close("cannot register: " + TcpConnection.ioReason(e), false);
                 } catch (ProtocolException e) {
                     c.close(e.getMessage(), true);
                 }
@@ -175,7 +175,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
         }
     }
 
-    void forget(TargetConnection c) {
+    void forget(TcpTargetQueue c) {
         connections.remove(c);
     }
 
@@ -200,7 +200,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
         }
         closed = true;
         runOn(acceptLoop, this::closeServer);
-        for (TargetConnection c : new ArrayList<>(connections)) {
+        for (TcpTargetQueue c : new ArrayList<>(connections)) {
             runOn(c.loop, () -> c.close("the listener is closed", false));
         }
         transport.forget(this);

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
  * Builds a command's payload while it is copied into the socket buffer: the application's data (and
  * metadata, or zeroes) interleaved block by block, and with PRACT the PI generated into each block's
  * tuple in the same pass. One per connection, restarted per command: payloads go out one frame at a
- * time (Connection.fill finishes a frame before it takes the next). Loop thread only.
+ * time (TcpConnection.fill finishes a frame before it takes the next). Loop thread only.
  */
 final class WriteEncoder {
     private final BlockShuttle shuttle = new BlockShuttle();

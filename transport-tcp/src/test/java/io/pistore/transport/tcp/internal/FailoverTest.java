@@ -80,14 +80,14 @@ class FailoverTest {
         byte[] data = new byte[4096];
         new Random(11).nextBytes(data);
         try (HostConnection c = host.connect(list(), new ConnectOptions(2, 4))) {
-            assertEquals(addresses[0], ((ReconnectingQueue) c.queue(0)).peer(), "the first peer that answers");
+            assertEquals(addresses[0], ((TcpReconnectingQueue) c.queue(0)).peer(), "the first peer that answers");
             assertEquals(Status.SUCCESS, ReconnectTest.write(c.queue(0), 5, data).status());
             stop(0);
             for (int q = 0; q < 2; q++) {
                 byte[] back = new byte[4096];
                 ReconnectTest.readUntilBack(c.queue(q), 5, back);
                 assertArrayEquals(data, back, "queue " + q);
-                assertEquals(addresses[1], ((ReconnectingQueue) c.queue(q)).peer(), "queue " + q);
+                assertEquals(addresses[1], ((TcpReconnectingQueue) c.queue(q)).peer(), "queue " + q);
             }
             assertNotNull(log.awaitInfo(5000, "failed over from " + addresses[0] + " to " + addresses[1]),
                     log.all().toString());
@@ -98,7 +98,7 @@ class FailoverTest {
     @Test
     void theListIsWalkedRoundRobinPastPeersThatAreDown() throws Exception {
         try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {
-            ReconnectingQueue q = (ReconnectingQueue) c.queue(0);
+            TcpReconnectingQueue q = (TcpReconnectingQueue) c.queue(0);
             assertEquals(Status.SUCCESS, ReconnectTest.write(q, 1, new byte[4096]).status());
             stop(1); // the next peer is down too: the queue goes on to the third
             stop(0);
@@ -117,7 +117,7 @@ class FailoverTest {
     void connectSkipsPeersThatAreDown() throws Exception {
         stop(0);
         try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {
-            assertEquals(addresses[1], ((ReconnectingQueue) c.queue(0)).peer());
+            assertEquals(addresses[1], ((TcpReconnectingQueue) c.queue(0)).peer());
             Completion w = ReconnectTest.write(c.queue(0), 2, new byte[4096]);
             assertEquals(Status.SUCCESS, w.status(), w.toString());
         }
@@ -146,7 +146,7 @@ class FailoverTest {
         }
         assertEquals("cannot connect to tcp target " + list() + ": interrupted", e.getMessage());
         try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {
-            assertEquals(addresses[0], ((ReconnectingQueue) c.queue(0)).peer(), "the transport is still usable");
+            assertEquals(addresses[0], ((TcpReconnectingQueue) c.queue(0)).peer(), "the transport is still usable");
         }
     }
 

@@ -93,7 +93,7 @@ class MissingVolumeFailoverTest {
     }
 
     private static String peerOf(HostQueue q) {
-        return ((ReconnectingQueue) q).peer();
+        return ((TcpReconnectingQueue) q).peer();
     }
 
     @Test

@@ -354,7 +354,7 @@ class TcpTransportTest {
         }
         assertTrue(done.await(60, TimeUnit.SECONDS), "chained requests did not finish");
         assertTrue(problems.isEmpty(), String.join("; ", problems));
-        HostQueueConnection q = ((ReconnectingQueue) c.queue(0)).connection();
+        TcpHostQueue q = ((TcpReconnectingQueue) c.queue(0)).connection();
         long early = q.loop.inLoop() ? q.earlyFlushes : runOnLoop(q, () -> q.earlyFlushes);
         if (flushFrames == 0) {
             assertEquals(0, early, "no early flush when switched off");
@@ -363,7 +363,7 @@ class TcpTransportTest {
         }
     }
 
-    private static long runOnLoop(HostQueueConnection q, java.util.function.LongSupplier s) throws Exception {
+    private static long runOnLoop(TcpHostQueue q, java.util.function.LongSupplier s) throws Exception {
         CompletableFuture<Long> f = new CompletableFuture<>();
         q.loop.execute(() -> f.complete(s.getAsLong()));
         return f.get(10, TimeUnit.SECONDS);

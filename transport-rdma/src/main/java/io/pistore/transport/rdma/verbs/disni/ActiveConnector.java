@@ -1,7 +1,7 @@
 package io.pistore.transport.rdma.verbs.disni;
 
 import io.pistore.transport.rdma.verbs.CompletionQueue;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.QpConfig;
 import io.pistore.transport.rdma.verbs.VerbsException;
@@ -33,7 +33,7 @@ final class ActiveConnector {
         this.events = device.events();
     }
 
-    Connection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+    RcConnection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                        QpConfig config, ByteBuffer privateData, long timeoutMillis) throws VerbsException {
         InetSocketAddress dst = DisniAddress.parse(address);
         DisniPd dpd = DisniDevice.disniPd(pd);

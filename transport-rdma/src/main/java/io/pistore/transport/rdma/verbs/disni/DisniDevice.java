@@ -2,7 +2,7 @@ package io.pistore.transport.rdma.verbs.disni;
 
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.DeviceCaps;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
@@ -19,7 +19,7 @@ import java.util.List;
 
 /**
  * A DiSNI device: the verbs context of the local address it was opened on, one RDMA CM event channel
- * with its event thread ({@link CmEventPump}), and the checks of what may be made on it. Connection
+ * with its event thread ({@link CmEventPump}), and the checks of what may be made on it. RcConnection
  * management is the {@link ActiveConnector}'s ({@link #connect}) and the {@link DisniListener}'s
  * ({@link #listen}).
  */
@@ -161,7 +161,7 @@ final class DisniDevice implements VerbsDevice {
     }
 
     @Override
-    public Connection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+    public RcConnection connect(String address, ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
                               QpConfig config, ByteBuffer privateData, long timeoutMillis) throws VerbsException {
         return connector.connect(address, pd, sendCq, recvCq, config, privateData, timeoutMillis);
     }

@@ -13,7 +13,7 @@ import com.ibm.disni.verbs.IbvSendWR;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
-import io.pistore.transport.rdma.verbs.Connection;
+import io.pistore.transport.rdma.verbs.RcConnection;
 import io.pistore.transport.rdma.verbs.Listener;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
@@ -71,8 +71,8 @@ class DisniBindingTest {
     final class Recorder implements ConnectHandler {
         final ProtectionDomain pd;
         final BlockingQueue<ByteBuffer> requests = new java.util.concurrent.LinkedBlockingQueue<>();
-        final BlockingQueue<Connection> established = new ArrayBlockingQueue<>(4);
-        final BlockingQueue<Connection> disconnected = new ArrayBlockingQueue<>(4);
+        final BlockingQueue<RcConnection> established = new ArrayBlockingQueue<>(4);
+        final BlockingQueue<RcConnection> disconnected = new ArrayBlockingQueue<>(4);
         volatile String reject;
 
         Recorder(DisniDevice d) throws VerbsException {
@@ -90,12 +90,12 @@ class DisniBindingTest {
         }
 
         @Override
-        public void onEstablished(Connection c) {
+        public void onEstablished(RcConnection c) {
             established.add(c);
         }
 
         @Override
-        public void onDisconnected(Connection c) {
+        public void onDisconnected(RcConnection c) {
             disconnected.add(c);
         }
     }
@@ -114,8 +114,8 @@ class DisniBindingTest {
         assertEquals("127.0.0.1:" + port, l.address());
         ProtectionDomain pd = host.allocPd();
         CompletionQueue cq = host.createCq(64);
-        Connection c = host.connect("127.0.0.1:" + port, pd, cq, cq, CFG, pdata(), 10_000);
-        Connection s = r.established.poll(10, TimeUnit.SECONDS);
+        RcConnection c = host.connect("127.0.0.1:" + port, pd, cq, cq, CFG, pdata(), 10_000);
+        RcConnection s = r.established.poll(10, TimeUnit.SECONDS);
         assertNotNull(s, "the passive side heard ESTABLISHED");
         byte[] got = new byte[12];
         s.peerPrivateData().get(got);
@@ -134,7 +134,7 @@ class DisniBindingTest {
         assertTrue(fake.log.contains("connect retry=7 rnr=7"), fake.log.toString());
         // disconnect from the host: the target's handler hears it, its QP goes to error
         c.close();
-        Connection gone = r.disconnected.poll(10, TimeUnit.SECONDS);
+        RcConnection gone = r.disconnected.poll(10, TimeUnit.SECONDS);
         assertSame(s, gone);
         assertEquals(QpState.ERROR, s.qp().state());
         assertEquals(QpState.CLOSED, c.qp().state());

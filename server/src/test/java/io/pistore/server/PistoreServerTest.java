@@ -1,0 +1,202 @@
+package io.pistore.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.Transports;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.server.control.ControlSocket;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TransportOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A server built in a few lines: real listeners on loopback, real clients, nothing left after close. */
+class PistoreServerTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(4096, 8);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void servesAMemoryVolumeOverTcpNbdAndMetricsAndLeavesNoThreadAfterClose() throws Exception {
+        Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
+        byte[] block = new byte[4096];
+        Arrays.fill(block, (byte) 0x5a);
+        try (PistoreServer server = PistoreServer.builder()
+                .memoryVolume("v", FORMAT, 256)
+                .listen("tcp", "127.0.0.1:0")
+                .nbd("127.0.0.1:0")
+                .metrics("127.0.0.1:0")
+                .build()
+                .start()) {
+            assertEquals(1, server.listeners().size());
+            assertEquals("tcp", server.listeners().get(0).transport());
+            String address = server.listeners().get(0).address();
+            assertTrue(!address.endsWith(":0"), "port 0 is bound to a real port: " + address);
+            assertNull(server.controlSocket(), "memory volumes have no data directory to hold a control socket");
+
+            BlockTransport tcp = Transports.find("tcp").create(TransportOptions.NONE);
+            try (tcp; HostConnection hc = tcp.connect(address, new ConnectOptions(1, 32))) {
+                BlockDevice v = BlockDevice.open(hc, "v");
+                v.writeSync(3, ByteBuffer.wrap(block));
+                ByteBuffer back = ByteBuffer.allocate(4096);
+                v.readSync(3, back);
+                assertArrayEquals(block, back.array(), "tcp reads what tcp wrote");
+
+                int nbdPort = server.nbd().address().getPort();
+                if (onPath("qemu-io")) { // a real NBD client; without it the tcp host carries the test
+                    String uri = "nbd://127.0.0.1:" + nbdPort + "/v";
+                    String read = tool("qemu-io", "-f", "raw", "-c", "read -P 0x5a " + 3 * 4096 + " 4096", uri);
+                    assertTrue(read.contains("read 4096/4096 bytes"), read);
+                    tool("qemu-io", "-f", "raw", "-c", "write -P 0xa5 " + 7 * 4096 + " 4096", "-c", "flush", uri);
+                    ByteBuffer viaNbd = ByteBuffer.allocate(4096);
+                    v.readSync(7, viaNbd);
+                    byte[] expected = new byte[4096];
+                    Arrays.fill(expected, (byte) 0xa5);
+                    assertArrayEquals(expected, viaNbd.array(), "tcp reads what NBD wrote, PI inserted on the way in");
+                } else {
+                    System.out.println("PistoreServerTest: qemu-io is not installed (apt-get install qemu-utils); "
+                            + "NBD checked only for listening");
+                    try (Socket s = new Socket("127.0.0.1", nbdPort)) {
+                        byte[] magic = s.getInputStream().readNBytes(8);
+                        assertEquals("NBDMAGIC", new String(magic, StandardCharsets.US_ASCII));
+                    }
+                }
+            }
+            String scraped = get(server.metrics().port(), "/metrics");
+            assertTrue(scraped.contains("pistore_"), scraped.substring(0, Math.min(400, scraped.length())));
+        }
+        assertNoThreadLeftBut(before);
+    }
+
+    @Test
+    void servesADataDirectoryWithItsControlSocketAndKeepsItsVolumesAcrossARestart() throws Exception {
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            s.create("d", FORMAT, 64);
+        }
+        byte[] block = new byte[4096];
+        Arrays.fill(block, (byte) 0x3c);
+        PistoreServer.Builder builder = PistoreServer.builder().dataDir(dir).listen("tcp", "127.0.0.1:0");
+        try (PistoreServer server = builder.build().start()) {
+            assertNotNull(server.controlSocket());
+            assertTrue(Files.exists(dir.resolve(ControlSocket.FILE)));
+            try (BlockTransport tcp = Transports.find("tcp").create(TransportOptions.NONE);
+                 HostConnection hc = tcp.connect(server.listeners().get(0).address(), new ConnectOptions(1, 8))) {
+                BlockDevice.open(hc, "d").writeSync(9, ByteBuffer.wrap(block));
+            }
+        }
+        assertTrue(!Files.exists(dir.resolve(ControlSocket.FILE)), "the control socket is gone with the server");
+        try (PistoreServer again = builder.build().start()) { // the data directory's lock was released
+            ByteBuffer back = ByteBuffer.allocate(4096);
+            again.volumes().get("d").read(9, 1, io.pistore.integrity.ScatterList.of(back), null);
+            assertArrayEquals(block, back.array(), "what was written before close is there after it");
+        }
+    }
+
+    @Test
+    void aListenerThatCannotListenClosesWhatHadStarted() throws Exception {
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            s.create("d", FORMAT, 64);
+        }
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            String busy = "127.0.0.1:" + taken.getLocalPort();
+            PistoreServer server = PistoreServer.builder().dataDir(dir).listen("tcp", "127.0.0.1:0")
+                    .listen("tcp", busy).build();
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, server::start);
+            assertTrue(e.getMessage().startsWith("cannot listen on " + busy), e.getMessage());
+            assertTrue(!Files.exists(dir.resolve(ControlSocket.FILE)), "the control socket was closed");
+        }
+        try (VolumeStore s = VolumeStore.open(dir)) { // the lock was released: the store was closed
+            assertEquals(List.of("d"), s.list().stream().map(v -> v.name()).toList());
+        }
+    }
+
+    @Test
+    void partsThatDoNotFitTogetherAreRefusedBeforeAnythingStarts() {
+        assertThrows(IllegalArgumentException.class,
+                () -> PistoreServer.builder().dataDir(dir).memoryVolume("m", FORMAT, 8).build());
+        assertThrows(IllegalArgumentException.class,
+                () -> PistoreServer.builder().nbdTarget("tcp", "127.0.0.1:1").build());
+        assertThrows(IllegalArgumentException.class,
+                () -> PistoreServer.builder().memoryVolume("m", FORMAT, 8).replica("n1", "127.0.0.1", 1).build());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PistoreServer.builder().memoryVolume("m", FORMAT, 8).listen("no-such-transport", "x").build()
+                        .start());
+        assertTrue(e.getMessage().contains("no-such-transport"), e.getMessage());
+    }
+
+    /**
+     * Every thread that started while the server ran has ended (the JDK's shared pools aside: the
+     * common fork-join pool and the process reaper belong to no server).
+     */
+    private static void assertNoThreadLeftBut(Set<Thread> before) throws InterruptedException {
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (before.contains(t) || t.getName().startsWith("ForkJoinPool.commonPool")
+                    || t.getName().equals("process reaper")) {
+                continue;
+            }
+            t.join(TimeUnit.SECONDS.toMillis(30));
+            assertTrue(!t.isAlive(), "thread " + t.getName() + " outlived the server");
+        }
+    }
+
+    private static boolean onPath(String tool) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs a tool to its end (60 s at most) and returns its output; a non-zero exit fails the test. */
+    private String tool(String... cmd) throws IOException, InterruptedException {
+        Path out = Files.createTempFile(dir, "tool", ".out");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        p.getOutputStream().close();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(String.join(" ", cmd) + " did not finish in 60 s: " + Files.readString(out));
+        }
+        String text = Files.readString(out);
+        assertEquals(0, p.exitValue(), String.join(" ", cmd) + " ->\n" + text);
+        return text;
+    }
+
+    /** One HTTP/1.0 GET on loopback, the whole answer. */
+    private static String get(int port, String path) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+            s.setSoTimeout(30_000);
+            OutputStream o = s.getOutputStream();
+            o.write(("GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            o.flush();
+            InputStream in = s.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}

@@ -1,0 +1,383 @@
+package io.pistore.transport.tcp.internal;
+
+import io.pistore.integrity.PiContext;
+import io.pistore.spi.AnswerScreen;
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.HostQueue;
+import io.pistore.spi.Operation;
+import io.pistore.spi.Protection;
+import io.pistore.spi.RequestCheck;
+import io.pistore.spi.Status;
+import io.pistore.spi.VolumeInfo;
+import io.pistore.transport.tcp.TcpConfig;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The host end of one queue: one TCP connection. Any thread submits; the request is validated here
+ * (so nothing malformed is sent), then the loop thread gives it a command slot ({@link CommandSlots})
+ * and streams it out ({@link HostCommand}, its write payload built by the {@link WriteEncoder}).
+ * Responses may come in any order; the {@link ResponseDecoder} matches them by command id and turns
+ * them into completions. The handshake is the {@link HostHandshake}'s; this class applies what it
+ * grants, keeps the request and handshake timeouts, and fails what is outstanding when the
+ * connection closes.
+ */
+final class TcpHostQueue extends TcpConnection implements HostQueue {
+    private final TcpConfig cfg;
+    private final InetSocketAddress address;
+    private final HostHandshake handshake;
+    final CompletableFuture<Void> ready = new CompletableFuture<>();
+
+    private volatile boolean shut;
+    private volatile Consumer<String> lostListener;
+    private final AtomicBoolean lostReported = new AtomicBoolean();
+    private volatile String closeReason;
+    private volatile int depth;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile Map<String, WireVolume> byName = Collections.emptyMap();
+    volatile List<VolumeInfo> volumes = Collections.emptyList();
+    private volatile long maxTransfer;
+    private boolean greeted;
+    private volatile boolean userClosed;
+    /** Closed by {@link #drop}: the host's queue says why in its own line. */
+    private volatile boolean dropped;
+    /** Sees each answer before its request completes (a host given a list of peers), or null. */
+    private volatile AnswerScreen screen;
+    private boolean quietHandshake;
+    private final long startNanos = System.nanoTime();
+
+    /** Null until the handshake sizes it. */
+    private CommandSlots<HostCommand> slots;
+    private final WriteEncoder writes = new WriteEncoder();
+    private final ResponseDecoder responses = new ResponseDecoder();
+
+    TcpHostQueue(EventLoop loop, SocketChannel ch, TcpConfig cfg, InetSocketAddress address, String peer,
+                        int queueIndex, int depth, long session) {
+        super(loop, ch, "host", peer);
+        this.cfg = cfg;
+        this.address = address;
+        this.depth = depth;
+        int digests = (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0);
+        this.handshake = new HostHandshake(cfg.maxTransferBytes, depth, queueIndex, digests, session);
+        this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.frameTimeoutMillis);
+    }
+
+    static TcpHostQueue open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
+                                    int queueIndex, int depth, long session) throws IOException {
+        return open(loop, cfg, address, peer, queueIndex, depth, session, false);
+    }
+
+    /**
+     * Opens a queue connection; the handshake completes {@link #ready}. With {@code quietHandshake}
+     * (reconnect attempts, whose caller reports failures in its own words) a failure before the
+     * handshake completes is not logged, unless the target sent bad input.
+     */
+    static TcpHostQueue open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
+                                    int queueIndex, int depth, long session, boolean quietHandshake) throws IOException {
+        SocketChannel ch = SocketChannel.open();
+        try {
+            ch.configureBlocking(false);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        TcpHostQueue q = new TcpHostQueue(loop, ch, cfg, address, peer, queueIndex, depth, session);
+        q.quietHandshake = quietHandshake;
+        if (!loop.execute(q::begin)) {
+            ch.close();
+            throw new IOException("the transport is closed");
+        }
+        return q;
+    }
+
+    private void begin() {
+        try {
+            key = loop.register(ch, SelectionKey.OP_CONNECT, this);
+            if (ch.connect(address)) {
+                onConnectable();
+            }
+        } catch (javax.net.ssl.SSLException e) {
+            close("TLS handshake failed: " + ioReason(e), true);
+        } catch (IOException e) {
+            close("cannot connect: " + ioReason(e), false);
+        } catch (ProtocolException e) {
+            close(e.getMessage(), true);
+        }
+    }
+
+    @Override
+    void onConnectable() throws IOException, ProtocolException {
+        if (ch.isConnectionPending() && !ch.finishConnect()) {
+            return;
+        }
+        key.interestOps(SelectionKey.OP_READ);
+        if (cfg.tls != null) {
+            startTls(cfg.tls.client().clientEngine(address.getHostString(), address.getPort()));
+        } else {
+            send(handshake.hello());
+        }
+    }
+
+    @Override
+    void tlsReady() {
+        send(handshake.hello());
+    }
+
+    // ------------------------------------------------------------------ submit (any thread)
+
+    @Override
+    public CompletableFuture<Completion> submit(BlockRequest r) {
+        if (shut) {
+            return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR,
+                    "connection to " + peer + " is closed"));
+        }
+        int d = depth;
+        if (inFlight.incrementAndGet() > d) {
+            inFlight.decrementAndGet();
+            return CompletableFuture.completedFuture(Completion.failure(Status.QUEUE_FULL, "queue depth " + d + " reached"));
+        }
+        WireVolume v = byName.get(r.volume());
+        Completion bad;
+        PiContext ctx = null;
+        if (v == null) {
+            bad = Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + r.volume() + "'");
+        } else {
+            bad = RequestCheck.validate(r, v.info, maxTransfer);
+            if (bad == null && v.info.format().hasPi() && (r.op() == Operation.READ || r.op() == Operation.WRITE)) {
+                Protection p = r.protection();
+                ctx = p.context(v.info.format());
+            }
+        }
+        if (bad != null) {
+            inFlight.decrementAndGet();
+            return CompletableFuture.completedFuture(bad);
+        }
+        HostCommand p = new HostCommand(r, v, ctx, writes);
+        if (loop.inLoop()) {
+            start(p);
+        } else if (!loop.execute(() -> start(p))) {
+            finish(p, Completion.failure(Status.TRANSPORT_ERROR, "the transport is closed"));
+        }
+        return p.future;
+    }
+
+    /** The checks of the target service, in its order, so that nothing malformed goes on the wire. */
+    @Override
+    public int depth() {
+        return depth;
+    }
+
+    @Override
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    /** Volumes by name, as the target listed them. */
+    Map<String, WireVolume> volumesByName() {
+        return byName;
+    }
+
+    // ------------------------------------------------------------------ loop thread
+
+    private void start(HostCommand p) {
+        if (closed || !greeted) {
+            finish(p, Completion.failure(Status.TRANSPORT_ERROR, "connection to " + peer + " is closed"));
+            return;
+        }
+        p.commandId = slots.claim(p);
+        p.sentNanos = System.nanoTime();
+        loop.awaitingChanged(1);
+        send(p);
+    }
+
+    private void finish(HostCommand p, Completion c) {
+        inFlight.decrementAndGet();
+        p.future.complete(c);
+    }
+
+    /** Frees the slot of a pending request (before its future completes, so a callback can reuse it). */
+    private void release(HostCommand p) {
+        slots.release(p.commandId);
+        loop.awaitingChanged(-1);
+    }
+
+    @Override
+    PayloadSink onHeader(int op, int flags, int cid, long len) throws ProtocolException {
+        if (!greeted) {
+            return handshake.onReplyHeader(op, len);
+        }
+        return responses.onHeader(op, cid, len, header, slots);
+    }
+
+    @Override
+    void onFrame(int op) throws ProtocolException {
+        if (!greeted) {
+            onHelloReply();
+            return;
+        }
+        HostCommand p = responses.command();
+        Completion c = responses.complete();
+        release(p);
+        AnswerScreen s = screen;
+        if (s != null) {
+            c = s.screen(p.request.volume(), c);
+        }
+        finish(p, c);
+    }
+
+    private void onHelloReply() throws ProtocolException {
+        HostHandshake.Grant g = handshake.onReply(header);
+        slots = new CommandSlots<>(g.depth());
+        maxTransfer = g.maxTransfer();
+        maxPayload = g.maxTransfer();
+        rxHeaderDigest = txHeaderDigest = g.headerDigest();
+        rxDataDigest = txDataDigest = g.dataDigest();
+        byName = g.byName();
+        volumes = g.volumes();
+        depth = g.depth();
+        flushEvery(cfg.flushFrames, g.depth());
+        greeted = true;
+        ready.complete(null);
+    }
+
+    @Override
+    public void onTimer(long now) {
+        super.onTimer(now);
+        if (closed) {
+            return;
+        }
+        if (!greeted) {
+            if (now - startNanos > TimeUnit.MILLISECONDS.toNanos(cfg.connectTimeoutMillis)) {
+                close("no HELLO_REPLY within " + cfg.connectTimeoutMillis + " ms", false);
+            }
+            return;
+        }
+        long limit = TimeUnit.MILLISECONDS.toNanos(cfg.requestTimeoutMillis);
+        for (int s = 0; s < slots.capacity(); s++) {
+            HostCommand p = slots.at(s);
+            if (p != null && now - p.sentNanos > limit) {
+                close("no response to " + p.request.op() + " command 0x" + Integer.toHexString(p.commandId) + " within "
+                        + cfg.requestTimeoutMillis + " ms", false);
+                return;
+            }
+        }
+    }
+
+    @Override
+    String eofReason() {
+        return "the target closed the connection";
+    }
+
+    @Override
+    System.Logger.Level closeLevel() {
+        return userClosed || dropped || (quietHandshake && !greeted) ? null : System.Logger.Level.WARNING;
+    }
+
+    /** Has every answer of the target pass through {@code s} before its request completes. */
+    void screen(AnswerScreen s) {
+        screen = s;
+    }
+
+    /**
+     * Closes the connection as lost, with {@code reason}, from any thread without waiting: after the
+     * frame being handled, on the loop thread. Its requests fail and the lost listener is told.
+     */
+    void drop(String reason) {
+        loop.execute(() -> {
+            if (!closed) {
+                dropped = true;
+                close(reason, false);
+            }
+        });
+    }
+
+    /** Whether the connection is closed (or closing): submit then fails at once. */
+    boolean isShut() {
+        return shut;
+    }
+
+    /**
+     * Runs {@code listener} with the reason once, when this connection closes other than by
+     * {@link #shutdown} (at once if that has already happened).
+     */
+    void onLost(Consumer<String> listener) {
+        lostListener = listener;
+        if (shut && !userClosed) {
+            reportLost();
+        }
+    }
+
+    private void reportLost() {
+        Consumer<String> l = lostListener;
+        if (l != null && lostReported.compareAndSet(false, true)) {
+            l.accept(closeReason);
+        }
+    }
+
+    @Override
+    void onClosed(String reason) {
+        closeReason = reason;
+        shut = true;
+        if (!ready.isDone()) {
+            ready.completeExceptionally(new IOException(reason));
+        }
+        if (slots == null) {
+            if (!userClosed) {
+                reportLost();
+            }
+            return;
+        }
+        Completion c = Completion.failure(Status.TRANSPORT_ERROR, "connection to " + peer + " closed: " + reason);
+        for (int s = 0; s < slots.capacity(); s++) {
+            HostCommand p = slots.at(s);
+            if (p != null) {
+                release(p);
+                finish(p, c);
+            }
+        }
+        if (!userClosed) {
+            reportLost();
+        }
+    }
+
+    /** Closes from any thread; returns once every outstanding request has failed (or after 10 s). */
+    void shutdown() {
+        shut = true;
+        if (loop.inLoop()) {
+            userClose();
+            return;
+        }
+        CountDownLatch done = new CountDownLatch(1);
+        if (loop.execute(() -> {
+            userClose();
+            done.countDown();
+        })) {
+            try {
+                done.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void userClose() {
+        if (!closed) {
+            userClosed = true;
+            close("closed by the host", false);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.pistore.transport.tcp.internal;
+
+import io.pistore.spi.PeerList;
+import java.net.InetSocketAddress;
+import io.pistore.spi.AnswerScreen;
+import io.pistore.spi.ReconnectingHostQueue;
+import io.pistore.spi.VolumeInfo;
+import io.pistore.transport.tcp.TcpConfig;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * One tcp host queue that outlives its TCP connection ({@link ReconnectingHostQueue}: requests in
+ * flight on a lost connection fail, new ones fail at once while the queue reconnects in the
+ * background with backoff, round robin over the target's {@link PeerList}).
+ *
+ * <p>A new connection is used only if the target lists the same volumes (names, formats, sizes) as
+ * at connect time: the application's buffers were sized for them. Otherwise it is closed with a
+ * one-line warning and the queue keeps trying (the right target may come back). With a list of
+ * peers, a peer that has no volume the host uses is passed over ({@link ReconnectingHostQueue}).
+ */
+final class TcpReconnectingQueue extends ReconnectingHostQueue<TcpHostQueue> {
+    private final TcpTransport transport;
+    private final EventLoop loop;
+    private final PeerList<InetSocketAddress> peers;
+    private final int requestedDepth;
+    private final long session;
+
+    TcpReconnectingQueue(TcpTransport transport, TcpHostQueue first, PeerList<InetSocketAddress> peers, int peerIndex,
+                      int index, int requestedDepth, long session) {
+        super("tcp", TcpConnection.LOG, peers.names(), peerIndex, index);
+        this.transport = transport;
+        this.loop = first.loop;
+        this.peers = peers;
+        this.requestedDepth = requestedDepth;
+        this.session = session;
+        start(first);
+    }
+
+    @Override
+    protected TcpHostQueue connect(int p) throws IOException, InterruptedException {
+        TcpConfig cfg = transport.config();
+        String peer = peers.name(p);
+        TcpHostQueue c = TcpHostQueue.open(loop, cfg, peers.address(p), peer, index, requestedDepth,
+                session, true);
+        try {
+            c.ready.get(cfg.connectTimeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            c.shutdown();
+            throw new IOException("no answer within " + cfg.connectTimeoutMillis + " ms");
+        } catch (ExecutionException e) {
+            c.shutdown();
+            Throwable why = e.getCause();
+            throw why instanceof IOException ? (IOException) why : new IOException(String.valueOf(why.getMessage()), why);
+        }
+        return c;
+    }
+
+    @Override
+    protected List<VolumeInfo> volumesOf(TcpHostQueue c) {
+        return c.volumes;
+    }
+
+    @Override
+    protected void screenAnswers(TcpHostQueue c, AnswerScreen screen) {
+        c.screen(screen);
+    }
+
+    @Override
+    protected void drop(TcpHostQueue c, String reason) {
+        c.drop(reason);
+    }
+
+    @Override
+    protected boolean isShut(TcpHostQueue c) {
+        return c.isShut();
+    }
+
+    @Override
+    protected void onLost(TcpHostQueue c, Consumer<String> lost) {
+        c.onLost(lost);
+    }
+
+    @Override
+    protected void release(TcpHostQueue c) {
+        c.shutdown();
+    }
+
+    @Override
+    protected boolean schedule(Runnable attempt, long delayMillis) {
+        return transport.scheduleReconnect(attempt, delayMillis);
+    }
+
+    @Override
+    protected boolean reconnectEnabled() {
+        return transport.config().reconnect;
+    }
+
+    @Override
+    protected long reconnectDelayMillis() {
+        return transport.config().reconnectDelayMillis;
+    }
+
+    @Override
+    protected long reconnectMaxDelayMillis() {
+        return transport.config().reconnectMaxDelayMillis;
+    }
+
+    /** The connection in use now (tests). */
+    TcpHostQueue connection() {
+        return current();
+    }
+
+    @Override
+    public String toString() {
+        return "tcp queue " + index + " to " + peer();
+    }
+}
