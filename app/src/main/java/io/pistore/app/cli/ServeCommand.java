@@ -3,6 +3,7 @@ package io.pistore.app.cli;
 import io.pistore.app.bench.TargetAddress;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
 import io.pistore.runtime.access.AccessRules;
@@ -98,6 +99,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "Export the volumes over NBD on this address (bare --nbd: ${FALLBACK-VALUE}; host "
                     + "127.0.0.1 when only a port is given; config key: nbd).")
     String nbd;
+
+    @Option(names = "--iscsi", paramLabel = "HOST:PORT", arity = "0..1", fallbackValue = "127.0.0.1:3260",
+            description = "Serve every volume as an iSCSI target iqn.2026-12.io.pistore:VOLUME, LUN 0, on this address "
+                    + "(bare --iscsi: ${FALLBACK-VALUE}; docs/ISCSI.md).")
+    String iscsi;
 
     @Option(names = "--target", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "With --nbd: export the volumes of the target at this address, reached through "
@@ -221,6 +227,11 @@ final class ServeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
         }
+        try {
+            IscsiServer.parseAddress(iscsi == null ? "" : iscsi);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
         if (metricsWebConfig != null && metrics == null) {
             throw CliException.usage("--metrics-web-config needs --metrics: it sets up the metrics endpoint");
         }
@@ -263,6 +274,9 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (nbd != null) {
             b.nbd(nbd, nbdOptions(log));
+        }
+        if (iscsi != null) {
+            b.iscsi(iscsi, new IscsiServer.Options().log(log));
         }
         BlockTransportProvider p = null;
         if (target != null) {
@@ -395,6 +409,11 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (server.nbd() != null) {
             printNbd(out, server, "in-process (local transport)");
+        }
+        if (server.iscsi() != null) {
+            java.net.InetSocketAddress a = server.iscsi().address();
+            out.println("pistore serve: iSCSI on " + a.getAddress().getHostAddress() + ":" + a.getPort() + ", targets "
+                    + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
         }
     }
 
