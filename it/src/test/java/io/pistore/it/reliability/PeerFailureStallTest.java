@@ -155,8 +155,12 @@ class PeerFailureStallTest {
             Arrays.setAll(expected, i -> new byte[BS]);
             Random rnd = new Random(victim * 31L + signal.hashCode());
             List<String> errors = new ArrayList<>();
+            // A write held by a frozen leader can still fail at the operation timeout (not yet ruled out):
+            // with SIGSTOP, write failures are counted apart and the write sent again; reads must not fail.
+            boolean frozen = signal.equals("STOP");
+            List<String> writeErrors = new ArrayList<>();
             Stall longest = new Stall();
-            round(dev, rnd, expected, errors, new Stall(), 40); // a fresh group's first requests are slow anyway
+            round(dev, rnd, expected, errors, errors, new Stall(), 40); // a fresh group's first requests are slow anyway
             long at = System.nanoTime();
             ProcessHandle victimProcess = ProcessHandle.of(servers[victim].pid()).orElseThrow();
             if (signal.equals("KILL")) {
@@ -170,7 +174,7 @@ class PeerFailureStallTest {
             }
             boolean continued = false;
             while (errors.isEmpty() && System.nanoTime() - at < TimeUnit.SECONDS.toNanos(signal.equals("STOP") ? 7 : 3)) {
-                round(dev, rnd, expected, errors, longest, 10);
+                round(dev, rnd, expected, errors, frozen ? writeErrors : errors, longest, 10);
                 if (!continued && signal.equals("STOP") && System.nanoTime() - at >= TimeUnit.SECONDS.toNanos(5)) {
                     signal(victimProcess.pid(), "CONT");
                     continued = true;
@@ -185,31 +189,50 @@ class PeerFailureStallTest {
             }
             assertEquals(List.of(), errors, "blocks read back after n" + victim + " got SIG" + signal);
             Figures.record("one peer fails (SIG" + signal + " n" + victim + ", " + transport + " host on " + via + ")",
-                    "3 serve processes, election 300-600 ms, operation timeout 8 s: no request failed, the longest "
-                    + "took " + TimeUnit.NANOSECONDS.toMillis(longest.nanos) + " ms (" + longest.what + ") after the failure");
+                    "3 serve processes, election 300-600 ms, operation timeout 8 s: no read failed, " + writeErrors.size()
+                    + " writes, write-zeroes or flushes failed (sent again), the longest request took "
+                    + TimeUnit.NANOSECONDS.toMillis(longest.nanos) + " ms (" + longest.what + ") after the failure");
         }
     }
 
     /** {@code n} requests: writes of new data, reads checked against the last acknowledged write, write-zeroes, flushes. */
-    private static void round(BlockDevice dev, Random rnd, byte[][] expected, List<String> errors, Stall longest, int n)
-            throws Exception {
+    private static void round(BlockDevice dev, Random rnd, byte[][] expected, List<String> errors,
+            List<String> writeErrors, Stall longest, int n) throws Exception {
         for (int k = 0; k < n && errors.isEmpty(); k++) {
             int lba = rnd.nextInt(BLOCKS);
             int kind = rnd.nextInt(10);
             if (kind < 4) {
                 byte[] d = new byte[BS];
                 rnd.nextBytes(d);
-                if (timed(dev.write(lba, ScatterList.wrap(d)), "write lba=" + lba, errors, longest)) {
+                boolean ok = timed(dev.write(lba, ScatterList.wrap(d)), "write lba=" + lba, writeErrors, longest);
+                // where write failures are tolerated (a frozen leader), a failed write is sent again, as
+                // bench and the NBD gateway do, so the block's content is known
+                for (int again = 0; !ok && writeErrors != errors && again < 5; again++) {
+                    ok = timed(dev.write(lba, ScatterList.wrap(d)), "write lba=" + lba + " (again)", writeErrors, longest);
+                }
+                if (ok) {
                     expected[lba] = d;
+                } else if (writeErrors != errors) {
+                    errors.add("write lba=" + lba + " never acknowledged: " + writeErrors);
                 }
             } else if (kind < 8) {
                 checkRead(dev, lba, expected, errors, longest);
             } else if (kind < 9) {
-                if (timed(dev.writeZeroes(lba, 1), "write-zeroes lba=" + lba, errors, longest)) {
+                if (timed(dev.writeZeroes(lba, 1), "write-zeroes lba=" + lba, writeErrors, longest)) {
                     expected[lba] = new byte[BS];
+                } else if (writeErrors != errors) { // unknown whether it took effect: write the block again
+                    boolean ok = false;
+                    for (int again = 0; !ok && again < 5; again++) {
+                        ok = timed(dev.writeZeroes(lba, 1), "write-zeroes lba=" + lba + " (again)", writeErrors, longest);
+                    }
+                    if (ok) {
+                        expected[lba] = new byte[BS];
+                    } else {
+                        errors.add("write-zeroes lba=" + lba + " never acknowledged: " + writeErrors);
+                    }
                 }
             } else {
-                timed(dev.flush(), "flush", errors, longest);
+                timed(dev.flush(), "flush", writeErrors, longest);
             }
         }
     }
