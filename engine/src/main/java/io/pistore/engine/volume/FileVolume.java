@@ -5,11 +5,8 @@ import io.pistore.integrity.ScatterList;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,9 +28,7 @@ import java.util.function.Consumer;
  * docs/FORMAT.md.
  */
 public final class FileVolume implements Volume {
-    private static final int ZERO_CHUNK = 1 << 20;
     private static final long MAP_SEGMENT = 1L << 30;
-    private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
     /** How often a volume with {@link #ON_A_THREAD} checkpoints looks whether it went idle. */
     private static final long IDLE_TICK_MS = 500;
     /** One daemon thread for every volume's idle tick: it only starts checkpoints, never runs them. */
@@ -72,10 +67,6 @@ public final class FileVolume implements Volume {
     private final StorageFile data;
     private final StorageFile meta;
     private final Journal journal;
-    /** The home files as checkpoints and recovery write them ({@code homeMeta} null without metadata). */
-    private final HomeFile homeData;
-    private final HomeFile homeMeta;
-    private final byte[] unwrittenMeta;
     private final BlockLocks locks = new BlockLocks();
     /**
      * Blocks whose newest version is only in the journal, with where. An entry is put under its
@@ -83,53 +74,14 @@ public final class FileVolume implements Volume {
      * home, each only if no newer one replaced it meanwhile.
      */
     private final JournalIndex index = new JournalIndex();
-    /**
-     * Read-only shared mappings of the metadata file, {@code metaSegment} bytes each (a whole number
-     * of blocks' metadata, so no block's straddles two), or null without metadata or where the storage
-     * cannot map. Reads copy PI from here instead of making a second {@code pread} per request (that
-     * system call would cost a PI read more than the rest of its PI work; docs/FORMAT.md#writes-flush-and-fua). Writes still
-     * go through positional writes; Linux keeps a shared mapping and {@code pwrite} of one file
-     * coherent through the page cache.
-     */
-    private final ByteBuffer[] metaMaps;
-    private final long metaSegment;
+    /** Reads each block's newest version: from the journal where {@link #index} has it, else home. */
+    private final VolumeReader reader;
+    /** Writes durable journal records home and forces the home files. */
+    private final HomeWriter home;
+    /** Moves full journal segments home and the journal's head past them. */
+    private final Checkpointer checkpointer;
     /** Set by the first close; guarded by all block locks. */
     private boolean closed;
-
-    /**
-     * Runs the checkpoint of a full journal segment: on a thread of its own ({@link #ON_A_THREAD});
-     * tests run it inline or at moments they choose, deterministically.
-     */
-    private final Executor checkpoints;
-    /**
-     * Checkpoints of full segments, oldest first, until awaited; guarded by all block locks. Each
-     * waits for the one before it, so they apply segments in order.
-     */
-    private final ArrayDeque<FutureTask<Void>> pendingCheckpoints = new ArrayDeque<>();
-    /**
-     * Full segments gathered per checkpoint that writes home: 1 where the files are in memory
-     * (forcing costs nothing), else half the ring. On a disk each forcing of the home files writes
-     * the blocks, scattered over the volume, that the gathered segments changed, and sustained
-     * random writes are bound by how often that happens; the more segments per forcing, the more
-     * rewrites of one block are written home once. Half, so writers still have the other half of
-     * the ring while the gathered segments are written home and forced. Set at open.
-     */
-    private int segmentsPerHomeSync;
-    /**
-     * Bytes a checkpoint writes home between forcings of the home files while it writes a batch
-     * home ({@link #writeGatheredHome}) and flushes are coming; unbounded where the files are in
-     * memory. Forcing half a ring at once put hundreds of MiB of scattered home writes in the disk's
-     * queue, and a user's flush (a forcing of the journal) waited behind them; forced in pieces, it
-     * waits for one piece at most. Without flushes a batch is forced once: writers wait for ring space
-     * while a batch goes home, and every piece is one more forcing
-     * (docs/history.md#crash-atomic-file-volumes).
-     * Set at open.
-     */
-    private long homeSyncEvery = Long.MAX_VALUE;
-    /** Changes with every flush and FUA (a lost increment still changes it): batches compare. */
-    private volatile long flushes;
-    /** {@link #flushes} when the last batch started going home; under {@link #homeSync}. */
-    private long flushesAtLastBatch;
     /**
      * Write-through: where every file is in memory (tmpfs, ramfs: a write survives the process's
      * crash once made, nothing survives the machine's), a writer appends its record, which is then
@@ -141,63 +93,26 @@ public final class FileVolume implements Volume {
      * disk's flush rate, so there records wait in the journal for a checkpoint as before.
      */
     private final boolean writeThrough;
-    /**
-     * Full segments whose records are forced in the journal but not yet written home (gathered for
-     * the next checkpoint that writes home), and the last record and next position of the newest of
-     * them: the head moves past them only after they were written home and the home files forced.
-     * Written under {@link #homeSync}, which writing home holds throughout; the count is read
-     * without it, so a writer looking for journal space does not wait for a checkpoint in progress
-     * unless it must.
-     */
-    private volatile int gathered;
-    private long gatheredLastSeq;
-    private long gatheredNextPos;
-    private final Object homeSync = new Object();
     /** Changes with every append (a lost increment still changes it): the idle tick compares. */
     private volatile long appends;
     private long appendsAtLastTick;
     private ScheduledFuture<?> idleTick;
-    /** Checkpoints that applied records, and their time: figures for the metrics (rare, so atomics). */
-    private final java.util.concurrent.atomic.AtomicLong checkpointsDone = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong checkpointNanos = new java.util.concurrent.atomic.AtomicLong();
     /** Records replayed when this volume was opened. */
     private long replayedOnOpen;
-    /** Why a background checkpoint failed; later writes fail with it. */
-    private volatile IOException checkpointFailure;
 
     private FileVolume(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta,
                        Journal journal, boolean writeThrough, long mapSegment, Executor checkpoints) throws IOException {
         this.name = name;
-        this.checkpoints = checkpoints;
         this.writeThrough = writeThrough;
         this.format = format;
         this.blockCount = blockCount;
         this.data = data;
         this.meta = meta;
         this.journal = journal;
-        this.unwrittenMeta = UnwrittenBlock.metadata(format);
-        ByteBuffer[] maps = null;
-        long segment = 0;
-        if (meta != null) {
-            int ms = format.metadataSize();
-            segment = Math.max(1, mapSegment / ms) * ms;
-            long size = blockCount * ms;
-            maps = new ByteBuffer[(int) ((size + segment - 1) / segment)];
-            for (int i = 0; i < maps.length; i++) {
-                long at = i * segment;
-                maps[i] = meta.mapReadOnly(at, Math.min(segment, size - at));
-                if (maps[i] == null) {
-                    maps = null;
-                    break;
-                }
-            }
-        }
-        this.metaMaps = maps;
-        this.metaSegment = segment;
-        int ds = format.dataSize();
-        this.homeData = new HomeFile(data, name + ".data", blockCount * ds, Math.max(1, mapSegment / ds) * ds);
-        this.homeMeta = meta == null ? null
-                : new HomeFile(meta, name + ".meta", blockCount * format.metadataSize(), segment);
+        this.reader = new VolumeReader(name, format, blockCount, data, meta, journal, index, mapSegment);
+        this.home = new HomeWriter(name, format, blockCount, data, meta, journal, index, mapSegment,
+                reader.metaSegment());
+        this.checkpointer = new Checkpointer(name, journal, index, home, writeThrough, checkpoints);
     }
 
     /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks, an empty journal; forced to disk. */
@@ -306,8 +221,8 @@ public final class FileVolume implements Volume {
         if (!h.clean()) {
             long t0 = System.nanoTime();
             // Forced once at the end: no request runs during recovery, so no flush waits behind it.
-            n = v.applyInLbaOrder(h, Long.MAX_VALUE, true, -1, () -> Long.MAX_VALUE);
-            v.syncHome();
+            n = v.home.applyInLbaOrder(h, Long.MAX_VALUE, true, -1, () -> Long.MAX_VALUE);
+            v.home.sync();
             notes.accept(name + ": recovered " + n + " journal records in " + (System.nanoTime() - t0) / 1_000_000
                     + " ms");
         }
@@ -319,8 +234,8 @@ public final class FileVolume implements Volume {
             journal.mapRing();
             journal.durableWhenWritten();
         }
-        v.segmentsPerHomeSync = d.inMemory() ? 1 : journal.ringSegments() / 2;
-        v.homeSyncEvery = d.inMemory() ? Long.MAX_VALUE : homeSyncEvery(journalSegment);
+        v.checkpointer.configure(d.inMemory() ? 1 : journal.ringSegments() / 2,
+                d.inMemory() ? Long.MAX_VALUE : homeSyncEvery(journalSegment));
         if (checkpoints == ON_A_THREAD) {
             v.idleTick = IDLE.scheduleWithFixedDelay(v::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
         }
@@ -368,28 +283,7 @@ public final class FileVolume implements Volume {
 
     static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, byte[] unwritten, long lba, long blocks)
             throws IOException {
-        fillUnwritten(m::write, format, unwritten, lba, blocks);
-    }
-
-    /** Where {@link #fillUnwritten} writes: a storage file, or a home file at a checkpoint. */
-    private interface Writes {
-        void write(ByteBuffer src, long pos) throws IOException;
-    }
-
-    private static void fillUnwritten(Writes m, BlockFormat format, byte[] unwritten, long lba, long blocks)
-            throws IOException {
-        int ms = format.metadataSize();
-        int perChunk = Math.max(1, ZERO_CHUNK / ms);
-        byte[] pattern = new byte[(int) Math.min(blocks, perChunk) * ms];
-        for (int i = 0; i < pattern.length / ms; i++) {
-            System.arraycopy(unwritten, 0, pattern, i * ms, ms);
-        }
-        long done = 0;
-        while (done < blocks) {
-            int n = (int) Math.min(blocks - done, pattern.length / ms);
-            m.write(ByteBuffer.wrap(pattern, 0, n * ms), (lba + done) * ms);
-            done += n;
-        }
+        HomeWriter.fillUnwritten(m::write, format, unwritten, lba, blocks);
     }
 
     @Override
@@ -411,117 +305,12 @@ public final class FileVolume implements Volume {
     public void read(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
         long token = locks.lock(lba, blocks, false);
         try {
-            readUnlocked(lba, blocks, dataOut, metaOut);
+            reader.read(lba, blocks, dataOut, metaOut);
         } finally {
             locks.unlock(token, false);
         }
     }
 
-    private void readUnlocked(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
-        // The index first, the home files after: a checkpoint removes a block's entry only after it
-        // wrote the block home, so a block missed here is already there.
-        // Per block found: sequence number (ABSENT: not in the journal), data and metadata position.
-        long[] newer = null;
-        long[] entry = new long[3];
-        for (int i = 0; i < blocks && !index.isEmpty(); i++) {
-            if (index.lookUp(lba + i, entry) != JournalIndex.ABSENT) {
-                if (newer == null) {
-                    newer = new long[3 * blocks];
-                    for (int k = 0; k < blocks; k++) {
-                        newer[3 * k] = JournalIndex.ABSENT;
-                    }
-                }
-                System.arraycopy(entry, 0, newer, 3 * i, 3);
-            }
-        }
-        boolean withMeta = metaOut != null && format.metadataSize() > 0;
-        if (blocks == 1 && newer != null) {
-            readFromJournal(newer[1], newer[2], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
-            return;
-        }
-        readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
-        if (withMeta) {
-            readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
-        }
-        if (newer != null) {
-            for (int i = 0; i < blocks; i++) {
-                if (newer[3 * i] != JournalIndex.ABSENT) {
-                    readFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, dataOut, withMeta ? metaOut : null);
-                }
-            }
-        }
-    }
-
-    /**
-     * Replaces block {@code i} of the outputs, read from the home files, with its newer journal
-     * version at {@code dataPos} and {@code metaPos} ({@code dataPos < 0}: zeroed).
-     */
-    private void readFromJournal(long dataPos, long metaPos, int i, ScatterList dataOut, ScatterList metaOut)
-            throws IOException {
-        int ds = format.dataSize();
-        int ms = format.metadataSize();
-        if (dataPos < 0) {
-            ScatterList d = dataOut.slice((long) i * ds, ds);
-            for (int s = 0; s < d.segmentCount(); s++) {
-                ByteBuffer seg = d.segment(s);
-                for (int k = 0; k < seg.limit(); k++) {
-                    seg.put(k, (byte) 0);
-                }
-            }
-            if (metaOut != null) {
-                metaOut.write((long) i * ms, unwrittenMeta, 0, ms);
-            }
-            return;
-        }
-        ByteBuffer b = scratch(ds + ms);
-        b.limit(metaOut != null ? ds + ms : ds);
-        if (metaOut != null && metaPos == dataPos + ds) {
-            journal.read(b, dataPos); // a one-block record: its data and metadata in one read
-            metaOut.write((long) i * ms, b, ds, ms);
-        } else {
-            b.limit(ds);
-            journal.read(b, dataPos);
-            if (metaOut != null) {
-                b.limit(ds + ms).position(ds);
-                journal.read(b, metaPos);
-                metaOut.write((long) i * ms, b, ds, ms);
-            }
-        }
-        dataOut.write((long) i * ds, b, 0, ds);
-    }
-
-    /** A direct buffer of this thread's, cleared, of at least {@code n} bytes: reads from the journal land here without allocating. */
-    private static ByteBuffer scratch(int n) {
-        ByteBuffer b = SCRATCH.get();
-        if (b == null || b.capacity() < n) {
-            b = ByteBuffer.allocateDirect(n);
-            SCRATCH.set(b);
-        }
-        return b.clear();
-    }
-
-    /** Copies {@code len} bytes of metadata at file offset {@code pos} out of the mappings, or reads them. */
-    private void readMeta(ScatterList out, long pos, long len) throws IOException {
-        if (metaMaps == null) {
-            readInto(meta, out, pos, len);
-            return;
-        }
-        // No closed check of its own: the data read before it fails on a closed volume's channel.
-        try {
-            long done = 0;
-            while (done < len) {
-                long at = pos + done;
-                int seg = (int) (at / metaSegment);
-                int index = (int) (at % metaSegment);
-                int n = (int) Math.min(len - done, metaSegment - index);
-                out.write(done, metaMaps[seg], index, n);
-                done += n;
-            }
-        } catch (InternalError e) {
-            // The JVM reports a fault in mapped memory (the file shrank under us) this way.
-            throw new IOException("volume " + name + ": metadata file unreadable at " + pos + ": " + e.getMessage(), e);
-        }
-    }
 
     @Override
     public void write(long lba, int blocks, ScatterList dataIn, ScatterList metaIn, boolean fua) throws IOException {
@@ -552,22 +341,18 @@ public final class FileVolume implements Volume {
         for (;;) {
             long token = locks.lock(lba, blocks, true);
             try {
-                IOException failed = checkpointFailure;
-                if (failed != null) {
-                    throw new IOException("volume " + name + ": " + (writeThrough ? "" : "a checkpoint failed: ")
-                            + failed.getMessage(), failed);
-                }
+                checkpointer.throwIfFailed();
                 Journal.Appended a = journal.append(type, lba, blocks, dataIn, metaIn);
                 appends++;
                 if (a == null && BlockLocks.coversAll(token)) {
-                    fullCheckpointLocked(false);
+                    checkpointer.fullCheckpointLocked(false);
                     a = journal.append(type, lba, blocks, dataIn, metaIn);
                 }
                 if (a != null) {
                     if (writeThrough) {
                         writeThrough(type, a, lba, blocks, dataIn, metaIn);
                     } else if (type == Journal.ZEROES && BlockLocks.coversAll(token)) {
-                        fullCheckpointLocked(false);
+                        checkpointer.fullCheckpointLocked(false);
                     } else {
                         indexRecord(type, a, lba, blocks);
                     }
@@ -592,50 +377,10 @@ public final class FileVolume implements Volume {
                               ScatterList metaIn) throws IOException {
         try {
             journal.syncUpTo(a.seq());
-            int ds = format.dataSize();
-            int ms = format.metadataSize();
-            if (type == Journal.ZEROES) {
-                writeZeroData(homeData::writePositional, lba, blocks);
-                if (homeMeta != null) {
-                    fillUnwritten(homeMeta::writeShared, format, unwrittenMeta, lba, blocks);
-                }
-                return;
-            }
-            int dlen = blocks * ds;
-            int mlen = blocks * ms;
-            ByteBuffer p = journal.payloadView(a, dlen + mlen);
-            if (p != null) {
-                homeData.writePositional(p.duplicate().limit(dlen), lba * ds);
-                if (homeMeta != null) {
-                    homeMeta.writeShared(p.duplicate().limit(dlen + mlen).position(dlen), lba * ms);
-                }
-            } else {
-                writeFrom(homeData, dataIn, dlen, lba * ds, false);
-                if (homeMeta != null) {
-                    writeFrom(homeMeta, metaIn, mlen, lba * ms, true);
-                }
-            }
+            home.writeRecord(type, a, lba, blocks, dataIn, metaIn);
         } catch (IOException | RuntimeException e) {
             indexRecord(type, a, lba, blocks);
-            checkpointFailure = new IOException("writing home failed: " + e.getMessage(), e);
-            throw new IOException("volume " + name + ": " + checkpointFailure.getMessage(), e);
-        }
-    }
-
-    /** Writes {@code len} bytes of {@code src} at {@code pos} through this thread's direct scratch buffer. */
-    private static void writeFrom(HomeFile home, ScatterList src, int len, long pos, boolean shared)
-            throws IOException {
-        int done = 0;
-        while (done < len) {
-            int n = Math.min(len - done, ZERO_CHUNK);
-            ByteBuffer b = scratch(n);
-            src.read(done, b, 0, n);
-            if (shared) {
-                home.writeShared(b.limit(n).position(0), pos + done);
-            } else {
-                home.writePositional(b.limit(n).position(0), pos + done);
-            }
-            done += n;
+            throw checkpointer.writingHomeFailed(e);
         }
     }
 
@@ -671,10 +416,10 @@ public final class FileVolume implements Volume {
         long a = appends;
         if (a == appendsAtLastTick) {
             try {
-                writeGatheredHome(); // what the tick before gathered: an idle journal drains
+                checkpointer.writeGatheredHome(); // what the tick before gathered: an idle journal drains
                 checkpointActiveSegment();
             } catch (IOException | RuntimeException e) {
-                // Kept in checkpointFailure when a checkpoint failed; the next write reports it.
+                // The checkpointer keeps a checkpoint's failure; the next write reports it.
             }
         }
         appendsAtLastTick = a;
@@ -692,310 +437,24 @@ public final class FileVolume implements Volume {
                 return;
             }
             if (writeThrough) {
-                moveOnWrittenThrough();
+                checkpointer.moveOnWrittenThrough();
                 return;
             }
-            while (!pendingCheckpoints.isEmpty() && pendingCheckpoints.peekFirst().isDone()) {
-                await(pendingCheckpoints.pollFirst());
-            }
-            // Every segment but the active one holds records not yet forced home (waiting for their
-            // checkpoint, or gathered and waiting to go home): the next one is free only after
-            // the oldest is. An overcount (a checkpoint done but still queued) only forces sooner.
-            while (pendingCheckpoints.size() + gathered() >= journal.ringSegments() - 1) {
-                if (gathered() > 0) {
-                    writeGatheredHome();
-                } else {
-                    await(pendingCheckpoints.pollFirst());
-                }
-            }
-            Journal.Appended next = journal.swap();
-            FutureTask<Void> before = pendingCheckpoints.peekLast();
-            FutureTask<Void> task = new FutureTask<>(() -> {
-                if (before != null) {
-                    await(before);
-                }
-                checkpointSegment(next.seq(), next.pos());
-                return null;
-            });
-            pendingCheckpoints.addLast(task);
-            checkpoints.execute(task);
+            checkpointer.startSegmentCheckpoint();
         } finally {
             locks.unlock(token, true);
         }
     }
 
-    /**
-     * Write-through, with every block lock held: every record of the active segment is home (its
-     * writer wrote it before releasing its locks), so the home files are forced and the head moves to
-     * the next segment, where the next record goes. Nothing is applied, no thread is started.
-     */
-    private void moveOnWrittenThrough() throws IOException {
-        IOException failed = checkpointFailure;
-        if (failed != null) {
-            throw new IOException("volume " + name + ": " + failed.getMessage(), failed);
-        }
-        long t0 = System.nanoTime();
-        try {
-            syncHome();
-            Journal.Appended next = journal.swap();
-            journal.advanceHead(next.seq() + 1, next.pos());
-        } catch (IOException | RuntimeException e) {
-            // The journal may have moved on with the head left behind: no record may follow.
-            checkpointFailure = new IOException("moving the journal on failed: " + e.getMessage(), e);
-            throw e;
-        }
-        checkpointed(t0);
-    }
-
-    /** Waits for every checkpoint started, oldest first; with every block lock held. */
-    private void awaitCheckpoints() throws IOException {
-        while (!pendingCheckpoints.isEmpty()) {
-            await(pendingCheckpoints.pollFirst());
-        }
-        IOException failed = checkpointFailure;
-        if (failed != null) {
-            throw new IOException("volume " + name + ": " + (writeThrough ? "" : "a checkpoint failed: ")
-                    + failed.getMessage(), failed);
-        }
-    }
-
-    /** Waits for one checkpoint, running it here if it has not started; a failure is kept for later writes. */
-    private void await(FutureTask<Void> t) throws IOException {
-        t.run(); // nothing if it ran or runs elsewhere
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                try {
-                    t.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable c = e.getCause();
-                    checkpointFailure = c instanceof IOException io ? io : new IOException(c);
-                    throw checkpointFailure;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /**
-     * Checkpoints the records up to {@code lastSeq} (the segment left behind) while writers fill the
-     * next ones: forces them in the journal (so the disk writes each segment soon after it fills,
-     * not all at once when they go home) and gathers the segment; every {@link #segmentsPerHomeSync}
-     * segments it writes the gathered ones home, forces the home files, moves the head to
-     * {@code nextPos} where record {@code lastSeq + 1} goes and drops the index entries applied
-     * ({@link #writeGatheredHome}). Home files change only there and in recovery, and only with records
-     * already durable.
-     */
-    private void checkpointSegment(long lastSeq, long nextPos) throws IOException {
-        long t0 = System.nanoTime();
-        journal.syncUpTo(lastSeq);
-        synchronized (homeSync) {
-            gathered++;
-            gatheredLastSeq = lastSeq;
-            gatheredNextPos = nextPos;
-            if (gathered >= segmentsPerHomeSync) {
-                writeGatheredHome();
-            }
-        }
-        checkpointed(t0);
-    }
-
-    private int gathered() {
-        return gathered;
-    }
-
-    /**
-     * Writes every gathered segment home (in LBA order), forces the home files and moves the head
-     * past them, then drops their index entries (reads of those blocks go home again).
-     */
-    private void writeGatheredHome() throws IOException {
-        synchronized (homeSync) {
-            if (gathered == 0) {
-                return;
-            }
-            long durable = journal.durableSeq(); // each gathered segment was forced when gathered
-            // In pieces once a flush came since the last batch started, even if in the middle of this one.
-            long since = flushesAtLastBatch;
-            flushesAtLastBatch = flushes;
-            long n = applyInLbaOrder(journal.head(), gatheredLastSeq, false, durable,
-                    () -> flushes != since ? homeSyncEvery : Long.MAX_VALUE);
-            expectApplied(n, gatheredLastSeq - journal.head().startSeq() + 1);
-            syncHome();
-            journal.advanceHead(gatheredLastSeq + 1, gatheredNextPos);
-            index.removeUpTo(gatheredLastSeq);
-            gathered = 0;
-        }
-    }
-
-    private void checkpointed(long t0) {
-        checkpointNanos.addAndGet(System.nanoTime() - t0);
-        checkpointsDone.incrementAndGet();
-    }
-
     /** What the journal did since this volume was opened, and how full it is. */
     public JournalFigures journalFigures() {
-        return new JournalFigures(journal.recordsAppended(), journal.bytesAppended(), checkpointsDone.get(),
-                checkpointNanos.get(), replayedOnOpen, journal.fillBytes(), journal.capacityBytes());
+        return new JournalFigures(journal.recordsAppended(), journal.bytesAppended(), checkpointer.done(),
+                checkpointer.nanos(), replayedOnOpen, journal.fillBytes(), journal.capacityBytes());
     }
-
-    /**
-     * A checkpoint that found fewer records than it wrote (the journal changed under it) must not
-     * move the head past them: it fails, and the records stay for recovery.
-     */
-    private void expectApplied(long found, long expected) throws IOException {
-        if (found != expected) {
-            throw new IOException("volume " + name + ": checkpoint found " + found + " of " + expected
-                    + " journal records");
-        }
-    }
-
-    /**
-     * With every block locked: waits for a background checkpoint, forces the journal, applies every
-     * record to the home files, forces them, and empties the journal (marked clean when closing).
-     */
-    private void fullCheckpointLocked(boolean clean) throws IOException {
-        awaitCheckpoints();
-        if (writeThrough) {
-            syncHome(); // every record is home already
-            journal.resetEmpty(clean);
-            return;
-        }
-        writeGatheredHome();
-        if (!journal.isEmpty()) {
-            long t0 = System.nanoTime();
-            long last = journal.appendedSeq();
-            journal.syncUpTo(last);
-            long durable = journal.durableSeq();
-            Journal.Header head = journal.head();
-            // Forced once at the end: every block lock is held and the journal was just forced, so
-            // no request or flush waits behind it.
-            long n = applyInLbaOrder(head, last, false, durable, () -> Long.MAX_VALUE);
-            expectApplied(n, last - head.startSeq() + 1);
-            syncHome();
-            index.clear();
-            checkpointed(t0);
-        }
-        journal.resetEmpty(clean);
-    }
-
-    /** Forces what checkpoints or recovery wrote to the home files. */
-    private void syncHome() throws IOException {
-        homeData.sync();
-        if (homeMeta != null) {
-            homeMeta.sync();
-        }
-    }
-
-    /**
-     * Applies the records from {@code from}'s head up to {@code lastSeq} to the home files
-     * ({@code verify}: checking their payload CRCs, as recovery must) and returns how many: each
-     * block's newest version among them, in LBA order ({@link HomeBatch}). A block is skipped when
-     * a later record rewrites it that is durable (sequence number up to {@code durable}; -1 in
-     * recovery, which applies every block): recovery would replay that one too. The home files are
-     * forced every {@code syncEvery} bytes written home (asked after each write: {@link #homeSyncEvery}
-     * or unbounded); the caller forces them once more at the end.
-     */
-    private long applyInLbaOrder(Journal.Header from, long lastSeq, boolean verify, long durable,
-                                 java.util.function.LongSupplier syncEvery) throws IOException {
-        int ds = format.dataSize();
-        int ms = format.metadataSize();
-        ByteBuffer[] buffer = new ByteBuffer[1];
-        HomeBatch batch = new HomeBatch(blockCount, ds, ms, new HomeBatch.Sink() {
-            /** Bytes written home since the home files were last forced. */
-            private long unforced;
-
-            @Override
-            public void write(long lba, int blocks, long dataPos, long metaPos) throws IOException {
-                homeData.write(journalBytes(dataPos, blocks * ds, buffer), lba * ds);
-                if (homeMeta != null) {
-                    homeMeta.write(journalBytes(metaPos, blocks * ms, buffer), lba * ms);
-                }
-                written(blocks);
-            }
-
-            @Override
-            public void zero(long lba, int blocks) throws IOException {
-                writeZeroData(homeData::write, lba, blocks);
-                if (homeMeta != null) {
-                    fillUnwritten(homeMeta::write, format, unwrittenMeta, lba, blocks);
-                }
-                written(blocks);
-            }
-
-            /**
-             * Forces the home files once {@code syncEvery} bytes went home since the last time:
-             * only blocks of durable records were written, and the head does not move until the
-             * caller forces the rest, so this changes nothing a crash can leave behind.
-             */
-            private void written(int blocks) throws IOException {
-                unforced += (long) blocks * (ds + ms);
-                if (unforced >= syncEvery.getAsLong()) {
-                    syncHome();
-                    unforced = 0;
-                }
-            }
-        });
-        long n = journal.scan(from, blockCount, lastSeq, verify, (seq, type, lba, blocks, pos) -> {
-            long dataAt = pos + Journal.RECORD_HEADER;
-            long metaAt = dataAt + (long) blocks * ds;
-            for (int i = 0; i < blocks; i++) {
-                if (isRewrittenLater(lba + i, seq, durable)) {
-                    continue;
-                }
-                if (type == Journal.WRITE) {
-                    batch.add(lba + i, dataAt + (long) i * ds, metaAt + (long) i * ms);
-                } else {
-                    batch.add(lba + i, -1, -1);
-                }
-            }
-        });
-        batch.writeOut();
-        return n;
-    }
-
-    /** {@code len} bytes of the journal at {@code pos}: a view of its mapping, or read into {@code buffer[0]}. */
-    private ByteBuffer journalBytes(long pos, int len, ByteBuffer[] buffer) throws IOException {
-        ByteBuffer v = journal.view(pos, len);
-        if (v != null) {
-            return v;
-        }
-        if (buffer[0] == null || buffer[0].capacity() < len) {
-            // Direct, so a positional write from it copies nothing more.
-            buffer[0] = ByteBuffer.allocateDirect(Math.max(len, HomeBatch.MOST_PER_WRITE * (format.dataSize() + 8)));
-        }
-        ByteBuffer b = buffer[0].clear().limit(len);
-        journal.read(b, pos);
-        return b.flip();
-    }
-
-    private boolean isRewrittenLater(long lba, long seq, long durable) {
-        long newest = index.seqOf(lba); // ABSENT is below every sequence number
-        return newest > seq && newest <= durable;
-    }
-
-    private void writeZeroData(Writes home, long lba, long blocks) throws IOException {
-        long pos = lba * format.dataSize();
-        long len = blocks * format.dataSize();
-        ByteBuffer zeros = ByteBuffer.allocate((int) Math.min(len, ZERO_CHUNK));
-        while (len > 0) {
-            zeros.clear().limit((int) Math.min(len, zeros.capacity()));
-            int n = zeros.remaining();
-            home.write(zeros, pos);
-            pos += n;
-            len -= n;
-        }
-    }
-
     /** Forces the journal: every request appended so far is durable (concurrent flushes share one fsync). */
     @Override
     public void flush() throws IOException {
-        flushes++;
+        checkpointer.flushed();
         journal.syncUpTo(journal.appendedSeq());
     }
 
@@ -1010,7 +469,7 @@ public final class FileVolume implements Volume {
             if (closed) {
                 throw new IOException("volume " + name + " is closed");
             }
-            fullCheckpointLocked(false);
+            checkpointer.fullCheckpointLocked(false);
         } finally {
             locks.unlock(token, true);
         }
@@ -1028,7 +487,7 @@ public final class FileVolume implements Volume {
             if (idleTick != null) {
                 idleTick.cancel(false);
             }
-            fullCheckpointLocked(true);
+            checkpointer.fullCheckpointLocked(true);
         } finally {
             locks.unlock(token, true);
             try {
@@ -1036,24 +495,6 @@ public final class FileVolume implements Volume {
             } finally {
                 journal.close();
             }
-        }
-    }
-
-    private static void readInto(StorageFile f, ScatterList out, long pos, long len) throws IOException {
-        for (int i = 0; i < out.segmentCount() && len > 0; i++) {
-            ByteBuffer s = out.segment(i);
-            if (s.remaining() > len) {
-                s.limit((int) len);
-            }
-            int n = s.remaining();
-            while (s.hasRemaining()) {
-                int r = f.read(s, pos + (n - s.remaining()));
-                if (r < 0) {
-                    throw new IOException("unexpected end of file at " + (pos + n - s.remaining()));
-                }
-            }
-            pos += n;
-            len -= n;
         }
     }
 }

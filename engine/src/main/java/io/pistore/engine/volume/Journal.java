@@ -47,18 +47,15 @@ final class Journal {
      * {@link #LEGACY_SEGMENTS} segments, not recorded) are still read.
      */
     static final int VERSION = 3;
-    private static final int OLDEST_VERSION = 1;
     /** The ring of a version-1 or version-2 journal, whose header does not say. */
     static final int LEGACY_SEGMENTS = 8;
     /** The most segments a header may name: a bound on what a damaged header can make us allocate. */
     static final int MOST_SEGMENTS = 1024;
-    private static final int HEADER_MAGIC = 0x50494A48; // "PIJH"
-    private static final int RECORD_MAGIC = 0x50494A52; // "PIJR"
-    /** Bytes of a slot under its CRC and the CRC: version 3 adds the segment count at 52. */
-    private static final int HEADER_BYTES = 60;
-    private static final int OLD_HEADER_BYTES = 56;
+    static final int RECORD_MAGIC = 0x50494A52; // "PIJR"
 
     private final StorageFile file;
+    /** Reads records back from a head, for recovery and checkpoints. */
+    private final JournalScanner scanner;
     private final String fileName;
     private final int dataSize;
     private final int metaSize;
@@ -150,6 +147,7 @@ final class Journal {
         this.maps = new MappedByteBuffer[segments];
         this.dirty = new boolean[segments];
         this.ring = segments;
+        this.scanner = new JournalScanner(this, file, dataSize, metaSize, segmentSize);
     }
 
     /** Segments of the ring that the current epoch's records cycle through. */
@@ -207,23 +205,9 @@ final class Journal {
         file.truncate(0);
         file.write(ByteBuffer.allocate(RECORDS_START), 0);
         Header h = new Header(1, 1, 1, RECORDS_START, true, LEGACY_SEGMENTS);
-        file.write(headerSlot(h, format.dataSize(), format.metadataSize()), slotOffset(h.slotSeq()));
+        file.write(JournalHeaderSlots.encode(h, format.dataSize(), format.metadataSize()),
+                JournalHeaderSlots.slotOffset(h.slotSeq()));
         file.sync();
-    }
-
-    private static long slotOffset(long slotSeq) {
-        return (slotSeq & 1) * SLOT_SIZE;
-    }
-
-    private static ByteBuffer headerSlot(Header h, int ds, int ms) {
-        ByteBuffer b = ByteBuffer.allocate(SLOT_SIZE).order(ByteOrder.BIG_ENDIAN);
-        b.putInt(0, HEADER_MAGIC).putInt(4, VERSION).putLong(8, h.slotSeq()).putLong(16, h.epoch())
-                .putLong(24, h.startSeq()).putLong(32, h.startPos()).putInt(40, ds).putInt(44, ms)
-                .putInt(48, h.clean() ? 1 : 0).putInt(52, h.segments());
-        CRC32C c = new CRC32C();
-        c.update(b.array(), 0, HEADER_BYTES - 4);
-        b.putInt(HEADER_BYTES - 4, (int) c.getValue());
-        return b;
     }
 
     private long segmentStart(int segment) {
@@ -231,189 +215,26 @@ final class Journal {
     }
 
     /**
-     * Reads the header: the valid slot of the higher slot sequence. A slot torn by a crash while it
-     * was rewritten fails its CRC, and the other one, written and forced before it, is used.
+     * Reads the header: the valid slot of the higher slot sequence ({@link JournalHeaderSlots}).
      *
      * @throws IOException naming the file when neither slot is valid or the format differs
      */
     Header readHeader() throws IOException {
-        long size = file.size();
-        if (size < 2 * SLOT_SIZE) {
-            throw new IOException("journal " + fileName + " is damaged: header truncated (" + size + " bytes)");
-        }
-        Header best = null;
-        String why = null;
-        for (int s = 0; s < 2; s++) {
-            ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES).order(ByteOrder.BIG_ENDIAN);
-            file.readFully(b, (long) s * SLOT_SIZE);
-            String problem = slotProblem(b);
-            Header h = problem != null ? null
-                    : new Header(b.getLong(8), b.getLong(16), b.getLong(24), b.getLong(32), b.getInt(48) == 1,
-                    b.getInt(4) >= 3 ? b.getInt(52) : LEGACY_SEGMENTS);
-            if (h != null && slotOffset(h.slotSeq()) != (long) s * SLOT_SIZE) {
-                problem = "header slot " + s + " holds slot sequence " + h.slotSeq();
-            }
-            if (problem != null) {
-                why = why == null ? problem : why;
-            } else if (best == null || h.slotSeq() > best.slotSeq()) {
-                best = h;
-            }
-        }
-        if (best == null) {
-            throw new IOException("journal " + fileName + " is damaged: " + why);
-        }
-        return best;
-    }
-
-    private String slotProblem(ByteBuffer b) {
-        if (b.getInt(0) != HEADER_MAGIC) {
-            return String.format("bad magic 0x%08x", b.getInt(0));
-        }
-        if (b.getInt(4) < OLDEST_VERSION || b.getInt(4) > VERSION) {
-            return "version " + b.getInt(4) + " is not supported (expected " + OLDEST_VERSION + " to " + VERSION + ")";
-        }
-        int bytes = b.getInt(4) >= 3 ? HEADER_BYTES : OLD_HEADER_BYTES; // the CRC follows what it covers
-        CRC32C c = new CRC32C();
-        c.update(b.array(), 0, bytes - 4);
-        if ((int) c.getValue() != b.getInt(bytes - 4)) {
-            return "header checksum mismatch";
-        }
-        if (b.getInt(4) >= 3 && (b.getInt(52) < 2 || b.getInt(52) > MOST_SEGMENTS)) {
-            return "a ring of " + b.getInt(52) + " segments";
-        }
-        if (b.getInt(40) != dataSize || b.getInt(44) != metaSize) {
-            return "journal is for blocks of " + b.getInt(40) + "+" + b.getInt(44) + ", the volume has "
-                    + dataSize + "+" + metaSize;
-        }
-        if (b.getLong(32) < RECORDS_START) {
-            return "head at " + b.getLong(32) + " is inside the header";
-        }
-        return null;
+        return JournalHeaderSlots.read(file, fileName, dataSize, metaSize);
     }
 
     /**
      * Calls {@code v} for each record from the head {@code h}, in order, while records are intact,
      * of {@code h}'s epoch and carry the next sequence number, up to sequence {@code lastSeq};
-     * returns how many. Reads the file in large pieces, not record by record.
+     * returns how many ({@link JournalScanner}).
      */
     long scan(Header h, long blockCount, long lastSeq, Visitor v) throws IOException {
-        return scan(h, blockCount, lastSeq, true, v);
+        return scanner.scan(h, blockCount, lastSeq, true, v);
     }
 
-    /**
-     * As above; {@code verifyPayload} false skips the payload's CRC: for a checkpoint, whose records
-     * this process appended whole (each append returned) in the current epoch, so no crash can have
-     * torn them; their headers are still checked. Measured: checking 4 KiB payloads again was about
-     * a fifth of a checkpoint's CPU. Recovery always checks.
-     */
+    /** As above; {@code verifyPayload} false skips the payload's CRC (for a checkpoint, never recovery). */
     long scan(Header h, long blockCount, long lastSeq, boolean verifyPayload, Visitor v) throws IOException {
-        int segments = h.segments();
-        long pos = h.startPos();
-        int segment = (int) Math.min(segments - 1, (pos - RECORDS_START) / segmentSize);
-        long seq = h.startSeq();
-        Window w = new Window(file.size());
-        long count = 0;
-        while (seq <= lastSeq) {
-            ByteBuffer rec = readRecord(w, pos, seq, h.epoch(), blockCount, verifyPayload);
-            if (rec == null) {
-                // Not right after the previous record: the writer may have moved to the next segment.
-                segment = (segment + 1) % segments;
-                pos = segmentStart(segment);
-                rec = readRecord(w, pos, seq, h.epoch(), blockCount, verifyPayload);
-                if (rec == null) {
-                    break;
-                }
-            }
-            // The segment the record is in: a record right after the previous one may start the next
-            // segment (the previous one filled its segment to the byte), and the next search for a
-            // record at a segment's start must begin after that one.
-            segment = (int) ((pos - RECORDS_START) / segmentSize);
-            int blocks = rec.getInt(32);
-            byte type = rec.get(4) == WRITE_IN_MEMORY ? WRITE : rec.get(4);
-            v.record(seq, type, rec.getLong(24), blocks, pos);
-            pos += rec.remaining();
-            seq++;
-            count++;
-        }
-        return count;
-    }
-
-    /** A piece of the file read ahead, so a scan makes one read call per megabyte, not two per record. */
-    private final class Window {
-        private static final int SIZE = 1 << 20;
-        final long fileSize;
-        /**
-         * Direct, so that neither reading a piece nor writing its blocks home with positional writes
-         * copies through a temporary direct buffer of the JDK's (two copies of every block a heap
-         * buffer cost a checkpoint on a disk, where nothing is mapped).
-         */
-        ByteBuffer buf = ByteBuffer.allocateDirect(SIZE).order(ByteOrder.BIG_ENDIAN);
-        long start = -1;
-        int valid;
-
-        Window(long fileSize) {
-            this.fileSize = fileSize;
-        }
-
-        /** {@code [pos, pos + len)} of the file as a buffer, or null past its end. */
-        ByteBuffer get(long pos, int len) throws IOException {
-            ByteBuffer m = mapped(pos, len);
-            if (m != null) {
-                return m.slice().order(ByteOrder.BIG_ENDIAN);
-            }
-            if (pos + len > fileSize) {
-                return null;
-            }
-            if (start < 0 || pos < start || pos + len > start + valid) {
-                if (buf.capacity() < len) {
-                    buf = ByteBuffer.allocateDirect(len).order(ByteOrder.BIG_ENDIAN);
-                }
-                buf.clear().limit((int) Math.min(buf.capacity(), fileSize - pos));
-                file.readFully(buf, pos);
-                start = pos;
-                valid = buf.position();
-            }
-            int at = (int) (pos - start);
-            return buf.duplicate().order(ByteOrder.BIG_ENDIAN).limit(at + len).position(at).slice()
-                    .order(ByteOrder.BIG_ENDIAN);
-        }
-    }
-
-    /** The record at {@code pos} (header and payload), or null if it is not the one expected there. */
-    private ByteBuffer readRecord(Window w, long pos, long seq, long epoch, long blockCount, boolean verifyPayload)
-            throws IOException {
-        ByteBuffer head = w.get(pos, RECORD_HEADER);
-        if (head == null) {
-            return null;
-        }
-        byte type = head.get(4);
-        long lba = head.getLong(24);
-        int blocks = head.getInt(32);
-        if (head.getInt(0) != RECORD_MAGIC || head.getLong(8) != epoch || head.getLong(16) != seq
-                || (type != WRITE && type != ZEROES && type != WRITE_IN_MEMORY) || blocks <= 0 || lba < 0
-                || lba > blockCount - blocks) {
-            return null;
-        }
-        long len = type != ZEROES ? (long) blocks * (dataSize + metaSize) : 0;
-        if (len > segmentSize) {
-            return null;
-        }
-        ByteBuffer rec = w.get(pos, RECORD_HEADER + (int) len);
-        if (rec == null) {
-            return null;
-        }
-        if (!verifyPayload) {
-            return rec;
-        }
-        CRC32C c = new CRC32C();
-        if (type != WRITE_IN_MEMORY) {
-            c.update(rec.duplicate().position(RECORD_HEADER));
-        }
-        c.update(rec.duplicate().limit(RECORD_HEADER - 4));
-        if ((int) c.getValue() != rec.getInt(RECORD_HEADER - 4)) {
-            return null;
-        }
-        return rec;
+        return scanner.scan(h, blockCount, lastSeq, verifyPayload, v);
     }
 
     /** Takes over the head read at open, with {@code nextSeq} the sequence number after the last record kept. */
@@ -457,7 +278,7 @@ final class Journal {
     }
 
     private void writeHeader(Header h) throws IOException {
-        file.write(headerSlot(h, dataSize, metaSize), slotOffset(h.slotSeq()));
+        file.write(JournalHeaderSlots.encode(h, dataSize, metaSize), JournalHeaderSlots.slotOffset(h.slotSeq()));
         file.sync();
         head = h;
     }
@@ -663,7 +484,7 @@ final class Journal {
      * was made; a mapping not seen yet only sends the read to the file, whose page cache the
      * mapping shares.
      */
-    private ByteBuffer mapped(long pos, long len) {
+    ByteBuffer mapped(long pos, long len) {
         if (pos < RECORDS_START) {
             return null;
         }

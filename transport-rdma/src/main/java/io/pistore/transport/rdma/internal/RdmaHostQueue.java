@@ -1,20 +1,12 @@
 package io.pistore.transport.rdma.internal;
 
-import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.Pi;
-import io.pistore.integrity.PiContext;
-import io.pistore.integrity.PiError;
-import io.pistore.integrity.ScatterList;
 import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.HostQueue;
-import io.pistore.spi.Operation;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
-import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
-import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.RcConnection;
@@ -54,10 +46,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class RdmaHostQueue implements HostQueue {
     static final int PAGE_SIZE = 4096;
-    private static final long T_SEND = 1L << 32;
-    private static final long T_REG = 2L << 32;
-    private static final long T_INV = 3L << 32;
-    private static final long T_RECV = 4L << 32;
+    static final long T_SEND = 1L << 32;
+    static final long T_REG = 2L << 32;
+    static final long T_INV = 3L << 32;
+    static final long T_RECV = 4L << 32;
     private static final int DISCOVERY_BYTES = 64 * 1024;
     /** How often the poller looks for requests past the request timeout. */
     private static final long TIMEOUT_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -78,6 +70,8 @@ final class RdmaHostQueue implements HostQueue {
     private final int[] free;
     private int freeTop;
     private final RecvWr[] recvs;
+    /** Builds and posts each request's work requests (integrity MR or staging path). */
+    private final HostCommandPoster poster;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final Thread poller;
     private final String address;
@@ -149,6 +143,7 @@ final class RdmaHostQueue implements HostQueue {
         }
         this.cm = connected;
         this.qp = cm.qp();
+        this.poster = new HostCommandPoster(owner, pd, pool, cmdMr, qp);
         this.poller = new Thread(this::pollLoop, "pistore-rdma-host-" + address + "/q" + index);
         this.poller.setDaemon(true);
         this.poller.start();
@@ -249,7 +244,7 @@ final class RdmaHostQueue implements HostQueue {
         s.future = f;
         s.request = r;
         try {
-            start(s, r);
+            poster.start(s, r);
         } catch (VerbsException e) {
             abort(s, Completion.failure(Status.TRANSPORT_ERROR, "rdma: " + e.getMessage()));
         } catch (RuntimeException e) {
@@ -259,144 +254,6 @@ final class RdmaHostQueue implements HostQueue {
             failAll();
         }
         return f;
-    }
-
-    private void start(HostSlot s, BlockRequest r) throws VerbsException {
-        VolumeInfo v = owner.volume(r.volume());
-        s.format = v == null ? null : v.format();
-        boolean data = r.op() == Operation.READ || r.op() == Operation.WRITE;
-        if (data && v != null && owner.offloads(v) && pool != null && offloadable(r, v.format())) {
-            startOffload(s, r, v);
-        } else {
-            if (data && v != null) {
-                owner.notePath(v, false);
-            }
-            startSoftware(s, r);
-        }
-    }
-
-    /** Whether the request is well formed for the integrity MR path; otherwise the software path lets the target judge it. */
-    private static boolean offloadable(BlockRequest r, BlockFormat f) {
-        long n = r.blocks();
-        if (n < 1 || n * (f.dataSize() + 8L) > TransportCapabilities.MAX_TRANSFER_BYTES) {
-            return false;
-        }
-        if (r.data().length() != n * f.dataSize()) {
-            return false;
-        }
-        if (r.hasMetadata() && r.metadata().length() != n * f.metadataSize()) {
-            return false;
-        }
-        Protection p = r.protection();
-        if (r.op() == Operation.WRITE && !p.pract() && !r.hasMetadata()) {
-            return false;
-        }
-        return (p.initialRefTag() & ~0xFFFFFFFFL) == 0;
-    }
-
-    private void startOffload(HostSlot s, BlockRequest r, VolumeInfo v) throws VerbsException {
-        BlockFormat f = v.format();
-        IntegrityMr mr = pool.take();
-        if (mr == null) {
-            throw new IllegalStateException("integrity MR pool empty with a free slot");
-        }
-        s.mr = mr;
-        s.path = HostSlot.PATH_OFFLOAD;
-        owner.notePath(v, true);
-        boolean write = r.op() == Operation.WRITE;
-        Protection p = r.protection();
-        boolean memPi = write ? !p.pract() : r.hasMetadata();
-        ScatterList dl = r.data();
-        ScatterList ml = memPi ? r.metadata() : ScatterList.of();
-        if (dl.segmentCount() > mr.maxDataSg()) {
-            s.userData = dl;
-            dl = Buffers.contiguous(dl, write);
-            s.bounceData = dl;
-        }
-        if (ml.segmentCount() > mr.maxMetaSg()) {
-            s.userMeta = ml;
-            ml = Buffers.contiguous(ml, write);
-            s.bounceMeta = ml;
-        }
-        mr.map(dl, ml, PAGE_SIZE);
-        SignatureMapping.setHostAttrs(mr.sigAttrs(), f, write, p, memPi);
-        long wire = SignatureMapping.wireLength(mr.sigAttrs(), f, r.blocks());
-        SendWr first = null;
-        if (mr.needsInvalidate()) {
-            // an earlier use left its key valid (its invalidate could not be posted): rdma_rw_inv_key
-            SendWr inv = s.inv.reset();
-            inv.wrId = T_INV | s.cid;
-            inv.opcode = WrOpcode.LOCAL_INV;
-            inv.invalidateKey = mr.rkey();
-            first = inv;
-        }
-        int key = mr.nextKey();
-        s.key = key;
-        SendWr reg = s.reg.reset();
-        reg.wrId = T_REG | s.cid;
-        reg.opcode = WrOpcode.REG_MR_INTEGRITY;
-        reg.mr = mr;
-        reg.key = key;
-        reg.access = Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE;
-        int flags = Capsule.F_OFFLOAD | (r.fua() ? Capsule.F_FUA : 0); // PRACT cleared: the NIC inserts/strips
-        int len = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, p, r.blocks(),
-                r.lba(), mr.iova(), wire, key, 0, owner.nameBytes(r.volume()));
-        SendWr send = s.send.reset();
-        send.wrId = T_SEND | s.cid;
-        send.opcode = WrOpcode.SEND;
-        send.signaled = true;
-        // the SEND hands the key to the target: it must not start before the registration executed
-        // (mlx5 fences the WR after a REG_MR_INTEGRITY itself; a provider that does not gets the flag)
-        send.fence = true;
-        send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), len, cmdMr.lkey());
-        reg.next = send;
-        if (first != null) {
-            first.next = reg;
-        } else {
-            first = reg;
-        }
-        qp.postSend(first);
-    }
-
-    private void startSoftware(HostSlot s, BlockRequest r) throws VerbsException {
-        s.path = HostSlot.PATH_SOFTWARE;
-        boolean data = r.op() == Operation.READ || r.op() == Operation.WRITE;
-        long dataLen = data ? r.data().length() : 0;
-        boolean meta = data && r.hasMetadata();
-        long metaLen = meta ? r.metadata().length() : 0;
-        long len = dataLen + metaLen;
-        if (len > TransportCapabilities.MAX_TRANSFER_BYTES + (1 << 20)) {
-            throw new IllegalArgumentException("request of " + len + " bytes exceeds the largest transfer");
-        }
-        long addr = 0;
-        int key = 0;
-        if (len > 0) {
-            if (s.staging == null || s.staging.length() < len) {
-                if (s.staging != null) {
-                    s.staging.close();
-                }
-                s.staging = pd.register(ByteBuffer.allocateDirect((int) Math.max(len, 4096)),
-                        Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE);
-            }
-            if (r.op() == Operation.WRITE) {
-                ByteBuffer b = s.staging.buffer();
-                Buffers.gather(r.data(), b, 0);
-                if (meta) {
-                    Buffers.gather(r.metadata(), b, (int) dataLen);
-                }
-            }
-            addr = s.staging.iova();
-            key = s.staging.rkey();
-        }
-        int flags = (r.fua() ? Capsule.F_FUA : 0) | (r.protection().pract() ? Capsule.F_PRACT : 0)
-                | (meta ? Capsule.F_META : 0);
-        int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, r.protection(),
-                r.blocks(), r.lba(), addr, len, key, dataLen, owner.nameBytes(r.volume()));
-        SendWr send = s.send.reset();
-        send.wrId = T_SEND | s.cid;
-        send.signaled = true;
-        send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), n, cmdMr.lkey());
-        qp.postSend(send);
     }
 
     // ------------------------------------------------------------------ discovery (queue 0, at connect)
@@ -596,41 +453,9 @@ final class RdmaHostQueue implements HostQueue {
      * null when it ends later, once the LOCAL_INV of its key has completed.
      */
     private Completion finish(HostSlot s, Completion c) {
-        BlockRequest r = s.request;
+        c = HostResponseCheck.check(s, c);
         if (s.path == HostSlot.PATH_OFFLOAD) {
-            IntegrityMr mr = s.mr;
-            mr.checkStatus(s.status);
-            if (c.isSuccess()) {
-                Completion bad = SignatureMapping.toCompletion(s.status, mr.sigAttrs(), r.lba());
-                if (bad != null) {
-                    c = bad;
-                }
-            }
-            if (c.isSuccess() && r.op() == Operation.READ) {
-                if (s.bounceData != null) {
-                    Buffers.scatter(s.bounceData.segment(0), 0, s.userData);
-                }
-                if (s.bounceMeta != null) {
-                    Buffers.scatter(s.bounceMeta.segment(0), 0, s.userMeta);
-                }
-            }
             return invalidateThenComplete(s, c) ? null : c;
-        } else if (s.path == HostSlot.PATH_SOFTWARE && c.isSuccess() && r.op() == Operation.READ) {
-            ByteBuffer b = s.staging.buffer();
-            Buffers.scatter(b, 0, r.data());
-            if (r.hasMetadata()) {
-                Buffers.scatter(b, (int) r.data().length(), r.metadata());
-                BlockFormat f = s.format;
-                if (f != null && f.hasPi() && !r.protection().checks().isNone()) {
-                    // The receiving hop checks what the flags ask (software PI).
-                    Protection p = r.protection();
-                    PiContext ctx = p.context(f);
-                    PiError e = Pi.verify(ctx, r.data(), r.metadata(), r.blocks());
-                    if (e != null) {
-                        c = Completion.piErrorCaughtByHost(r.lba(), e);
-                    }
-                }
-            }
         }
         return c;
     }

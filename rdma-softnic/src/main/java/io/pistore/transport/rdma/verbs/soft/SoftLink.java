@@ -8,14 +8,11 @@ import io.pistore.transport.rdma.verbs.SendWr;
 import io.pistore.transport.rdma.verbs.WcStatus;
 import io.pistore.transport.rdma.verbs.WrOpcode;
 import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32;
 
 /**
@@ -50,7 +47,6 @@ import java.util.zip.CRC32;
 final class SoftLink {
     static final long ACK_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     static final int RETRY_COUNT = 7;
-    private static final int QUEUE = 1 << 14;
 
     /** A frame in a reusable buffer. */
     static final class Packet {
@@ -68,26 +64,11 @@ final class SoftLink {
         }
     }
 
-    private static final Packet STOP = new Packet(0);
-
     private final SoftQp qp;
     private final Socket socket;
     private final String name;
-    /** Frames waiting for the writer: a ring under its own monitor (no allocation per frame, unlike a j.u.c. lock under contention). */
-    private final Object outLock = new Object();
-    private final Packet[] outRing = new Packet[QUEUE];
-    private int outHead;
-    private int outCount;
-    /** Buffers to reuse: a stack under its own monitor. */
-    private final ReentrantLock writeLock = new ReentrantLock();
-    /** Under the write lock: the buffered socket stream, the batch, the CRC. */
-    private final OutputStream out;
-    private final Packet[] batch = new Packet[64];
-    private volatile boolean outputDone;
-    private final Object freeLock = new Object();
-    private final Packet[] freeStack = new Packet[1024];
-    private int freeTop;
-    private final CRC32 writerCrc = new CRC32();
+    /** The outgoing frames: their buffers, their queue and the writer thread. */
+    private final SoftFrameWriter frames;
     private final CRC32 readerCrc = new CRC32();
     private volatile boolean closed;
     private volatile boolean failed;
@@ -117,7 +98,7 @@ final class SoftLink {
         this.qp = qp;
         this.socket = socket;
         this.name = name;
-        this.out = new BufferedOutputStream(socket.getOutputStream(), 64 << 10);
+        this.frames = new SoftFrameWriter(this, socket);
         int n = qp.config.maxSendWr();
         ring = new SendWr[n];
         for (int i = 0; i < n; i++) {
@@ -130,7 +111,7 @@ final class SoftLink {
     void start() {
         Thread r = new Thread(this::readLoop, "pistore-softnic-rx-" + name);
         r.setDaemon(true);
-        Thread w = new Thread(this::writeLoop, "pistore-softnic-tx-" + name);
+        Thread w = new Thread(frames::writeLoop, "pistore-softnic-tx-" + name);
         w.setDaemon(true);
         r.start();
         w.start();
@@ -138,80 +119,6 @@ final class SoftLink {
     }
 
     // ------------------------------------------------------------------ frames out
-
-    private Packet take(int payload) {
-        Packet p = null;
-        synchronized (freeLock) {
-            if (freeTop > 0) {
-                p = freeStack[--freeTop];
-                freeStack[freeTop] = null;
-            }
-        }
-        if (p == null) {
-            p = new Packet(HEADER + payload + SoftPackets.CRC);
-        }
-        p.ensure(HEADER + payload + SoftPackets.CRC);
-        return p;
-    }
-
-    private void recycle(Packet p) {
-        if (p != STOP && p.buf.length <= (1 << 20)) {
-            synchronized (freeLock) {
-                if (freeTop < freeStack.length) {
-                    freeStack[freeTop++] = p;
-                }
-            }
-        }
-    }
-
-    /** Queues a frame for the writer thread (the reader's responses: the reader never writes itself). */
-    private void queue(Packet p) {
-        queue(p, true);
-    }
-
-    private void queue(Packet p, boolean wakeWriter) {
-        if (closed || failed) {
-            recycle(p);
-            return;
-        }
-        if (!offer(p, wakeWriter)) {
-            recycle(p);
-            fail("the send queue of the packet path overflowed");
-        }
-    }
-
-    private boolean offer(Packet p, boolean wakeWriter) {
-        synchronized (outLock) {
-            if (outCount == outRing.length) {
-                return false;
-            }
-            outRing[(outHead + outCount) % outRing.length] = p;
-            if (outCount++ == 0 && wakeWriter) {
-                outLock.notifyAll();
-            }
-            return true;
-        }
-    }
-
-    private void wakeWriter() {
-        synchronized (outLock) {
-            outLock.notifyAll();
-        }
-    }
-
-    /** Moves up to {@code batch.length} queued frames into {@code batch}; 0 when there are none. */
-    private int takeBatch(Packet[] batch) {
-        synchronized (outLock) {
-            int n = Math.min(outCount, batch.length);
-            for (int i = 0; i < n; i++) {
-                batch[i] = outRing[outHead];
-                outRing[outHead] = null;
-                outHead = (outHead + 1) % outRing.length;
-            }
-            outCount -= n;
-            return n;
-        }
-    }
 
     private void control(int op, int psn) {
         if (op == SoftPackets.ACK) {
@@ -233,88 +140,10 @@ final class SoftLink {
     }
 
     private void frameOut(int op, int psn) {
-        Packet p = take(0);
+        Packet p = frames.take(0);
         SoftPackets.header(p.buf, op, psn, 0, 0, 0, 0);
         p.len = HEADER + SoftPackets.CRC;
-        queue(p);
-    }
-
-    /**
-     * A posting thread writes what is queued itself when nobody else is writing (one hand-off less
-     * per request than through the writer thread); it holds no lock the reader needs while it
-     * writes, so a full socket only makes it wait for the peer's reader, which always reads. Else the
-     * writer thread, which holds the write lock, finds the frames when it looks again.
-     */
-    private void writeNowOrWake() {
-        if (writeLock.tryLock()) {
-            try {
-                drainAndWrite();
-            } finally {
-                writeLock.unlock();
-            }
-            synchronized (outLock) {
-                if (outCount == 0) {
-                    return;
-                }
-            }
-        }
-        wakeWriter();
-    }
-
-    /** Writes every queued frame through the buffer and flushes; the write lock is held. */
-    private void drainAndWrite() {
-        if (outputDone) {
-            return;
-        }
-        boolean stop = false;
-        try {
-            int n;
-            while (!stop && (n = takeBatch(batch)) > 0) {
-                for (int i = 0; i < n; i++) {
-                    Packet p = batch[i];
-                    batch[i] = null;
-                    if (p == STOP) {
-                        stop = true;
-                    } else if (!stop) {
-                        SoftPackets.seal(writerCrc, p.buf, p.len);
-                        SoftFabric.packetTap(p.buf, p.len);
-                        out.write(p.buf, 0, p.len);
-                    }
-                    recycle(p);
-                }
-            }
-            out.flush();
-            if (stop) {
-                outputDone = true;
-                socket.shutdownOutput();
-                wakeWriter();
-            }
-        } catch (IOException e) {
-            outputDone = true;
-            wakeWriter();
-            fail("packet path write failed: " + e.getMessage());
-        }
-    }
-
-    /** The writer thread: writes what the reader and the timers queue, and what posting threads left. */
-    private void writeLoop() {
-        try {
-            while (!outputDone) {
-                synchronized (outLock) {
-                    while (outCount == 0 && !outputDone) {
-                        outLock.wait();
-                    }
-                }
-                writeLock.lock();
-                try {
-                    drainAndWrite();
-                } finally {
-                    writeLock.unlock();
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        frames.queue(p);
     }
 
     // ------------------------------------------------------------------ requester
@@ -329,10 +158,10 @@ final class SoftLink {
         if (total > SoftPackets.MAX_FRAME - HEADER - SoftPackets.CRC) {
             return WcStatus.LOC_LEN_ERR;
         }
-        Packet p = take(data ? (int) total : 0);
+        Packet p = frames.take(data ? (int) total : 0);
         int len = data ? qp.gather(wr, p.buf, HEADER) : (int) total;
         if (len < 0) {
-            recycle(p);
+            frames.recycle(p);
             return WcStatus.LOC_PROT_ERR;
         }
         if (wr.opcode == WrOpcode.RDMA_WRITE) {
@@ -340,7 +169,7 @@ final class SoftLink {
         }
         synchronized (reqLock) {
             if (failed || closed) {
-                recycle(p);
+                frames.recycle(p);
                 return WcStatus.WR_FLUSH_ERR;
             }
             int slot = (head + count) % ring.length;
@@ -351,9 +180,9 @@ final class SoftLink {
                 lastProgress = System.nanoTime();
             }
             frame(p, slot, len);
-            queue(p, false);
+            frames.queue(p, false);
         }
-        writeNowOrWake();
+        frames.writeNowOrWake();
         return null;
     }
 
@@ -413,14 +242,14 @@ final class SoftLink {
             SendWr wr = ring[slot];
             boolean data = wr.opcode != WrOpcode.RDMA_READ;
             long total = wr.totalLength();
-            Packet p = take(data ? (int) total : 0);
+            Packet p = frames.take(data ? (int) total : 0);
             int len = data ? qp.gather(wr, p.buf, HEADER) : (int) total;
             if (len < 0) {
-                recycle(p);
+                frames.recycle(p);
                 return; // the memory went away; the timer ends the head after its retries
             }
             frame(p, slot, len);
-            queue(p);
+            frames.queue(p);
         }
         lastProgress = System.nanoTime();
     }
@@ -611,9 +440,9 @@ final class SoftLink {
             control(SoftPackets.NAK_ACCESS, psn);
             return;
         }
-        Packet p = take(len);
+        Packet p = frames.take(len);
         if (r.readWire(addr - r.base(), p.buf, HEADER, len) != null) {
-            recycle(p);
+            frames.recycle(p);
             control(SoftPackets.NAK_OPERATION, psn);
             return;
         }
@@ -621,7 +450,7 @@ final class SoftLink {
         ackPending = false; // the response acknowledges what came before it
         SoftPackets.header(p.buf, SoftPackets.READ_RESP, psn, 0, 0, len, len);
         p.len = HEADER + len + SoftPackets.CRC;
-        queue(p);
+        frames.queue(p);
     }
 
     // ------------------------------------------------------------------ frames in
@@ -705,7 +534,13 @@ final class SoftLink {
         closeSocket();
     }
 
-    private void fail(String why) {
+    /** Whether the link was closed or failed: frames queued now are dropped. */
+    boolean down() {
+        return closed || failed;
+    }
+
+    /** Ends the link after a packet path failure: the head fails, the rest is flushed, the socket closes. */
+    void fail(String why) {
         if (closed) {
             return;
         }
@@ -730,7 +565,7 @@ final class SoftLink {
             closed = true;
             flushInFlight();
         }
-        if (!offer(STOP, true)) {
+        if (!frames.stop()) {
             closeSocket();
         }
         SoftFabric.schedule(this::closeSocket, TimeUnit.SECONDS.toNanos(1));
@@ -754,8 +589,7 @@ final class SoftLink {
     }
 
     private void closeSocket() {
-        outputDone = true;
-        wakeWriter();
+        frames.outputDone();
         try {
             socket.close();
         } catch (IOException e) {

@@ -55,16 +55,8 @@ final class SoftQp implements QueuePair {
     volatile SoftLink link;
 
     private final Object sqLock = new Object();
-    private final Object rqLock = new Object();
-
-    // receive queue: a ring of copied receive WRs
-    private final long[] rqWrId;
-    private final long[][] rqAddr;
-    private final int[][] rqLen;
-    private final int[][] rqKey;
-    private final int[] rqNum;
-    private int rqHead;
-    private int rqCount;
+    /** The receive queue; its monitor guards it and the state checks made with it. */
+    private final SoftRecvQueue rq;
 
     // send queue accounting and the work waiting behind a receiver-not-ready SEND
     private long postedSeq;
@@ -76,7 +68,8 @@ final class SoftQp implements QueuePair {
     private boolean fenceNext;
     private int rnrAttempts;
     private boolean retryScheduled;
-    private byte[] scratch = new byte[4096];
+    /** Copies between the WRs' local SGEs and a scratch buffer (under the send-queue lock). */
+    private final SoftLocalCopy copy;
 
     private static final class Stalled {
         final SendWr wr;
@@ -101,12 +94,8 @@ final class SoftQp implements QueuePair {
         this.recvCq = recvCq;
         this.config = config;
         this.qpNum = qpNum;
-        int n = config.maxRecvWr();
-        rqWrId = new long[n];
-        rqAddr = new long[n][config.maxRecvSge()];
-        rqLen = new int[n][config.maxRecvSge()];
-        rqKey = new int[n][config.maxRecvSge()];
-        rqNum = new int[n];
+        this.rq = new SoftRecvQueue(config.maxRecvWr(), config.maxRecvSge());
+        this.copy = new SoftLocalCopy(pd);
     }
 
     @Override
@@ -273,7 +262,7 @@ final class SoftQp implements QueuePair {
 
     @Override
     public void postRecv(RecvWr chain) throws VerbsException {
-        synchronized (rqLock) {
+        synchronized (rq) {
             for (RecvWr wr = chain; wr != null; wr = wr.next) {
                 if (state == QpState.CLOSED) {
                     throw new VerbsException(VerbsException.ENOTCONN, "queue pair " + qpNum + " is destroyed");
@@ -286,19 +275,7 @@ final class SoftQp implements QueuePair {
                     recvCq.push(this, wr.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0);
                     continue;
                 }
-                if (rqCount == rqWrId.length) {
-                    throw new VerbsException(VerbsException.ENOMEM, "receive queue full (" + rqWrId.length + ")");
-                }
-                int slot = (rqHead + rqCount) % rqWrId.length;
-                rqWrId[slot] = wr.wrId;
-                rqNum[slot] = wr.numSge;
-                for (int i = 0; i < wr.numSge; i++) {
-                    Sge s = wr.sgl[i];
-                    rqAddr[slot][i] = s.addr;
-                    rqLen[slot][i] = s.length;
-                    rqKey[slot][i] = s.lkey;
-                }
-                rqCount++;
+                rq.add(wr);
             }
         }
         SoftQp p = peer;
@@ -328,12 +305,12 @@ final class SoftQp implements QueuePair {
                     complete(wr, seq, WcStatus.RETRY_EXC_ERR, 0);
                     return true;
                 }
-                int len = gather(wr);
+                int len = copy.gatherToScratch(wr);
                 if (len < 0) {
                     complete(wr, seq, WcStatus.LOC_PROT_ERR, 0);
                     return true;
                 }
-                int r = p.deliver(scratch, 0, len, wr.opcode == WrOpcode.SEND_WITH_INV ? wr.invalidateKey : 0);
+                int r = p.deliver(copy.scratch(), 0, len, wr.opcode == WrOpcode.SEND_WITH_INV ? wr.invalidateKey : 0);
                 if (r == DELIVER_RNR) {
                     return false;
                 }
@@ -346,7 +323,7 @@ final class SoftQp implements QueuePair {
                     complete(wr, seq, WcStatus.RETRY_EXC_ERR, 0);
                     return true;
                 }
-                int len = gather(wr);
+                int len = copy.gatherToScratch(wr);
                 if (len < 0) {
                     complete(wr, seq, WcStatus.LOC_PROT_ERR, 0);
                     return true;
@@ -356,8 +333,8 @@ final class SoftQp implements QueuePair {
                     complete(wr, seq, WcStatus.REM_ACCESS_ERR, 0);
                     return true;
                 }
-                SoftFabric.tap(WrOpcode.RDMA_WRITE, scratch, len);
-                String bad = r.writeWire(wr.remoteAddr - r.base(), scratch, 0, len);
+                SoftFabric.tap(WrOpcode.RDMA_WRITE, copy.scratch(), len);
+                String bad = r.writeWire(wr.remoteAddr - r.base(), copy.scratch(), 0, len);
                 complete(wr, seq, bad == null ? WcStatus.SUCCESS : WcStatus.REM_OP_ERR, len);
                 return true;
             }
@@ -377,15 +354,15 @@ final class SoftQp implements QueuePair {
                     complete(wr, seq, WcStatus.REM_ACCESS_ERR, 0);
                     return true;
                 }
-                ensureScratch(len);
-                String bad = r.readWire(wr.remoteAddr - r.base(), scratch, 0, len);
+                copy.ensureScratch(len);
+                String bad = r.readWire(wr.remoteAddr - r.base(), copy.scratch(), 0, len);
                 if (bad != null) {
                     complete(wr, seq, WcStatus.REM_OP_ERR, 0);
                     return true;
                 }
-                SoftFabric.tap(WrOpcode.RDMA_READ, scratch, len);
-                complete(wr, seq, scatter(wr.sgl, wr.numSge, scratch, 0, len) ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR,
-                        len);
+                SoftFabric.tap(WrOpcode.RDMA_READ, copy.scratch(), len);
+                boolean ok = copy.scatter(wr.sgl, wr.numSge, copy.scratch(), 0, len);
+                complete(wr, seq, ok ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR, len);
                 return true;
             }
             case LOCAL_INV: {
@@ -435,50 +412,14 @@ final class SoftQp implements QueuePair {
         }
     }
 
-    private void ensureScratch(long len) {
-        if (scratch.length < len) {
-            scratch = new byte[(int) Math.max(len, Math.min(Integer.MAX_VALUE - 16, scratch.length * 2L))];
-        }
-    }
-
-    /** Copies the WR's local SGEs into the scratch buffer; the length, or -1 for a bad SGE. */
-    private int gather(SendWr wr) {
-        long total = wr.totalLength();
-        if (total > Integer.MAX_VALUE - 16) {
-            return -1;
-        }
-        ensureScratch(total);
-        return gather(wr, scratch, 0);
-    }
-
     /** Copies the WR's local SGEs into {@code dst} from {@code at}; the length, or -1 for a bad SGE. */
     int gather(SendWr wr, byte[] dst, int at) {
-        int pos = 0;
-        for (int i = 0; i < wr.numSge; i++) {
-            Sge s = wr.sgl[i];
-            SoftRegion r = pd.lookup(s.lkey);
-            if (r == null || !r.covers(s.addr, s.length) || r.readWire(s.addr - r.base(), dst, at + pos, s.length) != null) {
-                return -1;
-            }
-            pos += s.length;
-        }
-        return pos;
+        return copy.gather(wr, dst, at);
     }
 
     /** Writes {@code src} into local SGEs (which must allow local write); false for a bad SGE. */
     boolean scatter(Sge[] sgl, int n, byte[] src, int at, int len) {
-        int pos = 0;
-        for (int i = 0; i < n && pos < len; i++) {
-            Sge s = sgl[i];
-            int part = Math.min(s.length, len - pos);
-            SoftRegion r = pd.lookup(s.lkey);
-            if (r == null || (r.access & Access.LOCAL_WRITE) == 0 || !r.covers(s.addr, part)
-                    || r.writeWire(s.addr - r.base(), src, at + pos, part) != null) {
-                return false;
-            }
-            pos += part;
-        }
-        return true;
+        return copy.scatter(sgl, n, src, at, len);
     }
 
     static final int DELIVER_OK = 0;
@@ -490,37 +431,15 @@ final class SoftQp implements QueuePair {
     int deliver(byte[] src, int at, int len, int invalidateKey) {
         long wrId;
         WcStatus st;
-        synchronized (rqLock) {
+        synchronized (rq) {
             if (state != QpState.RTS) {
                 return DELIVER_PROT;
             }
-            if (rqCount == 0) {
+            if (rq.isEmpty()) {
                 return DELIVER_RNR;
             }
-            int slot = rqHead;
-            wrId = rqWrId[slot];
-            long room = 0;
-            for (int i = 0; i < rqNum[slot]; i++) {
-                room += rqLen[slot][i];
-            }
-            rqHead = (rqHead + 1) % rqWrId.length;
-            rqCount--;
-            if (len > room) {
-                st = WcStatus.LOC_LEN_ERR;
-            } else {
-                st = WcStatus.SUCCESS;
-                int pos = 0;
-                for (int i = 0; i < rqNum[slot] && pos < len; i++) {
-                    int part = Math.min(rqLen[slot][i], len - pos);
-                    SoftRegion r = pd.lookup(rqKey[slot][i]);
-                    if (r == null || (r.access & Access.LOCAL_WRITE) == 0 || !r.covers(rqAddr[slot][i], part)
-                            || r.writeWire(rqAddr[slot][i] - r.base(), src, at + pos, part) != null) {
-                        st = WcStatus.LOC_PROT_ERR;
-                        break;
-                    }
-                    pos += part;
-                }
-            }
+            wrId = rq.headWrId();
+            st = rq.consume(pd, src, at, len);
         }
         if (st == WcStatus.SUCCESS && invalidateKey != 0) {
             SoftRegion r = pd.byIndex(invalidateKey);
@@ -616,12 +535,8 @@ final class SoftQp implements QueuePair {
     }
 
     private void flushRecvs() {
-        synchronized (rqLock) {
-            while (rqCount > 0) {
-                recvCq.push(this, rqWrId[rqHead], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0);
-                rqHead = (rqHead + 1) % rqWrId.length;
-                rqCount--;
-            }
+        synchronized (rq) {
+            rq.flush(wrId -> recvCq.push(this, wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0));
         }
     }
 
@@ -660,12 +575,8 @@ final class SoftQp implements QueuePair {
             flushStalled();
             p = peer;
         }
-        synchronized (rqLock) {
-            while (rqCount > 0) {
-                recvCq.push(this, rqWrId[rqHead], WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0);
-                rqHead = (rqHead + 1) % rqWrId.length;
-                rqCount--;
-            }
+        synchronized (rq) {
+            rq.flush(wrId -> recvCq.push(this, wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, false, 0));
         }
         SoftLink l = link;
         if (l != null) {
