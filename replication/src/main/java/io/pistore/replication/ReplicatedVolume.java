@@ -4,6 +4,7 @@ import io.pistore.engine.volume.Volume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -284,8 +285,14 @@ public final class ReplicatedVolume implements Volume {
 
     @Override
     public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
+        write(lba, n, data, metadata, fua, PiDuty.NONE);
+    }
+
+    @Override
+    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty)
+            throws IOException {
         try {
-            writeAsync(lba, n, data, metadata, fua).join();
+            writeAsync(lba, n, data, metadata, fua, duty).join();
         } catch (java.util.concurrent.CompletionException e) {
             if (e.getCause() instanceof IOException) {
                 throw (IOException) e.getCause();
@@ -300,15 +307,24 @@ public final class ReplicatedVolume implements Volume {
         return true;
     }
 
-    /**
-     * Checks the write, copies it into its log command and hands that to the group commit; completes
-     * once a quorum committed it (or with the one-line failure {@link #write} throws). Never waits.
-     */
     @Override
     public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) {
-        // Checked here too, so a bad write is refused before it crosses the network; the leader checks
-        // again on entry, every replica before it applies.
-        PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n);
+        return writeAsync(lba, n, data, metadata, fua, PiDuty.NONE);
+    }
+
+    /**
+     * Checks the write (unless {@code duty} says an earlier hop on this peer checked what a replica
+     * checks), copies it into its log command and hands that to the group commit; completes once a
+     * quorum committed it (or with the one-line failure {@link #write} throws). Never waits.
+     */
+    @Override
+    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua,
+            PiDuty duty) {
+        // Checked once on this peer, before the write crosses the network: by the hop the duty names,
+        // or here. The leader, if it is this peer, then takes the entry in without checking it again
+        // (PrecheckedEntry); a leader elsewhere checks it on entry, every follower before it applies.
+        PiError e = format.hasPi() && !duty.covers(StoredBlockCheck.checks(format))
+                ? StoredBlockCheck.firstWriteError(format, lba, data, metadata, n) : null;
         if (e != null) {
             return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": write "
                     + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));
@@ -320,7 +336,7 @@ public final class ReplicatedVolume implements Volume {
             return CompletableFuture.failedFuture(x);
         }
         String what = "write lba=" + lba;
-        return batcher.submit(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
+        return batcher.submit(m, true).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
             if (t != null) {
                 throw new java.util.concurrent.CompletionException(commitFailure(what, t));
             }

@@ -1,7 +1,7 @@
 package io.pistore.replication;
 
 import io.pistore.engine.scrub.Scrubber;
-import io.pistore.engine.volume.UnwrittenBlock;
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
@@ -18,6 +18,11 @@ import java.util.TreeMap;
  */
 final class StoredBlockCheck {
     private StoredBlockCheck() {
+    }
+
+    /** The fields a replica checks: what a write's PI duty must cover for a replica to skip its own check. */
+    static io.pistore.integrity.CheckFlags checks(BlockFormat f) {
+        return Scrubber.checks(f);
     }
 
     private static PiContext context(BlockFormat f, long lba) {

@@ -61,7 +61,7 @@ class RdmaReconnectTest {
         }
 
         @Override
-        public void execute(BlockRequest r, boolean piCheckedInTransport, Consumer<Completion> done) {
+        public void execute(BlockRequest r, io.pistore.spi.PiDuty piCheckedInTransport, Consumer<Completion> done) {
             if (hold) {
                 held.add(r);
                 return;
