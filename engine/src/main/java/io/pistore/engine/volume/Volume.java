@@ -93,15 +93,14 @@ public interface Volume extends AutoCloseable {
         }
     }
 
-    /** {@link #writeAsync} with the PI duty of the request it serves, as {@link #write(long, int, ScatterList, ScatterList, boolean, PiDuty)}. */
+    /**
+     * {@link #writeAsync} with the PI duty of the request it serves, as
+     * {@link #write(long, int, ScatterList, ScatterList, boolean, PiDuty)}; by default the plain one
+     * (a volume that checks writes overrides both).
+     */
     default java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
             ScatterList metadata, boolean fua, PiDuty duty) {
-        try {
-            write(lba, blocks, data, metadata, fua, duty);
-            return java.util.concurrent.CompletableFuture.completedFuture(null);
-        } catch (IOException | RuntimeException e) {
-            return java.util.concurrent.CompletableFuture.failedFuture(e);
-        }
+        return writeAsync(lba, blocks, data, metadata, fua);
     }
 
     @Override
