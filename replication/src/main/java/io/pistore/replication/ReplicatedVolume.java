@@ -289,8 +289,7 @@ public final class ReplicatedVolume implements Volume {
     }
 
     @Override
-    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty)
-            throws IOException {
+    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) throws IOException {
         try {
             writeAsync(lba, n, data, metadata, fua, duty).join();
         } catch (java.util.concurrent.CompletionException e) {
@@ -313,18 +312,13 @@ public final class ReplicatedVolume implements Volume {
     }
 
     /**
-     * Checks the write (unless {@code duty} says an earlier hop on this peer checked what a replica
-     * checks), copies it into its log command and hands that to the group commit; completes once a
-     * quorum committed it (or with the one-line failure {@link #write} throws). Never waits.
+     * Checks the write (unless {@code duty} shows a hop on this peer did), copies it into its log command and
+     * hands that to the group commit; completes once a quorum committed it (or with the one-line failure {@link
+     * #write} throws). Never waits. Checked once here; a leader elsewhere checks on entry, each follower on apply.
      */
     @Override
-    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua,
-            PiDuty duty) {
-        // Checked once on this peer, before the write crosses the network: by the hop the duty names,
-        // or here. The leader, if it is this peer, then takes the entry in without checking it again
-        // (PrecheckedEntry); a leader elsewhere checks it on entry, every follower before it applies.
-        PiError e = format.hasPi() && !duty.covers(StoredBlockCheck.checks(format))
-                ? StoredBlockCheck.firstWriteError(format, lba, data, metadata, n) : null;
+    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) {
+        PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n, duty);
         if (e != null) {
             return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": write "
                     + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));

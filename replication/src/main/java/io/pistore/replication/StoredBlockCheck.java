@@ -20,11 +20,6 @@ final class StoredBlockCheck {
     private StoredBlockCheck() {
     }
 
-    /** The fields a replica checks: what a write's PI duty must cover for a replica to skip its own check. */
-    static io.pistore.integrity.CheckFlags checks(BlockFormat f) {
-        return Scrubber.checks(f);
-    }
-
     private static PiContext context(BlockFormat f, long lba) {
         return PiContext.builder(f).checks(Scrubber.checks(f)).initialRefTag(f.refTagOf(lba)).build();
     }
@@ -34,6 +29,18 @@ final class StoredBlockCheck {
      * do in every PI check: a write is held to the same rule on every replica as on an unreplicated target.
      */
     static PiError firstWriteError(BlockFormat f, long lba, ScatterList data, ScatterList metadata, int blocks) {
+        return firstWriteError(f, lba, data, metadata, blocks, io.pistore.spi.PiDuty.NONE);
+    }
+
+    /**
+     * {@link #firstWriteError} unless {@code duty} shows that a hop on this peer already checked what a
+     * replica checks (the guard, the Type 1 reference tag against the LBA): then null, unchecked.
+     */
+    static PiError firstWriteError(BlockFormat f, long lba, ScatterList data, ScatterList metadata, int blocks,
+            io.pistore.spi.PiDuty duty) {
+        if (duty.covers(Scrubber.checks(f))) {
+            return null;
+        }
         if (!f.hasPi()) {
             return null;
         }
