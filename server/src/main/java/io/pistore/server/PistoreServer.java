@@ -51,8 +51,8 @@ import java.util.function.Consumer;
  * <p>{@link #start} returns once every listener listens, or throws after closing what it started;
  * {@link #close} closes everything in the reverse order of starting: NBD, the transport listeners,
  * then flushes the volumes, then the target service and its threads, the control socket, the volumes, the
- * replica peer and the metrics endpoint. A server owns what it serves, a given {@link VolumeStore}
- * included, and starts once.
+ * replica peer and the metrics endpoint. From {@link #start} on, a server owns what it serves, a given
+ * {@link VolumeStore} included; it starts once.
  *
  * <p>Errors of configuration (an unknown transport, an address in use, settings a transport
  * refuses) are {@link IllegalArgumentException}s with a one-line message naming what was asked;
@@ -215,6 +215,9 @@ public final class PistoreServer implements AutoCloseable {
         int maxTransfer = Math.min(p.capabilities(b.transportOptions).maxTransferBytes(),
                 TransportCapabilities.MAX_TRANSFER_BYTES);
         NbdServer.Options o = b.nbdOptions.maxTransferBytes(maxTransfer);
+        if (b.nbdLogsToServerLog) {
+            o.log(b.log);
+        }
         try {
             nbd = NbdServer.start(b.nbdAddress, hc, o);
         } catch (IOException | IllegalArgumentException e) {
@@ -383,6 +386,7 @@ public final class PistoreServer implements AutoCloseable {
         private TransportOptions transportOptions = TransportOptions.NONE;
         private String nbdAddress;
         private NbdServer.Options nbdOptions = new NbdServer.Options();
+        private boolean nbdLogsToServerLog;
         private int nbdQueues = 1;
         private String nbdTarget;
         private String nbdTargetTransport;
@@ -447,15 +451,18 @@ public final class PistoreServer implements AutoCloseable {
             return this;
         }
 
-        /** Exports every volume over NBD on {@code address}, with default options. */
+        /** Exports every volume over NBD on {@code address}, with default options and the server's {@link #log}. */
         public Builder nbd(String address) {
-            return nbd(address, new NbdServer.Options());
+            nbd(address, new NbdServer.Options());
+            this.nbdLogsToServerLog = true;
+            return this;
         }
 
         /** Exports every volume over NBD on {@code address} (the largest transfer is set from the transport). */
         public Builder nbd(String address, NbdServer.Options options) {
             this.nbdAddress = address;
             this.nbdOptions = options;
+            this.nbdLogsToServerLog = false;
             return this;
         }
 

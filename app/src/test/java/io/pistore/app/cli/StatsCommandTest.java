@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.server.PistoreServer;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
@@ -13,21 +15,16 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** {@code pistore stats} against a running server while a host reads and writes. */
+/** {@code pistore stats} against a running server (built in the test) while a host reads and writes. */
 class StatsCommandTest {
     @Test
     void printsOneTablePerIntervalWithTheVolumesFigures() throws Exception {
         String listen = "stats-test-" + System.nanoTime();
-        try (ServeThread serve = new ServeThread("serve", "--memory-volume", "m1:16MiB", "--transport", "local",
-                "--listen", listen, "--metrics", "0")) {
-            serve.awaitOutput(o -> o.contains("on local "));
-            Matcher m = Pattern.compile("metrics at http://127\\.0\\.0\\.1:(\\d+)/metrics").matcher(serve.out());
-            assertTrue(m.find(), serve.out());
-            String port = m.group(1);
+        try (PistoreServer server = PistoreServer.builder().memoryVolume("m1", BlockFormat.of(4096, 8), 4096)
+                .listen("local", listen).metrics("0").build().start()) {
+            String port = Integer.toString(server.metrics().port());
             AtomicBoolean stop = new AtomicBoolean();
             try (BlockTransport t = Transports.find("local", TransportOptions.NONE).create(TransportOptions.NONE);
                  HostConnection c = t.connect(listen, new ConnectOptions(1, 8))) {

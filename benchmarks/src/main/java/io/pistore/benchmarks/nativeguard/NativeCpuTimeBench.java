@@ -16,7 +16,7 @@ import java.util.SplittableRandom;
 /**
  * PI generate / verify of 1 MiB of data on the native path timed by the thread's CPU time, the
  * companion of {@code isal_bench SECONDS cpu} (which times ISA-L the same way): on a machine shared
- * with other tenants, wall-clock figures swing by 2x between runs, CPU time much less. Prints, per
+ * with other tenants, wall-clock figures swing widely between runs, CPU time much less. Prints, per
  * format and op, the best and median of {@code samples} samples of {@code seconds} CPU-seconds each,
  * in the isal_bench line shape.
  *

@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentMap;
  *
  * <p>Every request is counted; the latency of one request in {@link #latencySample()}, picked at
  * random, is timed: the two clock reads a latency needs cost more than all the counters together
- * (measured in docs/BENCHMARKS.md, "Metrics cost").
+ * (docs/BENCHMARKS.md#metrics-cost).
  */
 public final class TargetStats {
     /** One request in this many is timed unless told otherwise: the clock's cost an eighth, thousands of samples a second under load. */

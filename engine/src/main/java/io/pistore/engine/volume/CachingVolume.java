@@ -13,8 +13,8 @@ import java.nio.ByteBuffer;
  * never holds anything the volume does not. Striped read-write locks order a read that fills the
  * cache after a miss against a write of the same block, so a stale copy can never be put back.
  *
- * <p>What it buys is measured in docs/BENCHMARKS.md: a cache hit replaces a positional read from
- * the page cache (a system call and a copy) with a hash lookup and a copy.
+ * <p>A cache hit replaces a positional read from the page cache (a system call and a copy) with a
+ * hash lookup and a copy (docs/BENCHMARKS.md#block-cache-and-local-queue).
  */
 public final class CachingVolume implements Volume {
     private final Volume inner;

@@ -16,8 +16,8 @@ final class ChannelStorageFile implements StorageFile {
     /**
      * File systems whose pages, once a mapping touched them, take stores without another fault. On
      * a disk file system (ext4, xfs) every page written back is write-protected again, so the next
-     * store into it faults into the file system; measured on ext4, a random-write run through
-     * mappings cost about 1.5 times the CPU per request of positional writes.
+     * store into it faults into the file system, which costs more than the positional write it saves
+     * (docs/history.md#crash-atomic-file-volumes).
      */
     private static final Set<String> IN_MEMORY = Set.of("tmpfs", "ramfs");
     private final FileChannel ch;

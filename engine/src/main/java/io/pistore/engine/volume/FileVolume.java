@@ -61,11 +61,9 @@ public final class FileVolume implements Volume {
     static final int JOURNAL_SEGMENTS = 8;
     static final int MOST_JOURNAL_SEGMENTS = 32;
     /**
-     * Bytes written home between forcings of the home files on a disk ({@link #homeSyncEvery}).
-     * Measured with the flush-heavy mix on ext4 (a flush every 16 random 4 KiB writes, 20 s): the
-     * flush's p99 fell from about 7 ms forcing once per half ring to 3.8 ms at 512 KiB, 3.1 ms at
-     * 256 KiB and 3.1 ms at 128 KiB, while writes per second stayed within noise down to 256 KiB;
-     * at 128 KiB they lost a fifth and each cost a quarter more CPU (the more forcings).
+     * Bytes written home between forcings of the home files on a disk ({@link #homeSyncEvery}): the
+     * smallest piece that still shortens a flush's tail, larger than a piece whose extra forcings
+     * cost writes per second and CPU (the sweep: docs/history.md#crash-atomic-file-volumes).
      */
     static final long HOME_SYNC_BYTES = 256 << 10;
 
@@ -89,8 +87,8 @@ public final class FileVolume implements Volume {
     /**
      * Read-only shared mappings of the metadata file, {@code metaSegment} bytes each (a whole number
      * of blocks' metadata, so no block's straddles two), or null without metadata or where the storage
-     * cannot map. Reads copy PI from here instead of making a second {@code pread} per request
-     * (measured: that syscall cost PI reads about 1 µs each, more than the rest of PI). Writes still
+     * cannot map. Reads copy PI from here instead of making a second {@code pread} per request (that
+     * system call would cost a PI read more than the rest of its PI work; docs/FORMAT.md#writes-flush-and-fua). Writes still
      * go through positional writes; Linux keeps a shared mapping and {@code pwrite} of one file
      * coherent through the page cache.
      */
@@ -123,9 +121,9 @@ public final class FileVolume implements Volume {
      * home ({@link #writeGatheredHome}) and flushes are coming; unbounded where the files are in
      * memory. Forcing half a ring at once put hundreds of MiB of scattered home writes in the disk's
      * queue, and a user's flush (a forcing of the journal) waited behind them; forced in pieces, it
-     * waits for one piece at most. Without flushes a batch is forced once: measured on ext4,
-     * sustained random writes that never flush ran at 0.63-0.73x the rate when forced in pieces
-     * (writers wait for ring space while a batch goes home, and every piece is one more forcing).
+     * waits for one piece at most. Without flushes a batch is forced once: writers wait for ring space
+     * while a batch goes home, and every piece is one more forcing
+     * (docs/history.md#crash-atomic-file-volumes).
      * Set at open.
      */
     private long homeSyncEvery = Long.MAX_VALUE;

@@ -8,14 +8,13 @@ import java.nio.MappedByteBuffer;
  * How checkpoints and recovery write a home file ({@code NAME.data} or {@code NAME.meta}): through
  * shared read-write mappings where the storage has them, else with positional writes; {@link #sync}
  * forces both. A checkpoint writes thousands of scattered blocks at a time; a store into a mapping
- * costs a copy where a positional write costs a system call as well (measured: the writes of a
- * checkpoint took a third of the CPU of a random-write run on tmpfs). But the first store into a
+ * costs a copy where a positional write costs a system call as well. But the first store into a
  * page through a mapping faults, and on tmpfs a page never written before is allocated and zeroed
- * in that fault: measured on a fresh 1 GiB volume, random writes cost about 1.8 times the CPU per
- * request through mappings that they cost with positional writes. So the first write to each page
+ * in that fault, which costs more than the system call it saves. So the first write to each page
  * since open is positional (the kernel allocates the page without a fault) and later ones go through
  * the mapping. Only small writes take that route: with 128 KiB sequential writes on tmpfs, positional
- * first writes halved the IOPS (cause not found), so writes above 16 KiB always use the mapping.
+ * first writes cost IOPS (cause not found), so writes above 16 KiB always use the mapping. Figures:
+ * docs/history.md#crash-atomic-file-volumes.
  * Only checkpoints and recovery call {@link #write}, one at a time (each checkpoint waits for the one
  * before it), so it is not thread-safe; {@link #writeShared} is, for volumes whose writers write
  * their home blocks themselves (FileVolume's write-through mode).
@@ -92,12 +91,12 @@ final class HomeFile {
     /**
      * As {@link #writePositional}, for the same writers, but only the first write to a page since
      * open is positional (the kernel allocates a page never written without a fault); later ones
-     * store through the mapping, whatever their size. For the metadata file: measured on tmpfs with
-     * random 4 KiB writes, its few pages are all written within the first thousands of writes, and a
-     * store of 8 bytes into its mapping costs far less than a {@code pwrite} of them. Not for the
-     * data file: there a random write's page was mostly written once before, if at all, and the
-     * fault that maps it in on the second write cost more than the {@code pwrite} it saves (0.25
-     * more faults and 5 µs more CPU per write on a fresh 1 GiB volume). A {@link #sync} there runs with every block lock held, so after them all; the page bits
+     * store through the mapping, whatever their size. For the metadata file: under random 4 KiB
+     * writes its few pages are all written within the first thousands of writes, and a store of 8
+     * bytes into its mapping costs far less than a {@code pwrite} of them. Not for the data file:
+     * there a random write's page was mostly written once before, if at all, and the fault that maps
+     * it in on the second write costs more than the {@code pwrite} it saves
+     * (docs/history.md#crash-atomic-file-volumes). A {@link #sync} there runs with every block lock held, so after them all; the page bits
      * and mappings are set atomically, and a page marked by a writer whose positional write has not
      * landed yet only takes a store of another block beside it through the mapping.
      */

@@ -77,8 +77,9 @@ final class Journal {
     /**
      * Each segment as a shared read-write mapping, made when its first record is appended (which
      * grows the file over the whole segment), or null. Records are copied into these and read out of
-     * them: measured, the positional write of each record was most of the writer's CPU, as the
-     * positional reads were of a checkpoint's. Where the storage has no mappings (the tests' simulated
+     * them, so a record costs a copy and no system call (a positional write per record would be most
+     * of the writer's CPU, as positional reads would of a checkpoint's; docs/history.md#crash-atomic-file-volumes).
+     * Where the storage has no mappings (the tests' simulated
      * disk), records are written and read with positional writes and reads instead. Set under this
      * lock; read without it by {@link #mapped}.
      */
@@ -192,8 +193,8 @@ final class Journal {
     /**
      * Maps the segments the writer cycles through and puts their pages in place now ({@link #prefault}),
      * with no record in them yet (just after a reset), rather than when the first record of this open
-     * goes to each: measured, doing it then stalled that one write for as long as it took. Nothing
-     * where the storage does not map.
+     * goes to each, which would stall that one write for as long as it takes
+     * (docs/history.md#crash-atomic-file-volumes). Nothing where the storage does not map.
      */
     synchronized void mapRing() throws IOException {
         for (int seg = 0; seg < ring && mappable; seg++) {
@@ -624,8 +625,8 @@ final class Journal {
     /**
      * Puts a new mapping's pages in place before records are copied into it. Copied into as they
      * came, every 4 KiB page of a 32 MiB segment took a fault of its own on its first store, and on
-     * tmpfs a fault into a hole allocates and zeroes the page as well: measured, about a third of the
-     * CPU of a write on a fresh volume went there. Here the part of the segment past the file's old
+     * tmpfs a fault into a hole allocates and zeroes the page as well, a large share of a write's CPU
+     * on a fresh volume (docs/history.md#crash-atomic-file-volumes). Here the part of the segment past the file's old
      * end (a hole: the mapping grew the file) is written with zeros first, which allocates its pages
      * without faults; then {@link MappedByteBuffer#load} touches the pages, and the kernel maps the
      * cached neighbours of each page it faults in along with it (fault-around), so a segment takes

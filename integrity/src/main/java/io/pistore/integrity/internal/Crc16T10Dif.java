@@ -10,9 +10,9 @@ import java.nio.ByteOrder;
  * The state is the raw 16-bit register, so a seed is simply the initial register and chaining across
  * a split passes the previous value on.
  *
- * <p>Speed notes (measured with {@code GuardBench} in the {@code benchmarks} module; variants that lost are in docs/history.md):
- * the 16 tables are one flat {@code int[]} (a {@code char[]} of half the size measured slower on
- * our machine). One run ({@link #update}) reads its bytes one by one, each load feeding a table index
+ * <p>Speed notes ({@code GuardBench} in the {@code benchmarks} module times them; figures in
+ * integrity/README.md, variants that lost in docs/history.md): the 16 tables are one flat
+ * {@code int[]} (a {@code char[]} of half the size loses except under the heaviest load). One run ({@link #update}) reads its bytes one by one, each load feeding a table index
  * directly. {@link #updateBlocks} runs four blocks in one loop, because one block's slicing step is a
  * chain of dependent table loads that leaves the CPU idle and four independent chains fill it; there
  * the loads would be the bottleneck, so it reads big-endian longs (a byte-array view

@@ -9,7 +9,8 @@ import java.nio.ByteOrder;
  * CRC-64/NVME (poly 0xAD93D23594C93659 reflected, init and final xor all-ones), table driven. The
  * state is the inverted register; seed 0 gives the standard CRC.
  *
- * <p>Speed notes (measured with {@code GuardBench} in the {@code benchmarks} module; variants that lost are in docs/history.md):
+ * <p>Speed notes ({@code GuardBench} in the {@code benchmarks} module times them; figures in
+ * integrity/README.md, variants that lost in docs/history.md):
  * a slicing step over 8 bytes is a chain of dependent table loads (every byte of the word depends on
  * the register), so one long run goes 16 bytes a step (the second word does not depend on the
  * register), and {@link #updateBlocks} runs two blocks in one loop, 8 bytes a step each, which keeps

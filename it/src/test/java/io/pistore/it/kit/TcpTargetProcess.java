@@ -1,10 +1,6 @@
 package io.pistore.it.kit;
 
-import io.pistore.engine.Transports;
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
-import io.pistore.spi.BlockTransport;
-import io.pistore.spi.TargetListener;
+import io.pistore.server.PistoreServer;
 
 /**
  * A kit target in a process of its own (tcp or rdma): the kit's volumes in memory, served on the given transport
@@ -16,10 +12,9 @@ public final class TcpTargetProcess {
 
     public static void main(String[] args) throws Exception {
         String transport = args.length > 0 ? args[0] : "tcp";
-        try (VolumeStore store = TransportCompatibilityKit.kitStore();
-             BlockTransport t = Transports.find(transport).create();
-             TargetListener l = t.listen("127.0.0.1:0", new TargetService(store))) {
-            System.out.println("listening " + l.address());
+        try (PistoreServer server = PistoreServer.builder().volumes(TransportCompatibilityKit.kitStore())
+                .listen(transport, "127.0.0.1:0").build().start()) {
+            System.out.println("listening " + server.listeners().get(0).address());
             System.out.flush();
             while (System.in.read() >= 0) {
                 // serve until the parent closes our stdin (or dies)

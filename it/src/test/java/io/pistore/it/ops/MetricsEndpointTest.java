@@ -14,6 +14,7 @@ import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.ScatterList;
+import io.pistore.server.PistoreServer;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
@@ -34,7 +35,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code serve --metrics}: a real HTTP client scrapes the endpoint while a host does I/O, and the
+ * A server's metrics endpoint ({@code serve --metrics}, built here with {@link PistoreServer}): a real
+ * HTTP client scrapes the endpoint while a host does I/O, and the
  * counters move; PI errors appear under their kind and the place that caught them.
  */
 class MetricsEndpointTest {
@@ -57,10 +59,11 @@ class MetricsEndpointTest {
 
     @Test
     void countersMoveWithIoAndAWireGuardErrorIsCountedAsSuch() throws Exception {
-        try (ServeInThread serve = new ServeInThread("serve", "--memory-volume", "m1:16MiB:512+8",
-                "--listen", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--metrics-latency-sample", "1")) {
-            String address = serve.await("on tcp (\\S+)");
-            String url = serve.await("metrics at (\\S+)");
+        BlockFormat m1 = BlockFormat.parse("512+8");
+        try (PistoreServer server = PistoreServer.builder().memoryVolume("m1", m1, (16 << 20) / m1.dataSize())
+                .listen("tcp", "127.0.0.1:0").metrics("127.0.0.1:0").metricsLatencySample(1).build().start()) {
+            String address = server.listeners().get(0).address();
+            String url = server.metrics().url();
             assertTrue(url.startsWith("http://127.0.0.1:"), url);
             List<Sample> before = scrape(url);
             assertEquals(0, value(before, "pistore_requests_total", "volume", "m1"));
@@ -122,10 +125,10 @@ class MetricsEndpointTest {
             v.write(7, 1, ScatterList.wrap(data), ScatterList.wrap(meta), true);
         }
         String listen = "metrics-at-rest-" + System.nanoTime();
-        try (ServeInThread serve = new ServeInThread("serve", "--data", dir.toString(), "--transport", "local",
-                "--listen", listen, "--metrics", "0")) {
-            String url = serve.await("metrics at (\\S+)");
-            assertEquals(listen, serve.await("on local (\\S+)"));
+        try (PistoreServer server = PistoreServer.builder().dataDir(dir).listen("local", listen).metrics("0").build()
+                .start()) {
+            String url = server.metrics().url();
+            assertEquals(listen, server.listeners().get(0).address());
             assertTrue(url.startsWith("http://127.0.0.1:"), "a bare port listens on loopback: " + url);
             try (BlockTransport t = Transports.find("local", TransportOptions.NONE).create(TransportOptions.NONE);
                  HostConnection c = t.connect(listen, new ConnectOptions(1, 8))) {
@@ -149,10 +152,9 @@ class MetricsEndpointTest {
             store.create("v1", f, 1024);
         }
         String listen = "metrics-journal-" + System.nanoTime();
-        try (ServeInThread serve = new ServeInThread("serve", "--data", dir.toString(), "--transport", "local",
-                "--listen", listen, "--metrics", "0", "--cache", "1MiB")) {
-            String url = serve.await("metrics at (\\S+)");
-            serve.await("on local (\\S+)");
+        try (PistoreServer server = PistoreServer.builder().dataDir(dir).listen("local", listen).metrics("0")
+                .cacheBytes(1 << 20).build().start()) {
+            String url = server.metrics().url();
             List<Sample> before = scrape(url);
             assertEquals(0, value(before, "pistore_journal_records_total", "volume", "v1"));
             assertEquals(0, value(before, "pistore_journal_replayed_records", "volume", "v1"), "closed cleanly");

@@ -53,9 +53,8 @@ public final class TlsChannel implements TlsStream {
         this.ch = ch;
         this.engine = engine;
         SSLSession s = engine.getSession();
-        // Heap buffers for the JDK's engine: its AES-GCM works on arrays; with direct buffers it was
-        // several times slower here (docs/BENCHMARKS.md), which outweighs the socket's copy through
-        // its own direct buffer. Direct ones for the native engine, which hands their addresses to
+        // Heap buffers for the JDK's engine: its AES-GCM works on arrays, and what direct buffers
+        // cost it outweighs the socket's copy through its own direct buffer (docs/history.md#tls-and-metrics). Direct ones for the native engine, which hands their addresses to
         // BoringSSL (a heap buffer costs it a copy through a direct one) and the socket takes them
         // without a copy.
         boolean direct = TlsContext.isNative(engine);

@@ -7,7 +7,7 @@ import java.util.Locale;
  * NBD with certificates; pre-shared keys always run on Bouncy Castle's TLS). Both speak the same
  * TLS 1.3 on the wire and check certificates through the same trust and key managers; they differ
  * in CPU per byte, where the native one (BoringSSL through Netty's OpenSSL engine) costs less than
- * the JDK's record layer (docs/BENCHMARKS.md).
+ * the JDK's record layer (docs/BENCHMARKS.md#tls-on-the-tcp-transport).
  */
 public enum TlsEngine {
     /** OpenSSL when its native library loads here, else the JDK's. The default. */

@@ -1,5 +1,6 @@
 package io.pistore.transport.rdma;
 
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.integrity.GuardType;
 import io.pistore.spi.Availability;
 import io.pistore.spi.BlockTransport;

@@ -8,7 +8,7 @@ import io.pistore.spi.PeerChoice;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.spi.wire.VolumeListCodec;
 import io.pistore.transport.rdma.RdmaOptions;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Capability;
 import io.pistore.transport.rdma.verbs.ProtectionDomain;
 import io.pistore.transport.rdma.verbs.VerbsDevice;

@@ -14,7 +14,7 @@ import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.RcConnection;

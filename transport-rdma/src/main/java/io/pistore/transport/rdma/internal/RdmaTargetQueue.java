@@ -12,7 +12,7 @@ import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.RcConnection;
@@ -243,8 +243,8 @@ final class RdmaTargetQueue {
                 return;
             }
             t.format = f;
-            // per-id buffers, reused: a fresh zeroed 4 KiB array per request was the offload path's
-            // largest cost on the soft NIC (docs/RDMA.md)
+            // per-id buffers, reused: a fresh zeroed array per request would be the offload path's
+            // largest cost on the soft NIC (docs/RDMA.md#why-the-target-keeps-per-command-buffers)
             int dlen = (int) (c.blocks * f.dataSize());
             int mlen = (int) (c.blocks * f.metadataSize());
             if (t.offloadData == null || t.offloadData.capacity() < dlen) {

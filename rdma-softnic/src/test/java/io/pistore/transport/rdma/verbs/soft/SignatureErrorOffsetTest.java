@@ -3,7 +3,7 @@ package io.pistore.transport.rdma.verbs.soft;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.MrStatus;
 import io.pistore.transport.rdma.verbs.SigAttrs;
 import io.pistore.transport.rdma.verbs.SigErrorType;

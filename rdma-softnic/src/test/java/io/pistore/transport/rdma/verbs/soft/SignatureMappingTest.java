@@ -1,5 +1,6 @@
-package io.pistore.transport.rdma;
+package io.pistore.transport.rdma.verbs.soft;
 
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

@@ -6,7 +6,7 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Protection;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.IntegrityMr;
 import io.pistore.transport.rdma.verbs.IntegrityMrPool;

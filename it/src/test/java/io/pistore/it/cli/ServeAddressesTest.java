@@ -1,4 +1,6 @@
-package io.pistore.app.cli;
+package io.pistore.it.cli;
+
+import io.pistore.app.cli.Main;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.pistore.transport.rdma;
+package io.pistore.transport.rdma.verbs;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
@@ -10,13 +10,6 @@ import io.pistore.integrity.PiType;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
-import io.pistore.transport.rdma.verbs.Capability;
-import io.pistore.transport.rdma.verbs.DeviceCaps;
-import io.pistore.transport.rdma.verbs.DifGuard;
-import io.pistore.transport.rdma.verbs.MrStatus;
-import io.pistore.transport.rdma.verbs.SigAttrs;
-import io.pistore.transport.rdma.verbs.SigDomain;
-import io.pistore.transport.rdma.verbs.SigType;
 
 /**
  * The one place that turns a block request and its volume's format into signature attributes, for

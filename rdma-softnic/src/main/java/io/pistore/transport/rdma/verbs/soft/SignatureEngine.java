@@ -48,10 +48,9 @@ import java.nio.ByteBuffer;
 final class SignatureEngine {
     private static final int DIF = SigAttrs.DIF_SIZE;
     /**
-     * Transfers of fewer blocks run block by block: a library call costs 100-170 ns more than one
-     * guard call (its context, lists and walker), which a single 4 KiB block does not pay back.
-     * Measured on this machine (docs/RDMA.md): per 4 KiB block, both directions, batched against
-     * block by block: 592/354 ns at 1 block, 544/362 at 4, 445/514 at 8, 373/437 at 32.
+     * Transfers of fewer blocks run block by block: a library call costs more than one guard call
+     * (its context, lists and walker), which a few 4 KiB blocks do not pay back; from this many on,
+     * batching is cheaper per block (docs/RDMA.md#why-the-signature-engine-batches-from-8-blocks).
      */
     static final int BATCH_MIN_BLOCKS = 8;
 

@@ -28,11 +28,16 @@ public interface VerbsProvider {
     /** Opens a device with these settings (which one, where there are several, is a setting). */
     VerbsDevice open(TransportOptions options) throws VerbsException;
 
+    /**
+     * Every provider on the class path, by name: the order of their settings and messages does not
+     * depend on where each one's jar lies on the class path (the soft NIC is a module of its own).
+     */
     static List<VerbsProvider> all() {
         List<VerbsProvider> l = new ArrayList<>();
         for (VerbsProvider p : ServiceLoader.load(VerbsProvider.class, VerbsProvider.class.getClassLoader())) {
             l.add(p);
         }
+        l.sort(java.util.Comparator.comparing(VerbsProvider::name));
         return l;
     }
 }

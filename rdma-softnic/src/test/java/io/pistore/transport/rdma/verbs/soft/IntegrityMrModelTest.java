@@ -16,7 +16,7 @@ import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiErrorKind;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Protection;
-import io.pistore.transport.rdma.SignatureMapping;
+import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.DifGuard;
 import io.pistore.transport.rdma.verbs.IntegrityMr;
