@@ -201,9 +201,11 @@ public final class PistoreServer implements AutoCloseable {
         HostConnection hc;
         try {
             hc = opened(t.connect(b.nbdTarget, new ConnectOptions(b.nbdQueues, 1024)));
-        } catch (IOException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("cannot reach target " + b.nbdTarget + " over " + p.name() + ": "
                     + e.getMessage(), e);
+        } catch (IOException e) { // the target is unreachable: an I/O error, not a bad argument
+            throw new IOException("cannot reach target " + b.nbdTarget + " over " + p.name() + ": " + e.getMessage(), e);
         }
         collector.add(hc, p.name());
         started.push(() -> collector.remove(hc));

@@ -65,6 +65,10 @@ public final class BenchOptions {
     /** null: an embedded target in this process with a memory volume. */
     public String target;
     public String volume = "bench";
+    /** Set by Ctrl-C (SIGINT) or SIGTERM: the run ends now and its summary covers the time so far. */
+    public final java.util.concurrent.atomic.AtomicBoolean interrupted = new java.util.concurrent.atomic.AtomicBoolean();
+    /** How long the first connection to --target may wait for a target that is starting; 0: fails at once. */
+    public long connectTimeoutMillis;
     public Rw rw = Rw.RANDRW;
     public int blockSize = 4096;
     public int queueDepth = 32;

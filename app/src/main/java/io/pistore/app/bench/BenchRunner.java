@@ -157,7 +157,7 @@ public final class BenchRunner {
         if (volumes == null && o.volume != null) {
             co = co.volume(o.volume); // a host given a list of peers connects to one that has it
         }
-        try (HostConnection c = t.connect(address, co)) {
+        try (HostConnection c = HostConnect.connect(t, address, co, volumes == null ? o.connectTimeoutMillis : 0)) {
             collector.add(c, name); // its reconnects
             Map<String, BlockDevice> devices = new LinkedHashMap<>();
             Map<String, Boolean> unwrittenIsZero = new LinkedHashMap<>();
@@ -180,7 +180,7 @@ public final class BenchRunner {
                     unwrittenIsZero.put(v, isFresh && !prefill);
                 }
             }
-            for (int round = 1; round <= rounds; round++) {
+            for (int round = 1; round <= rounds && !o.interrupted.get(); round++) {
                 for (int i = 0; i < modes.size(); i++) {
                     // A B, B A, ...: neither mode always runs first, after the other has warmed the caches.
                     BenchOptions.PiMode m = modes.get(round % 2 == 1 ? i : modes.size() - 1 - i);
@@ -291,16 +291,29 @@ public final class BenchRunner {
             Histogram interval = null;
             long measureStart = 0;
             long lastOps = 0;
+            long lastErrors = 0;
             int tick = 0;
             int totalTicks = o.rampSeconds + o.seconds;
             long opsAtMeasureStart = 0;
             long cpuAtMeasureStart = o.rampSeconds == 0 ? ProcessCpu.nanos() : -1;
             List<Long> opsPerSecond = new ArrayList<>();
-            while (tick < totalTicks) {
+            while (tick < totalTicks && !o.interrupted.get()) {
                 long wake = t0 + TimeUnit.SECONDS.toNanos(tick + 1);
                 long now;
-                while ((now = System.nanoTime()) < wake) {
+                while ((now = System.nanoTime()) < wake && !o.interrupted.get()) {
                     TimeUnit.NANOSECONDS.sleep(Math.min(wake - now, 50_000_000));
+                }
+                if (o.interrupted.get()) {
+                    // Ctrl-C: the part of a second run so far counts, as a measured one (a ramp too)
+                    interval = recorder.getIntervalHistogram(interval);
+                    total.add(interval);
+                    lastOps = ops.sum();
+                    if (!measuring) {
+                        measureStart = t0;
+                        opsAtMeasureStart = 0;
+                        cpuAtMeasureStart = cpuAtMeasureStart < 0 ? ProcessCpu.nanos() : cpuAtMeasureStart;
+                    }
+                    break;
                 }
                 tick++;
                 interval = recorder.getIntervalHistogram(interval);
@@ -318,12 +331,17 @@ public final class BenchRunner {
                 if (tick > o.rampSeconds) {
                     opsPerSecond.add(delta);
                 }
+                long errorsNow = guard.sum() + app.sum() + ref.sum() + io.sum() + mismatches.sum();
+                long errorsDelta = errorsNow - lastErrors;
+                lastErrors = errorsNow;
                 if (o.progress && progressOut != null) {
-                    progressOut.printf(Locale.ROOT, "[%s %3ds%s] iops=%.0f mib_per_s=%.1f p99_us=%.1f errors=%d%n",
+                    // every column is of this second; the totals are in the summary
+                    progressOut.printf(Locale.ROOT, "[%s %3ds%s] iops=%.0f mib_per_s=%.1f p99_us=%s errors=%d%n",
                             label, tick, tick <= o.rampSeconds ? " ramp" : "", (double) delta,
                             delta * (double) o.blockSize / (1 << 20),
-                            interval.getTotalCount() == 0 ? 0.0 : interval.getValueAtPercentile(99) / 1000.0,
-                            guard.sum() + app.sum() + ref.sum() + io.sum() + mismatches.sum());
+                            interval.getTotalCount() == 0 ? "-"
+                                    : String.format(Locale.ROOT, "%.1f", interval.getValueAtPercentile(99) / 1000.0),
+                            errorsDelta);
                 }
             }
             long measureEnd = System.nanoTime();
@@ -333,7 +351,7 @@ public final class BenchRunner {
                 io.add(done.getCount());
                 problem(done.getCount() + " requests still unanswered 60 s after the run stopped");
             }
-            if (o.rampSeconds == 0) {
+            if (o.rampSeconds == 0 || measureStart == 0) {
                 measureStart = t0;
                 opsAtMeasureStart = 0;
             }
@@ -572,13 +590,16 @@ public final class BenchRunner {
                 boolean reachedTarget = c != null && c.status() != Status.TRANSPORT_ERROR;
                 if (reachedTarget) { // a request the target never saw is an error, not an I/O of the workload
                     ops.increment();
-                    if (measuring || o.rampSeconds == 0) {
-                        recorder.recordValue(Math.min(lat, HIGHEST_NANOS));
-                    }
+                    // ramp seconds too: their progress lines show their own percentiles (the total adds
+                    // only the measured seconds' intervals)
+                    recorder.recordValue(Math.min(lat, HIGHEST_NANOS));
                 }
+                // every failure that is no PI error (a lost target, a volume deleted under the run) is
+                // sent again after the pause, not at once: the retries stay at one per slot per pause
+                boolean failed = c == null || !c.isSuccess() && !c.status().isPiError();
                 if (stop) {
                     done.countDown();
-                } else if (c == null || c.status() == Status.TRANSPORT_ERROR) {
+                } else if (failed) {
                     retryLater();
                 } else {
                     issue();

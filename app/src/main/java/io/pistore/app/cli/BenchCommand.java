@@ -63,6 +63,11 @@ final class BenchCommand implements Callable<Integer> {
                     + "volumes (a replicated volume's), failing over to the next when one is lost.")
     String target;
 
+    @Option(names = "--connect-timeout", paramLabel = "DURATION", defaultValue = "0",
+            description = "With --target: how long the first connection may wait for a target that is starting, "
+                    + "trying again every 100 ms, e.g. 10s or 500ms (default: ${DEFAULT-VALUE}, fail at once).")
+    String connectTimeout;
+
     @Option(names = "--volume", paramLabel = "NAME", defaultValue = "bench", description = "Volume (default: ${DEFAULT-VALUE}).")
     String volume;
 
@@ -171,9 +176,25 @@ final class BenchCommand implements Callable<Integer> {
             }
             rw = "randrw";
         }
+        if (target != null && transport.equals("all")) {
+            throw CliException.usage("--transport all runs every transport on its embedded target; with --target "
+                    + target + " name the transport that reaches it: --transport tcp or rdma");
+        }
+        if (target != null && (transport.equals("tcp") || transport.equals("rdma"))) {
+            checkTarget(target); // the network transports' addresses; local's are names
+        }
         BenchOptions o = new BenchOptions();
         List<BenchOptions.PiMode> modes;
         try {
+            o.connectTimeoutMillis = millis(connectTimeout);
+            if (target == null && (size < bs || size % sizes.data() != 0)) {
+                throw new IllegalArgumentException("--size must be a whole number of " + sizes.data()
+                        + "-byte blocks and at least --bs " + bs + ", not " + size);
+            }
+            if (target == null && bs > 0 && size / bs < (long) qd * queues) {
+                throw new IllegalArgumentException("--size " + size + " holds " + size / bs + " requests of --bs " + bs
+                        + ", fewer than the " + (long) qd * queues + " in flight (--qd x --queues)");
+            }
             o.target = target;
             o.volume = volume;
             o.rw = BenchOptions.Rw.parse(rw);
@@ -246,11 +267,25 @@ final class BenchCommand implements Callable<Integer> {
             }
             names.add(transport);
         }
+        // Ctrl-C or SIGTERM: the run ends, the summary of what ran is printed, the exit code is its own
+        Runnable restoreSignals = ServeReadiness.onStopSignals(() -> o.interrupted.set(true));
+        try {
+            return runAll(o, names, results, modes, out, err, progress);
+        } finally {
+            restoreSignals.run();
+        }
+    }
+
+    private int runAll(BenchOptions o, List<String> names, List<BenchResult> results, List<BenchOptions.PiMode> modes,
+                       PrintWriter out, PrintWriter err, PrintStream progress) throws Exception {
         boolean bad = false;
         boolean ioErrors = false;
         boolean sideBySide = modes.size() > 1 || rounds > 1;
         List<PiComparison> comparisons = new ArrayList<>();
         for (String name : names) {
+            if (o.interrupted.get()) {
+                break;
+            }
             List<BenchResult> rs;
             try {
                 rs = new BenchRunner(o, progress).runSideBySide(name, modes, rounds);
@@ -289,8 +324,44 @@ final class BenchCommand implements Callable<Integer> {
             writePlot(results);
             (json ? err : out).println("plot: " + plot);
         }
+        if (o.interrupted.get()) {
+            err.println("pistore bench: interrupted; the results above cover the time it ran");
+        }
         out.flush();
+        err.flush();
         return bad ? ExitCodes.BAD_BLOCKS : ioErrors ? ExitCodes.FAILURE : ExitCodes.OK;
+    }
+
+    /** Each element of --target is HOST:PORT with a port of 1 to 65535 (a bare host is a usage error, not an I/O error). */
+    static void checkTarget(String target) {
+        for (String a : target.split(",", -1)) {
+            int colon = a.lastIndexOf(':');
+            String port = colon < 0 ? "" : a.substring(colon + 1);
+            boolean ok = colon > 0 && port.matches("\\d{1,5}") && Integer.parseInt(port) >= 1
+                    && Integer.parseInt(port) <= 65535;
+            if (!ok) {
+                throw CliException.usage("--target " + target + ": expected HOST:PORT with a port of 1 to 65535, not '"
+                        + a + "'");
+            }
+        }
+    }
+
+    /** {@code 10s}, {@code 500ms}, or a bare number of seconds, 0 to 3600 s. */
+    static long millis(String d) {
+        String s = d.strip().toLowerCase(Locale.ROOT);
+        long m;
+        try {
+            m = s.endsWith("ms") ? Long.parseLong(s.substring(0, s.length() - 2).strip())
+                    : Math.multiplyExact(Long.parseLong(s.endsWith("s") ? s.substring(0, s.length() - 1).strip() : s),
+                    1000L);
+        } catch (NumberFormatException | ArithmeticException e) {
+            m = -1;
+        }
+        if (m < 0 || m > 3_600_000) {
+            throw new IllegalArgumentException("--connect-timeout must be a duration of 0 to 3600 s (10s, 500ms), not '"
+                    + d + "'");
+        }
+        return m;
     }
 
     private void writePlot(List<BenchResult> results) throws java.io.IOException {

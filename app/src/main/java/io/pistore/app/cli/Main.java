@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
         subcommands = {ServeCommand.class, StatsCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class,
-            ReplicasCommand.class, PiCommand.class,
+            ReplicasCommand.class, StopCommand.class, PiCommand.class,
             TransportsCommand.class, VersionCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -45,6 +45,7 @@ public final class Main implements Callable<Integer> {
     public static void main(String[] args) {
         // Log records (transports' warnings about bad peers, say) on one line each, shaped like serve's own.
         ServerLog.installLineFormat();
+        ServeDaemon.launchedFromMain();
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
         int code = run(out, err, args);
@@ -140,9 +141,39 @@ public final class Main implements Callable<Integer> {
     private static int parameterError(ParameterException ex, String[] args) {
         CommandLine cl = ex.getCommandLine();
         String name = cl.getCommandSpec().qualifiedName();
-        cl.getErr().println(name + ": " + oneLine(ex.getMessage()) + " (see '" + name + " --help')");
+        String message = ex instanceof CommandLine.UnmatchedArgumentException u ? unmatched(u, cl) : null;
+        cl.getErr().println(name + ": " + (message != null ? message : oneLine(ex.getMessage()))
+                + " (see '" + name + " --help')");
         cl.getErr().flush();
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * An unknown word or option, named, with the valid ones: {@code unknown command 'x' (commands:
+     * ...)}, {@code unknown option '--x' (options: ...)}; null for other unmatched arguments.
+     */
+    static String unmatched(CommandLine.UnmatchedArgumentException u, CommandLine cl) {
+        java.util.List<String> words = u.getUnmatched();
+        if (words.isEmpty()) {
+            return null;
+        }
+        String w = words.get(0);
+        CommandSpec s = cl.getCommandSpec();
+        if (w.startsWith("-") && !w.equals("-")) {
+            java.util.List<String> options = new java.util.ArrayList<>();
+            for (CommandLine.Model.OptionSpec o : s.options()) {
+                if (!o.hidden()) {
+                    options.add(o.longestName());
+                }
+            }
+            return "unknown option '" + w + "' (options: " + String.join(", ", options) + ")";
+        }
+        if (!s.subcommands().isEmpty() && s.positionalParameters().isEmpty()) {
+            java.util.Set<String> names = new java.util.LinkedHashSet<>();
+            s.subcommands().values().forEach(c -> names.add(c.getCommandName()));
+            return "unknown command '" + w + "' (commands: " + String.join(", ", names) + ")";
+        }
+        return "unexpected argument '" + w + "'";
     }
 
     private static int executionError(Exception ex, CommandLine cl, ParseResult parsed) {

@@ -65,9 +65,10 @@ final class ScrubCommand implements Callable<Integer> {
             Volume v = s.get(name);
             if (v == null) {
                 boolean damaged = s.openProblems().stream().anyMatch(p -> p.startsWith("volume " + name + " not opened:"));
+                String replicated = OfflineReplicas.hint(data.dir, name);
                 throw CliException.usage(damaged
                         ? "volume '" + name + "' is in " + data.dir + " but could not be opened (the line above says why)"
-                        : "no volume named '" + name + "' in " + data.dir);
+                        : replicated != null ? replicated : "no volume named '" + name + "' in " + data.dir);
             }
             CheckFlags checks = Scrubber.checks(v.format());
             BadBlockReport report = new BadBlockReport(out, maxErrors, v.format(), checks);
@@ -97,7 +98,7 @@ final class ScrubCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--replicas: " + e.getMessage());
         } catch (ReplicationException e) {
-            throw CliException.usage(e.getMessage());
+            throw CliException.failure(e.getMessage()); // its peers unreachable, as replicas status: exit 3
         }
         try (v) {
             long bytesPerBlock = v.format().blockSize();

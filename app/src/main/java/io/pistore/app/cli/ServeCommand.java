@@ -74,6 +74,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     LogLevelOption logLevel;
 
+    @Mixin
+    ServeReadiness readiness;
+
     /** The transport settings of the config file and the command line, checked. */
     private TransportOptions settings;
 
@@ -162,9 +165,13 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (readiness.launchesDaemon()) {
+            return ServeDaemon.launch(spec, daemonLog(), spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
         try {
             return serve();
         } finally {
+            readiness.stopped();
             finished.countDown();
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -271,6 +278,7 @@ final class ServeCommand implements Callable<Integer> {
             printStarted(out, server, p);
             // Every listener is up: the single point where the server is ready.
             out.flush();
+            readiness.ready(out, serverLog.at(LogLevel.WARN));
             awaitStop(stop);
             if (server.nbd() != null) {
                 out.println("pistore serve: stopping NBD");
@@ -282,6 +290,15 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println("pistore serve: stopped");
         return ExitCodes.OK;
+    }
+
+    /** Where a --daemon server logs: --log-file, else serve.log in --data (which must exist) or, without one, here. */
+    private java.nio.file.Path daemonLog() {
+        if (readiness.logFile != null) {
+            return readiness.logFile;
+        }
+        return memoryVolumes.isEmpty() && target == null ? DataDirOption.requireExisting(data.dir).resolve("serve.log")
+                : java.nio.file.Path.of("serve.log");
     }
 
     /** The NBD frontend's options from the command line (the server sets the largest transfer). */
@@ -567,11 +584,13 @@ final class ServeCommand implements Callable<Integer> {
             }
         }, "pistore-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
+        Runnable restoreSignals = ServeReadiness.onStopSignals(stop::countDown);
         try {
             stop.await();
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {
+            restoreSignals.run();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {

@@ -168,6 +168,9 @@ final class VolumeCommand implements Callable<Integer> {
                 throw CliException.usage("--size " + size + " is not a positive multiple of the " + f.dataSize()
                         + "-byte block");
             }
+            if (java.nio.file.Files.exists(data.dir) && !java.nio.file.Files.isDirectory(data.dir)) {
+                throw CliException.usage("--data " + data.dir + " is not a directory");
+            }
             if (replicas != null) {
                 return createReplica(f);
             }
@@ -255,6 +258,7 @@ final class VolumeCommand implements Callable<Integer> {
             try (VolumeStore s = VolumeStore.open(dir, 0, spec.qualifiedName())) {
                 report(s, spec);
                 VolumeChange.list().apply(s, VolumeUse.NONE).forEach(out::println);
+                OfflineReplicas.listLines(dir, spec.qualifiedName()).forEach(out::println);
                 return s.openProblems().isEmpty() ? ExitCodes.OK : ExitCodes.FAILURE;
             } catch (DataDirInUseException e) {
                 if (!ControlClient.available(dir)) {

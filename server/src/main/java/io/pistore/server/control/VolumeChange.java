@@ -125,7 +125,10 @@ public record VolumeChange(String verb, List<String> args) {
                 out.add(String.format("%-24s %12s %12s  %s", "NAME", "BLOCKS", "SIZE", "FORMAT"));
                 for (Volume v : store.list()) {
                     out.add(String.format("%-24s %12d %12s  %s", v.name(), v.blockCount(),
-                            ByteCount.format(v.blockCount() * v.format().dataSize()), v.format()));
+                            ByteCount.format(v.blockCount() * v.format().dataSize()), v.format())
+                            + (v instanceof io.pistore.replication.ReplicatedVolume r ? "  replicated on "
+                                    + io.pistore.replication.ReplicaPeers.describe(r.group().getPeers().stream().toList())
+                                    : ""));
                 }
                 return out;
             }

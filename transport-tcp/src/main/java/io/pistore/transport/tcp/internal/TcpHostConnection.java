@@ -91,8 +91,9 @@ final class TcpHostConnection implements HostConnection {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.connectTimeoutMillis);
         try {
             for (int i = 0; i < qs.length; i++) {
+                // quiet: a failure to connect reaches the caller as this method's exception, logged once there
                 qs[i] = TcpHostQueue.open(transport.group().next(), cfg, a, peers.name(p), i, o.queueDepth(),
-                        session);
+                        session, true);
             }
             for (TcpHostQueue q : qs) {
                 long left = deadline - System.nanoTime();

@@ -1,0 +1,172 @@
+package io.pistore.it.docs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The command blocks of a document, run in bash as written, in order, from a work directory whose
+ * {@code ./pistore} runs this build's CLI (the launcher itself would start a Maven build inside this
+ * one). A command block is a plain fence whose first line is a command ({@code ./pistore},
+ * {@code curl}, a tool); a plain fence right after one is its output, which must be printed exactly.
+ * What differs from a user's run, and why: the {@code /tmp} directories of the document are
+ * directories of the test, and its well-known ports free ones, so that the test runs beside anything
+ * else on this machine (a serve without {@code --listen} or {@code --nbd} gets the tcp one); {@code CMD;
+ * echo "exit $?"} runs as {@code CMD && echo "exit 0" || echo "exit $?"} (same output, while the
+ * rest of the block runs under {@code set -e}); bench durations are cut to one second and rounds to
+ * two (the figures are not checked, the commands are). Nothing is waited for between the lines: a
+ * server starts with {@code serve --daemon}, which returns once it listens, and {@code stop} returns
+ * once it has exited. A line whose tool (nbdinfo, qemu-img, curl) is missing is left out with a line
+ * saying so; {@code .ci/run} installs them.
+ */
+final class DocBlocks {
+    private static final Pattern FENCE = Pattern.compile("(?m)^```([^\\n]*)\\n(.*?)^```\\s*$", Pattern.DOTALL);
+    private static final Pattern COMMAND = Pattern.compile("^(\\./pistore |curl |nbdinfo |qemu-img |head |printf |od |mkdir |[A-Z]=)");
+    private static final List<String> TOOLS = List.of("nbdinfo", "qemu-img", "curl");
+
+    record Block(String section, String commands, String expected) {
+    }
+
+    private DocBlocks() {
+    }
+
+    static Path doc(String relative) {
+        return Path.of(System.getProperty("user.dir")).getParent().resolve(relative);
+    }
+
+    /** The command blocks of {@code text}, each with the output block that follows it directly (or null). */
+    static List<Block> blocks(String text) {
+        List<Block> blocks = new ArrayList<>();
+        Matcher m = FENCE.matcher(text);
+        int prevEnd = -1;
+        boolean prevCommand = false;
+        String section = "";
+        while (m.find()) {
+            String before = text.substring(0, m.start());
+            int h = Math.max(before.lastIndexOf("\n## "), before.lastIndexOf("\n### "));
+            section = h < 0 ? section : before.substring(before.indexOf(' ', h) + 1, before.indexOf('\n', h + 1));
+            boolean plain = m.group(1).isBlank();
+            boolean follows = prevEnd >= 0 && text.substring(prevEnd, m.start()).isBlank();
+            String body = m.group(2);
+            if (plain && follows && prevCommand && blocks.get(blocks.size() - 1).expected() == null) {
+                Block last = blocks.remove(blocks.size() - 1);
+                blocks.add(new Block(last.section(), last.commands(), body));
+                prevCommand = false;
+            } else if (plain && COMMAND.matcher(body).find()) {
+                blocks.add(new Block(section, body, null));
+                prevCommand = true;
+            } else {
+                prevCommand = false;
+            }
+            prevEnd = m.end();
+        }
+        return blocks;
+    }
+
+    static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** {@code ./pistore} in {@code work}: this build's CLI on the test's class path. */
+    static void writeLauncher(Path work) throws IOException {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        String launcher = "#!/usr/bin/env bash\nexec '" + java + "' -Xss1m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
+                + " --add-exports java.base/sun.nio.ch=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
+                + "' io.pistore.app.cli.Main \"$@\"\n";
+        Path p = work.resolve("pistore");
+        Files.writeString(p, launcher);
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    static boolean onPath(String tool) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The block as bash runs it here: {@code dirs} maps a document's directory to the test's,
+     * {@code ports} a document's port to a free one (after a colon, or a bare {@code --metrics} port).
+     */
+    static String script(String commands, Map<String, Path> dirs, Map<Integer, Integer> ports, int tcpPort) {
+        StringBuilder s = new StringBuilder("set -e\n");
+        Pattern port = Pattern.compile("(?<=:|--metrics )(" + String.join("|",
+                ports.keySet().stream().map(String::valueOf).toList()) + ")\\b");
+        for (String line : commands.split("\n")) {
+            String l = line;
+            for (Map.Entry<String, Path> d : dirs.entrySet()) {
+                l = l.replace(d.getKey(), d.getValue().toString());
+            }
+            // one pass, so that a free port that contains another's digits is not replaced again
+            l = port.matcher(l).replaceAll(m -> String.valueOf(ports.get(Integer.parseInt(m.group(1)))));
+            if (l.startsWith("./pistore serve") && !l.contains("--listen") && !l.contains("--nbd")) {
+                l = l.replace("./pistore serve", "./pistore serve --listen 127.0.0.1:" + tcpPort);
+            }
+            if (l.startsWith("./pistore bench")) {
+                l = l.replaceAll("--seconds \\d+", "--seconds 1").replaceAll("--rounds \\d+", "--rounds 2");
+            }
+            // "CMD; echo "exit $?"" shows a failing command's code: the same without set -e ending the block
+            l = l.replace("; echo \"exit $?\"", " && echo \"exit 0\" || echo \"exit $?\"");
+            String tool = l.isBlank() ? "" : l.strip().split("\\s+")[0];
+            if (TOOLS.contains(tool) && !onPath(tool)) {
+                System.out.println("[docs] left out, " + tool + " is not installed: " + line);
+                continue;
+            }
+            s.append(l).append('\n');
+        }
+        return s.toString();
+    }
+
+    record Ran(int code, String output) {
+    }
+
+    static Ran bash(Path work, String script) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", script).directory(work.toFile()).redirectErrorStream(true);
+        Process p = pb.start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(300, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("block did not end within 300 s:\n" + script);
+        }
+        return new Ran(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+    }
+
+    /** Runs every block in order; returns the sections run. */
+    static List<String> runAll(String doc, List<Block> blocks, Path work, Map<String, Path> dirs,
+                               Map<Integer, Integer> ports, int tcpPort) throws IOException, InterruptedException {
+        List<String> ran = new ArrayList<>();
+        for (Block b : blocks) {
+            Ran r = bash(work, script(b.commands(), dirs, ports, tcpPort));
+            String where = doc + " section '" + b.section() + "', block:\n" + b.commands() + "\noutput:\n" + r.output();
+            assertEquals(0, r.code(), where);
+            if (b.expected() != null) {
+                assertEquals(b.expected().strip(), r.output().strip(), where);
+            }
+            ran.add(b.section());
+        }
+        return ran;
+    }
+
+    /** A server that a failed block left running (its pid file is still there): SIGKILL, so the test ends. */
+    static void stopLeftover(Path pidFile) throws IOException {
+        if (Files.exists(pidFile)) {
+            ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+}

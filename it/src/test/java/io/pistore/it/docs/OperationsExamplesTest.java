@@ -1,0 +1,45 @@
+package io.pistore.it.docs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * docs/OPERATIONS.md runs as written: its command blocks, in order, as {@link DocBlocks} runs them.
+ * The server its first block starts in the background serves the later blocks (metrics, stats)
+ * until its "Running as a service" block stops it.
+ */
+@Timeout(600)
+class OperationsExamplesTest {
+    @TempDir
+    Path work;
+
+    @Test
+    void operationsRunsAsWritten() throws Exception {
+        List<DocBlocks.Block> blocks = DocBlocks.blocks(Files.readString(DocBlocks.doc("docs/OPERATIONS.md")));
+        assertTrue(blocks.size() >= 5, "the blocks were found: " + blocks.size());
+        DocBlocks.writeLauncher(work);
+        Path ops = work.resolve("pistore-ops");
+        int tcp = DocBlocks.freePort();
+        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, DocBlocks.freePort(), 9464, DocBlocks.freePort());
+        List<String> ran;
+        try {
+            ran = DocBlocks.runAll("OPERATIONS.md", blocks, work, Map.of("/tmp/pistore-ops", ops), ports, tcp);
+        } finally {
+            DocBlocks.stopLeftover(ops.resolve("serve.pid"));
+        }
+        assertEquals(blocks.size(), ran.size());
+        assertTrue(ran.contains("Running as a service") && ran.contains("Metrics"), ran.toString());
+        assertFalse(Files.exists(ops.resolve("serve.pid")), "the last block stopped the server");
+        assertTrue(Files.exists(work.resolve("bench.svg")), "bench --plot wrote its picture");
+        System.out.println("[operations] ran " + ran.size() + " blocks: " + ran);
+    }
+}
