@@ -38,9 +38,9 @@ final class MemoryTarget implements TargetHandler {
     }
 
     @Override
-    public synchronized void execute(BlockRequest r, io.pistore.spi.PiDuty piCheckedInTransport, Consumer<Completion> done) {
+    public synchronized void execute(BlockRequest r, io.pistore.spi.PiDuty duty, Consumer<Completion> done) {
         requests.add(r);
-        duties.add(piCheckedInTransport);
+        duties.add(duty);
         int ds = format.dataSize();
         int ms = format.metadataSize();
         int n = r.blocks();
