@@ -11,6 +11,7 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiError;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.BlockTransport;
@@ -522,7 +523,12 @@ public final class BenchRunner {
             }
 
             private BlockRequest readRequest() {
-                return BlockRequest.read(volume, lba, blocksPerIo, dataList, metaList, protection());
+                // Pass mode: the PI comes back into this process's memory and is checked once, here, at
+                // the end of its path (what reaches the application is what is checked); the request
+                // asks no hop before for checks (its PiDuty leaves them to the host).
+                Protection p = protection();
+                return BlockRequest.read(volume, lba, blocksPerIo, dataList, metaList, pi == BenchOptions.PiMode.PASS
+                        && f.hasPi() ? Protection.pass(CheckFlags.NONE, p.initialRefTag(), 0, 0) : p);
             }
 
             /** Each block: LBA, generation, then a value derived from both, as longs. */
@@ -564,11 +570,15 @@ public final class BenchRunner {
                     io.increment();
                     problem(String.valueOf(e));
                 } else if (c.isSuccess()) {
-                    // Pass mode: a read's PI was checked once on its way here, as its check flags ask
-                    // (by the transport's host end, or by the target where the PI is not checked
-                    // further along: the request's PiDuty); a block that failed came back as a PI
-                    // error, not as a success, so it is never counted as a data mismatch below.
-                    if (o.rw == BenchOptions.Rw.VERIFY) {
+                    // Pass mode: the application's check of a read (the only one: readRequest); a block
+                    // it rejects is a detected error, not a data mismatch (wrong data nobody reported).
+                    PiError pe = !write && metaList != null
+                            ? Pi.verify(hostContext(), dataList, metaList, blocksPerIo) : null;
+                    if (pe != null) {
+                        stats.hostPiError(transport, volume, pe.kind());
+                        count(pe.kind().shortName());
+                        problem("host check at lba " + (lba + pe.blockIndex()) + ": " + pe);
+                    } else if (o.rw == BenchOptions.Rw.VERIFY) {
                         if (write) {
                             generations[(int) chunk]++;
                         } else if ((generations[(int) chunk] != 0 || unwrittenIsZero)
