@@ -1,5 +1,6 @@
 package io.pistore.replication;
 
+import io.pistore.engine.volume.PrivateFiles;
 import io.pistore.engine.volume.VolumeStore;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -71,9 +72,9 @@ final class ReplicaFiles {
 
     /** Records, durably and atomically, that the replica's files hold every entry up to {@code index}. */
     void recordHeld(long index) throws IOException {
-        Files.createDirectories(record.getParent());
+        PrivateFiles.createDirectories(record.getParent());
         Path tmp = record.resolveSibling(record.getFileName() + ".tmp");
-        Files.writeString(tmp, "index " + index + "\n", StandardCharsets.UTF_8);
+        PrivateFiles.write(tmp, ("index " + index + "\n").getBytes(StandardCharsets.UTF_8));
         try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
             c.force(true);
         }

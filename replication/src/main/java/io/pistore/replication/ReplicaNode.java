@@ -1,5 +1,6 @@
 package io.pistore.replication;
 
+import io.pistore.engine.volume.PrivateFiles;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
@@ -38,6 +39,8 @@ public final class ReplicaNode implements AutoCloseable {
     private final Map<RaftGroupId, String> names = new ConcurrentHashMap<>();
     private final Map<String, ReplicaStats> stats = new ConcurrentHashMap<>();
     private final Path groupsDir;
+    /** Ratis's storage: its groups' logs and snapshots. */
+    private final Path raftDir;
     private final String host;
     private RaftServer server;
     /** Hears the name of each volume whose replica this peer gave up (removed from its group). */
@@ -73,7 +76,9 @@ public final class ReplicaNode implements AutoCloseable {
         this.settings = settings;
         this.log = log;
         this.groupsDir = dir.resolve("groups");
+        this.raftDir = dir.resolve("raft");
         this.host = host;
+        PrivateFiles.createDirectories(raftDir);
         this.replicas = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id);
         for (Volume v : replicas.list()) {
             names.put(groupId(v.name()), v.name());
@@ -89,6 +94,7 @@ public final class ReplicaNode implements AutoCloseable {
             s.start();
             this.server = s;
             joinDeclaredGroups();
+            privateRaft();
         } catch (IOException | RuntimeException e) {
             if (s != null) {
                 s.close();
@@ -121,7 +127,17 @@ public final class ReplicaNode implements AutoCloseable {
             }
             reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0,
                     RaftGroup.valueOf(gid, peers), true)), "join the group of volume " + name);
+            privateRaft();
         }
+    }
+
+    /**
+     * Ratis makes a group's directories and log segments with the umask's modes: once a group is
+     * joined they are made the owner's alone, and the 0700 storage directory keeps out everyone else
+     * from what it makes later (a new log segment).
+     */
+    private void privateRaft() throws IOException {
+        PrivateFiles.tighten(raftDir);
     }
 
     private void reply(RaftClientReply r, String what) throws ReplicationException {
@@ -145,9 +161,9 @@ public final class ReplicaNode implements AutoCloseable {
 
     /** Writes a replica's peer list, atomically: the group a first start joins. */
     private static void writePeers(Path groupsDir, String name, List<RaftPeer> peers) throws IOException {
-        java.nio.file.Files.createDirectories(groupsDir);
+        PrivateFiles.createDirectories(groupsDir);
         Path tmp = groupsDir.resolve(name + ".peers.tmp");
-        java.nio.file.Files.writeString(tmp, ReplicaPeers.describe(peers) + "\n", StandardCharsets.UTF_8);
+        PrivateFiles.write(tmp, (ReplicaPeers.describe(peers) + "\n").getBytes(StandardCharsets.UTF_8));
         try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(tmp,
                 java.nio.file.StandardOpenOption.WRITE)) {
             c.force(true);
@@ -336,6 +352,7 @@ public final class ReplicaNode implements AutoCloseable {
         try {
             reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0,
                     RaftGroup.valueOf(gid), true)), "join the group of volume " + name);
+            privateRaft();
             joined = true;
             GroupMembership.Change c = m.change(List.of(peer()), replacing == null ? List.of() : List.of(replacing));
             writePeers(groupsDir, name, c.after);
@@ -422,6 +439,7 @@ public final class ReplicaNode implements AutoCloseable {
             writePeers(groupsDir, name, peers);
             reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id,
                     0, RaftGroup.valueOf(gid, peers), true)), "join the group of volume " + name);
+            privateRaft();
         } catch (IOException | RuntimeException e) {
             names.remove(gid);
             java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));

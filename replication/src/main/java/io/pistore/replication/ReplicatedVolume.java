@@ -51,6 +51,8 @@ public final class ReplicatedVolume implements Volume {
     private final ReplicationSettings settings;
     private volatile boolean closed;
     private final long timeoutMs;
+    /** How long a read waits for one attempt's answer before it sends another beside it. */
+    private final long attemptMs;
     private final Consumer<String> log;
     private volatile RaftClient client;
     /**
@@ -84,6 +86,7 @@ public final class ReplicatedVolume implements Volume {
         this.group = group;
         this.settings = settings;
         this.timeoutMs = settings.operationTimeout().toMillis();
+        this.attemptMs = settings.attemptTimeout().toMillis();
         this.log = log;
         this.client = newClient(group, settings);
         this.batcher = new CommitBatcher(this::send, settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
@@ -181,21 +184,24 @@ public final class ReplicatedVolume implements Volume {
      * A client of a group. Retries (to the next peer, after a leader change) stop after about the
      * operation timeout; every caller's wait is bounded by it regardless.
      *
-     * <p>One request may take the whole operation timeout, not just an RPC's: a write waits at the
-     * leader for two log {@code fsync}s in sequence behind every entry queued before it, which on a
-     * loaded machine took more than a second. A request given up after the RPC timeout closed the
-     * client's ordered stream and failed every write in flight on it; their retries queued behind the
-     * same entries, so under load no write was acknowledged until the operation timeout (a retry
-     * storm the probe showed in its first round, and a cause of tests failing on a loaded machine). A
-     * leader that dies breaks the connection, which fails the request at once and the client tries the
-     * next peer; a leader cut off from its majority steps down after the election timeout and answers
-     * its pending requests with "not leader".
+     * <p>One request to one peer is given up after the attempt time ({@link
+     * ReplicationSettings#attemptTimeout()}: the election timeout and an RPC's), then sent again,
+     * with the same call id, to another peer, which points the client to whoever leads. So a write at a
+     * leader that froze (or died without closing its connections) moves to the new leader once one is
+     * elected, instead of waiting for the frozen one until the operation timeout; and since the call
+     * id is the same, a leader that already has the entry (the old one's, committed by the new) answers
+     * it from Ratis's retry cache instead of appending it again. A leader that dies breaks the
+     * connection, which fails the request at once; a leader cut off from its majority steps down after
+     * the election timeout and answers its pending requests with "not leader". A write waits at the
+     * leader for two log {@code fsync}s in sequence behind the one entry of this volume in flight
+     * before it ({@link CommitBatcher} keeps one), so under load an attempt can run out while the leader
+     * still works: the retry reaches the same entry through the retry cache.
      */
     private static RaftClient newClient(RaftGroup group, ReplicationSettings settings) {
         long sleepMs = 100;
         return RaftClient.newBuilder()
                 .setRaftGroup(group)
-                .setProperties(settings.client(settings.operationTimeout()))
+                .setProperties(settings.client(settings.attemptTimeout()))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
                         (int) Math.max(1, settings.operationTimeout().toMillis() / sleepMs),
                         TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
@@ -343,7 +349,7 @@ public final class ReplicatedVolume implements Volume {
     }
 
     /** What failed, without the {@link java.util.concurrent.CompletionException} a future's stage wraps it in. */
-    private static Throwable unwrap(Throwable t) {
+    static Throwable unwrap(Throwable t) {
         return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
@@ -398,14 +404,24 @@ public final class ReplicatedVolume implements Volume {
 
     @Override
     public void read(long lba, int n, ScatterList data, ScatterList metadata) throws IOException {
-        VolumeStateMachine local = localLeader == null ? null : localLeader.confirmRead(timeoutMs, lba, name);
+        long start = System.nanoTime();
+        VolumeStateMachine local = null;
+        if (localLeader != null) {
+            try {
+                // An attempt's time, not the operation's: a leader that cannot confirm its read index
+                // that soon may have lost its followers, and the group's client finds whoever leads.
+                local = localLeader.confirmRead(attemptMs, lba, name);
+            } catch (ReplicationException e) {
+                log.accept(e.getMessage() + "; read through the group instead");
+            }
+        }
         if (local != null) {
             readLocal(local, lba, n, data, metadata);
             return;
         }
-        String what = "read lba=" + lba;
-        RaftClientReply r = await(client.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false)),
-                what, "not confirmed by a quorum (a linearizable read needs one)");
+        RaftClientReply r = GroupRead.linearizable(client, group.getPeers(),
+                ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), "volume " + name + ": read lba=" + lba, start,
+                timeoutMs, attemptMs);
         ReadReply rr = ReadReply.decode(r.getMessage().getContent());
         // The reply's buffers are read-only: healing, if needed, works on copies.
         checkAndHeal(lba, n, ScatterList.of(rr.data), ScatterList.of(rr.metadata), r.getServerId(), rr.appliedIndex,
@@ -531,9 +547,9 @@ public final class ReplicatedVolume implements Volume {
         int per = Math.max(1, (1 << 20) / format.dataSize());
         for (long lba = 0; lba < blocks; lba += per) {
             int n = (int) Math.min(per, blocks - lba);
-            RaftClientReply fresh = await(client.async().sendReadOnly(
-                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false)), "read lba=" + lba,
-                    "not confirmed by a quorum (a linearizable read needs one)");
+            RaftClientReply fresh = GroupRead.linearizable(client, group.getPeers(),
+                    ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), "volume " + name + ": read lba=" + lba,
+                    System.nanoTime(), timeoutMs, attemptMs);
             long minIndex = ReadReply.decode(fresh.getMessage().getContent()).appliedIndex;
             Map<RaftPeerId, ReadReply> copies = new java.util.LinkedHashMap<>();
             Map<RaftPeerId, Map<Integer, PiError>> bad = new java.util.HashMap<>();
@@ -652,28 +668,6 @@ public final class ReplicatedVolume implements Volume {
             from.read(off, chunk, 0, len);
             to.write(off, chunk, 0, len);
         }
-    }
-
-    /** Waits at most the operation timeout; every failure becomes one line naming the volume. */
-    private RaftClientReply await(CompletableFuture<RaftClientReply> f, String what, String timeoutMeaning)
-            throws ReplicationException {
-        RaftClientReply r;
-        try {
-            r = f.get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            f.cancel(false);
-            throw new ReplicationException("volume " + name + ": " + what + " " + timeoutMeaning + " within " + timeoutMs
-                    + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ReplicationException("volume " + name + ": " + what + " interrupted");
-        } catch (ExecutionException e) {
-            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(e.getCause()));
-        }
-        if (!r.isSuccess()) {
-            throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
-        }
-        return r;
     }
 
     /** The innermost message of a failure, first line only. */

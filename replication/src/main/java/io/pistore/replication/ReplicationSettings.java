@@ -95,11 +95,17 @@ public final class ReplicationSettings {
      * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 22 MiB (two of
      * the largest entries: the open segment's entries stay in memory); one log entry of a volume on
      * its way to a quorum at a time (the writes that arrive meanwhile leave together as the next one,
-     * which waits up to 2 ms for the writers the one before answered).
+     * which waits up to 2 ms for the writers the one before answered). The system properties
+     * {@code pistore.replication.election.ms} (the minimum election timeout, the maximum twice it),
+     * {@code pistore.replication.rpc.ms} and {@code pistore.replication.operation.ms} override the
+     * timeouts (tests of failures shorten them).
      */
     public static ReplicationSettings defaults() {
-        return new ReplicationSettings(Duration.ofMillis(1000), Duration.ofMillis(2000), Duration.ofSeconds(3),
-                Duration.ofSeconds(10), 10_000, 1, Duration.ofSeconds(120), 2.0, 1024, 2 * ENTRY_MAX.getSize());
+        long election = Long.getLong("pistore.replication.election.ms", 1000);
+        return new ReplicationSettings(Duration.ofMillis(election), Duration.ofMillis(2 * election),
+                Duration.ofMillis(Long.getLong("pistore.replication.rpc.ms", 3000)),
+                Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), 10_000, 1,
+                Duration.ofSeconds(120), 2.0, 1024, 2 * ENTRY_MAX.getSize());
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
@@ -190,6 +196,18 @@ public final class ReplicationSettings {
      */
     public Duration membershipTimeout() {
         return membershipTimeout;
+    }
+
+    /**
+     * How long one request to one peer waits for its answer before it is sent again (a read beside it,
+     * to another member; a write, with the same call id, to another member, which points it to the
+     * leader): the election timeout's maximum plus the RPC timeout. A leader that died or froze is
+     * replaced within the first; a live leader slow under load is given an RPC's time more before a
+     * request leaves it (a read then answered by a follower with the read index; a write sent
+     * again to the same entry through the retry cache).
+     */
+    public Duration attemptTimeout() {
+        return electionMax.plus(rpcTimeout);
     }
 
     /** How long a read or write may wait for a quorum before it fails. */

@@ -1,5 +1,6 @@
 package io.pistore.replication;
 
+import io.pistore.engine.volume.PrivateFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -39,7 +40,7 @@ final class VolumeSnapshots implements StateMachineStorage {
     @Override
     public void init(RaftStorage raftStorage) throws IOException {
         this.dir = raftStorage.getStorageDir().getStateMachineDir();
-        Files.createDirectories(dir.toPath());
+        PrivateFiles.createDirectories(dir.toPath());
     }
 
     @Override
@@ -111,7 +112,7 @@ final class VolumeSnapshots implements StateMachineStorage {
         if (Files.exists(tmp)) {
             FileUtils.deleteFully(tmp);
         }
-        Files.createDirectories(tmp);
+        PrivateFiles.createDirectories(tmp);
         replica.copyTo(tmp.resolve(DATA), tmp.resolve(META));
         ReplicaFiles.forceDirectory(tmp);
         Path done = d.resolve(name);

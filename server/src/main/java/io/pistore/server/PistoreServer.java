@@ -17,6 +17,7 @@ import io.pistore.server.control.ReplicaJoiner;
 import io.pistore.server.control.ServedVolumeUse;
 import io.pistore.server.metrics.EngineCollector;
 import io.pistore.server.metrics.MetricsEndpoint;
+import io.pistore.server.metrics.MetricsWebConfig;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.ConnectOptions;
@@ -130,7 +131,7 @@ public final class PistoreServer implements AutoCloseable {
     private void startAll() throws IOException {
         if (b.metricsAddress != null) {
             try {
-                metrics = opened(MetricsEndpoint.start(b.metricsAddress, collector));
+                metrics = opened(MetricsEndpoint.start(b.metricsAddress, collector, b.metricsWeb));
             } catch (IOException | IllegalArgumentException e) {
                 throw new IllegalArgumentException("cannot serve metrics on " + b.metricsAddress + ": "
                         + message(e), e);
@@ -397,6 +398,7 @@ public final class PistoreServer implements AutoCloseable {
         private int replicaPort;
         private ReplicationSettings replicationSettings = ReplicationSettings.defaults();
         private String metricsAddress;
+        private MetricsWebConfig metricsWeb;
         private int latencySample = TargetStats.DEFAULT_LATENCY_SAMPLE;
         private boolean controlSocket = true;
         private Consumer<String> log = line -> { };
@@ -503,6 +505,12 @@ public final class PistoreServer implements AutoCloseable {
         /** Serves Prometheus metrics at {@code http://address/metrics} ({@code HOST:PORT}, or a bare port on loopback). */
         public Builder metrics(String address) {
             this.metricsAddress = address;
+            return this;
+        }
+
+        /** With {@link #metrics}: TLS and basic authentication of the endpoint ({@link MetricsWebConfig}). */
+        public Builder metricsWebConfig(MetricsWebConfig web) {
+            this.metricsWeb = web;
             return this;
         }
 

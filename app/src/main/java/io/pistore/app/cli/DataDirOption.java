@@ -20,9 +20,16 @@ final class DataDirOption {
 
     /**
      * {@code dir}, or a usage error when it is not an existing directory: a mistyped {@code --data}
-     * would otherwise be created empty and look like a store without volumes.
+     * would otherwise be created empty and look like a store without volumes. One this process may
+     * not enter is a permission problem, said as such.
      */
     static Path requireExisting(Path dir) {
+        if (PermissionProblem.hidden(dir)) {
+            throw CliException.usage("--data " + PermissionProblem.describe(dir));
+        }
+        if (Files.isDirectory(dir) && !PermissionProblem.usable(dir)) {
+            throw CliException.usage("--data " + PermissionProblem.describe(dir));
+        }
         if (!Files.isDirectory(dir)) {
             throw CliException.usage(Files.exists(dir) ? "--data " + dir + " is not a directory"
                     : "--data " + dir + ": no such directory ('pistore volume create --data " + dir

@@ -185,8 +185,13 @@ public final class Main implements Callable<Integer> {
             code = ((CliException) ex).exitCode();
         } else if (ex instanceof IOException || ex instanceof UncheckedIOException) {
             IOException io = ex instanceof IOException ? (IOException) ex : ((UncheckedIOException) ex).getCause();
-            err.println(name + ": I/O error: " + describe(io));
-            code = ExitCodes.FAILURE;
+            if (io instanceof AccessDeniedException) { // unusable files, not an I/O error
+                err.println(name + ": " + PermissionProblem.describe(java.nio.file.Path.of(((AccessDeniedException) io).getFile())));
+                code = ExitCodes.USAGE;
+            } else {
+                err.println(name + ": I/O error: " + describe(io));
+                code = ExitCodes.FAILURE;
+            }
         } else {
             err.println(name + ": internal error: " + oneLine(String.valueOf(ex))
                     + " (run with -Dpistore.debug=true for the stack trace)");

@@ -17,6 +17,7 @@ import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicaNode;
 import io.pistore.replication.ReplicatedVolume;
 import io.pistore.server.PistoreServer;
+import io.pistore.server.metrics.MetricsWebConfig;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
@@ -116,6 +117,12 @@ final class ServeCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int metricsLatencySample;
 
+    @Option(names = {"--metrics-web-config", "--web.config.file"}, paramLabel = "FILE",
+            description = "With --metrics: TLS and basic authentication from a web-config file in the Prometheus "
+                    + "exporter toolkit's format (tls_server_config, basic_auth_users; docs/SECURITY.md; config key: "
+                    + "metrics-web-config).")
+    java.nio.file.Path metricsWebConfig;
+
     @Option(names = "--memory-volume", paramLabel = "NAME:SIZE[:DATA+META]",
             description = "Serve an in-memory volume (repeatable; format 4096+8 Type 1 by default) instead of "
                     + "the volumes of --data; its content is lost at exit.")
@@ -154,6 +161,11 @@ final class ServeCommand implements Callable<Integer> {
                     + "--target) before the client gets EIO; flushes only with a list of peers; 0: EIO at once "
                     + "(default: ${DEFAULT-VALUE}).")
     long nbdResendMillis;
+
+    @Option(names = "--strict-permissions",
+            description = "Refuse to start when the data directory or a volume's files give group or others "
+                    + "access (default: one warning line each; docs/SECURITY.md).")
+    boolean strictPermissions;
 
     private ServerLog serverLog;
 
@@ -208,6 +220,12 @@ final class ServeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
         }
+        if (metricsWebConfig != null && metrics == null) {
+            throw CliException.usage("--metrics-web-config needs --metrics: it sets up the metrics endpoint");
+        }
+        if (strictPermissions && memoryVolumes.isEmpty() && target == null) {
+            PermissionProblem.requirePrivate(data.existing());
+        }
         settings = transportOptions.resolve(config);
         settings = withTcpAccess(settings);
         settings = withTcpTlsEngine(settings);
@@ -234,6 +252,13 @@ final class ServeCommand implements Callable<Integer> {
                 .metricsLatencySample(metricsLatencySample).nbdQueues(nbdQueues);
         if (metrics != null) {
             b.metrics(metrics);
+            if (metricsWebConfig != null) {
+                try {
+                    b.metricsWebConfig(MetricsWebConfig.read(metricsWebConfig));
+                } catch (IllegalArgumentException e) {
+                    throw CliException.usage("cannot serve metrics on " + metrics + ": " + e.getMessage());
+                }
+            }
         }
         if (nbd != null) {
             b.nbd(nbd, nbdOptions(log));
@@ -319,6 +344,9 @@ final class ServeCommand implements Callable<Integer> {
     private void printStarted(PrintWriter out, PistoreServer server, BlockTransportProvider p) {
         if (server.metrics() != null) {
             out.println("pistore serve: metrics at " + server.metrics().url());
+            out.flush();
+            warnIfExposed("metrics", server.metrics().address(), server.metrics().tls(),
+                    "reads every volume's name and figures");
         }
         VolumeStore store = server.volumes();
         if (store == null) {
@@ -496,13 +524,18 @@ final class ServeCommand implements Callable<Integer> {
      * other machines: it says what is exposed and how to close it.
      */
     private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted) {
+        warnIfExposed(what, bound, encrypted, "reads and writes every volume");
+    }
+
+    /** As above, saying what anyone who reaches the listener can do ({@code exposes}). */
+    private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted, String exposes) {
         if (encrypted || bound.getAddress().isLoopbackAddress()) {
             return;
         }
         String host = bound.getAddress().getHostAddress();
         spec.commandLine().getErr().println("pistore serve: warning: " + what + " on "
                 + (bound.getAddress().isAnyLocalAddress() ? "every address" : host) + " port " + bound.getPort()
-                + " accepts clients without TLS: anyone who can reach it reads and writes every volume"
+                + " accepts clients without TLS: anyone who can reach it " + exposes
                 + " (see docs/SECURITY.md)");
         spec.commandLine().getErr().flush();
     }

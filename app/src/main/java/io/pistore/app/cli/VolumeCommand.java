@@ -224,7 +224,7 @@ final class VolumeCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }
-            java.nio.file.Files.createDirectories(data.dir);
+            io.pistore.engine.volume.PrivateFiles.createDirectories(data.dir);
             try {
                 io.pistore.replication.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
                         size / f.dataSize(), peers);
@@ -240,7 +240,8 @@ final class VolumeCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "list", description = "Lists the volumes: name, blocks, size, format.")
+    @Command(name = "list", description = "Lists the volumes: name, blocks, size, format; a warning line on stderr "
+            + "for the directory and each volume whose files give group or others access.")
     static final class ListVolumes implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -265,6 +266,9 @@ final class VolumeCommand implements Callable<Integer> {
                     throw inUse(e, "stop it first");
                 }
                 change(dir, spec, VolumeChange.list()).lines().forEach(out::println);
+                // the server said these when it opened the store; whoever lists is told too
+                io.pistore.engine.volume.PrivateFiles.warnings(dir)
+                        .forEach(w -> spec.commandLine().getErr().println("pistore: warning: " + w));
                 return ExitCodes.OK;
             }
         }

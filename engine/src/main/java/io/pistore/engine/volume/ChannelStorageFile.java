@@ -39,9 +39,9 @@ final class ChannelStorageFile implements StorageFile {
         return new ChannelStorageFile(FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE), p);
     }
 
-    /** Creates a new file; fails if it exists. */
+    /** Creates a new file, {@code 0600} ({@link PrivateFiles}); fails if it exists. */
     static ChannelStorageFile create(Path p) throws IOException {
-        return new ChannelStorageFile(FileChannel.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+        return new ChannelStorageFile(PrivateFiles.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE), p);
     }
 

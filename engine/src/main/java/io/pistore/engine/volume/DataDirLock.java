@@ -62,7 +62,7 @@ final class DataDirLock implements AutoCloseable {
         FileChannel channel = null;
         try {
             Path file = key.resolve(FILE);
-            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            channel = PrivateFiles.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
             FileLock lock;
             try {
                 lock = channel.tryLock();

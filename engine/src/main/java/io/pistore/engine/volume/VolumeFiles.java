@@ -52,7 +52,7 @@ final class VolumeFiles {
     private static final int COPY_CHUNK = 1 << 20;
 
     /**
-     * Copies {@code from} to a new file {@code to} (replacing one left there) and forces it. Every
+     * Copies {@code from} to a new file {@code to}, {@code 0600} (replacing one left there), and forces it. Every
      * 1 MiB of zeros is skipped rather than written, so the copy of a sparse data file (blocks never
      * written) stays sparse on file systems with holes.
      */
@@ -60,7 +60,7 @@ final class VolumeFiles {
         java.nio.file.Files.deleteIfExists(to);
         try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from,
                 java.nio.file.StandardOpenOption.READ);
-                java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(to,
+                java.nio.channels.FileChannel out = PrivateFiles.open(to,
                         java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.CREATE_NEW)) {
             long size = in.size();
             ByteBuffer b = ByteBuffer.allocateDirect(COPY_CHUNK);

@@ -6,7 +6,6 @@ import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -94,8 +93,9 @@ public final class VolumeStore implements AutoCloseable {
         if (cacheBytes < 0) {
             throw new IllegalArgumentException("cache size must not be negative");
         }
-        Files.createDirectories(dir);
+        PrivateFiles.createDirectories(dir);
         VolumeStore s = new VolumeStore(dir, cacheBytes, DataDirLock.acquire(dir, owner));
+        PrivateFiles.warnings(dir).forEach(w -> s.openNotes.add("warning: " + w));
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + MANIFEST_SUFFIX)) {
             for (Path manifest : ds) {
                 String file = manifest.getFileName().toString();
@@ -124,7 +124,9 @@ public final class VolumeStore implements AutoCloseable {
 
     /**
      * One line per volume whose opening did more than open files: a journal replayed after a crash,
-     * a volume converted from manifest version 1.
+     * a volume converted from manifest version 1; and a line starting {@code warning: } for the
+     * directory, and for each volume, whose files give group or others access (a directory made by
+     * an earlier version: nothing changes their modes, the line names the fix).
      */
     public List<String> openNotes() {
         return Collections.unmodifiableList(openNotes);
@@ -553,10 +555,9 @@ public final class VolumeStore implements AutoCloseable {
         p.setProperty("pi.type", Integer.toString(f.type().number()));
         p.setProperty("pi.location", f.location().name().toLowerCase(Locale.ROOT));
         Path tmp = manifest.resolveSibling(manifest.getFileName() + ".tmp");
-        try (OutputStream out = Files.newOutputStream(tmp)) {
-            p.store(out, "pistore volume manifest");
-        }
-        try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+        Files.deleteIfExists(tmp); // a leftover keeps its mode; the new one is private
+        try (FileChannel c = PrivateFiles.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            p.store(java.nio.channels.Channels.newOutputStream(c), "pistore volume manifest");
             c.force(true);
         }
         try {

@@ -229,6 +229,7 @@ class ServeTlsTest {
     void preSharedKeysMakeNbdRequireTls() throws Exception {
         Path keys = dir.resolve("keys.psk");
         java.nio.file.Files.writeString(keys, "alice:00112233445566778899aabbccddeeff\n");
+        java.nio.file.Files.setPosixFilePermissions(keys, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")); // a key file open to others is refused
         Result r = serveUntil("/m ", "serve", "--nbd", "0.0.0.0:0", "--memory-volume", "m:1MiB",
                 "--tls-psk", keys.toString());
         assertEquals(0, r.code(), r.out() + " / " + r.err());
@@ -241,6 +242,7 @@ class ServeTlsTest {
     void aBadKeyFileStopsServeWithOneLine() throws Exception {
         Path keys = dir.resolve("keys.psk");
         java.nio.file.Files.writeString(keys, "alice:0011\nbob:xyz\n");
+        java.nio.file.Files.setPosixFilePermissions(keys, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")); // a key file open to others is refused
         Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk", keys.toString());
         assertEquals(2, r.code());
         assertEquals("pistore serve: PSK key file " + keys + " line 2: the key of identity 'bob' is not hex "
@@ -256,6 +258,7 @@ class ServeTlsTest {
         TestPki pki = TestPki.create(dir, "alice");
         Path keys = dir.resolve("keys.psk");
         java.nio.file.Files.writeString(keys, "alice:0011\n");
+        java.nio.file.Files.setPosixFilePermissions(keys, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")); // a key file open to others is refused
         Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk", keys.toString(),
                 "--tls-cert", pki.serverCert().toString(), "--tls-key", pki.serverKey().toString());
         assertEquals(2, r.code());
@@ -267,6 +270,7 @@ class ServeTlsTest {
     void anAccessFileWorksWithPreSharedKeys() throws Exception {
         Path keys = dir.resolve("keys.psk");
         java.nio.file.Files.writeString(keys, "alice:0011\n");
+        java.nio.file.Files.setPosixFilePermissions(keys, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")); // a key file open to others is refused
         java.nio.file.Files.writeString(dir.resolve("access"), "alice m rw\n");
         Result r = serveUntil("/m ", "serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-psk",
                 keys.toString(), "--nbd-access", dir.resolve("access").toString());

@@ -39,6 +39,7 @@ class NbdTlsPskInteropTest extends NbdTlsInteropKit {
     Path keyFile(String name, String... lines) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, String.join("\n", lines) + "\n");
+        java.nio.file.Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")); // a key file open to others is refused
         return p;
     }
 
@@ -110,6 +111,8 @@ class NbdTlsPskInteropTest extends NbdTlsInteropKit {
         assumeTool("psktool", "gnutls-bin");
         Path made = dir.resolve("made.psk");
         ok(60, "psktool", "-u", "bob", "-p", made.toString());
+        // as SECURITY.md says after psktool: a key file open to others is refused
+        Files.setPosixFilePermissions(made, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         serve(options(made));
         ToolRun info = ok(60, "nbdinfo", uri("bob", "img", made));
         assertTrue(info.output().contains("export-size: " + IMAGE_BYTES), info.output());

@@ -130,6 +130,11 @@ final class PistoreProcess implements AutoCloseable {
         }
     }
 
+    /** The process id (for signals such as SIGSTOP). */
+    long pid() {
+        return process.pid();
+    }
+
     /** kill -9. */
     void kill() throws InterruptedException {
         process.destroyForcibly();

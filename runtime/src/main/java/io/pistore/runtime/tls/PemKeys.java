@@ -26,6 +26,7 @@ final class PemKeys {
 
     static PrivateKey read(Path file) {
         String what = "private key";
+        KeyFilePermissions.check(file);
         List<PemBlock> blocks = PemBlock.read(file, what);
         for (PemBlock b : blocks) {
             switch (b.type()) {

@@ -30,8 +30,9 @@ public final class PskKeys {
         this.description = description;
     }
 
-    /** Reads and checks a key file. */
+    /** Reads and checks a key file; one open to group or others is refused ({@link KeyFilePermissions}). */
     public static PskKeys read(Path file) {
+        KeyFilePermissions.check(file);
         byte[] bytes;
         try {
             bytes = Files.readAllBytes(file);

@@ -217,12 +217,7 @@ public final class TlsContext {
         }
         SSLEngine e = context.createSSLEngine();
         e.setUseClientMode(false);
-        SSLParameters p = e.getSSLParameters();
-        p.setProtocols(new String[] {PROTOCOL});
-        p.setCipherSuites(supported(e.getSupportedCipherSuites()));
-        p.setUseCipherSuitesOrder(true);
-        p.setNeedClientAuth(requireClientCertificate);
-        e.setSSLParameters(p);
+        e.setSSLParameters(jdkServerParameters());
         return e;
     }
 
@@ -272,6 +267,25 @@ public final class TlsContext {
     private static String[] supported(String[] available) {
         java.util.Set<String> have = java.util.Set.of(available);
         return java.util.Arrays.stream(SUITES).filter(have::contains).toArray(String[]::new);
+    }
+
+    /** The JDK's context of this server: for a server the JDK runs itself (the metrics endpoint's HTTPS). */
+    public SSLContext jdkContext() {
+        return context;
+    }
+
+    /**
+     * What {@link #serverEngine()} sets on a JDK engine: TLS 1.3, the suites in order, and client
+     * certificates when they are required.
+     */
+    public SSLParameters jdkServerParameters() {
+        SSLEngine e = context.createSSLEngine();
+        SSLParameters p = e.getSSLParameters();
+        p.setProtocols(new String[] {PROTOCOL});
+        p.setCipherSuites(supported(e.getSupportedCipherSuites()));
+        p.setUseCipherSuitesOrder(true);
+        p.setNeedClientAuth(requireClientCertificate);
+        return p;
     }
 
     public boolean requiresClientCertificate() {

@@ -29,6 +29,7 @@ class PskKeysTest {
         // psktool -u alice -p keys.psk; then -u bob: one IDENTITY:HEX line each, a 32-byte key
         Files.writeString(f, "alice:9c1a7e5b3f0d2c4e6a8b0d1f3e5c7a9b1d3f5e7c9a0b2d4f6e8c0a1b3d5f7e9c\n"
                 + "bob:00ff10EE\n");
+        Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         PskKeys k = PskKeys.read(f);
         assertEquals(List.of("alice", "bob"), List.copyOf(k.identities()));
         assertArrayEquals(HexFormat.of().parseHex("00ff10ee"), k.key("bob"));
@@ -94,12 +95,14 @@ class PskKeysTest {
     void anUnreadableFileIsOneLine() throws Exception {
         Path f = dir.resolve("keys.psk");
         Files.writeString(f, "alice:00\n");
+        Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
         assertTrue(f.toFile().setReadable(false));
         try {
             if (Files.isReadable(f)) {
                 // root reads anything; a directory in its place is unreadable as a file for everyone
                 Files.delete(f);
-                Files.createDirectory(f);
+                Files.createDirectory(f, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
             }
             TlsFileException e = assertThrows(TlsFileException.class, () -> PskKeys.read(f));
             assertTrue(e.getMessage().startsWith("PSK key file " + f + " is not readable"), e.getMessage());

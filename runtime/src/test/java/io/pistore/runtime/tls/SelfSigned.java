@@ -41,6 +41,7 @@ public final class SelfSigned {
         Path keyFile = dir.resolve("self-key.pem");
         Files.writeString(cert, pem("CERTIFICATE", ks.getCertificate("self").getEncoded()));
         Files.writeString(keyFile, pem("PRIVATE KEY", key.getEncoded()));
+        java.nio.file.Files.setPosixFilePermissions(keyFile, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")); // a key file open to others is refused
         return new Path[] {cert, keyFile};
     }
 

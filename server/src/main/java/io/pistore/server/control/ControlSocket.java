@@ -1,5 +1,6 @@
 package io.pistore.server.control;
 
+import io.pistore.engine.volume.PrivateFiles;
 import io.pistore.engine.volume.VolumeStore;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -10,16 +11,24 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.UserPrincipal;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
 import java.util.List;
 import java.util.function.Consumer;
 
 /**
  * The local control path of {@code pistore serve}: a Unix domain socket {@code .control} in the data
  * directory, through which {@code pistore volume} commands change the volumes of the server that
- * owns the directory (the directory's lock keeps them from opening it themselves). Who may write in
- * the data directory may use it; nothing listens on a network. One request per connection: a line
+ * owns the directory (the directory's lock keeps them from opening it themselves). Nothing listens on
+ * a network. The socket file is {@code 0600} (inside a {@code 0700} directory), and each connection's
+ * peer is read from the kernel ({@code SO_PEERCRED}): only the server's own user and root are served,
+ * anyone else gets one refusal line; each accepted request is logged with the caller's user. The
+ * JDK's {@code SO_PEERCRED} gives the user and group only, not the peer's pid, so the log names no
+ * pid. One request per connection: a line
  * ({@link VolumeChange#encode()}), answered by {@code ok} and the lines to print, or by
  * {@code error<TAB>usage|failure<TAB>message}; then the server closes the connection.
  */
@@ -29,6 +38,8 @@ public final class ControlSocket implements AutoCloseable {
 
     private final Path path;
     private final ServerSocketChannel listener;
+    /** The user this server runs as: the owner of the socket file it made. */
+    private final UserPrincipal self;
     private final VolumeStore store;
     private final VolumeUse use;
     private final Consumer<String> log;
@@ -36,10 +47,11 @@ public final class ControlSocket implements AutoCloseable {
     /** Joins replicated volumes' groups; null where the server runs no replica peer. */
     private volatile ReplicaJoiner joiner;
 
-    private ControlSocket(Path path, ServerSocketChannel listener, VolumeStore store, VolumeUse use,
-                          Consumer<String> log) {
+    private ControlSocket(Path path, ServerSocketChannel listener, UserPrincipal self, VolumeStore store,
+                          VolumeUse use, Consumer<String> log) {
         this.path = path;
         this.listener = listener;
+        this.self = self;
         this.store = store;
         this.use = use;
         this.log = log;
@@ -55,13 +67,19 @@ public final class ControlSocket implements AutoCloseable {
         Path path = dir.resolve(FILE).toAbsolutePath();
         Files.deleteIfExists(path);
         ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        UserPrincipal self;
         try {
             ch.bind(UnixDomainSocketAddress.of(path));
+            if (PrivateFiles.posix(path)) {
+                Files.setPosixFilePermissions(path, PrivateFiles.FILE);
+            }
+            self = Files.getOwner(path);
         } catch (IOException | RuntimeException e) {
             ch.close();
+            Files.deleteIfExists(path);
             throw new IOException("cannot listen on " + path + ": " + e.getMessage(), e);
         }
-        ControlSocket s = new ControlSocket(path, ch, store, use, log);
+        ControlSocket s = new ControlSocket(path, ch, self, store, use, log);
         s.acceptor.start();
         return s;
     }
@@ -96,16 +114,27 @@ public final class ControlSocket implements AutoCloseable {
     private void serve(SocketChannel c) {
         try (c) {
             String reply;
+            String caller = "unknown";
             try {
-                VolumeChange change = VolumeChange.decode(readLine(c));
+                UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
+                caller = peer.user().getName();
+                String request = readLine(c); // read first: a reply over unread bytes may reach the peer as a reset
+                if (!allowed(peer.user())) {
+                    String who = self.getName().equals("root") ? "root" : self.getName() + " and root";
+                    log.accept("control: refused user " + caller + ": only " + who + " may change this server's volumes");
+                    reply = "error\tusage\tthe control socket of " + path.getParent() + " serves only " + who
+                            + ", not " + caller + "\n";
+                    write(c, reply);
+                    return;
+                }
+                VolumeChange change = VolumeChange.decode(request);
                 ReplicaJoiner j = joiner;
                 List<String> lines = change.verb().equals(VolumeChange.JOIN_REPLICA) ? join(change)
                         : change.verb().equals("delete") && j != null && j.replicated(change.args().get(0))
                         ? j.delete(change.args().get(0), Boolean.parseBoolean(change.args().get(1)), use)
                         : change.apply(store, use);
-                if (!change.verb().equals("list")) {
-                    log.accept("control: " + String.join("; ", lines));
-                }
+                log.accept("control: " + (change.verb().equals("list") ? "list" : String.join("; ", lines))
+                        + " (user " + caller + ")");
                 reply = "ok\n" + String.join("\n", lines) + "\n";
             } catch (IllegalArgumentException e) {
                 reply = "error\tusage\t" + oneLine(e.getMessage()) + "\n";
@@ -113,12 +142,25 @@ public final class ControlSocket implements AutoCloseable {
                 log.accept("control: request failed: " + e.getMessage());
                 reply = "error\tfailure\t" + oneLine(String.valueOf(e.getMessage())) + "\n";
             }
-            ByteBuffer out = ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8));
-            while (out.hasRemaining()) {
-                c.write(out);
-            }
+            write(c, reply);
         } catch (IOException e) {
             log.accept("control: " + e.getMessage());
+        }
+    }
+
+    /** The server's own user, and root. */
+    private boolean allowed(UserPrincipal user) throws IOException {
+        return user.equals(self) || user.equals(root());
+    }
+
+    private static UserPrincipal root() throws IOException {
+        return FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("root");
+    }
+
+    private static void write(SocketChannel c, String reply) throws IOException {
+        ByteBuffer out = ByteBuffer.wrap(reply.getBytes(StandardCharsets.UTF_8));
+        while (out.hasRemaining()) {
+            c.write(out);
         }
     }
 

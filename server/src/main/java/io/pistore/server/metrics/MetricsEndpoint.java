@@ -13,10 +13,12 @@ import java.io.IOException;
 public final class MetricsEndpoint implements AutoCloseable {
     private final HTTPServer server;
     private final String host;
+    private final MetricsWebConfig web;
 
-    private MetricsEndpoint(HTTPServer server, String host) {
+    private MetricsEndpoint(HTTPServer server, String host, MetricsWebConfig web) {
         this.server = server;
         this.host = host;
+        this.web = web;
     }
 
     /**
@@ -24,6 +26,15 @@ public final class MetricsEndpoint implements AutoCloseable {
      * bare {@code PORT}, which means loopback (metrics name volumes: not for every network by default).
      */
     public static MetricsEndpoint start(String address, EngineCollector collector) throws IOException {
+        return start(address, collector, null);
+    }
+
+    /**
+     * As {@link #start(String, EngineCollector)}, behind the TLS and basic authentication of
+     * {@code web} (null: plain HTTP, no authentication).
+     */
+    public static MetricsEndpoint start(String address, EngineCollector collector, MetricsWebConfig web)
+            throws IOException {
         String host;
         String port;
         int colon = address.lastIndexOf(':');
@@ -52,8 +63,14 @@ public final class MetricsEndpoint implements AutoCloseable {
         PrometheusRegistry registry = new PrometheusRegistry();
         registry.register(collector);
         JvmMetrics.builder().register(registry);
-        HTTPServer s = HTTPServer.builder().hostname(host).port(p).registry(registry).buildAndStart();
-        return new MetricsEndpoint(s, host);
+        HTTPServer.Builder b = HTTPServer.builder().hostname(host).port(p).registry(registry);
+        if (web != null && web.tls()) {
+            b.httpsConfigurator(web.httpsConfigurator());
+        }
+        if (web != null && web.authenticates()) {
+            b.authenticator(web.authenticator());
+        }
+        return new MetricsEndpoint(b.buildAndStart(), host, web);
     }
 
     /** The port it listens on (the one chosen, for port 0). */
@@ -61,10 +78,20 @@ public final class MetricsEndpoint implements AutoCloseable {
         return server.getPort();
     }
 
-    /** Where to scrape it: {@code http://HOST:PORT/metrics}. */
+    /** Where to scrape it: {@code http://HOST:PORT/metrics}, or {@code https://} with TLS. */
     public String url() {
         String h = host.contains(":") ? "[" + host + "]" : host;
-        return "http://" + h + ":" + port() + "/metrics";
+        return (tls() ? "https" : "http") + "://" + h + ":" + port() + "/metrics";
+    }
+
+    /** Whether it serves HTTPS (a web config with TLS). */
+    public boolean tls() {
+        return web != null && web.tls();
+    }
+
+    /** The address it is bound to, with the port chosen. */
+    public java.net.InetSocketAddress address() {
+        return new java.net.InetSocketAddress(host, port());
     }
 
     @Override

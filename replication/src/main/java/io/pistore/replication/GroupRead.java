@@ -1,0 +1,143 @@
+package io.pistore.replication;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+
+/**
+ * A linearizable read through a volume's group, in attempts, so that one peer's failure costs a
+ * read a stall, not an error. Each attempt is an unordered read-only request: Ratis's client finds
+ * the leader, and a follower it reaches asks the leader for the read index. An attempt that fails
+ * (the peer asked had lost its leader; a read index refused during an election) is sent again after
+ * {@link #RETRY_PAUSE_MS} the way it went; one unanswered after the attempt time (its peer died or
+ * froze) gets a second attempt beside it, to the next member ({@link #target}), the first answer
+ * winning. A read so stalls at most about the election and one attempt time after a peer fails;
+ * only without a quorum does it fail, at the operation timeout. Reads change nothing, so sending
+ * one again is harmless; a refusal by the state machine is final.
+ *
+ * <p>Not the client's ordered stream: after a leader died, a read sent on it waited there until the
+ * operation timeout although a new leader was elected within the election timeout.
+ */
+final class GroupRead {
+    /** The pause before an attempt that failed at once is sent again. */
+    static final long RETRY_PAUSE_MS = 50;
+
+    private GroupRead() {
+    }
+
+    /**
+     * The peer an attempt goes to after {@code k} attempts went unanswered: with none, to whichever the
+     * client takes for the leader (null; also after an attempt that failed, such as a read index a new
+     * leader refused until it committed an entry of its term), then to each other member in turn,
+     * starting after that leader, so an attempt that went unanswered (its peer froze, or died without
+     * closing its connections) is not followed by another to the same peer; a follower asked answers after getting the read index from whoever
+     * leads by then. Back at the leader's turn, the client's leader again (it may have learnt a new one).
+     */
+    private static RaftPeerId target(RaftClient client, List<RaftPeer> members, int k) {
+        int n = members.size();
+        if (k == 0 || n == 0) {
+            return null;
+        }
+        RaftPeerId leader = client.getLeaderId();
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+            if (members.get(i).getId().equals(leader)) {
+                at = i;
+            }
+        }
+        int i = (at + k) % n;
+        return i == at ? null : members.get(i).getId();
+    }
+
+    /**
+     * The successful reply of {@code read} sent through {@code client}; started at {@code startNanos},
+     * given up {@code timeoutMs} after it. {@code what} ({@code volume V: read lba=N}) names it in the
+     * one-line failure; {@code members} are the group's peers.
+     */
+    static RaftClientReply linearizable(RaftClient client, Collection<RaftPeer> group, Message read, String what,
+            long startNanos, long timeoutMs, long attemptMs) throws ReplicationException {
+        List<RaftPeer> members = List.copyOf(group);
+        int peers = members.size();
+        long deadline = startNanos + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        long attemptNanos = TimeUnit.MILLISECONDS.toNanos(attemptMs);
+        List<CompletableFuture<RaftClientReply>> pending = new ArrayList<>(2);
+        Throwable last = null;
+        long nextAttempt = startNanos;
+        int unanswered = 0;
+        try {
+            while (true) {
+                long now = System.nanoTime();
+                if (now - deadline >= 0) {
+                    break;
+                }
+                if (now - nextAttempt >= 0) {
+                    // beside an unanswered attempt: to the next member; after one that failed: as it went
+                    int k = pending.isEmpty() ? unanswered : ++unanswered;
+                    pending.add(client.async().sendReadOnlyUnordered(read, target(client, members, k)));
+                    nextAttempt = now + attemptNanos;
+                }
+                if (!pending.isEmpty()) {
+                    long wait = Math.min(nextAttempt, deadline) - now;
+                    try {
+                        CompletableFuture.anyOf(pending.toArray(new CompletableFuture<?>[0]))
+                                .get(Math.max(1, wait), TimeUnit.NANOSECONDS);
+                    } catch (ExecutionException | TimeoutException e) {
+                        // each attempt is looked at below
+                    }
+                }
+                for (Iterator<CompletableFuture<RaftClientReply>> i = pending.iterator(); i.hasNext(); ) {
+                    CompletableFuture<RaftClientReply> f = i.next();
+                    if (!f.isDone()) {
+                        continue;
+                    }
+                    i.remove();
+                    RaftClientReply r = null;
+                    try {
+                        r = f.join();
+                    } catch (CompletionException | CancellationException e) {
+                        last = ReplicatedVolume.unwrap(e);
+                    }
+                    if (r != null && r.isSuccess()) {
+                        return r;
+                    }
+                    if (r != null) {
+                        last = r.getException();
+                    }
+                    if (last instanceof StateMachineException) {
+                        throw new ReplicationException(what + " failed: " + ReplicatedVolume.oneLine(last));
+                    }
+                }
+                if (pending.isEmpty() && last != null) { // failed at once: again after a pause, not in a loop
+                    long pause = Math.min(nextAttempt - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MS));
+                    if (pause > 0) {
+                        TimeUnit.NANOSECONDS.sleep(pause);
+                    }
+                    nextAttempt = System.nanoTime();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException(what + " interrupted");
+        } finally {
+            for (CompletableFuture<RaftClientReply> f : pending) {
+                f.cancel(false);
+            }
+        }
+        throw new ReplicationException(what + " not confirmed by a quorum (a linearizable read needs one) within "
+                + timeoutMs + " ms (no quorum of " + peers + " peers reachable, or no leader)"
+                + (last == null ? "" : "; last answer: " + ReplicatedVolume.oneLine(last)));
+    }
+}
