@@ -1,6 +1,6 @@
 package io.pistore.replication;
 
-import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.CheckingVolume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.ScatterList;
@@ -25,7 +25,7 @@ import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link Volume}, so the
+ * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link io.pistore.engine.volume.Volume}, so the
  * target service serves it to every transport unchanged. Writes, write-zeroes and flushes go through
  * the group's leader and return once a quorum has committed them, several commands in flight sharing
  * one log entry ({@link CommitBatcher}); reads come from the leader, linearizable (Ratis's read index),
@@ -42,7 +42,7 @@ import org.apache.ratis.util.TimeDuration;
  * volume, LBA, replica and error kind. A block bad on every replica is returned as read, and the
  * target service's own check reports the PI error at that LBA: never "repaired" with wrong data.
  */
-public final class ReplicatedVolume implements Volume {
+public final class ReplicatedVolume implements CheckingVolume {
     private final String name;
     private final BlockFormat format;
     private final long blocks;
@@ -290,11 +290,6 @@ public final class ReplicatedVolume implements Volume {
     }
 
     @Override
-    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
-        write(lba, n, data, metadata, fua, PiDuty.NONE);
-    }
-
-    @Override
     public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) throws IOException {
         try {
             writeAsync(lba, n, data, metadata, fua, duty).join();
@@ -312,15 +307,10 @@ public final class ReplicatedVolume implements Volume {
         return true;
     }
 
-    @Override
-    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) {
-        return writeAsync(lba, n, data, metadata, fua, PiDuty.NONE);
-    }
-
     /**
-     * Checks the write (unless {@code duty} shows a hop on this peer did), copies it into its log command and
-     * hands that to the group commit; completes once a quorum committed it (or with the one-line failure {@link
-     * #write} throws). Never waits. Checked once here; a leader elsewhere checks on entry, each follower on apply.
+     * Checks the write unless {@code duty} shows a hop on this peer did (a leader elsewhere checks it on entry,
+     * each follower on apply), copies it into its log command and hands that to the group commit; completes once
+     * a quorum committed it (or with the one-line failure {@link #write} throws). Never waits.
      */
     @Override
     public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) {
