@@ -1,5 +1,6 @@
 package io.pistore.replication;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -10,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -28,6 +30,9 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
  * only without a quorum does it fail, at the operation timeout. Reads change nothing, so sending
  * one again is harmless; a refusal by the state machine is final.
  *
+ * <p>Also the read of one chosen replica at least as fresh as an applied index ({@link #fromReplica}),
+ * which healing and scrub use.
+ *
  * <p>Not the client's ordered stream: after a leader died, a read sent on it waited there until the
  * operation timeout although a new leader was elected within the election timeout.
  */
@@ -39,19 +44,21 @@ final class GroupRead {
     }
 
     /**
-     * The peer an attempt goes to after {@code k} attempts went unanswered: with none, to whichever the
-     * client takes for the leader (null; also after an attempt that failed, such as a read index a new
-     * leader refused until it committed an entry of its term), then to each other member in turn,
-     * starting after that leader, so an attempt that went unanswered (its peer froze, or died without
-     * closing its connections) is not followed by another to the same peer; a follower asked answers after getting the read index from whoever
-     * leads by then. Back at the leader's turn, the client's leader again (it may have learnt a new one).
+     * The peer an attempt goes to after {@code k} attempts went unanswered (an attempt after one that
+     * failed, such as a read index a new leader refused until it committed an entry of its term, goes
+     * the same way). With none: whichever the client takes for the leader (null), unless the calling
+     * peer knows another leader ({@code leaderHint}): a follower's answer to a read makes the client
+     * take that follower for the leader, and its reads would go on through it. Then each other member
+     * in turn, starting after the client's leader, so an attempt that went unanswered (its peer froze,
+     * or died without closing its connections) is not followed by another to the same peer; a follower
+     * asked answers after getting the read index from whoever leads by then.
      */
-    private static RaftPeerId target(RaftClient client, List<RaftPeer> members, int k) {
+    private static RaftPeerId target(RaftClient client, List<RaftPeer> members, RaftPeerId leaderHint, int k) {
         int n = members.size();
-        if (k == 0 || n == 0) {
-            return null;
-        }
         RaftPeerId leader = client.getLeaderId();
+        if (k == 0 || n == 0) {
+            return leaderHint != null && !leaderHint.equals(leader) ? leaderHint : null;
+        }
         int at = 0;
         for (int i = 0; i < n; i++) {
             if (members.get(i).getId().equals(leader)) {
@@ -65,10 +72,12 @@ final class GroupRead {
     /**
      * The successful reply of {@code read} sent through {@code client}; started at {@code startNanos},
      * given up {@code timeoutMs} after it. {@code what} ({@code volume V: read lba=N}) names it in the
-     * one-line failure; {@code members} are the group's peers.
+     * one-line failure; {@code group} are the group's peers; {@code leaderHint} gives the leader the
+     * calling peer knows, or null.
      */
-    static RaftClientReply linearizable(RaftClient client, Collection<RaftPeer> group, Message read, String what,
-            long startNanos, long timeoutMs, long attemptMs) throws ReplicationException {
+    static RaftClientReply linearizable(RaftClient client, Collection<RaftPeer> group,
+            Supplier<RaftPeerId> leaderHint, Message read, String what, long startNanos, long timeoutMs, long attemptMs)
+            throws ReplicationException {
         List<RaftPeer> members = List.copyOf(group);
         int peers = members.size();
         long deadline = startNanos + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
@@ -86,7 +95,7 @@ final class GroupRead {
                 if (now - nextAttempt >= 0) {
                     // beside an unanswered attempt: to the next member; after one that failed: as it went
                     int k = pending.isEmpty() ? unanswered : ++unanswered;
-                    pending.add(client.async().sendReadOnlyUnordered(read, target(client, members, k)));
+                    pending.add(client.async().sendReadOnlyUnordered(read, target(client, members, leaderHint.get(), k)));
                     nextAttempt = now + attemptNanos;
                 }
                 if (!pending.isEmpty()) {
@@ -139,5 +148,54 @@ final class GroupRead {
         throw new ReplicationException(what + " not confirmed by a quorum (a linearizable read needs one) within "
                 + timeoutMs + " ms (no quorum of " + peers + " peers reachable, or no leader)"
                 + (last == null ? "" : "; last answer: " + ReplicatedVolume.oneLine(last)));
+    }
+
+    /**
+     * Blocks from {@code lba} as replica {@code peer} holds them once it has applied {@code minIndex}. A
+     * follower learns the commit index with the leader's next heartbeat, so it may not have applied
+     * that far yet: the read is asked again until the operation timeout; so is a try that got no
+     * answer. The freshness is checked here, on the applied index the reply carries (read before the
+     * blocks), rather than by Ratis: a stale read that Ratis refuses travels back as a gRPC error
+     * carrying the serialised exception with its stack, which outgrew gRPC's 8 KiB header limit (a
+     * stream error logged with its own stack on the replica, and a failed try here).
+     */
+    static ReadReply fromReplica(RaftClient replicaReader, RaftPeerId peer, long lba, int n, long minIndex, String volume,
+            long timeoutMs) throws IOException {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        String what = "read lba=" + lba + " from replica " + peer;
+        while (true) {
+            // Each try is bounded by the RPC timeout (no retries on this client); the loop by the operation timeout.
+            try {
+                RaftClientReply r = replicaReader.io().sendStaleRead(
+                        ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), 0, peer);
+                if (r.isSuccess()) {
+                    ReadReply rr = ReadReply.decode(r.getMessage().getContent());
+                    if (rr.appliedIndex >= minIndex) {
+                        return rr;
+                    }
+                    if (System.nanoTime() > end) {
+                        throw new ReplicationException(volume + ": " + what + ": the replica applied only up to index "
+                                + rr.appliedIndex + " of " + minIndex + " within " + timeoutMs + " ms");
+                    }
+                } else { // asked with no minimum index, so never refused as stale: a real failure
+                    throw new ReplicationException(volume + ": " + what + " failed: " + ReplicatedVolume.oneLine(r.getException()));
+                }
+            } catch (ReplicationException e) {
+                throw e;
+            } catch (IOException e) {
+                // A try that got no answer (a peer just restarted, still catching up or warming up) is
+                // asked again, as one from a replica not yet fresh enough is, until the operation timeout.
+                if (System.nanoTime() > end) {
+                    throw new ReplicationException(volume + ": " + what + " not answered within " + timeoutMs
+                            + " ms: " + ReplicatedVolume.oneLine(e));
+                }
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException(volume + ": " + what + " interrupted");
+            }
+        }
     }
 }

@@ -79,6 +79,12 @@ final class LocalLeader {
         return d != null && d.getInfo().isLeader();
     }
 
+    /** The peer this peer knows as its group's leader, or null (none known, or not a member). */
+    org.apache.ratis.protocol.RaftPeerId leaderId() {
+        RaftServer.Division d = division();
+        return d == null ? null : d.getInfo().getLeaderId();
+    }
+
     /** This peer's division of the group, or null if it has none (not, or no longer, a member). */
     private RaftServer.Division division() {
         RaftServer.Division d = division;

@@ -141,6 +141,11 @@ public final class ReplicatedVolume implements CheckingVolume {
         }).thenCompose(f -> f);
     }
 
+    /** The leader this peer knows, or null (outside the peers, or none known). */
+    private RaftPeerId knownLeader() {
+        return localLeader == null ? null : localLeader.leaderId();
+    }
+
     /** The pause before a request a stepping-down leader refused is sent again (the client's own retry pause). */
     private static final long STEPPING_DOWN_PAUSE_MS = 100;
 
@@ -409,7 +414,7 @@ public final class ReplicatedVolume implements CheckingVolume {
             readLocal(local, lba, n, data, metadata);
             return;
         }
-        RaftClientReply r = GroupRead.linearizable(client, group.getPeers(),
+        RaftClientReply r = GroupRead.linearizable(client, group.getPeers(), this::knownLeader,
                 ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), "volume " + name + ": read lba=" + lba, start,
                 timeoutMs, attemptMs);
         ReadReply rr = ReadReply.decode(r.getMessage().getContent());
@@ -481,7 +486,7 @@ public final class ReplicatedVolume implements CheckingVolume {
             }
             ReadReply copy;
             try {
-                copy = readFrom(p.getId(), lba, 1, minIndex);
+                copy = GroupRead.fromReplica(replicaReader, p.getId(), lba, 1, minIndex, "volume " + name, timeoutMs);
             } catch (IOException e) {
                 log.accept(where + ": replica " + p.getId() + " could not be read: " + e.getMessage());
                 continue;
@@ -537,7 +542,7 @@ public final class ReplicatedVolume implements CheckingVolume {
         int per = Math.max(1, (1 << 20) / format.dataSize());
         for (long lba = 0; lba < blocks; lba += per) {
             int n = (int) Math.min(per, blocks - lba);
-            RaftClientReply fresh = GroupRead.linearizable(client, group.getPeers(),
+            RaftClientReply fresh = GroupRead.linearizable(client, group.getPeers(), this::knownLeader,
                     ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), "volume " + name + ": read lba=" + lba,
                     System.nanoTime(), timeoutMs, attemptMs);
             long minIndex = ReadReply.decode(fresh.getMessage().getContent()).appliedIndex;
@@ -546,7 +551,7 @@ public final class ReplicatedVolume implements CheckingVolume {
             java.util.TreeSet<Integer> failing = new java.util.TreeSet<>();
             for (RaftPeer p : group.getPeers()) {
                 try {
-                    ReadReply r = readFrom(p.getId(), lba, n, minIndex);
+                    ReadReply r = GroupRead.fromReplica(replicaReader, p.getId(), lba, n, minIndex, "volume " + name, timeoutMs);
                     copies.put(p.getId(), r);
                     Map<Integer, PiError> b = StoredBlockCheck.badStoredBlocks(format, lba, ScatterList.of(r.data),
                             ScatterList.of(r.metadata), n);
@@ -603,54 +608,6 @@ public final class ReplicatedVolume implements CheckingVolume {
         }
     }
 
-    /**
-     * Blocks from {@code lba} as replica {@code peer} holds them once it has applied {@code minIndex}. A
-     * follower learns the commit index with the leader's next heartbeat, so it may not have applied
-     * that far yet: the read is asked again until the operation timeout; so is a try that got no
-     * answer. The freshness is checked here, on the applied index the reply carries (read before the
-     * blocks), rather than by Ratis: a stale read that Ratis refuses travels back as a gRPC error
-     * carrying the serialised exception with its stack, which outgrew gRPC's 8 KiB header limit (a
-     * stream error logged with its own stack on the replica, and a failed try here).
-     */
-    private ReadReply readFrom(RaftPeerId peer, long lba, int n, long minIndex) throws IOException {
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        String what = "read lba=" + lba + " from replica " + peer;
-        while (true) {
-            // Each try is bounded by the RPC timeout (no retries on this client); the loop by the operation timeout.
-            try {
-                RaftClientReply r = replicaReader.io().sendStaleRead(
-                        ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), 0, peer);
-                if (r.isSuccess()) {
-                    ReadReply rr = ReadReply.decode(r.getMessage().getContent());
-                    if (rr.appliedIndex >= minIndex) {
-                        return rr;
-                    }
-                    if (System.nanoTime() > end) {
-                        throw new ReplicationException("volume " + name + ": " + what + ": the replica applied only up to index "
-                                + rr.appliedIndex + " of " + minIndex + " within " + timeoutMs + " ms");
-                    }
-                } else { // asked with no minimum index, so never refused as stale: a real failure
-                    throw new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(r.getException()));
-                }
-            } catch (ReplicationException e) {
-                throw e;
-            } catch (IOException e) {
-                // A try that got no answer (a peer just restarted, still catching up or warming up) is
-                // asked again, as one from a replica not yet fresh enough is, until the operation timeout.
-                if (System.nanoTime() > end) {
-                    throw new ReplicationException("volume " + name + ": " + what + " not answered within " + timeoutMs
-                            + " ms: " + oneLine(e));
-                }
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ReplicationException("volume " + name + ": " + what + " interrupted");
-            }
-        }
-    }
-
     private static void copy(ScatterList from, ScatterList to) {
         byte[] chunk = new byte[(int) Math.min(1 << 16, Math.max(1, from.length()))];
         for (long off = 0; off < from.length(); off += chunk.length) {
@@ -676,7 +633,16 @@ public final class ReplicatedVolume implements CheckingVolume {
      * maintenance (the old leader's machine is to be stopped) and for tests.
      */
     public void transferLeadership(String peer) throws IOException {
-        RaftClientReply r = client.admin().transferLeadership(RaftPeerId.valueOf(peer), timeoutMs);
+        RaftClientReply r;
+        // A client of its own whose one request may take the whole transfer (the volume's gives a
+        // request to one peer up after the attempt time, and a transfer asked again meanwhile fails).
+        try (RaftClient admin = RaftClient.newBuilder().setRaftGroup(group)
+                .setProperties(settings.client(settings.operationTimeout()))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) Math.max(1, timeoutMs / 100),
+                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                .build()) {
+            r = admin.admin().transferLeadership(RaftPeerId.valueOf(peer), timeoutMs);
+        }
         if (!r.isSuccess()) {
             throw new ReplicationException("volume " + name + ": leadership not transferred to " + peer + ": "
                     + oneLine(r.getException()));

@@ -91,8 +91,7 @@ class GroupDeletionTest {
     void withoutQuorumNothingIsDeleted() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
         byte[] b = write(0, 3);
-        peers.stop(1);
-        peers.stop(2);
+        peers.stop(1, 2);
         ReplicationException e = assertThrows(ReplicationException.class, () -> peers.node(0).delete(NAME, true));
         // Refused either way, with nothing deleted: no leader answered, or (the moment after its
         // followers stopped, before it stepped down) the leader answered alone, without a quorum.

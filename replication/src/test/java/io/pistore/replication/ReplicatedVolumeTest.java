@@ -208,8 +208,7 @@ class ReplicatedVolumeTest {
         int leader = peers.leader();
         try (ServedVolume s = new ServedVolume(peers.node(leader), NAME)) {
             s.device.writeSync(1, ByteBuffer.wrap(random(new Random(5), 1)));
-            peers.stop((leader + 1) % 3);
-            peers.stop((leader + 2) % 3);
+            peers.stop((leader + 1) % 3, (leader + 2) % 3);
             // A hang guard, not a speed figure: the operation timeout is 4 s.
             BlockIoException w = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(
                     BlockIoException.class, () -> s.device.writeSync(2, ByteBuffer.wrap(random(new Random(6), 1)))));

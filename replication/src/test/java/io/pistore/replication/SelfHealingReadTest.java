@@ -51,9 +51,7 @@ class SelfHealingReadTest {
     }
 
     private void stopAll() throws IOException {
-        for (int i = 0; i < 3; i++) {
-            peers.stop(i);
-        }
+        peers.stop(0, 1, 2);
     }
 
     private void restartAll() throws IOException {

@@ -7,6 +7,7 @@ import io.pistore.engine.service.TargetThreads;
 import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
+import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.replication.ReplicaNode;
@@ -87,6 +88,7 @@ public final class PistoreServer implements AutoCloseable {
     private String controlProblem;
     private MetricsEndpoint metrics;
     private NbdServer nbd;
+    private IscsiServer iscsi;
     private HostConnection nbdConnection;
     private boolean starting;
     private boolean closed;
@@ -192,6 +194,17 @@ public final class PistoreServer implements AutoCloseable {
             TargetListener ll = opened(lt.listen(local.embeddedListenAddress(), stats.measure("nbd", service)));
             HostConnection hc = opened(lt.connect(ll.address(), new ConnectOptions(b.nbdQueues, 1024)));
             startNbd(hc, local);
+        }
+        if (b.iscsiAddress != null) {
+            BlockTransportProvider local = find(LocalTransportProvider.NAME);
+            BlockTransport lt = opened(local.create(b.transportOptions));
+            TargetListener ll = opened(lt.listen(local.embeddedListenAddress(), stats.measure("iscsi", service)));
+            HostConnection hc = opened(lt.connect(ll.address(), new ConnectOptions(2, 256)));
+            try {
+                iscsi = opened(IscsiServer.start(b.iscsiAddress, hc, b.iscsiOptions));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("cannot listen for iSCSI on " + b.iscsiAddress + ": " + message(e), e);
+            }
         }
     }
 
@@ -310,6 +323,11 @@ public final class PistoreServer implements AutoCloseable {
         return nbd;
     }
 
+    /** The iSCSI frontend, or null when it is not served. */
+    public IscsiServer iscsi() {
+        return iscsi;
+    }
+
     /** The connection through which NBD reaches the volumes (in-process or a remote target's), or null. */
     public HostConnection nbdConnection() {
         return nbdConnection;
@@ -388,6 +406,8 @@ public final class PistoreServer implements AutoCloseable {
         private final List<String[]> listens = new ArrayList<>();
         private TransportOptions transportOptions = TransportOptions.NONE;
         private String nbdAddress;
+        private String iscsiAddress;
+        private IscsiServer.Options iscsiOptions = new IscsiServer.Options();
         private NbdServer.Options nbdOptions = new NbdServer.Options();
         private boolean nbdLogsToServerLog;
         private int nbdQueues = 1;
@@ -467,6 +487,14 @@ public final class PistoreServer implements AutoCloseable {
             this.nbdAddress = address;
             this.nbdOptions = options;
             this.nbdLogsToServerLog = false;
+            return this;
+        }
+
+        /** Serves every volume as an iSCSI target on {@code address} (docs/ISCSI.md), through the local transport. */
+        public Builder iscsi(String address, IscsiServer.Options options) {
+            IscsiServer.parseAddress(address);
+            this.iscsiAddress = address;
+            this.iscsiOptions = options;
             return this;
         }
 

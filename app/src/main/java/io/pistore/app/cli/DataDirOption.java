@@ -9,8 +9,8 @@ final class DataDirOption {
     static final String DEFAULT = "pistore-data";
 
     @Option(names = "--data", paramLabel = "DIR", defaultValue = DEFAULT,
-            description = "Directory of the volumes, which must exist ('volume create' makes it) "
-                    + "(default: ${DEFAULT-VALUE}; config key: data).")
+            description = "Directory of the volumes; every command but 'volume create', which makes it, needs "
+                    + "it to exist (default: ${DEFAULT-VALUE}; config key: data).")
     Path dir;
 
     /** {@link #dir}, which must be an existing directory. */

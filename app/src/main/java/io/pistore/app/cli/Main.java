@@ -34,10 +34,10 @@ import picocli.CommandLine.Spec;
             TransportsCommand.class, VersionCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
-            "0:done; for checks, every block passed",
+            "0:done; for checks, every block passed; a server stopped by SIGTERM or SIGINT",
             "1:a PI check found bad blocks",
             "2:bad arguments or unusable files",
-            "3:an I/O error or internal failure while running"})
+            "3:an I/O error, a target or peer unreachable, or an internal failure"})
 public final class Main implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -89,6 +89,9 @@ public final class Main implements Callable<Integer> {
         }
         cl.setOut(out);
         cl.setErr(err);
+        // the table is about the commands; help's own usage does not repeat it
+        cl.getSubcommands().get("help").getCommandSpec().usageMessage().exitCodeListHeading("")
+                .exitCodeList(java.util.Map.of());
         cl.setParameterExceptionHandler(Main::parameterError);
         cl.setExecutionExceptionHandler(Main::executionError);
         return cl;

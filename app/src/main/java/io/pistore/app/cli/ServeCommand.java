@@ -3,6 +3,7 @@ package io.pistore.app.cli;
 import io.pistore.app.bench.TargetAddress;
 import io.pistore.engine.Transports;
 import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
 import io.pistore.runtime.access.AccessRules;
@@ -86,7 +87,8 @@ final class ServeCommand implements Callable<Integer> {
     String transport;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:4430",
-            description = "Address to listen on (default: ${DEFAULT-VALUE}; config key: listen).")
+            description = "Address to listen on; a bare PORT listens on 127.0.0.1 (default: ${DEFAULT-VALUE}; "
+                    + "config key: listen).")
     String listen;
 
     @Option(names = "--cache", paramLabel = "BYTES", defaultValue = "0", converter = Numbers.LongSizeConverter.class,
@@ -97,6 +99,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "Export the volumes over NBD on this address (bare --nbd: ${FALLBACK-VALUE}; host "
                     + "127.0.0.1 when only a port is given; config key: nbd).")
     String nbd;
+
+    @Option(names = "--iscsi", paramLabel = "HOST:PORT", arity = "0..1", fallbackValue = "127.0.0.1:3260",
+            description = "Serve every volume as an iSCSI target iqn.2026-12.io.pistore:VOLUME, LUN 0, on this address "
+                    + "(bare --iscsi: ${FALLBACK-VALUE}; docs/ISCSI.md).")
+    String iscsi;
 
     @Option(names = "--target", paramLabel = "HOST:PORT[,HOST:PORT...]",
             description = "With --nbd: export the volumes of the target at this address, reached through "
@@ -220,6 +227,11 @@ final class ServeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
         }
+        try {
+            IscsiServer.parseAddress(iscsi == null ? "" : iscsi);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
         if (metricsWebConfig != null && metrics == null) {
             throw CliException.usage("--metrics-web-config needs --metrics: it sets up the metrics endpoint");
         }
@@ -263,6 +275,9 @@ final class ServeCommand implements Callable<Integer> {
         if (nbd != null) {
             b.nbd(nbd, nbdOptions(log));
         }
+        if (iscsi != null) {
+            b.iscsi(iscsi, new IscsiServer.Options().log(log));
+        }
         BlockTransportProvider p = null;
         if (target != null) {
             p = find(transport);
@@ -275,7 +290,7 @@ final class ServeCommand implements Callable<Integer> {
         } else {
             if (nbd == null || given("--listen") || given("--transport")) {
                 p = find(transport);
-                b.listen(transport, listen);
+                b.listen(transport, StartupLines.withHost(listen));
             }
             if (replicated) {
                 b.replica(replica.id("with --replica-listen"), replica.host(), replica.port());
@@ -303,8 +318,7 @@ final class ServeCommand implements Callable<Integer> {
             printStarted(out, server, p);
             // Every listener is up: the single point where the server is ready.
             out.flush();
-            readiness.ready(out, serverLog.at(LogLevel.WARN));
-            awaitStop(stop);
+            awaitStop(stop); // says it is ready once SIGTERM and SIGINT stop it cleanly
             if (server.nbd() != null) {
                 out.println("pistore serve: stopping NBD");
             }
@@ -367,8 +381,8 @@ final class ServeCommand implements Callable<Integer> {
         String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
         if (!server.listeners().isEmpty()) {
             TargetListener l = server.listeners().get(0).listener();
-            out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on " + p.name()
-                    + " " + l.address());
+            out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on "
+                    + StartupLines.where(p.name(), l.address()));
             if (!settings.isEmpty()) {
                 out.println("  transport options: " + settings);
             }
@@ -381,8 +395,7 @@ final class ServeCommand implements Callable<Integer> {
             }
             TransportCapabilities caps = p.capabilities(settings);
             if (!caps.hardwareGuards().isEmpty()) {
-                out.println("  " + p.name() + " checks the PI of 8-byte tuples with guards "
-                        + caps.hardwareGuards() + " in hardware; other formats in software");
+                out.println("  " + StartupLines.offload(p.name(), caps.hardwareGuards()));
             }
         } else {
             out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
@@ -396,6 +409,11 @@ final class ServeCommand implements Callable<Integer> {
         }
         if (server.nbd() != null) {
             printNbd(out, server, "in-process (local transport)");
+        }
+        if (server.iscsi() != null) {
+            java.net.InetSocketAddress a = server.iscsi().address();
+            out.println("pistore serve: iSCSI on " + a.getAddress().getHostAddress() + ":" + a.getPort() + ", targets "
+                    + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
         }
     }
 
@@ -618,6 +636,7 @@ final class ServeCommand implements Callable<Integer> {
         }, "pistore-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
         Runnable restoreSignals = ServeReadiness.onStopSignals(stop::countDown);
+        readiness.ready(spec.commandLine().getOut(), serverLog.at(LogLevel.WARN));
         try {
             stop.await();
         } catch (InterruptedException e) {

@@ -42,6 +42,19 @@ class ExitCodeTableTest {
     }
 
     @Test
+    void theTableIsInTheCommandsHelpNotInHelpsOwn() {
+        String top = run("--help").out().replaceAll("\\s+", " ");
+        assertTrue(top.contains("Exit codes:") && top.contains("a server stopped by SIGTERM or SIGINT")
+                && top.contains("a target or peer unreachable"), top);
+        assertTrue(run("bench", "--help").out().contains("Exit codes:"));
+        Result help = run("help", "--help");
+        assertEquals(0, help.code(), help.err());
+        assertFalse(help.out().contains("Exit codes:"), help.out());
+        String create = run("volume", "create", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(create.contains("every command but 'volume create', which makes it, needs it to exist"), create);
+    }
+
+    @Test
     void benchArgumentMistakesAreUsageErrorsBeforeAnyConnectOrPrefill() {
         assertFails(ExitCodes.USAGE, run("bench", "--transport", "tcp", "--target", "127.0.0.1", "--rw", "randread"),
                 "--target 127.0.0.1: expected HOST:PORT");

@@ -9,6 +9,7 @@ import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
@@ -57,6 +58,9 @@ class ReplicatedServeTest {
                 assertTrue(s.out().contains("rv replicated on " + peers), s.out() + " / " + s.err());
                 assertTrue(!s.out().contains("warning"), s.out());
             }
+            // The first write waits for no election: the group has a leader first.
+            Eventually.await("a leader of rv", () -> EngineCommandsTest.run("replicas", "status", "rv", "--replicas",
+                    peers.toString()).out().matches("(?s).*volume rv: leader n[123], .*"));
             byte[] written = new byte[8 * 512];
             new Random(20).nextBytes(written);
             try (BlockTransport t = new LocalTransportProvider().create()) {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -147,6 +148,12 @@ class LiveVolumeChangesTest {
      * Writers and readers run against a volume while it grows three times: every request succeeds
      * (those that arrive during a resize wait), and every block reads back its last write.
      */
+    /** Waits until the writers have made at least 20 more requests (or one failed). */
+    private static void awaitMoreRequests(AtomicLong requests, ConcurrentLinkedQueue<Throwable> errors) {
+        long from = requests.get();
+        Eventually.await("20 more requests of the writers", () -> requests.get() >= from + 20 || !errors.isEmpty());
+    }
+
     @Test
     void resizesUnderRunningIoLoseNothingAndFailNothing() throws Exception {
         try (VolumeStore s = VolumeStore.open(dir)) {
@@ -178,11 +185,12 @@ class LiveVolumeChangesTest {
                 th.start();
                 running.add(th);
             }
+            // Each resize lands while the writers are writing: some of their requests before it, more after.
             for (long size : new long[] {128, 256, 1024}) {
-                Thread.sleep(100);
+                awaitMoreRequests(requests, errors);
                 s.resize("v", size);
             }
-            Thread.sleep(100);
+            awaitMoreRequests(requests, errors);
             stop.set(true);
             for (Thread th : running) {
                 th.join();
@@ -211,11 +219,13 @@ class LiveVolumeChangesTest {
             AtomicBoolean stop = new AtomicBoolean();
             ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
             AtomicLong gone = new AtomicLong();
+            AtomicLong written = new AtomicLong();
             Thread writer = new Thread(() -> {
                 long lba = 0;
                 while (!stop.get()) {
                     try {
                         write(v, lba++ % 64, 1);
+                        written.incrementAndGet();
                     } catch (VolumeGoneException e) {
                         gone.incrementAndGet();
                         return;
@@ -226,7 +236,7 @@ class LiveVolumeChangesTest {
                 }
             });
             writer.start();
-            Thread.sleep(100);
+            Eventually.await("the writer to write", () -> written.get() >= 20 || !unexpected.isEmpty());
             s.delete("v");
             writer.join(10_000);
             stop.set(true);

@@ -17,6 +17,7 @@ import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportCapabilities;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -24,6 +25,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -141,9 +143,9 @@ class NbdServerTest {
             depthOneTraffic(c);
             NbdServer.WaitCounters w = s.waitCounters();
             assertTrue(w.polls() > 0 && w.caught() > 0, "requests caught while polling: " + w);
-            NbdServer.WaitCounters idle = idleCounters(s);
-            Thread.sleep(300);
-            assertEquals(idle, s.waitCounters(), "an idle connection neither polls nor wakes");
+            // An idle connection neither polls nor wakes: its counters stop, and stay so for 300 ms.
+            Eventually.steady("the idle connection to block", Duration.ofMillis(300), Duration.ofSeconds(10),
+                    s::waitCounters);
             depthOneTraffic(c); // and serves again after being idle
         }
     }
@@ -158,10 +160,8 @@ class NbdServerTest {
                 c.go("a");
                 depthOneTraffic(c);
             }
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-            while (info.stream().noneMatch(l -> l.contains("connection ended")) && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            Eventually.await("the connection's closing line", Duration.ofSeconds(10),
+                    () -> info.stream().anyMatch(l -> l.contains("connection ended")));
         }
         String ended = info.stream().filter(l -> l.contains("connection ended")).findFirst().orElseThrow();
         assertTrue(ended.contains("connection ended: closed by the client"), ended);
@@ -182,21 +182,6 @@ class NbdServerTest {
             assertEquals(0, w.caught());
             assertTrue(w.blockingWaits() >= 400, "one blocking wait per depth-1 request: " + w);
         }
-    }
-
-    /** The counters once they stop changing: the connection's thread is blocked (fails after 10 s). */
-    private static NbdServer.WaitCounters idleCounters(NbdServer s) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        NbdServer.WaitCounters before = s.waitCounters();
-        while (System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            NbdServer.WaitCounters now = s.waitCounters();
-            if (now.equals(before)) {
-                return now;
-            }
-            before = now;
-        }
-        throw new AssertionError("the connection kept polling while idle: " + before);
     }
 
     // ------------------------------------------------------------------ handshake

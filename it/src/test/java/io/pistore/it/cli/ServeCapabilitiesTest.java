@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * {@code serve} reads its transport's capabilities, with its transport options, and says where PI
  * is checked: the rdma transport (soft NIC, signature engine on) checks 8-byte tuples with CRC-16
- * and IP-checksum guards in hardware; with {@code rdma.pi=cpu} or {@code rdma.soft.integrity=false}
+ * and IP-checksum guards to the NIC (software on the soft NIC); with {@code rdma.pi=cpu} or {@code rdma.soft.integrity=false}
  * it checks everything in software, as tcp does, and says nothing of hardware.
  */
 class ServeCapabilitiesTest {
@@ -46,10 +46,10 @@ class ServeCapabilitiesTest {
             }
             String o = out.toString();
             assertTrue(o.contains("on " + transport + " "), o + " / " + err);
-            assertEquals(hardware, o.contains("checks the PI of 8-byte tuples with guards [CRC16, IP_CHECKSUM] in hardware"),
-                    o);
+            assertEquals(hardware, o.contains("offloads the PI of 8-byte tuples with guards [CRC16, IP_CHECKSUM] to the "
+                    + "NIC's signature engine (on the software NIC, that engine is software too)"), o);
             if (!hardware) {
-                assertFalse(o.contains("hardware"), o);
+                assertFalse(o.contains("offloads"), o);
             }
             assertEquals(!option.isEmpty(), o.contains("transport options: " + option), o);
             assertTrue(o.contains("\n  " + io.pistore.integrity.GuardPath.describe() + "\n"),

@@ -173,9 +173,7 @@ final class NetnsGroup implements AutoCloseable {
     /** Stops hosts and peers 1..{@code members} (SIGTERM: each flushes) and asserts their data files are equal. */
     void stopAndCompare(int members) throws Exception {
         closeHosts();
-        for (int i = 1; i <= members; i++) {
-            servers[i].stop();
-        }
+        PistoreProcess.stopAll(java.util.Arrays.copyOfRange(servers, 1, members + 1));
         byte[] first = Files.readAllBytes(Path.of(data(1), "replication", "replicas", VOLUME + ".data"));
         for (int i = 2; i <= members; i++) {
             byte[] other = Files.readAllBytes(Path.of(data(i), "replication", "replicas", VOLUME + ".data"));
@@ -202,11 +200,7 @@ final class NetnsGroup implements AutoCloseable {
     public void close() throws Exception {
         closeHosts();
         try {
-            for (PistoreProcess p : servers) {
-                if (p != null) {
-                    p.close();
-                }
-            }
+            PistoreProcess.closeAll(servers);
         } finally {
             lab.close();
         }

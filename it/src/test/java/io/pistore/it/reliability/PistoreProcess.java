@@ -154,6 +154,38 @@ final class PistoreProcess implements AutoCloseable {
         reader.join(5000);
     }
 
+    /**
+     * {@link #stop} of several processes (nulls skipped), at once: SIGTERM to each first, then the
+     * waits, so a group of peers stops in the time of its slowest (a peer's Raft server takes about
+     * a second to close), not in the sum.
+     */
+    static void stopAll(PistoreProcess... ps) throws InterruptedException {
+        terminate(ps);
+        for (PistoreProcess p : ps) {
+            if (p != null) {
+                p.stop();
+            }
+        }
+    }
+
+    /** {@link #close} of several processes (nulls skipped), at once, as {@link #stopAll} does. */
+    static void closeAll(PistoreProcess... ps) throws InterruptedException {
+        terminate(ps);
+        for (PistoreProcess p : ps) {
+            if (p != null) {
+                p.close();
+            }
+        }
+    }
+
+    private static void terminate(PistoreProcess... ps) {
+        for (PistoreProcess p : ps) {
+            if (p != null && p.process.isAlive()) {
+                p.process.destroy();
+            }
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {

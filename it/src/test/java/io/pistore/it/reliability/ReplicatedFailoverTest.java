@@ -152,11 +152,7 @@ class ReplicatedFailoverTest {
     }
 
     private void stopAll() throws InterruptedException {
-        for (int i = 1; i <= 3; i++) {
-            if (servers[i] != null) {
-                servers[i].close();
-            }
-        }
+        PistoreProcess.closeAll(servers);
     }
 
     /** The host's log lines of a transport ({@code tcp}, {@code rdma}), in this JVM. */

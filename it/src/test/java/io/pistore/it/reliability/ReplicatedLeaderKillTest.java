@@ -139,15 +139,9 @@ class ReplicatedLeaderKillTest {
                     peers.toString());
             assertEquals(0, scrub, o.toString());
             assertTrue(o.toString().contains("no bad copies"), o.toString());
-            for (int i = 1; i <= 3; i++) {
-                servers[i].stop();
-            }
+            PistoreProcess.stopAll(servers);
         } finally {
-            for (int i = 1; i <= 3; i++) {
-                if (servers[i] != null) {
-                    servers[i].close();
-                }
-            }
+            PistoreProcess.closeAll(servers);
         }
         List<byte[]> files = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {

@@ -62,11 +62,7 @@ class ReplicatedOpsTest {
 
     @AfterEach
     void stopAll() throws Exception {
-        for (PistoreProcess p : servers) {
-            if (p != null) {
-                p.close();
-            }
-        }
+        PistoreProcess.closeAll(servers);
     }
 
     private String data(int i) {
@@ -163,9 +159,7 @@ class ReplicatedOpsTest {
         }
         assertFalse(cli("volume", "list", "--data", data(1)).contains("rv "), "n1's serve no longer lists rv");
 
-        for (int i = 1; i <= 3; i++) {
-            servers[i].stop();
-        }
+        PistoreProcess.stopAll(servers[1], servers[2], servers[3]);
         create(1, 2, 3); // the same name, on the same peers
         serve(1, 2, 3);
         try (BlockTransport t = Transports.find("tcp").create();
@@ -247,9 +241,7 @@ class ReplicatedOpsTest {
         assertTrue(cleaned.startsWith("deleted this peer's replica of rv in "), cleaned);
         assertNoReplica(3);
 
-        for (int i = 1; i <= 2; i++) {
-            servers[i].stop();
-        }
+        PistoreProcess.stopAll(servers[1], servers[2]);
         create(1, 2, 3); // the same name on the same peers, n3 included
         serve(1, 2, 3);
         try (BlockTransport t = Transports.find("tcp").create();

@@ -124,8 +124,9 @@ class ServeReadinessTest {
         try {
             var lines = listener.inputReader(StandardCharsets.UTF_8);
             assertEquals("bound", lines.readLine());
+            // a bare port listens on 127.0.0.1, as for --nbd and --metrics
             List<String> cmd = new ArrayList<>(PistoreProcess.command(List.of(), "serve", "--data", data.toString(),
-                    "--listen", "127.0.0.1:0"));
+                    "--listen", "0"));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("fg.log").toFile());
             pb.environment().put("NOTIFY_SOCKET", sock.toString());

@@ -16,12 +16,14 @@ import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.rdma.RdmaOptions;
 import io.pistore.transport.rdma.verbs.soft.LocalWork;
 import io.pistore.transport.rdma.verbs.soft.SoftDevice;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -159,9 +161,7 @@ class RdmaReconnectTest {
                 writeUntilAcked(host, 1, (byte) 1);
                 backend.hold = true;
                 CompletableFuture<Completion> inFlight = write(host, 2, (byte) 2);
-                while (backend.held.isEmpty()) {
-                    Thread.sleep(1);
-                }
+                Eventually.await("the target to hold the write", () -> !backend.held.isEmpty());
                 target.close(); // the target goes away with the write unanswered
                 Completion lost = inFlight.get(30, TimeUnit.SECONDS);
                 assertEquals(Status.TRANSPORT_ERROR, lost.status(), lost.toString());
@@ -310,11 +310,8 @@ class RdmaReconnectTest {
                 target.close();
                 target = listenAgain(targetDev, address, backend);
                 writeUntilAcked(host, round % 64, (byte) round);
-                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a hang guard
-                while (host.reconnects() < before + 2) { // both queues
-                    assertTrue(System.nanoTime() < end, "reconnects " + host.reconnects() + " in round " + round);
-                    Thread.sleep(2);
-                }
+                Eventually.await("both queues to reconnect in round " + round, Duration.ofSeconds(60),
+                        () -> host.reconnects() >= before + 2);
                 assertEquals(qps, hostDev.liveQps(), "QPs after reconnect " + round);
                 assertEquals(regions, hostDev.liveRegions(), "memory regions after reconnect " + round);
             }

@@ -207,7 +207,27 @@ abstract class TcpConnection implements Selectable {
 
     static String ioReason(IOException e) {
         String m = e.getMessage();
-        return m == null ? e.getClass().getSimpleName() : m;
+        if (m == null) {
+            return e.getClass().getSimpleName();
+        }
+        // the TLS engines' reasons (OpenSSL's codes, the JDK's words), said as what to change
+        String u = m.toUpperCase(java.util.Locale.ROOT).replace(' ', '_');
+        if (u.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE") || u.contains("EMPTY_CLIENT_CERTIFICATE_CHAIN")) {
+            return "the peer sent no client certificate, and this listener requires one (tcp.tlsVerifyClient=true): "
+                    + "give the host tcp.tlsCert and tcp.tlsKey (" + m + ")";
+        }
+        if (u.contains("ALERT:_BAD_CERTIFICATE")) {
+            return "the peer refused this end's certificate, or its lack of one (a target with tcp.tlsVerifyClient=true "
+                    + "needs tcp.tlsCert and tcp.tlsKey here, from a CA it trusts) (" + m + ")";
+        }
+        if (u.contains("CERTIFICATE_REQUIRED")) {
+            return "the target requires a client certificate: give this host tcp.tlsCert and tcp.tlsKey (" + m + ")";
+        }
+        if (u.contains("WRONG_VERSION_NUMBER") || u.contains("NOT_AN_SSL/TLS_RECORD")
+                || u.contains("UNSUPPORTED_OR_UNRECOGNIZED_SSL_MESSAGE")) {
+            return "the peer does not speak TLS (a plaintext peer: tcp.tls differs between the two ends) (" + m + ")";
+        }
+        return m;
     }
 
     @Override
@@ -261,6 +281,11 @@ abstract class TcpConnection implements Selectable {
             close("truncated TLS record: the connection ended after " + cutRecord + " bytes of a record", true);
         } else if (rxState == RX_HEADER && partial == 0) {
             close(eofReason(), false);
+        } else if (rxState == RX_HEADER && tls == null && partial >= 2 && (in.get(0) == 0x15 || in.get(0) == 0x16)
+                && in.get(1) == 0x03) {
+            // a TLS alert or handshake record where a frame header belongs
+            close("the peer speaks TLS and this end does not: set tcp.tls=true here too (tcp.tls differs between "
+                    + "the two ends)", true);
         } else if (rxState == RX_HEADER) {
             close("truncated frame: the connection ended after " + partial + " of the "
                     + (Protocol.HEADER_SIZE + (rxHeaderDigest ? Protocol.DIGEST_SIZE : 0)) + " header bytes", true);

@@ -279,7 +279,15 @@ final class TcpHostQueue extends TcpConnection implements HostQueue {
 
     @Override
     String eofReason() {
-        return "the target closed the connection";
+        if (greeted) {
+            return "the target closed the connection";
+        }
+        // before the greeting: the likely cause is a TLS setting that differs between the two ends
+        return cfg.tls == null
+                ? "the target closed the connection during the handshake (a target with tcp.tls=true closes a host "
+                        + "without TLS: set tcp.tls=true here too)"
+                : "the target closed the connection during the TLS handshake (a target with tcp.tlsVerifyClient=true "
+                        + "closes a host without a certificate it trusts: tcp.tlsCert, tcp.tlsKey)";
     }
 
     @Override

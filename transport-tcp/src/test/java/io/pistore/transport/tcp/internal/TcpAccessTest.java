@@ -141,6 +141,26 @@ class TcpAccessTest {
     }
 
     @Test
+    void aHostWithoutTlsOrWithoutACertificateIsToldTheLikelyCause() throws Exception {
+        TcpConfig plain = TcpConfig.defaults();
+        plain.reconnect = false;
+        TcpTransport p = new TcpTransport(plain);
+        hosts.add(p);
+        IOException noTls = assertThrows(IOException.class,
+                () -> p.connect(listener.address(), new ConnectOptions(1, 4)));
+        assertTrue(noTls.getMessage().contains("set tcp.tls=true here too"), noTls.getMessage());
+
+        TcpConfig anonymous = TcpConfig.defaults();
+        anonymous.reconnect = false;
+        anonymous.tls = TcpTls.load(null, null, pki.ca(), false, engine());
+        TcpTransport a = new TcpTransport(anonymous);
+        hosts.add(a);
+        IOException noCert = assertThrows(IOException.class,
+                () -> a.connect(listener.address(), new ConnectOptions(1, 4)));
+        assertTrue(noCert.getMessage().contains("tcp.tlsCert"), noCert.getMessage());
+    }
+
+    @Test
     void aHostGrantedReadWriteSeesItsVolumesAndWritesThem() throws Exception {
         try (HostConnection c = connect("alice")) {
             assertEquals(List.of("a", "b"), names(c));

@@ -21,11 +21,11 @@ import io.pistore.spi.HostConnection;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetListener;
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.tcp.TcpConfig;
 import io.pistore.transport.tcp.TcpTransportProvider;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -289,6 +289,11 @@ class TcpTransportTest {
         assertTrue(m.contains("must not be called from a tcp I/O thread") || m.equals("connected"), m);
     }
 
+    /**
+     * Idle I/O threads block: once the traffic has ended, every loop's probes and waits stop being
+     * counted (a loop that kept polling would keep counting probes), and stay so while nothing
+     * arrives. The idle threads' CPU time is a figure of the benchmarks' {@code TcpIdleCpuProbe}.
+     */
     @Test
     void idleIoThreadsDoNotSpin() throws Exception {
         TcpConfig cfg = TcpConfig.defaults();
@@ -300,25 +305,22 @@ class TcpTransportTest {
             assertEquals(Status.SUCCESS, c.queue(i & 1).submit(BlockRequest.write("v", i, 1, ScatterList.wrap(d), null,
                     Protection.insertStrip(i), false)).get(10, TimeUnit.SECONDS).status());
         }
-        Thread.sleep(50);
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        long before = ioCpu(mx);
-        Thread.sleep(500);
-        long used = ioCpu(mx) - before;
-        assertTrue(used < TimeUnit.MILLISECONDS.toNanos(50), "idle I/O threads used " + used / 1000 + " us of CPU in 500 ms");
+        assertTrue(waits().get(0) > 0, "the loops polled during the traffic: " + waits());
+        // Blocked: no probe and no wake-up for ten times the longest poll budget.
+        Eventually.steady("the I/O threads to block", Duration.ofMillis(20), Eventually.PATIENCE, this::waits);
+        assertEquals(Status.SUCCESS, c.queue(0).submit(BlockRequest.write("v", 0, 1, ScatterList.wrap(d), null,
+                Protection.insertStrip(0), false)).get(10, TimeUnit.SECONDS).status(), "and serves again after idling");
     }
 
-    private static long ioCpu(ThreadMXBean mx) {
-        long sum = 0;
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("pistore-tcp-")) {
-                long v = mx.getThreadCpuTime(t.getId());
-                if (v > 0) {
-                    sum += v;
-                }
-            }
+    /** Probes and blocking waits of the transport's loops, summed. */
+    private List<Long> waits() {
+        long polls = 0;
+        long blocked = 0;
+        for (EventLoop l : transport.group().loops()) {
+            polls += l.waiting().polls();
+            blocked += l.waiting().blockingWaits();
         }
-        return sum;
+        return List.of(polls, blocked);
     }
 
     @Test

@@ -1,0 +1,77 @@
+package io.pistore.frontend.iscsi;
+
+/**
+ * The fields of a READ, WRITE or VERIFY CDB (SBC-3): LBA, transfer length in logical blocks, the
+ * protect field (RDPROTECT, WRPROTECT or VRPROTECT), FUA, BYTCHK, and for the 32-byte CDBs the
+ * expected initial reference tag, application tag and its mask. {@code null} from {@link #parse}
+ * when the opcode is not one of them.
+ */
+record Cdb(Kind kind, long lba, long blocks, int protect, boolean fua, int bytchk, boolean is32,
+           long expectedRefTag, int expectedAppTag, int appTagMask) {
+
+    enum Kind { READ, WRITE, VERIFY }
+
+    static final int VARIABLE_LENGTH = 0x7F;
+    static final int READ_32 = 0x0009;
+    static final int VERIFY_32 = 0x000A;
+    static final int WRITE_32 = 0x000B;
+
+    static Cdb parse(byte[] c) {
+        int op = c[0] & 0xff;
+        int b1 = c.length > 1 ? c[1] & 0xff : 0;
+        int protect = b1 >>> 5;
+        boolean fua = (b1 & 0x08) != 0;
+        int bytchk = (b1 >>> 1) & 0x03;
+        switch (op) {
+            case 0x08:
+            case 0x0A: {
+                long lba = (b1 & 0x1f) << 16 | (c[2] & 0xff) << 8 | c[3] & 0xff;
+                int n = c[4] & 0xff;
+                return new Cdb(op == 0x08 ? Kind.READ : Kind.WRITE, lba, n == 0 ? 256 : n, 0, false, 0, false, 0, 0, 0);
+            }
+            case 0x28:
+            case 0x2A:
+            case 0x2F:
+                return new Cdb(kind(op), u32(c, 2), u16(c, 7), protect, fua, bytchk, false, 0, 0, 0);
+            case 0xA8:
+            case 0xAA:
+            case 0xAF:
+                return new Cdb(kind(op), u32(c, 2), u32(c, 6), protect, fua, bytchk, false, 0, 0, 0);
+            case 0x88:
+            case 0x8A:
+            case 0x8F:
+                return new Cdb(kind(op), Pdu.getLong(c, 2), u32(c, 10), protect, fua, bytchk, false, 0, 0, 0);
+            case VARIABLE_LENGTH: {
+                if (c.length < 32) {
+                    return null;
+                }
+                int sa = u16(c, 8);
+                Kind k = sa == READ_32 ? Kind.READ : sa == WRITE_32 ? Kind.WRITE : sa == VERIFY_32 ? Kind.VERIFY : null;
+                if (k == null) {
+                    return null;
+                }
+                int b10 = c[10] & 0xff;
+                return new Cdb(k, Pdu.getLong(c, 12), u32(c, 28), b10 >>> 5, (b10 & 0x08) != 0, (b10 >>> 1) & 0x03,
+                        true, u32(c, 20), u16(c, 24), u16(c, 26));
+            }
+            default:
+                return null;
+        }
+    }
+
+    private static Kind kind(int op) {
+        switch (op) {
+            case 0x28: case 0xA8: case 0x88: return Kind.READ;
+            case 0x2A: case 0xAA: case 0x8A: return Kind.WRITE;
+            default: return Kind.VERIFY;
+        }
+    }
+
+    static int u16(byte[] c, int off) {
+        return (c[off] & 0xff) << 8 | c[off + 1] & 0xff;
+    }
+
+    static long u32(byte[] c, int off) {
+        return Pdu.getInt(c, off) & 0xFFFFFFFFL;
+    }
+}

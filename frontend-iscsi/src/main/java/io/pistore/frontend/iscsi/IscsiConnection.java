@@ -1,0 +1,479 @@
+package io.pistore.frontend.iscsi;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One initiator connection on its own thread: login, then the full feature phase (RFC 7143): SCSI
+ * commands with immediate and unsolicited data and R2T-solicited Data-Out, Data-In with the status
+ * in the last PDU, NOP-Out pings, text requests (SendTargets), task management, logout. Commands
+ * are executed one at a time in the order they arrive (a write once all of its data is in), so the
+ * window of {@value #WINDOW} command numbers only lets the initiator queue them. Error recovery
+ * level 0: a broken PDU (bad length, digest or order) ends the connection with one log line; an
+ * unknown opcode is rejected and the connection goes on.
+ */
+final class IscsiConnection implements Runnable {
+    /** Commands the initiator may send beyond the next expected one (MaxCmdSN - ExpCmdSN + 1). */
+    static final int WINDOW = 32;
+    /** Most bytes of write data one connection holds for commands whose data is not all in. */
+    static final long MAX_PENDING_BYTES = 128L << 20;
+
+    /** A write command waiting for its data. */
+    private static final class Task {
+        final int itt;
+        final byte[] cdb;
+        final byte[] data;
+        int received;
+        /** End of the current burst (unsolicited or R2T), and the transfer tag it answers. */
+        int burstEnd;
+        int ttt = Pdu.RESERVED_TAG;
+        int r2tSn;
+        /** The DataSN the next Data-Out of the current burst carries (0 at the start of each). */
+        int dataSn;
+        long lun;
+        long needed;
+
+        Task(int itt, long lun, byte[] cdb, int length) {
+            this.itt = itt;
+            this.lun = lun;
+            this.cdb = cdb;
+            this.data = new byte[length];
+        }
+    }
+
+    private final IscsiServer server;
+    private final Socket socket;
+    private final String peer;
+    private final Map<Integer, Task> pending = new HashMap<>();
+    private long pendingBytes;
+    private PduChannel channel;
+    private IscsiLogin.Outcome session;
+    private long expCmdSn;
+    private long statSn;
+    private int nextTtt = 1;
+    private volatile boolean ending;
+
+    IscsiConnection(IscsiServer server, Socket socket, String peer) {
+        this.server = server;
+        this.socket = socket;
+        this.peer = peer;
+    }
+
+    @Override
+    public void run() {
+        String why = "initiator closed the connection";
+        try {
+            socket.setTcpNoDelay(true);
+            socket.setKeepAlive(true);
+            socket.setSoTimeout((int) server.options().loginTimeoutMillis);
+            channel = new PduChannel(new BufferedInputStream(socket.getInputStream(), 65_536),
+                    new BufferedOutputStream(socket.getOutputStream(), 65_536), 8192);
+            session = new IscsiLogin(server, channel).run();
+            if (session == null) {
+                why = "login ended";
+            } else {
+                socket.setSoTimeout(0);
+                Negotiation n = session.params();
+                channel.digests(n.headerDigest, n.dataDigest);
+                channel.maxRecvData(Negotiation.TARGET_MAX_RECV_DATA);
+                expCmdSn = session.expCmdSn();
+                statSn = session.statSn();
+                server.log("iscsi: " + peer + " " + session.initiator() + " logged in to "
+                        + (session.discovery() ? "discovery" : session.targetName()) + (n.headerDigest ? ", header digest" : "")
+                        + (n.dataDigest ? ", data digest" : ""));
+                why = fullFeature();
+            }
+        } catch (java.net.SocketTimeoutException e) {
+            why = "login timed out";
+        } catch (IscsiProtocolException e) {
+            why = "protocol error: " + e.getMessage();
+        } catch (IOException e) {
+            why = ending ? "server stopping" : "connection lost: " + e.getMessage();
+        } catch (RuntimeException e) {
+            why = "internal error: " + e;
+        } finally {
+            server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
+            close();
+            server.ended(this);
+        }
+    }
+
+    /** The volume this connection's session uses, or null (discovery, or before login). */
+    String volume() {
+        IscsiLogin.Outcome s = session;
+        return s == null || s.lun() == null ? null : s.lun().volume();
+    }
+
+    void shutdown() {
+        ending = true;
+        close();
+    }
+
+    private void close() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    /** The full feature phase until logout or the end of the connection; says why it ended. */
+    private String fullFeature() throws IOException {
+        while (true) {
+            Pdu p = channel.read();
+            if (p == null) {
+                return "initiator closed the connection";
+            }
+            switch (p.opcode()) {
+                case Pdu.NOP_OUT:
+                    if (sequenced(p)) {
+                        nopOut(p);
+                    }
+                    break;
+                case Pdu.SCSI_COMMAND:
+                    if (session.discovery()) {
+                        reject(p, 0x04);
+                    } else if (sequenced(p)) {
+                        command(p);
+                    }
+                    break;
+                case Pdu.DATA_OUT:
+                    dataOut(p);
+                    break;
+                case Pdu.TEXT:
+                    if (sequenced(p)) {
+                        text(p);
+                    }
+                    break;
+                case Pdu.TASK_MGMT:
+                    if (session.discovery()) {
+                        reject(p, 0x04);
+                    } else if (sequenced(p)) {
+                        taskManagement(p);
+                    }
+                    break;
+                case Pdu.LOGOUT:
+                    if (sequenced(p)) {
+                        logout(p);
+                        return "logged out";
+                    }
+                    break;
+                case Pdu.SNACK:
+                    reject(p, 0x04); // error recovery level 0 has no SNACK
+                    break;
+                default:
+                    reject(p, 0x05);
+            }
+        }
+    }
+
+    /**
+     * Whether a PDU that carries a CmdSN is the next one (or immediate), advancing ExpCmdSN for a
+     * non-immediate one; a number outside the window is dropped, as RFC 7143 says.
+     */
+    private boolean sequenced(Pdu p) {
+        long cmdSn = p.u32(24);
+        if (p.immediate()) {
+            return true;
+        }
+        if (cmdSn != expCmdSn) {
+            server.log("iscsi: " + peer + " dropped a PDU with CmdSN " + cmdSn + ", expected " + expCmdSn);
+            return false;
+        }
+        expCmdSn = (expCmdSn + 1) & 0xFFFFFFFFL;
+        return true;
+    }
+
+    private Pdu response(int opcode, int flags, int itt) {
+        Pdu r = Pdu.target(opcode, flags);
+        r.set32(16, itt);
+        r.set32(28, expCmdSn);
+        r.set32(32, (expCmdSn + WINDOW - 1) & 0xFFFFFFFFL);
+        return r;
+    }
+
+    /** Sends a PDU that carries a StatSN, and advances it. */
+    private void sendStatus(Pdu r) throws IOException {
+        r.set32(24, statSn);
+        statSn = (statSn + 1) & 0xFFFFFFFFL;
+        channel.write(r, true);
+    }
+
+    private void nopOut(Pdu p) throws IOException {
+        if (p.itt() == Pdu.RESERVED_TAG) {
+            return; // an answer to a NOP-In of ours, or a bare CmdSN update
+        }
+        Pdu r = response(Pdu.NOP_IN, 0x80, p.itt());
+        r.set64(8, p.lun());
+        r.set32(20, Pdu.RESERVED_TAG);
+        int n = Math.min(p.data.length, session.params().initiatorMaxRecvData);
+        sendStatus(r.data(java.util.Arrays.copyOf(p.data, n)));
+    }
+
+    private void reject(Pdu p, int reason) throws IOException {
+        Pdu r = response(Pdu.REJECT, 0x80, Pdu.RESERVED_TAG);
+        r.set8(2, reason);
+        server.log("iscsi: " + peer + " rejected PDU opcode 0x" + Integer.toHexString(p.opcode()) + " (reason 0x"
+                + Integer.toHexString(reason) + ")");
+        sendStatus(r.data(p.bhs.clone()));
+    }
+
+    private void command(Pdu p) throws IOException {
+        boolean write = (p.flags() & 0x20) != 0;
+        long edtl = p.u32(20);
+        byte[] cdb = p.cdb();
+        ScsiLun lun = p.lun() == 0 ? session.lun() : null;
+        if (!write) {
+            if (p.data.length > 0) {
+                throw new IscsiProtocolException("immediate data with a command that does not write");
+            }
+            finish(p.itt(), p.lun(), edtl, -1, execute(lun, cdb, new byte[0]), 0);
+            return;
+        }
+        if (p.data.length > edtl || p.data.length > 0 && !session.params().immediateData) {
+            throw new IscsiProtocolException("immediate data of " + p.data.length + " bytes for a transfer of " + edtl);
+        }
+        long needed = lun == null ? 0 : lun.dataOutBytes(cdb);
+        if (lun == null || edtl > needed + Negotiation.TARGET_MAX_BURST || edtl > Integer.MAX_VALUE - 8
+                || edtl > server.options().maxTransferBytes * 4L + 65_536) {
+            // answered before any data is solicited; unsolicited Data-Out that follows is dropped
+            finish(p.itt(), p.lun(), edtl, needed, lun == null ? execute(null, cdb, new byte[0]) : ScsiResult.invalidField(), 0);
+            return;
+        }
+        if (pendingBytes + edtl > MAX_PENDING_BYTES) {
+            finish(p.itt(), p.lun(), edtl, needed, ScsiResult.status(ScsiResult.TASK_SET_FULL), 0);
+            return;
+        }
+        Task t = new Task(p.itt(), p.lun(), cdb, (int) edtl);
+        t.needed = needed;
+        System.arraycopy(p.data, 0, t.data, 0, p.data.length);
+        t.received = p.data.length;
+        Negotiation n = session.params();
+        t.burstEnd = n.initialR2T ? t.received : (int) Math.min(edtl, Math.max(n.firstBurst, t.received));
+        if (t.received == t.data.length) {
+            finish(t.itt, t.lun, edtl, needed, execute(lun, cdb, t.data), 0);
+            return;
+        }
+        pending.put(t.itt, t);
+        pendingBytes += edtl;
+        if (t.received == t.burstEnd) {
+            solicit(t);
+        }
+    }
+
+    /** Sends the R2T for the next burst of {@code t}'s data. */
+    private void solicit(Task t) throws IOException {
+        int len = Math.min(session.params().maxBurst, t.data.length - t.received);
+        t.ttt = nextTtt++ & 0x7FFFFFFF;
+        t.burstEnd = t.received + len;
+        t.dataSn = 0;
+        Pdu r = response(Pdu.R2T, 0x80, t.itt);
+        r.set64(8, t.lun);
+        r.set32(20, t.ttt);
+        r.set32(24, statSn);
+        r.set32(36, t.r2tSn++);
+        r.set32(40, t.received);
+        r.set32(44, len);
+        channel.write(r, true);
+    }
+
+    private void dataOut(Pdu p) throws IOException {
+        Task t = pending.get(p.itt());
+        if (t == null) {
+            return; // data of a command answered already (refused before its data was in): dropped
+        }
+        int ttt = p.i32(20);
+        int offset = p.i32(40);
+        int dataSn = p.i32(36);
+        if (ttt != t.ttt || offset != t.received || p.data.length > t.burstEnd - t.received || dataSn != t.dataSn) {
+            throw new IscsiProtocolException("Data-Out out of order: offset " + (offset & 0xFFFFFFFFL) + " length "
+                    + p.data.length + " tag 0x" + Integer.toHexString(ttt) + ", expected offset " + t.received
+                    + " up to " + t.burstEnd + " tag 0x" + Integer.toHexString(t.ttt) + ", DataSN " + dataSn
+                    + " (expected " + t.dataSn + ")");
+        }
+        t.dataSn++;
+        System.arraycopy(p.data, 0, t.data, t.received, p.data.length);
+        t.received += p.data.length;
+        if (t.received < t.burstEnd) {
+            return;
+        }
+        if (t.received < t.data.length) {
+            solicit(t);
+            return;
+        }
+        pending.remove(t.itt);
+        pendingBytes -= t.data.length;
+        finish(t.itt, t.lun, t.data.length, t.needed, execute(session.lun(), t.cdb, t.data), t.r2tSn);
+    }
+
+    private ScsiResult execute(ScsiLun lun, byte[] cdb, byte[] dataOut) {
+        if (lun != null) {
+            return lun.execute(cdb, dataOut);
+        }
+        int op = cdb[0] & 0xff;
+        if (op == 0x12 && (cdb[1] & 1) == 0) { // INQUIRY of a LUN that is not there: peripheral qualifier 3
+            byte[] b = session.lun().pages().standardInquiry();
+            b[0] = 0x7F;
+            return ScsiResult.cut(b, Cdb.u16(cdb, 3));
+        }
+        if (op == 0xA0 || op == 0x03) {
+            return session.lun().execute(cdb, dataOut);
+        }
+        return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x25, 0x00);
+    }
+
+    /**
+     * Sends a command's data and status: Data-In PDUs with the status in the last, or a SCSI
+     * Response. {@code writeNeeded}: the Data-Out bytes a write needed (residuals against the
+     * expected length), -1 for a command that reads.
+     */
+    private void finish(int itt, long lun, long edtl, long writeNeeded, ScsiResult r, int expDataSn) throws IOException {
+        Negotiation n = session.params();
+        byte[] d = r.dataIn;
+        int len = (int) Math.min(d.length, edtl);
+        long produced = writeNeeded >= 0 ? writeNeeded : d.length;
+        int residualFlags = 0;
+        long residual = 0;
+        if (produced > edtl) {
+            residualFlags = 0x04;
+            residual = produced - edtl;
+        } else if (produced < edtl) {
+            residualFlags = 0x02;
+            residual = edtl - produced;
+        }
+        int dataSn = 0;
+        if (len > 0 && r.status == ScsiResult.GOOD) {
+            int off = 0;
+            int burstStart = 0;
+            while (off < len) {
+                int chunk = Math.min(n.initiatorMaxRecvData, Math.min(len - off, burstStart + n.maxBurst - off));
+                boolean last = off + chunk == len;
+                boolean burstEnd = last || off + chunk == burstStart + n.maxBurst;
+                Pdu di = response(Pdu.DATA_IN, (burstEnd ? 0x80 : 0) | (last ? 0x01 | residualFlags : 0), itt);
+                di.set64(8, lun);
+                di.set32(20, Pdu.RESERVED_TAG);
+                di.set32(36, dataSn++);
+                di.set32(40, off);
+                if (last) {
+                    di.set8(3, r.status);
+                    di.set32(44, residual);
+                    di.set32(24, statSn);
+                    statSn = (statSn + 1) & 0xFFFFFFFFL;
+                }
+                channel.write(di, d, off, chunk, last);
+                off += chunk;
+                if (burstEnd) {
+                    burstStart = off;
+                }
+            }
+            return;
+        }
+        Pdu rsp = response(Pdu.SCSI_RESPONSE, 0x80 | residualFlags, itt);
+        rsp.set8(2, 0).set8(3, r.status);
+        rsp.set32(36, expDataSn);
+        rsp.set32(44, residual);
+        if (r.sense.length > 0) {
+            byte[] s = new byte[2 + r.sense.length];
+            s[0] = (byte) (r.sense.length >>> 8);
+            s[1] = (byte) r.sense.length;
+            System.arraycopy(r.sense, 0, s, 2, r.sense.length);
+            rsp.data(s);
+        }
+        sendStatus(rsp);
+    }
+
+    private void text(Pdu p) throws IOException {
+        if ((p.flags() & 0x40) != 0) {
+            throw new IscsiProtocolException("continued text requests are not supported");
+        }
+        Map<String, String> keys = TextKeys.parse(p.data);
+        Map<String, String> answer = new LinkedHashMap<>();
+        StringBuilder targets = new StringBuilder();
+        String st = keys.remove("SendTargets");
+        if (st != null) {
+            for (String name : server.targetNames()) {
+                boolean wanted = st.equals("All") && session.discovery() || st.equalsIgnoreCase(name)
+                        || st.isEmpty() && !session.discovery() && name.equalsIgnoreCase(session.targetName());
+                if (wanted) {
+                    targets.append("TargetName=").append(name).append('\0');
+                    targets.append("TargetAddress=").append(portal()).append(",1").append('\0');
+                }
+            }
+        }
+        answer.putAll(session.params().answer(keys, session.discovery()));
+        byte[] a = TextKeys.format(answer);
+        byte[] t = targets.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] all = new byte[t.length + a.length];
+        System.arraycopy(t, 0, all, 0, t.length);
+        System.arraycopy(a, 0, all, t.length, a.length);
+        if (all.length > session.params().initiatorMaxRecvData) {
+            all = java.util.Arrays.copyOf(all, session.params().initiatorMaxRecvData); // bounded answer
+            int end = all.length;
+            while (end > 0 && all[end - 1] != 0) {
+                end--;
+            }
+            all = java.util.Arrays.copyOf(all, end);
+        }
+        Pdu r = response(Pdu.TEXT_RESPONSE, 0x80, p.itt());
+        r.set32(20, Pdu.RESERVED_TAG);
+        sendStatus(r.data(all));
+    }
+
+    private String portal() {
+        InetSocketAddress a = (InetSocketAddress) socket.getLocalSocketAddress();
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    private void taskManagement(Pdu p) throws IOException {
+        int function = p.flags() & 0x7f;
+        int response;
+        switch (function) {
+            case 1: { // ABORT TASK
+                Task t = pending.remove(p.i32(20));
+                if (t != null) {
+                    pendingBytes -= t.data.length;
+                    response = 0;
+                } else {
+                    response = serialBefore(p.u32(32), expCmdSn) ? 0 : 1;
+                }
+                break;
+            }
+            case 2: // ABORT TASK SET
+            case 4: // CLEAR TASK SET
+            case 5: // LOGICAL UNIT RESET
+            case 6: // TARGET WARM RESET
+                pending.clear();
+                pendingBytes = 0;
+                response = p.lun() == 0 || function == 6 ? 0 : 2;
+                break;
+            case 8: // TASK REASSIGN: needs error recovery level 2
+                response = 3;
+                break;
+            default:
+                response = 5;
+        }
+        Pdu r = response(Pdu.TASK_MGMT_RESPONSE, 0x80, p.itt());
+        r.set8(2, response);
+        sendStatus(r);
+    }
+
+    /** Whether serial number {@code a} comes before {@code b} (RFC 1982, 32 bits). */
+    private static boolean serialBefore(long a, long b) {
+        return a != b && ((b - a) & 0xFFFFFFFFL) < 0x80000000L;
+    }
+
+    private void logout(Pdu p) throws IOException {
+        int reason = p.flags() & 0x7f;
+        Pdu r = response(Pdu.LOGOUT_RESPONSE, 0x80, p.itt());
+        r.set8(2, reason == 2 ? 2 : 0); // connection recovery needs error recovery level 2
+        sendStatus(r);
+    }
+}

@@ -1,0 +1,356 @@
+package io.pistore.frontend.iscsi;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.engine.service.TargetService;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.TargetListener;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TransportCapabilities;
+import io.pistore.spi.VolumeInfo;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The iSCSI frontend: a target portal (RFC 7143) that serves every volume of a
+ * {@link HostConnection} as its own target, named {@value #IQN_PREFIX}VOLUME, with the volume as
+ * logical unit 0. Volumes formatted with 8-byte T10 PI (CRC-16 guard, Types 1-3) show it to the
+ * initiator (PROTECT, PROT_EN, P_TYPE) and take and return it with the protect fields of READ,
+ * WRITE and VERIFY; the engine checks it and stores nothing that fails. See docs/ISCSI.md.
+ *
+ * <p>One thread accepts; each connection gets one thread that reads its PDUs and executes its
+ * commands in order. The server never closes the host connection it was given.
+ */
+public final class IscsiServer implements AutoCloseable {
+    /** The IANA port of iSCSI. */
+    public static final int DEFAULT_PORT = 3260;
+    /** Target names are this prefix and the volume name. */
+    public static final String IQN_PREFIX = "iqn.2026-12.io.pistore:";
+
+    /** Limits and logging of a server. */
+    public static final class Options {
+        int maxConnections = 64;
+        long loginTimeoutMillis = 30_000;
+        int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
+        Consumer<String> log = line -> { };
+        String chapUser;
+        String chapSecret;
+        String chapTargetUser;
+        String chapTargetSecret;
+
+        /**
+         * Asks every initiator for CHAP (MD5) with this name and secret (null: no authentication,
+         * the default). Secrets of 12 to 255 bytes, as RFC 7143 asks.
+         */
+        public Options chap(String user, String secret) {
+            if (user != null && (user.isEmpty() || secret == null || secret.length() < 12 || secret.length() > 255)) {
+                throw new IllegalArgumentException("a CHAP secret must be 12 to 255 characters, with a user name");
+            }
+            this.chapUser = user;
+            this.chapSecret = user == null ? null : secret;
+            return this;
+        }
+
+        /** Mutual CHAP: the name and secret this target proves itself with when the initiator asks. */
+        public Options mutualChap(String targetUser, String targetSecret) {
+            if (targetSecret != null && (targetSecret.length() < 12 || targetSecret.length() > 255)) {
+                throw new IllegalArgumentException("a CHAP secret must be 12 to 255 characters");
+            }
+            this.chapTargetUser = targetUser;
+            this.chapTargetSecret = targetSecret;
+            return this;
+        }
+
+        /** A fresh CHAP state for one login, or null without CHAP. */
+        IscsiChap chap() {
+            return chapUser == null ? null : new IscsiChap(chapUser, chapSecret, chapTargetUser, chapTargetSecret);
+        }
+
+        /** Most initiator connections at once; more are closed at accept (default 64). */
+        public Options maxConnections(int n) {
+            if (n <= 0) {
+                throw new IllegalArgumentException("maxConnections must be positive, not " + n);
+            }
+            this.maxConnections = n;
+            return this;
+        }
+
+        /** Longest wait for each login PDU before the connection is closed (default 30 s). */
+        public Options loginTimeoutMillis(long ms) {
+            if (ms <= 0 || ms > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("loginTimeoutMillis must be 1 to " + Integer.MAX_VALUE + ", not " + ms);
+            }
+            this.loginTimeoutMillis = ms;
+            return this;
+        }
+
+        /** Largest data+PI of one block request of the transport (bounds the block limits page). */
+        public Options maxTransferBytes(int n) {
+            if (n < 65_536) {
+                throw new IllegalArgumentException("maxTransferBytes must be at least 65536, not " + n);
+            }
+            this.maxTransferBytes = n;
+            return this;
+        }
+
+        /** Where one line per connection event goes. */
+        public Options log(Consumer<String> log) {
+            this.log = log;
+            return this;
+        }
+    }
+
+    private final HostConnection connection;
+    private final Options options;
+    private final ServerSocket listener;
+    private final Map<String, ScsiLun> luns = new ConcurrentHashMap<>();
+    private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger tsih = new AtomicInteger();
+    private final Thread acceptor;
+    /** What {@link #serveLocal} opened for this server, closed after it (last first). */
+    private final List<AutoCloseable> owned = new ArrayList<>();
+    private volatile boolean closing;
+
+    private IscsiServer(HostConnection connection, Options options, ServerSocket listener) {
+        this.connection = connection;
+        this.options = options;
+        this.listener = listener;
+        this.acceptor = new Thread(this::acceptLoop, "pistore-iscsi-accept");
+        this.acceptor.setDaemon(true);
+    }
+
+    /**
+     * Starts a portal on {@code address} ({@code HOST:PORT}, {@code :PORT}, {@code PORT} or
+     * {@code HOST}; host 127.0.0.1 and port 3260 by default; port 0 picks a free one).
+     */
+    public static IscsiServer start(String address, HostConnection connection, Options options) throws IOException {
+        InetSocketAddress a = parseAddress(address);
+        ServerSocket l = new ServerSocket();
+        try {
+            l.setReuseAddress(true);
+            l.bind(a, 64);
+        } catch (IOException | RuntimeException e) {
+            l.close();
+            throw e;
+        }
+        IscsiServer s = new IscsiServer(connection, options, l);
+        s.acceptor.start();
+        return s;
+    }
+
+    /**
+     * Starts a portal on {@code address} for the volumes of {@code service}, reached in process
+     * through the local transport; closing the server closes that connection too.
+     */
+    public static IscsiServer serveLocal(String address, TargetService service, Options options) throws IOException {
+        BlockTransport t = new LocalTransportProvider().create();
+        TargetListener l = null;
+        HostConnection h = null;
+        try {
+            l = t.listen(new LocalTransportProvider().embeddedListenAddress(), service);
+            h = t.connect(l.address(), new ConnectOptions(2, 256));
+            IscsiServer s = start(address, h, options);
+            s.owned.add(t);
+            s.owned.add(l);
+            s.owned.add(h);
+            return s;
+        } catch (IOException | RuntimeException e) {
+            for (AutoCloseable c : new AutoCloseable[] {h, l, t}) {
+                closeQuietly(c);
+            }
+            throw e;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing anyway
+        }
+    }
+
+    /** {@code HOST:PORT}, {@code :PORT}, {@code PORT} or {@code HOST}; 127.0.0.1 and 3260 by default. */
+    public static InetSocketAddress parseAddress(String address) {
+        String host = "127.0.0.1";
+        int port = DEFAULT_PORT;
+        String s = address == null ? "" : address.strip();
+        if (!s.isEmpty()) {
+            int colon = s.lastIndexOf(':');
+            String portText = null;
+            if (colon >= 0 && s.indexOf(':') == colon || s.startsWith("[") && s.contains("]:")) {
+                if (colon > 0) {
+                    host = s.substring(0, colon);
+                }
+                portText = s.substring(colon + 1);
+            } else if (s.chars().allMatch(Character::isDigit)) {
+                portText = s;
+            } else {
+                host = s;
+            }
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            if (portText != null) {
+                try {
+                    port = Integer.parseInt(portText);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("bad port in iSCSI address '" + address + "'");
+                }
+                if (port < 0 || port > 65535) {
+                    throw new IllegalArgumentException("port must be 0 to 65535 in iSCSI address '" + address + "'");
+                }
+            }
+        }
+        return new InetSocketAddress(host, port);
+    }
+
+    /** The bound address (with the real port when 0 was asked for). */
+    public InetSocketAddress address() {
+        return (InetSocketAddress) listener.getLocalSocketAddress();
+    }
+
+    /** The target name of a volume. */
+    public static String targetName(String volume) {
+        return IQN_PREFIX + volume;
+    }
+
+    /** The target names, one per volume of the host connection. */
+    public List<String> targetNames() {
+        List<String> names = new ArrayList<>();
+        for (VolumeInfo v : connection.volumes()) {
+            names.add(targetName(v.name()));
+        }
+        return names;
+    }
+
+    /** The logical unit of the target of that name (compared without case, as iSCSI names are), or null. */
+    ScsiLun lun(String targetName) {
+        String lower = targetName.toLowerCase(Locale.ROOT);
+        if (!lower.startsWith(IQN_PREFIX)) {
+            return null;
+        }
+        for (VolumeInfo v : connection.volumes()) {
+            if (targetName(v.name()).toLowerCase(Locale.ROOT).equals(lower)) {
+                VolumeInfo info = v;
+                return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
+                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes));
+            }
+        }
+        return null;
+    }
+
+    Options options() {
+        return options;
+    }
+
+    int nextTsih() {
+        int t;
+        do {
+            t = tsih.incrementAndGet() & 0xFFFF;
+        } while (t == 0);
+        return t;
+    }
+
+    void log(String line) {
+        try {
+            options.log.accept(line);
+        } catch (RuntimeException ignored) {
+            // a broken log never breaks the server
+        }
+    }
+
+    void ended(IscsiConnection c) {
+        connections.remove(c);
+    }
+
+    /** Initiator connections open now. */
+    public int connectionsOpen() {
+        return connections.size();
+    }
+
+    /** Ends the connections whose sessions use that volume (before it goes away); returns how many. */
+    public int disconnect(String volume) {
+        int n = 0;
+        for (IscsiConnection c : connections) {
+            if (volume.equals(c.volume())) {
+                c.shutdown();
+                n++;
+            }
+        }
+        luns.remove(volume);
+        return n;
+    }
+
+    private void acceptLoop() {
+        while (!closing) {
+            Socket s;
+            try {
+                s = listener.accept();
+            } catch (SocketException e) {
+                if (closing) {
+                    return;
+                }
+                log("iscsi: accept failed: " + e.getMessage());
+                continue;
+            } catch (IOException e) {
+                log("iscsi: accept failed: " + e.getMessage());
+                continue;
+            }
+            InetAddress ip = s.getInetAddress();
+            String peer = ip.getHostAddress() + ":" + s.getPort();
+            if (connections.size() >= options.maxConnections) {
+                log("iscsi: " + peer + " refused: " + options.maxConnections + " connections already");
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // refused anyway
+                }
+                continue;
+            }
+            IscsiConnection c = new IscsiConnection(this, s, peer);
+            connections.add(c);
+            Thread t = new Thread(c, "pistore-iscsi-" + peer);
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /** Stops accepting and ends every connection (a command being executed completes first in the engine). */
+    @Override
+    public void close() {
+        closing = true;
+        try {
+            listener.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (IscsiConnection c : connections) {
+            c.shutdown();
+        }
+        try {
+            acceptor.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            closeQuietly(owned.get(i));
+        }
+    }
+}

@@ -1,0 +1,328 @@
+package io.pistore.frontend.iscsi;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.BlockIoException;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.PiType;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.Completion;
+import io.pistore.spi.Protection;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * One volume as SCSI logical unit 0 of its target: executes a CDB with its Data-Out and says how it
+ * ended (SBC-3, SPC-4). Data goes through the engine's {@link BlockDevice}: with a protect field of
+ * 0 as data-only requests (PI generated on the way in, checked and stripped on the way out); with a
+ * protect field of 1 to 5 the initiator's 8-byte tuples travel interleaved after each block and are
+ * passed to the engine, which checks them as the field's table says and stores nothing when a check
+ * fails. Stateless apart from the device; safe from any thread.
+ */
+final class ScsiLun {
+    private final BlockDevice device;
+    private final ScsiPages pages;
+    private final int maxTransferBlocks;
+    private final ScsiProvisioning provisioning;
+
+    ScsiLun(BlockDevice device, int maxTransferBytes) {
+        this.device = device;
+        BlockFormat f = device.format();
+        int wire = f.dataSize() + (ScsiPages.exposesPi(f) ? 8 : 0);
+        int n = Integer.highestOneBit(Math.max(1, maxTransferBytes / Math.max(wire, f.blockSize())));
+        this.maxTransferBlocks = n;
+        this.pages = new ScsiPages(device.info(), n);
+        this.provisioning = new ScsiProvisioning(device, n);
+    }
+
+    /**
+     * The most blocks a READ or a WRITE without PI from the initiator may move (several engine
+     * requests): four times the block limits' maximum transfer length, which bounds the memory of
+     * one command.
+     */
+    int maxCommandBlocks() {
+        return ScsiProvisioning.maxWriteSameBlocks(maxTransferBlocks);
+    }
+
+    ScsiPages pages() {
+        return pages;
+    }
+
+    String volume() {
+        return device.info().name();
+    }
+
+    /** Bytes of Data-Out the command needs, or 0 when it takes none (only READ/WRITE/VERIFY take any). */
+    long dataOutBytes(byte[] cdb) {
+        long p = provisioning.dataOutBytes(cdb);
+        if (p >= 0) {
+            return p;
+        }
+        Cdb c = Cdb.parse(cdb);
+        if (c == null || c.kind() == Cdb.Kind.READ || c.kind() == Cdb.Kind.VERIFY && c.bytchk() == 0) {
+            return 0;
+        }
+        return c.blocks() * wireBlock(c.kind() == Cdb.Kind.VERIFY ? 0 : c.protect());
+    }
+
+    private int wireBlock(int protect) {
+        return device.format().dataSize() + (protect != 0 && pages.pi() ? 8 : 0);
+    }
+
+    /** Executes {@code cdb}; {@code dataOut} holds what the initiator sent (possibly empty). */
+    ScsiResult execute(byte[] cdb, byte[] dataOut) {
+        int op = cdb[0] & 0xff;
+        switch (op) {
+            case 0x00: return ScsiResult.good();
+            case 0x03: return requestSense(cdb);
+            case 0x12: return inquiry(cdb);
+            case 0x25: return ScsiResult.good(pages.readCapacity10());
+            case 0x9E: {
+                int sa = cdb[1] & 0x1f;
+                if (sa == 0x12) {
+                    return provisioning.lbaStatus(cdb);
+                }
+                return sa == 0x10 ? ScsiResult.cut(pages.readCapacity16(), Cdb.u32(cdb, 10)) : ScsiResult.invalidField();
+            }
+            case 0x42: return provisioning.unmap(cdb, dataOut, pages.readOnly());
+            case 0x41:
+            case 0x93:
+                return provisioning.writeSame(cdb, dataOut, pages.readOnly());
+            case 0xA0: return ScsiResult.cut(pages.reportLuns(), Cdb.u32(cdb, 6));
+            case 0x1A: return modeSense(cdb, false);
+            case 0x5A: return modeSense(cdb, true);
+            case 0x35: return synchronize(Cdb.u32(cdb, 2), Cdb.u16(cdb, 7));
+            case 0x91: return synchronize(Pdu.getLong(cdb, 2), Cdb.u32(cdb, 10));
+            default:
+                break;
+        }
+        Cdb c = Cdb.parse(cdb);
+        if (c == null) {
+            return op == Cdb.VARIABLE_LENGTH ? ScsiResult.invalidField() : ScsiResult.invalidOpcode();
+        }
+        ScsiResult bad = checkProtect(c);
+        if (bad != null) {
+            return bad;
+        }
+        if (c.lba() < 0 || c.lba() + c.blocks() > device.info().blockCount() || c.lba() + c.blocks() < c.lba()) {
+            return ScsiResult.lbaOutOfRange();
+        }
+        if (c.blocks() == 0) {
+            return ScsiResult.good();
+        }
+        switch (c.kind()) {
+            case READ: return read(c);
+            case WRITE: return write(c, dataOut);
+            default: return verify(c, dataOut);
+        }
+    }
+
+    /** A reserved protect value, PI asked of a unit without it, a CDB size its protection type forbids. */
+    private ScsiResult checkProtect(Cdb c) {
+        if (c.protect() > 5) {
+            return ScsiResult.invalidField();
+        }
+        boolean type2 = pages.pi() && pages.type() == PiType.TYPE_2;
+        if (c.is32() != type2) {
+            // 32-byte CDBs serve Type 2 only; Type 2 takes its reference tags from them
+            return c.is32() || c.protect() != 0 ? ScsiResult.invalidOpcode() : null;
+        }
+        if (c.protect() != 0 && !pages.pi()) {
+            return ScsiResult.invalidField();
+        }
+        boolean oneRequest = c.kind() == Cdb.Kind.WRITE && c.protect() != 0;
+        if (c.kind() != Cdb.Kind.VERIFY && c.blocks() > (oneRequest ? maxTransferBlocks : maxCommandBlocks())) {
+            return ScsiResult.invalidField();
+        }
+        return null;
+    }
+
+    /** The checks a protect value asks for (SBC-3 tables for RDPROTECT, WRPROTECT and VRPROTECT). */
+    private Protection protection(Cdb c, long lba) {
+        boolean guard = c.protect() == 1 || c.protect() == 4 || c.protect() == 5;
+        boolean app = c.protect() == 1 || c.protect() == 2 || c.protect() == 5;
+        boolean ref = app && pages.type() != PiType.TYPE_3;
+        long refTag = c.is32() ? (c.expectedRefTag() + (lba - c.lba())) & 0xFFFFFFFFL : device.format().refTagOf(lba);
+        int mask = c.is32() ? c.appTagMask() : 0;
+        int tag = c.is32() ? c.expectedAppTag() : 0;
+        return Protection.pass(CheckFlags.of(guard, app && mask != 0, ref), refTag, tag, mask);
+    }
+
+    /** Reads in requests of at most the block limits' transfer length; the failing request's sense is the answer. */
+    private ScsiResult read(Cdb c) {
+        int ds = device.format().dataSize();
+        int wire = wireBlock(c.protect());
+        byte[] out = new byte[(int) c.blocks() * wire];
+        for (int done = 0; done < c.blocks(); ) {
+            int n = (int) Math.min(maxTransferBlocks, c.blocks() - done);
+            long lba = c.lba() + done;
+            ByteBuffer data = ByteBuffer.allocate(n * ds);
+            Completion r;
+            if (c.protect() == 0) {
+                r = await(() -> device.read(lba, ScatterList.of(data)));
+            } else {
+                ByteBuffer meta = ByteBuffer.allocate(n * 8);
+                r = await(() -> device.read(lba, ScatterList.of(data), ScatterList.of(meta), protection(c, lba)));
+                if (r.isSuccess()) {
+                    for (int i = 0; i < n; i++) {
+                        System.arraycopy(meta.array(), i * 8, out, (done + i) * wire + ds, 8);
+                    }
+                }
+            }
+            if (!r.isSuccess()) {
+                return ScsiResult.of(r, false);
+            }
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(data.array(), i * ds, out, (done + i) * wire, ds);
+            }
+            done += n;
+        }
+        return ScsiResult.good(out);
+    }
+
+    /**
+     * Writes the blocks. With PI from the initiator the write is one engine request (at most the
+     * block limits' transfer length, checked before), so a failed check stores nothing of it; a write
+     * whose PI the target generates cannot fail a check and goes in requests of that length.
+     */
+    private ScsiResult write(Cdb c, byte[] dataOut) {
+        if (pages.readOnly()) {
+            return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
+        }
+        int ds = device.format().dataSize();
+        int wire = wireBlock(c.protect());
+        // an expected transfer length shorter than the CDB's writes the whole blocks it covers (residual overflow)
+        int total = (int) Math.min(c.blocks(), dataOut.length / wire);
+        if (c.protect() == 0) {
+            for (int done = 0; done < total; ) {
+                int n = Math.min(maxTransferBlocks, total - done);
+                long lba = c.lba() + done;
+                ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, done * ds, n * ds).slice());
+                Completion r = await(() -> device.write(lba, data, null, device.insertStrip(lba), c.fua()));
+                if (!r.isSuccess()) {
+                    return ScsiResult.of(r, true);
+                }
+                done += n;
+            }
+            return ScsiResult.good();
+        }
+        if (total == 0) {
+            return ScsiResult.good();
+        }
+        byte[] data = new byte[total * ds];
+        byte[] meta = new byte[total * 8];
+        for (int i = 0; i < total; i++) {
+            System.arraycopy(dataOut, i * wire, data, i * ds, ds);
+            System.arraycopy(dataOut, i * wire + ds, meta, i * 8, 8);
+        }
+        Completion done = await(() -> device.write(c.lba(), ScatterList.wrap(data), ScatterList.wrap(meta),
+                protection(c, c.lba()), c.fua()));
+        return done.isSuccess() ? ScsiResult.good() : ScsiResult.of(done, true);
+    }
+
+    /** VERIFY: BYTCHK 0 reads and checks the blocks (PI as VRPROTECT says); BYTCHK 1 compares them with the Data-Out. */
+    private ScsiResult verify(Cdb c, byte[] dataOut) {
+        if (c.bytchk() > 1 || c.bytchk() == 1 && c.protect() != 0) {
+            return ScsiResult.invalidField();
+        }
+        int ds = device.format().dataSize();
+        if (c.bytchk() == 1 && dataOut.length < c.blocks() * ds) {
+            return ScsiResult.invalidField();
+        }
+        long done = 0;
+        while (done < c.blocks()) {
+            int n = (int) Math.min(maxTransferBlocks, c.blocks() - done);
+            long lba = c.lba() + done;
+            ByteBuffer data = ByteBuffer.allocate(n * ds);
+            Completion r = c.protect() == 0
+                    ? await(() -> device.read(lba, ScatterList.of(data)))
+                    : await(() -> device.read(lba, ScatterList.of(data), ScatterList.of(ByteBuffer.allocate(n * 8)),
+                            protection(c, lba)));
+            if (!r.isSuccess()) {
+                return ScsiResult.of(r, false);
+            }
+            if (c.bytchk() == 1) {
+                byte[] d = data.array();
+                for (int i = 0; i < d.length; i++) {
+                    if (d[i] != dataOut[(int) (done * ds) + i]) {
+                        return ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00, done * ds + i);
+                    }
+                }
+            }
+            done += n;
+        }
+        return ScsiResult.good();
+    }
+
+    private ScsiResult synchronize(long lba, long blocks) {
+        long count = device.info().blockCount();
+        if (lba > count || blocks > 0 && lba + blocks > count) {
+            return ScsiResult.lbaOutOfRange();
+        }
+        Completion done = await(device::flush);
+        return done.isSuccess() ? ScsiResult.good() : ScsiResult.of(done, true);
+    }
+
+    private ScsiResult requestSense(byte[] cdb) {
+        int alloc = cdb[4] & 0xff;
+        if ((cdb[1] & 0x01) != 0) { // DESC: descriptor format, no sense
+            byte[] s = new byte[8];
+            s[0] = 0x72;
+            return ScsiResult.cut(s, alloc);
+        }
+        return ScsiResult.cut(ScsiResult.sense(0, 0, 0, -1), alloc);
+    }
+
+    private ScsiResult inquiry(byte[] cdb) {
+        boolean evpd = (cdb[1] & 0x01) != 0;
+        int page = cdb[2] & 0xff;
+        int alloc = Cdb.u16(cdb, 3);
+        if (!evpd) {
+            return page != 0 ? ScsiResult.invalidField() : ScsiResult.cut(pages.standardInquiry(), alloc);
+        }
+        byte[] p = pages.vpd(page);
+        return p == null ? ScsiResult.invalidField() : ScsiResult.cut(p, alloc);
+    }
+
+    private ScsiResult modeSense(byte[] cdb, boolean ten) {
+        boolean dbd = (cdb[1] & 0x08) != 0;
+        int pc = (cdb[2] & 0xff) >>> 6;
+        int page = cdb[2] & 0x3f;
+        int sub = cdb[3] & 0xff;
+        int alloc = ten ? Cdb.u16(cdb, 7) : cdb[4] & 0xff;
+        if (pc == 3) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x39, 0x00); // saving parameters not supported
+        }
+        byte[] body = sub == 0 || sub == 0xFF && page == 0x3F ? pages.modePages(page, pc) : null;
+        if (body == null) {
+            return ScsiResult.invalidField();
+        }
+        byte[] bd = dbd ? new byte[0] : pages.blockDescriptor();
+        int header = ten ? 8 : 4;
+        byte[] b = new byte[header + bd.length + body.length];
+        int deviceSpecific = (pages.readOnly() ? 0x80 : 0) | 0x10; // WP, DPOFUA
+        if (ten) {
+            b[0] = (byte) ((b.length - 2) >>> 8);
+            b[1] = (byte) (b.length - 2);
+            b[3] = (byte) deviceSpecific;
+            b[7] = (byte) bd.length;
+        } else {
+            b[0] = (byte) (b.length - 1);
+            b[2] = (byte) deviceSpecific;
+            b[3] = (byte) bd.length;
+        }
+        System.arraycopy(bd, 0, b, header, bd.length);
+        System.arraycopy(body, 0, b, header + bd.length, body.length);
+        return ScsiResult.cut(b, alloc);
+    }
+
+    /** Waits for an engine request, resubmitting while its queue is full; a failure as its completion. */
+    private static Completion await(Supplier<CompletableFuture<Completion>> submit) {
+        try {
+            return BlockDevice.await(submit);
+        } catch (BlockIoException e) {
+            return e.completion();
+        }
+    }
+}

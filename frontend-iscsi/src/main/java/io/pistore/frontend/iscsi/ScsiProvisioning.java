@@ -1,0 +1,224 @@
+package io.pistore.frontend.iscsi;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.BlockIoException;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.Completion;
+import java.nio.ByteBuffer;
+import java.util.BitSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * Thin provisioning of a logical unit (SBC-3 4.7): UNMAP and WRITE SAME with UNMAP deallocate
+ * blocks (they then read as zeros with the escape tuple, LBPRZ), WRITE SAME writes one block
+ * over a range (zeros as a zero write), GET LBA STATUS tells deallocated from mapped blocks. A
+ * WRITE SAME with a non-zero WRPROTECT is refused as an invalid field (the tuples of the copies
+ * would need their own reference tags).
+ */
+final class ScsiProvisioning {
+    /** Most blocks one UNMAP descriptor covers. */
+    static final int MAX_UNMAP_BLOCKS = 1 << 20;
+    /** Most UNMAP block descriptors in one command. */
+    static final int MAX_UNMAP_DESCRIPTORS = 256;
+    /** Blocks one engine zero write or deallocation covers. */
+    private static final int CHUNK = 1 << 16;
+    /** Blocks one GET LBA STATUS looks at. */
+    private static final int STATUS_WINDOW = 1024;
+
+    private final BlockDevice device;
+    private final int maxTransferBlocks;
+
+    ScsiProvisioning(BlockDevice device, int maxTransferBlocks) {
+        this.device = device;
+        this.maxTransferBlocks = maxTransferBlocks;
+    }
+
+    /** Bytes of Data-Out of an UNMAP or WRITE SAME CDB, or -1 when {@code cdb} is neither. */
+    long dataOutBytes(byte[] cdb) {
+        switch (cdb[0] & 0xff) {
+            case 0x42: return Cdb.u16(cdb, 7);
+            case 0x41: return device.format().dataSize();
+            case 0x93: return (cdb[1] & 0x01) != 0 ? 0 : device.format().dataSize();
+            default: return -1;
+        }
+    }
+
+    ScsiResult unmap(byte[] cdb, byte[] param, boolean readOnly) {
+        if (readOnly) {
+            return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
+        }
+        int length = Math.min(Cdb.u16(cdb, 7), param.length);
+        if (length == 0) {
+            return ScsiResult.good();
+        }
+        if (length < 8) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00); // invalid field in parameter list
+        }
+        int descriptors = Math.min(Cdb.u16(param, 2), length - 8) / 16;
+        if (descriptors > MAX_UNMAP_DESCRIPTORS) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
+        }
+        for (int i = 0; i < descriptors; i++) { // every range is checked before any is deallocated
+            long lba = Pdu.getLong(param, 8 + 16 * i);
+            long n = Cdb.u32(param, 16 + 16 * i);
+            if (n > MAX_UNMAP_BLOCKS) {
+                return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
+            }
+            if (outOfRange(lba, n)) {
+                return ScsiResult.lbaOutOfRange();
+            }
+        }
+        for (int i = 0; i < descriptors; i++) {
+            ScsiResult r = deallocate(Pdu.getLong(param, 8 + 16 * i), Cdb.u32(param, 16 + 16 * i));
+            if (r != null) {
+                return r;
+            }
+        }
+        return ScsiResult.good();
+    }
+
+    ScsiResult writeSame(byte[] cdb, byte[] block, boolean readOnly) {
+        boolean sixteen = (cdb[0] & 0xff) == 0x93;
+        int protect = (cdb[1] & 0xff) >>> 5;
+        boolean unmap = (cdb[1] & 0x08) != 0;
+        boolean anchor = (cdb[1] & 0x10) != 0;
+        boolean ndob = sixteen && (cdb[1] & 0x01) != 0;
+        long lba = sixteen ? Pdu.getLong(cdb, 2) : Cdb.u32(cdb, 2);
+        long n = sixteen ? Cdb.u32(cdb, 10) : Cdb.u16(cdb, 7);
+        if (protect != 0 || anchor || n == 0 || n > maxWriteSameBlocks(maxTransferBlocks)) {
+            return ScsiResult.invalidField(); // WSNZ: a zero count is not "to the end"
+        }
+        if (outOfRange(lba, n)) {
+            return ScsiResult.lbaOutOfRange();
+        }
+        if (readOnly) {
+            return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
+        }
+        int ds = device.format().dataSize();
+        if (!ndob && block.length < ds) {
+            return ScsiResult.invalidField();
+        }
+        boolean zeros = ndob || isZero(block, ds);
+        if (zeros && unmap) {
+            ScsiResult r = deallocate(lba, n);
+            return r == null ? ScsiResult.good() : r;
+        }
+        if (zeros) {
+            for (long done = 0; done < n; ) {
+                int c = (int) Math.min(CHUNK, n - done);
+                long at = lba + done;
+                Completion r = await(() -> device.writeZeroes(at, c));
+                if (!r.isSuccess()) {
+                    return ScsiResult.of(r, true);
+                }
+                done += c;
+            }
+            return ScsiResult.good();
+        }
+        int chunk = (int) Math.min(maxTransferBlocks, n);
+        byte[] copies = new byte[chunk * ds];
+        for (int i = 0; i < chunk; i++) {
+            System.arraycopy(block, 0, copies, i * ds, ds);
+        }
+        for (long done = 0; done < n; ) {
+            int c = (int) Math.min(chunk, n - done);
+            long at = lba + done;
+            ScatterList data = ScatterList.of(ByteBuffer.wrap(copies, 0, c * ds).slice());
+            Completion r = await(() -> device.write(at, data, null, device.insertStrip(at), false));
+            if (!r.isSuccess()) {
+                return ScsiResult.of(r, true);
+            }
+            done += c;
+        }
+        return ScsiResult.good();
+    }
+
+    /** GET LBA STATUS: runs of mapped and deallocated blocks from the CDB's LBA, within one window. */
+    ScsiResult lbaStatus(byte[] cdb) {
+        long lba = Pdu.getLong(cdb, 2);
+        long alloc = Cdb.u32(cdb, 10);
+        long count = device.info().blockCount();
+        if (lba >= count) {
+            return ScsiResult.lbaOutOfRange();
+        }
+        int n = (int) Math.min(STATUS_WINDOW, count - lba);
+        BitSet unwritten;
+        try {
+            unwritten = device.unwrittenBlocks(lba, n).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00);
+        } catch (ExecutionException | CompletionException e) {
+            Throwable c = e.getCause();
+            return c instanceof BlockIoException b ? ScsiResult.of(b.completion(), false)
+                    : ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00);
+        }
+        java.io.ByteArrayOutputStream runs = new java.io.ByteArrayOutputStream();
+        int start = 0;
+        while (start < n) {
+            boolean deallocated = unwritten.get(start);
+            int end = deallocated ? unwritten.nextClearBit(start) : unwritten.nextSetBit(start);
+            if (end < 0 || end > n) {
+                end = n;
+            }
+            byte[] d = new byte[16];
+            Pdu.putLong(d, 0, lba + start);
+            Pdu.putInt(d, 8, end - start);
+            d[12] = (byte) (deallocated ? 1 : 0);
+            runs.write(d, 0, 16);
+            start = end;
+        }
+        byte[] body = runs.toByteArray();
+        byte[] b = new byte[8 + body.length];
+        Pdu.putInt(b, 0, 4 + body.length);
+        System.arraycopy(body, 0, b, 8, body.length);
+        return ScsiResult.cut(b, alloc);
+    }
+
+    /**
+     * Most blocks of one WRITE SAME: as many as one READ may return (four maximum transfers), so an
+     * initiator can read back what it wrote in one command.
+     */
+    static int maxWriteSameBlocks(int maxTransferBlocks) {
+        return maxTransferBlocks * 4;
+    }
+
+    private boolean outOfRange(long lba, long n) {
+        long count = device.info().blockCount();
+        return lba < 0 || lba > count || n > count - lba;
+    }
+
+    /** Deallocates in engine-sized pieces; null when done, else the failure's answer. */
+    private ScsiResult deallocate(long lba, long n) {
+        for (long done = 0; done < n; ) {
+            int c = (int) Math.min(CHUNK, n - done);
+            long at = lba + done;
+            Completion r = await(() -> device.deallocate(at, c));
+            if (!r.isSuccess()) {
+                return ScsiResult.of(r, true);
+            }
+            done += c;
+        }
+        return null;
+    }
+
+    private static boolean isZero(byte[] b, int len) {
+        for (int i = 0; i < len; i++) {
+            if (b[i] != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Completion await(Supplier<CompletableFuture<Completion>> submit) {
+        try {
+            return BlockDevice.await(submit);
+        } catch (BlockIoException e) {
+            return e.completion();
+        }
+    }
+}

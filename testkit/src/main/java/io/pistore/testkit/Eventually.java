@@ -1,0 +1,82 @@
+package io.pistore.testkit;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Waiting in tests on a condition instead of for a fixed time: the condition is asked again and
+ * again (first after 1 ms, the pause doubling up to 50 ms) until it holds, and a test that waits
+ * longer than its patience fails with what it waited for. The patience is a hang guard, never a
+ * speed figure: a condition that holds ends the wait at once.
+ */
+public final class Eventually {
+    /** How long a test waits for something that must happen before it fails: a hang guard. */
+    public static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private Eventually() {
+    }
+
+    /** Waits until {@code done} holds, at most {@link #PATIENCE}; fails with {@code what} after that. */
+    public static void await(String what, BooleanSupplier done) {
+        await(what, PATIENCE, done);
+    }
+
+    /** Waits until {@code done} holds, at most {@code patience}; fails with {@code what} after that. */
+    public static void await(String what, Duration patience, BooleanSupplier done) {
+        Objects.requireNonNull(done, "done");
+        long end = System.nanoTime() + patience.toNanos();
+        long pause = FIRST_PAUSE_NANOS;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("waited " + describe(patience) + " for " + what);
+            }
+            pause = pause(pause, what);
+        }
+    }
+
+    /**
+     * The reading of {@code probe} once it has not changed for {@code quiet} (compared with
+     * {@code equals}): e.g. the counters of a thread that has gone to sleep. Fails when the
+     * reading still changes after {@code patience}.
+     */
+    public static <T> T steady(String what, Duration quiet, Duration patience, Supplier<T> probe) {
+        long end = System.nanoTime() + patience.toNanos();
+        T last = probe.get();
+        long since = System.nanoTime();
+        long pause = FIRST_PAUSE_NANOS;
+        while (true) {
+            pause = pause(pause, what);
+            T now = probe.get();
+            long t = System.nanoTime();
+            if (!Objects.equals(now, last)) {
+                last = now;
+                since = t;
+            } else if (t - since >= quiet.toNanos()) {
+                return now;
+            }
+            if (t - end > 0) {
+                throw new AssertionError("waited " + describe(patience) + " for " + what + "; still changing: " + now);
+            }
+        }
+    }
+
+    private static long pause(long nanos, String what) {
+        LockSupport.parkNanos(nanos);
+        if (Thread.interrupted()) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted waiting for " + what);
+        }
+        return Math.min(2 * nanos, LONGEST_PAUSE_NANOS);
+    }
+
+    private static String describe(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    }
+}
