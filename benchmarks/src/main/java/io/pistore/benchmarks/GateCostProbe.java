@@ -6,6 +6,7 @@ import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
@@ -58,7 +59,7 @@ public final class GateCostProbe {
                             gated.read(lba, 1, data, meta);
                         } else {
                             service.execute(BlockRequest.read("s", lba, 1, data, null, Protection.insertStrip(f, lba)),
-                                    false, done);
+                                    PiDuty.of(Protection.insertStrip(f, lba)), done);
                         }
                         data.segment(0).clear();
                         meta.segment(0).clear();

@@ -57,7 +57,7 @@ public class LocalQueueBench {
         }
 
         @Override
-        public void execute(BlockRequest request, boolean checked, Consumer<Completion> done) {
+        public void execute(BlockRequest request, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
             done.accept(Completion.success());
         }
     }

@@ -5,6 +5,7 @@ import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
@@ -47,7 +48,7 @@ public final class MetricsCostProbe {
         }
 
         @Override
-        public void execute(BlockRequest r, boolean checked, Consumer<Completion> done) {
+        public void execute(BlockRequest r, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
             d.execute(r, checked, c -> {
                 sink++;
                 done.accept(c);
@@ -69,7 +70,7 @@ public final class MetricsCostProbe {
         }
 
         @Override
-        public void execute(BlockRequest r, boolean checked, Consumer<Completion> done) {
+        public void execute(BlockRequest r, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
             long start = System.nanoTime();
             d.execute(r, checked, c -> {
                 sink += System.nanoTime() - start;
@@ -100,7 +101,7 @@ public final class MetricsCostProbe {
                     for (int i = 0; i < n; i++) {
                         long lba = (i * 7919L) & 65535;
                         handlers[k].execute(BlockRequest.read("v", lba, 1, data, null, Protection.insertStrip(f, lba)),
-                                false, done);
+                                PiDuty.of(Protection.insertStrip(f, lba)), done);
                         data.segment(0).clear();
                     }
                     long cpu = mx.getCurrentThreadCpuTime() - t0;

@@ -68,8 +68,7 @@ public class TargetPathBench {
         int per = 256;
         ScatterList fill = ScatterList.of(Bench.randomBuffer("direct", per * f.dataSize(), 3));
         for (long lba = 0; lba < blocks; lba += per) {
-            Completion c = target.executeNow(BlockRequest.write("v", lba, per, fill, null, protection(lba), false),
-                    false);
+            Completion c = target.executeNow(BlockRequest.write("v", lba, per, fill, null, protection(lba), false));
             if (!c.isSuccess()) {
                 throw new IllegalStateException("prefill: " + c);
             }
@@ -89,13 +88,13 @@ public class TargetPathBench {
     @Benchmark
     public Completion read() throws Exception {
         long lba = rnd.nextLong(blocks);
-        return check(target.executeNow(BlockRequest.read("v", lba, 1, data, null, protection(lba)), false));
+        return check(target.executeNow(BlockRequest.read("v", lba, 1, data, null, protection(lba))));
     }
 
     @Benchmark
     public Completion write() throws Exception {
         long lba = rnd.nextLong(blocks);
-        return check(target.executeNow(BlockRequest.write("v", lba, 1, data, null, protection(lba), false), false));
+        return check(target.executeNow(BlockRequest.write("v", lba, 1, data, null, protection(lba), false)));
     }
 
     private static Completion check(Completion c) {

@@ -2,7 +2,7 @@ package io.pistore.benchmarks;
 
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.MemoryVolume;
-import io.pistore.engine.volume.UnwrittenBlock;
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.Pi;

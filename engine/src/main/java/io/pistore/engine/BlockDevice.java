@@ -158,11 +158,11 @@ public final class BlockDevice {
             if (!c.isSuccess()) {
                 throw new java.util.concurrent.CompletionException(new BlockIoException(c));
             }
-            byte[] pattern = io.pistore.engine.volume.UnwrittenBlock.metadata(f);
+            byte[] pattern = io.pistore.integrity.UnwrittenBlock.metadata(f);
             byte[] m = meta.array();
             java.util.BitSet unwritten = new java.util.BitSet(blocks);
             for (int i = 0; i < blocks; i++) {
-                if (io.pistore.engine.volume.UnwrittenBlock.isUnwritten(f, pattern, m, i * ms)) {
+                if (io.pistore.integrity.UnwrittenBlock.isUnwritten(f, pattern, m, i * ms)) {
                     unwritten.set(i);
                 }
             }

@@ -65,9 +65,12 @@ final class CommitBatcher {
     private static final class Pending {
         final ByteString command;
         final CompletableFuture<ApplyOutcome> done = new CompletableFuture<>();
+        /** Whether this peer checked the command's writes as a replica would ({@link PrecheckedEntry}). */
+        final boolean checked;
 
-        Pending(ByteString command) {
+        Pending(ByteString command, boolean checked) {
             this.command = command;
+            this.checked = checked;
         }
     }
 
@@ -122,7 +125,15 @@ final class CommitBatcher {
      * or exceptionally with the group's failure (the leader refused it, no quorum, ...).
      */
     CompletableFuture<ApplyOutcome> submit(Message command) {
-        Pending p = new Pending(command.getContent());
+        return submit(command, false);
+    }
+
+    /**
+     * {@link #submit(Message)} of a command whose writes this peer has {@code checked} as a replica
+     * would: an entry made only of such commands leaves as a {@link PrecheckedEntry}.
+     */
+    CompletableFuture<ApplyOutcome> submit(Message command, boolean checked) {
+        Pending p = new Pending(command.getContent(), checked);
         List<Pending> batch;
         synchronized (this) {
             queue.add(p);
@@ -203,8 +214,7 @@ final class CommitBatcher {
             long sentAt = maxLingerNanos == 0 ? 0 : clock.getAsLong();
             CompletableFuture<RaftClientReply> f;
             try {
-                f = sender.apply(b.size() == 1 ? Message.valueOf(b.get(0).command)
-                        : ReplicaCommand.batch(b.stream().map(x -> x.command).toList()));
+                f = sender.apply(entry(b));
             } catch (RuntimeException e) {
                 f = CompletableFuture.failedFuture(e);
             }
@@ -232,6 +242,18 @@ final class CommitBatcher {
         }
     }
 
+    /** The entry of {@code batch}'s commands: a {@link PrecheckedEntry} when this peer checked every one. */
+    private static Message entry(List<Pending> batch) {
+        Message m = batch.size() == 1 ? Message.valueOf(batch.get(0).command)
+                : ReplicaCommand.batch(batch.stream().map(x -> x.command).toList());
+        for (Pending p : batch) {
+            if (!p.checked) {
+                return m;
+            }
+        }
+        return new PrecheckedEntry(m.getContent());
+    }
+
     private static Throwable failure(CompletableFuture<?> f) {
         try {
             f.join();
@@ -252,7 +274,7 @@ final class CommitBatcher {
                 return;
             }
             for (Pending p : batch) { // each alone, for its own answer
-                CompletableFuture<RaftClientReply> f = sender.apply(Message.valueOf(p.command));
+                CompletableFuture<RaftClientReply> f = sender.apply(entry(List.of(p)));
                 f.whenComplete((r1, t1) -> answer(List.of(p), r1, t1));
             }
             return;

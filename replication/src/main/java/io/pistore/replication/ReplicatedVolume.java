@@ -1,9 +1,10 @@
 package io.pistore.replication;
 
-import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.CheckingVolume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -24,7 +25,7 @@ import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link Volume}, so the
+ * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link io.pistore.engine.volume.Volume}, so the
  * target service serves it to every transport unchanged. Writes, write-zeroes and flushes go through
  * the group's leader and return once a quorum has committed them, several commands in flight sharing
  * one log entry ({@link CommitBatcher}); reads come from the leader, linearizable (Ratis's read index),
@@ -41,7 +42,7 @@ import org.apache.ratis.util.TimeDuration;
  * volume, LBA, replica and error kind. A block bad on every replica is returned as read, and the
  * target service's own check reports the PI error at that LBA: never "repaired" with wrong data.
  */
-public final class ReplicatedVolume implements Volume {
+public final class ReplicatedVolume implements CheckingVolume {
     private final String name;
     private final BlockFormat format;
     private final long blocks;
@@ -294,9 +295,9 @@ public final class ReplicatedVolume implements Volume {
     }
 
     @Override
-    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
+    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) throws IOException {
         try {
-            writeAsync(lba, n, data, metadata, fua).join();
+            writeAsync(lba, n, data, metadata, fua, duty).join();
         } catch (java.util.concurrent.CompletionException e) {
             if (e.getCause() instanceof IOException) {
                 throw (IOException) e.getCause();
@@ -312,14 +313,13 @@ public final class ReplicatedVolume implements Volume {
     }
 
     /**
-     * Checks the write, copies it into its log command and hands that to the group commit; completes
-     * once a quorum committed it (or with the one-line failure {@link #write} throws). Never waits.
+     * Checks the write unless {@code duty} shows a hop on this peer did (a leader elsewhere checks it on entry,
+     * each follower on apply), copies it into its log command and hands that to the group commit; completes once
+     * a quorum committed it (or with the one-line failure {@link #write} throws). Never waits.
      */
     @Override
-    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua) {
-        // Checked here too, so a bad write is refused before it crosses the network; the leader checks
-        // again on entry, every replica before it applies.
-        PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n);
+    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) {
+        PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n, duty);
         if (e != null) {
             return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": write "
                     + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));
@@ -331,7 +331,7 @@ public final class ReplicatedVolume implements Volume {
             return CompletableFuture.failedFuture(x);
         }
         String what = "write lba=" + lba;
-        return batcher.submit(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
+        return batcher.submit(m, true).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
             if (t != null) {
                 throw new java.util.concurrent.CompletionException(commitFailure(what, t));
             }

@@ -1,7 +1,7 @@
 package io.pistore.replication;
 
 import io.pistore.engine.scrub.Scrubber;
-import io.pistore.engine.volume.UnwrittenBlock;
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
@@ -29,6 +29,18 @@ final class StoredBlockCheck {
      * do in every PI check: a write is held to the same rule on every replica as on an unreplicated target.
      */
     static PiError firstWriteError(BlockFormat f, long lba, ScatterList data, ScatterList metadata, int blocks) {
+        return firstWriteError(f, lba, data, metadata, blocks, io.pistore.spi.PiDuty.NONE);
+    }
+
+    /**
+     * {@link #firstWriteError} unless {@code duty} shows that a hop on this peer already checked what a
+     * replica checks (the guard, the Type 1 reference tag against the LBA): then null, unchecked.
+     */
+    static PiError firstWriteError(BlockFormat f, long lba, ScatterList data, ScatterList metadata, int blocks,
+            io.pistore.spi.PiDuty duty) {
+        if (duty.covers(Scrubber.checks(f))) {
+            return null;
+        }
         if (!f.hasPi()) {
             return null;
         }

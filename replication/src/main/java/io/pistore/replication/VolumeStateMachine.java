@@ -180,13 +180,15 @@ final class VolumeStateMachine extends BaseStateMachine {
             return t.setException(new IOException("not a replica command: " + e.getMessage()));
         }
         // A batch enters the log whole or not at all: its writer sends each command alone again when
-        // one is refused, so each gets its own answer.
+        // one is refused, so each gets its own answer. Writes this very peer checked on their way in
+        // (an entry that never left its memory) are not checked again.
+        boolean prechecked = request.getMessage() instanceof PrecheckedEntry;
         for (ReplicaCommand c : commands) {
             String misfit = applier.misfit(c);
             if (misfit != null) {
                 return t.setException(new IOException(misfit));
             }
-            if (c.op == ReplicaCommand.Op.WRITE || c.op == ReplicaCommand.Op.REPAIR) {
+            if (c.op == ReplicaCommand.Op.REPAIR || (c.op == ReplicaCommand.Op.WRITE && !prechecked)) {
                 PiError e = applier.firstError(c);
                 if (e != null) {
                     return t.setException(new IOException("leader " + getId() + ": " + c + " "

@@ -14,13 +14,14 @@ public interface TargetHandler {
     List<VolumeInfo> volumes();
 
     /**
-     * Executes a request. {@code piCheckedInTransport} is true when the transport checks the
-     * request's PI itself, in hardware or in software, so the engine does not check it again: for a
-     * write, the transport has checked it on the way in; for a read (which then must carry a
-     * metadata list), the transport checks the returned PI further along the path (the RDMA
-     * target's integrity MR, the TCP host), so the engine returns the stored PI unchecked.
+     * Executes a request. {@code duty} says what is left of its PI work for the engine: whether it
+     * generates the PI of a write ({@link PiDuty#generates} the target), and which check fields a
+     * transport has already taken on ({@link PiDuty#left} are the engine's). For a write, those were
+     * checked on the way in; for a read (which then must carry a metadata list), the transport checks
+     * them on the way back (the RDMA target's integrity MR, the TCP host), so the engine returns the
+     * stored PI without checking those fields again.
      */
-    void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done);
+    void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done);
 
     /**
      * The transport answered a request of {@code volume} with a PI error it caught itself, on the

@@ -523,7 +523,12 @@ public final class BenchRunner {
             }
 
             private BlockRequest readRequest() {
-                return BlockRequest.read(volume, lba, blocksPerIo, dataList, metaList, protection());
+                // Pass mode: the PI comes back into this process's memory and is checked once, here, at
+                // the end of its path (what reaches the application is what is checked); the request
+                // asks no hop before for checks (its PiDuty leaves them to the host).
+                Protection p = protection();
+                return BlockRequest.read(volume, lba, blocksPerIo, dataList, metaList, pi == BenchOptions.PiMode.PASS
+                        && f.hasPi() ? Protection.pass(CheckFlags.NONE, p.initialRefTag(), 0, 0) : p);
             }
 
             /** Each block: LBA, generation, then a value derived from both, as longs. */
@@ -565,8 +570,8 @@ public final class BenchRunner {
                     io.increment();
                     problem(String.valueOf(e));
                 } else if (c.isSuccess()) {
-                    // Pass mode: the host's own check comes first; a block it rejects is a detected
-                    // error, not a data mismatch (which counts only wrong data nobody reported).
+                    // Pass mode: the application's check of a read (the only one: readRequest); a block
+                    // it rejects is a detected error, not a data mismatch (wrong data nobody reported).
                     PiError pe = !write && metaList != null
                             ? Pi.verify(hostContext(), dataList, metaList, blocksPerIo) : null;
                     if (pe != null) {

@@ -47,7 +47,7 @@ public final class SilentCorruptionProvider extends SwitchedOffLocalProvider {
                     }
 
                     @Override
-                    public void execute(BlockRequest r, boolean checked, Consumer<Completion> done) {
+                    public void execute(BlockRequest r, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
                         handler.execute(r, checked, c -> {
                             if (r.op() == Operation.READ && c.isSuccess()) {
                                 ByteBuffer b = r.data().segment(0);

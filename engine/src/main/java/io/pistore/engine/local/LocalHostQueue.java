@@ -1,5 +1,6 @@
 package io.pistore.engine.local;
 
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.HostQueue;
@@ -149,7 +150,7 @@ final class LocalHostQueue implements HostQueue {
         InlineDone once = new InlineDone(done);
         inline[0] = true;
         try {
-            handler.execute(request, false, once);
+            handler.execute(request, PiDuty.of(request.protection()), once);
         } catch (RuntimeException e) {
             once.accept(Completion.failure(Status.INTERNAL_ERROR, e.toString()));
         } finally {
@@ -178,7 +179,7 @@ final class LocalHostQueue implements HostQueue {
             Pending p = queue.poll();
             if (p != null) {
                 try {
-                    handler.execute(p.request, false, c -> finish(p, c));
+                    handler.execute(p.request, PiDuty.of(p.request.protection()), c -> finish(p, c));
                 } catch (RuntimeException e) {
                     finish(p, Completion.failure(Status.INTERNAL_ERROR, e.toString()));
                 }

@@ -1,6 +1,6 @@
 package io.pistore.engine.scrub;
 
-import io.pistore.engine.volume.UnwrittenBlock;
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.engine.volume.Volume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;

@@ -1,17 +1,19 @@
 package io.pistore.engine.service;
 
-import io.pistore.engine.volume.UnwrittenBlock;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiErrorKind;
 import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.Protection;
 import io.pistore.spi.RequestCheck;
 import io.pistore.spi.Status;
@@ -27,11 +29,11 @@ import java.util.function.Consumer;
 /**
  * Executes block requests against the volumes of a {@link VolumeStore}.
  *
- * <p>Writes: the request is validated, its PI is checked as its check flags say (unless the
- * transport already checked it in hardware) and only then stored: a failing write stores nothing.
- * With PRACT and no metadata in the request, the PI is generated here (insert). Reads: the stored
- * data and PI are read, the PI is checked as the flags say, and returned (pass) or checked and
- * dropped (PRACT with no metadata buffer: strip).
+ * <p>What PI work is left for the target, each request's {@link PiDuty} says. Writes: the request is
+ * validated, the PI is generated here when the duty names the target (insert), or the check fields
+ * no earlier hop took on are checked, and only then stored, with the duty handed to the volume: a
+ * failing write stores nothing. Reads: the stored data and PI are read, the fields no later hop takes
+ * on are checked, and returned (pass) or checked and dropped (no metadata buffer: strip).
  *
  * <p>Requests that wait for the disk or for peers run on the {@link TargetThreads} its owner gives
  * it (a server shares one set among its services); built without them, it makes a set of its own,
@@ -93,30 +95,30 @@ public final class TargetService implements TargetHandler, AutoCloseable {
     }
 
     @Override
-    public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
+    public void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done) {
         Volume v = store.get(request.volume());
         if (v != null && request.op() == io.pistore.spi.Operation.WRITE && v.writesAsync()) {
             // Started here, answered when the volume completes it: no thread waits for the quorum.
-            executeWriteAsync(request, v, piCheckedInTransport, done);
+            executeWriteAsync(request, v, duty, done);
             return;
         }
         if (v != null && (request.op() == io.pistore.spi.Operation.READ ? v.readWaitsForPeers() : v.waitsForPeers())) {
             // An operation that waits for the network: never on a transport's I/O thread.
-            threads.peerWaits().execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
+            threads.peerWaits().execute(() -> done.accept(executeCatching(request, duty)));
             return;
         }
         if (store.isDurable() && (request.op() == io.pistore.spi.Operation.FLUSH || request.fua())) {
             // A flush or FUA write waits for the disk: not on a transport's I/O thread, where it
             // would stall every other connection that thread serves.
-            threads.diskWaits().execute(() -> done.accept(executeCatching(request, piCheckedInTransport)));
+            threads.diskWaits().execute(() -> done.accept(executeCatching(request, duty)));
             return;
         }
-        done.accept(executeCatching(request, piCheckedInTransport));
+        done.accept(executeCatching(request, duty));
     }
 
-    private Completion executeCatching(BlockRequest request, boolean piCheckedInTransport) {
+    private Completion executeCatching(BlockRequest request, PiDuty duty) {
         try {
-            return executeNow(request, piCheckedInTransport);
+            return executeNow(request, duty);
         } catch (IOException | RuntimeException e) {
             return failure(request, e);
         }
@@ -141,7 +143,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
      * started on the calling thread exactly as {@link #executeNow} would, answered from whichever
      * thread completes it.
      */
-    private static void executeWriteAsync(BlockRequest r, Volume v, boolean piCheckedInTransport,
+    private static void executeWriteAsync(BlockRequest r, Volume v, PiDuty duty,
             Consumer<Completion> done) {
         @SuppressWarnings("unchecked")
         java.util.concurrent.CompletableFuture<Void>[] started = new java.util.concurrent.CompletableFuture[1];
@@ -150,7 +152,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
             c = RequestCheck.validate(r, new VolumeInfo(v.name(), v.blockCount(), v.format()),
                     TransportCapabilities.MAX_TRANSFER_BYTES);
             if (c == null) {
-                c = write(r, v, piCheckedInTransport, started);
+                c = write(r, v, duty, started);
             }
         } catch (IOException | RuntimeException e) {
             c = failure(r, e);
@@ -162,8 +164,13 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         started[0].whenComplete((x, t) -> done.accept(t == null ? Completion.success() : failure(r, t)));
     }
 
-    /** Executes a request on the calling thread. */
-    public Completion executeNow(BlockRequest r, boolean piCheckedInTransport) throws IOException {
+    /** Executes a request on the calling thread, with all its PI work left to the target. */
+    public Completion executeNow(BlockRequest r) throws IOException {
+        return executeNow(r, PiDuty.of(r.protection()));
+    }
+
+    /** Executes a request on the calling thread; {@code duty} says what PI work is left for the target. */
+    public Completion executeNow(BlockRequest r, PiDuty duty) throws IOException {
         Volume v = store.get(r.volume());
         if (v == null) {
             return Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + r.volume() + "'");
@@ -179,9 +186,9 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         }
         switch (r.op()) {
             case WRITE:
-                return write(r, v, piCheckedInTransport);
+                return write(r, v, duty);
             case READ:
-                return read(r, v, piCheckedInTransport);
+                return read(r, v, duty);
             case WRITE_ZEROES:
             case DEALLOCATE:
                 v.writeZeroes(r.lba(), r.blocks(), r.fua());
@@ -191,8 +198,8 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         }
     }
 
-    private static Completion write(BlockRequest r, Volume v, boolean checked) throws IOException {
-        return write(r, v, checked, null);
+    private static Completion write(BlockRequest r, Volume v, PiDuty duty) throws IOException {
+        return write(r, v, duty, null);
     }
 
     /**
@@ -200,7 +207,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
      * with {@link Volume#writeAsync} and its future left there (the success returned then means only
      * that the checks passed).
      */
-    private static Completion write(BlockRequest r, Volume v, boolean checked,
+    private static Completion write(BlockRequest r, Volume v, PiDuty duty,
             java.util.concurrent.CompletableFuture<Void>[] started) throws IOException {
         BlockFormat f = v.format();
         ScatterList meta = r.metadata();
@@ -209,7 +216,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         MetadataScratch mine = null;
         try {
             if (f.hasPi()) {
-                if (p.pract()) {
+                if (duty.generates(PiDuty.Hop.TARGET)) {
                     // Insert: with metadata exactly the tuple, the host's metadata (if any) is replaced;
                     // with more, only the tuple part is overwritten (NVMe PRACT semantics).
                     PiContext ctx = p.context(f);
@@ -223,11 +230,14 @@ public final class TargetService implements TargetHandler, AutoCloseable {
                         }
                     }
                     Pi.generate(ctx, r.data(), meta, r.blocks());
-                } else if (!checked) {
-                    PiError e = Pi.verify(p.context(f), r.data(), meta, r.blocks());
+                    // Generated here from the data: right by construction, as if every field were checked.
+                    duty = duty.checkedBy(PiDuty.Hop.TARGET, CheckFlags.ALL);
+                } else if (!duty.left().isNone()) {
+                    PiError e = Pi.verify(left(p, duty, f), r.data(), meta, r.blocks());
                     if (e != null) {
                         return Completion.piError(r.lba(), e);
                     }
+                    duty = duty.checkedBy(PiDuty.Hop.TARGET);
                 }
             }
             if (f.type() == PiType.TYPE_1 && p.initialRefTag() != f.refTagOf(r.lba())) {
@@ -240,9 +250,9 @@ public final class TargetService implements TargetHandler, AutoCloseable {
                         f.refTagOf(r.lba()), p.initialRefTag()));
             }
             if (started != null) {
-                started[0] = v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua());
+                started[0] = v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty);
             } else {
-                v.write(r.lba(), r.blocks(), r.data(), meta, r.fua());
+                v.write(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty);
             }
             return Completion.success();
         } finally {
@@ -252,7 +262,14 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         }
     }
 
-    private static Completion read(BlockRequest r, Volume v, boolean checked) throws IOException {
+    /** The context that checks the fields of {@code p} no hop has taken on yet. */
+    private static PiContext left(Protection p, PiDuty duty, BlockFormat f) {
+        CheckFlags left = duty.left();
+        return left == p.checks() ? p.context(f)
+                : PiContext.of(f, left, p.initialRefTag(), p.appTag(), p.appMask());
+    }
+
+    private static Completion read(BlockRequest r, Volume v, PiDuty duty) throws IOException {
         BlockFormat f = v.format();
         ScatterList meta = r.metadata();
         // Strip (no metadata list in the request): with PI, the stored metadata is read, checked and
@@ -266,14 +283,14 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         try {
             v.read(r.lba(), r.blocks(), r.data(), meta);
             if (f.hasPi()) {
-                // Always, checked in the transport or not: the unwritten pattern is an escape that no
-                // PI check (here, in a transport, or at the host) looks behind.
+                // Always, whoever checks the PI: the unwritten pattern is an escape that no PI check
+                // (here, in a transport, or at the host) looks behind.
                 PiError bad = UnwrittenBlock.firstDataError(f, r.data(), meta, r.blocks());
                 if (bad != null) {
                     return Completion.piError(r.lba(), bad);
                 }
-                if (!checked && !r.protection().checks().isNone()) {
-                    PiError e = Pi.verify(r.protection().context(f), r.data(), meta, r.blocks());
+                if (!duty.left().isNone()) {
+                    PiError e = Pi.verify(left(r.protection(), duty, f), r.data(), meta, r.blocks());
                     if (e != null) {
                         return Completion.piError(r.lba(), e);
                     }

@@ -1,5 +1,6 @@
 package io.pistore.engine.stats;
 
+import io.pistore.spi.PiDuty;
 import io.pistore.integrity.PiErrorKind;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
@@ -39,14 +40,14 @@ final class MeasuredTargetHandler implements TargetHandler {
     }
 
     @Override
-    public void execute(BlockRequest request, boolean piCheckedInTransport, Consumer<Completion> done) {
+    public void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done) {
         VolumeCounters v = counters.volume(request.volume());
         long bytes = request.data() == null ? 0 : request.data().length();
         // nextInt(1) is 0: every request timed
         long start = ThreadLocalRandom.current().nextInt(latencySample) == 0 ? System.nanoTime() : -1;
         v.started();
         try {
-            delegate.execute(request, piCheckedInTransport, c -> {
+            delegate.execute(request, duty, c -> {
                 ended(v, request.op(), bytes, request.fua(), since(start), c);
                 done.accept(c);
             });

@@ -10,8 +10,9 @@ public enum PiErrorPlace {
     REST("rest"),
     /**
      * By the host, in the host's process: a read's PI checked as it arrived (the tcp and rdma hosts
-     * check reads; the target returns stored PI unchecked), or by the application itself (bench's
-     * check in pass mode). Counted by a process that is a host: bench, serve with --target.
+     * check reads, and the request's PiDuty tells the target, which returns stored PI unchecked), or
+     * by the application itself (bench in pass mode, whose reads ask no hop before it to check).
+     * Counted by a process that is a host: bench, serve with --target.
      */
     HOST("host");
 

@@ -98,11 +98,17 @@ public final class CachingVolume implements Volume {
 
     @Override
     public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
+        write(lba, blocks, data, metadata, fua, io.pistore.spi.PiDuty.NONE);
+    }
+
+    @Override
+    public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua,
+            io.pistore.spi.PiDuty duty) throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         long token = locks.lock(lba, blocks, true);
         try {
-            inner.write(lba, blocks, data, metadata, fua);
+            inner.write(lba, blocks, data, metadata, fua, duty);
             MemoryVolume.Cursor d = new MemoryVolume.Cursor(data);
             MemoryVolume.Cursor m = metadata == null ? null : new MemoryVolume.Cursor(metadata);
             for (int i = 0; i < blocks; i++) {

@@ -70,9 +70,15 @@ final class GatedVolume implements Volume {
 
     @Override
     public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
+        write(lba, blocks, data, metadata, fua, io.pistore.spi.PiDuty.NONE);
+    }
+
+    @Override
+    public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua,
+            io.pistore.spi.PiDuty duty) throws IOException {
         Volume v = enter();
         try {
-            v.write(lba, blocks, data, metadata, fua);
+            v.write(lba, blocks, data, metadata, fua, duty);
         } finally {
             left.increment();
         }
@@ -87,6 +93,12 @@ final class GatedVolume implements Volume {
     @Override
     public java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
             ScatterList metadata, boolean fua) {
+        return writeAsync(lba, blocks, data, metadata, fua, io.pistore.spi.PiDuty.NONE);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
+            ScatterList metadata, boolean fua, io.pistore.spi.PiDuty duty) {
         Volume v;
         try {
             v = enter();
@@ -95,7 +107,7 @@ final class GatedVolume implements Volume {
         }
         java.util.concurrent.CompletableFuture<Void> f;
         try {
-            f = v.writeAsync(lba, blocks, data, metadata, fua);
+            f = v.writeAsync(lba, blocks, data, metadata, fua, duty);
         } catch (RuntimeException e) {
             left.increment();
             return java.util.concurrent.CompletableFuture.failedFuture(e);

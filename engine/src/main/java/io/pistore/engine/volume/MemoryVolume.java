@@ -1,5 +1,6 @@
 package io.pistore.engine.volume;
 
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
 import java.nio.ByteBuffer;

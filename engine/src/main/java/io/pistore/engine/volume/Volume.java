@@ -2,6 +2,7 @@ package io.pistore.engine.volume;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import java.io.IOException;
 
 /**
@@ -12,7 +13,8 @@ import java.io.IOException;
  * with the <b>unwritten metadata</b>: zero bytes except the PI tuple, whose guard is the guard of the
  * zero data, whose app tag is 0xFFFF and whose ref tag is all-ones. That tuple is an escape in every
  * PI type, so any reader's checks pass, and a scrub can tell an unwritten block from a written one
- * (see docs/FORMAT.md). Callers validate ranges and buffer sizes first.
+ * (see docs/FORMAT.md; the rule is {@link io.pistore.integrity.UnwrittenBlock}). Callers validate
+ * ranges and buffer sizes first.
  */
 public interface Volume extends AutoCloseable {
     String name();
@@ -29,6 +31,18 @@ public interface Volume extends AutoCloseable {
      * blocks are durable when this returns.
      */
     void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) throws IOException;
+
+    /**
+     * {@link #write} with the PI duty of the request it serves: which fields earlier hops on this path
+     * checked (or that the PI was generated here), so a volume that checks writes itself (a replicated
+     * one, before its group) checks only what no hop has. The plain {@link #write} means nothing was
+     * checked (it is this write with {@link PiDuty#NONE}). A volume that does not check writes ignores
+     * the duty; one that wraps another hands it on.
+     */
+    default void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty)
+            throws IOException {
+        write(lba, blocks, data, metadata, fua);
+    }
 
     /** Makes the blocks read as unwritten. */
     void writeZeroes(long lba, int blocks, boolean fua) throws IOException;
@@ -77,6 +91,16 @@ public interface Volume extends AutoCloseable {
         } catch (IOException | RuntimeException e) {
             return java.util.concurrent.CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * {@link #writeAsync} with the PI duty of the request it serves, as
+     * {@link #write(long, int, ScatterList, ScatterList, boolean, PiDuty)}; by default the plain one
+     * (a volume that checks writes overrides both).
+     */
+    default java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
+            ScatterList metadata, boolean fua, PiDuty duty) {
+        return writeAsync(lba, blocks, data, metadata, fua);
     }
 
     @Override

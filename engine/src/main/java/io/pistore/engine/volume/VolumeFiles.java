@@ -1,5 +1,6 @@
 package io.pistore.engine.volume;
 
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -132,7 +132,7 @@ class LocalInlineSubmitTest {
             }
 
             @Override
-            public void execute(BlockRequest r, boolean checked, Consumer<Completion> done) {
+            public void execute(BlockRequest r, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
                 held.add(done); // completes later, as a target waiting for a disk would
             }
         };

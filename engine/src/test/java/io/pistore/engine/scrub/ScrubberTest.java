@@ -13,6 +13,7 @@ import io.pistore.integrity.PiErrorKind;
 import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
@@ -57,7 +58,7 @@ class ScrubberTest {
             byte[] data = new byte[16 * f.dataSize()];
             new Random(3).nextBytes(data);
             assertEquals(Status.SUCCESS, t.executeNow(BlockRequest.write("v", 0, 16, ScatterList.wrap(data), null,
-                    Protection.insertStrip(0), true), false).status());
+                    Protection.insertStrip(0), true)).status());
             List<PiError> bad = new ArrayList<>();
             Scrubber.Report clean = Scrubber.scrub(s.get("v"), bad::add, n -> { });
             assertTrue(clean.clean(), bad.toString());

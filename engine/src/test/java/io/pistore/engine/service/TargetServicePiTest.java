@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.volume.UnwrittenBlock;
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
@@ -18,6 +18,7 @@ import io.pistore.integrity.PiErrorKind;
 import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
@@ -47,8 +48,10 @@ class TargetServicePiTest {
         return b;
     }
 
+    /** Runs {@code r}; {@code checked}: a transport takes its check fields on (a read's on the way back). */
     private static Completion run(TargetService t, BlockRequest r, boolean checked) throws Exception {
-        return t.executeNow(r, checked);
+        PiDuty d = PiDuty.of(r.protection());
+        return t.executeNow(r, checked ? d.checkedBy(PiDuty.Hop.WIRE) : d);
     }
 
     @Test

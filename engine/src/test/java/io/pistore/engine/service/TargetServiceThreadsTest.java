@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
@@ -24,7 +25,7 @@ class TargetServiceThreadsTest {
 
     private static String completingThread(TargetService t, BlockRequest r) throws Exception {
         CompletableFuture<String> where = new CompletableFuture<>();
-        t.execute(r, false, c -> {
+        t.execute(r, PiDuty.of(r.protection()), c -> {
             assertEquals(Status.SUCCESS, c.status(), c.toString());
             where.complete(Thread.currentThread().getName());
         });
@@ -71,7 +72,7 @@ class TargetServiceThreadsTest {
             assertTrue(completingThread(own, BlockRequest.flush("v")).startsWith("pistore-disk-wait"));
             own.close();
             assertThrows(java.util.concurrent.RejectedExecutionException.class,
-                    () -> own.execute(BlockRequest.flush("v"), false, c -> { }), "its own threads ended with it");
+                    () -> own.execute(BlockRequest.flush("v"), PiDuty.NONE, c -> { }), "its own threads ended with it");
         }
     }
 
@@ -152,7 +153,7 @@ class TargetServiceThreadsTest {
             java.util.Arrays.fill(bytes, (byte) 7);
             CompletableFuture<Completion> answer = new CompletableFuture<>();
             CompletableFuture<String> answeredOn = new CompletableFuture<>();
-            t.execute(BlockRequest.write("r", 3, 1, ScatterList.wrap(bytes), null, Protection.insertStrip(3), false), false,
+            t.execute(BlockRequest.write("r", 3, 1, ScatterList.wrap(bytes), null, Protection.insertStrip(3), false), PiDuty.of(Protection.insertStrip(3)),
                     c -> {
                         answeredOn.complete(Thread.currentThread().getName());
                         answer.complete(c);
@@ -166,12 +167,12 @@ class TargetServiceThreadsTest {
             assertEquals("completer", answeredOn.get());
             assertEquals(0, m.activity("r").inFlight());
             ScatterList back = ScatterList.wrap(new byte[4096]);
-            assertEquals(Status.SUCCESS, t.executeNow(BlockRequest.read("r", 3, 1, back, null, Protection.insertStrip(3)), false)
+            assertEquals(Status.SUCCESS, t.executeNow(BlockRequest.read("r", 3, 1, back, null, Protection.insertStrip(3)))
                     .status(), "the PI inserted on the way in checks on the way out");
 
             // A write the volume fails: a media error with its reason.
             CompletableFuture<Completion> failed = new CompletableFuture<>();
-            t.execute(BlockRequest.write("r", 4, 1, ScatterList.wrap(bytes), null, Protection.insertStrip(4), false), false,
+            t.execute(BlockRequest.write("r", 4, 1, ScatterList.wrap(bytes), null, Protection.insertStrip(4), false), PiDuty.of(Protection.insertStrip(4)),
                     failed::complete);
             later.pending.get(1).completeExceptionally(new java.io.IOException("no quorum"));
             Completion c = failed.get(30, TimeUnit.SECONDS);
@@ -182,7 +183,7 @@ class TargetServiceThreadsTest {
             ScatterList meta = ScatterList.wrap(new byte[8]); // an all-zero tuple: the guard fails
             CompletableFuture<Completion> refused = new CompletableFuture<>();
             t.execute(BlockRequest.write("r", 5, 1, ScatterList.wrap(bytes), meta,
-                    Protection.pass(io.pistore.integrity.CheckFlags.ALL, 5, 0, 0), false), false, refused::complete);
+                    Protection.pass(io.pistore.integrity.CheckFlags.ALL, 5, 0, 0), false), PiDuty.of(Protection.pass(io.pistore.integrity.CheckFlags.ALL, 5, 0, 0)), refused::complete);
             assertEquals(Status.GUARD_CHECK, refused.get(30, TimeUnit.SECONDS).status());
             assertEquals(2, later.startedOn.size(), "the refused write never reached the volume");
         }

@@ -13,6 +13,7 @@ import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiErrorKind;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Operation;
@@ -28,7 +29,8 @@ class TargetStatsTest {
 
     private static Completion run(TargetHandler h, BlockRequest r, boolean checkedInTransport) throws Exception {
         CompletableFuture<Completion> f = new CompletableFuture<>();
-        h.execute(r, checkedInTransport, f::complete);
+        PiDuty d = PiDuty.of(r.protection());
+        h.execute(r, checkedInTransport ? d.checkedBy(PiDuty.Hop.WIRE) : d, f::complete);
         return f.get(10, TimeUnit.SECONDS);
     }
 

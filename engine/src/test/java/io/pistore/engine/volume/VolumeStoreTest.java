@@ -1,5 +1,6 @@
 package io.pistore.engine.volume;
 
+import io.pistore.integrity.UnwrittenBlock;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,6 +18,7 @@ import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
@@ -64,7 +66,7 @@ class VolumeStoreTest {
                     p = Protection.pass(CheckFlags.ALL, 10, 0x77, 0xFFFF);
                 }
                 Completion c = t.executeNow(BlockRequest.write(name(i), 10, 4, ScatterList.wrap(data[i]),
-                        f.metadataSize() == 0 ? null : ScatterList.wrap(meta[i]), p, true), false);
+                        f.metadataSize() == 0 ? null : ScatterList.wrap(meta[i]), p, true));
                 assertEquals(Status.SUCCESS, c.status(), c.toString());
             }
         }
@@ -103,7 +105,7 @@ class VolumeStoreTest {
             byte[] good = new byte[4096];
             Arrays.fill(good, (byte) 5);
             assertEquals(Status.SUCCESS, t.executeNow(BlockRequest.write("v", 3, 1, ScatterList.wrap(good), null,
-                    Protection.insertStrip(3), true), false).status());
+                    Protection.insertStrip(3), true)).status());
             byte[] dataBefore = Files.readAllBytes(dir.resolve("v.data"));
             byte[] metaBefore = Files.readAllBytes(dir.resolve("v.meta"));
             byte[] bad = new byte[4096];
@@ -112,11 +114,11 @@ class VolumeStoreTest {
             Pi.generate(ctx, ScatterList.wrap(bad), ScatterList.wrap(badMeta), 1);
             badMeta[7] ^= 1; // ref tag
             Completion c = t.executeNow(BlockRequest.write("v", 3, 1, ScatterList.wrap(bad), ScatterList.wrap(badMeta),
-                    Protection.pass(CheckFlags.ALL, 3, 0, 0), true), false);
+                    Protection.pass(CheckFlags.ALL, 3, 0, 0), true));
             assertEquals(Status.REF_TAG_CHECK, c.status());
             assertEquals(3, c.errorLba());
             Completion range = t.executeNow(BlockRequest.write("v", 16, 1, ScatterList.wrap(bad), null,
-                    Protection.insertStrip(16), true), false);
+                    Protection.insertStrip(16), true));
             assertEquals(Status.LBA_OUT_OF_RANGE, range.status());
             assertArrayEquals(dataBefore, Files.readAllBytes(dir.resolve("v.data")));
             assertArrayEquals(metaBefore, Files.readAllBytes(dir.resolve("v.meta")));
@@ -197,7 +199,7 @@ class VolumeStoreTest {
             s.attach(elsewhere);
             assertEquals(List.of("elsewhere", "local"), s.list().stream().map(Volume::name).toList());
             Completion c = new TargetService(s).executeNow(BlockRequest.write("elsewhere", 2, 1,
-                    ScatterList.wrap(new byte[512]), null, Protection.insertStrip(f, 2), false), false);
+                    ScatterList.wrap(new byte[512]), null, Protection.insertStrip(f, 2), false));
             assertEquals(Status.SUCCESS, c.status(), c.toString());
             assertThrows(IllegalArgumentException.class, () -> s.attach(new MemoryVolume("local", f, 16)),
                     "a name the store already has");

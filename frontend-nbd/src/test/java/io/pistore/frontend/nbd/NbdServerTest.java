@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.UnwrittenBlock;
+import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;

@@ -56,10 +56,10 @@ class CorruptionAtRestTest {
             TargetService t = new TargetService(s);
             for (long lba = 0; lba < WRITTEN; lba++) {
                 Completion c = t.executeNow(BlockRequest.write("v", lba, 1, ScatterList.wrap(content(lba)), null,
-                        Protection.insertStrip(lba), false), false);
+                        Protection.insertStrip(lba), false));
                 assertTrue(c.isSuccess(), c.toString());
             }
-            t.executeNow(BlockRequest.flush("v"), false);
+            t.executeNow(BlockRequest.flush("v"));
         }
         Map<Long, Status> expected = new TreeMap<>();
         Random rnd = new Random(42);
@@ -89,7 +89,7 @@ class CorruptionAtRestTest {
             for (long lba = 0; lba < BLOCKS; lba++) {
                 ByteBuffer d = ByteBuffer.allocate(F.dataSize());
                 Completion c = t.executeNow(BlockRequest.read("v", lba, 1, ScatterList.of(d), null,
-                        Protection.insertStrip(lba)), false);
+                        Protection.insertStrip(lba)));
                 Status want = expected.getOrDefault(lba, Status.SUCCESS);
                 assertEquals(want, c.status(), "lba " + lba + ": " + c);
                 if (c.isSuccess()) {
@@ -102,7 +102,7 @@ class CorruptionAtRestTest {
             // A reader that checks the application tag sees the flipped one; the data is intact.
             ByteBuffer d = ByteBuffer.allocate(F.dataSize());
             Completion c = t.executeNow(BlockRequest.read("v", 50, 1, ScatterList.of(d), null,
-                    new Protection(true, CheckFlags.ALL, 50, 0, 0xFFFF)), false);
+                    new Protection(true, CheckFlags.ALL, 50, 0, 0xFFFF)));
             assertEquals(Status.APP_TAG_CHECK, c.status(), c.toString());
             Figures.record("at-rest", "blocks=" + BLOCKS + " damaged=" + expected.size() + " failing_reads="
                     + (BLOCKS - good) + " other_blocks_intact=" + good + " app_tag_flip_seen_by_app_check=1");

@@ -234,15 +234,18 @@ public final class FaultInjectingProvider implements BlockTransportProvider {
                 }
 
                 @Override
-                public void execute(BlockRequest r, boolean checkedInTransport, Consumer<Completion> done) {
+                public void execute(BlockRequest r, io.pistore.spi.PiDuty checkedInTransport, Consumer<Completion> done) {
                     if (formats.isEmpty()) {
                         learn(h.volumes());
                     }
-                    boolean checked = checkedInTransport;
-                    if (r.op() == Operation.WRITE && !r.protection().pract() && maybeCorrupt(Site.TARGET_REQUEST, r)) {
-                        checked = false; // this hop may have corrupted it: the engine must check
+                    io.pistore.spi.PiDuty duty = checkedInTransport;
+                    if (r.op() == Operation.WRITE && !duty.generates(io.pistore.spi.PiDuty.Hop.TARGET)
+                            && maybeCorrupt(Site.TARGET_REQUEST, r)) {
+                        // this hop may have corrupted it: no check made before it counts, the engine must check
+                        io.pistore.spi.PiDuty asked = io.pistore.spi.PiDuty.of(r.protection());
+                        duty = duty.generator() == null ? asked : asked.generatedBy(duty.generator());
                     }
-                    h.execute(r, checked, comp -> {
+                    h.execute(r, duty, comp -> {
                         if (r.op() == Operation.READ && comp.isSuccess()) {
                             maybeCorrupt(Site.TARGET_RESPONSE, r);
                         }

@@ -19,6 +19,8 @@ final class TargetCommand {
     final MrStatus status = new MrStatus();
 
     BlockRequest request;
+    /** The PI duty of an offloaded request: what the integrity MR generated and checks. */
+    io.pistore.spi.PiDuty duty;
     BlockFormat format;
     IntegrityMr mr;
     MemoryRegion staging;

@@ -13,7 +13,7 @@ import java.util.function.Consumer;
 
 /**
  * A backend for transport tests: one volume {@code v} in two arrays (data, metadata) that stores and
- * returns what it is handed, and records each request and whether the transport said it checked the PI.
+ * returns what it is handed, and records each request and the PI duty the transport handed with it.
  */
 final class MemoryTarget implements TargetHandler {
     static final String VOLUME = "v";
@@ -23,7 +23,7 @@ final class MemoryTarget implements TargetHandler {
     final byte[] data;
     final byte[] meta;
     final List<BlockRequest> requests = new ArrayList<>();
-    final List<Boolean> checkedInTransport = new ArrayList<>();
+    final List<io.pistore.spi.PiDuty> duties = new ArrayList<>();
 
     MemoryTarget(BlockFormat format, long blocks) {
         this.format = format;
@@ -38,9 +38,9 @@ final class MemoryTarget implements TargetHandler {
     }
 
     @Override
-    public synchronized void execute(BlockRequest r, boolean piCheckedInTransport, Consumer<Completion> done) {
+    public synchronized void execute(BlockRequest r, io.pistore.spi.PiDuty duty, Consumer<Completion> done) {
         requests.add(r);
-        checkedInTransport.add(piCheckedInTransport);
+        duties.add(duty);
         int ds = format.dataSize();
         int ms = format.metadataSize();
         int n = r.blocks();

@@ -48,11 +48,11 @@ class RdmaMissingVolumeTest {
         }
 
         @Override
-        public void execute(BlockRequest r, boolean piCheckedInTransport, Consumer<Completion> done) {
+        public void execute(BlockRequest r, io.pistore.spi.PiDuty duty, Consumer<Completion> done) {
             if (gone) {
                 done.accept(Completion.failure(Status.NO_SUCH_VOLUME, "no such volume '" + r.volume() + "'"));
             } else {
-                memory.execute(r, piCheckedInTransport, done);
+                memory.execute(r, duty, done);
             }
         }
     }

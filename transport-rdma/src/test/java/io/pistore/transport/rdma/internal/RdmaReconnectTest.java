@@ -63,12 +63,12 @@ class RdmaReconnectTest {
         }
 
         @Override
-        public void execute(BlockRequest r, boolean piCheckedInTransport, Consumer<Completion> done) {
+        public void execute(BlockRequest r, io.pistore.spi.PiDuty duty, Consumer<Completion> done) {
             if (hold) {
                 held.add(r);
                 return;
             }
-            memory.execute(r, piCheckedInTransport, done);
+            memory.execute(r, duty, done);
         }
     }
 

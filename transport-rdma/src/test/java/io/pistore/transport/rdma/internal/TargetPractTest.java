@@ -2,7 +2,6 @@ package io.pistore.transport.rdma.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -116,9 +115,11 @@ class TargetPractTest {
         Completion c = send(Capsule.OP_WRITE, pract, N * 4096L);
         assertEquals(Status.SUCCESS, c.status(), c.toString());
         BlockRequest seen = backend.last();
-        assertFalse(seen.protection().pract(), "PRACT is cleared before the backend");
+        assertTrue(seen.protection().pract(), "the request reaches the backend as the host sent it");
         assertTrue(seen.hasMetadata(), "the backend gets the PI the NIC generated");
-        assertTrue(backend.checkedInTransport.get(0));
+        io.pistore.spi.PiDuty d = backend.duties.get(0);
+        assertEquals(io.pistore.spi.PiDuty.Hop.WIRE, d.generator(), "the NIC generated the PI, the engine must not: " + d);
+        assertTrue(d.left().isNone(), "the NIC checked every field: " + d);
         byte[] stored = new byte[N * 4096];
         System.arraycopy(backend.data, (int) LBA * 4096, stored, 0, stored.length);
         assertArrayEquals(data, stored);
@@ -141,7 +142,8 @@ class TargetPractTest {
         byte[] got = new byte[N * 4096];
         dataMr.buffer().get(0, got);
         assertArrayEquals(data, got, "the data alone crosses the wire");
-        assertFalse(backend.last().protection().pract());
+        io.pistore.spi.PiDuty d = backend.duties.get(backend.duties.size() - 1);
+        assertTrue(d.left().isNone(), "the NIC checks and strips the PI on the way out, not the engine: " + d);
 
         backend.meta[(int) LBA * 8 + 2 * 8] ^= 0x01; // block 2's stored guard
         Completion bad = send(Capsule.OP_READ, Protection.insertStrip(LBA), N * 4096L);

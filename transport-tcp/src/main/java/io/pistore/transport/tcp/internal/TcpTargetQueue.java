@@ -7,6 +7,7 @@ import io.pistore.runtime.access.AccessRules;
 import io.pistore.runtime.access.ClientIdentity;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.Protection;
 import io.pistore.spi.RequestCheck;
 import io.pistore.spi.Status;
@@ -20,11 +21,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * The target end of one queue. A write's payload is checked while it is copied out of the socket
  * buffer into the request's separate data and metadata buffers (one pass over each chunk while it
- * is in cache, the PI verified as the request's check flags say); the handler is then told the PI
- * was checked in the transport, so the engine does not check it again, and a write that fails its
- * check is answered with the error and never reaches the handler. A read hands the handler data and
- * metadata buffers, so it returns the stored PI, which travels interleaved to the host; the host
- * checks it (and strips it for PRACT reads), so the handler is told not to check it either.
+ * is in cache, the PI verified as the request's check flags say); the request's {@link PiDuty} then
+ * says the wire checked them (and, with PRACT, that the host generated the PI), so the engine
+ * neither checks nor generates it again, and a write that fails its check is answered with the error
+ * and never reaches the handler. A read hands the handler data and metadata buffers, so it returns
+ * the stored PI, which travels interleaved to the host; the host checks it (and strips it for PRACT
+ * reads), which the duty says, so the engine does not check it either.
  */
 final class TcpTargetQueue extends TcpConnection {
     private final TcpTargetListener listener;
@@ -232,11 +234,6 @@ final class TcpTargetQueue extends TcpConnection {
         ByteBuffer h = header;
         WireVolume v = listener.volume(h.getInt(Protocol.O_VOLUME));
         boolean pract = (flags & Protocol.F_PRACT) != 0;
-        if (pract && op == Protocol.OP_WRITE && v != null && v.info.format().hasPi()) {
-            // The host inserted the PI, and this transport checks it on arrival (below): to the engine
-            // this is PI in the request. Cleared here, so a write makes one Protection, not two.
-            pract = false;
-        }
         int app = h.getShort(Protocol.O_APP_TAG) & 0xFFFF;
         Protection p = new Protection(pract, Protocol.checkFlags(flags), h.getLong(Protocol.O_REF_TAG), app,
                 h.getShort(Protocol.O_APP_MASK) & 0xFFFF);
@@ -310,7 +307,7 @@ final class TcpTargetQueue extends TcpConnection {
         String name = t.volume.info.name();
         BlockFormat f = t.volume.info.format();
         BlockRequest r;
-        boolean checked = f.hasPi();
+        PiDuty duty = PiDuty.NONE;
         switch (op) {
             case Protocol.OP_WRITE: {
                 PiError e = t.verifier == null ? null : t.verifier.firstError();
@@ -319,7 +316,12 @@ final class TcpTargetQueue extends TcpConnection {
                     respond(t, Completion.piError(t.lba, e));
                     return;
                 }
-                // t.protection has PRACT cleared on a PI format (onHeader): the PI is in the request now.
+                if (f.hasPi()) {
+                    // The PI is in the request now: with PRACT the host's encoder generated it; the
+                    // fields asked were checked as the bytes arrived (none when none were asked).
+                    duty = PiDuty.of(t.protection);
+                    duty = (t.protection.pract() ? duty.generatedBy(PiDuty.Hop.HOST) : duty).checkedBy(PiDuty.Hop.WIRE);
+                }
                 r = BlockRequest.write(name, t.lba, (int) t.blocks, t.data.list(), t.meta == null ? null : t.meta.list(),
                         t.protection, t.fua());
                 break;
@@ -329,6 +331,9 @@ final class TcpTargetQueue extends TcpConnection {
                 t.data = pool.acquire(n * f.dataSize());
                 t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
                 r = BlockRequest.read(name, t.lba, n, t.data.list(), t.meta == null ? null : t.meta.list(), t.protection);
+                if (f.hasPi()) {
+                    duty = PiDuty.of(t.protection).checkedBy(PiDuty.Hop.HOST); // the host's decoder checks what returns
+                }
                 break;
             }
             case Protocol.OP_FLUSH:
@@ -342,7 +347,7 @@ final class TcpTargetQueue extends TcpConnection {
                 break;
         }
         try {
-            handler.execute(r, checked, t);
+            handler.execute(r, duty, t);
         } catch (RuntimeException e) {
             done(t, Completion.failure(Status.INTERNAL_ERROR, r.op() + ": " + e));
         }

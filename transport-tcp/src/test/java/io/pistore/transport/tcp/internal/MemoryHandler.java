@@ -20,7 +20,7 @@ import java.util.function.Consumer;
 
 /**
  * A small target handler for transport tests: one volume in memory, with the target service's PI
- * rules (check unless the transport did, insert on PRACT without metadata), recording every call.
+ * rules (check and insert what the request's PiDuty leaves to the target), recording every call.
  * {@link #hold} keeps completions back so tests can reorder or abandon them.
  */
 final class MemoryHandler implements TargetHandler {
@@ -31,7 +31,7 @@ final class MemoryHandler implements TargetHandler {
     final byte[] data;
     final byte[] meta;
     final List<BlockRequest> requests = new CopyOnWriteArrayList<>();
-    final List<Boolean> checkedFlags = new CopyOnWriteArrayList<>();
+    final List<io.pistore.spi.PiDuty> duties = new CopyOnWriteArrayList<>();
     volatile boolean hold;
     final List<Runnable> held = Collections.synchronizedList(new ArrayList<>());
     final ConcurrentHashMap<Long, Boolean> written = new ConcurrentHashMap<>();
@@ -61,10 +61,10 @@ final class MemoryHandler implements TargetHandler {
     }
 
     @Override
-    public void execute(BlockRequest r, boolean checked, Consumer<Completion> done) {
+    public void execute(BlockRequest r, io.pistore.spi.PiDuty duty, Consumer<Completion> done) {
         requests.add(r);
-        checkedFlags.add(checked);
-        Completion c = run(r, checked);
+        duties.add(duty);
+        Completion c = run(r, duty);
         if (hold) {
             held.add(() -> done.accept(c));
         } else {
@@ -84,7 +84,8 @@ final class MemoryHandler implements TargetHandler {
         t.start();
     }
 
-    private synchronized Completion run(BlockRequest r, boolean checked) {
+    private synchronized Completion run(BlockRequest r, io.pistore.spi.PiDuty duty) {
+        boolean checked = duty.left().isNone();
         int ds = format.dataSize();
         int ms = format.metadataSize();
         if (r.op() == Operation.FLUSH || r.op() == Operation.WRITE_ZEROES || r.op() == Operation.DEALLOCATE) {
@@ -98,7 +99,7 @@ final class MemoryHandler implements TargetHandler {
         ScatterList d = ScatterList.of(java.nio.ByteBuffer.wrap(data, off * ds, n * ds));
         ScatterList m = ScatterList.of(java.nio.ByteBuffer.wrap(meta, off * ms, n * ms));
         if (r.op() == Operation.WRITE) {
-            if (r.protection().pract() && r.metadata() == null) {
+            if (duty.generates(io.pistore.spi.PiDuty.Hop.TARGET) && r.metadata() == null) {
                 byte[] a = r.data().toArray();
                 System.arraycopy(a, 0, data, off * ds, a.length);
                 Pi.generate(ctx, d, m, n);

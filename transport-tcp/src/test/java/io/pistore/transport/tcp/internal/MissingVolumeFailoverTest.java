@@ -48,7 +48,7 @@ class MissingVolumeFailoverTest {
         }
 
         @Override
-        public void execute(BlockRequest r, boolean checked, Consumer<Completion> done) {
+        public void execute(BlockRequest r, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
             if (gone) {
                 done.accept(Completion.failure(Status.NO_SUCH_VOLUME, "no such volume '" + r.volume() + "'"));
             } else {

@@ -370,12 +370,13 @@ class TargetBadInputTest {
             PiContext ctx = PiContext.builder(F).initialRefTag(40).appTag(0x77).build();
             Pi.generate(ctx, ScatterList.wrap(d), ScatterList.wrap(m), 2);
             handler.requests.clear();
-            handler.checkedFlags.clear();
+            handler.duties.clear();
             Completion w = c.queue(0).submit(BlockRequest.write(MemoryHandler.VOLUME, 40, 2, ScatterList.wrap(d),
                     ScatterList.wrap(m), Protection.pass(CheckFlags.ALL, 40, 0x77, 0xFFFF), false)).get(10, TimeUnit.SECONDS);
             assertEquals(Status.SUCCESS, w.status(), w.toString());
             assertEquals(1, handler.requests.size());
-            assertTrue(handler.checkedFlags.get(0), "the transport checked the PI, the engine must not again");
+            assertEquals(CheckFlags.ALL, handler.duties.get(0).checked(), "the transport checked the PI, the engine must not again");
+            assertEquals(io.pistore.spi.PiDuty.Hop.WIRE, handler.duties.get(0).checker());
             assertArrayEquals(m, Arrays.copyOfRange(handler.meta, 40 * 8, 42 * 8));
         }
     }

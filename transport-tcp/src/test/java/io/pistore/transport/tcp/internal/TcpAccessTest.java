@@ -277,7 +277,7 @@ class TcpAccessTest {
         }
 
         @Override
-        public synchronized void execute(BlockRequest r, boolean checked, Consumer<Completion> done) {
+        public synchronized void execute(BlockRequest r, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
             requests.add(r);
             byte[] v = volumes.get(r.volume());
             int at = (int) r.lba() * 4096;

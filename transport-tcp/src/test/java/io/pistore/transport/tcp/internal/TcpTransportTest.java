@@ -12,6 +12,7 @@ import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.PiErrorKind;
 import io.pistore.integrity.ScatterList;
+import io.pistore.spi.PiDuty;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.BlockTransportProvider;
 import io.pistore.spi.Completion;
@@ -232,9 +233,12 @@ class TcpTransportTest {
         assertEquals(Status.SUCCESS, c.queue(0).submit(BlockRequest.write("v", 50, 3, ScatterList.wrap(d), null,
                 Protection.insertStrip(50), false)).get(10, TimeUnit.SECONDS).status());
         BlockRequest w = handler.requests.get(handler.requests.size() - 1);
-        assertFalse(w.protection().pract(), "the host inserted the PI, the engine gets a request with PI");
-        assertNotNull(w.metadata());
-        assertTrue(handler.checkedFlags.get(handler.checkedFlags.size() - 1));
+        assertTrue(w.protection().pract(), "the request reaches the engine as the host sent it");
+        assertNotNull(w.metadata(), "the host inserted the PI, the engine gets a request with PI");
+        PiDuty wd = handler.duties.get(handler.duties.size() - 1);
+        assertEquals(PiDuty.Hop.HOST, wd.generator(), wd.toString());
+        assertEquals(PiDuty.Hop.WIRE, wd.checker(), wd.toString());
+        assertTrue(wd.left().isNone(), "the wire checked every field: " + wd);
         // the stored PI of block 51 goes bad
         handler.meta[51 * 8 + 1] ^= 0x40;
         byte[] back = new byte[d.length];
@@ -245,7 +249,9 @@ class TcpTransportTest {
         assertEquals(PiErrorKind.GUARD, r.piError().kind());
         BlockRequest rr = handler.requests.get(handler.requests.size() - 1);
         assertNotNull(rr.metadata(), "the target asks the engine for the stored PI");
-        assertTrue(handler.checkedFlags.get(handler.checkedFlags.size() - 1), "the host checks; the engine must not");
+        PiDuty rd = handler.duties.get(handler.duties.size() - 1);
+        assertEquals(PiDuty.Hop.HOST, rd.checker(), "the host checks; the engine must not: " + rd);
+        assertTrue(rd.left().isNone(), rd.toString());
         // without checks, the stored PI comes back as it is
         byte[] meta = new byte[24];
         Completion r2 = c.queue(0).submit(BlockRequest.read("v", 50, 3, ScatterList.wrap(back),

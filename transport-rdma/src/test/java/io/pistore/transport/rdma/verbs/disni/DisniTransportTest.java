@@ -58,7 +58,7 @@ class DisniTransportTest {
         }
 
         @Override
-        public synchronized void execute(BlockRequest r, boolean piCheckedInTransport, Consumer<Completion> done) {
+        public synchronized void execute(BlockRequest r, io.pistore.spi.PiDuty duty, Consumer<Completion> done) {
             int d = (int) r.lba() * F.dataSize();
             int m = (int) r.lba() * F.metadataSize();
             switch (r.op()) {

@@ -1,17 +1,17 @@
-package io.pistore.engine.volume;
+package io.pistore.integrity;
 
-import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.CheckFlags;
-import io.pistore.integrity.PiError;
-import io.pistore.integrity.Pi;
-import io.pistore.integrity.PiContext;
-import io.pistore.integrity.PiType;
-import io.pistore.integrity.ScatterList;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
-/** The metadata an unwritten block reads back with (see {@link Volume}). */
+/**
+ * The escape rule of unwritten blocks, for every hop that meets stored blocks (target, replicas,
+ * scrub, hosts): a block that was never written, written with zeroes or deallocated reads back as
+ * zero data with the <b>unwritten metadata</b>, zero bytes except the PI tuple, whose guard is the
+ * guard of the zero data, whose app tag is 0xFFFF and whose ref tag is all-ones. That tuple is an
+ * escape in every PI type, so any reader's checks pass; this class says what it stands for (zeros)
+ * and checks that it does.
+ */
 public final class UnwrittenBlock {
     /** The pattern of each format seen, computed once. */
     private static final Map<BlockFormat, byte[]> PATTERNS = new ConcurrentHashMap<>();
@@ -109,7 +109,7 @@ public final class UnwrittenBlock {
         return e == null ? null : e.offsetBy(i);
     }
 
-    /** The unwritten pattern of {@code f}, computed once per format (the format's hash is cached). */
+    /** The unwritten pattern of {@code f}, computed once per format (the format's hash is cached): do not modify it. */
     static byte[] pattern(BlockFormat f) {
         byte[] p = PATTERNS.get(f);
         return p != null ? p : PATTERNS.computeIfAbsent(f, UnwrittenBlock::metadata);
