@@ -2,6 +2,7 @@ package io.pistore.engine.volume;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.integrity.UnwrittenBlock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
