@@ -3,6 +3,7 @@ package io.pistore.frontend.iscsi;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.service.TargetService;
+import io.pistore.runtime.ListenAddress;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.TargetListener;
@@ -188,37 +189,7 @@ public final class IscsiServer implements AutoCloseable {
 
     /** {@code HOST:PORT}, {@code :PORT}, {@code PORT} or {@code HOST}; 127.0.0.1 and 3260 by default. */
     public static InetSocketAddress parseAddress(String address) {
-        String host = "127.0.0.1";
-        int port = DEFAULT_PORT;
-        String s = address == null ? "" : address.strip();
-        if (!s.isEmpty()) {
-            int colon = s.lastIndexOf(':');
-            String portText = null;
-            if (colon >= 0 && s.indexOf(':') == colon || s.startsWith("[") && s.contains("]:")) {
-                if (colon > 0) {
-                    host = s.substring(0, colon);
-                }
-                portText = s.substring(colon + 1);
-            } else if (s.chars().allMatch(Character::isDigit)) {
-                portText = s;
-            } else {
-                host = s;
-            }
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            }
-            if (portText != null) {
-                try {
-                    port = Integer.parseInt(portText);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("bad port in iSCSI address '" + address + "'");
-                }
-                if (port < 0 || port > 65535) {
-                    throw new IllegalArgumentException("port must be 0 to 65535 in iSCSI address '" + address + "'");
-                }
-            }
-        }
-        return new InetSocketAddress(host, port);
+        return ListenAddress.parse(address, DEFAULT_PORT, "iSCSI");
     }
 
     /** The bound address (with the real port when 0 was asked for). */
