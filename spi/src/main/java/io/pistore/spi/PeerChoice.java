@@ -70,6 +70,10 @@ public final class PeerChoice {
         for (int p = 0; p < peers.size(); p++) {
             P opened;
             try {
+                // an open that needs no blocking call would not notice a pending interrupt
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
                 opened = ops.open(p);
             } catch (InterruptedException e) {
                 if (fallback != null) {

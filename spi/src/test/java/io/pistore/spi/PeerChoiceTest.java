@@ -186,6 +186,16 @@ class PeerChoiceTest {
     }
 
     @Test
+    void aPendingInterruptStopsTheChoiceBeforeAnyOpenThatWouldNotBlock() {
+        Script s = new Script(ABC, Map.of("a:1", Does.HAS_V, "b:2", Does.HAS_V, "c:3", Does.HAS_V));
+        Thread.currentThread().interrupt();
+        InterruptedIOException e = assertThrows(InterruptedIOException.class, () -> choose(ABC, "v", s));
+        assertTrue(Thread.interrupted(), "the interrupt flag is set again for the caller");
+        assertEquals("cannot connect to tcp target a:1,b:2,c:3: interrupted", e.getMessage());
+        assertEquals(List.of(), s.events, "no peer is opened");
+    }
+
+    @Test
     void anInterruptedOpenStopsAtOnceClosingTheFallback() {
         Script s = new Script(ABC, Map.of("a:1", Does.LACKS_V, "b:2", Does.INTERRUPTED, "c:3", Does.HAS_V));
         InterruptedIOException e = assertThrows(InterruptedIOException.class, () -> choose(ABC, "v", s));
