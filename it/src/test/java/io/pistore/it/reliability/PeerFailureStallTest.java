@@ -15,11 +15,13 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -311,17 +313,22 @@ class PeerFailureStallTest {
         for (int i = 1; i <= 3; i++) {
             servers[i].awaitListening();
         }
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a hang guard while the group elects
-        while (true) {
-            try (ReplicatedVolume v = ReplicatedVolume.connect("rv", peers, ReplicationSettings.defaults(), line -> { })) {
-                v.transferLeadership("n2");
-                return;
-            } catch (IOException e) {
-                if (System.nanoTime() > end) {
-                    throw e;
+        IOException[] last = new IOException[1];
+        try {
+            Eventually.await("the group to elect a leader and move it to n2", Duration.ofSeconds(60), () -> {
+                try (ReplicatedVolume v = ReplicatedVolume.connect("rv", peers, ReplicationSettings.defaults(), line -> { })) {
+                    v.transferLeadership("n2");
+                    return true;
+                } catch (IOException e) {
+                    last[0] = e;
+                    return false;
                 }
-                Thread.sleep(200); // pacing between tries of an election-bound call, not synchronisation
+            });
+        } catch (AssertionError e) {
+            if (last[0] != null) {
+                e.addSuppressed(last[0]);
             }
+            throw e;
         }
     }
 }
