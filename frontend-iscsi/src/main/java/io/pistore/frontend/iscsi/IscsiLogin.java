@@ -238,8 +238,9 @@ final class IscsiLogin {
         r.set32(28, cmdSn);
         r.set32(32, cmdSn);
         r.set8(36, status >>> 8).set8(37, status & 0xff);
-        channel.write(r, true);
+        // logged before the answer, so whoever sees the refusal finds its line in the log
         server.log("iscsi: login of " + (initiator == null ? "an unnamed initiator" : initiator) + " refused: " + why);
+        channel.write(r, true);
         return why;
     }
 }

@@ -230,8 +230,7 @@ public final class IscsiServer implements AutoCloseable {
             if (targetName(v.name()).toLowerCase(Locale.ROOT).equals(lower)) {
                 VolumeInfo info = v;
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
-                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes,
-                                old == null ? new ScsiReservations() : old.reservations()));
+                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old));
             }
         }
         return null;

@@ -28,12 +28,18 @@ final class ScsiLun {
     private final int maxTransferBlocks;
     private final ScsiProvisioning provisioning;
     private final ScsiReservations reservations;
-    private final ScsiRangeLock writes = new ScsiRangeLock();
+    private final ScsiRangeLock writes;
     private final ScsiCompareAndWrite compareAndWrite;
 
-    ScsiLun(BlockDevice device, int maxTransferBytes, ScsiReservations reservations) {
+    /**
+     * The unit of {@code device}; {@code previous} (or null) is the unit this one replaces for a
+     * changed volume: its reservations and range lock carry over, so sessions still on it stay
+     * under the same reservations and COMPARE AND WRITE stays atomic against their writes.
+     */
+    ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous) {
         this.device = device;
-        this.reservations = reservations;
+        this.reservations = previous == null ? new ScsiReservations() : previous.reservations;
+        this.writes = previous == null ? new ScsiRangeLock() : previous.writes;
         BlockFormat f = device.format();
         int wire = f.dataSize() + (ScsiPages.exposesPi(f) ? 8 : 0);
         int n = Integer.highestOneBit(Math.max(1, maxTransferBytes / Math.max(wire, f.blockSize())));
@@ -43,10 +49,6 @@ final class ScsiLun {
         this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
     }
 
-    /** The unit's persistent reservations (kept when the unit is rebuilt for a changed volume). */
-    ScsiReservations reservations() {
-        return reservations;
-    }
 
     /**
      * The most blocks a READ or a WRITE without PI from the initiator may move (several engine
