@@ -276,7 +276,7 @@ public final class ReplicationSettings {
     public Parameters serverParameters() {
         Parameters ps = new Parameters();
         GrpcConfigKeys.Server.setServicesCustomizer(ps,
-                (builder, types) -> builder.callExecutor(ReplicationRpcExecutors.INSTANCE));
+                (builder, types) -> builder.callExecutor(new ReplicationRpcExecutors()));
         return ps;
     }
 
