@@ -2,30 +2,15 @@ package io.pistore.app.cli;
 
 import io.pistore.app.bench.TargetAddress;
 import io.pistore.engine.Transports;
-import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.nbd.NbdServer;
-import io.pistore.frontend.nbd.NbdTls;
-import io.pistore.security.access.AccessRules;
-import io.pistore.security.tls.PskKeys;
-import io.pistore.security.tls.TlsContext;
 import io.pistore.engine.stats.TargetStats;
-import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.GuardPath;
-import io.pistore.replication.ReplicaPeers;
-import io.pistore.replication.ReplicaNode;
-import io.pistore.replication.ReplicatedVolume;
 import io.pistore.server.PistoreServer;
 import io.pistore.server.metrics.MetricsWebConfig;
 import io.pistore.spi.BlockTransportProvider;
-import io.pistore.spi.HostConnection;
-import io.pistore.spi.TargetListener;
-import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.TransportOptions;
-import io.pistore.spi.VolumeInfo;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,15 +48,6 @@ final class ServeCommand implements Callable<Integer> {
 
     @Mixin
     TlsOptions tls;
-
-    /** The loaded server TLS material, or null without --tls-cert. */
-    private TlsContext tlsContext;
-
-    /** The loaded pre-shared keys of NBD TLS, or null without --tls-psk. */
-    private PskKeys pskKeys;
-
-    /** The NBD access rules, or null without --access or --nbd-access. */
-    private AccessRules access;
 
     @Mixin
     LogLevelOption logLevel;
@@ -135,39 +111,8 @@ final class ServeCommand implements Callable<Integer> {
                     + "the volumes of --data; its content is lost at exit.")
     List<String> memoryVolumes = new ArrayList<>();
 
-    @Option(names = "--nbd-tls", paramLabel = "off|on|require",
-            description = "NBD_OPT_STARTTLS: off refuses it, on lets each client choose, require refuses every "
-                    + "export to a client that did not start TLS (default: require with --tls-cert or --tls-psk, "
-                    + "else off; config key: nbd-tls).")
-    String nbdTls;
-
-    @Option(names = "--access", paramLabel = "FILE",
-            description = "Which volumes each client may use, read-write or read-only, by its certificate (CN or "
-                    + "subjectAltName; on NBD also its --tls-psk identity), on every listener: NBD (needs --tls-verify-client) and the tcp transport "
-                    + "(sets tcp.access: needs tcp.tls and tcp.tlsVerifyClient); docs/SECURITY.md; config key: access.")
-    java.nio.file.Path accessFile;
-
-    @Option(names = "--nbd-access", paramLabel = "FILE",
-            description = "As --access, for the NBD listener only; on NBD a client is also known by its pre-shared "
-                    + "key identity with --tls-psk (config key: nbd-access).")
-    java.nio.file.Path nbdAccess;
-
-    @Option(names = "--nbd-queues", paramLabel = "N", defaultValue = "1",
-            description = "Queues of the NBD frontend's connection to the volumes (default: ${DEFAULT-VALUE}).")
-    int nbdQueues;
-
-    @Option(names = "--nbd-spin-us", paramLabel = "MICROS", defaultValue = "${sys:pistore.nbd.spinMicros:-100}",
-            description = "Longest an NBD connection's thread polls for the client's next request before it "
-                    + "blocks; adapts to the gaps between requests, yields the CPU, stops when idle; 0: never polls "
-                    + "(default: ${DEFAULT-VALUE}, or -Dpistore.nbd.spinMicros).")
-    long nbdSpinMicros;
-
-    @Option(names = "--nbd-resend-ms", paramLabel = "MILLIS", defaultValue = "30000",
-            description = "How long the NBD frontend sends a request again, every 100 ms, after its connection to "
-                    + "the target was lost (until the host has reconnected, to the same or the next peer of "
-                    + "--target) before the client gets EIO; flushes only with a list of peers; 0: EIO at once "
-                    + "(default: ${DEFAULT-VALUE}).")
-    long nbdResendMillis;
+    @Mixin
+    ServeNbdOptions nbdOptions;
 
     @Option(names = "--strict-permissions",
             description = "Refuse to start when the data directory or a volume's files give group or others "
@@ -211,15 +156,7 @@ final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw CliException.usage("--metrics-latency-sample: " + e.getMessage());
         }
-        if (nbdQueues < 1 || nbdQueues > 64) {
-            throw CliException.usage("--nbd-queues must be 1 to 64, not " + nbdQueues);
-        }
-        if (nbdSpinMicros < 0 || nbdSpinMicros > NbdServer.MAX_SPIN_MICROS) {
-            throw CliException.usage("--nbd-spin-us must be 0 to " + NbdServer.MAX_SPIN_MICROS + ", not " + nbdSpinMicros);
-        }
-        if (nbdResendMillis < 0 || nbdResendMillis > 3_600_000) {
-            throw CliException.usage("--nbd-resend-ms must be 0 to 3600000, not " + nbdResendMillis);
-        }
+        nbdOptions.checkRanges();
         if (nbd != null) {
             try {
                 NbdServer.parseAddress(nbd);
@@ -238,13 +175,11 @@ final class ServeCommand implements Callable<Integer> {
         if (strictPermissions && memoryVolumes.isEmpty() && target == null) {
             PermissionProblem.requirePrivate(data.existing());
         }
+        boolean listens = target == null && (nbd == null || given("--listen") || given("--transport"));
         settings = transportOptions.resolve(config);
-        settings = withTcpAccess(settings);
+        settings = nbdOptions.withTcpAccess(settings, listens, transport);
         settings = withTcpTlsEngine(settings);
-        tlsContext = tls.serverContext();
-        pskKeys = tls.pskKeys();
-        nbdTlsMode();
-        access = nbdAccess();
+        nbdOptions.resolve(tls, nbd != null);
         CountDownLatch stop = new CountDownLatch(1);
         serverLog = new ServerLog(out, logLevel.level());
         serverLog.applyToTransports();
@@ -261,7 +196,7 @@ final class ServeCommand implements Callable<Integer> {
                     + "serve of each of their peers");
         }
         PistoreServer.Builder b = PistoreServer.builder().transportOptions(settings).log(log)
-                .metricsLatencySample(metricsLatencySample).nbdQueues(nbdQueues);
+                .metricsLatencySample(metricsLatencySample).nbdQueues(nbdOptions.queues);
         if (metrics != null) {
             b.metrics(metrics);
             if (metricsWebConfig != null) {
@@ -273,7 +208,8 @@ final class ServeCommand implements Callable<Integer> {
             }
         }
         if (nbd != null) {
-            b.nbd(nbd, nbdOptions(log));
+            b.nbd(nbd, nbdOptions.serverOptions(target != null && target.contains(","), log,
+                    serverLog.at(LogLevel.DEBUG)));
         }
         if (iscsi != null) {
             b.iscsi(iscsi, new IscsiServer.Options().log(log));
@@ -288,26 +224,34 @@ final class ServeCommand implements Callable<Integer> {
             }
             b.nbdTarget(transport, target);
         } else {
-            if (nbd == null || given("--listen") || given("--transport")) {
+            if (listens) {
                 p = find(transport);
                 b.listen(transport, StartupLines.withHost(listen));
             }
             if (replicated) {
                 b.replica(replica.id("with --replica-listen"), replica.host(), replica.port());
             }
-            if (memoryVolumes.isEmpty()) {
-                b.dataDir(data.dir);
+            for (String m : memoryVolumes) {
+                memoryVolume(b, m);
             }
         }
-        VolumeStore store = target != null ? null : openStore();
         PistoreServer server;
-        try {
-            server = b.volumes(store).build();
-        } catch (IllegalArgumentException e) {
-            if (store != null) {
+        if (target == null && memoryVolumes.isEmpty()) {
+            // Opened here, so that a directory another process owns is one usage line naming it.
+            VolumeStore store = VolumeCommand.open(data, cache, spec,
+                    "stop it, or export its volumes with --nbd --target HOST:PORT");
+            try {
+                server = b.dataDir(data.dir).volumes(store).build();
+            } catch (IllegalArgumentException e) {
                 store.close();
+                throw CliException.usage(e.getMessage());
             }
-            throw CliException.usage(e.getMessage());
+        } else {
+            try {
+                server = b.build();
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            }
         }
         try (server) {
             try {
@@ -315,14 +259,15 @@ final class ServeCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             }
-            printStarted(out, server, p);
+            new ServeStartReport(out, spec.commandLine().getErr(), settings, nbdOptions, target,
+                    memoryVolumes.isEmpty() ? data.dir : null).print(server, p);
             // Every listener is up: the single point where the server is ready.
             out.flush();
             awaitStop(stop); // says it is ready once SIGTERM and SIGINT stop it cleanly
             if (server.nbd() != null) {
                 out.println("pistore serve: stopping NBD");
             }
-            if (store != null) {
+            if (server.volumes() != null) {
                 out.println("pistore serve: stopping; flushing volumes");
             }
             out.flush();
@@ -340,153 +285,6 @@ final class ServeCommand implements Callable<Integer> {
                 : java.nio.file.Path.of("serve.log");
     }
 
-    /** The NBD frontend's options from the command line (the server sets the largest transfer). */
-    private NbdServer.Options nbdOptions(Consumer<String> log) {
-        // flushes are sent again only to the peers of a replicated volume (a list): they acknowledge
-        // a write once a quorum's log holds it, where a single restarted target may have lost it
-        NbdServer.Options o = new NbdServer.Options().spinMicros(nbdSpinMicros).resendMillis(nbdResendMillis)
-                .resendFlushes(target != null && target.contains(","));
-        if (pskKeys != null) {
-            o.tls(nbdTlsMode(), pskKeys);
-        } else {
-            o.tls(nbdTlsMode(), tlsContext);
-        }
-        return o.access(access).log(log).debugLog(serverLog.at(LogLevel.DEBUG));
-    }
-
-    /** What listens now, where, and over which volumes: the lines an operator reads at start. */
-    private void printStarted(PrintWriter out, PistoreServer server, BlockTransportProvider p) {
-        if (server.metrics() != null) {
-            out.println("pistore serve: metrics at " + server.metrics().url());
-            out.flush();
-            warnIfExposed("metrics", server.metrics().address(), server.metrics().tls(),
-                    "reads every volume's name and figures");
-        }
-        VolumeStore store = server.volumes();
-        if (store == null) {
-            HostConnection hc = server.nbdConnection();
-            out.println("pistore serve: " + hc.volumes().size() + " volume(s) of target " + target + " over "
-                    + p.name());
-            out.println("  " + GuardPath.describe());
-            printNbd(out, server, "target " + target + " over " + p.name());
-            return;
-        }
-        if (server.controlSocket() == null && server.controlProblem() != null) {
-            out.println("pistore serve: no live volume changes: " + server.controlProblem());
-        }
-        ReplicaNode node = server.replica();
-        if (node != null) {
-            printReplicated(out, node, server.replicatedVolumes());
-        }
-        String from = memoryVolumes.isEmpty() ? "from " + data.dir : "in memory";
-        if (!server.listeners().isEmpty()) {
-            TargetListener l = server.listeners().get(0).listener();
-            out.println("pistore serve: " + store.list().size() + " volume(s) " + from + " on "
-                    + StartupLines.where(p.name(), l.address()));
-            if (!settings.isEmpty()) {
-                out.println("  transport options: " + settings);
-            }
-            String tlsLine = p.name().equals("tcp") ? TlsLine.tcp(settings) : null;
-            if (tlsLine != null) {
-                out.println("  " + tlsLine);
-            }
-            if (!p.name().equals(LocalTransportProvider.NAME)) {
-                warnIfExposed(p.name() + " transport", listenerAddress(l), transportTls(p));
-            }
-            TransportCapabilities caps = p.capabilities(settings);
-            if (!caps.hardwareGuards().isEmpty()) {
-                out.println("  " + StartupLines.offload(p.name(), caps.hardwareGuards()));
-            }
-        } else {
-            out.println("pistore serve: " + store.list().size() + " volume(s) " + from);
-        }
-        out.println("  " + GuardPath.describe());
-        if (server.controlSocket() != null) {
-            out.println("  volumes change live: pistore volume create|resize|delete --data " + data.dir);
-        }
-        for (Volume v : store.list()) {
-            out.println("  " + v.name() + " " + v.blockCount() + " blocks " + v.format());
-        }
-        if (server.nbd() != null) {
-            printNbd(out, server, "in-process (local transport)");
-        }
-        if (server.iscsi() != null) {
-            java.net.InetSocketAddress a = server.iscsi().address();
-            out.println("pistore serve: iSCSI on " + a.getAddress().getHostAddress() + ":" + a.getPort() + ", targets "
-                    + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
-        }
-    }
-
-    /** The replica peer and the replicated volumes it serves here, with a warning where a peer list misnames it. */
-    private static void printReplicated(PrintWriter out, ReplicaNode node, List<ReplicatedVolume> volumes) {
-        out.println("pistore serve: replica " + node.id() + " on " + node.peer().getAddress() + ", "
-                + node.volumeNames().size() + " replicated volume(s)");
-        String here = node.peer().getAddress();
-        for (ReplicatedVolume v : volumes) {
-            String name = v.name();
-            out.println("  " + name + " replicated on " + ReplicaPeers.describe(v.group().getPeers().stream().toList()));
-            v.group().getPeers().stream().filter(m -> m.getId().toString().equals(node.id())).findFirst()
-                    .filter(m -> !m.getAddress().equals(here))
-                    .ifPresent(m -> out.println("  warning: the peers of " + name + " name " + node.id() + " at "
-                            + m.getAddress() + ", but it listens on " + here + ": they cannot reach it"));
-        }
-    }
-
-    private void printNbd(PrintWriter out, PistoreServer s, String via) {
-        NbdServer server = s.nbd();
-        HostConnection hc = s.nbdConnection();
-        boolean everywhere = server.address().getAddress().isAnyLocalAddress();
-        // A wildcard address is no address a client can use: name loopback, which reaches it from here.
-        String host = everywhere ? "127.0.0.1" : server.address().getAddress().getHostAddress();
-        String hostPort = (host.contains(":") ? "[" + host + "]" : host) + ":" + server.address().getPort();
-        NbdTls mode = nbdTlsMode();
-        out.println("pistore serve: NBD on " + (everywhere ? "every address, port " + server.address().getPort()
-                : hostPort) + ", " + via + ", " + hc.volumes().size() + " export(s)"
-                + (mode == NbdTls.OFF ? "" : ", TLS " + mode + " ("
-                        + (pskKeys != null ? "pre-shared keys " + pskKeys : tlsContext) + ")")
-                + (access == null ? "" : ", " + access.size() + " access rule(s) from " + nbdAccessFile()));
-        String scheme = mode == NbdTls.REQUIRE ? "nbds" : "nbd";
-        for (VolumeInfo v : hc.volumes()) {
-            out.println("  " + scheme + "://" + hostPort + "/" + v.name() + "  " + v.dataBytes() + " bytes  "
-                    + v.format());
-        }
-        out.flush();
-        warnIfExposed("NBD", server.address(), mode == NbdTls.REQUIRE);
-    }
-
-    /** The access file of the NBD listener: --nbd-access, else --access. */
-    private java.nio.file.Path nbdAccessFile() {
-        return nbdAccess != null ? nbdAccess : accessFile;
-    }
-
-    /**
-     * --access for the transport's listener: the same file as tcp.access, when this serve listens on
-     * tcp (a serve that exports another target's volumes over NBD has no transport listener).
-     */
-    private TransportOptions withTcpAccess(TransportOptions s) {
-        if (accessFile == null) {
-            return s;
-        }
-        if (nbdAccess != null) {
-            throw CliException.usage("--access and --nbd-access name the NBD rules twice; give one");
-        }
-        boolean listens = target == null && (nbd == null || given("--listen") || given("--transport"));
-        if (!listens) {
-            return s;
-        }
-        if (transport.equals("rdma")) {
-            throw CliException.usage("--access: the rdma transport has no access rules, so its listener would let "
-                    + "every host use every volume; serve NBD and tcp only, or drop --access");
-        }
-        if (!transport.equals("tcp")) {
-            return s;
-        }
-        if (s.asMap().containsKey("tcp.access")) {
-            throw CliException.usage("--access and tcp.access name the tcp rules twice; give one");
-        }
-        return s.with("tcp.access", accessFile.toString());
-    }
-
     /**
      * --tls-engine for the tcp transport too, as tcp.tlsEngine, when its TLS is on (one switch for
      * every listener and connection of this serve); naming it both ways is a mistake, even alike.
@@ -502,81 +300,12 @@ final class ServeCommand implements Callable<Integer> {
         return s.with("tcp.tlsEngine", e.label());
     }
 
-    /** --nbd-access or --access, read and checked against the TLS settings; null without them or --nbd. */
-    private AccessRules nbdAccess() {
-        java.nio.file.Path file = nbdAccessFile();
-        if (file == null || nbd == null && nbdAccess == null) {
-            return null;
-        }
-        String option = nbdAccess != null ? "--nbd-access" : "--access";
-        if (nbdTlsMode() != NbdTls.REQUIRE || pskKeys == null && !tlsContext.requiresClientCertificate()) {
-            throw CliException.usage(option + " needs client certificates on NBD (--tls-cert, --tls-key, --tls-ca, "
-                    + "--tls-verify-client) or pre-shared keys (--tls-psk), and --nbd-tls require");
-        }
-        try {
-            return AccessRules.read(file);
-        } catch (IllegalArgumentException e) {
-            throw CliException.usage(e.getMessage());
-        }
-    }
-
-    /** --nbd-tls, checked against the TLS material; require by default when there is a certificate. */
-    private NbdTls nbdTlsMode() {
-        if (nbdTls == null) {
-            return tlsContext != null || pskKeys != null ? NbdTls.REQUIRE : NbdTls.OFF;
-        }
-        NbdTls m;
-        try {
-            m = NbdTls.parse(nbdTls);
-        } catch (IllegalArgumentException e) {
-            throw CliException.usage("--nbd-tls must be off, on or require, not '" + nbdTls + "'");
-        }
-        if (m != NbdTls.OFF && tlsContext == null && pskKeys == null) {
-            throw CliException.usage("--nbd-tls " + m + " needs --tls-cert and --tls-key, or --tls-psk");
-        }
-        return m;
-    }
-
-    /**
-     * One line on stderr when a listener that carries volume data in plaintext can be reached from
-     * other machines: it says what is exposed and how to close it.
-     */
-    private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted) {
-        warnIfExposed(what, bound, encrypted, "reads and writes every volume");
-    }
-
-    /** As above, saying what anyone who reaches the listener can do ({@code exposes}). */
-    private void warnIfExposed(String what, java.net.InetSocketAddress bound, boolean encrypted, String exposes) {
-        if (encrypted || bound.getAddress().isLoopbackAddress()) {
-            return;
-        }
-        String host = bound.getAddress().getHostAddress();
-        spec.commandLine().getErr().println("pistore serve: warning: " + what + " on "
-                + (bound.getAddress().isAnyLocalAddress() ? "every address" : host) + " port " + bound.getPort()
-                + " accepts clients without TLS: anyone who can reach it " + exposes
-                + " (see docs/SECURITY.md)");
-        spec.commandLine().getErr().flush();
-    }
-
-    /** The listener's address as a socket address (its string is HOST:PORT for the network transports). */
-    private static java.net.InetSocketAddress listenerAddress(TargetListener l) {
-        try {
-            return NbdServer.parseAddress(l.address());
-        } catch (IllegalArgumentException e) {
-            return new java.net.InetSocketAddress("127.0.0.1", 0); // not a network address: nothing exposed
-        }
-    }
-
-    /** Whether the transport's listener runs TLS (its {@code NAME.tls} setting, as tcp's). */
-    private boolean transportTls(BlockTransportProvider p) {
-        return "true".equalsIgnoreCase(settings.asMap().get(p.name() + ".tls"));
-    }
-
-    /** The transport of {@code p}; bad settings (a TLS file that cannot be used, say) are one usage line. */
+    /** Whether {@code option} was on the command line (not a default or the config file's). */
     private boolean given(String option) {
         return spec.commandLine().getParseResult().hasMatchedOption(option);
     }
 
+    /** The transport of that name; bad settings (a TLS file that cannot be used, say) are one usage line. */
     private BlockTransportProvider find(String name) {
         try {
             return Transports.find(name, settings);
@@ -585,38 +314,24 @@ final class ServeCommand implements Callable<Integer> {
         }
     }
 
-    private VolumeStore openStore() throws IOException {
-        if (memoryVolumes.isEmpty()) {
-            // A second serve of these volumes would write beside the first; NBD can reach them through it.
-            return VolumeCommand.open(data, cache, spec, "stop it, or export its volumes with --nbd --target HOST:PORT");
-        }
-        VolumeStore s = VolumeStore.inMemory();
+    /** {@code NAME:SIZE[:DATA+META]}: one more memory volume for the server. */
+    private static void memoryVolume(PistoreServer.Builder b, String spec) {
+        String[] parts = spec.split(":", -1);
         try {
-            for (String m : memoryVolumes) {
-                createMemoryVolume(s, m);
+            if (parts.length < 2 || parts.length > 3) {
+                throw new IllegalArgumentException("expected NAME:SIZE[:DATA+META], not '" + spec + "'");
             }
+            BlockFormat f = parts.length == 3 ? BlockFormat.parse(parts[2]) : BlockFormat.of(4096, 8);
+            long bytes = Numbers.parseSize(parts[1]);
+            if (bytes <= 0 || bytes % f.dataSize() != 0) {
+                throw new IllegalArgumentException("size of " + parts[0] + " must be a positive multiple of "
+                        + f.dataSize() + " bytes, not " + parts[1]);
+            }
+            b.memoryVolume(parts[0], f, bytes / f.dataSize());
         } catch (IllegalArgumentException e) {
-            s.close();
             throw CliException.usage("--memory-volume: " + e.getMessage());
         }
-        return s;
     }
-
-    /** {@code NAME:SIZE[:DATA+META]}. */
-    private static void createMemoryVolume(VolumeStore s, String spec) throws IOException {
-        String[] parts = spec.split(":", -1);
-        if (parts.length < 2 || parts.length > 3) {
-            throw new IllegalArgumentException("expected NAME:SIZE[:DATA+META], not '" + spec + "'");
-        }
-        BlockFormat f = parts.length == 3 ? BlockFormat.parse(parts[2]) : BlockFormat.of(4096, 8);
-        long bytes = Numbers.parseSize(parts[1]);
-        if (bytes <= 0 || bytes % f.dataSize() != 0) {
-            throw new IllegalArgumentException("size of " + parts[0] + " must be a positive multiple of "
-                    + f.dataSize() + " bytes, not " + parts[1]);
-        }
-        s.create(parts[0], f, bytes / f.dataSize());
-    }
-
 
     /**
      * Waits for SIGINT/SIGTERM, or for an interrupt of the serving thread (how a program that runs
