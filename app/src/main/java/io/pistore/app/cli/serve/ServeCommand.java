@@ -1,5 +1,17 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
+import io.pistore.app.cli.volume.VolumeCommand;
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ConfigOption;
+import io.pistore.app.cli.DataDirOption;
+import io.pistore.app.cli.ExitCodes;
+import io.pistore.app.cli.LogLevel;
+import io.pistore.app.cli.LogLevelOption;
+import io.pistore.app.cli.Numbers;
+import io.pistore.app.cli.PermissionProblem;
+import io.pistore.app.cli.ReplicaOptions;
+import io.pistore.app.cli.ServerLog;
+import io.pistore.app.cli.TransportOptionsOption;
 import io.pistore.app.bench.TargetAddress;
 import io.pistore.engine.Transports;
 import io.pistore.frontend.iscsi.IscsiServer;
@@ -30,7 +42,7 @@ import picocli.CommandLine.Spec;
             "--nbd also exports every volume over NBD (docs/NBD.md): in-process through the local transport, "
                 + "or, with --target, the volumes of a remote target reached through --transport. With --nbd and "
                 + "no --target, the transport listener runs only when --listen or --transport is given."})
-final class ServeCommand implements Callable<Integer> {
+public final class ServeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -1,5 +1,6 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
+import io.pistore.app.cli.TlsLine;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;

@@ -1,5 +1,6 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
+import io.pistore.app.cli.CliException;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
 import io.pistore.security.access.AccessRules;
