@@ -64,6 +64,9 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     TlsOptions tls;
 
+    @Mixin
+    IscsiServeOptions iscsiOptions;
+
     /** The loaded server TLS material, or null without --tls-cert. */
     private TlsContext tlsContext;
 
@@ -143,8 +146,9 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--access", paramLabel = "FILE",
             description = "Which volumes each client may use, read-write or read-only, by its certificate (CN or "
-                    + "subjectAltName; on NBD also its --tls-psk identity), on every listener: NBD (needs --tls-verify-client) and the tcp transport "
-                    + "(sets tcp.access: needs tcp.tls and tcp.tlsVerifyClient); docs/SECURITY.md; config key: access.")
+                    + "subjectAltName; on NBD also its --tls-psk identity), on every listener: NBD (needs --tls-verify-client), the tcp transport "
+                    + "(sets tcp.access: needs tcp.tls and tcp.tlsVerifyClient) and iSCSI (by initiator name, CHAP name or "
+                    + "@ADDRESS); docs/SECURITY.md; config key: access.")
     java.nio.file.Path accessFile;
 
     @Option(names = "--nbd-access", paramLabel = "FILE",
@@ -275,8 +279,9 @@ final class ServeCommand implements Callable<Integer> {
         if (nbd != null) {
             b.nbd(nbd, nbdOptions(log));
         }
+        IscsiServer.Options iscsiOpts = iscsiOptions.options(iscsi != null, accessFile, log);
         if (iscsi != null) {
-            b.iscsi(iscsi, new IscsiServer.Options().log(log));
+            b.iscsi(iscsi, iscsiOpts);
         }
         BlockTransportProvider p = null;
         if (target != null) {
@@ -413,7 +418,7 @@ final class ServeCommand implements Callable<Integer> {
         if (server.iscsi() != null) {
             java.net.InetSocketAddress a = server.iscsi().address();
             out.println("pistore serve: iSCSI on " + a.getAddress().getHostAddress() + ":" + a.getPort() + ", targets "
-                    + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
+                    + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0" + iscsiOptions.described());
         }
     }
 

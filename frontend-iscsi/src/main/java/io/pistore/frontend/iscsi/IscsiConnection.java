@@ -75,7 +75,7 @@ final class IscsiConnection implements Runnable {
             socket.setSoTimeout((int) server.options().loginTimeoutMillis);
             channel = new PduChannel(new BufferedInputStream(socket.getInputStream(), 65_536),
                     new BufferedOutputStream(socket.getOutputStream(), 65_536), 8192);
-            session = new IscsiLogin(server, channel).run();
+            session = new IscsiLogin(server, channel, socket.getInetAddress().getHostAddress()).run();
             if (session == null) {
                 why = "login ended";
             } else {
@@ -315,7 +315,7 @@ final class IscsiConnection implements Runnable {
 
     private ScsiResult execute(ScsiLun lun, byte[] cdb, byte[] dataOut) {
         if (lun != null) {
-            return lun.execute(cdb, dataOut);
+            return session.readOnly() ? ReadOnlySession.execute(lun, cdb, dataOut) : lun.execute(cdb, dataOut);
         }
         int op = cdb[0] & 0xff;
         if (op == 0x12 && (cdb[1] & 1) == 0) { // INQUIRY of a LUN that is not there: peripheral qualifier 3
@@ -398,7 +398,7 @@ final class IscsiConnection implements Runnable {
         StringBuilder targets = new StringBuilder();
         String st = keys.remove("SendTargets");
         if (st != null) {
-            for (String name : server.targetNames()) {
+            for (String name : server.targetNamesFor(session.identity())) {
                 boolean wanted = st.equals("All") && session.discovery() || st.equalsIgnoreCase(name)
                         || st.isEmpty() && !session.discovery() && name.equalsIgnoreCase(session.targetName());
                 if (wanted) {

@@ -4,6 +4,8 @@ import io.pistore.engine.BlockDevice;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.service.TargetService;
 import io.pistore.runtime.ListenAddress;
+import io.pistore.runtime.access.AccessRules;
+import io.pistore.runtime.access.ClientIdentity;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.TargetListener;
@@ -51,14 +53,16 @@ public final class IscsiServer implements AutoCloseable {
         String chapSecret;
         String chapTargetUser;
         String chapTargetSecret;
+        IscsiChapSecrets chapSecrets;
+        AccessRules access;
 
         /**
          * Asks every initiator for CHAP (MD5) with this name and secret (null: no authentication,
          * the default). Secrets of 12 to 255 bytes, as RFC 7143 asks.
          */
         public Options chap(String user, String secret) {
-            if (user != null && (user.isEmpty() || secret == null || secret.length() < 12 || secret.length() > 255)) {
-                throw new IllegalArgumentException("a CHAP secret must be 12 to 255 characters, with a user name");
+            if (user != null) {
+                IscsiChapSecrets.of(user, secret, null, null); // checks the lengths
             }
             this.chapUser = user;
             this.chapSecret = user == null ? null : secret;
@@ -67,7 +71,7 @@ public final class IscsiServer implements AutoCloseable {
 
         /** Mutual CHAP: the name and secret this target proves itself with when the initiator asks. */
         public Options mutualChap(String targetUser, String targetSecret) {
-            if (targetSecret != null && (targetSecret.length() < 12 || targetSecret.length() > 255)) {
+            if (targetSecret != null && !IscsiChapSecrets.validSecret(targetSecret)) {
                 throw new IllegalArgumentException("a CHAP secret must be 12 to 255 characters");
             }
             this.chapTargetUser = targetUser;
@@ -75,9 +79,29 @@ public final class IscsiServer implements AutoCloseable {
             return this;
         }
 
+        /** CHAP for every login with the names and secrets of a secrets file (replaces {@link #chap}). */
+        public Options chap(IscsiChapSecrets secrets) {
+            this.chapSecrets = secrets;
+            return this;
+        }
+
+        /**
+         * Which targets each initiator may log in to, and whether only to read, by its initiator
+         * name, its CHAP name or its address (docs/ISCSI.md); null (the default): every initiator
+         * may use every volume.
+         */
+        public Options access(AccessRules rules) {
+            this.access = rules;
+            return this;
+        }
+
         /** A fresh CHAP state for one login, or null without CHAP. */
         IscsiChap chap() {
-            return chapUser == null ? null : new IscsiChap(chapUser, chapSecret, chapTargetUser, chapTargetSecret);
+            if (chapSecrets != null) {
+                return new IscsiChap(chapSecrets);
+            }
+            return chapUser == null ? null
+                    : new IscsiChap(IscsiChapSecrets.of(chapUser, chapSecret, chapTargetUser, chapTargetSecret));
         }
 
         /** Most initiator connections at once; more are closed at accept (default 64). */
@@ -207,6 +231,17 @@ public final class IscsiServer implements AutoCloseable {
         List<String> names = new ArrayList<>();
         for (VolumeInfo v : connection.volumes()) {
             names.add(targetName(v.name()));
+        }
+        return names;
+    }
+
+    /** The target names {@code who} may log in to: every one without access rules, else those they grant it. */
+    List<String> targetNamesFor(ClientIdentity who) {
+        List<String> names = new ArrayList<>();
+        for (VolumeInfo v : connection.volumes()) {
+            if (options.access == null || options.access.grant(who, v.name()) != AccessRules.Grant.NONE) {
+                names.add(targetName(v.name()));
+            }
         }
         return names;
     }
