@@ -22,7 +22,10 @@ import java.util.Map;
 final class IscsiConnection implements Runnable {
     /** Commands the initiator may send beyond the next expected one (MaxCmdSN - ExpCmdSN + 1). */
     static final int WINDOW = 32;
-    /** Most bytes of write data one connection holds for commands whose data is not all in. */
+    /**
+     * Most bytes of write data one connection holds for commands whose data is not all in; the
+     * server bounds the sum over its connections too ({@link IscsiServer.Options#maxPendingBytes}).
+     */
     static final long MAX_PENDING_BYTES = 128L << 20;
 
     /** A write command waiting for its data. */
@@ -100,6 +103,8 @@ final class IscsiConnection implements Runnable {
             why = "internal error: " + e;
         } finally {
             server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
+            pending.clear();
+            release(pendingBytes);
             close();
             server.ended(this);
         }
@@ -114,6 +119,12 @@ final class IscsiConnection implements Runnable {
     void shutdown() {
         ending = true;
         close();
+    }
+
+    /** Write data no longer held: off this connection's and the server's count. */
+    private void release(long bytes) {
+        pendingBytes -= bytes;
+        server.releasePending(bytes);
     }
 
     private void close() {
@@ -247,10 +258,11 @@ final class IscsiConnection implements Runnable {
             finish(p.itt(), p.lun(), edtl, needed, lun == null ? execute(null, cdb, new byte[0]) : ScsiResult.invalidField(), 0);
             return;
         }
-        if (pendingBytes + edtl > MAX_PENDING_BYTES) {
+        if (pendingBytes + edtl > MAX_PENDING_BYTES || !server.reservePending(edtl)) {
             finish(p.itt(), p.lun(), edtl, needed, ScsiResult.status(ScsiResult.TASK_SET_FULL), 0);
             return;
         }
+        pendingBytes += edtl; // counted from the allocation of its buffer
         Task t = new Task(p.itt(), p.lun(), cdb, (int) edtl);
         t.needed = needed;
         System.arraycopy(p.data, 0, t.data, 0, p.data.length);
@@ -258,11 +270,11 @@ final class IscsiConnection implements Runnable {
         Negotiation n = session.params();
         t.burstEnd = n.initialR2T ? t.received : (int) Math.min(edtl, Math.max(n.firstBurst, t.received));
         if (t.received == t.data.length) {
+            release(edtl);
             finish(t.itt, t.lun, edtl, needed, execute(lun, cdb, t.data), 0);
             return;
         }
         pending.put(t.itt, t);
-        pendingBytes += edtl;
         if (t.received == t.burstEnd) {
             solicit(t);
         }
@@ -309,7 +321,7 @@ final class IscsiConnection implements Runnable {
             return;
         }
         pending.remove(t.itt);
-        pendingBytes -= t.data.length;
+        release(t.data.length);
         finish(t.itt, t.lun, t.data.length, t.needed, execute(session.lun(), t.cdb, t.data), t.r2tSn);
     }
 
@@ -439,7 +451,7 @@ final class IscsiConnection implements Runnable {
             case 1: { // ABORT TASK
                 Task t = pending.remove(p.i32(20));
                 if (t != null) {
-                    pendingBytes -= t.data.length;
+                    release(t.data.length);
                     response = 0;
                 } else {
                     response = serialBefore(p.u32(32), expCmdSn) ? 0 : 1;
@@ -451,7 +463,7 @@ final class IscsiConnection implements Runnable {
             case 5: // LOGICAL UNIT RESET
             case 6: // TARGET WARM RESET
                 pending.clear();
-                pendingBytes = 0;
+                release(pendingBytes);
                 response = p.lun() == 0 || function == 6 ? 0 : 2;
                 break;
             case 8: // TASK REASSIGN: needs error recovery level 2

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -46,6 +47,7 @@ public final class IscsiServer implements AutoCloseable {
     /** Limits and logging of a server. */
     public static final class Options {
         int maxConnections = 64;
+        long maxPendingBytes = 256L << 20;
         long loginTimeoutMillis = 30_000;
         int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
         Consumer<String> log = line -> { };
@@ -104,6 +106,18 @@ public final class IscsiServer implements AutoCloseable {
                     : new IscsiChap(IscsiChapSecrets.of(chapUser, chapSecret, chapTargetUser, chapTargetSecret));
         }
 
+        /**
+         * Most bytes of write data held over every connection for commands whose data is not all
+         * in (default 256 MiB); a write beyond it answers TASK SET FULL, and the initiator retries.
+         */
+        public Options maxPendingBytes(long n) {
+            if (n < 1 << 20) {
+                throw new IllegalArgumentException("maxPendingBytes must be at least 1 MiB, not " + n);
+            }
+            this.maxPendingBytes = n;
+            return this;
+        }
+
         /** Most initiator connections at once; more are closed at accept (default 64). */
         public Options maxConnections(int n) {
             if (n <= 0) {
@@ -144,6 +158,8 @@ public final class IscsiServer implements AutoCloseable {
     private final Map<String, ScsiLun> luns = new ConcurrentHashMap<>();
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger tsih = new AtomicInteger();
+    /** Write data held by every connection for commands whose data is not all in. */
+    private final AtomicLong pendingWriteBytes = new AtomicLong();
     private final Thread acceptor;
     /** What {@link #serveLocal} opened for this server, closed after it (last first). */
     private final List<AutoCloseable> owned = new ArrayList<>();
@@ -272,6 +288,28 @@ public final class IscsiServer implements AutoCloseable {
             t = tsih.incrementAndGet() & 0xFFFF;
         } while (t == 0);
         return t;
+    }
+
+    /** Takes {@code bytes} of the server's write data budget; false when that would pass it. */
+    boolean reservePending(long bytes) {
+        while (true) {
+            long now = pendingWriteBytes.get();
+            if (now + bytes > options.maxPendingBytes) {
+                return false;
+            }
+            if (pendingWriteBytes.compareAndSet(now, now + bytes)) {
+                return true;
+            }
+        }
+    }
+
+    void releasePending(long bytes) {
+        pendingWriteBytes.addAndGet(-bytes);
+    }
+
+    /** Bytes of write data held now for commands whose data is not all in, over every connection. */
+    public long pendingWriteBytes() {
+        return pendingWriteBytes.get();
     }
 
     void log(String line) {
