@@ -258,6 +258,10 @@ final class IscsiConnection implements Runnable {
             finish(p.itt(), p.lun(), edtl, needed, lun == null ? execute(null, cdb, new byte[0]) : ScsiResult.invalidField(), 0);
             return;
         }
+        if (p.data.length == edtl) { // all of it came as immediate data: executed from the PDU, nothing held
+            finish(p.itt(), p.lun(), edtl, needed, execute(lun, cdb, p.data), 0);
+            return;
+        }
         if (pendingBytes + edtl > MAX_PENDING_BYTES || !server.reservePending(edtl)) {
             finish(p.itt(), p.lun(), edtl, needed, ScsiResult.status(ScsiResult.TASK_SET_FULL), 0);
             return;
