@@ -30,6 +30,8 @@ work="${WORK_DIR:-$(mktemp -d)}"
 mkdir -p "$work"
 pids=()
 cleanup() {
+    # tgtd ignores SIGTERM while it has targets: delete the target, then the system, which ends it
+    tgtadm -C "$ctl" --lld iscsi --op delete --mode target --tid 1 --force > /dev/null 2>&1 || true
     tgtadm -C "$ctl" --op delete --mode system > /dev/null 2>&1 || true
     for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
     for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
@@ -37,6 +39,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
+for p in $iport $nport $tport; do
+    if (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null; then
+        echo "iscsi-vs-tgt: port $p is in use (a server left from an earlier run?)" >&2
+        exit 3
+    fi
+done
 gcc -O2 -Wall -o "$work/iscsi_bench" "$root/benchmarks/scripts/iscsi_bench.c" -liscsi
 "$root/pistore" volume create --data "$work/data" vol --size "${size_mib}MiB" --format 512+8 > /dev/null
 "$root/pistore" serve --data "$work/data" --iscsi "127.0.0.1:$iport" --nbd "127.0.0.1:$nport" > "$work/pistore.log" 2>&1 &
