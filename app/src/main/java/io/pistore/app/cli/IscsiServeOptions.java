@@ -2,7 +2,7 @@ package io.pistore.app.cli;
 
 import io.pistore.frontend.iscsi.IscsiChapSecrets;
 import io.pistore.frontend.iscsi.IscsiServer;
-import io.pistore.runtime.access.AccessRules;
+import io.pistore.security.access.AccessRules;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 import picocli.CommandLine.Option;

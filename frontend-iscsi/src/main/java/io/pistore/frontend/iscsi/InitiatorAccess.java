@@ -1,7 +1,7 @@
 package io.pistore.frontend.iscsi;
 
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.access.ClientIdentity;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.access.ClientIdentity;
 import java.util.ArrayList;
 import java.util.List;
 

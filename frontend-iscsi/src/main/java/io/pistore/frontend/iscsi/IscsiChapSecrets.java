@@ -1,6 +1,6 @@
 package io.pistore.frontend.iscsi;
 
-import io.pistore.runtime.tls.KeyFilePermissions;
+import io.pistore.security.tls.KeyFilePermissions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

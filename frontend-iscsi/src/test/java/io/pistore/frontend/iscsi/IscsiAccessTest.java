@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
-import io.pistore.runtime.access.AccessRules;
+import io.pistore.security.access.AccessRules;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
