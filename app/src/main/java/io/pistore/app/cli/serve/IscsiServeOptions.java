@@ -1,5 +1,6 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
+import io.pistore.app.cli.CliException;
 import io.pistore.frontend.iscsi.IscsiChapSecrets;
 import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.security.access.AccessRules;
