@@ -28,7 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * rejected and the connection goes on.
  */
 final class IscsiConnection implements Runnable {
-    /** Most bytes of write data one connection holds for commands not yet answered. */
+    /**
+     * Most bytes of write data one connection holds for commands not yet answered; the server bounds
+     * the sum over its connections too ({@link IscsiServer.Options#maxPendingBytes}).
+     */
     static final long MAX_PENDING_BYTES = 128L << 20;
     /** Longest wait at logout for the commands still running. */
     private static final long LOGOUT_WAIT_SECONDS = 60;
@@ -63,7 +66,7 @@ final class IscsiConnection implements Runnable {
             socket.setSoTimeout((int) server.options().loginTimeoutMillis);
             channel = new PduChannel(new BufferedInputStream(socket.getInputStream(), 65_536),
                     new BufferedOutputStream(socket.getOutputStream(), 65_536), 8192);
-            session = new IscsiLogin(server, channel).run();
+            session = new IscsiLogin(server, channel, socket.getInetAddress().getHostAddress()).run();
             if (session == null) {
                 why = "login ended";
             } else {
@@ -91,6 +94,7 @@ final class IscsiConnection implements Runnable {
                 tasks.abort(t -> true); // queued commands never run; running ones end unanswered
             }
             server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
+            pending.clear(); // their tasks left the set above, and their held data with them
             close();
             server.ended(this);
         }
@@ -238,15 +242,22 @@ final class IscsiConnection implements Runnable {
             answer(p.itt(), p.lun(), edtl, needed, lun == null ? execute(null, cdb, new byte[0]) : ScsiResult.invalidField(), 0);
             return;
         }
-        if (pendingBytes.get() + edtl > MAX_PENDING_BYTES) {
+        if (pendingBytes.get() + edtl > MAX_PENDING_BYTES || !server.reservePending(edtl)) {
             tasks.answered(p.immediate());
             answer(p.itt(), p.lun(), edtl, needed, ScsiResult.status(ScsiResult.TASK_SET_FULL), 0);
             return;
         }
-        IscsiTask t = new IscsiTask(p, edtl, needed, (int) edtl);
-        pendingBytes.addAndGet(edtl);
-        t.done.thenRun(() -> pendingBytes.addAndGet(-edtl));
-        System.arraycopy(p.data, 0, t.data, 0, p.data.length);
+        // all of it came as immediate data: the task runs from the PDU's own buffer, no second copy
+        boolean whole = p.data.length == edtl;
+        IscsiTask t = whole ? new IscsiTask(p, edtl, needed, p.data) : new IscsiTask(p, edtl, needed, (int) edtl);
+        pendingBytes.addAndGet(edtl); // counted until the task is answered or aborted
+        t.done.thenRun(() -> {
+            pendingBytes.addAndGet(-edtl);
+            server.releasePending(edtl);
+        });
+        if (!whole) {
+            System.arraycopy(p.data, 0, t.data, 0, p.data.length);
+        }
         t.received = p.data.length;
         Negotiation n = session.params();
         t.burstEnd = n.initialR2T ? t.received : (int) Math.min(edtl, Math.max(n.firstBurst, t.received));
@@ -329,7 +340,8 @@ final class IscsiConnection implements Runnable {
 
     private ScsiResult execute(ScsiLun lun, byte[] cdb, byte[] dataOut) {
         if (lun != null) {
-            return lun.execute(session.initiatorPort(), cdb, dataOut);
+            return session.readOnly() ? ReadOnlySession.execute(lun, session.initiatorPort(), cdb, dataOut)
+                    : lun.execute(session.initiatorPort(), cdb, dataOut);
         }
         int op = cdb[0] & 0xff;
         if (op == 0x12 && (cdb[1] & 1) == 0) { // INQUIRY of a LUN that is not there: peripheral qualifier 3
@@ -420,7 +432,7 @@ final class IscsiConnection implements Runnable {
         StringBuilder targets = new StringBuilder();
         String st = keys.remove("SendTargets");
         if (st != null) {
-            for (String name : server.targetNames()) {
+            for (String name : server.targetNamesFor(session.identity())) {
                 boolean wanted = st.equals("All") && session.discovery() || st.equalsIgnoreCase(name)
                         || st.isEmpty() && !session.discovery() && name.equalsIgnoreCase(session.targetName());
                 if (wanted) {

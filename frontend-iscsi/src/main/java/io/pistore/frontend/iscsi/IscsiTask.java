@@ -43,6 +43,11 @@ final class IscsiTask {
     int dataSn;
 
     IscsiTask(Pdu p, long edtl, long writeNeeded, int dataLength) {
+        this(p, edtl, writeNeeded, new byte[dataLength]);
+    }
+
+    /** A task whose write data is {@code data}, held from now on (the PDU's own buffer, all of it immediate). */
+    IscsiTask(Pdu p, long edtl, long writeNeeded, byte[] data) {
         this.itt = p.itt();
         this.lun = p.lun();
         this.cmdSn = p.u32(24);
@@ -52,7 +57,7 @@ final class IscsiTask {
         this.cdb = p.cdb();
         this.edtl = edtl;
         this.writeNeeded = writeNeeded;
-        this.data = new byte[dataLength];
+        this.data = data;
     }
 
     /** Bytes this task holds while it runs: its write data or the data it may read. */

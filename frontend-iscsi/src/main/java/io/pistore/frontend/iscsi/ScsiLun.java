@@ -220,7 +220,9 @@ final class ScsiLun {
         for (int done = 0; done < c.blocks(); ) {
             int n = (int) Math.min(maxTransferBlocks, c.blocks() - done);
             long lba = c.lba() + done;
-            ByteBuffer data = ByteBuffer.allocate(n * ds);
+            // without PI on the wire the blocks are read straight into the answer
+            ByteBuffer data = c.protect() == 0 ? ByteBuffer.wrap(out, done * ds, n * ds).slice()
+                    : ByteBuffer.allocate(n * ds);
             Completion r;
             if (c.protect() == 0) {
                 r = await(() -> device.read(lba, ScatterList.of(data)));
@@ -236,7 +238,7 @@ final class ScsiLun {
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, false);
             }
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; c.protect() != 0 && i < n; i++) {
                 System.arraycopy(data.array(), i * ds, out, (done + i) * wire, ds);
             }
             done += n;
