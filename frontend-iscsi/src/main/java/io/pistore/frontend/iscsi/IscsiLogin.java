@@ -17,8 +17,13 @@ final class IscsiLogin {
     static final int STAGE_FULL_FEATURE = 3;
 
     /** What a finished login agreed. */
-    record Outcome(boolean discovery, String initiator, String targetName, ScsiLun lun, Negotiation params,
-                   long expCmdSn, long statSn) { }
+    record Outcome(boolean discovery, String initiator, long isid, String targetName, ScsiLun lun, Negotiation params,
+                   long expCmdSn, long statSn) {
+        /** The initiator port of the session's I_T nexus (SPC-4: name, ",i,0x" and the ISID). */
+        String initiatorPort() {
+            return initiator + ",i,0x" + String.format("%012x", isid);
+        }
+    }
 
     private final IscsiServer server;
     private final PduChannel channel;
@@ -121,7 +126,8 @@ final class IscsiLogin {
             respond(p, csg, transit ? nsg : 0, transit, TextKeys.format(pending));
             firstResponse = false;
             if (transit && nsg == STAGE_FULL_FEATURE) {
-                return new Outcome(discovery, initiator, targetName, lun, params, p.u32(24), statSn);
+                return new Outcome(discovery, initiator, p.u32(8) << 16 | p.u16(12), targetName, lun, params, p.u32(24),
+                        statSn);
             }
         }
     }
@@ -218,7 +224,7 @@ final class IscsiLogin {
         long cmdSn = req.u32(24);
         r.set32(24, statSn++);
         r.set32(28, cmdSn);
-        r.set32(32, cmdSn + IscsiConnection.WINDOW - 1);
+        r.set32(32, cmdSn + IscsiTaskSet.WINDOW - 1);
         channel.write(r.data(data), true);
     }
 
@@ -232,8 +238,9 @@ final class IscsiLogin {
         r.set32(28, cmdSn);
         r.set32(32, cmdSn);
         r.set8(36, status >>> 8).set8(37, status & 0xff);
-        channel.write(r, true);
+        // logged before the answer, so whoever sees the refusal finds its line in the log
         server.log("iscsi: login of " + (initiator == null ? "an unnamed initiator" : initiator) + " refused: " + why);
+        channel.write(r, true);
         return why;
     }
 }

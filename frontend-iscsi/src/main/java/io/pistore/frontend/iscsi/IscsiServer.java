@@ -22,6 +22,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -32,8 +35,9 @@ import java.util.function.Consumer;
  * initiator (PROTECT, PROT_EN, P_TYPE) and take and return it with the protect fields of READ,
  * WRITE and VERIFY; the engine checks it and stores nothing that fails. See docs/ISCSI.md.
  *
- * <p>One thread accepts; each connection gets one thread that reads its PDUs and executes its
- * commands in order. The server never closes the host connection it was given.
+ * <p>One thread accepts; each connection gets one thread that reads its PDUs; the commands run on
+ * a shared pool of worker threads (at most a window of them per session, each blocked on its
+ * engine requests). The server never closes the host connection it was given.
  */
 public final class IscsiServer implements AutoCloseable {
     /** The IANA port of iSCSI. */
@@ -121,6 +125,11 @@ public final class IscsiServer implements AutoCloseable {
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger tsih = new AtomicInteger();
     private final Thread acceptor;
+    private final ExecutorService workers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "pistore-iscsi-task");
+        t.setDaemon(true);
+        return t;
+    });
     /** What {@link #serveLocal} opened for this server, closed after it (last first). */
     private final List<AutoCloseable> owned = new ArrayList<>();
     private volatile boolean closing;
@@ -221,7 +230,7 @@ public final class IscsiServer implements AutoCloseable {
             if (targetName(v.name()).toLowerCase(Locale.ROOT).equals(lower)) {
                 VolumeInfo info = v;
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
-                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes));
+                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old));
             }
         }
         return null;
@@ -229,6 +238,11 @@ public final class IscsiServer implements AutoCloseable {
 
     Options options() {
         return options;
+    }
+
+    /** Where the sessions' commands run. */
+    Executor workers() {
+        return workers;
     }
 
     int nextTsih() {
@@ -315,6 +329,7 @@ public final class IscsiServer implements AutoCloseable {
         for (IscsiConnection c : connections) {
             c.shutdown();
         }
+        workers.shutdown();
         try {
             acceptor.join(2000);
         } catch (InterruptedException e) {
