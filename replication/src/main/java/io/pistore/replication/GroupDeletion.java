@@ -45,7 +45,7 @@ final class GroupDeletion {
 
     GroupDeletion(String volume, RaftPeerId self, List<RaftPeer> known, ReplicationSettings settings) {
         this.volume = volume;
-        this.gid = ReplicaNode.groupId(volume);
+        this.gid = ReplicaPeers.groupId(volume);
         this.self = self;
         this.known = List.copyOf(known);
         this.settings = settings;
@@ -184,7 +184,7 @@ final class GroupDeletion {
         if (groupGone(gid, e)) {
             return new Answer(p, State.GONE, List.of(), "holds no such group");
         }
-        return new Answer(p, State.UNREACHABLE, List.of(), "unreachable: " + ReplicatedVolume.oneLine(e));
+        return new Answer(p, State.UNREACHABLE, List.of(), "unreachable: " + ReplicationException.oneLine(e));
     }
 
     /** Whether a peer's failure to answer for group {@code gid} says that it holds no such group. */
@@ -204,9 +204,9 @@ final class GroupDeletion {
         // Closing the group and deleting its files take more than one RPC's time.
         try (RaftClient c = client(p, settings.client(settings.membershipTimeout()))) {
             RaftClientReply r = c.getGroupManagementApi(p.getId()).remove(gid, true, false);
-            return r.isSuccess() ? null : ReplicatedVolume.oneLine(r.getException());
+            return r.isSuccess() ? null : ReplicationException.oneLine(r.getException());
         } catch (IOException | RuntimeException e) {
-            return failed(p, e).state == State.GONE ? null : ReplicatedVolume.oneLine(e);
+            return failed(p, e).state == State.GONE ? null : ReplicationException.oneLine(e);
         }
     }
 

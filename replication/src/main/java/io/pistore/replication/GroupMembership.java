@@ -53,7 +53,7 @@ public final class GroupMembership {
 
     private GroupMembership(String volume, List<RaftPeer> named, ReplicationSettings settings) {
         this.volume = volume;
-        this.gid = ReplicaNode.groupId(volume);
+        this.gid = ReplicaPeers.groupId(volume);
         this.named = List.copyOf(named);
         this.settings = settings;
     }
@@ -124,7 +124,7 @@ public final class GroupMembership {
                     .setProperties(settings.client()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
                 GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
                 if (!r.isSuccess()) {
-                    why.put(p.getId(), ReplicatedVolume.oneLine(r.getException()));
+                    why.put(p.getId(), ReplicationException.oneLine(r.getException()));
                     continue;
                 }
                 List<RaftPeer> members = new ArrayList<>(r.getGroup().getPeers());
@@ -142,7 +142,7 @@ public final class GroupMembership {
                     }
                 }
             } catch (IOException | RuntimeException e) {
-                why.put(p.getId(), "unreachable: " + ReplicatedVolume.oneLine(e));
+                why.put(p.getId(), "unreachable: " + ReplicationException.oneLine(e));
             }
         }
     }
@@ -159,7 +159,7 @@ public final class GroupMembership {
                     .get(ms, TimeUnit.MILLISECONDS);
             if (!r.isSuccess()) {
                 throw new ReplicationException("volume " + volume + ": the leader did not tell its format: "
-                        + ReplicatedVolume.oneLine(r.getException()));
+                        + ReplicationException.oneLine(r.getException()));
             }
             return VolumeShape.decode(r.getMessage().getContent());
         } catch (ReplicationException e) {
@@ -168,12 +168,12 @@ public final class GroupMembership {
             throw new ReplicationException("volume " + volume + ": the leader did not tell its format within " + ms + " ms");
         } catch (ExecutionException e) {
             throw new ReplicationException("volume " + volume + ": the leader did not tell its format: "
-                    + ReplicatedVolume.oneLine(e.getCause()));
+                    + ReplicationException.oneLine(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ReplicationException("volume " + volume + ": interrupted");
         } catch (IOException e) {
-            throw new ReplicationException("volume " + volume + ": " + ReplicatedVolume.oneLine(e));
+            throw new ReplicationException("volume " + volume + ": " + ReplicationException.oneLine(e));
         }
     }
 
@@ -242,13 +242,13 @@ public final class GroupMembership {
             GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
             if (!r.isSuccess()) {
                 throw new ReplicationException("peer " + p.getId() + " at " + p.getAddress() + " holds no group of volume "
-                        + volume + ": " + ReplicatedVolume.oneLine(r.getException()));
+                        + volume + ": " + ReplicationException.oneLine(r.getException()));
             }
         } catch (ReplicationException e) {
             throw e;
         } catch (IOException | RuntimeException e) {
             throw new ReplicationException("peer " + p.getId() + " at " + p.getAddress() + " is unreachable: "
-                    + ReplicatedVolume.oneLine(e));
+                    + ReplicationException.oneLine(e));
         }
     }
 
@@ -275,13 +275,13 @@ public final class GroupMembership {
         try {
             RaftClientReply r = f.get(ms, TimeUnit.MILLISECONDS);
             if (!r.isSuccess()) {
-                throw new ReplicationException(what + " failed: " + ReplicatedVolume.oneLine(r.getException()));
+                throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(r.getException()));
             }
         } catch (TimeoutException e) {
             throw new ReplicationException(what + " not committed within " + ms + " ms (a new peer that cannot catch "
                     + "up, or no quorum); see 'pistore replicas status'");
         } catch (ExecutionException e) {
-            throw new ReplicationException(what + " failed: " + ReplicatedVolume.oneLine(e.getCause()));
+            throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ReplicationException(what + " interrupted");
@@ -326,7 +326,7 @@ public final class GroupMembership {
                 .setProperties(settings.client()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
             GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
             if (!r.isSuccess()) {
-                throw new IOException(ReplicatedVolume.oneLine(r.getException()));
+                throw new IOException(ReplicationException.oneLine(r.getException()));
             }
             return r;
         }
@@ -342,10 +342,10 @@ public final class GroupMembership {
                 return "peer " + p.getId() + " left the group of volume " + volume + " and deleted its replica";
             }
             return "peer " + p.getId() + " is no member any more but did not leave the group: "
-                    + ReplicatedVolume.oneLine(r.getException());
+                    + ReplicationException.oneLine(r.getException());
         } catch (IOException | RuntimeException e) {
             return "peer " + p.getId() + " is no member any more but was not reachable to leave the group: "
-                    + ReplicatedVolume.oneLine(e) + " (its replica stays; run the same remove once it is up again)";
+                    + ReplicationException.oneLine(e) + " (its replica stays; run the same remove once it is up again)";
         }
     }
 

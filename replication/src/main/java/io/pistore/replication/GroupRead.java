@@ -117,7 +117,7 @@ final class GroupRead {
                     try {
                         r = f.join();
                     } catch (CompletionException | CancellationException e) {
-                        last = ReplicatedVolume.unwrap(e);
+                        last = ReplicationException.unwrap(e);
                     }
                     if (r != null && r.isSuccess()) {
                         return r;
@@ -126,7 +126,7 @@ final class GroupRead {
                         last = r.getException();
                     }
                     if (last instanceof StateMachineException) {
-                        throw new ReplicationException(what + " failed: " + ReplicatedVolume.oneLine(last));
+                        throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(last));
                     }
                 }
                 if (pending.isEmpty() && last != null) { // failed at once: again after a pause, not in a loop
@@ -147,7 +147,7 @@ final class GroupRead {
         }
         throw new ReplicationException(what + " not confirmed by a quorum (a linearizable read needs one) within "
                 + timeoutMs + " ms (no quorum of " + peers + " peers reachable, or no leader)"
-                + (last == null ? "" : "; last answer: " + ReplicatedVolume.oneLine(last)));
+                + (last == null ? "" : "; last answer: " + ReplicationException.oneLine(last)));
     }
 
     /**
@@ -178,7 +178,7 @@ final class GroupRead {
                                 + rr.appliedIndex + " of " + minIndex + " within " + timeoutMs + " ms");
                     }
                 } else { // asked with no minimum index, so never refused as stale: a real failure
-                    throw new ReplicationException(volume + ": " + what + " failed: " + ReplicatedVolume.oneLine(r.getException()));
+                    throw new ReplicationException(volume + ": " + what + " failed: " + ReplicationException.oneLine(r.getException()));
                 }
             } catch (ReplicationException e) {
                 throw e;
@@ -187,7 +187,7 @@ final class GroupRead {
                 // asked again, as one from a replica not yet fresh enough is, until the operation timeout.
                 if (System.nanoTime() > end) {
                     throw new ReplicationException(volume + ": " + what + " not answered within " + timeoutMs
-                            + " ms: " + ReplicatedVolume.oneLine(e));
+                            + " ms: " + ReplicationException.oneLine(e));
                 }
             }
             try {

@@ -73,7 +73,7 @@ public final class GroupStatus {
      */
     public static GroupStatus of(String name, String peers, ReplicationSettings settings) {
         List<RaftPeer> list = ReplicaPeers.parse(peers);
-        RaftGroupId gid = ReplicaNode.groupId(name);
+        RaftGroupId gid = ReplicaPeers.groupId(name);
         List<Member> members = new ArrayList<>();
         java.util.Map<String, RaftPeer> toAsk = new java.util.LinkedHashMap<>();
         list.forEach(p -> toAsk.put(p.getId().toString(), p));
@@ -101,7 +101,7 @@ public final class GroupStatus {
                 .build()) {
             GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
             if (!r.isSuccess()) {
-                return unreachable(p, ReplicatedVolume.oneLine(r.getException()));
+                return unreachable(p, ReplicationException.oneLine(r.getException()));
             }
             LogInfoProto l = r.getLogInfoProto();
             RaftPeerRole role = r.getRoleInfoProto().getRole();
@@ -109,7 +109,7 @@ public final class GroupStatus {
                     l.getCommitted().getIndex(), l.getApplied().getIndex(), null, true,
                     List.copyOf(r.getGroup().getPeers()));
         } catch (IOException | RuntimeException e) {
-            return unreachable(p, ReplicatedVolume.oneLine(e));
+            return unreachable(p, ReplicationException.oneLine(e));
         }
     }
 

@@ -78,7 +78,7 @@ public final class OfflineReplicaDeletion {
     }
 
     private static Path raftDir(Path dir, String name) {
-        return dir.resolve("raft").resolve(ReplicaNode.groupId(name).getUuid().toString());
+        return dir.resolve("raft").resolve(ReplicaPeers.groupId(name).getUuid().toString());
     }
 
     private static Path peersFile(Path dir, String name) {

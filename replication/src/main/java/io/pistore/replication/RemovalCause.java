@@ -35,7 +35,7 @@ final class RemovalCause {
     private final ReplicationSettings settings;
 
     RemovalCause(String volume, RaftPeerId self, List<RaftPeer> known, ReplicationSettings settings) {
-        this.gid = ReplicaNode.groupId(volume);
+        this.gid = ReplicaPeers.groupId(volume);
         this.self = self;
         this.others = known.stream().filter(p -> !p.getId().equals(self)).toList();
         this.settings = settings;

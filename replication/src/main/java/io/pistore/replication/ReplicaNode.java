@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.apache.ratis.protocol.ClientId;
@@ -81,7 +80,7 @@ public final class ReplicaNode implements AutoCloseable {
         PrivateFiles.createDirectories(raftDir);
         this.replicas = VolumeStore.open(dir.resolve("replicas"), 0, "pistore replica " + id);
         for (Volume v : replicas.list()) {
-            names.put(groupId(v.name()), v.name());
+            names.put(ReplicaPeers.groupId(v.name()), v.name());
         }
         RaftServer s = null;
         try {
@@ -117,7 +116,7 @@ public final class ReplicaNode implements AutoCloseable {
             if (peers == null) {
                 continue;
             }
-            RaftGroupId gid = groupId(name);
+            RaftGroupId gid = ReplicaPeers.groupId(name);
             if (held.contains(gid)) {
                 if (!server.getDivision(gid).getGroup().getPeers().isEmpty()) {
                     continue;
@@ -142,7 +141,7 @@ public final class ReplicaNode implements AutoCloseable {
 
     private void reply(RaftClientReply r, String what) throws ReplicationException {
         if (!r.isSuccess()) {
-            throw new ReplicationException("peer " + id + " could not " + what + ": " + ReplicatedVolume.oneLine(r.getException()));
+            throw new ReplicationException("peer " + id + " could not " + what + ": " + ReplicationException.oneLine(r.getException()));
         }
     }
 
@@ -205,11 +204,6 @@ public final class ReplicaNode implements AutoCloseable {
     public static ReplicaNode start(String id, String host, int port, Path dir, ReplicationSettings settings,
             Consumer<String> log) throws IOException {
         return new ReplicaNode(id, host, port, dir, settings, log);
-    }
-
-    /** The Raft group of the volume named {@code name}: the same on every peer. */
-    public static RaftGroupId groupId(String name) {
-        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("pistore volume " + name).getBytes(StandardCharsets.UTF_8)));
     }
 
     private StateMachine stateMachine(RaftGroupId gid) {
@@ -344,7 +338,7 @@ public final class ReplicaNode implements AutoCloseable {
             throw new IllegalArgumentException("peer " + id + " is a member of volume " + name + " already");
         }
         VolumeShape shape = m.shape();
-        RaftGroupId gid = groupId(name);
+        RaftGroupId gid = ReplicaPeers.groupId(name);
         java.nio.file.Files.deleteIfExists(ReplicaFiles.record(groupsDir, name)); // a new replica holds no snapshot
         replicas.create(name, shape.format, shape.blocks);
         names.put(gid, name);
@@ -385,7 +379,7 @@ public final class ReplicaNode implements AutoCloseable {
         if (replicas.get(name) == null) {
             throw new IllegalArgumentException("peer " + id + " holds no replica of volume " + name);
         }
-        RaftGroupId gid = groupId(name);
+        RaftGroupId gid = ReplicaPeers.groupId(name);
         List<RaftPeer> known = new java.util.ArrayList<>();
         try {
             known.addAll(server.getDivision(gid).getGroup().getPeers());
@@ -430,7 +424,7 @@ public final class ReplicaNode implements AutoCloseable {
      * group elects a leader once a majority has joined.
      */
     public void createReplica(String name, BlockFormat format, long blocks, List<RaftPeer> peers) throws IOException {
-        RaftGroupId gid = groupId(name);
+        RaftGroupId gid = ReplicaPeers.groupId(name);
         checkMember(id, name, peers);
         java.nio.file.Files.deleteIfExists(ReplicaFiles.record(groupsDir, name)); // a new replica holds no snapshot
         replicas.create(name, format, blocks);
@@ -467,7 +461,7 @@ public final class ReplicaNode implements AutoCloseable {
         if (local == null) {
             throw new IllegalArgumentException("peer " + id + " holds no replica of volume " + name);
         }
-        RaftGroup group = server.getDivision(groupId(name)).getGroup();
+        RaftGroup group = server.getDivision(ReplicaPeers.groupId(name)).getGroup();
         if (group.getPeers().isEmpty()) {
             List<RaftPeer> declared = readPeers(groupsDir, name);
             if (declared != null) {
@@ -478,9 +472,9 @@ public final class ReplicaNode implements AutoCloseable {
             lastKnown.putIfAbsent(name, List.copyOf(group.getPeers()));
         }
         ReplicatedVolume v = new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log,
-                new LocalLeader(server, groupId(name)));
+                new LocalLeader(server, ReplicaPeers.groupId(name)));
         opened.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(v);
-        v.regroup(server.getDivision(groupId(name)).getGroup()); // a change between the look above and now
+        v.regroup(server.getDivision(ReplicaPeers.groupId(name)).getGroup()); // a change between the look above and now
         return v;
     }
 
@@ -501,7 +495,7 @@ public final class ReplicaNode implements AutoCloseable {
 
     /** Whether this peer is the leader of the volume's group now. */
     public boolean isLeader(String name) throws IOException {
-        return server.getDivision(groupId(name)).getInfo().isLeader();
+        return server.getDivision(ReplicaPeers.groupId(name)).getInfo().isLeader();
     }
 
     /**
@@ -509,12 +503,12 @@ public final class ReplicaNode implements AutoCloseable {
      * (Ratis's ready leader): until then it answers neither a linearizable read nor a write at once.
      */
     boolean isReadyLeader(String name) throws IOException {
-        return server.getDivision(groupId(name)).getInfo().isLeaderReady();
+        return server.getDivision(ReplicaPeers.groupId(name)).getInfo().isLeaderReady();
     }
 
     /** The index of the last log entry this peer's replica of {@code name} has applied. */
     public long appliedIndex(String name) throws IOException {
-        return server.getDivision(groupId(name)).getInfo().getLastAppliedIndex();
+        return server.getDivision(ReplicaPeers.groupId(name)).getInfo().getLastAppliedIndex();
     }
 
     @Override

@@ -114,7 +114,7 @@ public final class ReplicatedVolume implements CheckingVolume {
                 return CompletableFuture.completedFuture(r);
             }
             log.accept("volume " + name + ": an entry this peer put into its own log came back with "
-                    + (t != null ? oneLine(t) : r.getException() != null ? oneLine(r.getException()) : "no success")
+                    + (t != null ? ReplicationException.oneLine(t) : r.getException() != null ? ReplicationException.oneLine(r.getException()) : "no success")
                     + "; sent again through the group's client");
             return sendThroughClient(m, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         }).thenCompose(f -> f);
@@ -128,7 +128,7 @@ public final class ReplicatedVolume implements CheckingVolume {
      */
     private CompletableFuture<RaftClientReply> sendThroughClient(Message m, long deadlineNanos) {
         return client.async().send(m).handle((r, t) -> {
-            Throwable c = unwrap(t);
+            Throwable c = ReplicationException.unwrap(t);
             boolean steppingDown = c instanceof LeaderSteppingDownException
                     || (c == null && r.getException() instanceof LeaderSteppingDownException);
             if (!steppingDown || System.nanoTime() - deadlineNanos >= 0) {
@@ -219,7 +219,7 @@ public final class ReplicatedVolume implements CheckingVolume {
      */
     public static ReplicatedVolume connect(String name, String peers, ReplicationSettings settings, Consumer<String> log)
             throws IOException {
-        RaftGroup group = RaftGroup.valueOf(ReplicaNode.groupId(name), ReplicaPeers.parse(peers));
+        RaftGroup group = RaftGroup.valueOf(ReplicaPeers.groupId(name), ReplicaPeers.parse(peers));
         VolumeShape shape;
         try (RaftClient c = newClient(group, settings)) {
             long ms = settings.operationTimeout().toMillis();
@@ -234,10 +234,10 @@ public final class ReplicatedVolume implements CheckingVolume {
                 Thread.currentThread().interrupt();
                 throw new ReplicationException("volume " + name + ": interrupted");
             } catch (ExecutionException e) {
-                throw new ReplicationException("volume " + name + ": its group did not answer: " + oneLine(e.getCause()));
+                throw new ReplicationException("volume " + name + ": its group did not answer: " + ReplicationException.oneLine(e.getCause()));
             }
             if (!r.isSuccess()) {
-                throw new ReplicationException("volume " + name + ": its group did not answer: " + oneLine(r.getException()));
+                throw new ReplicationException("volume " + name + ": its group did not answer: " + ReplicationException.oneLine(r.getException()));
             }
             shape = VolumeShape.decode(r.getMessage().getContent());
         }
@@ -349,19 +349,14 @@ public final class ReplicatedVolume implements CheckingVolume {
         });
     }
 
-    /** What failed, without the {@link java.util.concurrent.CompletionException} a future's stage wraps it in. */
-    static Throwable unwrap(Throwable t) {
-        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
-    }
-
     /** The one-line failure of a command the group commit did not commit. */
     private ReplicationException commitFailure(String what, Throwable t) {
-        Throwable c = unwrap(t);
+        Throwable c = ReplicationException.unwrap(t);
         if (c instanceof TimeoutException) {
             return new ReplicationException("volume " + name + ": " + what + " not committed by a quorum within " + timeoutMs
                     + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
         }
-        return new ReplicationException("volume " + name + ": " + what + " failed: " + oneLine(c));
+        return new ReplicationException("volume " + name + ": " + what + " failed: " + ReplicationException.oneLine(c));
     }
 
     @Override
@@ -623,17 +618,6 @@ public final class ReplicatedVolume implements CheckingVolume {
         }
     }
 
-    /** The innermost message of a failure, first line only. */
-    static String oneLine(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
-        int nl = m.indexOf('\n');
-        return nl < 0 ? m : m.substring(0, nl);
-    }
-
     /**
      * Asks the group to make {@code peer} its leader, waiting at most the operation timeout: for
      * maintenance (the old leader's machine is to be stopped) and for tests.
@@ -651,7 +635,7 @@ public final class ReplicatedVolume implements CheckingVolume {
         }
         if (!r.isSuccess()) {
             throw new ReplicationException("volume " + name + ": leadership not transferred to " + peer + ": "
-                    + oneLine(r.getException()));
+                    + ReplicationException.oneLine(r.getException()));
         }
     }
 

@@ -62,7 +62,7 @@ class GroupDeletionTest {
         assertNull(peers.node(i).replica(NAME), id + "'s replica");
         assertFalse(Files.exists(d.resolve("groups").resolve(NAME + ".peers")), id + "'s peer list");
         assertFalse(Files.exists(d.resolve("groups").resolve(NAME + ".applied")), id + "'s applied record");
-        assertFalse(Files.exists(d.resolve("raft").resolve(ReplicaNode.groupId(NAME).getUuid().toString())),
+        assertFalse(Files.exists(d.resolve("raft").resolve(ReplicaPeers.groupId(NAME).getUuid().toString())),
                 id + "'s Raft log and snapshots");
     }
 

@@ -72,7 +72,7 @@ class SnapshotCatchUpTest {
     }
 
     private static long logStart(ReplicaNode n) throws IOException {
-        return n.server().getDivision(ReplicaNode.groupId(NAME)).getRaftLog().getStartIndex();
+        return n.server().getDivision(ReplicaPeers.groupId(NAME)).getRaftLog().getStartIndex();
     }
 
     private static byte[][] contents(ReplicaNode n) throws IOException {

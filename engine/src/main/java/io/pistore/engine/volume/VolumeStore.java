@@ -1,5 +1,7 @@
 package io.pistore.engine.volume;
 
+import io.pistore.engine.volume.file.FileVolume;
+import io.pistore.engine.volume.file.VolumeFiles;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiLocation;

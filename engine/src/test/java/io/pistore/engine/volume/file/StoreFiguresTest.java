@@ -1,5 +1,9 @@
-package io.pistore.engine.volume;
+package io.pistore.engine.volume.file;
 
+import io.pistore.engine.volume.CacheFigures;
+import io.pistore.engine.volume.JournalFigures;
+import io.pistore.engine.volume.Volume;
+import io.pistore.engine.volume.VolumeStore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

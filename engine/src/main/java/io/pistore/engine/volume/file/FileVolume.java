@@ -1,5 +1,8 @@
-package io.pistore.engine.volume;
+package io.pistore.engine.volume.file;
 
+import io.pistore.engine.volume.BlockLocks;
+import io.pistore.engine.volume.JournalFigures;
+import io.pistore.engine.volume.Volume;
 import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
@@ -117,7 +120,7 @@ public final class FileVolume implements Volume {
     }
 
     /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks, an empty journal; forced to disk. */
-    static FileVolume create(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
+    public static FileVolume create(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
                              long blockCount) throws IOException {
         StorageFile d = ChannelStorageFile.create(dataFile);
         StorageFile m = null;
@@ -156,7 +159,7 @@ public final class FileVolume implements Volume {
     }
 
     /** Writes the empty journal of an existing volume that had none (a volume of manifest version 1). */
-    static void createJournal(Path journalFile, BlockFormat format) throws IOException {
+    public static void createJournal(Path journalFile, BlockFormat format) throws IOException {
         java.nio.file.Files.deleteIfExists(journalFile);
         try (StorageFile j = ChannelStorageFile.create(journalFile)) {
             Journal.initialize(j, format);
@@ -167,8 +170,8 @@ public final class FileVolume implements Volume {
      * Opens the files of an existing volume, checking their sizes against the manifest, and replays
      * its journal if it was not closed; {@code notes} gets one line when it did.
      */
-    static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
-                           long blockCount, Consumer<String> notes) throws IOException {
+    public static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
+                                  long blockCount, Consumer<String> notes) throws IOException {
         return open(dataFile, metaFile, journalFile, name, format, blockCount, MAP_SEGMENT, notes);
     }
 

@@ -1,5 +1,6 @@
-package io.pistore.engine.volume;
+package io.pistore.engine.volume.file;
 
+import io.pistore.engine.volume.PrivateFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,5 +1,6 @@
-package io.pistore.engine.volume;
+package io.pistore.engine.volume.file;
 
+import io.pistore.engine.volume.PrivateFiles;
 import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
@@ -10,7 +11,7 @@ import java.nio.file.Path;
  * Changes the length of a closed file volume's home files (a resize, or the rollback of one), and
  * copies them (a replica's snapshot, or its restore from one).
  */
-final class VolumeFiles {
+public final class VolumeFiles {
     private VolumeFiles() {
     }
 
@@ -19,7 +20,7 @@ final class VolumeFiles {
      * blocks get the unwritten metadata) from {@code from} to {@code to} blocks, and forces both.
      * Blocks below {@code from} are not touched.
      */
-    static void grow(Path data, Path meta, BlockFormat format, long from, long to) throws IOException {
+    public static void grow(Path data, Path meta, BlockFormat format, long from, long to) throws IOException {
         try (StorageFile d = ChannelStorageFile.open(data)) {
             if (d.size() < to * format.dataSize()) {
                 d.write(ByteBuffer.allocate(1), to * format.dataSize() - 1);
@@ -35,7 +36,7 @@ final class VolumeFiles {
     }
 
     /** Cuts the home files back to {@code blocks} blocks and forces them. */
-    static void truncate(Path data, Path meta, BlockFormat format, long blocks) throws IOException {
+    public static void truncate(Path data, Path meta, BlockFormat format, long blocks) throws IOException {
         try (StorageFile d = ChannelStorageFile.open(data)) {
             d.truncate(blocks * format.dataSize());
             d.sync();
@@ -56,7 +57,7 @@ final class VolumeFiles {
      * 1 MiB of zeros is skipped rather than written, so the copy of a sparse data file (blocks never
      * written) stays sparse on file systems with holes.
      */
-    static void copySparse(Path from, Path to) throws IOException {
+    public static void copySparse(Path from, Path to) throws IOException {
         java.nio.file.Files.deleteIfExists(to);
         try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from,
                 java.nio.file.StandardOpenOption.READ);

@@ -1,4 +1,4 @@
-package io.pistore.engine.volume;
+package io.pistore.engine.volume.file;
 
 /**
  * Which blocks have their newest version only in the journal, and where: LBA to (sequence number

@@ -1,4 +1,4 @@
-package io.pistore.engine.volume;
+package io.pistore.engine.volume.file;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

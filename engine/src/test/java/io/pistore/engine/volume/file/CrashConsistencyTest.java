@@ -1,4 +1,4 @@
-package io.pistore.engine.volume;
+package io.pistore.engine.volume.file;
 
 import io.pistore.integrity.UnwrittenBlock;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;

@@ -1,4 +1,4 @@
-package io.pistore.engine.volume;
+package io.pistore.engine.volume.file;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
