@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -33,14 +32,8 @@ import java.util.function.Consumer;
  */
 public final class FileVolume implements Volume {
     private static final long MAP_SEGMENT = 1L << 30;
-    /** How often a volume with {@link #ON_A_THREAD} checkpoints looks whether it went idle. */
+    /** How often a volume opened with an idle ticker looks whether it went idle. */
     private static final long IDLE_TICK_MS = 500;
-    /** One daemon thread for every volume's idle tick: it only starts checkpoints, never runs them. */
-    private static final ScheduledExecutorService IDLE = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "pistore-journal-idle");
-        t.setDaemon(true);
-        return t;
-    });
     /** Each checkpoint on a daemon thread of its own: one per segment filled, so starting it costs nothing that matters. */
     static final Executor ON_A_THREAD = task -> {
         Thread t = new Thread(task, "pistore-checkpoint");
@@ -100,7 +93,7 @@ public final class FileVolume implements Volume {
     /** Changes with every append (a lost increment still changes it): the idle tick compares. */
     private volatile long appends;
     private long appendsAtLastTick;
-    private ScheduledFuture<?> idleTick;
+    private volatile ScheduledFuture<?> idleTick;
     /** Records replayed when this volume was opened. */
     private long replayedOnOpen;
 
@@ -119,9 +112,14 @@ public final class FileVolume implements Volume {
         this.checkpointer = new Checkpointer(name, journal, index, home, writeThrough, checkpoints);
     }
 
-    /** Creates the files of a new volume: sparse zero data, metadata of unwritten blocks, an empty journal; forced to disk. */
+    /**
+     * Creates the files of a new volume: sparse zero data, metadata of unwritten blocks, an empty journal; forced to disk.
+     * {@code idle}, owned by the caller and shut down only after the volume is closed, runs the volume's idle tick
+     * (it only starts checkpoints, never runs them); null: no idle tick, an idle journal drains at the next write or
+     * at close.
+     */
     public static FileVolume create(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
-                             long blockCount) throws IOException {
+                                    long blockCount, ScheduledExecutorService idle) throws IOException {
         StorageFile d = ChannelStorageFile.create(dataFile);
         StorageFile m = null;
         StorageFile j = null;
@@ -130,7 +128,8 @@ public final class FileVolume implements Volume {
                 m = ChannelStorageFile.create(metaFile);
             }
             j = ChannelStorageFile.create(journalFile);
-            return create(d, m, j, name, format, blockCount, MAP_SEGMENT, JOURNAL_SEGMENT, ON_A_THREAD);
+            return create(d, m, j, name, format, blockCount, MAP_SEGMENT, JOURNAL_SEGMENT, ON_A_THREAD)
+                    .idleTicksOn(idle);
         } catch (IOException | RuntimeException e) {
             closeAll(d, m, j);
             throw e;
@@ -168,11 +167,12 @@ public final class FileVolume implements Volume {
 
     /**
      * Opens the files of an existing volume, checking their sizes against the manifest, and replays
-     * its journal if it was not closed; {@code notes} gets one line when it did.
+     * its journal if it was not closed; {@code notes} gets one line when it did. {@code idle}: as for {@link #create}.
      */
     public static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
-                                  long blockCount, Consumer<String> notes) throws IOException {
-        return open(dataFile, metaFile, journalFile, name, format, blockCount, MAP_SEGMENT, notes);
+                                  long blockCount, ScheduledExecutorService idle, Consumer<String> notes)
+            throws IOException {
+        return open(dataFile, metaFile, journalFile, name, format, blockCount, MAP_SEGMENT, notes).idleTicksOn(idle);
     }
 
     /** As above, mapping the metadata in pieces of about {@code mapSegment} bytes (tests cut them small). */
@@ -240,10 +240,15 @@ public final class FileVolume implements Volume {
         }
         v.checkpointer.configure(d.inMemory() ? 1 : journal.ringSegments() / 2,
                 d.inMemory() ? Long.MAX_VALUE : homeSyncEvery(journalSegment));
-        if (checkpoints == ON_A_THREAD) {
-            v.idleTick = IDLE.scheduleWithFixedDelay(v::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
-        }
         return v;
+    }
+
+    /** Starts the idle tick on {@code idle} (none when null); cancelled when the volume closes. */
+    private FileVolume idleTicksOn(ScheduledExecutorService idle) {
+        if (idle != null) {
+            idleTick = idle.scheduleWithFixedDelay(this::idleTick, IDLE_TICK_MS, IDLE_TICK_MS, TimeUnit.MILLISECONDS);
+        }
+        return this;
     }
 
     /**

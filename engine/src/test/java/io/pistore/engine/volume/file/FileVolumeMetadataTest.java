@@ -38,7 +38,7 @@ class FileVolumeMetadataTest {
             System.arraycopy(unwritten, 0, meta, b * ms, ms);
         }
         Random r = new Random(ds * 31L + ms * 7L + segment);
-        FileVolume.create(d, m, j, "v", f, blocks).close();
+        FileVolume.create(d, m, j, "v", f, blocks, null).close();
         FileVolume v = FileVolume.open(d, m, j, "v", f, blocks, segment, note -> { });
         try {
             for (int op = 0; op < 400; op++) {

@@ -122,7 +122,7 @@ class JournalConcurrencyTest {
             v.close();
         }
         FileVolume again = FileVolume.open(dir.resolve("v.data"), dir.resolve("v.meta"), dir.resolve("v.journal"), "v",
-                F, BLOCKS, note -> { });
+                F, BLOCKS, null, note -> { });
         try {
             byte[] d = new byte[4096];
             byte[] m = new byte[8];
