@@ -3,6 +3,7 @@ package io.pistore.replication;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pistore.integrity.BlockFormat;
+import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.spi.PathState;
 import io.pistore.testkit.Eventually;
 import java.nio.file.Path;

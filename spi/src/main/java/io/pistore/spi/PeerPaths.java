@@ -71,6 +71,11 @@ public final class PeerPaths {
         return r == null ? null : r.state(volume);
     }
 
+    /** Whether anything is known of peer {@code peer}: a report, or its watch lost it. */
+    public synchronized boolean known(int peer) {
+        return reports[peer] != null || unreachable[peer];
+    }
+
     /** Whether peer {@code peer}'s watch has lost it. */
     public synchronized boolean isUnreachable(int peer) {
         return unreachable[peer];

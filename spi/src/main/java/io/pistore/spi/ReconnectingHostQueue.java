@@ -313,6 +313,10 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
         if (closed) {
             return;
         }
+        if (paths != null && usable(current)) {
+            attempts = 0; // a move to the optimized peer took over since the loss
+            return;
+        }
         if (attempts == 0) {
             lostIndex = lostPeer;
             beforeReconnecting(current);
@@ -320,9 +324,11 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
         attempts++;
         int p = (peerIndex + 1) % peers.size(); // round robin: the first attempt goes to the peer after the one lost
         PeerPaths pp = paths;
-        int best = pp == null ? -1 : pp.optimized(used, p);
+        // the path states name where the volumes are served best now: the next in turn if it is, or
+        // while nothing is known of it yet (round robin then, as without path states)
+        int best = pp == null || !pp.known(p) ? -1 : pp.optimized(used, p);
         if (best >= 0) {
-            p = best; // the path states name where the volumes are served best now (the next in turn if it is)
+            p = best;
         }
         peerIndex = p;
         String peer = peers.get(p);

@@ -22,6 +22,9 @@ class PeerPathsTest {
         PeerPaths p = new PeerPaths(List.of("A", "B", "C"));
         assertEquals(-1, p.optimized(V, 0));
         assertNull(p.state(0, "v"));
+        assertEquals(false, p.known(0));
+        p.unreachable(1);
+        assertEquals(true, p.known(1));
         p.report(0, report(1, PathState.NON_OPTIMIZED));
         p.report(1, report(1, PathState.INACCESSIBLE));
         assertEquals(-1, p.optimized(V, 0));
