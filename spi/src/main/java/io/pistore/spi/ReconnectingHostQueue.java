@@ -70,6 +70,20 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     private volatile boolean anyMissing;
     /** Why the queue closed its connection itself (a peer without a volume), for the failover line. */
     private volatile String dropReason;
+    /** The path states of the target's peers, once {@link #follow} was called; null before. */
+    private volatile PeerPaths paths;
+    /** Whether a move to the optimized peer is scheduled or running. */
+    private final java.util.concurrent.atomic.AtomicBoolean moving = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Requests waiting for a connection to be sent on again (only while following path states). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Parked> parked = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** The connection being dropped for a missing volume: its answers count as from a lost one. */
+    private volatile C leaving;
+    /** Moves to the optimized peer since connect (written by the attempting thread). */
+    private volatile long moves;
+
+    /** A request waiting for a connection, until its deadline. */
+    private record Parked(BlockRequest request, CompletableFuture<Completion> future, long deadlineNanos, String why) {
+    }
 
     /**
      * {@code peers}: the target's peers as named in log lines; {@code first}: the connection to peer
@@ -157,7 +171,12 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             screenAnswers(c, (volume, answer) -> screen(c, p, volume, answer));
         }
         current = c;
-        onLost(c, this::lost);
+        onLost(c, reason -> {
+            if (c == current) { // a connection left behind by a move is no loss
+                lost(reason);
+            }
+        });
+        resendParked();
     }
 
     /**
@@ -179,6 +198,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             }
             String why = peers.get(p) + " has no volume " + volume;
             if (c == current) { // a late answer on a connection already left behind changes nothing
+                leaving = c;
                 dropReason = why;
                 drop(c, why);
             }
@@ -244,6 +264,10 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
 
     @Override
     public CompletableFuture<Completion> submit(BlockRequest request) {
+        if (paths != null) {
+            return submitFollowing(request, System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+                    failoverWaitMillis()));
+        }
         C c = current;
         if (isShut(c) && !closed && reconnectEnabled()) {
             String why = lostReason;
@@ -289,12 +313,23 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
         if (closed) {
             return;
         }
+        if (paths != null && usable(current)) {
+            attempts = 0; // a move to the optimized peer took over since the loss
+            return;
+        }
         if (attempts == 0) {
             lostIndex = lostPeer;
             beforeReconnecting(current);
         }
         attempts++;
         int p = (peerIndex + 1) % peers.size(); // round robin: the first attempt goes to the peer after the one lost
+        PeerPaths pp = paths;
+        // the path states name where the volumes are served best now: the next in turn if it is, or
+        // while nothing is known of it yet (round robin then, as without path states)
+        int best = pp == null || !pp.known(p) ? -1 : pp.optimized(used, p);
+        if (best >= 0) {
+            p = best;
+        }
         peerIndex = p;
         String peer = peers.get(p);
         C c;
@@ -371,12 +406,229 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     /** Stops reconnecting and releases the connection; outstanding requests fail. */
     public void close() {
         closed = true;
+        PeerPaths pp = paths;
+        if (pp != null) {
+            pp.removeListener(pathListener);
+        }
         release(current);
+        failParked(true);
     }
 
     /** Whether {@link #close} was called (or the transport closed under an attempt). */
     protected final boolean isClosed() {
         return closed;
+    }
+
+    // ------------------------------------------------------------------ following path states
+
+    private final Runnable pathListener = this::pathsChanged;
+
+    /**
+     * Follows the path states of the target's peers from now on (a list of more than one peer whose
+     * transport watches them): the queue moves to the peer optimized for the volumes it uses when its
+     * own peer is not, without waiting for a failure; a reconnect goes to the optimized peer first.
+     * Requests are then never failed for a lost or left connection while another may come: one that
+     * fails with {@link Status#TRANSPORT_ERROR} because its connection was lost or left behind, and
+     * one submitted while the queue reconnects, wait and are sent again on the next connection, for
+     * at most {@link #failoverWaitMillis} from their submission (then they fail as before). A write
+     * sent twice stores the same blocks twice; the caller had no answer for it, so either copy may be
+     * the one that counts.
+     */
+    public final void follow(PeerPaths p) {
+        if (peers.size() < 2 || !reconnectEnabled()) {
+            return;
+        }
+        paths = p;
+        p.onChange(pathListener);
+        pathsChanged();
+    }
+
+    /**
+     * How long a request may wait for a connection while the queue follows path states: an election
+     * and a reconnect with margin. By default 10 s.
+     */
+    protected long failoverWaitMillis() {
+        return 10_000;
+    }
+
+    /** How long a connection left by a move keeps its requests in flight before they are sent again elsewhere. */
+    protected long drainMillis() {
+        return 2_000;
+    }
+
+    /** How often this queue moved to the optimized peer of its own accord (not after a failure). */
+    public final long moves() {
+        return moves;
+    }
+
+    private void pathsChanged() {
+        PeerPaths pp = paths;
+        if (pp == null || closed) {
+            return;
+        }
+        C c = current;
+        int best = pp.optimized(used, peerIndex);
+        if (best < 0 || best == peerIndex || isShut(c)) {
+            return; // staying, none optimized, or a reconnect under way (it prefers the optimized peer)
+        }
+        if (moving.compareAndSet(false, true) && !schedule(this::move, 0)) {
+            moving.set(false);
+        }
+    }
+
+    /** Moves to the optimized peer (on the transport's reconnect thread). */
+    private void move() {
+        try {
+            PeerPaths pp = paths;
+            C old = current;
+            int from = peerIndex;
+            int p = pp.optimized(used, from);
+            if (closed || p < 0 || p == from || isShut(old)) {
+                return;
+            }
+            C c;
+            try {
+                c = connect(p);
+                String passOver;
+                try {
+                    passOver = refusal(p, volumesOf(c));
+                } catch (PeerUnusable e) {
+                    release(c);
+                    throw e;
+                }
+                if (passOver != null) {
+                    release(c);
+                    return;
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (IOException e) {
+                log.log(System.Logger.Level.WARNING, "pistore " + transport + ": cannot move to the optimized peer "
+                        + peers.get(p) + " (queue " + index + "): " + e.getMessage());
+                return;
+            }
+            if (closed || current != old || isShut(old)) {
+                release(c); // closed or lost meanwhile: the reconnect takes over
+                return;
+            }
+            peerIndex = p;
+            moves++;
+            log.log(System.Logger.Level.INFO, "pistore " + transport + ": moved from " + peers.get(from) + " to "
+                    + peers.get(p) + " (queue " + index + "): " + peers.get(p) + " is optimized for "
+                    + String.join(", ", new java.util.TreeSet<>(used)) + ", " + peers.get(from) + " "
+                    + describe(pp, from));
+            adopt(c, p);
+            retire(old, from, System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(drainMillis()));
+        } finally {
+            moving.set(false);
+        }
+        pathsChanged(); // a change that came while moving
+    }
+
+    private String describe(PeerPaths pp, int peer) {
+        if (pp.isUnreachable(peer)) {
+            return "is unreachable";
+        }
+        java.util.Set<String> states = new java.util.TreeSet<>();
+        for (String v : used) {
+            PathState s = pp.state(peer, v);
+            states.add(s == null ? "unknown" : s.label());
+        }
+        return "is " + String.join("/", states);
+    }
+
+    /**
+     * A connection left by a move: its requests in flight finish there (the peer forwards), unless
+     * the peer is unreachable or they outlast {@code deadline}; then it is released and they are
+     * sent again on the current connection.
+     */
+    private void retire(C old, int peer, long deadline) {
+        PeerPaths pp = paths;
+        if (old.inFlight() == 0 || isShut(old) || closed || (pp != null && pp.isUnreachable(peer))
+                || System.nanoTime() - deadline >= 0) {
+            release(old);
+            return;
+        }
+        if (!schedule(() -> retire(old, peer, deadline), 5)) {
+            release(old);
+        }
+    }
+
+    private CompletableFuture<Completion> submitFollowing(BlockRequest request, long deadline) {
+        C c = current;
+        if (closed) {
+            return c.submit(request);
+        }
+        if (!usable(c)) {
+            CompletableFuture<Completion> f = new CompletableFuture<>();
+            park(new Parked(request, f, deadline, lostText()));
+            return f;
+        }
+        return c.submit(request).thenCompose(answer -> {
+            if (answer.status() != Status.TRANSPORT_ERROR || closed || (c == current && !isShut(c) && c != leaving)
+                    || System.nanoTime() - deadline >= 0) {
+                return CompletableFuture.completedFuture(answer);
+            }
+            // its connection was lost or left behind: send it again on the next one
+            CompletableFuture<Completion> f = new CompletableFuture<>();
+            park(new Parked(request, f, deadline, answer.message()));
+            return f;
+        });
+    }
+
+    /** Whether requests may go to {@code c}: up, and not being dropped. */
+    private boolean usable(C c) {
+        return !isShut(c) && c != leaving;
+    }
+
+    private String lostText() {
+        String why = lostReason;
+        return "connection to " + peers.get(lostPeer) + " lost" + (why == null ? "" : " (" + why + ")");
+    }
+
+    private void park(Parked p) {
+        parked.add(p);
+        if (usable(current) || closed) {
+            resendParked(); // a connection came (or the queue closed) while this one parked
+            return;
+        }
+        long left = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(p.deadlineNanos() - System.nanoTime());
+        if (!schedule(() -> failParked(false), Math.max(1, left + 1))) {
+            failParked(true);
+        }
+    }
+
+    /** Sends the parked requests on the current connection, if it is up. */
+    private void resendParked() {
+        if (closed) {
+            failParked(true);
+            return;
+        }
+        if (!usable(current)) {
+            return;
+        }
+        Parked p;
+        while ((p = parked.poll()) != null) {
+            Parked q = p;
+            submitFollowing(q.request(), q.deadlineNanos()).whenComplete((a, t) -> {
+                if (t != null) {
+                    q.future().completeExceptionally(t);
+                } else {
+                    q.future().complete(a);
+                }
+            });
+        }
+    }
+
+    /** Fails the parked requests whose wait is over (all of them with {@code all}). */
+    private void failParked(boolean all) {
+        long now = System.nanoTime();
+        for (Parked p : parked) {
+            if ((all || now - p.deadlineNanos() >= 0) && parked.remove(p)) {
+                p.future().complete(Completion.failure(Status.TRANSPORT_ERROR, p.why() + "; no peer took the request within "
+                        + failoverWaitMillis() + " ms"));
+            }
+        }
     }
 
     /** The peer this queue uses now, or tries last while reconnecting. */

@@ -31,6 +31,16 @@ public interface TargetHandler {
     default void piErrorInTransport(String volume, Operation op, PiErrorKind kind) {
     }
 
+    /**
+     * This target's path state for {@code volume}, one of {@link #volumes} ({@link PathState}); a
+     * transport that reports path states to hosts asks it often (every few tens of milliseconds while
+     * a host waits for a change), so it must be cheap and must not block. By default every volume is
+     * optimized here (a target whose volumes are not replicated).
+     */
+    default PathState pathState(String volume) {
+        return PathState.OPTIMIZED;
+    }
+
     /** A host connected (for the one log line per connection a target prints); {@code peer} names it. */
     default void connected(String peer) {
     }

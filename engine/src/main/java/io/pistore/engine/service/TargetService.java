@@ -94,6 +94,13 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         return list;
     }
 
+    /** The volume's own path state ({@link Volume#pathState}); inaccessible for a name this target does not serve. */
+    @Override
+    public io.pistore.spi.PathState pathState(String volume) {
+        Volume v = store.get(volume);
+        return v == null ? io.pistore.spi.PathState.INACCESSIBLE : v.pathState();
+    }
+
     @Override
     public void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done) {
         Volume v = store.get(request.volume());

@@ -40,6 +40,11 @@ final class MeasuredTargetHandler implements TargetHandler {
     }
 
     @Override
+    public io.pistore.spi.PathState pathState(String volume) {
+        return delegate.pathState(volume);
+    }
+
+    @Override
     public void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done) {
         VolumeCounters v = counters.volume(request.volume());
         long bytes = request.data() == null ? 0 : request.data().length();

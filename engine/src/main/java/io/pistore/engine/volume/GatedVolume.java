@@ -59,6 +59,11 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public io.pistore.spi.PathState pathState() {
+        return retired ? io.pistore.spi.PathState.INACCESSIBLE : current.pathState();
+    }
+
+    @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws IOException {
         Volume v = enter();
         try {

@@ -69,6 +69,15 @@ public interface Volume extends AutoCloseable {
     }
 
     /**
+     * How well this target serves the volume now ({@link io.pistore.spi.PathState}): a replicated
+     * volume is optimized on the peer that leads its group, non-optimized where it is forwarded,
+     * inaccessible without a leader. Asked often; must be cheap and must not block. By default optimized.
+     */
+    default io.pistore.spi.PathState pathState() {
+        return io.pistore.spi.PathState.OPTIMIZED;
+    }
+
+    /**
      * Whether {@link #writeAsync} completes later without a thread waiting for it (a replicated
      * volume: the commit by a quorum completes it). The target service then starts such writes where
      * they arrive and answers them when they complete, instead of handing each to a waiting thread.

@@ -39,7 +39,7 @@ class TransportOptionsCliTest {
         assertUsage("unknown option 'tcp.iothreads' of transport tcp; it takes: tcp.ioThreads, tcp.spinMicros,"
                 + " tcp.pollMicros, tcp.spinYield, tcp.headerDigest, tcp.dataDigest, tcp.maxTransfer,"
                 + " tcp.requestTimeoutMs, tcp.connectTimeoutMs, tcp.frameTimeoutMs, tcp.reconnect, tcp.reconnectDelayMs,"
-                + " tcp.reconnectMaxDelayMs, tcp.flushFrames, tcp.tls, tcp.tlsCert, tcp.tlsKey, tcp.tlsCa,"
+                + " tcp.reconnectMaxDelayMs, tcp.pathStates, tcp.flushFrames, tcp.tls, tcp.tlsCert, tcp.tlsKey, tcp.tlsCa,"
                 + " tcp.tlsVerifyClient, tcp.tlsEngine, tcp.access",
                 run("bench", "--transport", "tcp", "--seconds", "1", "--transport-option", "tcp.iothreads=4"));
         assertUsage("tcp.ioThreads must be 0 to 256, not -1",

@@ -71,29 +71,42 @@ class PeerFailureStallTest {
 
     @Test
     void theLeaderKilledWhileTheHostUsesAFollower() throws Exception {
-        failAndCheck("tcp", 2, "KILL");
+        failAndCheck("tcp", 2, "KILL", false);
     }
 
     @Test
     void aFollowerKilledWhileTheHostUsesTheOther() throws Exception {
-        failAndCheck("tcp", 3, "KILL");
+        failAndCheck("tcp", 3, "KILL", false);
     }
 
     @Test
     void theLeaderFrozenForFiveSecondsWhileTheHostUsesAFollower() throws Exception {
-        failAndCheck("tcp", 2, "STOP");
+        failAndCheck("tcp", 2, "STOP", false);
+    }
+
+    /** With path states the host moves to the leader; killed, the host moves to the next without an error. */
+    @Test
+    void theLeaderKilledWhileTheHostFollowsIt() throws Exception {
+        failAndCheck("tcp", 2, "KILL", true);
+    }
+
+    /** The leader the host follows frozen for 5 s: its watch finds it silent, the host moves to the new leader. */
+    @Test
+    void theLeaderFrozenForFiveSecondsWhileTheHostFollowsIt() throws Exception {
+        failAndCheck("tcp", 2, "STOP", true);
     }
 
     /** The same over rdma (the soft NIC across processes): the peers, not the transport, ride out the failure. */
     @Test
     void theLeaderKilledWhileAnRdmaHostUsesAFollower() throws Exception {
-        failAndCheck("rdma", 2, "KILL");
+        failAndCheck("rdma", 2, "KILL", false);
     }
 
     /**
      * The case a user met, as they ran it: an NBD gateway given every peer, attached to a follower,
      * 1 MiB written with nbdcopy, the leader killed with kill -9, the volume read back with nbdcopy
-     * right after the kill: it reads without an error and equals what was written.
+     * right after the kill: it reads without an error and equals what was written. (With path states
+     * the gateway's host is on the leader by then: the kill is of its own peer.)
      */
     @Test
     void nbdcopyReadsThroughAGatewayRightAfterTheLeaderIsKilled() throws Exception {
@@ -143,16 +156,24 @@ class PeerFailureStallTest {
     }
 
     /**
-     * n2 leads, the host uses n1 (the first of its list); peer {@code victim} gets {@code signal}
-     * (STOP: continued 5 s later) after a first round of requests; the rounds go on until the failed
-     * peer's stall is over.
+     * n2 leads, the host uses n1 (the first of its list), or with {@code pathStates} (tcp) moves to n2;
+     * peer {@code victim} gets {@code signal} (STOP: continued 5 s later) after a first round of
+     * requests; the rounds go on until the failed peer's stall is over.
      */
-    private void failAndCheck(String transport, int victim, String signal) throws Exception {
+    private void failAndCheck(String transport, int victim, String signal, boolean pathStates) throws Exception {
         startGroup(transport);
-        String via = "n1";
-        try (BlockTransport t = Transports.find(transport).create();
+        String via = pathStates ? "the leader n2 (path states)" : "n1";
+        io.pistore.spi.TransportOptions options = transport.equals("tcp")
+                ? io.pistore.spi.TransportOptions.of(java.util.Map.of("tcp.pathStates", String.valueOf(pathStates)))
+                : io.pistore.spi.TransportOptions.NONE;
+        try (ReplicatedFailoverTest.TransportLog log = new ReplicatedFailoverTest.TransportLog(transport);
+             BlockTransport t = Transports.find(transport).create(options);
              HostConnection c = t.connect(targets, new ConnectOptions(1, 8))) {
             BlockDevice dev = BlockDevice.open(c, "rv");
+            if (pathStates) {
+                io.pistore.testkit.Eventually.await("the host on the leader n2: " + log.lines,
+                        () -> log.lines.stream().anyMatch(l -> l.contains("moved from") && l.contains("(queue 0)")));
+            }
             byte[][] expected = new byte[BLOCKS][];
             Arrays.setAll(expected, i -> new byte[BS]);
             Random rnd = new Random(victim * 31L + signal.hashCode());

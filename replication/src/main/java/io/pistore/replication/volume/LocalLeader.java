@@ -78,6 +78,23 @@ public final class LocalLeader {
         return d != null && d.getInfo().isLeader();
     }
 
+    /**
+     * This peer's path state for the volume: optimized while its division leads and is ready (it
+     * committed an entry of its term), non-optimized while it follows a known leader or is no member
+     * (it forwards through the group's client), inaccessible while no leader is known.
+     */
+    io.pistore.spi.PathState pathState() {
+        RaftServer.Division d = division();
+        if (d == null) {
+            return io.pistore.spi.PathState.NON_OPTIMIZED;
+        }
+        org.apache.ratis.server.DivisionInfo info = d.getInfo();
+        if (info.isLeader()) {
+            return info.isLeaderReady() ? io.pistore.spi.PathState.OPTIMIZED : io.pistore.spi.PathState.INACCESSIBLE;
+        }
+        return info.getLeaderId() != null ? io.pistore.spi.PathState.NON_OPTIMIZED : io.pistore.spi.PathState.INACCESSIBLE;
+    }
+
     /** The peer this peer knows as its group's leader, or null (none known, or not a member). */
     org.apache.ratis.protocol.RaftPeerId leaderId() {
         RaftServer.Division d = division();

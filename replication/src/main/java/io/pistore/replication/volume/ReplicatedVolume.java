@@ -312,6 +312,12 @@ public final class ReplicatedVolume implements CheckingVolume {
         return localLeader == null || !localLeader.readsInPlace();
     }
 
+    /** Optimized on the peer that leads, non-optimized where forwarded, inaccessible without a leader ({@link LocalLeader#pathState}). */
+    @Override
+    public io.pistore.spi.PathState pathState() {
+        return localLeader == null ? io.pistore.spi.PathState.NON_OPTIMIZED : localLeader.pathState();
+    }
+
     /** The group's peers. */
     public RaftGroup group() {
         return group;

@@ -43,7 +43,7 @@ public final class VolumeListCodec {
     public static final class MalformedListException extends Exception {
         private static final long serialVersionUID = 1L;
 
-        MalformedListException(String reason) {
+        public MalformedListException(String reason) {
             super(reason, null, false, false);
         }
     }

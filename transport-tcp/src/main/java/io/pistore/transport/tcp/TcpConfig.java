@@ -46,6 +46,9 @@ public final class TcpConfig {
             100, 1, 3_600_000, "first reconnect delay; it doubles after each failed try");
     public static final TransportOption<Long> RECONNECT_MAX_DELAY_MS = TransportOption.number(
             "tcp.reconnectMaxDelayMs", 5_000, 1, 3_600_000, "longest reconnect delay");
+    public static final TransportOption<Boolean> PATH_STATES = TransportOption.flag("tcp.pathStates", true,
+            "path states: a target answers them; a host given a target list HOST:PORT,HOST:PORT,... watches every"
+                    + " peer's and sends I/O to the peer optimized for its volumes (a replicated volume's leader)");
     public static final TransportOption<Long> FLUSH_FRAMES = TransportOption.number("tcp.flushFrames", -1, -1, 1 << 20,
             "an I/O thread that queues this many frames on a connection in one pass sends them at once"
                     + " (0: only at the end of the pass; -1: a quarter of the queue depth, at least 4)");
@@ -73,7 +76,7 @@ public final class TcpConfig {
     /** Every tcp option, in the order the docs list them. */
     public static final List<TransportOption<?>> OPTIONS = List.of(IO_THREADS, SPIN_MICROS, POLL_MICROS, SPIN_YIELD,
             HEADER_DIGEST, DATA_DIGEST, MAX_TRANSFER, REQUEST_TIMEOUT_MS, CONNECT_TIMEOUT_MS, FRAME_TIMEOUT_MS,
-            RECONNECT, RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, FLUSH_FRAMES, TLS, TLS_CERT, TLS_KEY, TLS_CA,
+            RECONNECT, RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, PATH_STATES, FLUSH_FRAMES, TLS, TLS_CERT, TLS_KEY, TLS_CA,
             TLS_VERIFY_CLIENT, TLS_ENGINE, ACCESS);
 
     public int ioThreads = IO_THREADS.defaultValue().intValue();
@@ -91,6 +94,7 @@ public final class TcpConfig {
     public boolean reconnect = RECONNECT.defaultValue();
     public long reconnectDelayMillis = RECONNECT_DELAY_MS.defaultValue();
     public long reconnectMaxDelayMillis = RECONNECT_MAX_DELAY_MS.defaultValue();
+    public boolean pathStates = PATH_STATES.defaultValue();
     public int flushFrames = FLUSH_FRAMES.defaultValue().intValue();
     /** TLS on every connection, its files loaded; null: plaintext. */
     public TcpTls tls;
@@ -130,6 +134,7 @@ public final class TcpConfig {
         c.reconnect = options.get(RECONNECT);
         c.reconnectDelayMillis = options.get(RECONNECT_DELAY_MS);
         c.reconnectMaxDelayMillis = options.get(RECONNECT_MAX_DELAY_MS);
+        c.pathStates = options.get(PATH_STATES);
         c.flushFrames = options.get(FLUSH_FRAMES).intValue();
         String cert = options.get(TLS_CERT);
         String key = options.get(TLS_KEY);

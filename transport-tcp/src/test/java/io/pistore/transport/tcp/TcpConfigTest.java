@@ -37,7 +37,7 @@ class TcpConfigTest {
                 Map.entry("tcp.connectTimeoutMs", "12"), Map.entry("tcp.frameTimeoutMs", "13"),
                 Map.entry("tcp.reconnect", "false"), Map.entry("tcp.reconnectDelayMs", "14"),
                 Map.entry("tcp.reconnectMaxDelayMs", "15"), Map.entry("tcp.flushFrames", "0"),
-                Map.entry("tcp.access", rules.toString())));
+                Map.entry("tcp.pathStates", "false"), Map.entry("tcp.access", rules.toString())));
         assertEquals(TcpConfig.OPTIONS.size(), o.asMap().size(), "the test sets every option");
         TcpConfig c = TcpConfig.from(o);
         assertEquals("jdk", c.tls.engine());
@@ -56,6 +56,7 @@ class TcpConfigTest {
         assertEquals(14, c.reconnectDelayMillis);
         assertEquals(15, c.reconnectMaxDelayMillis);
         assertEquals(0, c.flushFrames);
+        assertFalse(c.pathStates);
         assertTrue(c.tls.server().requiresClientCertificate());
         assertTrue(c.tls.server().toString().contains("CN=localhost"), c.tls.toString());
         assertEquals(2, c.access.size());

@@ -16,7 +16,7 @@ import java.util.Map;
 final class HostHandshake {
     /** What the target granted, checked against what was asked. */
     record Grant(long maxTransfer, int depth, boolean headerDigest, boolean dataDigest,
-                 Map<String, WireVolume> byName, List<VolumeInfo> volumes) {
+                 Map<String, WireVolume> byName, List<VolumeInfo> volumes, int features) {
     }
 
     private final int maxTransferBytes;
@@ -24,11 +24,18 @@ final class HostHandshake {
     private final int queueIndex;
     private final int digests;
     private final long session;
+    private final int features;
     /** The HELLO_REPLY's payload (the volume list) as it arrives. */
     private ByteBuffer reply;
 
     /** Asks for {@code maxTransferBytes}, {@code requestedDepth} and the {@link Protocol} digest bits {@code digests}. */
     HostHandshake(int maxTransferBytes, int requestedDepth, int queueIndex, int digests, long session) {
+        this(maxTransferBytes, requestedDepth, queueIndex, digests, session, 0);
+    }
+
+    /** As above, asking also for the {@link Protocol} feature bits {@code features}. */
+    HostHandshake(int maxTransferBytes, int requestedDepth, int queueIndex, int digests, long session, int features) {
+        this.features = features;
         this.maxTransferBytes = maxTransferBytes;
         this.requestedDepth = requestedDepth;
         this.queueIndex = queueIndex;
@@ -44,7 +51,7 @@ final class HostHandshake {
                 d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.OP_HELLO).putShort((short) 0)
                         .putInt(0).putInt(0)
                         .putInt(maxTransferBytes).putShort((short) requestedDepth).putShort((short) queueIndex)
-                        .put((byte) digests).put(new byte[7]).putLong(session).put(new byte[24]);
+                        .put((byte) digests).put((byte) features).put(new byte[6]).putLong(session).put(new byte[24]);
             }
 
             @Override
@@ -87,6 +94,11 @@ final class HostHandshake {
             throw new ProtocolException("HELLO_REPLY turns on digests 0x" + Integer.toHexString(granted)
                     + " that were not asked for");
         }
+        int grantedFeatures = header.get(Protocol.O_FEATURES) & 0xFF;
+        if ((grantedFeatures & ~features) != 0) {
+            throw new ProtocolException("HELLO_REPLY grants features 0x" + Integer.toHexString(grantedFeatures)
+                    + " that were not asked for");
+        }
         reply.flip();
         List<WireVolume> vols = WireVolume.decode(reply);
         reply = null;
@@ -97,6 +109,6 @@ final class HostHandshake {
             infos.add(v.info);
         }
         return new Grant(maxT, d, (granted & Protocol.DIGEST_HEADER) != 0, (granted & Protocol.DIGEST_DATA) != 0, m,
-                Collections.unmodifiableList(infos));
+                Collections.unmodifiableList(infos), grantedFeatures);
     }
 }

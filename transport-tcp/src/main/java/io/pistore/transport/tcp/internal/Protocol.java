@@ -20,7 +20,9 @@ import io.pistore.spi.Status;
  *   24 u64 error lba   32 u64 expected      40 u64 actual   48..63 reserved
  * HELLO / HELLO_REPLY
  *   16 u32 max transfer bytes   20 u16 queue depth   22 u16 queue index   24 u8 digests
- *   25..31 reserved   32 u64 session id   40..63 reserved
+ *   25 u8 features (asked / granted)   26..31 reserved   32 u64 session id   40..63 reserved
+ * PATH_STATES (feature bit 0; response 0x95, payload: spi.wire.PathReportCodec)
+ *   16 u32 reserved   20 u32 longest wait (ms)   24 u64 change counter the host knows   32..63 reserved
  * then: [u32 header digest] payload [u32 data digest, when the payload is not empty]
  * </pre>
  */
@@ -40,6 +42,8 @@ public final class Protocol {
     public static final int OP_FLUSH = 0x12;
     public static final int OP_WRITE_ZEROES = 0x13;
     public static final int OP_DEALLOCATE = 0x14;
+    /** A query of the target's path states, answered once they differ from what the host knows (a feature). */
+    public static final int OP_PATH_STATES = 0x15;
     public static final int RESPONSE = 0x80;
     public static final int OP_HELLO_REPLY = OP_HELLO | RESPONSE;
 
@@ -66,6 +70,9 @@ public final class Protocol {
     public static final int O_QUEUE_INDEX = 22;
     public static final int O_DIGESTS = 24;
     public static final int O_SESSION = 32;
+    public static final int O_FEATURES = 25;
+    public static final int O_WAIT_MS = 20;
+    public static final int O_KNOWN_COUNTER = 24;
 
     // request flags
     public static final int F_FUA = 1;
@@ -78,6 +85,11 @@ public final class Protocol {
     // digests (HELLO)
     public static final int DIGEST_HEADER = 1;
     public static final int DIGEST_DATA = 2;
+
+    // features (HELLO asks, HELLO_REPLY grants a subset; unknown bits asked are not granted)
+    public static final int FEATURE_PATH_STATES = 1;
+    /** Longest a target holds one PATH_STATES query. */
+    public static final int MAX_PATH_WAIT_MS = 60_000;
 
     /** Largest payload of any frame before HELLO has negotiated the maximum transfer (the volume list). */
     public static final int MAX_HANDSHAKE_PAYLOAD = 1 << 20;
@@ -122,8 +134,9 @@ public final class Protocol {
             case OP_FLUSH: return "FLUSH";
             case OP_WRITE_ZEROES: return "WRITE_ZEROES";
             case OP_DEALLOCATE: return "DEALLOCATE";
+            case OP_PATH_STATES: return "PATH_STATES";
             default:
-                if ((op & RESPONSE) != 0 && isRequest(op & ~RESPONSE)) {
+                if ((op & RESPONSE) != 0 && (isRequest(op & ~RESPONSE) || (op & ~RESPONSE) == OP_PATH_STATES)) {
                     return opName(op & ~RESPONSE) + "_RESPONSE";
                 }
                 return "0x" + Integer.toHexString(op);

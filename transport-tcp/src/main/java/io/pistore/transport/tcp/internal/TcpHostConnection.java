@@ -23,11 +23,14 @@ final class TcpHostConnection implements HostConnection {
     private final TcpTransport transport;
     private final TcpReconnectingQueue[] queues;
     private final List<VolumeInfo> volumes;
+    /** The watches of the peers' path states (a list of peers, {@code tcp.pathStates}), or null. */
+    private final TcpPathWatches watches;
     private volatile boolean closed;
 
-    private TcpHostConnection(TcpTransport transport, TcpReconnectingQueue[] queues) {
+    private TcpHostConnection(TcpTransport transport, TcpReconnectingQueue[] queues, TcpPathWatches watches) {
         this.transport = transport;
         this.queues = queues;
+        this.watches = watches;
         this.volumes = queues[0].connection().volumes;
     }
 
@@ -66,7 +69,16 @@ final class TcpHostConnection implements HostConnection {
         for (int i = 0; i < qs.length; i++) {
             rq[i] = new TcpReconnectingQueue(transport, qs[i], peers, chosen.index(), i, o.queueDepth(), session);
         }
-        TcpHostConnection c = new TcpHostConnection(transport, rq);
+        TcpPathWatches watches = null;
+        TcpConfig cfg = transport.config();
+        if (peers.size() > 1 && cfg.pathStates && cfg.reconnect) {
+            // every peer watched; each queue follows the optimized path ({@link io.pistore.spi.ReconnectingHostQueue#follow})
+            watches = new TcpPathWatches(transport, peers, session);
+            for (TcpReconnectingQueue q : rq) {
+                q.follow(watches.paths());
+            }
+        }
+        TcpHostConnection c = new TcpHostConnection(transport, rq, watches);
         transport.track(c);
         return c;
     }
@@ -126,6 +138,20 @@ final class TcpHostConnection implements HostConnection {
         return queues[index];
     }
 
+    /** What the host knows of its peers' path states, or null when it does not watch them. */
+    io.pistore.spi.PeerPaths paths() {
+        return watches == null ? null : watches.paths();
+    }
+
+    /** How often a queue moved to the optimized peer of its own accord. */
+    long moves() {
+        long n = 0;
+        for (TcpReconnectingQueue q : queues) {
+            n += q.moves();
+        }
+        return n;
+    }
+
     @Override
     public long reconnects() {
         long n = 0;
@@ -141,6 +167,9 @@ final class TcpHostConnection implements HostConnection {
             return;
         }
         closed = true;
+        if (watches != null) {
+            watches.close();
+        }
         for (TcpReconnectingQueue q : queues) {
             q.close();
         }

@@ -36,10 +36,13 @@ final class TcpTargetListener implements TargetListener, Selectable {
     /** Volumes by id (index = id; ids are small and dense). */
     private volatile WireVolume[] byId = new WireVolume[0];
     private volatile boolean closed;
+    /** The path states hosts ask for, or null when they are turned off ({@code tcp.pathStates=false}). */
+    private final io.pistore.spi.PathStateBoard pathStates;
 
     TcpTargetListener(TcpTransport transport, InetSocketAddress bind, TargetHandler handler) throws IOException {
         this.transport = transport;
         this.handler = handler;
+        this.pathStates = transport.config().pathStates ? new io.pistore.spi.PathStateBoard(handler, PATH_TICK_MS) : null;
         this.acceptLoop = transport.group().next();
         TcpTls t = transport.config().tls;
         if (t != null && t.server() == null) {
@@ -83,6 +86,14 @@ final class TcpTargetListener implements TargetListener, Selectable {
             server.close();
             throw new IOException("interrupted while starting to listen");
         }
+    }
+
+    /** How often held path state queries look at the handler's states. */
+    static final long PATH_TICK_MS = 20;
+
+    /** The path states hosts ask for, or null when they are turned off. */
+    io.pistore.spi.PathStateBoard pathStates() {
+        return pathStates;
     }
 
     TcpConfig config() {
@@ -199,6 +210,9 @@ final class TcpTargetListener implements TargetListener, Selectable {
             return;
         }
         closed = true;
+        if (pathStates != null) {
+            pathStates.close();
+        }
         runOn(acceptLoop, this::closeServer);
         for (TcpTargetQueue c : new ArrayList<>(connections)) {
             runOn(c.loop, () -> c.close("the listener is closed", false));

@@ -37,6 +37,12 @@ final class TcpTargetQueue extends TcpConnection {
     private int depth;
     private int outstanding;
     private TargetRequest rx;
+    /** Whether this host asked for path states and was granted them (HELLO features). */
+    private boolean pathStates;
+    /** The PATH_STATES query whose header arrived (loop thread). */
+    private int pathCid;
+    private long pathKnown;
+    private long pathWaitMs;
     /** What this host may do with each volume, once TLS named it; null without access rules. */
     private HostAccess access;
     /** The PI verifier of the write payload being received (loop thread only). */
@@ -217,6 +223,9 @@ final class TcpTargetQueue extends TcpConnection {
             }
             return null;
         }
+        if (op == Protocol.OP_PATH_STATES) {
+            return onPathStatesHeader(flags, cid, len);
+        }
         if (!Protocol.isRequest(op)) {
             throw new ProtocolException(op == Protocol.OP_HELLO ? "a second HELLO"
                     : "unknown opcode 0x" + Integer.toHexString(op));
@@ -298,6 +307,17 @@ final class TcpTargetQueue extends TcpConnection {
             onHello();
             return;
         }
+        if (op == Protocol.OP_PATH_STATES) {
+            int cid = pathCid;
+            listener.pathStates().await(pathKnown, pathWaitMs, report -> {
+                if (loop.inLoop()) {
+                    answerPathStates(cid, report);
+                } else {
+                    loop.execute(() -> answerPathStates(cid, report));
+                }
+            });
+            return;
+        }
         TargetRequest t = rx;
         rx = null;
         if (t.error != null) {
@@ -351,6 +371,64 @@ final class TcpTargetQueue extends TcpConnection {
         } catch (RuntimeException e) {
             done(t, Completion.failure(Status.INTERNAL_ERROR, r.op() + ": " + e));
         }
+    }
+
+    private PayloadSink onPathStatesHeader(int flags, int cid, long len) throws ProtocolException {
+        if (!pathStates) {
+            throw new ProtocolException("PATH_STATES without the path states feature (HELLO did not get it)");
+        }
+        if (flags != 0 || len != 0) {
+            throw new ProtocolException("PATH_STATES with flags 0x" + Integer.toHexString(flags) + " and a payload of "
+                    + len + " bytes");
+        }
+        if (++outstanding > depth) {
+            throw new ProtocolException("more than the negotiated " + depth + " commands outstanding");
+        }
+        pathCid = cid;
+        pathKnown = header.getLong(Protocol.O_KNOWN_COUNTER);
+        pathWaitMs = Math.min(header.getInt(Protocol.O_WAIT_MS) & 0xFFFFFFFFL, Protocol.MAX_PATH_WAIT_MS);
+        return null;
+    }
+
+    /**
+     * Answers a PATH_STATES query with {@code report} (loop thread): the volumes this host may see,
+     * with access rules, else all.
+     */
+    private void answerPathStates(int cid, io.pistore.spi.PathReport report) {
+        if (closed) {
+            return;
+        }
+        outstanding--;
+        if (access != null) {
+            java.util.Map<String, io.pistore.spi.PathState> seen = new java.util.LinkedHashMap<>();
+            for (WireVolume v : access.visible(listener.refreshVolumes())) {
+                seen.put(v.info.name(), report.state(v.info.name()));
+            }
+            report = new io.pistore.spi.PathReport(report.counter(), seen);
+        }
+        byte[] payload = io.pistore.spi.wire.PathReportCodec.encode(report, (int) Math.min(maxPayload,
+                Protocol.MAX_HANDSHAKE_PAYLOAD));
+        send(new OutFrame() {
+            private int at;
+
+            @Override
+            public void writeHeader(ByteBuffer b) {
+                b.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION)
+                        .put((byte) (Protocol.OP_PATH_STATES | Protocol.RESPONSE)).putShort((short) 0).putInt(cid)
+                        .putInt(payload.length).putShort((short) Protocol.statusCode(Status.SUCCESS)).put(new byte[46]);
+            }
+
+            @Override
+            public int payloadLength() {
+                return payload.length;
+            }
+
+            @Override
+            public void fillPayload(ByteBuffer b, int n) {
+                b.put(payload, at, n);
+                at += n;
+            }
+        });
     }
 
     /** Tells the handler (its counters) about a write whose PI this transport refused on arrival. */
@@ -409,6 +487,8 @@ final class TcpTargetQueue extends TcpConnection {
         long grantT = Math.min(maxT, listener.config().maxTransferBytes);
         int grantD = Math.min(d, listener.config().maxQueueDepth);
         short queueIndex = h.getShort(Protocol.O_QUEUE_INDEX);
+        // features this target knows and has on, of those asked; unknown bits are not granted
+        int features = h.get(Protocol.O_FEATURES) & (listener.pathStates() != null ? Protocol.FEATURE_PATH_STATES : 0);
         long session = h.getLong(Protocol.O_SESSION);
         List<WireVolume> vols = listener.refreshVolumes();
         if (listener.config().access != null) {
@@ -420,6 +500,7 @@ final class TcpTargetQueue extends TcpConnection {
         }
         byte[] list = WireVolume.encode(vols, Protocol.MAX_HANDSHAKE_PAYLOAD);
         greeted = true;
+        pathStates = (features & Protocol.FEATURE_PATH_STATES) != 0;
         depth = grantD;
         flushEvery(listener.config().flushFrames, grantD);
         pool.keepAtLeast(grantD);
@@ -434,7 +515,7 @@ final class TcpTargetQueue extends TcpConnection {
                 b.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.OP_HELLO_REPLY)
                         .putShort((short) 0).putInt(0).putInt(list.length)
                         .putInt((int) grantT).putShort((short) grantD).putShort(queueIndex)
-                        .put((byte) digests).put(new byte[7]).putLong(session).put(new byte[24]);
+                        .put((byte) digests).put((byte) features).put(new byte[6]).putLong(session).put(new byte[24]);
             }
 
             @Override

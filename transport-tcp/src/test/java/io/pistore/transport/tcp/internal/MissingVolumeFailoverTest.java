@@ -2,6 +2,7 @@ package io.pistore.transport.tcp.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -70,6 +71,7 @@ class MissingVolumeFailoverTest {
         cfg.reconnectDelayMillis = 20;
         cfg.reconnectMaxDelayMillis = 200;
         cfg.connectTimeoutMillis = 2000;
+        cfg.pathStates = false; // the answers move the host here; the path states case is its own test below
         host = new TcpTransport(cfg);
         log = new LogCapture();
         for (int i = 0; i < 3; i++) {
@@ -115,6 +117,28 @@ class MissingVolumeFailoverTest {
             }
             assertNotNull(log.awaitInfo(5000, "failed over from " + addresses[0] + " to " + addresses[1] + " (queue 0)",
                     ": " + addresses[0] + " has no volume v"), log.all().toString());
+        }
+    }
+
+    @Test
+    void withPathStatesAPeerThatLosesTheVolumeCostsTheHostNoError() throws Exception {
+        byte[] data = new byte[4096];
+        new Random(6).nextBytes(data);
+        host.close();
+        TcpConfig cfg = TcpConfig.defaults();
+        cfg.reconnectDelayMillis = 20;
+        cfg.reconnectMaxDelayMillis = 200;
+        host = new TcpTransport(cfg); // path states on, the default
+        try (HostConnection c = host.connect(list(), new ConnectOptions(2, 4))) {
+            assertEquals(Status.SUCCESS, ReconnectTest.write(c.queue(0), 7, data).status());
+            peers[0].gone = true;
+            for (int q = 0; q < 2; q++) {
+                byte[] back = new byte[4096];
+                Completion r = ReconnectTest.read(c.queue(q), 7, back);
+                assertEquals(Status.SUCCESS, r.status(), "queue " + q + ": " + r);
+                assertArrayEquals(data, back, "queue " + q);
+                assertNotEquals(addresses[0], peerOf(c.queue(q)), "queue " + q);
+            }
         }
     }
 

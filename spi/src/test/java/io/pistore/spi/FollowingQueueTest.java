@@ -1,0 +1,298 @@
+package io.pistore.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.integrity.BlockFormat;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A {@link ReconnectingHostQueue} following path states ({@link ReconnectingHostQueue#follow}), on
+ * connections the test answers by hand: it moves to the optimized peer, lets what is in flight on
+ * the old one finish there, and sends again what a lost connection failed instead of failing it.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class FollowingQueueTest {
+    static final List<VolumeInfo> VOLUMES = List.of(new VolumeInfo("v", 64, BlockFormat.parse("512+8")));
+    final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor();
+
+    /** One connection: its requests wait until the test answers them. */
+    static final class Conn implements HostQueue {
+        final int peer;
+        final List<CompletableFuture<Completion>> pending = new CopyOnWriteArrayList<>();
+        volatile boolean shut;
+        volatile Consumer<String> lost;
+
+        Conn(int peer) {
+            this.peer = peer;
+        }
+
+        @Override
+        public CompletableFuture<Completion> submit(BlockRequest request) {
+            if (shut) {
+                return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, "closed"));
+            }
+            CompletableFuture<Completion> f = new CompletableFuture<>();
+            pending.add(f);
+            return f;
+        }
+
+        @Override
+        public int depth() {
+            return 8;
+        }
+
+        @Override
+        public int inFlight() {
+            return (int) pending.stream().filter(f -> !f.isDone()).count();
+        }
+
+        void answerAll() {
+            for (CompletableFuture<Completion> f : pending) {
+                f.complete(Completion.success());
+            }
+        }
+
+        /** Closes with every pending request failed, as a transport does. */
+        void close(boolean lostHere) {
+            shut = true;
+            for (CompletableFuture<Completion> f : pending) {
+                f.complete(Completion.failure(Status.TRANSPORT_ERROR, "connection closed"));
+            }
+            if (lostHere && lost != null) {
+                lost.accept("killed");
+            }
+        }
+    }
+
+    final class Queue extends ReconnectingHostQueue<Conn> {
+        final List<Conn> made = new CopyOnWriteArrayList<>();
+        final boolean[] down = new boolean[3];
+        final long wait;
+
+        Queue(Conn first, long wait) {
+            super("test", System.getLogger("test"), List.of("A", "B", "C"), first.peer, 0);
+            this.wait = wait;
+            made.add(first);
+            start(first);
+        }
+
+        @Override
+        protected Conn connect(int peer) throws IOException {
+            if (down[peer]) {
+                throw new IOException("refused");
+            }
+            Conn c = new Conn(peer);
+            made.add(c);
+            return c;
+        }
+
+        @Override
+        protected boolean isShut(Conn c) {
+            return c.shut;
+        }
+
+        @Override
+        protected void onLost(Conn c, Consumer<String> lost) {
+            c.lost = lost;
+        }
+
+        @Override
+        protected void release(Conn c) {
+            c.close(false);
+        }
+
+        @Override
+        protected boolean schedule(Runnable attempt, long delayMillis) {
+            thread.schedule(attempt, delayMillis, TimeUnit.MILLISECONDS);
+            return true;
+        }
+
+        @Override
+        protected boolean reconnectEnabled() {
+            return true;
+        }
+
+        @Override
+        protected long reconnectDelayMillis() {
+            return 1;
+        }
+
+        @Override
+        protected long reconnectMaxDelayMillis() {
+            return 10;
+        }
+
+        @Override
+        protected List<VolumeInfo> volumesOf(Conn c) {
+            return VOLUMES;
+        }
+
+        @Override
+        protected void screenAnswers(Conn c, AnswerScreen screen) {
+        }
+
+        @Override
+        protected void drop(Conn c, String reason) {
+            c.close(true);
+        }
+
+        @Override
+        protected long failoverWaitMillis() {
+            return wait;
+        }
+
+        Conn now() {
+            return current();
+        }
+    }
+
+    @AfterEach
+    void tearDown() {
+        thread.shutdownNow();
+    }
+
+    private static PathReport says(PathState s) {
+        return new PathReport(1 + s.ordinal(), Map.of("v", s));
+    }
+
+    private static BlockRequest flush() {
+        return BlockRequest.flush("v");
+    }
+
+    /** Waits on the queue's thread until what was scheduled before has run (no sleep). */
+    private void settle() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            thread.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void awaitPeer(Queue q, String peer) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); // a hang guard
+        while (!q.peer().equals(peer)) {
+            assertTrue(System.nanoTime() < end, "never on " + peer + ", on " + q.peer());
+            settle();
+        }
+    }
+
+    @Test
+    void itMovesToTheOptimizedPeerAndWhatWasInFlightFinishesOnTheOldOne() throws Exception {
+        Conn a = new Conn(0);
+        Queue q = new Queue(a, 5_000);
+        PeerPaths paths = new PeerPaths(List.of("A", "B", "C"));
+        q.follow(paths);
+        CompletableFuture<Completion> before = q.submit(flush());
+        paths.report(0, says(PathState.NON_OPTIMIZED));
+        paths.report(1, says(PathState.OPTIMIZED));
+        awaitPeer(q, "B");
+        assertEquals(1, q.moves());
+        assertFalse(a.shut, "the old connection stays while a request is in flight there");
+        CompletableFuture<Completion> after = q.submit(flush());
+        assertEquals(1, q.now().pending.size(), "new requests go to B");
+        a.answerAll();
+        assertTrue(before.get(10, TimeUnit.SECONDS).isSuccess(), "answered on A");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!a.shut) {
+            assertTrue(System.nanoTime() < end, "A never closed once drained");
+            settle();
+        }
+        q.now().answerAll();
+        assertTrue(after.get(10, TimeUnit.SECONDS).isSuccess());
+        q.close();
+    }
+
+    @Test
+    void aRequestItsLostConnectionFailedIsSentAgainOnTheNext() throws Exception {
+        Conn a = new Conn(0);
+        Queue q = new Queue(a, 10_000);
+        PeerPaths paths = new PeerPaths(List.of("A", "B", "C"));
+        q.follow(paths);
+        CompletableFuture<Completion> inFlight = q.submit(flush());
+        a.close(true); // killed
+        CompletableFuture<Completion> meanwhile = q.submit(flush());
+        awaitPeer(q, "B"); // round robin: the next peer
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (q.now().pending.size() < 2) {
+            assertTrue(System.nanoTime() < end, "the two requests never reached B: " + q.now().pending.size());
+            settle();
+        }
+        q.now().answerAll();
+        assertTrue(inFlight.get(10, TimeUnit.SECONDS).isSuccess(), "no error for the request in flight at the kill");
+        assertTrue(meanwhile.get(10, TimeUnit.SECONDS).isSuccess(), "none for the one sent while reconnecting");
+        assertEquals(0, q.moves());
+        q.close();
+    }
+
+    @Test
+    void aReconnectGoesToTheOptimizedPeerFirst() throws Exception {
+        Conn a = new Conn(0);
+        Queue q = new Queue(a, 10_000);
+        PeerPaths paths = new PeerPaths(List.of("A", "B", "C"));
+        q.follow(paths);
+        paths.report(0, says(PathState.OPTIMIZED));
+        paths.report(1, says(PathState.NON_OPTIMIZED));
+        paths.report(2, says(PathState.NON_OPTIMIZED));
+        settle();
+        assertEquals("A", q.peer(), "on the optimized peer already");
+        paths.unreachable(0);
+        paths.report(2, says(PathState.OPTIMIZED)); // C elected
+        a.close(true);
+        awaitPeer(q, "C");
+        q.close();
+    }
+
+    @Test
+    void aParkedRequestFailsOnceItsWaitIsOver() throws Exception {
+        Conn a = new Conn(0);
+        Queue q = new Queue(a, 200);
+        q.down[1] = true;
+        q.down[2] = true;
+        PeerPaths paths = new PeerPaths(List.of("A", "B", "C"));
+        q.follow(paths);
+        q.down[0] = true;
+        a.close(true);
+        Completion c = q.submit(flush()).get(10, TimeUnit.SECONDS);
+        assertEquals(Status.TRANSPORT_ERROR, c.status());
+        assertTrue(c.message().contains("no peer took the request within 200 ms"), c.message());
+        q.close();
+    }
+
+    @Test
+    void withoutPathStatesALostConnectionFailsItsRequests() throws Exception {
+        Conn a = new Conn(0);
+        Queue q = new Queue(a, 10_000);
+        CompletableFuture<Completion> inFlight = q.submit(flush());
+        a.close(true);
+        assertEquals(Status.TRANSPORT_ERROR, inFlight.get(10, TimeUnit.SECONDS).status());
+        assertEquals(Status.TRANSPORT_ERROR, q.submit(flush()).get(10, TimeUnit.SECONDS).status(),
+                "at once while reconnecting");
+        q.close();
+    }
+
+    @Test
+    void closingFailsWhatIsParked() throws Exception {
+        Conn a = new Conn(0);
+        Queue q = new Queue(a, 60_000);
+        q.down[1] = true;
+        q.down[2] = true;
+        q.down[0] = true;
+        q.follow(new PeerPaths(List.of("A", "B", "C")));
+        a.close(true);
+        CompletableFuture<Completion> parked = q.submit(flush());
+        assertFalse(parked.isDone());
+        q.close();
+        assertEquals(Status.TRANSPORT_ERROR, parked.get(10, TimeUnit.SECONDS).status());
+    }
+}
