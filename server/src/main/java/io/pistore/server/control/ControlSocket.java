@@ -133,8 +133,11 @@ public final class ControlSocket implements AutoCloseable {
                         : change.verb().equals("delete") && j != null && j.replicated(change.args().get(0))
                         ? j.delete(change.args().get(0), Boolean.parseBoolean(change.args().get(1)), use)
                         : change.apply(store, use);
-                log.accept("control: " + (change.verb().equals("list") ? "list" : String.join("; ", lines))
-                        + " (user " + caller + ")");
+                // one log line per reply line, as the caller prints them (a joined line would run them together)
+                List<String> logged = change.verb().equals("list") || lines.isEmpty() ? List.of(change.verb()) : lines;
+                for (int i = 0; i < logged.size(); i++) {
+                    log.accept("control: " + logged.get(i).strip() + (i == 0 ? " (user " + caller + ")" : ""));
+                }
                 reply = "ok\n" + String.join("\n", lines) + "\n";
             } catch (IllegalArgumentException e) {
                 reply = "error\tusage\t" + oneLine(e.getMessage()) + "\n";
