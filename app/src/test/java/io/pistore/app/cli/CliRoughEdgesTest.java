@@ -44,6 +44,28 @@ class CliRoughEdgesTest {
     }
 
     @Test
+    void helpBreaksLinesAtSpacesOnlySoNamesStayWhole() {
+        String[][] commands = {{"--help"}, {"serve", "--help"}, {"bench", "--help"}, {"volume", "create", "--help"},
+            {"scrub", "--help"}, {"replicas", "status", "--help"}, {"stats", "--help"}, {"help", "stop"}};
+        for (String[] c : commands) {
+            Result r = run(c);
+            assertEquals(0, r.code(), r.err());
+            for (String line : r.out().split("\n")) {
+                assertTrue(line.length() <= HelpWrap.WIDTH || !line.strip().contains(" "),
+                        String.join(" ", c) + ": a line longer than " + HelpWrap.WIDTH + " columns: " + line);
+            }
+        }
+        String serve = run("serve", "--help").out();
+        for (String name : new String[] {"tcp.tlsEngine", "http://HOST:PORT/metrics", "[--nbd[=HOST:PORT]]",
+            "[--replica-listen=HOST:PORT]", "tcp.ioThreads=4", "rdma.pi=cpu"}) {
+            assertTrue(serve.contains(name), "'" + name + "' whole in: " + serve);
+        }
+        assertTrue(serve.lines().anyMatch(l -> l.startsWith("Usage: pistore serve [")), serve);
+        assertTrue(serve.lines().skip(1).takeWhile(l -> !l.startsWith("Serves"))
+                .allMatch(l -> l.startsWith(" ".repeat("Usage: pistore serve ".length()) + "[")), serve);
+    }
+
+    @Test
     void aSizeWithAnUnknownSuffixNamesTheSuffixesThatWork() {
         for (String bad : new String[] {"12XB", "1.5g", "lots"}) {
             Result r = run("volume", "create", "--data", dir.resolve("data").toString(), "v", "--size", bad);
