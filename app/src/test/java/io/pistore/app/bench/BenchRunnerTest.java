@@ -93,6 +93,30 @@ class BenchRunnerTest {
     }
 
     @Test
+    void requestsForAVolumeDeletedUnderTheRunAreSentAgainEveryRetryPauseNotAtOnce() throws Exception {
+        VanishingVolumeProvider.enabled = true;
+        VanishingVolumeProvider.REFUSED.set(0);
+        try {
+            BenchOptions o = small("randread", "insert");
+            o.prefill = false;
+            long start = System.nanoTime();
+            BenchResult r = new BenchRunner(o, null).run("vanishing");
+            long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            long slots = (long) o.queueDepth * o.queues;
+            long refused = VanishingVolumeProvider.REFUSED.get();
+            // each slot sends its failed request again no sooner than a pause after the answer: at most
+            // one try per slot per pause over the whole run (a scheduler only ever runs a delay late)
+            long most = slots * (elapsedMs / BenchRunner.RETRY_PAUSE_MS + 1);
+            assertTrue(refused >= slots, "every slot met the deleted volume: " + refused + "; " + r.summary());
+            assertTrue(refused <= most, refused + " tries answered NO_SUCH_VOLUME in " + elapsedMs + " ms by "
+                    + slots + " slots: more than one per slot every " + BenchRunner.RETRY_PAUSE_MS + " ms");
+            assertTrue(r.ioErrors > 0 && r.ioErrors <= refused, "counted as I/O errors: " + r.summary());
+        } finally {
+            VanishingVolumeProvider.enabled = false;
+        }
+    }
+
+    @Test
     void impossibleOptionsAreRefusedWithAReason() {
         BenchOptions o = small("randrw", "insert");
         o.blockSize = 1000;
