@@ -117,6 +117,55 @@ class BenchRunnerTest {
     }
 
     @Test
+    void aHostOfARunningTargetShowsItsVolumesHostSeriesFromTheStart() throws Exception {
+        try (io.pistore.engine.volume.VolumeStore store = io.pistore.engine.volume.VolumeStore.inMemory();
+             io.pistore.spi.BlockTransport t = new io.pistore.engine.local.LocalTransportProvider().create();
+             io.pistore.spi.TargetListener l = t.listen("bench-host-metrics",
+                     new io.pistore.engine.service.TargetService(store))) {
+            store.create("v1", io.pistore.integrity.BlockFormat.of(4096, 8), 2048);
+            int port;
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            BenchOptions o = small("randread", "insert");
+            o.target = l.address();
+            o.volume = "v1";
+            o.seconds = 5;
+            o.metrics = "127.0.0.1:" + port;
+            java.util.concurrent.CompletableFuture<BenchResult> run = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return new BenchRunner(o, null).run("local");
+                        } catch (Exception e) {
+                            throw new java.util.concurrent.CompletionException(e);
+                        }
+                    });
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            String[] seen = {""};
+            // a healthy run: the host's PI error series of its volume are there, at zero
+            io.pistore.testkit.Eventually.await("the where=\"host\" series of v1", java.time.Duration.ofSeconds(30),
+                    () -> {
+                        try {
+                            seen[0] = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                                    "http://127.0.0.1:" + port + "/metrics")).build(),
+                                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                        } catch (java.io.IOException e) {
+                            return false;
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return false;
+                        }
+                        return seen[0].lines().anyMatch(x -> x.startsWith("pistore_pi_errors_total{")
+                                && x.contains("volume=\"v1\"") && x.contains("where=\"host\""));
+                    });
+            assertTrue(seen[0].lines().filter(x -> x.startsWith("pistore_pi_errors_total{") && x.contains("where=\"host\""))
+                    .allMatch(x -> Double.parseDouble(x.substring(x.lastIndexOf(' ') + 1)) == 0), seen[0]);
+            BenchResult r = run.get();
+            assertEquals(0, r.piErrors() + r.ioErrors, r.summary());
+        }
+    }
+
+    @Test
     void impossibleOptionsAreRefusedWithAReason() {
         BenchOptions o = small("randrw", "insert");
         o.blockSize = 1000;
