@@ -28,7 +28,10 @@ import java.util.regex.Pattern;
  * two (the figures are not checked, the commands are). Nothing is waited for between the lines: a
  * server starts with {@code serve --daemon}, which returns once it listens, and {@code stop} returns
  * once it has exited. A line whose tool (nbdinfo, qemu-img, curl) is missing is left out with a line
- * saying so; {@code .ci/run} installs them.
+ * saying so; {@code .ci/run} installs them. A document may ask for more ({@link Options}): its
+ * {@code sh} fences run too, the files it shows by name are saved before the blocks that use them,
+ * and its outputs are compared without the figures that differ from run to run. The blocks run as
+ * in one shell: a variable one sets is there for the next.
  */
 final class DocBlocks {
     private static final Pattern FENCE = Pattern.compile("(?m)^```([^\\n]*)\\n(.*?)^```\\s*$", Pattern.DOTALL);
