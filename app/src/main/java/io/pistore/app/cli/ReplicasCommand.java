@@ -1,10 +1,10 @@
 package io.pistore.app.cli;
 
-import io.pistore.replication.GroupMembership;
-import io.pistore.replication.GroupStatus;
 import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.group.GroupMembership;
+import io.pistore.replication.group.GroupStatus;
 import io.pistore.server.control.VolumeChange;
 import java.io.IOException;
 import java.io.PrintWriter;

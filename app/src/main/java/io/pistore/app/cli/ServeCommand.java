@@ -6,17 +6,17 @@ import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.tls.PskKeys;
-import io.pistore.runtime.tls.TlsContext;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.tls.PskKeys;
+import io.pistore.security.tls.TlsContext;
 import io.pistore.engine.stats.TargetStats;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardPath;
 import io.pistore.replication.ReplicaPeers;
-import io.pistore.replication.ReplicaNode;
-import io.pistore.replication.ReplicatedVolume;
+import io.pistore.replication.node.ReplicaNode;
+import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.server.PistoreServer;
 import io.pistore.server.metrics.MetricsWebConfig;
 import io.pistore.spi.BlockTransportProvider;
@@ -492,7 +492,7 @@ final class ServeCommand implements Callable<Integer> {
      * every listener and connection of this serve); naming it both ways is a mistake, even alike.
      */
     private TransportOptions withTcpTlsEngine(TransportOptions s) {
-        io.pistore.runtime.tls.TlsEngine e = tls.engine();
+        io.pistore.security.tls.TlsEngine e = tls.engine();
         if (e == null || !"true".equalsIgnoreCase(s.asMap().get("tcp.tls"))) {
             return s;
         }

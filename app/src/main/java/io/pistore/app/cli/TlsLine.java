@@ -1,7 +1,7 @@
 package io.pistore.app.cli;
 
-import io.pistore.runtime.tls.NativeTls;
-import io.pistore.runtime.tls.TlsEngine;
+import io.pistore.security.tls.NativeTls;
+import io.pistore.security.tls.TlsEngine;
 import io.pistore.spi.TransportOptions;
 
 /**

@@ -1,9 +1,9 @@
 package io.pistore.app.cli;
 
-import io.pistore.runtime.tls.PskKeys;
-import io.pistore.runtime.tls.TlsContext;
-import io.pistore.runtime.tls.TlsEngine;
-import io.pistore.runtime.tls.TlsFileException;
+import io.pistore.security.tls.PskKeys;
+import io.pistore.security.tls.TlsContext;
+import io.pistore.security.tls.TlsEngine;
+import io.pistore.security.tls.TlsFileException;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 

@@ -234,7 +234,7 @@ final class VolumeCommand implements Callable<Integer> {
             }
             io.pistore.engine.volume.PrivateFiles.createDirectories(data.dir);
             try {
-                io.pistore.replication.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
+                io.pistore.replication.node.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
                         size / f.dataSize(), peers);
             } catch (DataDirInUseException e) {
                 throw inUse(e, "stop it first");
@@ -320,7 +320,7 @@ final class VolumeCommand implements Callable<Integer> {
 
         /**
          * This peer's replica only, offline: the data directory is held for the command (a running serve
-         * owns it and is named), and the deletion itself is {@link io.pistore.replication.OfflineReplicaDeletion}.
+         * owns it and is named), and the deletion itself is {@link io.pistore.replication.group.OfflineReplicaDeletion}.
          */
         private Integer deleteReplicaOnly() throws IOException {
             if (force) {
@@ -335,7 +335,7 @@ final class VolumeCommand implements Callable<Integer> {
             } catch (DataDirInUseException e) {
                 throw inUse(e, stopped);
             }
-            io.pistore.replication.OfflineReplicaDeletion.Deleted d;
+            io.pistore.replication.group.OfflineReplicaDeletion.Deleted d;
             Path replication = ReplicaOptions.dir(dir);
             try (s) {
                 report(s, spec);
@@ -344,13 +344,13 @@ final class VolumeCommand implements Callable<Integer> {
                 } catch (IllegalArgumentException e) {
                     throw CliException.usage(e.getMessage());
                 }
-                if (!io.pistore.replication.OfflineReplicaDeletion.holds(replication, name)) {
+                if (!io.pistore.replication.group.OfflineReplicaDeletion.holds(replication, name)) {
                     throw CliException.usage(s.get(name) != null
                             ? "volume " + name + " in " + dir + " is not replicated: --replica-only deletes only a "
                                     + "replica; delete it without --replica-only"
                             : "no replica of volume " + name + " in " + replication);
                 }
-                d = io.pistore.replication.OfflineReplicaDeletion.delete(replication, name);
+                d = io.pistore.replication.group.OfflineReplicaDeletion.delete(replication, name);
             } catch (DataDirInUseException e) {
                 throw inUse(e, stopped);
             } catch (IllegalArgumentException e) {
