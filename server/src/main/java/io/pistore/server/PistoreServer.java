@@ -442,8 +442,18 @@ public final class PistoreServer implements AutoCloseable {
             return this;
         }
 
-        /** Serves an in-memory volume (repeatable); its content is lost at close. */
+        /**
+         * Serves an in-memory volume (repeatable); its content is lost at close. A bad name, a name
+         * given twice or a size of no blocks is an {@link IllegalArgumentException} here.
+         */
         public Builder memoryVolume(String name, BlockFormat format, long blocks) {
+            VolumeStore.checkName(name);
+            if (blocks <= 0) {
+                throw new IllegalArgumentException("volume " + name + " needs at least one block, not " + blocks);
+            }
+            if (memoryVolumes.stream().anyMatch(m -> m.name.equals(name))) {
+                throw new IllegalArgumentException("volume " + name + " is named twice");
+            }
             memoryVolumes.add(new MemoryVolume(name, format, blocks));
             return this;
         }

@@ -1,5 +1,6 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.pi;
 
+import io.pistore.app.cli.Main;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Spec;
             "'pi speed' measures what PI costs in memory on this machine."},
         subcommands = {PiGenerateCommand.class, PiVerifyCommand.class, PiStripCommand.class, PiCrcCommand.class,
             PiSpeedCommand.class})
-final class PiCommand implements Callable<Integer> {
+public final class PiCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -1,5 +1,10 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.pi;
 
+import io.pistore.app.cli.BadBlockReport;
+import io.pistore.app.cli.ExitCodes;
+import io.pistore.app.cli.PiConverters;
+import io.pistore.app.cli.Progress;
+import io.pistore.app.cli.QuietOption;
 import io.pistore.integrity.GuardDigest;
 import io.pistore.integrity.GuardType;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
  * notification is sent by {@code systemd-notify}, which systemd accepts with {@code NotifyAccess=all}.
  * {@link #ready} is called once, after the last listener of the server is up.
  */
-final class ServeReadiness {
+public final class ServeReadiness {
     /** The file a {@code --daemon} parent waits on: its child writes its pid into it once ready. */
     static final String READY_FILE_ENV = "PISTORE_SERVE_READY_FILE";
 
@@ -124,7 +124,7 @@ final class ServeReadiness {
      * handlers back.
      */
     @SuppressWarnings("restriction")
-    static Runnable onStopSignals(Runnable stop) {
+    public static Runnable onStopSignals(Runnable stop) {
         sun.misc.SignalHandler h = s -> stop.run();
         sun.misc.SignalHandler prevInt = handle("INT", h);
         sun.misc.SignalHandler prevTerm = handle("TERM", h);

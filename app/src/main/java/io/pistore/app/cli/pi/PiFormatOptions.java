@@ -1,5 +1,8 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.pi;
 
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.Numbers;
+import io.pistore.app.cli.PiConverters;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiContext;

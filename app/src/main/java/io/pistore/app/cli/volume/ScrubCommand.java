@@ -1,5 +1,12 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.volume;
 
+import io.pistore.app.cli.BadBlockReport;
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ConfigOption;
+import io.pistore.app.cli.DataDirOption;
+import io.pistore.app.cli.ExitCodes;
+import io.pistore.app.cli.Progress;
+import io.pistore.app.cli.QuietOption;
 import io.pistore.engine.scrub.Scrubber;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
@@ -27,7 +34,7 @@ import picocli.CommandLine.Spec;
             "With --replicas, scrubs a replicated volume through its running peers: every replica is checked, "
                 + "bad copies are rewritten from a good replica (one line each), blocks bad on every replica are "
                 + "reported; exit 0 when nothing is left bad, 1 otherwise (docs/REPLICATION.md)."})
-final class ScrubCommand implements Callable<Integer> {
+public final class ScrubCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

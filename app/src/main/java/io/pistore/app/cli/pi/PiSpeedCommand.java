@@ -1,5 +1,8 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.pi;
 
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ExitCodes;
+import io.pistore.app.cli.PiConverters;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardPath;
 import io.pistore.integrity.GuardType;

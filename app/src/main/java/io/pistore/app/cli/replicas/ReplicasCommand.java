@@ -1,5 +1,10 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.replicas;
 
+import io.pistore.app.cli.volume.ControlClient;
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ConfigOption;
+import io.pistore.app.cli.DataDirOption;
+import io.pistore.app.cli.ExitCodes;
 import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ReplicationSettings;
@@ -23,7 +28,7 @@ import picocli.CommandLine.Spec;
         + "changes online: 'replicas add|remove|replace'.",
         subcommands = {ReplicasCommand.Status.class, ReplicasCommand.Add.class, ReplicasCommand.Remove.class,
             ReplicasCommand.Replace.class})
-final class ReplicasCommand {
+public final class ReplicasCommand {
     /** {@code pistore replicas status --replicas PEERS NAME}: each peer's role, log indexes and lag. */
     @Command(name = "status", sortOptions = false,
             description = {"Asks every peer of the replicated volume NAME for its state and prints one line per peer: "

@@ -1,5 +1,8 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.volume;
 
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ConfigOption;
+import io.pistore.app.cli.ExitCodes;
 import io.pistore.app.metrics.MetricsText;
 import io.pistore.app.metrics.VolumeFigures;
 import java.io.IOException;
@@ -28,7 +31,7 @@ import picocli.CommandLine.Spec;
                 + "requests in flight and PI errors (total, and new in the interval after a '+').",
             "The first table comes after one interval. Latency quantiles come from the endpoint's histogram "
                 + "buckets (1-2-5 steps), interpolated inside a bucket."})
-final class StatsCommand implements Callable<Integer> {
+public final class StatsCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

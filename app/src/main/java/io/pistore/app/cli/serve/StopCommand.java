@@ -1,5 +1,7 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ExitCodes;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -24,7 +26,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "stop", description = {
     "Stops the serve whose pid --pid-file holds (SIGTERM, a clean stop) and waits until it has exited.",
     "Already stopped: says so, exit 0."})
-final class StopCommand implements Callable<Integer> {
+public final class StopCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -1,5 +1,6 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.pi;
 
+import io.pistore.app.cli.CliException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,5 +1,14 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.volume;
 
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ConfigOption;
+import io.pistore.app.cli.DataDirOption;
+import io.pistore.app.cli.ExitCodes;
+import io.pistore.app.cli.Main;
+import io.pistore.app.cli.Numbers;
+import io.pistore.app.cli.PiConverters;
+import io.pistore.app.cli.Progress;
+import io.pistore.app.cli.ReplicaOptions;
 import io.pistore.engine.volume.DataDirInUseException;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
@@ -26,7 +35,7 @@ import picocli.CommandLine.Spec;
         + "while 'pistore serve' runs on it, through that server.",
         subcommands = {VolumeCommand.Create.class, VolumeCommand.ListVolumes.class, VolumeCommand.Resize.class,
             VolumeCommand.Delete.class})
-final class VolumeCommand implements Callable<Integer> {
+public final class VolumeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
@@ -36,7 +45,7 @@ final class VolumeCommand implements Callable<Integer> {
     }
 
     /** Opens the existing data directory for a command that needs it to itself while it runs. */
-    static VolumeStore open(DataDirOption data, CommandSpec command) throws IOException {
+    public static VolumeStore open(DataDirOption data, CommandSpec command) throws IOException {
         return open(data, 0, command, "stop it first");
     }
 
@@ -45,7 +54,7 @@ final class VolumeCommand implements Callable<Integer> {
      * file); a missing one, or one another process owns, is a usage error: the latter names that
      * process, then {@code hint}.
      */
-    static VolumeStore open(DataDirOption data, long cacheBytes, CommandSpec command, String hint) throws IOException {
+    public static VolumeStore open(DataDirOption data, long cacheBytes, CommandSpec command, String hint) throws IOException {
         return openStore(data.existing(), cacheBytes, command, hint);
     }
 
@@ -108,7 +117,7 @@ final class VolumeCommand implements Callable<Integer> {
     }
 
     /** The one-line refusal of a data directory another store owns: who owns it, and what to do. */
-    static CliException inUse(DataDirInUseException e, String hint) {
+    public static CliException inUse(DataDirInUseException e, String hint) {
         return CliException.usage(e.getMessage() + "; " + hint);
     }
 

@@ -1,5 +1,7 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ExitCodes;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -19,7 +21,7 @@ import picocli.CommandLine.Model.CommandSpec;
  * with the pid and the log, exit 0, the child left running. Failed before ready: the child's error
  * line on stderr and its exit code.
  */
-final class ServeDaemon {
+public final class ServeDaemon {
     /** How long the command waits for the server to be ready before it gives up waiting (exit 3). */
     static final long READY_TIMEOUT_SECONDS = 120;
 
@@ -29,7 +31,7 @@ final class ServeDaemon {
     private ServeDaemon() {
     }
 
-    static void launchedFromMain() {
+    public static void launchedFromMain() {
         fromMain = true;
     }
 

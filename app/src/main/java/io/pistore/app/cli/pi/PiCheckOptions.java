@@ -1,5 +1,7 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.pi;
 
+import io.pistore.app.cli.Numbers;
+import io.pistore.app.cli.PiConverters;
 import io.pistore.integrity.CheckFlags;
 import picocli.CommandLine.Option;
 

@@ -1,5 +1,17 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.bench;
 
+import io.pistore.app.cli.volume.VolumeCommand;
+import io.pistore.app.cli.serve.ServeReadiness;
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ConfigOption;
+import io.pistore.app.cli.DataDirOption;
+import io.pistore.app.cli.ExitCodes;
+import io.pistore.app.cli.LogLevelOption;
+import io.pistore.app.cli.Numbers;
+import io.pistore.app.cli.PiConverters;
+import io.pistore.app.cli.ServerLog;
+import io.pistore.app.cli.TlsLine;
+import io.pistore.app.cli.TransportOptionsOption;
 import io.pistore.engine.Transports;
 import io.pistore.app.bench.BenchOptions;
 import io.pistore.app.bench.BenchPlot;
@@ -39,7 +51,7 @@ import picocli.CommandLine.Spec;
             "A request that fails because the target went away is sent again every 100 ms: the workload "
                 + "resumes once the connection is back. Exit 1 when a PI check or the verify found bad "
                 + "blocks, else 3 when requests failed (io_err), else 0."})
-final class BenchCommand implements Callable<Integer> {
+public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 

@@ -1,5 +1,7 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.volume;
 
+import io.pistore.app.cli.Progress;
+import io.pistore.app.cli.ReplicaOptions;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import java.io.IOException;

@@ -1,5 +1,6 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.volume;
 
+import io.pistore.app.cli.CliException;
 import io.pistore.server.control.ControlSocket;
 import io.pistore.server.control.VolumeChange;
 import java.io.IOException;
@@ -16,12 +17,12 @@ import java.util.Arrays;
 import java.util.List;
 
 /** Sends one {@link VolumeChange} to the server that owns a data directory (see {@link ControlSocket}). */
-final class ControlClient {
+public final class ControlClient {
     private ControlClient() {
     }
 
     /** Whether a server listens for control requests in {@code dir} (its socket file exists). */
-    static boolean available(Path dir) {
+    public static boolean available(Path dir) {
         return Files.exists(dir.resolve(ControlSocket.FILE));
     }
 
@@ -29,7 +30,7 @@ final class ControlClient {
      * The lines the server answered; a refusal is a {@link CliException}: a usage error for what
      * the caller asked wrongly, a failure for what went wrong at the server.
      */
-    static List<String> send(Path dir, VolumeChange change) throws IOException {
+    public static List<String> send(Path dir, VolumeChange change) throws IOException {
         try (SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             c.connect(UnixDomainSocketAddress.of(dir.resolve(ControlSocket.FILE).toAbsolutePath()));
             ByteBuffer req = ByteBuffer.wrap((change.encode() + "\n").getBytes(StandardCharsets.UTF_8));

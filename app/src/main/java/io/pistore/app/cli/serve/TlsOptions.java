@@ -1,5 +1,6 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
+import io.pistore.app.cli.CliException;
 import io.pistore.security.tls.PskKeys;
 import io.pistore.security.tls.TlsContext;
 import io.pistore.security.tls.TlsEngine;

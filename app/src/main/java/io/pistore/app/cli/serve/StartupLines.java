@@ -1,4 +1,4 @@
-package io.pistore.app.cli;
+package io.pistore.app.cli.serve;
 
 import java.net.InetSocketAddress;
 
