@@ -27,16 +27,17 @@ import java.util.regex.Pattern;
  * rest of the block runs under {@code set -e}); bench durations are cut to one second and rounds to
  * two (the figures are not checked, the commands are). Nothing is waited for between the lines: a
  * server starts with {@code serve --daemon}, which returns once it listens, and {@code stop} returns
- * once it has exited. A line whose tool (nbdinfo, qemu-img, curl) is missing is left out with a line
- * saying so; {@code .ci/run} installs them. A document may ask for more ({@link Options}): its
- * {@code sh} fences run too, the files it shows by name are saved before the blocks that use them,
- * and its outputs are compared without the figures that differ from run to run. The blocks run as
- * in one shell: a variable one sets is there for the next.
+ * once it has exited. A line whose tool (nbdinfo, qemu-img, curl, libiscsi's iscsi-inq and
+ * iscsi-readcapacity16) is missing is left out with a line saying so; {@code .ci/run} installs them.
+ * A document may ask for more ({@link Options}): its {@code sh} fences run too, the files it shows
+ * by name are saved before the blocks that use them, and its outputs are compared without the
+ * figures that differ from run to run. The blocks run as in one shell: a variable one sets is there
+ * for the next.
  */
 final class DocBlocks {
     private static final Pattern FENCE = Pattern.compile("(?m)^```([^\\n]*)\\n(.*?)^```\\s*$", Pattern.DOTALL);
     private static final Pattern COMMAND = Pattern.compile("^(\\./pistore |curl |nbdinfo |qemu-img |head |printf |od |mkdir |[A-Z]=)");
-    private static final List<String> TOOLS = List.of("nbdinfo", "qemu-img", "curl");
+    private static final List<String> TOOLS = List.of("nbdinfo", "qemu-img", "curl", "iscsi-inq", "iscsi-readcapacity16");
 
     record Block(String section, String commands, String expected, String file) {
         Block(String section, String commands, String expected) {
