@@ -12,7 +12,8 @@ import org.HdrHistogram.Histogram;
  * on the left the latency by percentile, the tail stretched on a log scale (90, 99, 99.9, 99.99 %
  * equally spaced, as HdrHistogram's percentile plots do) against a log latency axis; on the right
  * the requests completed in each measured second. One series per transport, and per PI mode when
- * several ran; the rounds of one series are merged (latencies) and laid end to end (seconds).
+ * several ran; the rounds of one series are merged (latencies) and laid end to end (seconds), each
+ * round after the first marked by a dashed line named "round N", each second by a dot.
  */
 public final class BenchPlot {
     private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
@@ -32,6 +33,8 @@ public final class BenchPlot {
         final String name;
         final Histogram latency;
         final List<Long> perSecond = new ArrayList<>();
+        /** Where each round after the first begins in {@link #perSecond}. */
+        final List<Integer> roundStarts = new ArrayList<>();
 
         Series(String name, Histogram latency) {
             this.name = name;
@@ -54,6 +57,9 @@ public final class BenchPlot {
             Series s = byName.computeIfAbsent(name, n -> new Series(n, new Histogram(r.latency.getHighestTrackableValue(),
                     r.latency.getNumberOfSignificantValueDigits())));
             s.latency.add(r.latency);
+            if (!s.perSecond.isEmpty() && r.iopsPerSecond.length > 0) {
+                s.roundStarts.add(s.perSecond.size());
+            }
             for (long n : r.iopsPerSecond) {
                 s.perSecond.add(n);
             }
@@ -128,7 +134,7 @@ public final class BenchPlot {
             }
         }
         double yMax = niceCeiling(max);
-        frame(sb, RIGHT_X, "requests per second", "measured second", "IOPS");
+        frame(sb, RIGHT_X, "requests per second", "measured second (rounds one after another)", "IOPS");
         for (int k = 0; k <= 4; k++) {
             double y = TOP + PLOT_H - PLOT_H * k / 4.0;
             sb.append(gridLine(RIGHT_X, y, RIGHT_X + PLOT_W, y));
@@ -139,16 +145,29 @@ public final class BenchPlot {
             double x = RIGHT_X + PLOT_W * (double) k / seconds;
             sb.append(text(x, TOP + PLOT_H + 16, "middle", 11, Integer.toString(k)));
         }
+        // where the rounds meet: the first series' boundaries (every series runs the same rounds)
+        List<Integer> starts = series.isEmpty() ? List.of() : series.get(0).roundStarts;
+        for (int r = 0; r < starts.size(); r++) {
+            double x = RIGHT_X + PLOT_W * (double) starts.get(r) / seconds;
+            sb.append(String.format(Locale.ROOT, "<line class=\"round\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+                    + "stroke=\"#888\" stroke-dasharray=\"4 3\"/>\n", x, TOP, x, TOP + PLOT_H));
+            sb.append(text(x + 3, TOP + 12, "start", 10, "round " + (r + 2)));
+        }
         for (int i = 0; i < series.size(); i++) {
             Series s = series.get(i);
+            String color = COLORS[i % COLORS.length];
             StringBuilder pts = new StringBuilder();
+            StringBuilder dots = new StringBuilder();
             for (int k = 0; k < s.perSecond.size(); k++) {
                 // each second's count drawn at the end of that second
                 double x = RIGHT_X + PLOT_W * (k + 1.0) / seconds;
                 double y = TOP + PLOT_H - PLOT_H * s.perSecond.get(k) / yMax;
                 pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+                dots.append(String.format(Locale.ROOT, "<circle class=\"second\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
+                        + "fill=\"%s\"/>\n", x, y, color));
             }
-            sb.append(polyline("iops", s.name, COLORS[i % COLORS.length], pts));
+            sb.append(polyline("iops", s.name, color, pts));
+            sb.append(dots);
         }
     }
 

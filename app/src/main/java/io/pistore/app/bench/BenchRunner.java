@@ -179,6 +179,7 @@ public final class BenchRunner {
                 String v = volumes == null ? o.volume : volumes.get(m);
                 if (!devices.containsKey(v)) {
                     BlockDevice dev = BlockDevice.open(c, v);
+                    stats.transport(name).volume(v); // its series from the start: where="host" at zero while healthy
                     if (dev.info().readOnly() && o.rw != BenchOptions.Rw.RANDREAD && o.rw != BenchOptions.Rw.READ) {
                         // the target would refuse every write: say so once, before the run
                         throw new IllegalArgumentException("volume " + v + " is read-only to this host (the target's "

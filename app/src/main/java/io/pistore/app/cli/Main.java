@@ -98,6 +98,7 @@ public final class Main implements Callable<Integer> {
         }
         cl.setOut(out);
         cl.setErr(err);
+        HelpWrap.install(cl);
         // the table is about the commands; help's own usage does not repeat it
         cl.getSubcommands().get("help").getCommandSpec().usageMessage().exitCodeListHeading("")
                 .exitCodeList(java.util.Map.of());

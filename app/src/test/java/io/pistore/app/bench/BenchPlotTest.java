@@ -29,6 +29,19 @@ class BenchPlotTest {
         assertEquals(2000, s.get(0).latency.getTotalCount());
         assertEquals(List.of(10L, 20L, 50L), s.get(0).perSecond);
         assertEquals(List.of(30L, 40L), s.get(1).perSecond);
+        assertEquals(List.of(2), s.get(0).roundStarts, "the second round of insert starts at its third second");
+        assertEquals(List.of(1), s.get(1).roundStarts);
+    }
+
+    @Test
+    void roundsLaidEndToEndAreMarkedAndEachSecondIsADot() {
+        String svg = BenchPlot.svg("t", List.of(run("tcp", "insert", 1, 10, 20), run("tcp", "insert", 2, 30, 40),
+                run("tcp", "insert", 3, 50, 60)));
+        assertEquals(2, svg.split("<line class=\"round\"", -1).length - 1, "a marker where rounds 2 and 3 start");
+        assertEquals(true, svg.contains(">round 2</text>") && svg.contains(">round 3</text>"), svg);
+        assertEquals(6, svg.split("<circle class=\"second\"", -1).length - 1, "one dot per measured second");
+        String one = BenchPlot.svg("t", List.of(run("tcp", "insert", 0, 10, 20)));
+        assertEquals(false, one.contains("class=\"round\""), "one round: no marker");
     }
 
     @Test

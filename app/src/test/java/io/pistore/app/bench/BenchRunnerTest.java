@@ -95,6 +95,79 @@ class BenchRunnerTest {
     }
 
     @Test
+    void requestsForAVolumeDeletedUnderTheRunAreSentAgainEveryRetryPauseNotAtOnce() throws Exception {
+        VanishingVolumeProvider.enabled = true;
+        VanishingVolumeProvider.REFUSED.set(0);
+        try {
+            BenchOptions o = small("randread", "insert");
+            o.prefill = false;
+            long start = System.nanoTime();
+            BenchResult r = new BenchRunner(o, null).run("vanishing");
+            long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            long slots = (long) o.queueDepth * o.queues;
+            long refused = VanishingVolumeProvider.REFUSED.get();
+            // each slot sends its failed request again no sooner than a pause after the answer: at most
+            // one try per slot per pause over the whole run (a scheduler only ever runs a delay late)
+            long most = slots * (elapsedMs / BenchRunner.RETRY_PAUSE_MS + 1);
+            assertTrue(refused >= slots, "every slot met the deleted volume: " + refused + "; " + r.summary());
+            assertTrue(refused <= most, refused + " tries answered NO_SUCH_VOLUME in " + elapsedMs + " ms by "
+                    + slots + " slots: more than one per slot every " + BenchRunner.RETRY_PAUSE_MS + " ms");
+            assertTrue(r.ioErrors > 0 && r.ioErrors <= refused, "counted as I/O errors: " + r.summary());
+        } finally {
+            VanishingVolumeProvider.enabled = false;
+        }
+    }
+
+    @Test
+    void aHostOfARunningTargetShowsItsVolumesHostSeriesFromTheStart() throws Exception {
+        try (io.pistore.engine.volume.VolumeStore store = io.pistore.engine.volume.VolumeStore.inMemory();
+             io.pistore.spi.BlockTransport t = new io.pistore.engine.local.LocalTransportProvider().create();
+             io.pistore.spi.TargetListener l = t.listen("bench-host-metrics",
+                     new io.pistore.engine.service.TargetService(store))) {
+            store.create("v1", io.pistore.integrity.BlockFormat.of(4096, 8), 2048);
+            int port;
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            BenchOptions o = small("randread", "insert");
+            o.target = l.address();
+            o.volume = "v1";
+            o.seconds = 5;
+            o.metrics = "127.0.0.1:" + port;
+            java.util.concurrent.CompletableFuture<BenchResult> run = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return new BenchRunner(o, null).run("local");
+                        } catch (Exception e) {
+                            throw new java.util.concurrent.CompletionException(e);
+                        }
+                    });
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            String[] seen = {""};
+            // a healthy run: the host's PI error series of its volume are there, at zero
+            io.pistore.testkit.Eventually.await("the where=\"host\" series of v1", java.time.Duration.ofSeconds(30),
+                    () -> {
+                        try {
+                            seen[0] = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                                    "http://127.0.0.1:" + port + "/metrics")).build(),
+                                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+                        } catch (java.io.IOException e) {
+                            return false;
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return false;
+                        }
+                        return seen[0].lines().anyMatch(x -> x.startsWith("pistore_pi_errors_total{")
+                                && x.contains("volume=\"v1\"") && x.contains("where=\"host\""));
+                    });
+            assertTrue(seen[0].lines().filter(x -> x.startsWith("pistore_pi_errors_total{") && x.contains("where=\"host\""))
+                    .allMatch(x -> Double.parseDouble(x.substring(x.lastIndexOf(' ') + 1)) == 0), seen[0]);
+            BenchResult r = run.get();
+            assertEquals(0, r.piErrors() + r.ioErrors, r.summary());
+        }
+    }
+
+    @Test
     void impossibleOptionsAreRefusedWithAReason() {
         BenchOptions o = small("randrw", "insert");
         o.blockSize = 1000;

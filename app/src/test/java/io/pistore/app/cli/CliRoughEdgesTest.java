@@ -44,6 +44,28 @@ class CliRoughEdgesTest {
     }
 
     @Test
+    void helpBreaksLinesAtSpacesOnlySoNamesStayWhole() {
+        String[][] commands = {{"--help"}, {"serve", "--help"}, {"bench", "--help"}, {"volume", "create", "--help"},
+            {"scrub", "--help"}, {"replicas", "status", "--help"}, {"stats", "--help"}, {"help", "stop"}};
+        for (String[] c : commands) {
+            Result r = run(c);
+            assertEquals(0, r.code(), r.err());
+            for (String line : r.out().split("\n")) {
+                assertTrue(line.length() <= HelpWrap.WIDTH || !line.strip().contains(" "),
+                        String.join(" ", c) + ": a line longer than " + HelpWrap.WIDTH + " columns: " + line);
+            }
+        }
+        String serve = run("serve", "--help").out();
+        for (String name : new String[] {"tcp.tlsEngine", "http://HOST:PORT/metrics", "[--nbd[=HOST:PORT]]",
+            "[--replica-listen=HOST:PORT]", "tcp.ioThreads=4", "rdma.pi=cpu"}) {
+            assertTrue(serve.contains(name), "'" + name + "' whole in: " + serve);
+        }
+        assertTrue(serve.lines().anyMatch(l -> l.startsWith("Usage: pistore serve [")), serve);
+        assertTrue(serve.lines().skip(1).takeWhile(l -> !l.startsWith("Serves"))
+                .allMatch(l -> l.startsWith(" ".repeat("Usage: pistore serve ".length()) + "[")), serve);
+    }
+
+    @Test
     void aSizeWithAnUnknownSuffixNamesTheSuffixesThatWork() {
         for (String bad : new String[] {"12XB", "1.5g", "lots"}) {
             Result r = run("volume", "create", "--data", dir.resolve("data").toString(), "v", "--size", bad);
@@ -83,6 +105,9 @@ class CliRoughEdgesTest {
         assertEquals(0, r.code(), r.err());
         assertTrue(r.err().startsWith("pistore volume create: warning: huge needs ") && r.err().contains(" free; ")
                 && r.err().strip().lines().count() == 1, r.err());
+        // what it says of the files is what they are: the data file sparse, the metadata (none here) written
+        assertTrue(r.err().contains(", metadata 0 B) ") && r.err().contains("the data file is sparse"), r.err());
+        assertTrue(Files.size(data.resolve("huge.data")) > free, "the data file has its full length");
         Result small = run("volume", "create", "--data", data.toString(), "small", "--size", "1m");
         assertEquals(0, small.code(), small.err());
         assertTrue(small.err().isEmpty(), "no warning when it fits: " + small.err());

@@ -125,4 +125,29 @@ class LiveVolumeCommandsTest {
         assertEquals(0, after.code(), after.err());
         assertFalse(after.out().contains("late") || after.out().contains("first"), after.out());
     }
+
+    @Test
+    void aDataDirTooLongForAUnixSocketSaysSoAndWhatToDo() throws Exception {
+        Path deep = dir;
+        while (deep.resolve(".control").toAbsolutePath().toString().length() <= 107) {
+            deep = deep.resolve("a-directory-with-a-long-name");
+        }
+        String data = deep.toString();
+        assertEquals(0, run("volume", "create", "--data", data, "first", "--size", "64k").code());
+        try (ServeThread serve = new ServeThread("serve", "--data", data, "--transport", "local", "--listen",
+                "live-long-test")) {
+            serve.awaitOutput(o -> o.contains("live volume changes") || o.contains("volumes change live"));
+            assertTrue(serve.out().contains("no live volume changes: the control socket " + data + "/.control would be "),
+                    serve.out() + " / " + serve.err());
+            assertTrue(serve.out().contains("longer than the 107 a Unix socket path may have: give serve and the volume "
+                    + "commands a shorter --data path (a symlink to the directory will do)"), serve.out());
+            Result refused = run("volume", "create", "--data", data, "late", "--size", "64k");
+            assertEquals(2, refused.code(), refused.out() + refused.err());
+            assertTrue(refused.err().contains("no live volume changes there: the control socket " + data + "/.control"
+                    + " would be "), refused.err());
+            assertTrue(refused.err().strip().endsWith("(a symlink to the directory will do); or stop it first"),
+                    refused.err());
+            assertEquals(0, serve.stop());
+        }
+    }
 }

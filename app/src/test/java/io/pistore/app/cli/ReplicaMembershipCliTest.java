@@ -96,6 +96,18 @@ class ReplicaMembershipCliTest {
                         + "lag=\\d+"), status.out());
                 assertTrue(lines[4].matches("volume rv: leader n[123], 4 of 4 peers answered"), status.out());
 
+                // a scrub with the list of before the change checks the member added since, and says so
+                EngineCommandsTest.Result added = EngineCommandsTest.run("scrub", "rv", "--replicas", peers);
+                assertEquals(0, added.code(), added.out() + added.err());
+                assertTrue(added.out().contains("replica n4 is a member that --replicas does not name: checked too\n"),
+                        added.out());
+                assertTrue(added.out().contains(") on 4 replicas (n1,n2,n3,n4): no bad copies"), added.out());
+                // the joining serve logs the reply's lines one by one, as the command prints them
+                String log = serves.get(3).out() + serves.get(3).err();
+                assertTrue(log.contains("control: volume rv: replica n4 joined, caught up; members n1,n2,n3 -> "
+                        + "n1,n2,n3,n4 (user "), log);
+                assertTrue(log.contains("control: rv replicated on n1="), log);
+
                 String all = peers + ",n4=" + address[4];
                 EngineCommandsTest.Result unknown = EngineCommandsTest.run("replicas", "remove", "rv", "--peer", "n9",
                         "--replicas", all);
@@ -128,8 +140,17 @@ class ReplicaMembershipCliTest {
             String members = "n1=" + address[1] + ",n4=" + address[4] + ",n5=" + address[5];
             EngineCommandsTest.Result scrub = EngineCommandsTest.run("scrub", "rv", "--replicas", members);
             assertEquals(0, scrub.code(), scrub.out() + scrub.err());
-            assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas: "
-                    + "no bad copies, 0 rewritten, 0 bad on every replica"), scrub.out());
+            assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas "
+                    + "(n1,n4,n5): no bad copies, 0 rewritten, 0 bad on every replica"), scrub.out());
+            // the first list names two members removed since: said, not checked; the members are
+            EngineCommandsTest.Result old = EngineCommandsTest.run("scrub", "rv", "--replicas", peers);
+            assertEquals(0, old.code(), old.out() + old.err());
+            assertTrue(old.out().contains("replica n2 is not a member of the group of volume rv (members n1,n4,n5): not "
+                    + "checked\n"), old.out());
+            assertTrue(old.out().contains("replica n3 is not a member of the group of volume rv (members n1,n4,n5): not "
+                    + "checked\n"), old.out());
+            assertTrue(old.out().contains("replica n4 is a member that --replicas does not name: checked too"), old.out());
+            assertTrue(old.out().contains(") on 3 replicas (n1,n4,n5): no bad copies"), old.out());
             EngineCommandsTest.Result after = EngineCommandsTest.run("replicas", "status", "rv", "--replicas", peers);
             String[] lines = after.out().strip().split("\n");
             assertTrue(lines[1].startsWith("n2 ") && lines[1].contains("not a member of the group"), after.out());

@@ -79,7 +79,7 @@ class ReplicatedServeTest {
             }
             EngineCommandsTest.Result scrub = EngineCommandsTest.run("scrub", "rv", "--replicas", peers.toString());
             assertEquals(0, scrub.code(), scrub.out() + scrub.err());
-            assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas: "
+            assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas (n1,n2,n3): "
                     + "no bad copies, 0 rewritten, 0 bad on every replica"), scrub.out());
             EngineCommandsTest.Result status = EngineCommandsTest.run("replicas", "status", "rv", "--replicas",
                     peers.toString());

@@ -23,6 +23,10 @@ final class MeasuredHostConnection implements HostConnection {
     MeasuredHostConnection(HostConnection delegate, TransportCounters counters) {
         this.delegate = delegate;
         this.counters = counters;
+        // every volume it sees has its series from now on (at zero on a healthy host), not from its first error
+        for (VolumeInfo v : delegate.volumes()) {
+            counters.volume(v.name());
+        }
         this.queues = new HostQueue[delegate.queueCount()];
         for (int i = 0; i < queues.length; i++) {
             queues[i] = new Queue(delegate.queue(i));

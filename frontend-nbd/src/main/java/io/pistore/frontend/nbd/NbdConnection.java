@@ -56,6 +56,7 @@ final class NbdConnection implements Runnable {
     @Override
     public void run() {
         String end = "closed by the client";
+        ReplyWriter writer = null;
         try {
             socket.open();
             NbdHandshake.Negotiated n = new NbdHandshake(server, socket, peer).negotiate();
@@ -63,11 +64,11 @@ final class NbdConnection implements Runnable {
                 export = n.export().name;
                 server.log("nbd: " + peer + " export " + n.export().name + " (" + n.export().size + " bytes"
                         + (n.structured() ? ", structured replies" : "") + (socket.isTls() ? ", TLS" : "") + ")");
-                ReplyWriter writer = new ReplyWriter(server, socket, peer);
+                writer = new ReplyWriter(server, socket, peer);
                 NbdDispatcher dispatcher = new NbdDispatcher(server, peer, n, socket, writer);
                 end = new NbdTransmission(server, socket, writer, dispatcher, poll).run();
                 if (socket.isClosed() && end.equals("server stopping")) {
-                    end = closedBecause; // the loop saw its socket closed by another thread: say why
+                    end = closedBy(writer); // the loop saw its socket closed: say why
                 }
             }
         } catch (EOFException e) {
@@ -75,9 +76,9 @@ final class NbdConnection implements Runnable {
         } catch (NbdProtocolException e) {
             end = "protocol error: " + e.getMessage();
         } catch (IOException e) {
-            end = socket.isClosed() ? closedBecause : "I/O error: " + e.getMessage();
+            end = socket.isClosed() ? closedBy(writer) : "I/O error: " + e.getMessage();
         } catch (RuntimeException e) {
-            end = socket.isClosed() ? closedBecause : "internal error: " + e;
+            end = socket.isClosed() ? closedBy(writer) : "internal error: " + e;
         } finally {
             socket.close();
             server.ended(this);
@@ -110,6 +111,19 @@ final class NbdConnection implements Runnable {
         socket.close();
     }
 
-    /** Why another thread closed the socket (read after the socket is closed). */
-    private volatile String closedBecause = "server stopping";
+    /**
+     * Why the socket is closed: what the thread that closed it said (a server stopping), else the
+     * reply that could not be written because the client went away.
+     */
+    private String closedBy(ReplyWriter writer) {
+        String why = closedBecause;
+        if (why != null) {
+            return why;
+        }
+        String failed = writer == null ? null : writer.failure();
+        return failed != null ? "the client went away (a reply could not be sent: " + failed + ")" : "closed";
+    }
+
+    /** Why another thread closed the socket (read after the socket is closed), or null. */
+    private volatile String closedBecause;
 }

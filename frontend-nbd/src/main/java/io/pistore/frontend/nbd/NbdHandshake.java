@@ -139,6 +139,31 @@ final class NbdHandshake {
     }
 
     /**
+     * A failed handshake's likely cause, said as what to change, for the failures the TLS engines
+     * (BoringSSL's codes, the JDK's words) name in their own terms; other reasons as given.
+     */
+    static String tlsFailure(String m) {
+        if (m == null) {
+            return "no reason given";
+        }
+        String u = m.toUpperCase(java.util.Locale.ROOT).replace(' ', '_');
+        if (u.contains("PEER_DID_NOT_RETURN_A_CERTIFICATE") || u.contains("EMPTY_CLIENT_CERTIFICATE_CHAIN")
+                || u.contains("CERTIFICATE_REQUIRED")) {
+            return "the client sent no certificate, and this server requires one (--tls-verify-client): give the "
+                    + "client a certificate of --tls-ca's CA and its key (libnbd: tls-certificates=DIR holding "
+                    + "client-cert.pem and client-key.pem; qemu: tls-creds-x509 with endpoint=client)";
+        }
+        if (u.contains("WRONG_VERSION_NUMBER") || u.contains("NOT_AN_SSL/TLS_RECORD")
+                || u.contains("UNSUPPORTED_OR_UNRECOGNIZED_SSL_MESSAGE") || u.contains("HTTP_REQUEST")) {
+            return "the client does not speak TLS after NBD_OPT_STARTTLS";
+        }
+        if (u.contains("CERTIFICATE_VERIFY_FAILED") || u.contains("PKIX_PATH") || u.contains("UNABLE_TO_FIND_VALID")) {
+            return "the client's certificate does not chain to --tls-ca";
+        }
+        return m;
+    }
+
+    /**
      * NBD_OPT_STARTTLS: acknowledged in plaintext, then the TLS handshake (within the handshake
      * timeout); option haggling goes on inside TLS with what was agreed before forgotten, as the
      * protocol asks (a man in the middle could have chosen it).
@@ -162,7 +187,7 @@ final class NbdHandshake {
         try {
             s = socket.startTls(server.options()::serverTls, op -> awaitReady(op, deadline));
         } catch (SSLException e) {
-            throw new NbdProtocolException("TLS handshake failed: " + e.getMessage());
+            throw new NbdProtocolException("TLS handshake failed: " + tlsFailure(e.getMessage()));
         } catch (NbdProtocolException e) {
             throw new NbdProtocolException("TLS " + e.getMessage());
         }

@@ -73,6 +73,13 @@ final class ReplyWriter {
      * Writes the batch with as few gathering writes as the socket takes without blocking, behind
      * whatever is queued already; the rest joins the queue. Only the loop's thread.
      */
+    /** Why a reply could not be written (the client went away), or null. */
+    String failure() {
+        return failure;
+    }
+
+    private volatile String failure;
+
     void flushBatch() {
         int n = batch.size();
         if (n == 0) {
@@ -108,6 +115,7 @@ final class ReplyWriter {
                 }
             } catch (IOException e) {
                 server.log("nbd: " + peer + " reply failed: " + e.getMessage());
+                failure = e.getMessage();
                 socket.close();
             } finally {
                 Arrays.fill(gather, 0, n, null);
@@ -143,6 +151,7 @@ final class ReplyWriter {
                 }
             } catch (IOException e) {
                 server.log("nbd: " + peer + " reply failed: " + e.getMessage());
+                failure = e.getMessage();
                 socket.close();
                 return;
             }

@@ -171,6 +171,24 @@ class NbdServerTest {
     }
 
     @Test
+    void aClientThatVanishesWithRepliesOwedIsNotLoggedAsTheServerStopping() throws Exception {
+        NbdTestClient c = connect("a");
+        for (int i = 0; i < 64; i++) { // 64 MiB of replies it never reads
+            c.request(0, READ, 0, A_SIZE, null);
+        }
+        c.out.flush();
+        c.socket.setSoLinger(true, 0); // gone at once: a reset, no NBD_CMD_DISC
+        c.close();
+        Eventually.await("the connection's closing line", Duration.ofSeconds(10),
+                () -> log.stream().anyMatch(l -> l.contains("connection ended")));
+        String ended = log.stream().filter(l -> l.contains("connection ended")).findFirst().orElseThrow();
+        assertFalse(ended.contains("server stopping"), "the server did not stop; the client went: " + ended);
+        try (NbdTestClient next = connect("a")) {
+            assertEquals(4096, next.read(0, 4096).length, "the server serves the next client");
+        }
+    }
+
+    @Test
     void aConnectionWithPollingOffBlocksForEveryRequest() throws Exception {
         try (NbdServer s = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().spinMicros(0));
              NbdTestClient c = NbdTestClient.open(s.address())) {

@@ -29,14 +29,35 @@ import java.util.regex.Pattern;
  * server starts with {@code serve --daemon}, which returns once it listens, and {@code stop} returns
  * once it has exited. A line whose tool (nbdinfo, qemu-img, curl, libiscsi's iscsi-inq and
  * iscsi-readcapacity16) is missing is left out with a line saying so; {@code .ci/run} installs them.
+ * A document may ask for more ({@link Options}): its {@code sh} fences run too, the files it shows
+ * by name are saved before the blocks that use them, and its outputs are compared without the
+ * figures that differ from run to run. The blocks run as in one shell: a variable one sets is there
+ * for the next.
  */
 final class DocBlocks {
     private static final Pattern FENCE = Pattern.compile("(?m)^```([^\\n]*)\\n(.*?)^```\\s*$", Pattern.DOTALL);
     private static final Pattern COMMAND = Pattern.compile("^(\\./pistore |curl |nbdinfo |qemu-img |head |printf |od |mkdir |[A-Z]=)");
     private static final List<String> TOOLS = List.of("nbdinfo", "qemu-img", "curl", "iscsi-inq", "iscsi-readcapacity16");
 
-    record Block(String section, String commands, String expected) {
+    record Block(String section, String commands, String expected, String file) {
+        Block(String section, String commands, String expected) {
+            this(section, commands, expected, null);
+        }
     }
+
+    /**
+     * How a document runs: {@code shellFences} makes {@code sh} fences command blocks too, whatever
+     * their first line, and a fence whose first line names a file ({@code # target.properties: ...})
+     * a file the reader saves under that name; {@code looseFigures} compares outputs with their
+     * figures, peer numbers and Raft roles left out (log indexes, which peer leads and in which
+     * order the peers answer differ from run to run; "exit N" lines are compared whole);
+     * {@code tools}: a block that runs one of them that is not installed is skipped, with a line saying so.
+     */
+    record Options(boolean shellFences, boolean looseFigures, List<String> tools) {
+        static final Options PLAIN = new Options(false, false, List.of());
+    }
+
+    private static final Pattern FILE_BLOCK = Pattern.compile("^# ([\\w.-]+\\.(?:properties|ya?ml|txt))(?:[:;].*)?\\n");
 
     private DocBlocks() {
     }
@@ -47,6 +68,11 @@ final class DocBlocks {
 
     /** The command blocks of {@code text}, each with the output block that follows it directly (or null). */
     static List<Block> blocks(String text) {
+        return blocks(text, Options.PLAIN);
+    }
+
+    /** The command and file blocks of {@code text}, each command with the output block that follows it directly (or null). */
+    static List<Block> blocks(String text, Options options) {
         List<Block> blocks = new ArrayList<>();
         Matcher m = FENCE.matcher(text);
         int prevEnd = -1;
@@ -57,13 +83,18 @@ final class DocBlocks {
             int h = Math.max(before.lastIndexOf("\n## "), before.lastIndexOf("\n### "));
             section = h < 0 ? section : before.substring(before.indexOf(' ', h) + 1, before.indexOf('\n', h + 1));
             boolean plain = m.group(1).isBlank();
+            boolean shell = options.shellFences() && m.group(1).strip().equals("sh");
             boolean follows = prevEnd >= 0 && text.substring(prevEnd, m.start()).isBlank();
             String body = m.group(2);
+            Matcher file = FILE_BLOCK.matcher(body);
             if (plain && follows && prevCommand && blocks.get(blocks.size() - 1).expected() == null) {
                 Block last = blocks.remove(blocks.size() - 1);
                 blocks.add(new Block(last.section(), last.commands(), body));
                 prevCommand = false;
-            } else if (plain && COMMAND.matcher(body).find()) {
+            } else if (options.shellFences() && !shell && file.lookingAt()) {
+                blocks.add(new Block(section, body, null, file.group(1)));
+                prevCommand = false;
+            } else if (shell || plain && COMMAND.matcher(body).find()) {
                 blocks.add(new Block(section, body, null));
                 prevCommand = true;
             } else {
@@ -106,7 +137,7 @@ final class DocBlocks {
      */
     static String script(String commands, Map<String, Path> dirs, Map<Integer, Integer> ports, int tcpPort) {
         StringBuilder s = new StringBuilder("set -e\n");
-        Pattern port = Pattern.compile("(?<=:|--metrics )(" + String.join("|",
+        Pattern port = Pattern.compile("(?<=:|--metrics |port=)(" + String.join("|",
                 ports.keySet().stream().map(String::valueOf).toList()) + ")\\b");
         for (String line : commands.split("\n")) {
             String l = line;
@@ -150,17 +181,84 @@ final class DocBlocks {
     /** Runs every block in order; returns the sections run. */
     static List<String> runAll(String doc, List<Block> blocks, Path work, Map<String, Path> dirs,
                                Map<Integer, Integer> ports, int tcpPort) throws IOException, InterruptedException {
+        return runAll(doc, blocks, work, dirs, ports, tcpPort, Options.PLAIN);
+    }
+
+    /**
+     * Runs every block in order, as one shell would: a variable a block sets ({@code P=...} on a line
+     * of its own) is set for the blocks after it; a file block is saved in {@code work}. Returns the
+     * sections run (a skipped block's too).
+     */
+    static List<String> runAll(String doc, List<Block> blocks, Path work, Map<String, Path> dirs,
+                               Map<Integer, Integer> ports, int tcpPort, Options options)
+            throws IOException, InterruptedException {
         List<String> ran = new ArrayList<>();
+        StringBuilder variables = new StringBuilder();
         for (Block b : blocks) {
-            Ran r = bash(work, script(b.commands(), dirs, ports, tcpPort));
+            if (b.file() != null) {
+                Files.writeString(work.resolve(b.file()), map(b.commands(), dirs, ports));
+                ran.add(b.section());
+                continue;
+            }
+            String missing = options.tools().stream()
+                    .filter(t -> Pattern.compile("(?m)^\\s*" + Pattern.quote(t) + "\\s").matcher(b.commands()).find())
+                    .filter(t -> !onPath(t)).findFirst().orElse(null);
+            if (missing != null) {
+                System.out.println("[docs] " + doc + " section '" + b.section() + "': block skipped, " + missing
+                        + " is not installed");
+                ran.add(b.section());
+                continue;
+            }
+            String body = script(b.commands(), dirs, ports, tcpPort);
+            Ran r = bash(work, variables + body);
             String where = doc + " section '" + b.section() + "', block:\n" + b.commands() + "\noutput:\n" + r.output();
             assertEquals(0, r.code(), where);
             if (b.expected() != null) {
-                assertEquals(b.expected().strip(), r.output().strip(), where);
+                String expected = map(b.expected(), dirs, ports).strip();
+                if (options.looseFigures()) {
+                    assertEquals(loose(expected), loose(r.output().strip()), where);
+                } else {
+                    assertEquals(expected, r.output().strip(), where);
+                }
+            }
+            for (String line : body.split("\n")) {
+                if (line.matches("[A-Z][A-Z0-9_]*=\\S*")) {
+                    variables.append(line).append('\n');
+                }
             }
             ran.add(b.section());
         }
         return ran;
+    }
+
+    /** {@code text} with the document's directories and ports replaced by the test's. */
+    static String map(String text, Map<String, Path> dirs, Map<Integer, Integer> ports) {
+        String t = text;
+        for (Map.Entry<String, Path> d : dirs.entrySet()) {
+            t = t.replace(d.getKey(), d.getValue().toString());
+        }
+        if (ports.isEmpty()) {
+            return t;
+        }
+        Pattern port = Pattern.compile("(?<=:|--metrics |port=)(" + String.join("|",
+                ports.keySet().stream().map(String::valueOf).toList()) + ")\\b");
+        return port.matcher(t).replaceAll(m -> String.valueOf(ports.get(Integer.parseInt(m.group(1)))));
+    }
+
+    /**
+     * An output without what differs between runs: runs of blanks (columns padded to a port's
+     * length), figures and peer numbers, which peer leads; an {@code exit N} line stays whole.
+     */
+    static String loose(String output) {
+        StringBuilder b = new StringBuilder();
+        for (String line : output.split("\n")) {
+            String l = line.strip().replaceAll("\\s+", " ");
+            if (!l.matches("exit \\d+")) {
+                l = l.replaceAll("\\d+", "N").replaceAll("\\b(leader|follower)\\b", "ROLE");
+            }
+            b.append(l).append('\n');
+        }
+        return b.toString();
     }
 
     /** A server that a failed block left running (its pid file is still there): SIGKILL, so the test ends. */

@@ -24,7 +24,15 @@ class OperationsExamplesTest {
 
     @Test
     void operationsRunsAsWritten() throws Exception {
-        List<DocBlocks.Block> blocks = DocBlocks.blocks(Files.readString(DocBlocks.doc("docs/OPERATIONS.md")));
+        String text = Files.readString(DocBlocks.doc("docs/OPERATIONS.md"));
+        // run after the README's tour, its first command finds none of the tour's volumes: its directory is its own
+        java.util.regex.Matcher tmp = java.util.regex.Pattern.compile("/tmp/[\\w.-]+").matcher(Files.readString(
+                DocBlocks.doc("README.md")));
+        while (tmp.find()) {
+            assertFalse(text.contains(tmp.group() + "/") || text.contains(tmp.group() + " "),
+                    "OPERATIONS.md uses the README's " + tmp.group());
+        }
+        List<DocBlocks.Block> blocks = DocBlocks.blocks(text);
         assertTrue(blocks.size() >= 5, "the blocks were found: " + blocks.size());
         DocBlocks.writeLauncher(work);
         Path ops = work.resolve("pistore-ops");

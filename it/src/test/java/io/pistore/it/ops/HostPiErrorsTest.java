@@ -58,6 +58,12 @@ class HostPiErrorsTest {
                  TargetListener l = t.listen("127.0.0.1:0", target.measure("tcp", new TargetService(store)));
                  HostConnection c = host.measureHost("tcp", t.connect(l.address(), new ConnectOptions(1, 8)));
                  MetricsEndpoint m = MetricsEndpoint.start("127.0.0.1:0", hostFigures)) {
+                // from the connection on, the host's endpoint has the volume's series, at zero
+                List<Sample> before = scrape(m.url());
+                assertTrue(before.stream().anyMatch(x -> x.name().equals("pistore_pi_errors_total")
+                        && "host".equals(x.labels().get("where")) && "v1".equals(x.labels().get("volume"))),
+                        "a healthy host shows its where=\"host\" series: " + before);
+                assertEquals(0, value(before, "pistore_pi_errors_total", "where", "host"));
                 BlockDevice d = BlockDevice.open(c, "v1");
                 Completion good = d.read(6, ScatterList.wrap(new byte[512])).get(10, TimeUnit.SECONDS);
                 assertEquals(Status.SUCCESS, good.status(), good.toString());

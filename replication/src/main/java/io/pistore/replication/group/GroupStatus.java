@@ -126,6 +126,19 @@ public final class GroupStatus {
     }
 
     /**
+     * The members of the group as its leader holds them ({@code ID=HOST:PORT,...}, by id), or
+     * null when no leader answered: what a view of every replica should ask rather than the list it
+     * was given, which may miss a member added since or name one removed.
+     */
+    public String currentMembers() {
+        Member l = leader();
+        if (l == null) {
+            return null;
+        }
+        return String.join(",", l.group.stream().map(p -> p.getId() + "=" + p.getAddress()).sorted().toList());
+    }
+
+    /**
      * How many log entries {@code m} is behind the leader's log (0 when it is up to date), or -1 when
      * the leader or {@code m} did not answer.
      */

@@ -65,6 +65,10 @@ public final class ControlSocket implements AutoCloseable {
      */
     public static ControlSocket start(Path dir, VolumeStore store, VolumeUse use, Consumer<String> log) throws IOException {
         Path path = dir.resolve(FILE).toAbsolutePath();
+        String tooLong = pathTooLong(dir);
+        if (tooLong != null) {
+            throw new IOException(tooLong);
+        }
         Files.deleteIfExists(path);
         ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         UserPrincipal self;
@@ -82,6 +86,21 @@ public final class ControlSocket implements AutoCloseable {
         ControlSocket s = new ControlSocket(path, ch, self, store, use, log);
         s.acceptor.start();
         return s;
+    }
+
+    /** The most bytes of a Unix socket's path (sun_path less its terminating NUL, on Linux). */
+    public static final int MAX_PATH_BYTES = 107;
+
+    /**
+     * Why {@code dir}'s control socket cannot exist (its absolute path is longer than a Unix socket
+     * address holds) and what to do, or null when it can.
+     */
+    public static String pathTooLong(Path dir) {
+        Path path = dir.resolve(FILE).toAbsolutePath();
+        int n = path.toString().getBytes(StandardCharsets.UTF_8).length;
+        return n <= MAX_PATH_BYTES ? null : "the control socket " + path + " would be " + n + " bytes, longer than the "
+                + MAX_PATH_BYTES + " a Unix socket path may have: give serve and the volume commands a shorter --data "
+                + "path (a symlink to the directory will do)";
     }
 
     /** Lets replica-join requests through to this server's replica peer. */
@@ -133,8 +152,11 @@ public final class ControlSocket implements AutoCloseable {
                         : change.verb().equals("delete") && j != null && j.replicated(change.args().get(0))
                         ? j.delete(change.args().get(0), Boolean.parseBoolean(change.args().get(1)), use)
                         : change.apply(store, use);
-                log.accept("control: " + (change.verb().equals("list") ? "list" : String.join("; ", lines))
-                        + " (user " + caller + ")");
+                // one log line per reply line, as the caller prints them (a joined line would run them together)
+                List<String> logged = change.verb().equals("list") || lines.isEmpty() ? List.of(change.verb()) : lines;
+                for (int i = 0; i < logged.size(); i++) {
+                    log.accept("control: " + logged.get(i).strip() + (i == 0 ? " (user " + caller + ")" : ""));
+                }
                 reply = "ok\n" + String.join("\n", lines) + "\n";
             } catch (IllegalArgumentException e) {
                 reply = "error\tusage\t" + oneLine(e.getMessage()) + "\n";

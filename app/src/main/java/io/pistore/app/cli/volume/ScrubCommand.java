@@ -11,6 +11,7 @@ import io.pistore.engine.scrub.Scrubber;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.CheckFlags;
+import io.pistore.replication.group.GroupStatus;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.volume.ReplicatedVolume;
@@ -54,8 +55,10 @@ public final class ScrubCommand implements Callable<Integer> {
     long maxErrors;
 
     @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...",
-            description = "Scrub the replicated volume NAME on these running peers (their --replica-listen addresses) "
-                    + "and repair what a good replica has; --data is not used.")
+            description = "Scrub the replicated volume NAME through these running peers (their --replica-listen "
+                    + "addresses): every member of its group, as its leader holds them, is checked and named (one "
+                    + "added since too; one named but removed is said), and what a good replica has is repaired; "
+                    + "--data is not used.")
     String replicas;
 
     @Override
@@ -93,11 +96,43 @@ public final class ScrubCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The members to scrub: the group's as its leader holds them, which --replicas may not all name
+     * (a member added since) or may name wrongly (one removed since: said, not checked); the list
+     * given when no leader answers (the scrub then waits for one, as any request does).
+     */
+    private String members(PrintWriter out) {
+        GroupStatus status;
+        try {
+            status = GroupStatus.of(name, replicas, ReplicationSettings.defaults());
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--replicas: " + e.getMessage());
+        }
+        String current = status.currentMembers();
+        if (current == null) {
+            return replicas;
+        }
+        java.util.Set<String> named = new java.util.HashSet<>();
+        io.pistore.replication.ReplicaPeers.parse(replicas).forEach(p -> named.add(p.getId().toString()));
+        String ids = String.join(",", io.pistore.replication.ReplicaPeers.parse(current).stream()
+                .map(p -> p.getId().toString()).toList());
+        for (GroupStatus.Member m : status.members) {
+            if (!m.member) {
+                out.println("replica " + m.id + " is not a member of the group of volume " + name + " (members " + ids
+                        + "): not checked");
+            } else if (!named.contains(m.id)) {
+                out.println("replica " + m.id + " is a member that --replicas does not name: checked too");
+            }
+        }
+        return current;
+    }
+
     /** Every replica of a replicated volume, through its group; repairs are printed as they happen. */
     private Integer scrubReplicated(PrintWriter out, PrintWriter err) throws Exception {
+        String peers = members(out);
         ReplicatedVolume v;
         try {
-            v = ReplicatedVolume.connect(name, replicas, ReplicationSettings.defaults(), line -> {
+            v = ReplicatedVolume.connect(name, peers, ReplicationSettings.defaults(), line -> {
                 synchronized (out) {
                     out.println(line);
                 }
@@ -123,7 +158,8 @@ public final class ScrubCommand implements Callable<Integer> {
             StringBuilder bad = new StringBuilder();
             r.badCopies.forEach((id, n) -> bad.append(bad.length() == 0 ? "" : " ").append(id).append('=').append(n));
             out.println("checked " + r.blocks + " blocks (" + v.format() + ") on " + v.group().getPeers().size()
-                    + " replicas: " + (bad.length() == 0 ? "no bad copies" : "bad copies " + bad) + ", "
+                    + " replicas (" + String.join(",", v.group().getPeers().stream().map(p -> p.getId().toString())
+                            .toList()) + "): " + (bad.length() == 0 ? "no bad copies" : "bad copies " + bad) + ", "
                     + r.repairedCopies + " rewritten, " + r.unrepairable.size() + " bad on every replica"
                     + (r.unrepairable.isEmpty() ? "" : " (lba " + r.unrepairable.stream().limit(maxErrors)
                             .map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + ")"));

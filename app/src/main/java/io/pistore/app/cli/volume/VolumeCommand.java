@@ -104,7 +104,9 @@ public final class VolumeCommand implements Callable<Integer> {
                     // a socket file left by a server that died while the lock's owner is another
                 }
             }
-            throw inUse(e, "stop it first");
+            String tooLong = io.pistore.server.control.ControlSocket.pathTooLong(dir);
+            throw inUse(e, tooLong == null ? "stop it first" : "no live volume changes there: " + tooLong
+                    + "; or stop it first");
         }
         try (s) {
             report(s, command);
@@ -120,7 +122,9 @@ public final class VolumeCommand implements Callable<Integer> {
     }
 
     @Command(name = "create", sortOptions = false,
-            description = "Creates a volume: durable data and metadata files (and --data DIR, if missing).")
+            description = "Creates a volume: durable data and metadata files (and --data DIR, if missing). The data "
+                    + "file is sparse (it takes room as blocks are written); the metadata file is written in full "
+                    + "(every block's PI, marked unwritten): about 1/512 of the size for 8 bytes per 4096.")
     static final class Create implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -184,7 +188,7 @@ public final class VolumeCommand implements Callable<Integer> {
                 return createReplica(f);
             }
             long blocks = size / f.dataSize();
-            warnIfLargerThanFree(blocks * (f.dataSize() + (long) f.metadataSize()));
+            warnIfLargerThanFree(blocks * f.dataSize(), blocks * (long) f.metadataSize());
             Changed c = change(data.dir, spec, VolumeChange.create(name, f, blocks));
             spec.commandLine().getOut().println(c.lines().get(0) + ", in " + data.dir
                     + (c.throughServer() ? ", through the running server" : ""));
@@ -193,9 +197,11 @@ public final class VolumeCommand implements Callable<Integer> {
 
         /**
          * One warning line when the volume's files would not fit in the free space of the directory's
-         * file system: they are sparse, so the create succeeds, and writes fail once the disk is full.
+         * file system: the data file is sparse, so the create succeeds, and writes fail once the disk
+         * is full. The metadata file is not: every block's PI is written now, marked unwritten.
          */
-        private void warnIfLargerThanFree(long bytes) {
+        private void warnIfLargerThanFree(long dataBytes, long metaBytes) {
+            long bytes = dataBytes + metaBytes;
             Path at = data.dir.toAbsolutePath();
             while (at != null && !Files.exists(at)) {
                 at = at.getParent(); // the directory may not exist yet: ask the file system it will be on
@@ -211,8 +217,10 @@ public final class VolumeCommand implements Callable<Integer> {
             }
             if (bytes > free) {
                 spec.commandLine().getErr().println("pistore volume create: warning: " + name + " needs "
-                        + Progress.bytes(bytes) + " (data and metadata) but the file system of " + data.dir + " has "
-                        + Progress.bytes(free) + " free; the files are sparse, so writes will fail once it is full");
+                        + Progress.bytes(bytes) + " (data " + Progress.bytes(dataBytes) + ", metadata "
+                        + Progress.bytes(metaBytes) + ") but the file system of " + data.dir + " has "
+                        + Progress.bytes(free) + " free; the metadata file takes its room now, the data file is "
+                        + "sparse and takes room as blocks are written, so writes will fail once it is full");
             }
         }
 
