@@ -16,12 +16,14 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -126,18 +128,23 @@ class ReplicatedFailoverTest {
      * restarted group on a loaded machine may take longer than one operation timeout); a hang guard.
      */
     private void lead(int i) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (true) {
-            try (ReplicatedVolume v = ReplicatedVolume.connect("rv", peers, ReplicationSettings.defaults(),
-                    line -> { })) {
-                v.transferLeadership("n" + i);
-                return;
-            } catch (IOException e) {
-                if (System.nanoTime() > end) {
-                    throw e;
+        IOException[] last = new IOException[1];
+        try {
+            Eventually.await("the group to elect a leader and move it to n" + i, Duration.ofSeconds(180), () -> {
+                try (ReplicatedVolume v = ReplicatedVolume.connect("rv", peers, ReplicationSettings.defaults(),
+                        line -> { })) {
+                    v.transferLeadership("n" + i);
+                    return true;
+                } catch (IOException e) {
+                    last[0] = e;
+                    return false;
                 }
-                Thread.sleep(1000);
+            });
+        } catch (AssertionError e) {
+            if (last[0] != null) {
+                e.addSuppressed(last[0]);
             }
+            throw e;
         }
     }
 
