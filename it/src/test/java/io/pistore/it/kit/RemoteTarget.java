@@ -3,14 +3,11 @@ package io.pistore.it.kit;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.it.CliJvm;
 import io.pistore.spi.TargetListener;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,12 +25,9 @@ final class RemoteTarget {
 
     /** Starts the target process on {@code transport} and waits until it says where it listens. */
     static RemoteTarget start(String transport) throws Exception {
-        // the CLI's jars and options, then the test classes (where the target's main class is)
-        List<String> cmd = new ArrayList<>(List.of(CliJvm.java()));
-        cmd.addAll(CliJvm.options());
-        cmd.addAll(List.of("-cp", CliJvm.jars() + File.pathSeparator + System.getProperty("java.class.path"),
-                TcpTargetProcess.class.getName(), transport));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xss1m", "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), TcpTargetProcess.class.getName(), transport);
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         Process p = pb.start();
         BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

@@ -14,11 +14,13 @@ import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.Status;
+import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -156,17 +158,15 @@ class ReconnectAfterRestartTest {
     }
 
     /** Waits until the process printed a line that {@code want} accepts. */
-    private static void awaitLine(PistoreProcess p, java.util.function.Predicate<String> want, int seconds)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            synchronized (p.lines) {
-                if (p.lines.stream().anyMatch(want)) {
-                    return;
+    private static void awaitLine(PistoreProcess p, java.util.function.Predicate<String> want, int seconds) {
+        try {
+            Eventually.await("such a line", Duration.ofSeconds(seconds), () -> {
+                synchronized (p.lines) {
+                    return p.lines.stream().anyMatch(want);
                 }
-            }
-            Thread.sleep(50);
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError("no such line within " + seconds + " s: " + p.output(), e);
         }
-        throw new AssertionError("no such line within " + seconds + " s: " + p.output());
     }
 }

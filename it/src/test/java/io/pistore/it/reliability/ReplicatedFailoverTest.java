@@ -444,16 +444,18 @@ class ReplicatedFailoverTest {
     private static final Pattern METRICS_AT = Pattern.compile("metrics at (\\S+)");
     private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
 
-    private static String metricsUrl(PistoreProcess p) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < end) {
-            Matcher m = METRICS_AT.matcher(p.output());
-            if (m.find()) {
-                return m.group(1);
-            }
-            Thread.sleep(50);
+    private static String metricsUrl(PistoreProcess p) {
+        String[] url = new String[1];
+        try {
+            Eventually.await("the gateway's metrics address", Duration.ofSeconds(60), () -> {
+                Matcher m = METRICS_AT.matcher(p.output());
+                url[0] = m.find() ? m.group(1) : null;
+                return url[0] != null;
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError("no metrics address: " + p.output(), e);
         }
-        throw new AssertionError("no metrics address: " + p.output());
+        return url[0];
     }
 
     /** The value of a counter without labels but {@code frontend="nbd"} on the gateway's metrics page. */
