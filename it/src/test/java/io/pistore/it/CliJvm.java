@@ -41,12 +41,12 @@ public final class CliJvm {
     }
 
     /** The {@code java} of this JVM. */
-    public static String java() {
+    private static String java() {
         return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     }
 
     /** This JVM's class path without its directories: the jars of the build and their libraries. */
-    public static String jars() {
+    private static String jars() {
         List<String> kept = new ArrayList<>();
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             if (!e.isEmpty() && Files.isRegularFile(Path.of(e))) {
@@ -60,7 +60,7 @@ public final class CliJvm {
      * The JVM options of a child process whose class path starts with {@link #jars()}: the
      * short-lived-process options and, where one could be made, the class-data-sharing archive.
      */
-    public static List<String> options() {
+    private static List<String> options() {
         List<String> o = new ArrayList<>(OPTIONS);
         Path a = archive();
         if (a != null) {
@@ -100,9 +100,14 @@ public final class CliJvm {
             Path a = dir.resolve("cli-" + key() + ".jsa");
             // one test JVM makes it, another (forkCount > 1) waits for it
             try (FileChannel lock = FileChannel.open(dir.resolve("lock"), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE); FileLock held = lock.lock()) {
-                if (!Files.exists(a)) {
-                    make(a, dir);
+                    StandardOpenOption.WRITE)) {
+                FileLock held = lock.lock();
+                try {
+                    if (!Files.exists(a)) {
+                        make(a, dir);
+                    }
+                } finally {
+                    held.release();
                 }
             }
             archive = Files.exists(a) ? a : null;
