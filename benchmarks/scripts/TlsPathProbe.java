@@ -1,6 +1,6 @@
-import io.pistore.runtime.tls.TlsChannel;
-import io.pistore.runtime.tls.TlsContext;
-import io.pistore.runtime.tls.TlsEngine;
+import io.pistore.security.tls.TlsChannel;
+import io.pistore.security.tls.TlsContext;
+import io.pistore.security.tls.TlsEngine;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

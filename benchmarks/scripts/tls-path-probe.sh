@@ -2,7 +2,7 @@
 # The CPU of one direction of TlsChannel per KiB, writer and reader threads apart, against the
 # bare socket (docs/BENCHMARKS.md, "TLS on the tcp transport"), in thread CPU time. Runs plain,
 # TlsChannel as built on each TLS engine of TLS_ENGINES (default "openssl jdk"), and, when
-# OLD_TLS_CLASSES names a directory holding another build of io/pistore/runtime/tls/TlsChannel*.class
+# OLD_TLS_CLASSES names a directory holding another build of io/pistore/security/tls/TlsChannel*.class
 # and TlsStream*.class, that build on the first engine, ROUNDS times in turn.
 #   benchmarks/scripts/tls-path-probe.sh [MIB] [ROUNDS]      (default 1024 2; builds with ./pistore)
 set -euo pipefail

@@ -1,10 +1,13 @@
 package io.pistore.replication;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.regex.Pattern;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 
 /**
@@ -76,5 +79,10 @@ public final class ReplicaPeers {
             b.append(b.length() == 0 ? "" : ",").append(p.getId()).append('=').append(p.getAddress());
         }
         return b.toString();
+    }
+
+    /** The Raft group of the volume named {@code name}: the same on every peer. */
+    public static RaftGroupId groupId(String name) {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("pistore volume " + name).getBytes(StandardCharsets.UTF_8)));
     }
 }

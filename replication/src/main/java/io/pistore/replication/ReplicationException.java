@@ -12,4 +12,20 @@ public final class ReplicationException extends IOException {
     public ReplicationException(String message) {
         super(message);
     }
+
+    /** The innermost message of a failure, first line only. */
+    public static String oneLine(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+        int nl = m.indexOf('\n');
+        return nl < 0 ? m : m.substring(0, nl);
+    }
+
+    /** What failed, without the {@link java.util.concurrent.CompletionException} a future's stage wraps it in. */
+    public static Throwable unwrap(Throwable t) {
+        return t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+    }
 }

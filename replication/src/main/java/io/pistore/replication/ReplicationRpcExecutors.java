@@ -22,8 +22,6 @@ import org.apache.ratis.thirdparty.io.grpc.ServerCallExecutorSupplier;
  * disk read on a volume whose blocks are not cached.
  */
 final class ReplicationRpcExecutors implements ServerCallExecutorSupplier {
-    static final ReplicationRpcExecutors INSTANCE = new ReplicationRpcExecutors();
-
     private static final Executor ON_EVENT_LOOP = Runnable::run;
 
     private static final Set<String> ON_EVENT_LOOP_METHODS = Set.of(
@@ -31,7 +29,8 @@ final class ReplicationRpcExecutors implements ServerCallExecutorSupplier {
             RaftServerProtocolServiceGrpc.getReadIndexMethod().getFullMethodName(),
             RaftClientProtocolServiceGrpc.getOrderedMethod().getFullMethodName());
 
-    private ReplicationRpcExecutors() {
+    /** Owns no thread: each gRPC server gets its own, made with its parameters. */
+    ReplicationRpcExecutors() {
     }
 
     /** The event loop for the calls named above; null (gRPC's executor) for any other. */

@@ -43,15 +43,15 @@ public final class ReplicationSettings {
     private final int purgeGap;
     private final long segmentBytes;
     /** At most this much in one batch entry of several commands (a larger command goes alone). */
-    static final long BATCH_BYTES = 4L << 20;
+    public static final long BATCH_BYTES = 4L << 20;
     /** At most this many commands in one batch entry. */
-    static final int BATCH_COMMANDS = 256;
+    public static final int BATCH_COMMANDS = 256;
     /**
      * The longest the next batch entry waits for the commands of writers just answered ({@link
      * CommitBatcher}); the system property {@code pistore.replication.linger.nanos} overrides it, 0
      * turning the wait off (for comparisons).
      */
-    static final long BATCH_LINGER_MAX_NANOS = Long.getLong("pistore.replication.linger.nanos",
+    public static final long BATCH_LINGER_MAX_NANOS = Long.getLong("pistore.replication.linger.nanos",
             TimeUnit.MILLISECONDS.toNanos(2));
 
     private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
@@ -145,7 +145,7 @@ public final class ReplicationSettings {
     }
 
     /** The bytes of entries after which a snapshot of a volume of {@code volumeBytes} is taken. */
-    long snapshotAfterBytes(long volumeBytes) {
+    public long snapshotAfterBytes(long volumeBytes) {
         double b = snapshotEveryVolumes * volumeBytes;
         return b >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) b;
     }
@@ -170,7 +170,7 @@ public final class ReplicationSettings {
 
     /**
      * At most {@code n} log entries of one volume on their way to a quorum at once; commands that
-     * arrive meanwhile leave together as one entry ({@link CommitBatcher}). 1 makes the largest
+     * arrive meanwhile leave together as one entry ({@code CommitBatcher}). 1 makes the largest
      * batches, a large number (64, the target's requests in flight) one entry per command.
      */
     public ReplicationSettings withEntriesInFlight(int n) {
@@ -179,7 +179,7 @@ public final class ReplicationSettings {
                 purgeGap, segmentBytes);
     }
 
-    int entriesInFlight() {
+    public int entriesInFlight() {
         return entriesInFlight;
     }
 
@@ -220,7 +220,7 @@ public final class ReplicationSettings {
     }
 
     /** A peer's server: listening on {@code host:port} (0: any free port), its Raft storage in {@code storage}. */
-    RaftProperties server(String host, int port, Path storage) {
+    public RaftProperties server(String host, int port, Path storage) {
         RaftProperties p = common();
         GrpcConfigKeys.Server.setHost(p, host);
         GrpcConfigKeys.Server.setPort(p, port);
@@ -273,15 +273,15 @@ public final class ReplicationSettings {
      * ReplicationRpcExecutors}) are handled on the connection's event loop rather than handed to
      * gRPC's executor threads.
      */
-    Parameters serverParameters() {
+    public Parameters serverParameters() {
         Parameters ps = new Parameters();
         GrpcConfigKeys.Server.setServicesCustomizer(ps,
-                (builder, types) -> builder.callExecutor(ReplicationRpcExecutors.INSTANCE));
+                (builder, types) -> builder.callExecutor(new ReplicationRpcExecutors()));
         return ps;
     }
 
     /** A client of a group: one request to one peer is given up after the RPC timeout and retried elsewhere. */
-    RaftProperties client() {
+    public RaftProperties client() {
         RaftProperties p = common();
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, td(rpcTimeout));
         return p;
@@ -292,7 +292,7 @@ public final class ReplicationSettings {
      * replica's catch-up and both configurations to commit (a retry after a timeout would find the
      * change in progress); a peer told to leave its group closes it and deletes its files first.
      */
-    RaftProperties client(Duration requestTimeout) {
+    public RaftProperties client(Duration requestTimeout) {
         RaftProperties p = common();
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, td(requestTimeout));
         return p;

@@ -5,6 +5,10 @@ import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.ScatterList;
+import io.pistore.replication.raft.StoredBlockCheck;
+import io.pistore.replication.raft.VolumeStateMachine;
+import io.pistore.replication.volume.LocalLeader;
+import io.pistore.replication.volume.ReplicatedVolume;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +47,7 @@ class ReplicationProbe {
             int inFlight = Integer.getInteger("pistore.replication.probe.inflight", 2);
             try (ReplicatedVolume leader = new ReplicatedVolume("rv", FORMAT, BLOCKS, peers.node(l).open("rv").group(),
                     ThreePeers.SETTINGS.withEntriesInFlight(inFlight), s -> { },
-                    new LocalLeader(peers.node(l).server(), ReplicaNode.groupId("rv")));
+                    new LocalLeader(peers.node(l).server(), ReplicaPeers.groupId("rv")));
                     ReplicatedVolume unbatched = new ReplicatedVolume("rv", FORMAT, BLOCKS, leader.group(),
                             ThreePeers.SETTINGS.withEntriesInFlight(64), s -> { }, null);
                     ReplicatedVolume viaRatis = new ReplicatedVolume("rv", FORMAT, BLOCKS, leader.group(),
@@ -76,7 +80,7 @@ class ReplicationProbe {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         try (ThreePeers peers = ThreePeers.start(dir, "rv", FORMAT, 4096)) {
             int l = peers.leader();
-            LocalLeader ll = new LocalLeader(peers.node(l).server(), ReplicaNode.groupId("rv"));
+            LocalLeader ll = new LocalLeader(peers.node(l).server(), ReplicaPeers.groupId("rv"));
             try (ReplicatedVolume v = new ReplicatedVolume("rv", FORMAT, 4096, peers.node(l).open("rv").group(),
                     ThreePeers.SETTINGS, s -> { }, ll)) {
                 VolumeStateMachine sm = ll.confirm(4000, "probe", "rv");
@@ -132,7 +136,7 @@ class ReplicationProbe {
                             switch (step) {
                                 case 0: sink += StoredBlockCheck.badStoredBlocks(FORMAT, last, d, m, 1).size(); break;
                                 case 1: sink += StoredBlockCheck.allPass(FORMAT, last, d, m, 1) ? 0 : 1; break;
-                                case 2: sink += peers.node(l).server().getDivision(ReplicaNode.groupId("rv")).getInfo()
+                                case 2: sink += peers.node(l).server().getDivision(ReplicaPeers.groupId("rv")).getInfo()
                                         .isLeader() ? 1 : 0; break;
                                 default: sink += ("read lba=" + lba).length(); break;
                             }
@@ -143,7 +147,7 @@ class ReplicationProbe {
                             + " and isLeader %.3f us, read name %.3f us (sink %d)%n",
                             round, t[0] / 1e3 / n, t[1] / 1e3 / n, t[2] / 1e3 / n, t[3] / 1e3 / n, sink);
                     System.out.printf("probe round %d: peer %d leads: %s, reads served locally so far %d%n", round, l,
-                            peers.node(l).server().getDivision(ReplicaNode.groupId("rv")).getInfo().isLeader(),
+                            peers.node(l).server().getDivision(ReplicaPeers.groupId("rv")).getInfo().isLeader(),
                             v.localReads());
                 }
             }

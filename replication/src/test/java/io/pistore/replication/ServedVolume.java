@@ -4,6 +4,8 @@ import io.pistore.engine.BlockDevice;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.VolumeStore;
+import io.pistore.replication.node.ReplicaNode;
+import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
@@ -14,15 +16,15 @@ import java.io.IOException;
  * A replicated volume served the way every volume is: attached to a target's store, executed by the
  * engine's target service, reached by a host through a transport (the local one) and a BlockDevice.
  */
-final class ServedVolume implements AutoCloseable {
-    final ReplicatedVolume volume;
-    final BlockDevice device;
+public final class ServedVolume implements AutoCloseable {
+    public final ReplicatedVolume volume;
+    public final BlockDevice device;
     private final VolumeStore store;
     private final BlockTransport transport;
     private final TargetListener listener;
     private final HostConnection connection;
 
-    ServedVolume(ReplicaNode node, String name) throws IOException {
+    public ServedVolume(ReplicaNode node, String name) throws IOException {
         volume = node.open(name);
         store = VolumeStore.inMemory();
         store.attach(volume);

@@ -3,6 +3,7 @@ package io.pistore.replication;
 import io.pistore.engine.volume.Volume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.replication.node.ReplicaNode;
 import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -18,9 +19,9 @@ import org.apache.ratis.protocol.RaftPeer;
  * directory, holding one replicated volume. Nodes can be stopped (closed, as a dead process would
  * leave them) and restarted on the same port and directory.
  */
-final class ThreePeers implements AutoCloseable {
+public final class ThreePeers implements AutoCloseable {
     /** Short elections so tests see a new leader quickly; a short operation timeout so no-quorum fails soon. */
-    static final ReplicationSettings SETTINGS = ReplicationSettings.defaults()
+    public static final ReplicationSettings SETTINGS = ReplicationSettings.defaults()
             .withElectionTimeout(Duration.ofMillis(300), Duration.ofMillis(600))
             .withRpcTimeout(Duration.ofSeconds(1))
             .withOperationTimeout(Duration.ofSeconds(4));
@@ -30,7 +31,7 @@ final class ThreePeers implements AutoCloseable {
     final String volume;
     final BlockFormat format;
     final long blocks;
-    final List<String> log = Collections.synchronizedList(new ArrayList<>());
+    public final List<String> log = Collections.synchronizedList(new ArrayList<>());
     final ReplicationSettings settings;
     private final Path root;
     private final ReplicaNode[] nodes = new ReplicaNode[3];
@@ -44,11 +45,11 @@ final class ThreePeers implements AutoCloseable {
         this.blocks = blocks;
     }
 
-    static ThreePeers start(Path root, String volume, BlockFormat format, long blocks) throws IOException {
+    public static ThreePeers start(Path root, String volume, BlockFormat format, long blocks) throws IOException {
         return start(root, volume, format, blocks, SETTINGS);
     }
 
-    static ThreePeers start(Path root, String volume, BlockFormat format, long blocks, ReplicationSettings settings)
+    public static ThreePeers start(Path root, String volume, BlockFormat format, long blocks, ReplicationSettings settings)
             throws IOException {
         ThreePeers g = new ThreePeers(root, volume, format, blocks, settings);
         try {
@@ -70,16 +71,16 @@ final class ThreePeers implements AutoCloseable {
         return g;
     }
 
-    static String id(int i) {
+    public static String id(int i) {
         return "n" + (i + 1);
     }
 
-    ReplicaNode node(int i) {
+    public ReplicaNode node(int i) {
         return nodes[i];
     }
 
     /** The group's peers, {@code ID=HOST:PORT,...}, running or not. */
-    String peerList() {
+    public String peerList() {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < 3; i++) {
             b.append(i == 0 ? "" : ",").append(id(i)).append("=127.0.0.1:").append(ports[i]);
@@ -87,7 +88,7 @@ final class ThreePeers implements AutoCloseable {
         return b.toString();
     }
 
-    Path dir(int i) {
+    public Path dir(int i) {
         return root.resolve(id(i));
     }
 
@@ -97,7 +98,7 @@ final class ThreePeers implements AutoCloseable {
      * log worker notices the end only at its next one-second poll), so closing one after the other
      * only adds those seconds up.
      */
-    void stop(int... which) throws IOException {
+    public void stop(int... which) throws IOException {
         List<Thread> closing = new ArrayList<>();
         List<Throwable> failed = Collections.synchronizedList(new ArrayList<>());
         for (int i : which) {
@@ -132,12 +133,12 @@ final class ThreePeers implements AutoCloseable {
     }
 
     /** Starts node {@code i} again on its port and directory; its group rejoins and catches up. */
-    void restart(int i) throws IOException {
+    public void restart(int i) throws IOException {
         nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", ports[i], dir(i), settings, log::add);
     }
 
     /** Waits for a running node to lead the volume's group and returns its index. */
-    int leader() {
+    public int leader() {
         int[] found = {-1};
         await(() -> {
             for (int i = 0; i < 3; i++) {
@@ -160,7 +161,7 @@ final class ThreePeers implements AutoCloseable {
      * write or read is not the one that waits for the new leader's first commit (on a loaded machine,
      * with the JVM still cold, that took longer than the operation timeout).
      */
-    int readyLeader() {
+    public int readyLeader() {
         int[] found = {-1};
         await(() -> {
             for (int i = 0; i < 3; i++) {
@@ -179,7 +180,7 @@ final class ThreePeers implements AutoCloseable {
     }
 
     /** Waits until every running node has applied as far as the leader has. */
-    void awaitConverged() throws IOException {
+    public void awaitConverged() throws IOException {
         int l = leader();
         long target = nodes[l].appliedIndex(volume);
         await(() -> {
@@ -197,7 +198,7 @@ final class ThreePeers implements AutoCloseable {
     }
 
     /** Node {@code i}'s replica as stored: data, then metadata. */
-    byte[][] contents(int i) throws IOException {
+    public byte[][] contents(int i) throws IOException {
         Volume v = nodes[i].replica(volume);
         byte[] d = new byte[(int) (blocks * format.dataSize())];
         byte[] m = new byte[(int) (blocks * format.metadataSize())];
@@ -205,7 +206,7 @@ final class ThreePeers implements AutoCloseable {
         return new byte[][] {d, m};
     }
 
-    static void await(BooleanSupplier done, String what) {
+    public static void await(BooleanSupplier done, String what) {
         Eventually.await(what, PATIENCE, done);
     }
 

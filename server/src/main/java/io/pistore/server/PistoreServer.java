@@ -10,9 +10,9 @@ import io.pistore.engine.volume.VolumeStore;
 import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.integrity.BlockFormat;
-import io.pistore.replication.ReplicaNode;
-import io.pistore.replication.ReplicatedVolume;
 import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.node.ReplicaNode;
+import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.server.control.ControlSocket;
 import io.pistore.server.control.ReplicaJoiner;
 import io.pistore.server.control.ServedVolumeUse;
@@ -442,8 +442,18 @@ public final class PistoreServer implements AutoCloseable {
             return this;
         }
 
-        /** Serves an in-memory volume (repeatable); its content is lost at close. */
+        /**
+         * Serves an in-memory volume (repeatable); its content is lost at close. A bad name, a name
+         * given twice or a size of no blocks is an {@link IllegalArgumentException} here.
+         */
         public Builder memoryVolume(String name, BlockFormat format, long blocks) {
+            VolumeStore.checkName(name);
+            if (blocks <= 0) {
+                throw new IllegalArgumentException("volume " + name + " needs at least one block, not " + blocks);
+            }
+            if (memoryVolumes.stream().anyMatch(m -> m.name.equals(name))) {
+                throw new IllegalArgumentException("volume " + name + " is named twice");
+            }
             memoryVolumes.add(new MemoryVolume(name, format, blocks));
             return this;
         }

@@ -12,7 +12,7 @@ import java.util.List;
  * {@code lba=N error=guard|app|ref expected=0x… actual=0x…} with values at the field's width;
  * expected is what the data and the options give, actual is what the stored PI holds.
  */
-final class BadBlockReport {
+public final class BadBlockReport {
     private final PrintWriter out;
     private final long maxLines;
     private final BlockFormat format;
@@ -20,7 +20,7 @@ final class BadBlockReport {
     private long bad;
     private long printed;
 
-    BadBlockReport(PrintWriter out, long maxLines, BlockFormat format, CheckFlags checks) {
+    public BadBlockReport(PrintWriter out, long maxLines, BlockFormat format, CheckFlags checks) {
         this.out = out;
         this.maxLines = maxLines;
         this.format = format;
@@ -28,7 +28,7 @@ final class BadBlockReport {
     }
 
     /** Errors of one chunk whose first block is block {@code firstLba} of the file. */
-    void add(long firstLba, List<PiError> errors) {
+    public void add(long firstLba, List<PiError> errors) {
         for (PiError e : errors) {
             bad++;
             if (printed < maxLines) {
@@ -38,12 +38,12 @@ final class BadBlockReport {
         }
     }
 
-    long bad() {
+    public long bad() {
         return bad;
     }
 
     /** {@code checked N blocks (FORMAT): B bad}, plus how many lines --max-errors held back. */
-    String summary(long blocks) {
+    public String summary(long blocks) {
         StringBuilder sb = new StringBuilder("checked ").append(blocks).append(blocks == 1 ? " block (" : " blocks (")
                 .append(format);
         if (checks.bits() != CheckFlags.ALL.bits()) {
@@ -68,7 +68,7 @@ final class BadBlockReport {
     }
 
     /** {@code 0x} and lower-case hex, zero-padded to {@code digits}. */
-    static String hex(long v, int digits) {
+    public static String hex(long v, int digits) {
         String h = Long.toHexString(v);
         StringBuilder sb = new StringBuilder(2 + Math.max(digits, h.length())).append("0x");
         for (int i = h.length(); i < digits; i++) {

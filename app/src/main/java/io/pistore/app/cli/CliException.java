@@ -3,7 +3,7 @@ package io.pistore.app.cli;
 /**
  * A failure the command reports as one line on stderr, with an exit code; never a stack trace.
  */
-final class CliException extends RuntimeException {
+public final class CliException extends RuntimeException {
     private final int exitCode;
 
     CliException(int exitCode, String message) {
@@ -12,12 +12,12 @@ final class CliException extends RuntimeException {
     }
 
     /** Bad arguments or unusable files: exit 2. */
-    static CliException usage(String message) {
+    public static CliException usage(String message) {
         return new CliException(ExitCodes.USAGE, message);
     }
 
     /** Something failed that the arguments did not cause: exit 1. */
-    static CliException failure(String message) {
+    public static CliException failure(String message) {
         return new CliException(ExitCodes.FAILURE, message);
     }
 

@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
  * {@code Main.commandLine}) and warns about keys that match no option of the command
  * ({@link ConfigKeyWarnings}).
  */
-final class ConfigOption {
+public final class ConfigOption {
     @Option(names = "--config", paramLabel = "FILE",
             description = "Properties file with defaults for these options (keys: option names without '--', "
                     + "and transport settings such as tcp.ioThreads; other keys are ignored with a warning).")

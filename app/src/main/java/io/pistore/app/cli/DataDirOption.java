@@ -5,16 +5,16 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /** {@code --data DIR}: a target's volume directory. */
-final class DataDirOption {
+public final class DataDirOption {
     static final String DEFAULT = "pistore-data";
 
     @Option(names = "--data", paramLabel = "DIR", defaultValue = DEFAULT,
             description = "Directory of the volumes; every command but 'volume create', which makes it, needs "
                     + "it to exist (default: ${DEFAULT-VALUE}; config key: data).")
-    Path dir;
+    public Path dir;
 
     /** {@link #dir}, which must be an existing directory. */
-    Path existing() {
+    public Path existing() {
         return requireExisting(dir);
     }
 
@@ -23,7 +23,7 @@ final class DataDirOption {
      * would otherwise be created empty and look like a store without volumes. One this process may
      * not enter is a permission problem, said as such.
      */
-    static Path requireExisting(Path dir) {
+    public static Path requireExisting(Path dir) {
         if (PermissionProblem.hidden(dir)) {
             throw CliException.usage("--data " + PermissionProblem.describe(dir));
         }

@@ -3,7 +3,7 @@ package io.pistore.app.cli;
 import java.util.Locale;
 
 /** The levels of a server's log lines, most severe first; a line is printed when its level is at most the chosen one. */
-enum LogLevel {
+public enum LogLevel {
     ERROR(java.util.logging.Level.SEVERE),
     WARN(java.util.logging.Level.WARNING),
     INFO(java.util.logging.Level.INFO),

@@ -1,5 +1,14 @@
 package io.pistore.app.cli;
 
+import io.pistore.app.cli.pi.PiCommand;
+import io.pistore.app.cli.bench.BenchCommand;
+import io.pistore.app.cli.replicas.ReplicasCommand;
+import io.pistore.app.cli.volume.ScrubCommand;
+import io.pistore.app.cli.volume.StatsCommand;
+import io.pistore.app.cli.volume.VolumeCommand;
+import io.pistore.app.cli.serve.ServeCommand;
+import io.pistore.app.cli.serve.ServeDaemon;
+import io.pistore.app.cli.serve.StopCommand;
 import io.pistore.integrity.GuardPath;
 import java.io.IOException;
 import java.io.InputStream;
@@ -135,7 +144,7 @@ public final class Main implements Callable<Integer> {
         return missingSubcommand(spec);
     }
 
-    static int missingSubcommand(CommandSpec spec) {
+    public static int missingSubcommand(CommandSpec spec) {
         CommandLine cl = spec.commandLine();
         cl.usage(cl.getErr());
         return ExitCodes.USAGE;

@@ -5,7 +5,7 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /** Number options: decimal or {@code 0x} hex; sizes also take a {@code k}, {@code m} or {@code g} suffix. */
-final class Numbers {
+public final class Numbers {
     private Numbers() {
     }
 
@@ -23,7 +23,7 @@ final class Numbers {
     }
 
     /** A byte count with an optional binary suffix: 4096, 0x1000, 64k, 1m, 2g, 1t, also 64KiB, 1GiB. */
-    static long parseSize(String s) {
+    public static long parseSize(String s) {
         String t = s.trim().toLowerCase(Locale.ROOT);
         if (t.endsWith("ib")) {
             t = t.substring(0, t.length() - 2);
@@ -56,7 +56,7 @@ final class Numbers {
     }
 
     /** For long options (unsigned 64-bit: a reference tag may use all 64 bits). */
-    static final class LongConverter implements ITypeConverter<Long> {
+    public static final class LongConverter implements ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
             return parseUnsigned(value);
@@ -64,7 +64,7 @@ final class Numbers {
     }
 
     /** For int options: 0 to 2^31 - 1. */
-    static final class IntConverter implements ITypeConverter<Integer> {
+    public static final class IntConverter implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
             long v = parseUnsigned(value);
@@ -76,7 +76,7 @@ final class Numbers {
     }
 
     /** For byte-count options that need 64 bits (volume sizes). */
-    static final class LongSizeConverter implements ITypeConverter<Long> {
+    public static final class LongSizeConverter implements ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
             return parseSize(value);
@@ -84,7 +84,7 @@ final class Numbers {
     }
 
     /** For byte-count options that fit an int. */
-    static final class SizeConverter implements ITypeConverter<Integer> {
+    public static final class SizeConverter implements ITypeConverter<Integer> {
         @Override
         public Integer convert(String value) {
             long v = parseSize(value);

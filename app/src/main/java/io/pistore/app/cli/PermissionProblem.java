@@ -13,7 +13,7 @@ import java.util.List;
  * permission problem with the path, the mode and owner of what stops it, and the user pistore runs
  * as (never "no such file"); and the check of {@code serve --strict-permissions}.
  */
-final class PermissionProblem {
+public final class PermissionProblem {
     private PermissionProblem() {
     }
 
@@ -61,7 +61,7 @@ final class PermissionProblem {
      * {@code serve --strict-permissions}: a usage error (one line) when the data directory or a
      * volume's files give group or others access.
      */
-    static void requirePrivate(Path dir) {
+    public static void requirePrivate(Path dir) {
         List<String> open = PrivateFiles.warnings(dir);
         if (!open.isEmpty()) {
             throw CliException.usage("--strict-permissions: " + open.get(0)

@@ -9,19 +9,19 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /** picocli converters for the PI words, with the integrity library's own messages. */
-final class PiConverters {
+public final class PiConverters {
     private PiConverters() {
     }
 
     /** {@code DATA+META} sizes as written on the command line; the format is checked once all options are known. */
-    record Sizes(int data, int meta) {
+    public record Sizes(int data, int meta) {
         @Override
         public String toString() {
             return data + "+" + meta;
         }
     }
 
-    static final class SizesConverter implements ITypeConverter<Sizes> {
+    public static final class SizesConverter implements ITypeConverter<Sizes> {
         @Override
         public Sizes convert(String value) {
             try {
@@ -33,7 +33,7 @@ final class PiConverters {
         }
     }
 
-    static final class GuardConverter implements ITypeConverter<GuardType> {
+    public static final class GuardConverter implements ITypeConverter<GuardType> {
         @Override
         public GuardType convert(String value) {
             try {
@@ -44,7 +44,7 @@ final class PiConverters {
         }
     }
 
-    static final class TypeConverter implements ITypeConverter<PiType> {
+    public static final class TypeConverter implements ITypeConverter<PiType> {
         @Override
         public PiType convert(String value) {
             long n = Numbers.parseUnsigned(value);
@@ -55,7 +55,7 @@ final class PiConverters {
         }
     }
 
-    static final class LocationConverter implements ITypeConverter<PiLocation> {
+    public static final class LocationConverter implements ITypeConverter<PiLocation> {
         @Override
         public PiLocation convert(String value) {
             try {
@@ -66,7 +66,7 @@ final class PiConverters {
         }
     }
 
-    static final class ChecksConverter implements ITypeConverter<CheckFlags> {
+    public static final class ChecksConverter implements ITypeConverter<CheckFlags> {
         @Override
         public CheckFlags convert(String value) {
             try {

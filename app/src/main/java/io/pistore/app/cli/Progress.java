@@ -9,7 +9,7 @@ import java.util.function.LongSupplier;
  * shown only when enabled (on a terminal, without --quiet: see {@link QuietOption}) and only once
  * the work has taken more than a second. The line is rewritten in place and erased when the work ends.
  */
-final class Progress implements AutoCloseable {
+public final class Progress implements AutoCloseable {
     private static final long SHOW_AFTER_NS = 1_000_000_000L;
     private static final long REFRESH_NS = 250_000_000L;
 
@@ -37,7 +37,7 @@ final class Progress implements AutoCloseable {
         this.startNs = clock.getAsLong();
     }
 
-    void advance(long bytes) {
+    public void advance(long bytes) {
         done += bytes;
         if (!enabled) {
             return;
@@ -77,7 +77,7 @@ final class Progress implements AutoCloseable {
         return String.format(Locale.ROOT, "%dh%02dm", s / 3600, s % 3600 / 60);
     }
 
-    static String bytes(long n) {
+    public static String bytes(long n) {
         return io.pistore.server.control.ByteCount.format(n);
     }
 

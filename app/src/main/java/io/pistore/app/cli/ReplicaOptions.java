@@ -9,22 +9,22 @@ import picocli.CommandLine.Option;
  * {@code --replica-id} and {@code --replica-listen}: this target as one peer of replicated volumes
  * (docs/REPLICATION.md). Its replicas and Raft storage live in {@code DATA/replication}.
  */
-final class ReplicaOptions {
+public final class ReplicaOptions {
     @Option(names = "--replica-id", paramLabel = "ID",
             description = "This target's id among the peers of its replicated volumes (config key: replica-id).")
-    String id;
+    public String id;
 
     @Option(names = "--replica-listen", paramLabel = "HOST:PORT",
             description = "Address for replication traffic, this peer's address in the volumes' --replicas "
                     + "(config key: replica-listen).")
-    String listen;
+    public String listen;
 
-    static Path dir(Path data) {
+    public static Path dir(Path data) {
         return PistoreServer.replicationDir(data);
     }
 
     /** The id, checked; a usage error when it is missing or malformed. */
-    String id(String why) {
+    public String id(String why) {
         if (id == null) {
             throw CliException.usage("--replica-id is needed " + why);
         }
@@ -37,7 +37,7 @@ final class ReplicaOptions {
     }
 
     /** The port of {@code --replica-listen}; a usage error unless it is HOST:PORT with a port 1 to 65535. */
-    int port() {
+    public int port() {
         int colon = listen.lastIndexOf(':');
         int port = -1;
         try {
@@ -52,7 +52,7 @@ final class ReplicaOptions {
     }
 
     /** The host of {@code --replica-listen} (after {@link #port} accepted it). */
-    String host() {
+    public String host() {
         return listen.substring(0, listen.lastIndexOf(':'));
     }
 }

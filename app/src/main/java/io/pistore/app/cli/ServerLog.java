@@ -11,12 +11,12 @@ import java.util.logging.Logger;
  * the chosen level dropped. {@link #applyToTransports} sets the same level for the records the
  * transports write through System.Logger (java.util.logging).
  */
-final class ServerLog {
+public final class ServerLog {
     private final PrintWriter out;
     private final LogLevel level;
     private final Clock clock;
 
-    ServerLog(PrintWriter out, LogLevel level) {
+    public ServerLog(PrintWriter out, LogLevel level) {
         this(out, level, Clock.systemDefaultZone());
     }
 
@@ -41,7 +41,7 @@ final class ServerLog {
         }
     }
 
-    Consumer<String> at(LogLevel l) {
+    public Consumer<String> at(LogLevel l) {
         return enabled(l) ? m -> log(l, m) : m -> { };
     }
 
@@ -55,7 +55,7 @@ final class ServerLog {
      * The level for the transports' records too: pistore's loggers get it, and the console handler
      * lets it through; the JDK's own loggers keep theirs (debug is pistore's, not the HTTP client's).
      */
-    void applyToTransports() {
+    public void applyToTransports() {
         PISTORE.setLevel(level.jul);
         for (Handler h : Logger.getLogger("").getHandlers()) {
             if (h.getLevel().intValue() > level.jul.intValue()) {

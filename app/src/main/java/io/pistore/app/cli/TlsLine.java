@@ -1,7 +1,7 @@
 package io.pistore.app.cli;
 
-import io.pistore.runtime.tls.NativeTls;
-import io.pistore.runtime.tls.TlsEngine;
+import io.pistore.security.tls.NativeTls;
+import io.pistore.security.tls.TlsEngine;
 import io.pistore.spi.TransportOptions;
 
 /**
@@ -9,12 +9,12 @@ import io.pistore.spi.TransportOptions;
  * TLSv1.3 engine=openssl (BoringSSL)}), resolved as the transport resolves {@code tcp.tlsEngine},
  * so that a benchmark or a server log shows which one ran.
  */
-final class TlsLine {
+public final class TlsLine {
     private TlsLine() {
     }
 
     /** The line for {@code settings}, or null when the tcp transport runs no TLS (or its engine setting is bad). */
-    static String tcp(TransportOptions settings) {
+    public static String tcp(TransportOptions settings) {
         if (!"true".equalsIgnoreCase(settings.asMap().get("tcp.tls"))) {
             return null;
         }

@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  * lines {@code NAME=VALUE} (every key with a dot in it); the command line wins over the file.
  * {@code pistore transports} lists every option with its values and default.
  */
-final class TransportOptionsOption {
+public final class TransportOptionsOption {
     @Option(names = "--transport-option", paramLabel = "NAME=VALUE",
             description = "A transport setting, e.g. tcp.ioThreads=4 or rdma.pi=cpu (repeatable; "
                     + "'pistore transports' lists them; in --config: NAME=VALUE lines).")
@@ -26,7 +26,7 @@ final class TransportOptionsOption {
      *
      * @throws CliException (usage) naming the bad setting
      */
-    TransportOptions resolve(ConfigOption config) {
+    public TransportOptions resolve(ConfigOption config) {
         try {
             Map<String, String> m = new LinkedHashMap<>();
             Properties file = config.load();

@@ -85,7 +85,7 @@ class LocalAccessCliTest {
 
     @Test
     void aKeyOrPskFileReadableByOthersStopsServe() throws Exception {
-        Path[] made = io.pistore.runtime.tls.SelfSigned.create(dir.resolve("pki"));
+        Path[] made = io.pistore.security.tls.SelfSigned.create(dir.resolve("pki"));
         Path cert = made[0];
         Path key = made[1];
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));

@@ -9,7 +9,7 @@ import io.pistore.server.metrics.EngineCollector;
 import io.pistore.server.metrics.MetricsEndpoint;
 import io.pistore.server.metrics.MetricsWebConfig;
 import io.pistore.engine.stats.TargetStats;
-import io.pistore.runtime.tls.SelfSigned;
+import io.pistore.security.tls.SelfSigned;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

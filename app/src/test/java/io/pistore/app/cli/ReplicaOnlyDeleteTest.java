@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.volume.VolumeStore;
-import io.pistore.replication.ReplicaNode;
+import io.pistore.replication.ReplicaPeers;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -33,7 +33,7 @@ class ReplicaOnlyDeleteTest {
     }
 
     private Path raftDir() {
-        return data().resolve("replication").resolve("raft").resolve(ReplicaNode.groupId("rv").getUuid().toString());
+        return data().resolve("replication").resolve("raft").resolve(ReplicaPeers.groupId("rv").getUuid().toString());
     }
 
     private static EngineCommandsTest.Result create(Path data, String peers) {

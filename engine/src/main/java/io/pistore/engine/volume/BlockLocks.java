@@ -8,11 +8,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * data and PI together, never a torn mix (which PI would report as a false guard error). Stripes are
  * always taken in ascending order, so two multi-block requests cannot deadlock.
  */
-final class BlockLocks {
+public final class BlockLocks {
     private static final int STRIPES = 64;
     private final ReentrantReadWriteLock[] locks = new ReentrantReadWriteLock[STRIPES];
 
-    BlockLocks() {
+    public BlockLocks() {
         for (int i = 0; i < STRIPES; i++) {
             locks[i] = new ReentrantReadWriteLock();
         }
@@ -31,17 +31,17 @@ final class BlockLocks {
     }
 
     /** Locks every block: no other reader or writer runs until {@link #unlock} with the token. */
-    long lockAll(boolean write) {
+    public long lockAll(boolean write) {
         return lock(0, STRIPES, write);
     }
 
     /** Whether a token from {@link #lock} covers every block (a request of at least {@code STRIPES} blocks). */
-    static boolean coversAll(long token) {
+    public static boolean coversAll(long token) {
         return token == -1L;
     }
 
     /** Locks the blocks; returns the token to pass to {@link #unlock}. */
-    long lock(long lba, int blocks, boolean write) {
+    public long lock(long lba, int blocks, boolean write) {
         long mask = stripes(lba, blocks);
         for (long m = mask; m != 0; m &= m - 1) {
             ReentrantReadWriteLock l = locks[Long.numberOfTrailingZeros(m)];
@@ -54,7 +54,7 @@ final class BlockLocks {
         return mask;
     }
 
-    void unlock(long token, boolean write) {
+    public void unlock(long token, boolean write) {
         for (long m = token; m != 0; m &= m - 1) {
             ReentrantReadWriteLock l = locks[Long.numberOfTrailingZeros(m)];
             if (write) {

@@ -1,5 +1,7 @@
 package io.pistore.engine.volume;
 
+import io.pistore.engine.volume.file.FileVolume;
+import io.pistore.engine.volume.file.VolumeFiles;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiLocation;
@@ -21,6 +23,9 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -54,11 +59,28 @@ public final class VolumeStore implements AutoCloseable {
     private final List<String> openNotes = new ArrayList<>();
     /** The directory's one-owner lock; null for a memory store, which nothing else can reach. */
     private final DataDirLock lock;
+    /**
+     * One daemon thread for the idle ticks of this store's file volumes (it only starts their
+     * checkpoints), started with the first of them and shut down after they are closed; null for a
+     * memory store.
+     */
+    private final ScheduledExecutorService idle;
 
     private VolumeStore(Path dir, long cacheBytes, DataDirLock lock) {
         this.dir = dir;
         this.cacheBytes = cacheBytes;
         this.lock = lock;
+        this.idle = dir == null ? null : idleTicker(dir);
+    }
+
+    private static ScheduledExecutorService idleTicker(Path dir) {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "pistore-journal-idle " + dir.getFileName());
+            t.setDaemon(true);
+            return t;
+        });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
     }
 
     /** A store whose volumes live in memory only. */
@@ -168,7 +190,7 @@ public final class VolumeStore implements AutoCloseable {
             Files.deleteIfExists(data);
             Files.deleteIfExists(meta);
             Files.deleteIfExists(journal);
-            v = cached(FileVolume.create(data, meta, journal, name, format, blocks));
+            v = cached(FileVolume.create(data, meta, journal, name, format, blocks, idle));
             try {
                 writeManifest(manifest, name, format, blocks);
             } catch (IOException e) {
@@ -448,6 +470,16 @@ public final class VolumeStore implements AutoCloseable {
         }
         volumes.clear();
         attached.clear();
+        if (idle != null) {
+            idle.shutdownNow(); // after the volumes, which cancelled their ticks
+            try {
+                if (!idle.awaitTermination(10, TimeUnit.SECONDS) && first == null) {
+                    first = new IOException("the idle tick of " + dir + " did not stop within 10 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (lock != null) {
             try {
                 lock.close(); // after the volumes: the next owner finds them closed
@@ -492,7 +524,7 @@ public final class VolumeStore implements AutoCloseable {
             upgrade(manifest, journal, name, format, blocks);
         }
         return FileVolume.open(dir.resolve(name + ".data"), dir.resolve(name + ".meta"), journal, name, format, blocks,
-                openNotes::add);
+                idle, openNotes::add);
     }
 
     /**

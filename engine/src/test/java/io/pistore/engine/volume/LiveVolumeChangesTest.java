@@ -1,5 +1,6 @@
 package io.pistore.engine.volume;
 
+import io.pistore.engine.volume.file.VolumeFiles;
 import io.pistore.integrity.UnwrittenBlock;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

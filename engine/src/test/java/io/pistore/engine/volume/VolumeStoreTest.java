@@ -23,6 +23,7 @@ import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
+import io.pistore.testkit.Eventually;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -94,6 +95,32 @@ class VolumeStoreTest {
                 assertArrayEquals(UnwrittenBlock.metadata(f), m0);
             }
         }
+    }
+
+    @Test
+    void theStoreOwnsItsVolumesIdleTickAndStopsItAfterClosingThem() throws Exception {
+        String ticker = "pistore-journal-idle " + dir.getFileName();
+        VolumeStore s = VolumeStore.open(dir);
+        try {
+            Volume v = s.create("v", BlockFormat.of(4096, 8), 16);
+            v.write(0, 1, ScatterList.wrap(new byte[4096]), ScatterList.wrap(new byte[8]), false);
+            assertTrue(s.journalFigures("v").fillBytes() > 0, "the write is in the journal");
+            Eventually.await("the store's idle tick drains the journal of a volume nobody writes",
+                    () -> s.journalFigures("v").fillBytes() == 0);
+            assertTrue(threadNamed(ticker) != null, "the store's own ticker runs the ticks");
+        } finally {
+            s.close();
+        }
+        Thread t = threadNamed(ticker);
+        if (t != null) {
+            t.join(Eventually.PATIENCE.toMillis());
+            assertFalse(t.isAlive(), "the ticker stops when the store closes");
+        }
+    }
+
+    private static Thread threadNamed(String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst()
+                .orElse(null);
     }
 
     @Test

@@ -3,7 +3,7 @@ package io.pistore.frontend.iscsi;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.service.TargetService;
-import io.pistore.runtime.ListenAddress;
+import io.pistore.spi.net.ListenAddress;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.TargetListener;

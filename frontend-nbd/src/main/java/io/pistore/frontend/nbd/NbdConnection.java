@@ -1,6 +1,6 @@
 package io.pistore.frontend.nbd;
 
-import io.pistore.runtime.PolitePoll;
+import io.pistore.spi.net.PolitePoll;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.channels.SocketChannel;

@@ -2,10 +2,10 @@ package io.pistore.frontend.nbd;
 
 import static io.pistore.frontend.nbd.NbdProtocol.*;
 
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.access.ClientIdentity;
-import io.pistore.runtime.tls.TlsChannel;
-import io.pistore.runtime.tls.TlsStream;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.access.ClientIdentity;
+import io.pistore.security.tls.TlsChannel;
+import io.pistore.security.tls.TlsStream;
 import io.pistore.spi.VolumeInfo;
 import java.io.EOFException;
 import java.io.IOException;

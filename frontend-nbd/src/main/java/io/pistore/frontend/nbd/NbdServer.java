@@ -1,13 +1,13 @@
 package io.pistore.frontend.nbd;
 
 import io.pistore.engine.BlockDevice;
-import io.pistore.runtime.ListenAddress;
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.tls.PskKeys;
-import io.pistore.runtime.tls.PskTlsChannel;
-import io.pistore.runtime.tls.TlsChannel;
-import io.pistore.runtime.tls.TlsContext;
-import io.pistore.runtime.tls.TlsStream;
+import io.pistore.spi.net.ListenAddress;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.tls.PskKeys;
+import io.pistore.security.tls.PskTlsChannel;
+import io.pistore.security.tls.TlsChannel;
+import io.pistore.security.tls.TlsContext;
+import io.pistore.security.tls.TlsStream;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;

@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import io.pistore.runtime.tls.TlsStream;
+import io.pistore.security.tls.TlsStream;
 import java.util.function.Function;
 
 /**

@@ -2,7 +2,7 @@ package io.pistore.frontend.nbd;
 
 import static io.pistore.frontend.nbd.NbdProtocol.*;
 
-import io.pistore.runtime.PolitePoll;
+import io.pistore.spi.net.PolitePoll;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;

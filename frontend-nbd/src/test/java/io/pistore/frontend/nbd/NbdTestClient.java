@@ -65,7 +65,7 @@ final class NbdTestClient implements AutoCloseable {
     }
 
     /** Sends NBD_OPT_STARTTLS; on its ACK runs the TLS handshake and goes on inside TLS. Returns the reply type. */
-    int startTls(io.pistore.runtime.tls.TlsContext tls) throws IOException {
+    int startTls(io.pistore.security.tls.TlsContext tls) throws IOException {
         option(5, new byte[0]);
         OptionReply r = optionReply();
         if (r.type() != 1) {
@@ -82,7 +82,7 @@ final class NbdTestClient implements AutoCloseable {
      * Sends NBD_OPT_STARTTLS; on its ACK runs a TLS-PSK handshake with {@code psk} and goes on inside
      * TLS (the socket stays the plain one underneath). Returns the reply type.
      */
-    int startTls(io.pistore.runtime.tls.PskTestClient psk) throws IOException {
+    int startTls(io.pistore.security.tls.PskTestClient psk) throws IOException {
         option(5, new byte[0]);
         OptionReply r = optionReply();
         if (r.type() != 1) {

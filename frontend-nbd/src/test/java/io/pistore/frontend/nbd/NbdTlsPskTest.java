@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.tls.PskKeys;
-import io.pistore.runtime.tls.PskTestClient;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.tls.PskKeys;
+import io.pistore.security.tls.PskTestClient;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.tls.TestPki;
-import io.pistore.runtime.tls.TlsContext;
-import io.pistore.runtime.tls.TlsEngine;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.tls.TestPki;
+import io.pistore.security.tls.TlsContext;
+import io.pistore.security.tls.TlsEngine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.runtime.tls.TestPki;
+import io.pistore.security.tls.TestPki;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -194,9 +194,9 @@ class ServeTlsTest {
 
     @Test
     void theTlsEngineIsNamedAtStartOnNbdAndTcp() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.pistore.runtime.tls.NativeTls.NETTY.available(),
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.pistore.security.tls.NativeTls.NETTY.available(),
                 () -> "the openssl TLS engine is not available: "
-                        + io.pistore.runtime.tls.NativeTls.NETTY.unavailabilityCause());
+                        + io.pistore.security.tls.NativeTls.NETTY.unavailabilityCause());
         TestPki pki = TestPki.create(dir, "alice");
         Result r = serveUntil("/m ", "serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB",
                 "--tls-cert", pki.serverCert().toString(), "--tls-key", pki.serverKey().toString());

@@ -1,6 +1,6 @@
 package io.pistore.it.kit;
 
-import io.pistore.runtime.tls.TestPki;
+import io.pistore.security.tls.TestPki;
 import io.pistore.spi.TransportOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;

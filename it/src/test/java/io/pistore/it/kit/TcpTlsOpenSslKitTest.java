@@ -1,6 +1,6 @@
 package io.pistore.it.kit;
 
-import io.pistore.runtime.tls.NativeTls;
+import io.pistore.security.tls.NativeTls;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
-import io.pistore.runtime.tls.TestPki;
-import io.pistore.runtime.tls.TlsContext;
+import io.pistore.security.tls.TestPki;
+import io.pistore.security.tls.TlsContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.frontend.nbd.NbdServer;
 import io.pistore.frontend.nbd.NbdTls;
-import io.pistore.runtime.tls.PskKeys;
+import io.pistore.security.tls.PskKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package io.pistore.it.nbd;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pistore.runtime.tls.TestPki;
+import io.pistore.security.tls.TestPki;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -11,10 +11,10 @@ import io.pistore.app.cli.Main;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.integrity.ScatterList;
-import io.pistore.replication.GroupStatus;
-import io.pistore.replication.ReplicaNode;
-import io.pistore.replication.ReplicatedVolume;
+import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.group.GroupStatus;
+import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
@@ -113,7 +113,7 @@ class ReplicatedOpsTest {
         assertFalse(Files.exists(r.resolve("replicas/rv.data")), "n" + i + "'s replica data");
         assertFalse(Files.exists(r.resolve("replicas/rv.meta")), "n" + i + "'s replica metadata");
         assertFalse(Files.exists(r.resolve("groups/rv.peers")), "n" + i + "'s peer list");
-        assertFalse(Files.exists(r.resolve("raft").resolve(ReplicaNode.groupId("rv").getUuid().toString())),
+        assertFalse(Files.exists(r.resolve("raft").resolve(ReplicaPeers.groupId("rv").getUuid().toString())),
                 "n" + i + "'s Raft log");
     }
 

@@ -3,7 +3,7 @@ package io.pistore.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.pistore.engine.BlockDevice;
-import io.pistore.replication.GroupStatus;
+import io.pistore.replication.group.GroupStatus;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;

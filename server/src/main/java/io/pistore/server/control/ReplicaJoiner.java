@@ -1,10 +1,10 @@
 package io.pistore.server.control;
 
 import io.pistore.engine.volume.VolumeStore;
-import io.pistore.replication.GroupMembership;
 import io.pistore.replication.ReplicaPeers;
-import io.pistore.replication.ReplicaNode;
-import io.pistore.replication.ReplicatedVolume;
+import io.pistore.replication.group.GroupMembership;
+import io.pistore.replication.node.ReplicaNode;
+import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -126,7 +126,7 @@ public record VolumeChange(String verb, List<String> args) {
                 for (Volume v : store.list()) {
                     out.add(String.format("%-24s %12d %12s  %s", v.name(), v.blockCount(),
                             ByteCount.format(v.blockCount() * v.format().dataSize()), v.format())
-                            + (v instanceof io.pistore.replication.ReplicatedVolume r ? "  replicated on "
+                            + (v instanceof io.pistore.replication.volume.ReplicatedVolume r ? "  replicated on "
                                     + io.pistore.replication.ReplicaPeers.describe(r.group().getPeers().stream().toList())
                                     : ""));
                 }

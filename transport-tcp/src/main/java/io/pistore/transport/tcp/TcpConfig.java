@@ -1,7 +1,7 @@
 package io.pistore.transport.tcp;
 
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.tls.TlsEngine;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.tls.TlsEngine;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.TransportOption;
 import io.pistore.spi.TransportOptions;

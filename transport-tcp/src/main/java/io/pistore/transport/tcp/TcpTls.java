@@ -1,7 +1,7 @@
 package io.pistore.transport.tcp;
 
-import io.pistore.runtime.tls.TlsContext;
-import io.pistore.runtime.tls.TlsEngine;
+import io.pistore.security.tls.TlsContext;
+import io.pistore.security.tls.TlsEngine;
 import java.nio.file.Path;
 
 /**
@@ -16,7 +16,7 @@ import java.nio.file.Path;
  */
 public record TcpTls(TlsContext server, TlsContext client) {
     /**
-     * Loads the files now (a bad one is a {@link io.pistore.runtime.tls.TlsFileException} with a
+     * Loads the files now (a bad one is a {@link io.pistore.security.tls.TlsFileException} with a
      * one-line message): {@code cert} and {@code key} (may be null) are this side's certificate, the
      * target's, or the host's for mutual TLS; {@code ca} is the bundle peers' certificates must chain
      * to (null: the JDK's trust store for a host, no client certificates for a target).
@@ -27,12 +27,12 @@ public record TcpTls(TlsContext server, TlsContext client) {
 
     /**
      * {@link #load(Path, Path, Path, boolean)} on the given engine (an unavailable openssl is a
-     * {@link io.pistore.runtime.tls.TlsFileException} too).
+     * {@link io.pistore.security.tls.TlsFileException} too).
      */
     public static TcpTls load(Path cert, Path key, Path ca, boolean verifyClient, TlsEngine engine) {
         TlsContext s = cert != null || key != null ? TlsContext.server(cert, key, ca, verifyClient, engine) : null;
         if (s == null && verifyClient) {
-            throw new io.pistore.runtime.tls.TlsFileException("tcp.tlsVerifyClient needs tcp.tlsCert and tcp.tlsKey");
+            throw new io.pistore.security.tls.TlsFileException("tcp.tlsVerifyClient needs tcp.tlsCert and tcp.tlsKey");
         }
         TlsContext c = TlsContext.client(ca, cert, key, engine);
         return new TcpTls(s, c);

@@ -25,7 +25,7 @@ class TcpConfigTest {
 
     @Test
     void everyOptionSetsItsField() throws Exception {
-        java.nio.file.Path[] self = io.pistore.runtime.tls.SelfSigned.create(dir);
+        java.nio.file.Path[] self = io.pistore.security.tls.SelfSigned.create(dir);
         java.nio.file.Path rules = java.nio.file.Files.writeString(dir.resolve("access"), "alice a rw\nbob * ro\n");
         TransportOptions o = TransportOptions.of(Map.ofEntries(Map.entry("tcp.tls", "true"),
                 Map.entry("tcp.tlsCert", self[0].toString()), Map.entry("tcp.tlsKey", self[1].toString()),
@@ -63,7 +63,7 @@ class TcpConfigTest {
 
     @Test
     void accessRulesNeedVerifiedClientCertificatesAndAFileThatParses() throws Exception {
-        java.nio.file.Path[] self = io.pistore.runtime.tls.SelfSigned.create(dir);
+        java.nio.file.Path[] self = io.pistore.security.tls.SelfSigned.create(dir);
         java.nio.file.Path good = java.nio.file.Files.writeString(dir.resolve("good"), "alice a rw\n");
         Map<String, String> tls = Map.of("tcp.tls", "true", "tcp.tlsCert", self[0].toString(), "tcp.tlsKey",
                 self[1].toString(), "tcp.tlsCa", self[0].toString());

@@ -1,6 +1,6 @@
 package io.pistore.transport.tcp.internal;
 
-import io.pistore.runtime.PolitePoll;
+import io.pistore.spi.net.PolitePoll;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.SelectableChannel;

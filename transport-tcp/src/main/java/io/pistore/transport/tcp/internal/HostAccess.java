@@ -1,8 +1,8 @@
 package io.pistore.transport.tcp.internal;
 
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.access.AccessRules.Grant;
-import io.pistore.runtime.access.ClientIdentity;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.access.AccessRules.Grant;
+import io.pistore.security.access.ClientIdentity;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Status;
 import java.util.ArrayList;

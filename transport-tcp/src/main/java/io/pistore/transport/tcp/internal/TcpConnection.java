@@ -8,7 +8,7 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
-import io.pistore.runtime.tls.TlsChannel;
+import io.pistore.security.tls.TlsChannel;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 

@@ -30,7 +30,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
     private final TargetHandler handler;
     private final String address;
     /** The server side of TLS, or null for plaintext. */
-    private final io.pistore.runtime.tls.TlsContext tls;
+    private final io.pistore.security.tls.TlsContext tls;
     private final Set<TcpTargetQueue> connections = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> ids = new ConcurrentHashMap<>();
     /** Volumes by id (index = id; ids are small and dense). */

@@ -35,7 +35,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** Connects and runs a TLS handshake as {@code client}, which checks the target's certificate against 127.0.0.1. */
-    static RawPeer connectTls(String address, io.pistore.runtime.tls.TlsContext client) throws IOException {
+    static RawPeer connectTls(String address, io.pistore.security.tls.TlsContext client) throws IOException {
         int colon = address.lastIndexOf(':');
         String host = address.substring(0, colon);
         int port = Integer.parseInt(address.substring(colon + 1));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.runtime.tls.TestPki;
+import io.pistore.security.tls.TestPki;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;

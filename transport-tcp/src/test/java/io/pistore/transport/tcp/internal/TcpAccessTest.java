@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
-import io.pistore.runtime.access.AccessRules;
-import io.pistore.runtime.tls.TestPki;
-import io.pistore.runtime.tls.TlsContext;
-import io.pistore.runtime.tls.TlsEngine;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.tls.TestPki;
+import io.pistore.security.tls.TlsContext;
+import io.pistore.security.tls.TlsEngine;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;

@@ -1,7 +1,7 @@
 package io.pistore.transport.tcp.internal;
 
-import io.pistore.runtime.tls.TestPki;
-import io.pistore.runtime.tls.TlsEngine;
+import io.pistore.security.tls.TestPki;
+import io.pistore.security.tls.TlsEngine;
 import io.pistore.spi.HostConnection;
 import io.pistore.transport.tcp.TcpConfig;
 import io.pistore.transport.tcp.TcpTls;

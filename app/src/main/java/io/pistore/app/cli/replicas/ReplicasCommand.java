@@ -1,0 +1,217 @@
+package io.pistore.app.cli.replicas;
+
+import io.pistore.app.cli.volume.ControlClient;
+import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.ConfigOption;
+import io.pistore.app.cli.DataDirOption;
+import io.pistore.app.cli.ExitCodes;
+import io.pistore.replication.ReplicaPeers;
+import io.pistore.replication.ReplicationException;
+import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.group.GroupMembership;
+import io.pistore.replication.group.GroupStatus;
+import io.pistore.server.control.VolumeChange;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code pistore replicas}: views of the groups of replicated volumes (docs/REPLICATION.md). */
+@Command(name = "replicas", description = "Replicated volumes' groups: 'replicas status', and membership "
+        + "changes online: 'replicas add|remove|replace'.",
+        subcommands = {ReplicasCommand.Status.class, ReplicasCommand.Add.class, ReplicasCommand.Remove.class,
+            ReplicasCommand.Replace.class})
+public final class ReplicasCommand {
+    /** {@code pistore replicas status --replicas PEERS NAME}: each peer's role, log indexes and lag. */
+    @Command(name = "status", sortOptions = false,
+            description = {"Asks every peer of the replicated volume NAME for its state and prints one line per peer: "
+                    + "role (leader, follower, candidate), the last index of its log, the index it knows committed, "
+                    + "the index its replica applied, and its lag (entries behind the leader's log); then the "
+                    + "leader and how many members answered. Members the answers name that --replicas does not "
+                    + "(added since) are asked too; a peer the leader's configuration leaves out shows as not a member.",
+                "A peer that does not answer within the RPC timeout is shown unreachable with the reason. "
+                    + "Exit 0 when a leader answered, 3 when none did (an election, or no quorum)."})
+    static final class Status implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
+        String name;
+
+        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
+                description = "The volume's peers (their --replica-listen addresses).")
+        String replicas;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            GroupStatus s;
+            try {
+                s = GroupStatus.of(name, replicas, ReplicationSettings.defaults());
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--replicas: " + e.getMessage());
+            }
+            s.describe().forEach(out::println);
+            return s.leader() == null ? ExitCodes.FAILURE : ExitCodes.OK;
+        }
+    }
+
+    /** The peer list, checked: a usage error names what is wrong with it. */
+    private static void checkPeers(String replicas) {
+        try {
+            ReplicaPeers.parse(replicas);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--replicas: " + e.getMessage());
+        }
+    }
+
+    /**
+     * What {@code add} and {@code replace} share: the volume, the new peer's data directory (its
+     * running serve joins) and the members to reach the group through.
+     */
+    static final class JoinOptions {
+        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
+        String name;
+
+        @Mixin
+        DataDirOption data;
+
+        @Mixin
+        ConfigOption config;
+
+        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
+                description = "Members of the volume's group to reach it through (at least one running).")
+        String replicas;
+
+        /** Asks the serve of --data to join the group, replacing {@code old} (null: adding); prints its lines. */
+        Integer send(CommandSpec spec, String old) throws IOException {
+            checkPeers(replicas);
+            return join(spec, data.dir, VolumeChange.joinReplica(name, replicas, old));
+        }
+    }
+
+    /** Sends a join to the serve that owns {@code dir} and prints its lines. */
+    private static Integer join(CommandSpec spec, Path dir, VolumeChange change) throws IOException {
+        Path d = DataDirOption.requireExisting(dir);
+        if (!ControlClient.available(d)) {
+            throw CliException.usage("no serve runs on --data " + dir + ": start the new peer's serve (with "
+                    + "--replica-id and --replica-listen) first");
+        }
+        List<String> lines;
+        try {
+            lines = ControlClient.send(d, change);
+        } catch (java.net.SocketException e) {
+            throw CliException.usage("no serve answers on --data " + dir + " (" + e.getMessage() + "): start the new "
+                    + "peer's serve first");
+        }
+        lines.forEach(spec.commandLine().getOut()::println);
+        return ExitCodes.OK;
+    }
+
+    /** {@code pistore replicas add NAME --data DIR --replicas PEERS}: the serve of DIR joins as a new member. */
+    @Command(name = "add", sortOptions = false,
+            description = {"Adds a replica of the replicated volume NAME, online: the running serve of --data DIR "
+                    + "(started with --replica-id and --replica-listen, the new peer) creates an empty replica with "
+                    + "the volume's format and size, joins the group, catches up from the leader's log, and becomes "
+                    + "a member (a joint-consensus configuration change); then it serves the volume too.",
+                "Run it on the new peer's machine. Exit 0 when the change is committed; 2 for a refusal (a "
+                    + "member already, a volume of that name there); 3 when the group did not answer or the change "
+                    + "was not committed within the membership timeout (120 s). docs/REPLICATION.md."})
+    static final class Add implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        JoinOptions join;
+
+        @Override
+        public Integer call() throws IOException {
+            return join.send(spec, null);
+        }
+    }
+
+    /** {@code pistore replicas replace NAME --old ID --data DIR --replicas PEERS}: add this peer, remove ID, in one change. */
+    @Command(name = "replace", sortOptions = false,
+            description = {"Replaces member ID of the replicated volume NAME by the running serve of --data DIR, "
+                    + "online, in one configuration change: the new peer joins and catches up as with 'replicas add', "
+                    + "then the group's members become the old ones less ID plus the new peer; ID is told to leave "
+                    + "and deletes its replica (when it is down, run 'replicas remove' for it once it is up).",
+                "Exit codes as 'replicas add'."})
+    static final class Replace implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        JoinOptions join;
+
+        @Option(names = "--old", paramLabel = "ID", required = true, description = "The member to replace.")
+        String old;
+
+        @Override
+        public Integer call() throws IOException {
+            try {
+                ReplicaPeers.checkId(old);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--old: " + e.getMessage());
+            }
+            return join.send(spec, old);
+        }
+    }
+
+    /** {@code pistore replicas remove NAME --peer ID --replicas PEERS}: the group drops member ID. */
+    @Command(name = "remove", sortOptions = false,
+            description = {"Removes member ID from the group of the replicated volume NAME, online (a "
+                    + "joint-consensus configuration change through the leader); then tells ID to leave the group, "
+                    + "and it deletes its replica. A member that is down is removed all the same and keeps its "
+                    + "files: run the same command, naming it in --replicas, once it is up, and it leaves.",
+                "The last member is never removed. Exit 0 when done; 2 for a refusal (no such member, the last "
+                    + "one); 3 when no leader answered or the change was not committed in time."})
+    static final class Remove implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
+        String name;
+
+        @Option(names = "--peer", paramLabel = "ID", required = true, description = "The member to remove.")
+        String peer;
+
+        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
+                description = "Members of the volume's group to reach it through (at least one running).")
+        String replicas;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            GroupMembership.Change c;
+            try {
+                ReplicaPeers.checkId(peer);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--peer: " + e.getMessage());
+            }
+            checkPeers(replicas);
+            try {
+                c = GroupMembership.of(name, ReplicaPeers.parse(replicas), ReplicationSettings.defaults())
+                        .change(List.of(), List.of(peer));
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            } catch (ReplicationException e) {
+                throw CliException.failure(e.getMessage());
+            }
+            out.println("volume " + name + ": members " + ids(c.before) + " -> " + ids(c.after));
+            c.notes.forEach(out::println);
+            return ExitCodes.OK;
+        }
+    }
+
+    private static String ids(List<org.apache.ratis.protocol.RaftPeer> peers) {
+        return String.join(",", peers.stream().map(p -> p.getId().toString()).toList());
+    }
+}

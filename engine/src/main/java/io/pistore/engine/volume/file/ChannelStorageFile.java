@@ -1,0 +1,95 @@
+package io.pistore.engine.volume.file;
+
+import io.pistore.engine.volume.PrivateFiles;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+
+/**
+ * A {@link StorageFile} over a {@link FileChannel}: pread, pwrite, fdatasync, shared read-only
+ * mappings, and shared read-write mappings on file systems that keep files in memory.
+ */
+final class ChannelStorageFile implements StorageFile {
+    /**
+     * File systems whose pages, once a mapping touched them, take stores without another fault. On
+     * a disk file system (ext4, xfs) every page written back is write-protected again, so the next
+     * store into it faults into the file system, which costs more than the positional write it saves
+     * (docs/history.md#crash-atomic-file-volumes).
+     */
+    private static final Set<String> IN_MEMORY = Set.of("tmpfs", "ramfs");
+    private final FileChannel ch;
+    private final boolean inMemory;
+
+    private ChannelStorageFile(FileChannel ch, Path p) {
+        this.ch = ch;
+        boolean mem;
+        try {
+            mem = IN_MEMORY.contains(Files.getFileStore(p).type());
+        } catch (IOException | SecurityException e) {
+            mem = false;
+        }
+        this.inMemory = mem;
+    }
+
+    /** Opens an existing file for reading and writing. */
+    static ChannelStorageFile open(Path p) throws IOException {
+        return new ChannelStorageFile(FileChannel.open(p, StandardOpenOption.READ, StandardOpenOption.WRITE), p);
+    }
+
+    /** Creates a new file, {@code 0600} ({@link PrivateFiles}); fails if it exists. */
+    static ChannelStorageFile create(Path p) throws IOException {
+        return new ChannelStorageFile(PrivateFiles.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE), p);
+    }
+
+    @Override
+    public int read(ByteBuffer dst, long pos) throws IOException {
+        return ch.read(dst, pos);
+    }
+
+    @Override
+    public void write(ByteBuffer src, long pos) throws IOException {
+        while (src.hasRemaining()) {
+            pos += ch.write(src, pos);
+        }
+    }
+
+    @Override
+    public void sync() throws IOException {
+        ch.force(false);
+    }
+
+    @Override
+    public long size() throws IOException {
+        return ch.size();
+    }
+
+    @Override
+    public void truncate(long size) throws IOException {
+        ch.truncate(size);
+    }
+
+    @Override
+    public ByteBuffer mapReadOnly(long pos, long len) throws IOException {
+        return ch.map(FileChannel.MapMode.READ_ONLY, pos, len);
+    }
+
+    @Override
+    public ByteBuffer mapReadWrite(long pos, long len) throws IOException {
+        return inMemory ? ch.map(FileChannel.MapMode.READ_WRITE, pos, len) : null;
+    }
+
+    @Override
+    public boolean inMemory() {
+        return inMemory;
+    }
+
+    @Override
+    public void close() throws IOException {
+        ch.close();
+    }
+}

@@ -1,0 +1,225 @@
+package io.pistore.engine.volume.file;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+
+/**
+ * How checkpoints and recovery write a home file ({@code NAME.data} or {@code NAME.meta}): through
+ * shared read-write mappings where the storage has them, else with positional writes; {@link #sync}
+ * forces both. A checkpoint writes thousands of scattered blocks at a time; a store into a mapping
+ * costs a copy where a positional write costs a system call as well. But the first store into a
+ * page through a mapping faults, and on tmpfs a page never written before is allocated and zeroed
+ * in that fault, which costs more than the system call it saves. So the first write to each page
+ * since open is positional (the kernel allocates the page without a fault) and later ones go through
+ * the mapping. Only small writes take that route: with 128 KiB sequential writes on tmpfs, positional
+ * first writes cost IOPS (cause not found), so writes above 16 KiB always use the mapping. Figures:
+ * docs/history.md#crash-atomic-file-volumes.
+ * Only checkpoints and recovery call {@link #write}, one at a time (each checkpoint waits for the one
+ * before it), so it is not thread-safe; {@link #writeShared} is, for volumes whose writers write
+ * their home blocks themselves (FileVolume's write-through mode).
+ *
+ * <p>Nothing changes in what reaches the disk when: a store into a shared mapping is a change to
+ * the same page cache a positional write changes, written back whenever the kernel likes until
+ * {@link #sync} forces it ({@code msync}), and home files are written only with journal records
+ * already durable.
+ */
+final class HomeFile {
+    private static final int PAGE = 4096;
+    private static final int POSITIONAL_FIRST_MAX = 16 * 1024;
+    private final StorageFile file;
+    private final String what;
+    private final long size;
+    private final long segment;
+    private final MappedByteBuffer[] maps;
+    private final boolean[] dirty;
+    /** One bit per page of the file: set once a write reached that page since open. */
+    private final long[] pagesWritten;
+    /** False once the storage had no mapping to give: every write is positional from then on. */
+    private volatile boolean mappable;
+    /** Set by any positional write (by several writers at once in {@link #writePositional}); cleared by a sync. */
+    private volatile boolean wroteThroughFile;
+
+    /**
+     * A home file of {@code size} bytes, mapped in pieces of {@code segment} bytes (a whole number
+     * of blocks, so a block never straddles two) as writes first reach them.
+     */
+    HomeFile(StorageFile file, String what, long size, long segment) {
+        this.file = file;
+        this.what = what;
+        this.size = size;
+        this.segment = segment;
+        int n = (int) ((size + segment - 1) / segment);
+        this.maps = new MappedByteBuffer[n];
+        this.dirty = new boolean[n];
+        this.mappable = size > 0;
+        this.pagesWritten = new long[(int) ((size / PAGE + 1 + 63) / 64)];
+    }
+
+    /** Writes {@code src} (all of it) at {@code pos}. */
+    void write(ByteBuffer src, long pos) throws IOException {
+        if (mappable && src.hasRemaining() && src.remaining() <= POSITIONAL_FIRST_MAX
+                && !pagesWritten(pos, src.remaining())) {
+            writePositional(src, pos);
+            return;
+        }
+        while (mappable && src.hasRemaining()) {
+            int seg = (int) (pos / segment);
+            MappedByteBuffer m = map(seg);
+            if (m == null) {
+                break;
+            }
+            pos += store(m, seg, src, pos);
+            dirty[seg] = true;
+        }
+        if (src.hasRemaining()) {
+            writePositional(src, pos);
+        }
+    }
+
+    /**
+     * Writes {@code src} at {@code pos} with a positional write, touching nothing else of this
+     * object's state: for the writers of a volume that writes its home files as requests come (files
+     * in memory), several at once, each holding its blocks' locks. A {@link #sync} there runs with
+     * every block lock held, so after them all.
+     */
+    void writePositional(ByteBuffer src, long pos) throws IOException {
+        file.write(src, pos);
+        wroteThroughFile = true;
+    }
+
+    /**
+     * As {@link #writePositional}, for the same writers, but only the first write to a page since
+     * open is positional (the kernel allocates a page never written without a fault); later ones
+     * store through the mapping, whatever their size. For the metadata file: under random 4 KiB
+     * writes its few pages are all written within the first thousands of writes, and a store of 8
+     * bytes into its mapping costs far less than a {@code pwrite} of them. Not for the data file:
+     * there a random write's page was mostly written once before, if at all, and the fault that maps
+     * it in on the second write costs more than the {@code pwrite} it saves
+     * (docs/history.md#crash-atomic-file-volumes). A {@link #sync} there runs with every block lock held, so after them all; the page bits
+     * and mappings are set atomically, and a page marked by a writer whose positional write has not
+     * landed yet only takes a store of another block beside it through the mapping.
+     */
+    void writeShared(ByteBuffer src, long pos) throws IOException {
+        int len = src.remaining();
+        if (!mappable || len == 0 || !markPagesShared(pos, len)) {
+            writePositional(src, pos);
+            return;
+        }
+        while (src.hasRemaining()) {
+            int seg = (int) (pos / segment);
+            MappedByteBuffer m = (MappedByteBuffer) MAPS.getAcquire(maps, seg);
+            if (m == null) {
+                m = mapShared(seg);
+                if (m == null) {
+                    writePositional(src, pos);
+                    return;
+                }
+            }
+            pos += store(m, seg, src, pos);
+            if (!dirty[seg]) {
+                dirty[seg] = true; // read by a sync, which holds every block lock: after this writer's unlock
+            }
+        }
+    }
+
+    /**
+     * Stores as much of {@code src} as fits in mapped segment {@code seg} at file position
+     * {@code pos}, advancing {@code src}; returns the bytes stored.
+     */
+    private int store(MappedByteBuffer m, int seg, ByteBuffer src, long pos) throws IOException {
+        int at = (int) (pos - seg * segment);
+        int n = (int) Math.min(src.remaining(), segment - at);
+        try {
+            m.put(at, src, src.position(), n);
+        } catch (InternalError e) {
+            // The JVM reports a fault in mapped memory (no space for the page, an I/O error) this way.
+            throw new IOException(what + ": cannot write at " + pos + ": " + e.getMessage(), e);
+        }
+        src.position(src.position() + n);
+        return n;
+    }
+
+    /** Whether every page of {@code [pos, pos + len)} was written since open; marks them written, atomically. */
+    private boolean markPagesShared(long pos, int len) {
+        boolean all = true;
+        for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
+            int i = (int) (p >>> 6);
+            long bit = 1L << (p & 63);
+            if (((long) BITS.getAcquire(pagesWritten, i) & bit) == 0) {
+                BITS.getAndBitwiseOr(pagesWritten, i, bit);
+                all = false;
+            }
+        }
+        return all;
+    }
+
+    /** {@link #map}, for several writers at once. */
+    private synchronized MappedByteBuffer mapShared(int seg) throws IOException {
+        MappedByteBuffer m = (MappedByteBuffer) MAPS.getAcquire(maps, seg);
+        if (m == null && mappable) {
+            long at = seg * segment;
+            ByteBuffer b = file.mapReadWrite(at, Math.min(segment, size - at));
+            if (!(b instanceof MappedByteBuffer mb)) {
+                mappable = false;
+                return null;
+            }
+            MAPS.setRelease(maps, seg, mb);
+            m = mb;
+        }
+        return m;
+    }
+
+    private static final java.lang.invoke.VarHandle BITS =
+            java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+    private static final java.lang.invoke.VarHandle MAPS =
+            java.lang.invoke.MethodHandles.arrayElementVarHandle(MappedByteBuffer[].class);
+
+    /** Whether every page of {@code [pos, pos + len)} was written since open; marks them written. */
+    private boolean pagesWritten(long pos, int len) {
+        boolean all = true;
+        for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
+            int i = (int) (p >>> 6);
+            long bit = 1L << (p & 63);
+            all &= (pagesWritten[i] & bit) != 0;
+            pagesWritten[i] |= bit;
+        }
+        return all;
+    }
+
+    private MappedByteBuffer map(int seg) throws IOException {
+        MappedByteBuffer m = maps[seg];
+        if (m == null) {
+            long at = seg * segment;
+            ByteBuffer b = file.mapReadWrite(at, Math.min(segment, size - at));
+            if (!(b instanceof MappedByteBuffer mb)) {
+                mappable = false;
+                return null;
+            }
+            maps[seg] = m = mb;
+        }
+        return m;
+    }
+
+    /** Makes every write so far durable: forces the mappings written since the last sync, and the file. */
+    void sync() throws IOException {
+        for (int i = 0; i < maps.length; i++) {
+            if (dirty[i]) {
+                try {
+                    maps[i].force();
+                } catch (java.io.UncheckedIOException e) {
+                    throw e.getCause();
+                }
+                dirty[i] = false;
+            }
+        }
+        boolean mapped = false;
+        for (MappedByteBuffer m : maps) {
+            mapped |= m != null;
+        }
+        if (wroteThroughFile || !mapped) {
+            file.sync();
+            wroteThroughFile = false;
+        }
+    }
+}

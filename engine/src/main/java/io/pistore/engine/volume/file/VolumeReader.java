@@ -1,0 +1,196 @@
+package io.pistore.engine.volume.file;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.ScatterList;
+import io.pistore.integrity.UnwrittenBlock;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The read path of a {@link FileVolume}: each block's newest version, from the journal where the
+ * index has it, else from the home files, with the metadata copied out of read-only mappings where
+ * the storage maps. Invariant: the index is looked up before the home files are read, and a
+ * checkpoint removes a block's entry only after it wrote the block home, so a block the index
+ * misses is already home; the caller holds the blocks' read locks.
+ */
+final class VolumeReader {
+    private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
+
+    private final String name;
+    private final BlockFormat format;
+    private final StorageFile data;
+    private final StorageFile meta;
+    private final Journal journal;
+    private final JournalIndex index;
+    private final byte[] unwrittenMeta;
+    /**
+     * Read-only shared mappings of the metadata file, {@code metaSegment} bytes each (a whole number
+     * of blocks' metadata, so no block's straddles two), or null without metadata or where the storage
+     * cannot map. Reads copy PI from here instead of making a second {@code pread} per request (that
+     * system call would cost a PI read more than the rest of its PI work; docs/FORMAT.md#writes-flush-and-fua). Writes still
+     * go through positional writes; Linux keeps a shared mapping and {@code pwrite} of one file
+     * coherent through the page cache.
+     */
+    private final ByteBuffer[] metaMaps;
+    private final long metaSegment;
+
+    /** Reads of a volume of {@code blockCount} blocks, mapping its metadata in pieces of about {@code mapSegment} bytes. */
+    VolumeReader(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta, Journal journal,
+                 JournalIndex index, long mapSegment) throws IOException {
+        this.name = name;
+        this.format = format;
+        this.data = data;
+        this.meta = meta;
+        this.journal = journal;
+        this.index = index;
+        this.unwrittenMeta = UnwrittenBlock.metadata(format);
+        ByteBuffer[] maps = null;
+        long segment = 0;
+        if (meta != null) {
+            int ms = format.metadataSize();
+            segment = Math.max(1, mapSegment / ms) * ms;
+            long size = blockCount * ms;
+            maps = new ByteBuffer[(int) ((size + segment - 1) / segment)];
+            for (int i = 0; i < maps.length; i++) {
+                long at = i * segment;
+                maps[i] = meta.mapReadOnly(at, Math.min(segment, size - at));
+                if (maps[i] == null) {
+                    maps = null;
+                    break;
+                }
+            }
+        }
+        this.metaMaps = maps;
+        this.metaSegment = segment;
+    }
+
+    /** Bytes of metadata per mapping: a whole number of blocks' metadata (0 without metadata). */
+    long metaSegment() {
+        return metaSegment;
+    }
+
+    /** Reads {@code blocks} blocks from {@code lba}; the caller holds their read locks. */
+    void read(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
+        // The index first, the home files after: a checkpoint removes a block's entry only after it
+        // wrote the block home, so a block missed here is already there.
+        // Per block found: sequence number (ABSENT: not in the journal), data and metadata position.
+        long[] newer = null;
+        long[] entry = new long[3];
+        for (int i = 0; i < blocks && !index.isEmpty(); i++) {
+            if (index.lookUp(lba + i, entry) != JournalIndex.ABSENT) {
+                if (newer == null) {
+                    newer = new long[3 * blocks];
+                    for (int k = 0; k < blocks; k++) {
+                        newer[3 * k] = JournalIndex.ABSENT;
+                    }
+                }
+                System.arraycopy(entry, 0, newer, 3 * i, 3);
+            }
+        }
+        boolean withMeta = metaOut != null && format.metadataSize() > 0;
+        if (blocks == 1 && newer != null) {
+            readFromJournal(newer[1], newer[2], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
+            return;
+        }
+        readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
+        if (withMeta) {
+            readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+        }
+        if (newer != null) {
+            for (int i = 0; i < blocks; i++) {
+                if (newer[3 * i] != JournalIndex.ABSENT) {
+                    readFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, dataOut, withMeta ? metaOut : null);
+                }
+            }
+        }
+    }
+
+    /**
+     * Replaces block {@code i} of the outputs, read from the home files, with its newer journal
+     * version at {@code dataPos} and {@code metaPos} ({@code dataPos < 0}: zeroed).
+     */
+    private void readFromJournal(long dataPos, long metaPos, int i, ScatterList dataOut, ScatterList metaOut)
+            throws IOException {
+        int ds = format.dataSize();
+        int ms = format.metadataSize();
+        if (dataPos < 0) {
+            ScatterList d = dataOut.slice((long) i * ds, ds);
+            for (int s = 0; s < d.segmentCount(); s++) {
+                ByteBuffer seg = d.segment(s);
+                for (int k = 0; k < seg.limit(); k++) {
+                    seg.put(k, (byte) 0);
+                }
+            }
+            if (metaOut != null) {
+                metaOut.write((long) i * ms, unwrittenMeta, 0, ms);
+            }
+            return;
+        }
+        ByteBuffer b = scratch(ds + ms);
+        b.limit(metaOut != null ? ds + ms : ds);
+        if (metaOut != null && metaPos == dataPos + ds) {
+            journal.read(b, dataPos); // a one-block record: its data and metadata in one read
+            metaOut.write((long) i * ms, b, ds, ms);
+        } else {
+            b.limit(ds);
+            journal.read(b, dataPos);
+            if (metaOut != null) {
+                b.limit(ds + ms).position(ds);
+                journal.read(b, metaPos);
+                metaOut.write((long) i * ms, b, ds, ms);
+            }
+        }
+        dataOut.write((long) i * ds, b, 0, ds);
+    }
+
+    /** A direct buffer of this thread's, cleared, of at least {@code n} bytes: reads from the journal land here without allocating. */
+    static ByteBuffer scratch(int n) {
+        ByteBuffer b = SCRATCH.get();
+        if (b == null || b.capacity() < n) {
+            b = ByteBuffer.allocateDirect(n);
+            SCRATCH.set(b);
+        }
+        return b.clear();
+    }
+
+    /** Copies {@code len} bytes of metadata at file offset {@code pos} out of the mappings, or reads them. */
+    private void readMeta(ScatterList out, long pos, long len) throws IOException {
+        if (metaMaps == null) {
+            readInto(meta, out, pos, len);
+            return;
+        }
+        // No closed check of its own: the data read before it fails on a closed volume's channel.
+        try {
+            long done = 0;
+            while (done < len) {
+                long at = pos + done;
+                int seg = (int) (at / metaSegment);
+                int index = (int) (at % metaSegment);
+                int n = (int) Math.min(len - done, metaSegment - index);
+                out.write(done, metaMaps[seg], index, n);
+                done += n;
+            }
+        } catch (InternalError e) {
+            // The JVM reports a fault in mapped memory (the file shrank under us) this way.
+            throw new IOException("volume " + name + ": metadata file unreadable at " + pos + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void readInto(StorageFile f, ScatterList out, long pos, long len) throws IOException {
+        for (int i = 0; i < out.segmentCount() && len > 0; i++) {
+            ByteBuffer s = out.segment(i);
+            if (s.remaining() > len) {
+                s.limit((int) len);
+            }
+            int n = s.remaining();
+            while (s.hasRemaining()) {
+                int r = f.read(s, pos + (n - s.remaining()));
+                if (r < 0) {
+                    throw new IOException("unexpected end of file at " + (pos + n - s.remaining()));
+                }
+            }
+            pos += n;
+            len -= n;
+        }
+    }
+}

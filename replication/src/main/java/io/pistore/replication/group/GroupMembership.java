@@ -1,0 +1,369 @@
+package io.pistore.replication.group;
+
+import io.pistore.replication.ReplicaPeers;
+import io.pistore.replication.ReplicationException;
+import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.raft.ReplicaCommand;
+import io.pistore.replication.raft.VolumeShape;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.GroupInfoReply;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+
+/**
+ * The members of a replicated volume's Raft group, as its leader holds them, and changes to them
+ * online. A change is one Ratis {@code setConfiguration}: the leader first brings every new peer up
+ * to date from its log (the log is retained, so a new replica starting empty replays all of it), then
+ * commits the joint configuration (old and new members both form quorums) and then the new one, so
+ * the group never depends on a majority of peers that lack the committed writes. One change at a
+ * time: Ratis refuses a second while one is in progress. Every wait is bounded; each refusal and
+ * failure is one line naming the volume.
+ */
+public final class GroupMembership {
+    /** What a change did: the members after it, and what became of the peers it removed. */
+    public static final class Change {
+        public final List<RaftPeer> before;
+        public final List<RaftPeer> after;
+        /** One line per removed peer: it left the group, or why it could not be told to. */
+        public final List<String> notes;
+
+        Change(List<RaftPeer> before, List<RaftPeer> after, List<String> notes) {
+            this.before = before;
+            this.after = after;
+            this.notes = notes;
+        }
+    }
+
+    private final String volume;
+    private final RaftGroupId gid;
+    private final List<RaftPeer> named;
+    private final ReplicationSettings settings;
+
+    private GroupMembership(String volume, List<RaftPeer> named, ReplicationSettings settings) {
+        this.volume = volume;
+        this.gid = ReplicaPeers.groupId(volume);
+        this.named = List.copyOf(named);
+        this.settings = settings;
+    }
+
+    /** The group of volume {@code volume}, reached through {@code peers} (some of its members, at least one running). */
+    public static GroupMembership of(String volume, List<RaftPeer> peers, ReplicationSettings settings) {
+        if (peers.isEmpty()) {
+            throw new IllegalArgumentException("volume " + volume + ": no peers named");
+        }
+        return new GroupMembership(volume, peers, settings);
+    }
+
+    /** As {@link #of(String, List, ReplicationSettings)}, the peers written {@code ID=HOST:PORT,...}. */
+    public static GroupMembership of(String volume, String peers, ReplicationSettings settings) {
+        return of(volume, ReplicaPeers.parse(peers), settings);
+    }
+
+    /** The leader and its configuration's peers. */
+    private record Leader(RaftPeer peer, List<RaftPeer> members) {
+    }
+
+    /**
+     * The group's members as its leader holds them. The named peers are asked, then any member their
+     * answers name; while none leads (an election) they are asked again, until the operation timeout.
+     */
+    public List<RaftPeer> members() throws ReplicationException {
+        return leader().members;
+    }
+
+    private Leader leader() throws ReplicationException {
+        long ms = settings.operationTimeout().toMillis();
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        Map<RaftPeerId, String> why = new LinkedHashMap<>();
+        while (true) {
+            Leader l = askAll(why);
+            if (l != null) {
+                return l;
+            }
+            if (System.nanoTime() > end) {
+                throw new ReplicationException("volume " + volume + ": no leader answered within " + ms
+                        + " ms (no quorum reachable, or an election): " + why.entrySet().stream()
+                                .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining("; ")));
+            }
+            sleep(100);
+        }
+    }
+
+    /** How recently a follower must have heard from the leader it names for its word to count. */
+    private static final long VOUCHED_WITHIN_MS = 5_000;
+
+    private Leader askAll(Map<RaftPeerId, String> why) {
+        Map<RaftPeerId, RaftPeer> toAsk = new LinkedHashMap<>();
+        named.forEach(p -> toAsk.put(p.getId(), p));
+        Set<RaftPeerId> asked = new java.util.HashSet<>();
+        Leader vouched = null;
+        while (true) {
+            RaftPeer p = toAsk.values().stream().filter(x -> !asked.contains(x.getId())).findFirst().orElse(null);
+            if (p == null) {
+                // The leader itself did not answer in time (busy with writes on a loaded machine), but a
+                // follower heard from it just now: a change sent to it is redirected by Ratis if it no
+                // longer leads, so the follower's word is enough to address it.
+                return vouched != null && why.getOrDefault(vouched.peer.getId(), "").startsWith("unreachable")
+                        ? vouched : null;
+            }
+            asked.add(p.getId());
+            // A client per peer: the peers to ask grow with the members the answers name.
+            try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
+                    .setProperties(settings.client()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
+                GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
+                if (!r.isSuccess()) {
+                    why.put(p.getId(), ReplicationException.oneLine(r.getException()));
+                    continue;
+                }
+                List<RaftPeer> members = new ArrayList<>(r.getGroup().getPeers());
+                if (r.getRoleInfoProto().getRole() == RaftPeerRole.LEADER) {
+                    return new Leader(p, members);
+                }
+                why.put(p.getId(), r.getRoleInfoProto().getRole().name().toLowerCase(java.util.Locale.ROOT));
+                members.forEach(m -> toAsk.putIfAbsent(m.getId(), m)); // members the caller did not name
+                if (vouched == null && r.getRoleInfoProto().hasFollowerInfo()) {
+                    var heard = r.getRoleInfoProto().getFollowerInfo().getLeaderInfo();
+                    RaftPeerId leaderId = RaftPeerId.valueOf(heard.getId().getId());
+                    RaftPeer leader = members.stream().filter(m -> m.getId().equals(leaderId)).findFirst().orElse(null);
+                    if (leader != null && heard.getLastRpcElapsedTimeMs() < VOUCHED_WITHIN_MS) {
+                        vouched = new Leader(leader, members);
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                why.put(p.getId(), "unreachable: " + ReplicationException.oneLine(e));
+            }
+        }
+    }
+
+    /**
+     * The volume's format and size as the leader's replica answers: what a new replica is made with.
+     */
+    public VolumeShape shape() throws ReplicationException {
+        Leader l = leader();
+        long ms = settings.operationTimeout().toMillis();
+        try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, l.members))
+                .setLeaderId(l.peer.getId()).setProperties(settings.client()).build()) {
+            RaftClientReply r = c.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.INFO, 0, 0, false))
+                    .get(ms, TimeUnit.MILLISECONDS);
+            if (!r.isSuccess()) {
+                throw new ReplicationException("volume " + volume + ": the leader did not tell its format: "
+                        + ReplicationException.oneLine(r.getException()));
+            }
+            return VolumeShape.decode(r.getMessage().getContent());
+        } catch (ReplicationException e) {
+            throw e;
+        } catch (TimeoutException e) {
+            throw new ReplicationException("volume " + volume + ": the leader did not tell its format within " + ms + " ms");
+        } catch (ExecutionException e) {
+            throw new ReplicationException("volume " + volume + ": the leader did not tell its format: "
+                    + ReplicationException.oneLine(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("volume " + volume + ": interrupted");
+        } catch (IOException e) {
+            throw new ReplicationException("volume " + volume + ": " + ReplicationException.oneLine(e));
+        }
+    }
+
+    /**
+     * Makes the members the current ones less {@code remove} (ids) plus {@code add}, in one change,
+     * and tells each removed peer that answers to leave the group (it deletes its replica). Refused,
+     * before anything changes: an id to remove that is no member, a peer to add that is one already
+     * or does not answer (it must be running and hold the volume's group, empty), and a change that
+     * would leave no member.
+     */
+    public Change change(List<RaftPeer> add, Collection<String> remove) throws ReplicationException {
+        Leader l = leader();
+        List<RaftPeer> before = l.members;
+        Set<String> ids = before.stream().map(p -> p.getId().toString()).collect(Collectors.toSet());
+        String list = describeIds(before);
+        // A peer removed while it was down still holds the group: named again, it is only told to leave.
+        List<RaftPeer> strays = new ArrayList<>();
+        for (String r : remove) {
+            if (ids.contains(r)) {
+                continue;
+            }
+            RaftPeer stray = named.stream().filter(p -> p.getId().toString().equals(r)).findFirst().orElse(null);
+            if (stray == null) {
+                throw new IllegalArgumentException("peer " + r + " is not a member of volume " + volume + " (members "
+                        + list + ")");
+            }
+            strays.add(stray);
+        }
+        for (RaftPeer a : add) {
+            if (ids.contains(a.getId().toString()) && !remove.contains(a.getId().toString())) {
+                throw new IllegalArgumentException("peer " + a.getId() + " is a member of volume " + volume + " already");
+            }
+        }
+        List<RaftPeer> after = new ArrayList<>();
+        before.stream().filter(p -> !remove.contains(p.getId().toString())).forEach(after::add);
+        after.addAll(add);
+        if (after.isEmpty()) {
+            throw new IllegalArgumentException("refused: removing " + String.join(",", remove) + " would leave volume "
+                    + volume + " with no replica (its last member is never removed)");
+        }
+        for (RaftPeer a : add) {
+            checkAnswers(a);
+        }
+        if (!ReplicaPeers.sameMembers(after, before)) {
+            setConfiguration(l, after);
+            if (!remove.isEmpty()) {
+                awaitApplied(after);
+            }
+        }
+        List<String> notes = new ArrayList<>();
+        for (RaftPeer p : before) {
+            if (remove.contains(p.getId().toString())) {
+                notes.add(dismiss(p));
+            }
+        }
+        for (RaftPeer p : strays) {
+            notes.add(dismiss(p));
+        }
+        return new Change(before, after, notes);
+    }
+
+    /** A peer to add must answer for the group (it joined it, empty) before the leader is asked to add it. */
+    private void checkAnswers(RaftPeer p) throws ReplicationException {
+        try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
+                .setProperties(settings.client()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
+            GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
+            if (!r.isSuccess()) {
+                throw new ReplicationException("peer " + p.getId() + " at " + p.getAddress() + " holds no group of volume "
+                        + volume + ": " + ReplicationException.oneLine(r.getException()));
+            }
+        } catch (ReplicationException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw new ReplicationException("peer " + p.getId() + " at " + p.getAddress() + " is unreachable: "
+                    + ReplicationException.oneLine(e));
+        }
+    }
+
+    /**
+     * The change itself, through the leader. Ratis answers once the new configuration is committed;
+     * the wait is bounded by the membership timeout whatever the client does (a retry of the same
+     * call is answered from the leader's retry cache, so it is safe).
+     */
+    private void setConfiguration(Leader l, List<RaftPeer> after) throws ReplicationException {
+        long ms = settings.membershipTimeout().toMillis();
+        String what = "volume " + volume + ": members " + describeIds(l.members) + " -> " + describeIds(after);
+        RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, l.members))
+                .setLeaderId(l.peer.getId()).setProperties(settings.client(settings.membershipTimeout()))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(5,
+                        org.apache.ratis.util.TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
+                .build();
+        CompletableFuture<RaftClientReply> f = CompletableFuture.supplyAsync(() -> {
+            try {
+                return c.admin().setConfiguration(after);
+            } catch (IOException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        try {
+            RaftClientReply r = f.get(ms, TimeUnit.MILLISECONDS);
+            if (!r.isSuccess()) {
+                throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(r.getException()));
+            }
+        } catch (TimeoutException e) {
+            throw new ReplicationException(what + " not committed within " + ms + " ms (a new peer that cannot catch "
+                    + "up, or no quorum); see 'pistore replicas status'");
+        } catch (ExecutionException e) {
+            throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException(what + " interrupted");
+        } finally {
+            try {
+                c.close();
+            } catch (IOException e) {
+                // the answer is in already
+            }
+        }
+    }
+
+    /**
+     * Waits (at most the operation timeout) until every member has applied what the leader has
+     * committed, the new configuration included: a member's volumes switch to clients of the new
+     * members when it applies it, so none still sends to a removed peer once that one leaves.
+     */
+    private void awaitApplied(List<RaftPeer> members) throws ReplicationException {
+        long target;
+        try {
+            target = info(leader().peer).getLogInfoProto().getCommitted().getIndex();
+        } catch (IOException | RuntimeException e) {
+            return; // the removal is committed (a removed leader steps down); the wait only narrows a window
+        }
+        long end = System.nanoTime() + settings.operationTimeout().toNanos();
+        for (RaftPeer p : members) {
+            while (System.nanoTime() < end) {
+                try {
+                    if (info(p).getLogInfoProto().getApplied().getIndex() >= target) {
+                        break;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    break; // a member that does not answer has no volumes to switch now
+                }
+                sleep(20);
+            }
+        }
+    }
+
+    private GroupInfoReply info(RaftPeer p) throws IOException {
+        try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
+                .setProperties(settings.client()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
+            GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
+            if (!r.isSuccess()) {
+                throw new IOException(ReplicationException.oneLine(r.getException()));
+            }
+            return r;
+        }
+    }
+
+    /** Tells a removed peer to leave the group; it deletes its replica. One line: done, or why not. */
+    private String dismiss(RaftPeer p) {
+        // Leaving closes the peer's group and deletes its files before it answers: more than one RPC's time.
+        try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
+                .setProperties(settings.client(settings.membershipTimeout())).setRetryPolicy(RetryPolicies.noRetry()).build()) {
+            RaftClientReply r = c.getGroupManagementApi(p.getId()).remove(gid, true, false);
+            if (r.isSuccess()) {
+                return "peer " + p.getId() + " left the group of volume " + volume + " and deleted its replica";
+            }
+            return "peer " + p.getId() + " is no member any more but did not leave the group: "
+                    + ReplicationException.oneLine(r.getException());
+        } catch (IOException | RuntimeException e) {
+            return "peer " + p.getId() + " is no member any more but was not reachable to leave the group: "
+                    + ReplicationException.oneLine(e) + " (its replica stays; run the same remove once it is up again)";
+        }
+    }
+
+    public static String describeIds(List<RaftPeer> peers) {
+        return peers.stream().map(p -> p.getId().toString()).collect(Collectors.joining(","));
+    }
+
+    private static void sleep(long ms) throws ReplicationException {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("interrupted");
+        }
+    }
+}

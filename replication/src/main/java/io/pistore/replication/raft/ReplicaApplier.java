@@ -1,0 +1,154 @@
+package io.pistore.replication.raft;
+
+import io.pistore.engine.volume.Volume;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.ScatterList;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Applies committed commands to one replica's local engine volume, checking first: a write whose
+ * data fails its PI check here is refused and stores nothing (the replica reports it instead of
+ * keeping bad data); a repair rewrites only blocks whose local copy fails its check, so a block
+ * written again since the repair was asked for is never rolled back. Called from one thread, in log
+ * order.
+ */
+public final class ReplicaApplier {
+    private final String volumeName;
+    private final String replica;
+    private final Volume volume;
+    private final Consumer<String> log;
+    private final ReplicaStats stats;
+
+    public ReplicaApplier(String volumeName, String replica, Volume volume, Consumer<String> log, ReplicaStats stats) {
+        this.volumeName = volumeName;
+        this.replica = replica;
+        this.volume = volume;
+        this.log = log;
+        this.stats = stats;
+    }
+
+    public Volume volume() {
+        return volume;
+    }
+
+    /** The reason a command does not fit this volume, or null. */
+    String misfit(ReplicaCommand c) {
+        if (c.op == ReplicaCommand.Op.FLUSH) {
+            return null;
+        }
+        BlockFormat f = volume.format();
+        if (c.blocks < 1 || c.lba < 0 || c.lba > volume.blockCount() - c.blocks) {
+            return c + " does not fit a volume of " + volume.blockCount() + " blocks";
+        }
+        boolean carries = c.op == ReplicaCommand.Op.WRITE || c.op == ReplicaCommand.Op.REPAIR;
+        if (carries) {
+            long dl = c.data == null ? 0 : c.data.remaining();
+            long ml = c.metadata == null ? 0 : c.metadata.remaining();
+            if (dl != (long) c.blocks * f.dataSize() || ml != (long) c.blocks * f.metadataSize()) {
+                return c + " carries " + dl + "+" + ml + " bytes, not " + c.blocks + " blocks of " + f;
+            }
+        }
+        return null;
+    }
+
+    /** Checks a write or repair's data as a replica can: the first failing block (absolute LBA), or null. */
+    PiError firstError(ReplicaCommand c) {
+        return StoredBlockCheck.firstWriteError(volume.format(), c.lba, c.dataList(), c.metadataList(), c.blocks);
+    }
+
+    ApplyOutcome apply(ReplicaCommand c) {
+        return apply(c, false);
+    }
+
+    /**
+     * Applies {@code c}; {@code checked}: this peer checked it as it entered the log (the leader that
+     * took it in, {@link VolumeStateMachine#startTransaction}), so a write is not checked again.
+     */
+    ApplyOutcome apply(ReplicaCommand c, boolean checked) {
+        stats.applied.incrementAndGet();
+        String misfit = misfit(c);
+        if (misfit != null) {
+            return failed(c, misfit);
+        }
+        try {
+            switch (c.op) {
+                case WRITE:
+                    return checked ? stored(c) : write(c);
+                case REPAIR:
+                    return repair(c);
+                case WRITE_ZEROES:
+                case DEALLOCATE:
+                    volume.writeZeroes(c.lba, c.blocks, c.fua);
+                    return ApplyOutcome.done();
+                case FLUSH:
+                    volume.flush();
+                    return ApplyOutcome.done();
+                default:
+                    return failed(c, "not a log command");
+            }
+        } catch (IOException | RuntimeException e) {
+            return failed(c, String.valueOf(e.getMessage()));
+        }
+    }
+
+    private ApplyOutcome write(ReplicaCommand c) throws IOException {
+        PiError e = firstError(c);
+        if (e != null) {
+            stats.refusedWrites.incrementAndGet();
+            ApplyOutcome o = ApplyOutcome.refused(c.lba + e.blockIndex(), e);
+            log.accept("volume " + volumeName + " replica " + replica + ": " + c + " " + o.describe());
+            return o;
+        }
+        return stored(c);
+    }
+
+    private ApplyOutcome stored(ReplicaCommand c) throws IOException {
+        volume.write(c.lba, c.blocks, c.dataList(), c.metadataList(), c.fua);
+        return ApplyOutcome.done();
+    }
+
+    private ApplyOutcome repair(ReplicaCommand c) throws IOException {
+        PiError good = firstError(c);
+        if (good != null) {
+            // A repair must carry a copy that passes; one that does not is never written anywhere.
+            stats.refusedWrites.incrementAndGet();
+            return ApplyOutcome.refused(c.lba + good.blockIndex(), good);
+        }
+        BlockFormat f = volume.format();
+        ByteBuffer data = ByteBuffer.allocate(c.blocks * f.dataSize());
+        ByteBuffer meta = ByteBuffer.allocate(c.blocks * f.metadataSize());
+        volume.read(c.lba, c.blocks, ScatterList.of(data), ScatterList.of(meta));
+        Map<Integer, PiError> bad = StoredBlockCheck.badStoredBlocks(f, c.lba, ScatterList.of(data), ScatterList.of(meta),
+                c.blocks);
+        ScatterList src = c.dataList();
+        ScatterList srcMeta = c.metadataList();
+        for (Map.Entry<Integer, PiError> b : bad.entrySet()) {
+            int i = b.getKey();
+            volume.write(c.lba + i, 1, src.slice((long) i * f.dataSize(), f.dataSize()),
+                    srcMeta.slice((long) i * f.metadataSize(), f.metadataSize()), true);
+            stats.rewrittenBlocks.incrementAndGet();
+            log.accept("volume " + volumeName + " replica " + replica + ": repaired lba=" + (c.lba + i) + " error="
+                    + b.getValue().kind().shortName() + " (copy rewritten from a good replica)");
+        }
+        return ApplyOutcome.done();
+    }
+
+    private ApplyOutcome failed(ReplicaCommand c, String why) {
+        stats.failedApplies.incrementAndGet();
+        log.accept("volume " + volumeName + " replica " + replica + ": " + c + " failed: " + why);
+        return ApplyOutcome.failed("replica " + replica + ": " + c + ": " + why);
+    }
+
+    /** Reads blocks as stored here, data and metadata, for a read query. */
+    byte[][] read(long lba, int blocks) throws IOException {
+        BlockFormat f = volume.format();
+        byte[] data = new byte[blocks * f.dataSize()];
+        byte[] meta = new byte[blocks * f.metadataSize()];
+        volume.read(lba, blocks, ScatterList.wrap(data), f.metadataSize() == 0 ? null : ScatterList.wrap(meta));
+        return new byte[][] {data, meta};
+    }
+}

@@ -1,0 +1,197 @@
+package io.pistore.replication.raft;
+
+import io.pistore.integrity.ScatterList;
+import java.nio.ByteBuffer;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * One operation on a replicated volume as it travels through the Raft log (writes, write-zeroes,
+ * deallocate, flush, repair) or as a read query. The data and metadata (the PI) ride in the log
+ * entry itself, after a fixed header:
+ * {@code op(1) fua(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) data metadata}, big-endian.
+ * A decoded command's data and metadata are views of the entry's bytes ({@link ProtoBytes}), never
+ * written through.
+ */
+public final class ReplicaCommand {
+    /** What a command does; the byte is its code in the log, so codes are never reused. */
+    public enum Op {
+        WRITE(1), WRITE_ZEROES(2), DEALLOCATE(3), FLUSH(4),
+        /** Replace the blocks on every replica whose copy fails its PI check; a passing copy is left alone. */
+        REPAIR(5),
+        /**
+         * Several commands in one log entry, applied in order, each with its own outcome: the header's
+         * {@code blocks} is their count, its data their encodings, each after its length ({@code int}).
+         */
+        BATCH(6),
+        /** A query, never in the log. */
+        READ(16),
+        /** A query for the volume's format and size. */
+        INFO(17);
+
+        final byte code;
+
+        Op(int code) {
+            this.code = (byte) code;
+        }
+
+        static Op of(byte code) {
+            for (Op o : values()) {
+                if (o.code == code) {
+                    return o;
+                }
+            }
+            throw new IllegalArgumentException("unknown replica command code " + code);
+        }
+    }
+
+    static final int HEADER_BYTES = 22;
+
+    final Op op;
+    final boolean fua;
+    public final long lba;
+    final int blocks;
+    /** Data and metadata, or null for commands that carry none. */
+    final ByteBuffer data;
+    final ByteBuffer metadata;
+
+    private ReplicaCommand(Op op, boolean fua, long lba, int blocks, ByteBuffer data, ByteBuffer metadata) {
+        this.op = op;
+        this.fua = fua;
+        this.lba = lba;
+        this.blocks = blocks;
+        this.data = data;
+        this.metadata = metadata;
+    }
+
+    /** A write or repair: copies {@code data} and {@code metadata} (may be null) into one message. */
+    public static Message carrying(Op op, long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) {
+        int dl = (int) data.length();
+        int ml = metadata == null ? 0 : (int) metadata.length();
+        byte[] a = new byte[HEADER_BYTES + dl + ml];
+        ByteBuffer.wrap(a).put(op.code).put((byte) (fua ? 1 : 0)).putLong(lba).putInt(blocks).putInt(dl).putInt(ml);
+        data.read(0, a, HEADER_BYTES, dl);
+        if (ml > 0) {
+            metadata.read(0, a, HEADER_BYTES + dl, ml);
+        }
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
+    }
+
+    /** A command without data: write-zeroes, deallocate, flush, read. */
+    public static Message plain(Op op, long lba, int blocks, boolean fua) {
+        byte[] a = new byte[HEADER_BYTES];
+        ByteBuffer.wrap(a).put(op.code).put((byte) (fua ? 1 : 0)).putLong(lba).putInt(blocks).putInt(0).putInt(0);
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
+    }
+
+    /**
+     * One log entry carrying {@code commands} (each an encoded command, none a batch), applied in
+     * order. The commands' bytes are not copied: the entry is a rope of the header, the lengths and them.
+     */
+    public static Message batch(java.util.List<ByteString> commands) {
+        long payload = 0;
+        for (ByteString c : commands) {
+            payload += 4 + c.size();
+        }
+        byte[] h = new byte[HEADER_BYTES];
+        ByteBuffer.wrap(h).put(Op.BATCH.code).put((byte) 0).putLong(0).putInt(commands.size()).putInt((int) payload).putInt(0);
+        ByteString out = UnsafeByteOperations.unsafeWrap(h);
+        for (ByteString c : commands) {
+            out = out.concat(UnsafeByteOperations.unsafeWrap(ByteBuffer.allocate(4).putInt(c.size()).array())).concat(c);
+        }
+        return Message.valueOf(out);
+    }
+
+    static boolean isBatch(ByteString bytes) {
+        return !bytes.isEmpty() && bytes.byteAt(0) == Op.BATCH.code;
+    }
+
+    /** The commands of a log entry: those of a batch, in order, or the one it is. */
+    public static java.util.List<ReplicaCommand> decodeAll(ByteString bytes) {
+        if (!isBatch(bytes)) {
+            return java.util.List.of(decode(bytes));
+        }
+        // The header alone: the leader's batch is a rope of its commands, which a view of the whole
+        // would copy.
+        ReplicaCommand b = decode(bytes.substring(0, Math.min(HEADER_BYTES, bytes.size())), bytes.size() - HEADER_BYTES);
+        java.util.List<ReplicaCommand> out = new java.util.ArrayList<>(b.blocks);
+        ByteString payload = bytes.substring(HEADER_BYTES);
+        int off = 0;
+        for (int i = 0; i < b.blocks; i++) {
+            if (payload.size() - off < 4) {
+                throw new IllegalArgumentException("batch of " + b.blocks + " commands ends after " + i);
+            }
+            int len = (payload.byteAt(off) & 0xFF) << 24 | (payload.byteAt(off + 1) & 0xFF) << 16
+                    | (payload.byteAt(off + 2) & 0xFF) << 8 | (payload.byteAt(off + 3) & 0xFF);
+            off += 4;
+            if (len < 0 || len > payload.size() - off) {
+                throw new IllegalArgumentException("batch command " + i + " says " + len + " bytes, " + (payload.size() - off)
+                        + " left");
+            }
+            ReplicaCommand c = decode(payload.substring(off, off + len));
+            if (c.op == Op.BATCH) {
+                throw new IllegalArgumentException("batch inside a batch");
+            }
+            out.add(c);
+            off += len;
+        }
+        if (off != payload.size()) {
+            throw new IllegalArgumentException("batch of " + b.blocks + " commands carries " + (payload.size() - off)
+                    + " bytes more");
+        }
+        return out;
+    }
+
+    static ReplicaCommand decode(ByteString bytes) {
+        return decode(bytes, -1);
+    }
+
+    /**
+     * {@code carried}: the bytes after the header when {@code bytes} is the header alone (a batch's),
+     * else -1 (they follow the header in {@code bytes}).
+     */
+    private static ReplicaCommand decode(ByteString bytes, long carried) {
+        ByteBuffer b = ProtoBytes.view(bytes);
+        if (b.remaining() < HEADER_BYTES) {
+            throw new IllegalArgumentException("replica command of " + b.remaining() + " bytes, shorter than its header");
+        }
+        Op op = Op.of(b.get());
+        boolean fua = b.get() != 0;
+        long lba = b.getLong();
+        int blocks = b.getInt();
+        int dl = b.getInt();
+        int ml = b.getInt();
+        long after = carried < 0 ? b.remaining() : carried;
+        if (dl < 0 || ml < 0 || after != (long) dl + ml) {
+            throw new IllegalArgumentException("replica command says " + dl + "+" + ml + " bytes of data and metadata, carries "
+                    + after);
+        }
+        if (carried >= 0) {
+            return new ReplicaCommand(op, fua, lba, blocks, null, null);
+        }
+        ByteBuffer data = null;
+        ByteBuffer meta = null;
+        if (dl > 0) {
+            data = b.slice().limit(dl);
+            b.position(b.position() + dl);
+        }
+        if (ml > 0) {
+            meta = b.slice().limit(ml);
+        }
+        return new ReplicaCommand(op, fua, lba, blocks, data, meta);
+    }
+
+    ScatterList dataList() {
+        return data == null ? null : ScatterList.of(data.duplicate());
+    }
+
+    ScatterList metadataList() {
+        return metadata == null ? null : ScatterList.of(metadata.duplicate());
+    }
+
+    @Override
+    public String toString() {
+        return op + " lba=" + lba + " blocks=" + blocks + (fua ? " fua" : "");
+    }
+}

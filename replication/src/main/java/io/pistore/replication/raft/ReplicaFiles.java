@@ -1,0 +1,91 @@
+package io.pistore.replication.raft;
+
+import io.pistore.engine.volume.PrivateFiles;
+import io.pistore.engine.volume.VolumeStore;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A replica's engine volume as files that a snapshot copies and an installed snapshot replaces,
+ * with the replica's record ({@code DIR/groups/NAME.applied}) of an index up to which its files hold
+ * every entry durably: moved at each snapshot it takes, after each restore, and at a clean stop. The
+ * record is what makes a restore all-or-nothing: it passes a snapshot's index only once the files
+ * hold that snapshot whole, so a replica whose record is older than the newest snapshot Ratis resumes
+ * from is restored from it before it is used, however far a crash let an earlier restore go.
+ */
+public final class ReplicaFiles {
+    private final VolumeStore store;
+    private final String name;
+    private final Path record;
+
+    public ReplicaFiles(VolumeStore store, String name, Path record) {
+        this.store = store;
+        this.name = name;
+        this.record = record;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** The record's file of replica {@code name} in a peer's {@code groups} directory. */
+    public static Path record(Path groupsDir, String name) {
+        return groupsDir.resolve(name + ".applied");
+    }
+
+    /** Bytes of the volume's home files: what a snapshot copies and ships. */
+    long volumeBytes() {
+        var v = store.get(name);
+        return v.blockCount() * (v.format().dataSize() + v.format().metadataSize());
+    }
+
+    /** Copies the volume's blocks (after a checkpoint) to {@code data} and {@code meta}: nothing may write meanwhile. */
+    void copyTo(Path data, Path meta) throws IOException {
+        store.copyHomeFiles(name, data, meta);
+    }
+
+    /** Replaces the volume's blocks with a snapshot's copy; see {@link VolumeStore#restore}. */
+    void restoreFrom(Path data, Path meta) throws IOException {
+        store.restore(name, data, meta);
+    }
+
+    /** The index up to which the replica's files hold every entry durably, as recorded; -1 if none. */
+    long heldIndex() throws IOException {
+        if (!Files.exists(record)) {
+            return -1;
+        }
+        String s = Files.readString(record, StandardCharsets.UTF_8).strip();
+        if (!s.startsWith("index ")) {
+            throw new IOException("replica " + name + ": " + record + " is not a record of an applied index: '" + s + "'");
+        }
+        try {
+            return Long.parseLong(s.substring("index ".length()).strip());
+        } catch (NumberFormatException e) {
+            throw new IOException("replica " + name + ": " + record + " is not a record of an applied index: '" + s + "'");
+        }
+    }
+
+    /** Records, durably and atomically, that the replica's files hold every entry up to {@code index}. */
+    void recordHeld(long index) throws IOException {
+        PrivateFiles.createDirectories(record.getParent());
+        Path tmp = record.resolveSibling(record.getFileName() + ".tmp");
+        PrivateFiles.write(tmp, ("index " + index + "\n").getBytes(StandardCharsets.UTF_8));
+        try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            c.force(true);
+        }
+        Files.move(tmp, record, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        forceDirectory(record.getParent());
+    }
+
+    /** fsync of a directory, so a name created, renamed or removed in it is durable. */
+    public static void forceDirectory(Path dir) throws IOException {
+        try (FileChannel c = FileChannel.open(dir, StandardOpenOption.READ)) {
+            c.force(true);
+        }
+    }
+}

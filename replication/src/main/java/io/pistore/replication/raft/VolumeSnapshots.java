@@ -1,0 +1,154 @@
+package io.pistore.replication.raft;
+
+import io.pistore.engine.volume.PrivateFiles;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.util.FileUtils;
+
+/**
+ * The snapshots of one replica, in its group's Ratis state machine directory ({@code .../sm}): each a
+ * directory {@code snapshot.TERM_INDEX} holding a copy of the replica volume's home files at exactly
+ * that index, {@code data} and (when the format has metadata) {@code meta}. These are the files the
+ * leader ships to a follower that needs a snapshot; Ratis writes them there on the follower, with an
+ * {@code .md5} beside each, and replaces the whole directory with them. A snapshot taken here is
+ * written to {@code tmp.snapshot.TERM_INDEX} and renamed, so a directory of that name is complete.
+ */
+final class VolumeSnapshots implements StateMachineStorage {
+    private static final Pattern NAME = Pattern.compile("snapshot\\.(\\d+)_(\\d+)");
+    private static final String TMP_PREFIX = "tmp.";
+    static final String DATA = "data";
+    static final String META = "meta";
+
+    private volatile File dir;
+    private volatile FileListSnapshotInfo latest;
+
+    @Override
+    public void init(RaftStorage raftStorage) throws IOException {
+        this.dir = raftStorage.getStorageDir().getStateMachineDir();
+        PrivateFiles.createDirectories(dir.toPath());
+    }
+
+    @Override
+    public FileListSnapshotInfo getLatestSnapshot() {
+        return latest;
+    }
+
+    /** The state machine directory: where the leader's shipped files are found relative to. */
+    @Override
+    public File getSnapshotDir() {
+        return dir;
+    }
+
+    @Override
+    public void format() {
+    }
+
+    /**
+     * Finds the newest complete snapshot in the directory, and removes what a crash left: a snapshot
+     * half taken, and the one-file markers earlier versions wrote (their log was never purged, so it
+     * still holds every entry).
+     */
+    FileListSnapshotInfo load() throws IOException {
+        Path d = dir.toPath();
+        FileListSnapshotInfo found = null;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
+            for (Path p : ds) {
+                String n = p.getFileName().toString();
+                Matcher m = NAME.matcher(n);
+                if (n.startsWith(TMP_PREFIX) || (n.startsWith("snapshot.") && !Files.isDirectory(p))) {
+                    FileUtils.deleteFully(p);
+                } else if (m.matches() && Files.isDirectory(p)) {
+                    TermIndex ti = TermIndex.valueOf(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)));
+                    if (found == null || ti.compareTo(found.getTermIndex()) > 0) {
+                        found = info(p, ti);
+                    }
+                }
+            }
+        }
+        latest = found;
+        return found;
+    }
+
+    private static FileListSnapshotInfo info(Path snapshotDir, TermIndex ti) {
+        List<FileInfo> files = new ArrayList<>();
+        files.add(new FileInfo(snapshotDir.resolve(DATA), null)); // the digest is computed as it ships
+        Path meta = snapshotDir.resolve(META);
+        if (Files.exists(meta)) {
+            files.add(new FileInfo(meta, null));
+        }
+        return new FileListSnapshotInfo(files, ti);
+    }
+
+    /** The data file of a snapshot. */
+    static Path data(FileListSnapshotInfo s) {
+        return s.getFiles().get(0).getPath();
+    }
+
+    /** The metadata file of a snapshot; null for a format without metadata. */
+    static Path meta(FileListSnapshotInfo s) {
+        return s.getFiles().size() > 1 ? s.getFiles().get(1).getPath() : null;
+    }
+
+    /** Takes a snapshot at {@code ti}: the replica's files copied, then the directory renamed into place. */
+    FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica) throws IOException {
+        String name = "snapshot." + ti.getTerm() + "_" + ti.getIndex();
+        Path d = dir.toPath();
+        Path tmp = d.resolve(TMP_PREFIX + name);
+        if (Files.exists(tmp)) {
+            FileUtils.deleteFully(tmp);
+        }
+        PrivateFiles.createDirectories(tmp);
+        replica.copyTo(tmp.resolve(DATA), tmp.resolve(META));
+        ReplicaFiles.forceDirectory(tmp);
+        Path done = d.resolve(name);
+        Files.move(tmp, done, StandardCopyOption.ATOMIC_MOVE);
+        ReplicaFiles.forceDirectory(d);
+        FileListSnapshotInfo s = info(done, ti);
+        latest = s;
+        return s;
+    }
+
+    /**
+     * Keeps the newest snapshots (as many as the policy says, at least the newest) and deletes the
+     * rest: each is a copy of the whole volume.
+     */
+    @Override
+    public void cleanupOldSnapshots(SnapshotRetentionPolicy policy) throws IOException {
+        int keep = Math.max(1, policy == null ? 1 : policy.getNumSnapshotsRetained());
+        List<Path> all = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.toPath())) {
+            for (Path p : ds) {
+                if (NAME.matcher(p.getFileName().toString()).matches() && Files.isDirectory(p)) {
+                    all.add(p);
+                }
+            }
+        }
+        all.sort(Comparator.comparing(VolumeSnapshots::termIndex).reversed());
+        for (Path old : all.subList(Math.min(keep, all.size()), all.size())) {
+            FileUtils.deleteFully(old); // a leader shipping it keeps reading a file it has open
+        }
+    }
+
+    private static TermIndex termIndex(Path p) {
+        Matcher m = NAME.matcher(p.getFileName().toString());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a snapshot directory: " + p);
+        }
+        return TermIndex.valueOf(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)));
+    }
+}

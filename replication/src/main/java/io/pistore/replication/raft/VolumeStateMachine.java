@@ -1,0 +1,331 @@
+package io.pistore.replication.raft;
+
+import io.pistore.integrity.PiError;
+import io.pistore.replication.ReplicationSettings;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.ProtoUtils;
+
+/**
+ * The Raft state machine of one replica of one replicated volume: committed log entries are applied,
+ * in order, to the replica's local engine volume by a {@link ReplicaApplier}; reads are answered from
+ * it. The leader checks a write's PI when it enters ({@link #startTransaction}): a write that fails is
+ * refused before it reaches the log, so it is stored nowhere; every follower checks it again before
+ * it applies it.
+ *
+ * <p>Snapshots ({@link VolumeSnapshots}): a snapshot is a copy of the replica volume's home files at
+ * exactly the index it names, taken on Ratis's applier thread between two entries (so nothing writes
+ * meanwhile), once the entries applied since the last one carry enough data ({@link
+ * ReplicationSettings#withSnapshotEveryVolumes}); the log up to it is then purged. A follower that
+ * needs entries the leader purged gets the snapshot's files shipped by Ratis and is restored from them
+ * ({@link #reinitialize}); so does a replica found, at start, to hold less than its newest snapshot.
+ */
+public final class VolumeStateMachine extends BaseStateMachine {
+    private final VolumeSnapshots storage = new VolumeSnapshots();
+    private final ReplicaApplier applier;
+    private final ReplicaFiles files;
+    /** Bytes of entries applied since the last snapshot: a snapshot waits until they reach this. */
+    private final long snapshotAfterBytes;
+    private long appliedBytes; // on Ratis's applier thread only
+    /**
+     * Entries up to this index are in the replica's files already (it stopped cleanly after applying
+     * them, or took a snapshot there): Ratis replays them from its last snapshot, they are not applied again.
+     */
+    private long skipUpTo = -1;
+    /** This replica left its group: its files are deleted, no record is written at close. */
+    private volatile boolean removed;
+    private final Consumer<String> log;
+    private final AppliedIndex appliedIndex = new AppliedIndex();
+    private final GroupEvents events;
+
+    /** What the replica's peer hears of its group's membership. */
+    public interface GroupEvents {
+        /** This peer left the group (a membership change removed it); the group has closed. */
+        void removed();
+
+        /** A configuration entry was applied: the group's members are now {@code peers} (old and new while joint). */
+        void configured(List<RaftPeer> peers);
+
+        /**
+         * Whether this peer is a member of the newest configuration applied (false once a change that
+         * removes it is applied: the joint configuration names it among the old members only).
+         */
+        default void member(boolean inNewConfiguration) {
+        }
+    }
+
+    public VolumeStateMachine(ReplicaApplier applier, ReplicaFiles files, ReplicationSettings settings,
+            Consumer<String> log, GroupEvents events) {
+        this.applier = applier;
+        this.log = log;
+        this.files = files;
+        this.snapshotAfterBytes = settings.snapshotAfterBytes(files.volumeBytes());
+        this.events = events;
+    }
+
+    public ReplicaApplier applier() {
+        return applier;
+    }
+
+    /** What this replica has applied, with a wait for it: the leader-local read path's. */
+    public AppliedIndex appliedIndex() {
+        return appliedIndex;
+    }
+
+    // Every change of the applied index (entries applied here, configuration and no-op entries Ratis
+    // reports, a snapshot restored) goes through one of these two.
+    @Override
+    protected boolean updateLastAppliedTermIndex(TermIndex ti) {
+        boolean updated = super.updateLastAppliedTermIndex(ti);
+        if (appliedIndex != null) { // null while the base class's constructor runs
+            appliedIndex.advance(getLastAppliedTermIndex().getIndex());
+        }
+        return updated;
+    }
+
+    @Override
+    protected void setLastAppliedTermIndex(TermIndex ti) {
+        super.setLastAppliedTermIndex(ti);
+        if (appliedIndex != null && ti != null) { // null while the base class's constructor runs
+            appliedIndex.advance(ti.getIndex());
+        }
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        storage.init(raftStorage);
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        load();
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+
+    /** Ratis pauses the state machine while a snapshot from the leader is written beside it. */
+    @Override
+    public synchronized void pause() {
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    /** A snapshot from the leader is installed: the replica is restored from it, then follows the log after it. */
+    @Override
+    public synchronized void reinitialize() throws IOException {
+        load();
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    /**
+     * Takes up the newest snapshot: when the replica's record says its files hold less (a snapshot
+     * the leader shipped, or a restore a crash interrupted), the files are restored from it first and
+     * the record moved on; then the applied index is the snapshot's, and the log resumes after it.
+     */
+    private void load() throws IOException {
+        FileListSnapshotInfo s = storage.load();
+        long held = files.heldIndex();
+        appliedBytes = 0;
+        skipUpTo = held;
+        if (s == null) {
+            return;
+        }
+        if (held < s.getIndex()) {
+            files.restoreFrom(VolumeSnapshots.data(s), VolumeSnapshots.meta(s));
+            files.recordHeld(s.getIndex());
+            log.accept("volume " + files.name() + ": replica " + getId() + " restored from the snapshot at index "
+                    + s.getIndex() + (held < 0 ? "" : " (it held index " + held + ")"));
+            skipUpTo = s.getIndex();
+        }
+        setLastAppliedTermIndex(s.getTermIndex());
+    }
+
+    @Override
+    public StateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    @Override
+    public FileListSnapshotInfo getLatestSnapshot() {
+        return storage.getLatestSnapshot();
+    }
+
+    @Override
+    public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+        TransactionContext t = super.startTransaction(request);
+        List<ReplicaCommand> commands;
+        try {
+            commands = ReplicaCommand.decodeAll(request.getMessage().getContent());
+        } catch (IllegalArgumentException e) {
+            return t.setException(new IOException("not a replica command: " + e.getMessage()));
+        }
+        // A batch enters the log whole or not at all: its writer sends each command alone again when
+        // one is refused, so each gets its own answer. Writes this very peer checked on their way in
+        // (an entry that never left its memory) are not checked again.
+        boolean prechecked = request.getMessage() instanceof PrecheckedEntry;
+        for (ReplicaCommand c : commands) {
+            String misfit = applier.misfit(c);
+            if (misfit != null) {
+                return t.setException(new IOException(misfit));
+            }
+            if (c.op == ReplicaCommand.Op.REPAIR || (c.op == ReplicaCommand.Op.WRITE && !prechecked)) {
+                PiError e = applier.firstError(c);
+                if (e != null) {
+                    return t.setException(new IOException("leader " + getId() + ": " + c + " "
+                            + ApplyOutcome.refused(c.lba + e.blockIndex(), e).describe()));
+                }
+            }
+        }
+        return t.setStateMachineContext(new CheckedOnEntry(commands));
+    }
+
+    /**
+     * The commands of an entry this leader decoded and checked when it entered: Ratis hands the same
+     * transaction to {@link #applyTransaction} on this peer (its context is kept by term and index, so
+     * an entry a new leader put at that index never meets it), and the bytes cannot have changed in
+     * memory since, so the leader applies them without decoding or checking them again. Followers,
+     * and a leader applying entries of an earlier term, decode and check what they apply.
+     */
+    private record CheckedOnEntry(List<ReplicaCommand> commands) {
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        Message reply;
+        try {
+            ByteString data = entry.getStateMachineLogEntry().getLogData();
+            boolean checked = trx.getStateMachineContext() instanceof CheckedOnEntry;
+            List<ReplicaCommand> commands = checked ? ((CheckedOnEntry) trx.getStateMachineContext()).commands()
+                    : ReplicaCommand.decodeAll(data);
+            if (entry.getIndex() <= skipUpTo) {
+                // In the replica's files before it restarted: done then, not again (a block that rotted
+                // at rest stays as found, for a read or scrub to report and repair).
+                reply = ReplicaCommand.isBatch(data)
+                        ? ApplyOutcome.encodeAll(Collections.nCopies(commands.size(), ApplyOutcome.done()))
+                        : ApplyOutcome.done().encode();
+            } else if (!ReplicaCommand.isBatch(data)) {
+                reply = applier.apply(commands.get(0), checked).encode();
+            } else {
+                List<ApplyOutcome> outcomes = new ArrayList<>(commands.size());
+                for (ReplicaCommand c : commands) {
+                    outcomes.add(applier.apply(c, checked));
+                }
+                reply = ApplyOutcome.encodeAll(outcomes);
+            }
+        } catch (IllegalArgumentException e) {
+            reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
+        }
+        appliedBytes += entry.getIndex() <= skipUpTo ? 0 : entry.getStateMachineLogEntry().getLogData().size()
+                + entry.getStateMachineLogEntry().getStateMachineEntry().getStateMachineData().size();
+        updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+        return CompletableFuture.completedFuture(reply);
+    }
+
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        try {
+            ReplicaCommand c = ReplicaCommand.decode(request.getContent());
+            if (c.op == ReplicaCommand.Op.INFO) {
+                return CompletableFuture.completedFuture(
+                        new VolumeShape(applier.volume().format(), applier.volume().blockCount()).encode());
+            }
+            if (c.op != ReplicaCommand.Op.READ) {
+                throw new IllegalArgumentException("not a query: " + c);
+            }
+            String misfit = applier.misfit(c);
+            if (misfit != null) {
+                throw new IllegalArgumentException(misfit);
+            }
+            // The applied index is read before the blocks: the blocks are at least that fresh.
+            long applied = getLastAppliedTermIndex().getIndex();
+            byte[][] dm = applier.read(c.lba, c.blocks);
+            return CompletableFuture.completedFuture(ReadReply.encode(applied, dm[0], dm[1]));
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Called by Ratis on its applier thread, between entries, once enough entries are applied since
+     * the last snapshot; a new one is taken only once they also carry enough data, else the last
+     * one's index is answered and Ratis asks again later.
+     */
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        FileListSnapshotInfo have = storage.getLatestSnapshot();
+        long haveIndex = have == null ? -1 : have.getIndex();
+        if (last == null || last.getIndex() <= 0 || last.getIndex() <= haveIndex || appliedBytes < snapshotAfterBytes
+                || last.getIndex() < skipUpTo) { // the files hold more than that index until the skipped entries pass
+            return haveIndex;
+        }
+        storage.take(last, files);
+        files.recordHeld(last.getIndex());
+        appliedBytes = 0;
+        return last.getIndex();
+    }
+
+    @Override
+    public void notifyGroupRemove() {
+        removed = true;
+        events.removed();
+    }
+
+    @Override
+    public void notifyConfigurationChanged(long term, long index,
+            RaftConfigurationProto conf) {
+        List<RaftPeer> peers = new ArrayList<>(
+                ProtoUtils.toRaftPeers(conf.getPeersList()));
+        for (RaftPeer p : ProtoUtils.toRaftPeers(conf.getOldPeersList())) {
+            if (peers.stream().noneMatch(q -> q.getId().equals(p.getId()))) {
+                peers.add(p);
+            }
+        }
+        events.configured(peers);
+        events.member(conf.getPeersList().stream().anyMatch(p -> p.getId().equals(getId().toByteString())));
+    }
+
+    /**
+     * Ratis closes the state machine after its last entry is applied (a clean stop): the volume is
+     * flushed and the record moved to that entry, so the next start does not apply again what the
+     * replica holds (a crash skips this; the next start then applies again from the last snapshot or
+     * record, which is harmless: every entry overwrites).
+     */
+    @Override
+    public void close() throws IOException {
+        try {
+            TermIndex last = getLastAppliedTermIndex();
+            if (!removed && last != null && last.getIndex() > files.heldIndex()) {
+                applier.volume().flush();
+                files.recordHeld(last.getIndex());
+            }
+        } catch (IOException | RuntimeException e) {
+            log.accept("volume " + files.name() + ": replica " + getId() + " could not record its applied index at close"
+                    + " (the next start applies its log again from the last snapshot): " + e.getMessage());
+        } finally {
+            super.close();
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.pistore.replication.volume;
+
+import io.pistore.replication.ReplicationException;
+import io.pistore.replication.raft.ReadReply;
+import io.pistore.replication.raft.ReplicaCommand;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
+
+/**
+ * A linearizable read through a volume's group, in attempts, so that one peer's failure costs a
+ * read a stall, not an error. Each attempt is an unordered read-only request: Ratis's client finds
+ * the leader, and a follower it reaches asks the leader for the read index. An attempt that fails
+ * (the peer asked had lost its leader; a read index refused during an election) is sent again after
+ * {@link #RETRY_PAUSE_MS} the way it went; one unanswered after the attempt time (its peer died or
+ * froze) gets a second attempt beside it, to the next member ({@link #target}), the first answer
+ * winning. A read so stalls at most about the election and one attempt time after a peer fails;
+ * only without a quorum does it fail, at the operation timeout. Reads change nothing, so sending
+ * one again is harmless; a refusal by the state machine is final.
+ *
+ * <p>Also the read of one chosen replica at least as fresh as an applied index ({@link #fromReplica}),
+ * which healing and scrub use.
+ *
+ * <p>Not the client's ordered stream: after a leader died, a read sent on it waited there until the
+ * operation timeout although a new leader was elected within the election timeout.
+ */
+final class GroupRead {
+    /** The pause before an attempt that failed at once is sent again. */
+    static final long RETRY_PAUSE_MS = 50;
+
+    private GroupRead() {
+    }
+
+    /**
+     * The peer an attempt goes to after {@code k} attempts went unanswered (an attempt after one that
+     * failed, such as a read index a new leader refused until it committed an entry of its term, goes
+     * the same way). With none: whichever the client takes for the leader (null), unless the calling
+     * peer knows another leader ({@code leaderHint}): a follower's answer to a read makes the client
+     * take that follower for the leader, and its reads would go on through it. Then each other member
+     * in turn, starting after the client's leader, so an attempt that went unanswered (its peer froze,
+     * or died without closing its connections) is not followed by another to the same peer; a follower
+     * asked answers after getting the read index from whoever leads by then.
+     */
+    private static RaftPeerId target(RaftClient client, List<RaftPeer> members, RaftPeerId leaderHint, int k) {
+        int n = members.size();
+        RaftPeerId leader = client.getLeaderId();
+        if (k == 0 || n == 0) {
+            return leaderHint != null && !leaderHint.equals(leader) ? leaderHint : null;
+        }
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+            if (members.get(i).getId().equals(leader)) {
+                at = i;
+            }
+        }
+        int i = (at + k) % n;
+        return i == at ? null : members.get(i).getId();
+    }
+
+    /**
+     * The successful reply of {@code read} sent through {@code client}; started at {@code startNanos},
+     * given up {@code timeoutMs} after it. {@code what} ({@code volume V: read lba=N}) names it in the
+     * one-line failure; {@code group} are the group's peers; {@code leaderHint} gives the leader the
+     * calling peer knows, or null.
+     */
+    static RaftClientReply linearizable(RaftClient client, Collection<RaftPeer> group,
+            Supplier<RaftPeerId> leaderHint, Message read, String what, long startNanos, long timeoutMs, long attemptMs)
+            throws ReplicationException {
+        List<RaftPeer> members = List.copyOf(group);
+        int peers = members.size();
+        long deadline = startNanos + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        long attemptNanos = TimeUnit.MILLISECONDS.toNanos(attemptMs);
+        List<CompletableFuture<RaftClientReply>> pending = new ArrayList<>(2);
+        Throwable last = null;
+        long nextAttempt = startNanos;
+        int unanswered = 0;
+        try {
+            while (true) {
+                long now = System.nanoTime();
+                if (now - deadline >= 0) {
+                    break;
+                }
+                if (now - nextAttempt >= 0) {
+                    // beside an unanswered attempt: to the next member; after one that failed: as it went
+                    int k = pending.isEmpty() ? unanswered : ++unanswered;
+                    pending.add(client.async().sendReadOnlyUnordered(read, target(client, members, leaderHint.get(), k)));
+                    nextAttempt = now + attemptNanos;
+                }
+                if (!pending.isEmpty()) {
+                    long wait = Math.min(nextAttempt, deadline) - now;
+                    try {
+                        CompletableFuture.anyOf(pending.toArray(new CompletableFuture<?>[0]))
+                                .get(Math.max(1, wait), TimeUnit.NANOSECONDS);
+                    } catch (ExecutionException | TimeoutException e) {
+                        // each attempt is looked at below
+                    }
+                }
+                for (Iterator<CompletableFuture<RaftClientReply>> i = pending.iterator(); i.hasNext(); ) {
+                    CompletableFuture<RaftClientReply> f = i.next();
+                    if (!f.isDone()) {
+                        continue;
+                    }
+                    i.remove();
+                    RaftClientReply r = null;
+                    try {
+                        r = f.join();
+                    } catch (CompletionException | CancellationException e) {
+                        last = ReplicationException.unwrap(e);
+                    }
+                    if (r != null && r.isSuccess()) {
+                        return r;
+                    }
+                    if (r != null) {
+                        last = r.getException();
+                    }
+                    if (last instanceof StateMachineException) {
+                        throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(last));
+                    }
+                }
+                if (pending.isEmpty() && last != null) { // failed at once: again after a pause, not in a loop
+                    long pause = Math.min(nextAttempt - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MS));
+                    if (pause > 0) {
+                        TimeUnit.NANOSECONDS.sleep(pause);
+                    }
+                    nextAttempt = System.nanoTime();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException(what + " interrupted");
+        } finally {
+            for (CompletableFuture<RaftClientReply> f : pending) {
+                f.cancel(false);
+            }
+        }
+        throw new ReplicationException(what + " not confirmed by a quorum (a linearizable read needs one) within "
+                + timeoutMs + " ms (no quorum of " + peers + " peers reachable, or no leader)"
+                + (last == null ? "" : "; last answer: " + ReplicationException.oneLine(last)));
+    }
+
+    /**
+     * Blocks from {@code lba} as replica {@code peer} holds them once it has applied {@code minIndex}. A
+     * follower learns the commit index with the leader's next heartbeat, so it may not have applied
+     * that far yet: the read is asked again until the operation timeout; so is a try that got no
+     * answer. The freshness is checked here, on the applied index the reply carries (read before the
+     * blocks), rather than by Ratis: a stale read that Ratis refuses travels back as a gRPC error
+     * carrying the serialised exception with its stack, which outgrew gRPC's 8 KiB header limit (a
+     * stream error logged with its own stack on the replica, and a failed try here).
+     */
+    static ReadReply fromReplica(RaftClient replicaReader, RaftPeerId peer, long lba, int n, long minIndex, String volume,
+            long timeoutMs) throws IOException {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        String what = "read lba=" + lba + " from replica " + peer;
+        while (true) {
+            // Each try is bounded by the RPC timeout (no retries on this client); the loop by the operation timeout.
+            try {
+                RaftClientReply r = replicaReader.io().sendStaleRead(
+                        ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), 0, peer);
+                if (r.isSuccess()) {
+                    ReadReply rr = ReadReply.decode(r.getMessage().getContent());
+                    if (rr.appliedIndex >= minIndex) {
+                        return rr;
+                    }
+                    if (System.nanoTime() > end) {
+                        throw new ReplicationException(volume + ": " + what + ": the replica applied only up to index "
+                                + rr.appliedIndex + " of " + minIndex + " within " + timeoutMs + " ms");
+                    }
+                } else { // asked with no minimum index, so never refused as stale: a real failure
+                    throw new ReplicationException(volume + ": " + what + " failed: " + ReplicationException.oneLine(r.getException()));
+                }
+            } catch (ReplicationException e) {
+                throw e;
+            } catch (IOException e) {
+                // A try that got no answer (a peer just restarted, still catching up or warming up) is
+                // asked again, as one from a replica not yet fresh enough is, until the operation timeout.
+                if (System.nanoTime() > end) {
+                    throw new ReplicationException(volume + ": " + what + " not answered within " + timeoutMs
+                            + " ms: " + ReplicationException.oneLine(e));
+                }
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException(volume + ": " + what + " interrupted");
+            }
+        }
+    }
+}

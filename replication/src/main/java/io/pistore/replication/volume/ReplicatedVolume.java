@@ -1,0 +1,536 @@
+package io.pistore.replication.volume;
+
+import io.pistore.engine.volume.CheckingVolume;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.ScatterList;
+import io.pistore.replication.ReplicaPeers;
+import io.pistore.replication.ReplicationException;
+import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.raft.ApplyOutcome;
+import io.pistore.replication.raft.ReadReply;
+import io.pistore.replication.raft.ReplicaCommand;
+import io.pistore.replication.raft.StoredBlockCheck;
+import io.pistore.replication.raft.VolumeShape;
+import io.pistore.replication.raft.VolumeStateMachine;
+import io.pistore.spi.PiDuty;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * A volume whose blocks live on every peer of a Raft group, seen as one engine {@link io.pistore.engine.volume.Volume}, so the
+ * target service serves it to every transport unchanged. Writes, write-zeroes and flushes go through
+ * the group's leader and return once a quorum has committed them, several commands in flight sharing
+ * one log entry ({@link CommitBatcher}); reads come from the leader, linearizable (Ratis's read index),
+ * and on the peer that leads from its own replica in process ({@link LocalLeader}). Nothing waits without bound: an operation no quorum answered
+ * within {@link ReplicationSettings#operationTimeout()} fails with a one-line
+ * {@link ReplicationException}; a write that timed out may still be applied later, as on a disk whose
+ * command timed out, so the host rewrites it.
+ *
+ * <p><b>Self-healing reads.</b> Each block read is checked as a replica can check it (guard; Type 1
+ * reference tag; zeros under the unwritten tuple). A block that fails is read from the other
+ * replicas, at least as fresh as the first read; the first copy that passes is returned to the caller
+ * and a repair goes through the log, which rewrites the block on every replica whose copy fails (so
+ * a block written again meanwhile is never rolled back; {@link ReplicaRepair}). Each repair is counted and logged with the
+ * volume, LBA, replica and error kind. A block bad on every replica is returned as read, and the
+ * target service's own check reports the PI error at that LBA: never "repaired" with wrong data.
+ */
+public final class ReplicatedVolume implements CheckingVolume {
+    private final String name;
+    private final BlockFormat format;
+    private final long blocks;
+    /** The group's members as last known: replaced with its clients when they change ({@link #regroup}). */
+    private volatile RaftGroup group;
+    private final ReplicationSettings settings;
+    private volatile boolean closed;
+    private final long timeoutMs;
+    /** How long a read waits for one attempt's answer before it sends another beside it. */
+    private final long attemptMs;
+    private final Consumer<String> log;
+    private volatile RaftClient client;
+    /**
+     * Reads from one chosen replica (healing, scrub): blocking calls, one try each. Over gRPC, Ratis's
+     * asynchronous stale read, which travels the client's ordered request stream, went unanswered by
+     * a replica that did not lead until the operation timeout; a blocking call is not ordered.
+     */
+    private volatile RaftClient replicaReader;
+    private final LocalLeader localLeader;
+    /** Sends through whichever client is current ({@link #regroup} replaces it). */
+    private final CommitBatcher batcher;
+    /** Added to by leader reads on every transport thread: striped, so they do not contend for one counter. */
+    private final java.util.concurrent.atomic.LongAdder localReads = new java.util.concurrent.atomic.LongAdder();
+    /** Log entries this peer put into its own log while it led (no client, no gRPC). */
+    private final java.util.concurrent.atomic.LongAdder localEntries = new java.util.concurrent.atomic.LongAdder();
+    /** The heal and scrub paths: blocks that fail their check, read from other replicas and rewritten. */
+    private final ReplicaRepair repair;
+
+    public ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
+            Consumer<String> log) {
+        this(name, format, blocks, group, settings, log, null);
+    }
+
+    /** {@code localLeader}: this peer's own replica, read in process while it leads; null outside the peers. */
+    public ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
+            Consumer<String> log, LocalLeader localLeader) {
+        this.localLeader = localLeader;
+        this.name = name;
+        this.format = format;
+        this.blocks = blocks;
+        this.group = group;
+        this.settings = settings;
+        this.timeoutMs = settings.operationTimeout().toMillis();
+        this.attemptMs = settings.attemptTimeout().toMillis();
+        this.log = log;
+        this.client = newClient(group, settings);
+        this.batcher = new CommitBatcher(this::send, settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
+                ReplicationSettings.BATCH_COMMANDS, ReplicationSettings.BATCH_LINGER_MAX_NANOS, CommitBatcher.timer(),
+                System::nanoTime);
+        this.replicaReader = newReplicaReader(group, settings);
+        this.repair = new ReplicaRepair(name, format, blocks, timeoutMs, attemptMs, log, new ReplicaRepair.Group() {
+            @Override
+            public RaftGroup members() {
+                return group;
+            }
+
+            @Override
+            public RaftClient client() {
+                return client;
+            }
+
+            @Override
+            public RaftClient replicaReader() {
+                return replicaReader;
+            }
+
+            @Override
+            public RaftPeerId knownLeader() {
+                return ReplicatedVolume.this.knownLeader();
+            }
+
+            @Override
+            public void commit(Message m, String what) throws IOException {
+                ReplicatedVolume.this.commit(m, what);
+            }
+        });
+    }
+
+    /**
+     * One log entry to the group: into this peer's own log in process while it leads ({@link
+     * LocalLeader#submit}), else, or when it stepped down before answering, through the group's
+     * client. An entry this peer appended just before it stepped down may still be committed by the
+     * next leader, and the client then puts the same commands in the log again: applying them twice,
+     * in log order, before any later entry of this volume (the next entry leaves only once this one
+     * is answered) leaves the blocks as once.
+     */
+    private CompletableFuture<RaftClientReply> send(Message m) {
+        CompletableFuture<RaftClientReply> local = localLeader == null ? null : localLeader.submit(m);
+        if (local == null) {
+            return sendThroughClient(m, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        }
+        localEntries.increment();
+        return local.handle((r, t) -> {
+            if (t == null && LocalLeader.isFinal(r)) {
+                return CompletableFuture.completedFuture(r);
+            }
+            log.accept("volume " + name + ": an entry this peer put into its own log came back with "
+                    + (t != null ? ReplicationException.oneLine(t) : r.getException() != null ? ReplicationException.oneLine(r.getException()) : "no success")
+                    + "; sent again through the group's client");
+            return sendThroughClient(m, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs));
+        }).thenCompose(f -> f);
+    }
+
+    /**
+     * Through the group's client; sent again after a pause, until {@code deadlineNanos}, while the
+     * peer it reached answers that it is stepping down (a leadership transfer): Ratis's client
+     * retries a "not leader" answer by itself but fails the request on this one, although the peer
+     * refused the entry before its log and the next leader takes it a moment later.
+     */
+    private CompletableFuture<RaftClientReply> sendThroughClient(Message m, long deadlineNanos) {
+        return client.async().send(m).handle((r, t) -> {
+            Throwable c = ReplicationException.unwrap(t);
+            boolean steppingDown = c instanceof LeaderSteppingDownException
+                    || (c == null && r.getException() instanceof LeaderSteppingDownException);
+            if (!steppingDown || System.nanoTime() - deadlineNanos >= 0) {
+                return t != null ? CompletableFuture.<RaftClientReply>failedFuture(t) : CompletableFuture.completedFuture(r);
+            }
+            log.accept("volume " + name + ": an entry was refused by a leader stepping down; sent again in "
+                    + STEPPING_DOWN_PAUSE_MS + " ms");
+            return CompletableFuture.supplyAsync(() -> sendThroughClient(m, deadlineNanos),
+                    CompletableFuture.delayedExecutor(STEPPING_DOWN_PAUSE_MS, TimeUnit.MILLISECONDS)).thenCompose(f -> f);
+        }).thenCompose(f -> f);
+    }
+
+    /** The leader this peer knows, or null (outside the peers, or none known). */
+    private RaftPeerId knownLeader() {
+        return localLeader == null ? null : localLeader.leaderId();
+    }
+
+    /** The pause before a request a stepping-down leader refused is sent again (the client's own retry pause). */
+    private static final long STEPPING_DOWN_PAUSE_MS = 100;
+
+    private static RaftClient newReplicaReader(RaftGroup group, ReplicationSettings settings) {
+        return RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setProperties(settings.client())
+                .setRetryPolicy(RetryPolicies.noRetry())
+                .build();
+    }
+
+    /**
+     * The group's members changed: later requests go through clients of the new members (a member
+     * that left answers no request for the group). The old clients are closed once requests already
+     * sent through them are over (after twice the operation timeout).
+     */
+    public synchronized void regroup(RaftGroup members) {
+        if (closed || members.getPeers().isEmpty() || ReplicaPeers.sameMembers(members.getPeers(), group.getPeers())) {
+            return;
+        }
+        RaftClient oldClient = client;
+        RaftClient oldReader = replicaReader;
+        group = members;
+        client = newClient(members, settings);
+        replicaReader = newReplicaReader(members, settings);
+        CompletableFuture.delayedExecutor(2 * timeoutMs, TimeUnit.MILLISECONDS).execute(() -> {
+            try {
+                oldClient.close();
+                oldReader.close();
+            } catch (IOException e) {
+                log.accept("volume " + name + ": closing the client of its former members: " + e.getMessage());
+            }
+        });
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * A client of a group. Retries (to the next peer, after a leader change) stop after about the
+     * operation timeout; every caller's wait is bounded by it regardless.
+     *
+     * <p>One request to one peer is given up after the attempt time ({@link
+     * ReplicationSettings#attemptTimeout()}: the election timeout and an RPC's), then sent again,
+     * with the same call id, to another peer, which points the client to whoever leads. So a write at a
+     * leader that froze (or died without closing its connections) moves to the new leader once one is
+     * elected, instead of waiting for the frozen one until the operation timeout; and since the call
+     * id is the same, a leader that already has the entry (the old one's, committed by the new) answers
+     * it from Ratis's retry cache instead of appending it again. A leader that dies breaks the
+     * connection, which fails the request at once; a leader cut off from its majority steps down after
+     * the election timeout and answers its pending requests with "not leader". A write waits at the
+     * leader for two log {@code fsync}s in sequence behind the one entry of this volume in flight
+     * before it ({@link CommitBatcher} keeps one), so under load an attempt can run out while the leader
+     * still works: the retry reaches the same entry through the retry cache.
+     */
+    private static RaftClient newClient(RaftGroup group, ReplicationSettings settings) {
+        long sleepMs = 100;
+        return RaftClient.newBuilder()
+                .setRaftGroup(group)
+                .setProperties(settings.client(settings.attemptTimeout()))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                        (int) Math.max(1, settings.operationTimeout().toMillis() / sleepMs),
+                        TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    /**
+     * Opens volume {@code name} from outside its peers, knowing only the peers
+     * ({@code ID=HOST:PORT,...}): its format and size are asked of the group's leader.
+     */
+    public static ReplicatedVolume connect(String name, String peers, ReplicationSettings settings, Consumer<String> log)
+            throws IOException {
+        RaftGroup group = RaftGroup.valueOf(ReplicaPeers.groupId(name), ReplicaPeers.parse(peers));
+        VolumeShape shape;
+        try (RaftClient c = newClient(group, settings)) {
+            long ms = settings.operationTimeout().toMillis();
+            RaftClientReply r;
+            try {
+                r = c.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.INFO, 0, 0, false))
+                        .get(ms, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new ReplicationException("volume " + name + ": no leader of its group answered within " + ms
+                        + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no such volume)");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ReplicationException("volume " + name + ": interrupted");
+            } catch (ExecutionException e) {
+                throw new ReplicationException("volume " + name + ": its group did not answer: " + ReplicationException.oneLine(e.getCause()));
+            }
+            if (!r.isSuccess()) {
+                throw new ReplicationException("volume " + name + ": its group did not answer: " + ReplicationException.oneLine(r.getException()));
+            }
+            shape = VolumeShape.decode(r.getMessage().getContent());
+        }
+        return new ReplicatedVolume(name, shape.format, shape.blocks, group, settings, log);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public BlockFormat format() {
+        return format;
+    }
+
+    @Override
+    public long blockCount() {
+        return blocks;
+    }
+
+    /**
+     * Flushes, write-zeroes and reads not served in place wait for a quorum: the target service runs
+     * them off the transport's I/O thread. Writes complete by themselves ({@link #writesAsync}).
+     */
+    @Override
+    public boolean waitsForPeers() {
+        return true;
+    }
+
+    /**
+     * Reads on the peer that leads, while its lease has just been confirmed at once, read the local
+     * replica without waiting: the target service runs them where they arrive. A read that then finds
+     * the lease lapsed waits for its confirmation there, at most the operation timeout; healing a bad
+     * block (rare) waits for other replicas there too.
+     */
+    @Override
+    public boolean readWaitsForPeers() {
+        return localLeader == null || !localLeader.readsInPlace();
+    }
+
+    /** The group's peers. */
+    public RaftGroup group() {
+        return group;
+    }
+
+    /** Blocks that failed their check on the replica read first and were served from a good replica. */
+    public long healedBlocks() {
+        return repair.healedBlocks();
+    }
+
+    /** Blocks that failed their check on every replica asked. */
+    public long unhealableBlocks() {
+        return repair.unhealableBlocks();
+    }
+
+    @Override
+    public void write(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) throws IOException {
+        try {
+            writeAsync(lba, n, data, metadata, fua, duty).join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            throw e;
+        }
+    }
+
+    /** Writes complete when their entry is committed and applied: no thread need wait for them. */
+    @Override
+    public boolean writesAsync() {
+        return true;
+    }
+
+    /**
+     * Checks the write unless {@code duty} shows a hop on this peer did (a leader elsewhere checks it on entry,
+     * each follower on apply), copies it into its log command and hands that to the group commit; completes once
+     * a quorum committed it (or with the one-line failure {@link #write} throws). Never waits.
+     */
+    @Override
+    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) {
+        PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n, duty);
+        if (e != null) {
+            return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": write "
+                    + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));
+        }
+        Message m;
+        try {
+            m = ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua);
+        } catch (RuntimeException x) {
+            return CompletableFuture.failedFuture(x);
+        }
+        String what = "write lba=" + lba;
+        return batcher.submit(m, true).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
+            if (t != null) {
+                throw new java.util.concurrent.CompletionException(commitFailure(what, t));
+            }
+            if (!o.isDone()) {
+                throw new java.util.concurrent.CompletionException(
+                        new ReplicationException("volume " + name + ": " + what + " " + o.describe()));
+            }
+            return null;
+        });
+    }
+
+    /** The one-line failure of a command the group commit did not commit. */
+    private ReplicationException commitFailure(String what, Throwable t) {
+        Throwable c = ReplicationException.unwrap(t);
+        if (c instanceof TimeoutException) {
+            return new ReplicationException("volume " + name + ": " + what + " not committed by a quorum within " + timeoutMs
+                    + " ms (no quorum of " + group.getPeers().size() + " peers reachable, or no leader)");
+        }
+        return new ReplicationException("volume " + name + ": " + what + " failed: " + ReplicationException.oneLine(c));
+    }
+
+    @Override
+    public void writeZeroes(long lba, int n, boolean fua) throws IOException {
+        commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua), "write-zeroes lba=" + lba);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        commit(ReplicaCommand.plain(ReplicaCommand.Op.FLUSH, 0, 0, false), "flush");
+    }
+
+    /** Puts a command through the log (batched with others in flight) and returns once it is committed and applied. */
+    private void commit(Message m, String what) throws IOException {
+        CompletableFuture<ApplyOutcome> f = batcher.submit(m);
+        ApplyOutcome o;
+        try {
+            o = f.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw commitFailure(what, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("volume " + name + ": " + what + " interrupted");
+        } catch (ExecutionException e) {
+            throw commitFailure(what, e.getCause());
+        }
+        if (!o.isDone()) {
+            throw new ReplicationException("volume " + name + ": " + what + " " + o.describe());
+        }
+    }
+
+    /** Log entries (each one or more commands) this peer submitted to its own log while it led. */
+    public long localEntryCount() {
+        return localEntries.sum();
+    }
+
+    /** Reads served by this peer's own replica while it led (no Ratis query). */
+    public long localReads() {
+        return localReads.sum();
+    }
+
+    @Override
+    public void read(long lba, int n, ScatterList data, ScatterList metadata) throws IOException {
+        long start = System.nanoTime();
+        VolumeStateMachine local = null;
+        if (localLeader != null) {
+            try {
+                // An attempt's time, not the operation's: a leader that cannot confirm its read index
+                // that soon may have lost its followers, and the group's client finds whoever leads.
+                local = localLeader.confirmRead(attemptMs, lba, name);
+            } catch (ReplicationException e) {
+                log.accept(e.getMessage() + "; read through the group instead");
+            }
+        }
+        if (local != null) {
+            readLocal(local, lba, n, data, metadata);
+            return;
+        }
+        RaftClientReply r = GroupRead.linearizable(client, group.getPeers(), this::knownLeader,
+                ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), "volume " + name + ": read lba=" + lba, start,
+                timeoutMs, attemptMs);
+        ReadReply rr = ReadReply.decode(r.getMessage().getContent());
+        // The reply's buffers are read-only: healing, if needed, works on copies.
+        repair.checkAndHeal(lba, n, ScatterList.of(rr.data), ScatterList.of(rr.metadata), r.getServerId(), rr.appliedIndex,
+                data, metadata);
+    }
+
+    /**
+     * The leader's own replica, read straight into the caller's buffers once it has applied the read
+     * index ({@link LocalLeader}), then checked and healed like a read through Ratis.
+     */
+    private void readLocal(VolumeStateMachine local, long lba, int n, ScatterList data, ScatterList metadata)
+            throws IOException {
+        // The applied index is taken before the blocks are read: the blocks are at least that fresh,
+        // so a repair's copies from other replicas are asked at least that fresh too.
+        long applied = local.appliedIndex().get();
+        ScatterList m = metadata;
+        if (m == null && format.metadataSize() > 0) {
+            m = ScatterList.wrap(new byte[n * format.metadataSize()]); // the PI is checked even if the host wants none
+        }
+        local.applier().volume().read(lba, n, data, m);
+        localReads.increment();
+        repair.checkAndHeal(lba, n, data, m, local.getId(), applied, data, metadata);
+    }
+
+    /** What a scrub of every replica found and did. */
+    public static final class ScrubReport {
+        /** Blocks checked on every replica reached. */
+        public long blocks;
+        /** Failing copies found, by replica id. */
+        public final Map<String, Long> badCopies = new java.util.TreeMap<>();
+        /** Failing copies rewritten from a good replica's copy. */
+        public long repairedCopies;
+        /** Blocks with no good copy on any replica reached: reported, never "repaired". */
+        public final java.util.List<Long> unrepairable = new java.util.ArrayList<>();
+        /** Replicas that could not be read, with the reason; their copies went unchecked. */
+        public final Map<String, String> unreachable = new java.util.TreeMap<>();
+
+        public boolean clean() {
+            return badCopies.isEmpty() && unreachable.isEmpty();
+        }
+    }
+
+    /**
+     * Checks every block on every replica, as a replica can check it, and repairs what it can: a
+     * block failing on some replicas gets a repair entry carrying a good replica's copy, which every
+     * replica whose copy fails applies; a block failing on every replica is reported. Each chunk is
+     * read from every replica at least as fresh as a linearizable read of it. {@code progress} hears
+     * the blocks done after each chunk.
+     */
+    public ScrubReport scrub(java.util.function.LongConsumer progress) throws IOException {
+        return repair.scrub(progress);
+    }
+
+    /**
+     * Asks the group to make {@code peer} its leader, waiting at most the operation timeout: for
+     * maintenance (the old leader's machine is to be stopped) and for tests.
+     */
+    public void transferLeadership(String peer) throws IOException {
+        RaftClientReply r;
+        // A client of its own whose one request may take the whole transfer (the volume's gives a
+        // request to one peer up after the attempt time, and a transfer asked again meanwhile fails).
+        try (RaftClient admin = RaftClient.newBuilder().setRaftGroup(group)
+                .setProperties(settings.client(settings.operationTimeout()))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) Math.max(1, timeoutMs / 100),
+                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                .build()) {
+            r = admin.admin().transferLeadership(RaftPeerId.valueOf(peer), timeoutMs);
+        }
+        if (!r.isSuccess()) {
+            throw new ReplicationException("volume " + name + ": leadership not transferred to " + peer + ": "
+                    + ReplicationException.oneLine(r.getException()));
+        }
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        closed = true;
+        try {
+            client.close();
+        } finally {
+            replicaReader.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "replicated volume " + name + " on " + group.getPeers().size() + " peers";
+    }
+}

@@ -1,0 +1,298 @@
+package io.pistore.replication.group;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.engine.volume.Volume;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.ScatterList;
+import io.pistore.replication.ReplicaPeers;
+import io.pistore.replication.ReplicationException;
+import io.pistore.replication.ServedVolume;
+import io.pistore.replication.ThreePeers;
+import io.pistore.replication.node.ReplicaNode;
+import io.pistore.replication.volume.ReplicatedVolume;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.protocol.RaftPeer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Membership changes of a running group under a continuous write load: a fourth peer joins, a
+ * follower is removed, another is replaced by a fifth peer; afterwards every acknowledged write reads
+ * back through the leader and from every member's replica with valid PI, and a scrub is clean.
+ */
+class MembershipChangeTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(512, 8);
+    private static final String NAME = "rv";
+    private static final long BLOCKS = 256;
+    private static final int WRITERS = 3;
+
+    @TempDir
+    Path dir;
+
+    private ThreePeers peers;
+    private final List<ReplicaNode> extra = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (ReplicaNode n : extra) {
+            n.close();
+        }
+        if (peers != null) {
+            peers.close();
+        }
+    }
+
+    private ReplicaNode startExtra(String id) throws IOException {
+        ReplicaNode n = ReplicaNode.start(id, "127.0.0.1", 0, dir.resolve(id), ThreePeers.SETTINGS, peers.log::add);
+        extra.add(n);
+        return n;
+    }
+
+    /** Writers that each own the LBAs of one residue and remember what each acknowledged write stored. */
+    private static final class Load implements AutoCloseable {
+        final Map<Long, byte[]> acked = new ConcurrentHashMap<>();
+        final AtomicLong writes = new AtomicLong();
+        final AtomicLong failures = new AtomicLong();
+        final List<String> errors = new ArrayList<>();
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final List<Thread> threads = new ArrayList<>();
+
+        Load(ServedVolume s) {
+            for (int w = 0; w < WRITERS; w++) {
+                int me = w;
+                Thread t = new Thread(() -> run(s, me), "membership-load-" + w);
+                t.start();
+                threads.add(t);
+            }
+        }
+
+        private void run(ServedVolume s, int me) {
+            Random r = new Random(40 + me);
+            while (!stop.get()) {
+                long lba = me + WRITERS * (long) r.nextInt((int) (BLOCKS / WRITERS));
+                byte[] d = new byte[FORMAT.dataSize()];
+                r.nextBytes(d);
+                try {
+                    s.device.writeSync(lba, ByteBuffer.wrap(d));
+                    acked.put(lba, d);
+                    writes.incrementAndGet();
+                } catch (Exception e) {
+                    // Not acknowledged: what the block holds now is unknown until the next acknowledged write.
+                    acked.remove(lba);
+                    failures.incrementAndGet();
+                    synchronized (errors) {
+                        errors.add(e.toString());
+                    }
+                }
+            }
+        }
+
+        /** Waits until at least {@code n} more writes were acknowledged: the load runs through what follows. */
+        void awaitMore(long n) {
+            long target = writes.get() + n;
+            ThreePeers.await(() -> writes.get() >= target, n + " more acknowledged writes");
+        }
+
+        /** Stops the writers and waits for them: what they acknowledged is final from here on. */
+        void stop() {
+            stop.set(true);
+            for (Thread t : threads) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted waiting for the writers", e);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            stop();
+        }
+    }
+
+    private static String list(List<RaftPeer> peers) {
+        return ReplicaPeers.describe(peers);
+    }
+
+    /** Waits until each node has applied as far as the leader node has. */
+    private static void awaitApplied(ReplicaNode leader, List<ReplicaNode> nodes) throws IOException {
+        long target = leader.appliedIndex(NAME);
+        ThreePeers.await(() -> nodes.stream().allMatch(n -> {
+            try {
+                return n.appliedIndex(NAME) >= target;
+            } catch (IOException e) {
+                return false;
+            }
+        }), "every member to apply up to index " + target);
+    }
+
+    private static byte[][] contents(ReplicaNode n) throws IOException {
+        Volume v = n.replica(NAME);
+        byte[] d = new byte[(int) (BLOCKS * FORMAT.dataSize())];
+        byte[] m = new byte[(int) (BLOCKS * FORMAT.metadataSize())];
+        v.read(0, (int) BLOCKS, ScatterList.wrap(d), ScatterList.wrap(m));
+        return new byte[][] {d, m};
+    }
+
+    @Test
+    void aPeerIsAddedOneRemovedAndOneReplacedUnderWritesAndNoAcknowledgedWriteIsLost() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        int l = peers.leader();
+        int removed = (l + 1) % 3;
+        int replaced = (l + 2) % 3;
+        ReplicaNode leader = peers.node(l);
+        ReplicaNode n4 = startExtra("n4");
+        ReplicaNode n5 = startExtra("n5");
+        try (ServedVolume s = new ServedVolume(leader, NAME); Load load = new Load(s)) {
+            load.awaitMore(20);
+
+            GroupMembership.Change add = n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
+            assertEquals(4, add.after.size(), list(add.after));
+            assertTrue(add.after.contains(n4.peer()), list(add.after));
+            assertTrue(n4.replica(NAME) != null && n4.replica(NAME).format().equals(FORMAT)
+                    && n4.replica(NAME).blockCount() == BLOCKS, "the new replica has the volume's geometry");
+            load.awaitMore(20);
+
+            GroupMembership.Change rm = GroupMembership.of(NAME, add.after, ThreePeers.SETTINGS)
+                    .change(List.of(), List.of(ThreePeers.id(removed)));
+            assertEquals(3, rm.after.size(), list(rm.after));
+            assertEquals(List.of("peer " + ThreePeers.id(removed) + " left the group of volume rv and deleted its replica"),
+                    rm.notes);
+            assertNull(peers.node(removed).replica(NAME), "the removed peer holds no replica");
+            assertTrue(!Files.exists(peers.dir(removed).resolve("replicas").resolve(NAME + ".data")),
+                    "the removed peer's replica files are deleted");
+            load.awaitMore(20);
+
+            GroupMembership.Change rep = n5.join(NAME, rm.after, ThreePeers.id(replaced));
+            assertEquals(3, rep.after.size(), list(rep.after));
+            assertTrue(rep.after.contains(n5.peer()), list(rep.after));
+            assertTrue(rep.after.stream().noneMatch(p -> p.getId().toString().equals(ThreePeers.id(replaced))),
+                    list(rep.after));
+            assertNull(peers.node(replaced).replica(NAME), "the replaced peer holds no replica");
+            load.awaitMore(20);
+            load.stop();
+            // The figures RELIABILITY.md quotes: how much load the changes ran under.
+            System.out.println("membership under load: " + load.writes.get() + " acknowledged writes, "
+                    + load.failures.get() + " failed, " + load.acked.size() + " blocks checked"
+                    + (load.errors.isEmpty() ? "" : "; first failure: " + load.errors.get(0)));
+
+            assertTrue(load.acked.size() > 20, "writes acknowledged: " + load.acked.size());
+            // Every acknowledged write reads back through the leader.
+            for (Map.Entry<Long, byte[]> e : load.acked.entrySet()) {
+                ByteBuffer b = ByteBuffer.allocate(FORMAT.dataSize());
+                s.device.readSync(e.getKey(), b);
+                assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey() + " via the leader");
+            }
+            // ... and from every member's replica, with valid PI; the members' replicas are equal.
+            List<ReplicaNode> members = List.of(leader, n4, n5);
+            awaitApplied(leader, members);
+            byte[][] first = contents(leader);
+            for (ReplicaNode n : members) {
+                byte[][] c = contents(n);
+                for (Map.Entry<Long, byte[]> e : load.acked.entrySet()) {
+                    int lba = e.getKey().intValue();
+                    byte[] d = Arrays.copyOfRange(c[0], lba * FORMAT.dataSize(), (lba + 1) * FORMAT.dataSize());
+                    byte[] m = Arrays.copyOfRange(c[1], lba * FORMAT.metadataSize(), (lba + 1) * FORMAT.metadataSize());
+                    assertArrayEquals(e.getValue(), d, "lba " + lba + " on replica " + n.id());
+                    PiContext ctx = PiContext.builder(FORMAT).checks(CheckFlags.ALL).initialRefTag(lba).build();
+                    assertNull(Pi.verify(ctx, ScatterList.wrap(d), ScatterList.wrap(m), 1), "PI of lba " + lba + " on " + n.id());
+                }
+                assertArrayEquals(first[0], c[0], "data of " + n.id() + " and " + leader.id());
+                assertArrayEquals(first[1], c[1], "metadata of " + n.id() + " and " + leader.id());
+            }
+        }
+        try (ReplicatedVolume v = ReplicatedVolume.connect(NAME, ReplicaPeers.describe(
+                GroupMembership.of(NAME, List.of(n4.peer()), ThreePeers.SETTINGS).members()), ThreePeers.SETTINGS,
+                peers.log::add)) {
+            ReplicatedVolume.ScrubReport r = v.scrub(x -> { });
+            assertEquals(BLOCKS, r.blocks);
+            assertTrue(r.clean(), "scrub: bad " + r.badCopies + " unreachable " + r.unreachable);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void unknownUnreachableAndLastPeersAndNoQuorumAreRefusedWithOneLine() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> g.change(List.of(), List.of("n9")));
+        assertEquals("peer n9 is not a member of volume rv (members n1,n2,n3)", unknown.getMessage());
+        IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+                () -> g.change(List.of(ReplicaPeers.parse("n2=127.0.0.1:1").get(0)), List.of()));
+        assertEquals("peer n2 is a member of volume rv already", twice.getMessage());
+        ReplicationException unreachable = assertThrows(ReplicationException.class,
+                () -> g.change(ReplicaPeers.parse("n9=127.0.0.1:" + freePort()), List.of()));
+        assertTrue(unreachable.getMessage().startsWith("peer n9 at 127.0.0.1:") && unreachable.getMessage()
+                .contains(" is unreachable: "), unreachable.getMessage());
+        assertEquals(3, g.members().size(), "nothing changed");
+
+        int l = peers.leader();
+        // Down to one member is allowed; the last one is never removed.
+        int a = (l + 1) % 3;
+        int b = (l + 2) % 3;
+        // A member removed while it is down keeps its replica; named again once it is up, it leaves.
+        peers.stop(a);
+        GroupMembership.Change down = g.change(List.of(), List.of(ThreePeers.id(a)));
+        assertEquals(2, down.after.size(), list(down.after));
+        assertTrue(down.notes.get(0).startsWith("peer " + ThreePeers.id(a) + " is no member any more but was not "
+                + "reachable to leave the group: "), down.notes.get(0));
+        peers.restart(a);
+        assertTrue(peers.node(a).replica(NAME) != null, "a peer that was not told keeps its replica");
+        GroupMembership.Change again = g.change(List.of(), List.of(ThreePeers.id(a)));
+        assertEquals(List.of("peer " + ThreePeers.id(a) + " left the group of volume rv and deleted its replica"),
+                again.notes);
+        assertNull(peers.node(a).replica(NAME));
+        GroupMembership.Change c = g.change(List.of(), List.of(ThreePeers.id(b)));
+        assertEquals(List.of(ThreePeers.id(l)), c.after.stream().map(p -> p.getId().toString()).toList());
+        try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
+            byte[] d = new byte[FORMAT.dataSize()];
+            new Random(7).nextBytes(d);
+            s.device.writeSync(3, ByteBuffer.wrap(d));
+            ByteBuffer back = ByteBuffer.allocate(d.length);
+            s.device.readSync(3, back);
+            assertArrayEquals(d, back.array(), "a group of one still writes and reads");
+        }
+        IllegalArgumentException last = assertThrows(IllegalArgumentException.class,
+                () -> g.change(List.of(), List.of(ThreePeers.id(l))));
+        assertEquals("refused: removing " + ThreePeers.id(l) + " would leave volume rv with no replica "
+                + "(its last member is never removed)", last.getMessage());
+
+        // No leader reachable: refused after the operation timeout (4 s), not a hang.
+        peers.stop(l);
+        ReplicationException none = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                () -> assertThrows(ReplicationException.class, () -> g.change(List.of(), List.of(ThreePeers.id(a)))));
+        assertTrue(none.getMessage().startsWith("volume rv: no leader answered within 4000 ms"), none.getMessage());
+        assertTrue(!none.getMessage().contains("\n"), "one line");
+    }
+}

@@ -1,0 +1,120 @@
+package io.pistore.replication.node;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.replication.ReplicaPeers;
+import io.pistore.replication.ServedVolume;
+import io.pistore.replication.ThreePeers;
+import io.pistore.replication.group.GroupMembership;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a peer hears when it gives up its replica, and what its served volume then does. A peer
+ * removed while it was down comes back holding the old configuration only: it never learns the
+ * change that removed it (no member sends it the log any more). Told to leave, it must still report
+ * a membership change, so its serve keeps forwarding hosts' requests to the members instead of
+ * dropping the volume (hosts there would get NO_SUCH_VOLUME while the volume lives on). A deleted
+ * volume, on the other hand, is reported as gone on every member.
+ */
+class RemovedPeerForwardsTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(512, 8);
+    private static final String NAME = "rv";
+
+    @TempDir
+    Path dir;
+
+    private ThreePeers peers;
+
+    @AfterEach
+    void close() throws Exception {
+        if (peers != null) {
+            peers.close();
+        }
+    }
+
+    private static void listen(ReplicaNode n, Map<String, Boolean> heard) {
+        n.onReplicaRemoved((name, byChange) -> heard.put(n.id() + " " + name, byChange));
+    }
+
+    @Test
+    void aPeerThatNeverLearntItsRemovalKeepsForwardingToTheMembers() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        int l = peers.leader();
+        int a = (l + 1) % 3;
+        GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
+        // Cut off (stopped) while the change commits: it misses the joint and the new configuration.
+        peers.stop(a);
+        GroupMembership.Change down = g.change(List.of(), List.of(ThreePeers.id(a)));
+        assertEquals(2, down.after.size(), ReplicaPeers.describe(down.after));
+        peers.restart(a);
+        ReplicaNode removed = peers.node(a);
+        Map<String, Boolean> heard = new ConcurrentHashMap<>();
+        listen(removed, heard);
+        try (ServedVolume s = new ServedVolume(removed, NAME)) { // its serve attached the volume at start
+            byte[] before = block(1);
+            s.device.writeSync(1, ByteBuffer.wrap(before));
+
+            GroupMembership.Change again = g.change(List.of(), List.of(ThreePeers.id(a)));
+            assertEquals(List.of("peer " + ThreePeers.id(a) + " left the group of volume rv and deleted its replica"),
+                    again.notes);
+            assertNull(removed.replica(NAME), "the removed peer holds no replica");
+            String key = ThreePeers.id(a) + " " + NAME;
+            ThreePeers.await(() -> heard.containsKey(key), "the removed peer to report its removal");
+            assertEquals(Boolean.TRUE, heard.get(key), "reported as a membership change (the group lives on): "
+                    + peers.log);
+            assertTrue(peers.log.contains("volume rv: replica " + ThreePeers.id(a) + " had not learnt the change that "
+                    + "removed it; the group lives on without it (or no member answered)"), peers.log.toString());
+
+            // Its served volume forwards to the members: a write and reads through it, after the removal.
+            byte[] after = block(2);
+            s.device.writeSync(2, ByteBuffer.wrap(after));
+            assertArrayEquals(before, read(s, 1), "a block written before the removal, read through the removed peer");
+            assertArrayEquals(after, read(s, 2), "a block written through the removed peer after its removal");
+        }
+        // The members hold the write made through the removed peer.
+        try (ServedVolume m = new ServedVolume(peers.node(l), NAME)) {
+            assertArrayEquals(block(2), read(m, 2), "the write forwarded by the removed peer, read on the leader");
+        }
+    }
+
+    @Test
+    void aDeletedVolumeIsReportedAsGoneOnEveryMember() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        Map<String, Boolean> heard = new ConcurrentHashMap<>();
+        for (int i = 0; i < 3; i++) {
+            listen(peers.node(i), heard);
+        }
+        int f = (peers.leader() + 1) % 3;
+        List<String> lines = peers.node(f).delete(NAME, false);
+        assertEquals("deleted rv on 3 member(s)", lines.get(lines.size() - 1), String.join("\n", lines));
+        ThreePeers.await(() -> heard.size() == 3, "every member to report the removal: " + heard);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(Boolean.FALSE, heard.get(ThreePeers.id(i) + " " + NAME), "member " + ThreePeers.id(i)
+                    + " reports the group gone, not a membership change: " + heard);
+        }
+    }
+
+    private static byte[] block(int seed) {
+        byte[] d = new byte[FORMAT.dataSize()];
+        new Random(seed).nextBytes(d);
+        return d;
+    }
+
+    private static byte[] read(ServedVolume s, long lba) throws Exception {
+        ByteBuffer b = ByteBuffer.allocate(FORMAT.dataSize());
+        s.device.readSync(lba, b);
+        return b.array();
+    }
+}

@@ -1,0 +1,145 @@
+package io.pistore.replication.raft;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.engine.volume.MemoryVolume;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.PiErrorKind;
+import io.pistore.integrity.ScatterList;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.ratis.protocol.Message;
+import org.junit.jupiter.api.Test;
+
+/** What one replica does with each committed command, without Ratis: check, then store or refuse. */
+class ReplicaApplierTest {
+    private static final BlockFormat F = BlockFormat.of(512, 8);
+
+    private final MemoryVolume volume = new MemoryVolume("v", F, 32);
+    private final List<String> log = new ArrayList<>();
+    private final ReplicaStats stats = new ReplicaStats();
+    private final ReplicaApplier applier = new ReplicaApplier("v", "n2", volume, log::add, stats);
+
+    /** Blocks of random data with the PI of their LBAs: {data, metadata}. */
+    private static byte[][] blocks(long lba, int n, long seed) {
+        byte[] d = new byte[n * F.dataSize()];
+        new Random(seed).nextBytes(d);
+        byte[] m = new byte[n * F.metadataSize()];
+        Pi.generate(PiContext.builder(F).checks(CheckFlags.ALL).initialRefTag(F.refTagOf(lba)).build(),
+                ScatterList.wrap(d), ScatterList.wrap(m), n);
+        return new byte[][] {d, m};
+    }
+
+    private static ReplicaCommand command(ReplicaCommand.Op op, long lba, int n, byte[][] dm) {
+        Message m = ReplicaCommand.carrying(op, lba, n, ScatterList.wrap(dm[0]), ScatterList.wrap(dm[1]), false);
+        return ReplicaCommand.decode(m.getContent());
+    }
+
+    private byte[][] stored(long lba, int n) throws Exception {
+        byte[] d = new byte[n * F.dataSize()];
+        byte[] m = new byte[n * F.metadataSize()];
+        volume.read(lba, n, ScatterList.wrap(d), ScatterList.wrap(m));
+        return new byte[][] {d, m};
+    }
+
+    @Test
+    void aWriteThatPassesIsStored() throws Exception {
+        byte[][] w = blocks(4, 3, 1);
+        assertTrue(applier.apply(command(ReplicaCommand.Op.WRITE, 4, 3, w)).isDone());
+        byte[][] s = stored(4, 3);
+        assertArrayEquals(w[0], s[0]);
+        assertArrayEquals(w[1], s[1]);
+    }
+
+    @Test
+    void aWriteWhoseDataFailsItsCheckHereIsRefusedReportedAndStoresNothing() throws Exception {
+        byte[][] before = stored(0, 32);
+        byte[][] w = blocks(4, 3, 2);
+        w[0][F.dataSize() + 17] ^= 0x20; // the second block's data changed after its PI was made
+        ApplyOutcome o = applier.apply(command(ReplicaCommand.Op.WRITE, 4, 3, w));
+        assertEquals(ApplyOutcome.Code.REFUSED_PI, o.code);
+        assertEquals(5, o.lba);
+        assertEquals(PiErrorKind.GUARD, o.error.kind());
+        assertEquals(1, stats.refusedWrites());
+        byte[][] after = stored(0, 32);
+        assertArrayEquals(before[0], after[0], "no block of the refused write was stored");
+        assertArrayEquals(before[1], after[1]);
+        assertTrue(log.get(0).contains("volume v replica n2") && log.get(0).contains("lba=5 error=guard"), log.get(0));
+        // The outcome survives its trip back to the writer.
+        ApplyOutcome back = ApplyOutcome.decode(o.encode().getContent());
+        assertEquals(o.describe(), back.describe());
+    }
+
+    @Test
+    void theLeaderDoesNotCheckAgainWhatItCheckedAsTheWriteEntered() throws Exception {
+        // A write the leader checked on entry is applied as it stands: the check is not repeated
+        // (a corrupted copy here stands for "not checked again", which a counter would not show).
+        byte[][] w = blocks(4, 2, 3);
+        w[0][9] ^= 0x01;
+        assertTrue(applier.apply(command(ReplicaCommand.Op.WRITE, 4, 2, w), true).isDone());
+        assertEquals(0, stats.refusedWrites());
+        assertArrayEquals(w[0], stored(4, 2)[0]);
+        // Unchecked (a follower), the same write is refused.
+        assertEquals(ApplyOutcome.Code.REFUSED_PI, applier.apply(command(ReplicaCommand.Op.WRITE, 4, 2, w), false).code);
+        // Checked or not, a command that does not fit the volume fails.
+        assertEquals(ApplyOutcome.Code.FAILED, applier.apply(command(ReplicaCommand.Op.WRITE, 31, 2, blocks(31, 2, 4)), true).code);
+    }
+
+    @Test
+    void aType1WriteWhoseRefTagIsNotItsLbaIsRefused() throws Exception {
+        byte[][] w = blocks(9, 1, 3); // PI made for LBA 9, sent to LBA 10
+        ApplyOutcome o = applier.apply(command(ReplicaCommand.Op.WRITE, 10, 1, w));
+        assertEquals(ApplyOutcome.Code.REFUSED_PI, o.code);
+        assertEquals(PiErrorKind.REF_TAG, o.error.kind());
+    }
+
+    @Test
+    void aRepairRewritesOnlyTheBlocksWhoseCopyHereFails() throws Exception {
+        byte[][] old = blocks(2, 2, 4);
+        applier.apply(command(ReplicaCommand.Op.WRITE, 2, 2, old));
+        // Block 2 rots here; block 3 is written again, newer than the good copy the repair carries.
+        byte[][] rotten = stored(2, 1);
+        rotten[0][3] ^= 0x01;
+        volume.write(2, 1, ScatterList.wrap(rotten[0]), ScatterList.wrap(rotten[1]), false);
+        byte[][] newer = blocks(3, 1, 5);
+        applier.apply(command(ReplicaCommand.Op.WRITE, 3, 1, newer));
+
+        assertTrue(applier.apply(command(ReplicaCommand.Op.REPAIR, 2, 2, old)).isDone());
+        byte[][] s = stored(2, 2);
+        byte[] want = new byte[2 * F.dataSize()];
+        System.arraycopy(old[0], 0, want, 0, F.dataSize());
+        System.arraycopy(newer[0], 0, want, F.dataSize(), F.dataSize());
+        assertArrayEquals(want, s[0], "block 2 repaired, block 3 keeps its newer data");
+        assertEquals(1, stats.rewrittenBlocks());
+        assertTrue(log.stream().anyMatch(l -> l.contains("volume v replica n2: repaired lba=2 error=guard")), log.toString());
+    }
+
+    @Test
+    void aRepairCarryingABadCopyWritesNothing() throws Exception {
+        byte[][] good = blocks(6, 1, 6);
+        applier.apply(command(ReplicaCommand.Op.WRITE, 6, 1, good));
+        byte[][] rotten = stored(6, 1);
+        rotten[0][0] ^= 0x01;
+        volume.write(6, 1, ScatterList.wrap(rotten[0]), ScatterList.wrap(rotten[1]), false);
+        byte[][] badCopy = blocks(6, 1, 7);
+        badCopy[0][1] ^= 0x01;
+        assertEquals(ApplyOutcome.Code.REFUSED_PI, applier.apply(command(ReplicaCommand.Op.REPAIR, 6, 1, badCopy)).code);
+        assertArrayEquals(rotten[0], stored(6, 1)[0], "never \"repaired\" with wrong data");
+        assertEquals(0, stats.rewrittenBlocks());
+    }
+
+    @Test
+    void aCommandThatDoesNotFitTheVolumeFailsWithoutTouchingIt() {
+        ApplyOutcome o = applier.apply(ReplicaCommand.decode(
+                ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, 31, 2, false).getContent()));
+        assertEquals(ApplyOutcome.Code.FAILED, o.code);
+        assertTrue(o.message.contains("does not fit a volume of 32 blocks"), o.message);
+        assertEquals(1, stats.failedApplies());
+    }
+}

@@ -1,0 +1,158 @@
+package io.pistore.replication.volume;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.replication.ServedVolume;
+import io.pistore.replication.ThreePeers;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The leader-local read path: a volume opened on the peer that leads reads its own replica in process,
+ * and sees every write acknowledged before the read, whichever peer it went through; a volume opened
+ * on a follower reads through Ratis; after a leadership change each switches.
+ */
+class LocalLeaderTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(512, 8);
+    private static final String NAME = "rv";
+
+    @TempDir
+    Path dir;
+
+    private ThreePeers peers;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (peers != null) {
+            peers.close();
+        }
+    }
+
+    private static byte[] read(ServedVolume s, long lba, int blocks) throws Exception {
+        ByteBuffer b = ByteBuffer.allocate(blocks * FORMAT.dataSize());
+        s.device.readSync(lba, b);
+        return b.array();
+    }
+
+    private boolean leads(int i) {
+        try {
+            return peers.node(i).isLeader(NAME);
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void theLocalLeaderItsOwnReplicaAndSeesWritesAcknowledgedThroughAnotherPeer() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        Random r = new Random(21);
+        try (ServedVolume onLeader = new ServedVolume(peers.node(l), NAME);
+                ServedVolume onFollower = new ServedVolume(peers.node(f), NAME)) {
+            for (int round = 0; round < 20; round++) {
+                byte[] a = new byte[4 * FORMAT.dataSize()];
+                r.nextBytes(a);
+                long lba = 4L * (round % 16);
+                onFollower.device.writeSync(lba, ByteBuffer.wrap(a)); // acknowledged: committed by a quorum
+                assertArrayEquals(a, read(onLeader, lba, 4), "a read after the acknowledgement sees the write");
+                assertArrayEquals(a, read(onFollower, lba, 4));
+            }
+            assertEquals(20, onLeader.volume.localReads(), "every read on the leader came from its own replica");
+            assertEquals(0, onFollower.volume.localReads(), "a follower reads through Ratis");
+
+            // Leadership moves to the follower: the old leader's reads go through Ratis, the new one's are local.
+            onFollower.volume.transferLeadership(ThreePeers.id(f));
+            ThreePeers.await(() -> leads(f) && !leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
+            byte[] b = new byte[FORMAT.dataSize()];
+            r.nextBytes(b);
+            onLeader.device.writeSync(63, ByteBuffer.wrap(b));
+            assertArrayEquals(b, read(onFollower, 63, 1));
+            assertArrayEquals(b, read(onLeader, 63, 1));
+            assertTrue(onFollower.volume.localReads() >= 1, "the new leader reads its own replica");
+            assertEquals(20, onLeader.volume.localReads(), "the old leader no longer reads its own replica");
+        }
+    }
+
+    /**
+     * Writes on the peer that leads go into its own log in process; on a follower through the group's
+     * client. Leadership then moves while a writer keeps writing on the old leader, one write at a time:
+     * every acknowledged write is on every replica afterwards, and the new leader's writes go in process.
+     */
+    @Test
+    void theLeaderPutsItsWritesIntoItsOwnLogAndAWriterOnItLosesNothingWhenLeadershipMoves() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        Random r = new Random(22);
+        java.util.Map<Long, byte[]> acked = new java.util.concurrent.ConcurrentHashMap<>();
+        try (ServedVolume onLeader = new ServedVolume(peers.node(l), NAME);
+                ServedVolume onFollower = new ServedVolume(peers.node(f), NAME)) {
+            for (int i = 0; i < 10; i++) {
+                byte[] a = new byte[FORMAT.dataSize()];
+                r.nextBytes(a);
+                onLeader.device.writeSync(i, ByteBuffer.wrap(a));
+                acked.put((long) i, a);
+            }
+            assertEquals(10, onLeader.volume.localEntryCount(), "one entry per write, each put into the leader's own log");
+            byte[] b = new byte[FORMAT.dataSize()];
+            r.nextBytes(b);
+            onFollower.device.writeSync(10, ByteBuffer.wrap(b));
+            acked.put(10L, b.clone());
+            assertEquals(0, onFollower.volume.localEntryCount(), "a follower's writes go through the group's client");
+
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+            // counted apart from the map, whose size stops at the blocks written
+            java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+            Thread writer = new Thread(() -> {
+                Random w = new Random(23);
+                try {
+                    for (long n = 0; !stop.get(); n++) {
+                        long lba = 11 + n % 53;
+                        byte[] a = new byte[FORMAT.dataSize()];
+                        w.nextBytes(a);
+                        onLeader.device.writeSync(lba, ByteBuffer.wrap(a));
+                        acked.put(lba, a);
+                        writes.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            writer.start();
+            long before = onLeader.volume.localEntryCount();
+            ThreePeers.await(() -> onLeader.volume.localEntryCount() > before + 20, "the writer to write in process");
+            onFollower.volume.transferLeadership(ThreePeers.id(f));
+            ThreePeers.await(() -> leads(f) && !leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
+            long movedAt = writes.get();
+            ThreePeers.await(() -> writes.get() > movedAt + 20 || failed.get() != null, "the writer to go on through the new leader");
+            stop.set(true);
+            writer.join();
+            assertEquals(null, failed.get(), "every write of the writer was acknowledged");
+
+            long onNew = onFollower.volume.localEntryCount();
+            r.nextBytes(b);
+            onFollower.device.writeSync(0, ByteBuffer.wrap(b));
+            acked.put(0L, b.clone());
+            assertEquals(onNew + 1, onFollower.volume.localEntryCount(), "the new leader puts its writes into its own log");
+        }
+        peers.awaitConverged();
+        for (int i = 0; i < 3; i++) {
+            var v = peers.node(i).replica(NAME);
+            for (java.util.Map.Entry<Long, byte[]> e : acked.entrySet()) {
+                byte[] got = new byte[FORMAT.dataSize()];
+                v.read(e.getKey(), 1, io.pistore.integrity.ScatterList.wrap(got),
+                        io.pistore.integrity.ScatterList.wrap(new byte[FORMAT.metadataSize()]));
+                assertArrayEquals(e.getValue(), got, "acknowledged lba " + e.getKey() + " on " + ThreePeers.id(i));
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package io.pistore.security.tls;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import org.bouncycastle.tls.CipherSuite;
+import org.bouncycastle.tls.TlsClientProtocol;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** A PskTlsChannel server over loopback against a Bouncy Castle PSK client: TLS 1.3 and 1.2, and the refusals. */
+@Timeout(60)
+class PskTlsChannelTest {
+    static final byte[] ALICE = java.util.HexFormat.of().parseHex("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
+    static final PskKeys KEYS = PskKeys.parse(List.of("alice:" + java.util.HexFormat.of().formatHex(ALICE), "bob:0102030405060708"), "test");
+
+    SocketChannel serverSide;
+    Socket clientSide;
+
+    @BeforeEach
+    void connect() throws Exception {
+        try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
+            clientSide = new Socket();
+            clientSide.connect(l.getLocalAddress());
+            serverSide = l.accept();
+        }
+        serverSide.configureBlocking(false);
+        clientSide.setSoTimeout(20_000);
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        serverSide.close();
+        clientSide.close();
+    }
+
+    /** The server's handshake on another thread; the client's here; the server channel once both are done. */
+    PskTlsChannel handshake(PskTestClient client) throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
+            try {
+                s.handshake(TlsChannelTest.waiter(serverSide));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        TlsClientProtocol c = client.connect(clientSide);
+        sh.get(20, TimeUnit.SECONDS);
+        protocols.add(c);
+        return s;
+    }
+
+    final List<TlsClientProtocol> protocols = new java.util.ArrayList<>();
+
+    /** The server's handshake failure when {@code client} connects (the client fails too, or is cut off). */
+    String refusal(PskTestClient client) throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        CompletableFuture<Void> ch = CompletableFuture.runAsync(() -> {
+            try {
+                TlsClientProtocol p = client.connect(clientSide);
+                p.getInputStream().read(); // TLS 1.3: a refusal may come after the client's Finished
+            } catch (IOException e) {
+                // expected either way
+            }
+        });
+        SSLException e = assertThrows(SSLException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        serverSide.close();
+        ch.get(20, TimeUnit.SECONDS);
+        return e.getMessage();
+    }
+
+    @Test
+    void tls13CarriesBytesBothWaysAndNamesTheIdentity() throws Exception {
+        PskTlsChannel s = handshake(PskTestClient.tls13("alice", ALICE));
+        TlsClientProtocol c = protocols.get(0);
+        assertEquals("alice", s.peerIdentity());
+        assertEquals("TLSv1.3", s.protocol());
+        assertEquals("TLS_AES_128_GCM_SHA256", s.cipherSuite());
+
+        byte[] up = new byte[1 << 20];
+        new Random(7).nextBytes(up);
+        CompletableFuture<byte[]> got = CompletableFuture.supplyAsync(() -> readAll(s, serverSide, up.length));
+        c.getOutputStream().write(up);
+        assertArrayEquals(up, got.get(30, TimeUnit.SECONDS));
+
+        byte[] down = new byte[1 << 20];
+        new Random(8).nextBytes(down);
+        CompletableFuture<byte[]> back = CompletableFuture.supplyAsync(() -> readFully(c.getInputStream(), down.length));
+        ByteBuffer src = ByteBuffer.wrap(down);
+        TlsStream.Waiter w = TlsChannelTest.waiter(serverSide);
+        while (src.hasRemaining() || s.unsentBytes() > 0) {
+            if (s.write(new ByteBuffer[] {src}) == 0 && !s.flush()) {
+                w.await(SelectionKey.OP_WRITE);
+            }
+        }
+        assertArrayEquals(down, back.get(30, TimeUnit.SECONDS));
+
+        c.close();
+        ByteBuffer b = ByteBuffer.allocate(16);
+        int n;
+        while ((n = s.read(b)) == 0) {
+            w.await(SelectionKey.OP_READ);
+        }
+        assertEquals(-1, n);
+    }
+
+    @Test
+    void tls12WithDhePsk() throws Exception {
+        echoes(PskTestClient.tls12("bob", new byte[] {1, 2, 3, 4, 5, 6, 7, 8}, CipherSuite.TLS_DHE_PSK_WITH_AES_128_GCM_SHA256),
+                "bob", "TLS_DHE_PSK_WITH_AES_128_GCM_SHA256");
+    }
+
+    @Test
+    void tls12WithDhePskAes256() throws Exception {
+        echoes(PskTestClient.tls12("alice", ALICE, CipherSuite.TLS_DHE_PSK_WITH_AES_256_GCM_SHA384),
+                "alice", "TLS_DHE_PSK_WITH_AES_256_GCM_SHA384");
+    }
+
+    @Test
+    void aClientWithoutACommonSuiteIsRefused() throws Exception {
+        String m = refusal(PskTestClient.tls12("alice", ALICE, CipherSuite.TLS_PSK_WITH_AES_128_GCM_SHA256));
+        assertTrue(m.startsWith("handshake_failure"), m);
+    }
+
+    void echoes(PskTestClient client, String identity, String suite) throws Exception {
+        PskTlsChannel s = handshake(client);
+        assertEquals(identity, s.peerIdentity());
+        assertEquals("TLSv1.2", s.protocol());
+        assertEquals(suite, s.cipherSuite());
+        protocols.get(0).getOutputStream().write("ping".getBytes(StandardCharsets.US_ASCII));
+        assertArrayEquals("ping".getBytes(StandardCharsets.US_ASCII), readAll(s, serverSide, 4));
+    }
+
+    @Test
+    void anUnknownIdentityIsRefusedByName() throws Exception {
+        assertEquals("unknown PSK identity 'mallory'", refusal(PskTestClient.tls13("mallory", ALICE)));
+    }
+
+    @Test
+    void anUnknownIdentityIsRefusedByNameInTls12() throws Exception {
+        assertEquals("unknown PSK identity 'mallory'", refusal(PskTestClient.tls12("mallory", ALICE,
+                CipherSuite.TLS_DHE_PSK_WITH_AES_128_GCM_SHA256)));
+    }
+
+    @Test
+    void aWrongKeyIsRefused() throws Exception {
+        byte[] wrong = ALICE.clone();
+        wrong[0] ^= 1;
+        String m = refusal(PskTestClient.tls13("alice", wrong));
+        assertTrue(m.startsWith("wrong key for PSK identity 'alice'"), m);
+    }
+
+    @Test
+    void aWrongKeyIsRefusedInTls12() throws Exception {
+        byte[] wrong = ALICE.clone();
+        wrong[0] ^= 1;
+        String m = refusal(PskTestClient.tls12("alice", wrong, CipherSuite.TLS_DHE_PSK_WITH_AES_128_GCM_SHA256));
+        assertTrue(m.startsWith("wrong key for PSK identity 'alice'"), m);
+    }
+
+    @Test
+    void garbageInsteadOfAClientHelloIsRefused() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        OutputStream o = clientSide.getOutputStream();
+        o.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        o.flush();
+        SSLException e = assertThrows(SSLException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        assertTrue(e.getMessage().startsWith("no TLS ClientHello from the client"), e.getMessage());
+    }
+
+    static byte[] readAll(TlsStream s, SocketChannel ch, int n) {
+        try {
+            ByteBuffer b = ByteBuffer.allocate(n);
+            TlsStream.Waiter w = TlsChannelTest.waiter(ch);
+            while (b.hasRemaining()) {
+                int k = s.read(b);
+                if (k < 0) {
+                    throw new IOException("end of stream after " + b.position());
+                }
+                if (k == 0) {
+                    w.await(SelectionKey.OP_READ);
+                }
+            }
+            return b.array();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static byte[] readFully(InputStream in, int n) {
+        try {
+            return in.readNBytes(n);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
