@@ -15,6 +15,7 @@
 # PREFILL: seconds of 128 KiB sequential writes to each volume before the warm-up (default 0), so that
 # read rows read written blocks on both sides (a block never written carries the unwritten tuple,
 # whose PI checks are skipped and whose data is checked for zeros instead).
+# QD: the queue depth of the measured rows (default 32; the prefill and warm-up run at 32).
 # PORT_OFFSET: added to every port (default 0), to run beside another copy of the script.
 # JARS: a directory holding another build's app/target and transport-tcp/target (default: build here).
 # The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
@@ -87,7 +88,7 @@ echo "replicated: bench on n$leader (the leader)" | tee "$out"
 run() { # NAME TARGET VOLUME RW BS -- PIDS...
     local name=$1 target=$2 vol=$3 rw=$4 bs=$5; shift 6
     local ramp=${RAMP:-2}
-    pistore bench --transport tcp --target "$target" --volume "$vol" --rw "$rw" --bs "$bs" --qd 32 \
+    pistore bench --transport tcp --target "$target" --volume "$vol" --rw "$rw" --bs "$bs" --qd "${QD:-32}" \
         --seconds "$secs" --ramp "$ramp" --json > "$data/bench.json" 2> /dev/null &
     local b=$!
     # The serve processes' CPU is sampled from the end of the ramp (the bench's JVM start, about a
@@ -100,8 +101,8 @@ run() { # NAME TARGET VOLUME RW BS -- PIDS...
 import json,sys; r=json.load(open(sys.argv[1])); ticks=int(sys.argv[2]); hz=int(sys.argv[3]); secs=int(sys.argv[4])
 # the ticks span the measured seconds from about one second in, to the bench's exit: requests ~ iops * that span
 span=min(float(sys.argv[8]), secs); ops=r['iops']*span; cpu_us=ticks*1e6/hz
-print('%-10s %-9s bs=%-4s qd=32 iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_cpu_us_per_req=%7.1f' % (sys.argv[5], r['rw'] if 'rw' in r else sys.argv[6], sys.argv[7], r['iops'], r['mib_per_s'], r['lat_us']['p50'], r['lat_us']['p99'], cpu_us/max(1,ops)))
-" "$data/bench.json" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" "$(python3 -c "print($w1 - $w0)")" | tee -a "$out"
+print('%-10s %-9s bs=%-4s qd=%-2s iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_cpu_us_per_req=%7.1f' % (sys.argv[5], r['rw'] if 'rw' in r else sys.argv[6], sys.argv[7], sys.argv[9], r['iops'], r['mib_per_s'], r['lat_us']['p50'], r['lat_us']['p99'], cpu_us/max(1,ops)))
+" "$data/bench.json" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" "$(python3 -c "print($w1 - $w0)")" "${QD:-32}" | tee -a "$out"
 }
 if [ "${PREFILL:-0}" -gt 0 ]; then
     echo "prefilling: ${PREFILL} s of 128 KiB sequential writes to each volume" | tee -a "$out"

@@ -265,7 +265,7 @@ public final class ReplicationSettings {
         // Offered at a clean stop too; taken then only if enough data was applied since the last.
         RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 1); // each is a whole volume
-        return p;
+        return withRatisOverrides(p, System.getProperties());
     }
 
     /**
@@ -284,7 +284,7 @@ public final class ReplicationSettings {
     public RaftProperties client() {
         RaftProperties p = common();
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, td(rpcTimeout));
-        return p;
+        return withRatisOverrides(p, System.getProperties());
     }
 
     /**
@@ -295,7 +295,7 @@ public final class ReplicationSettings {
     public RaftProperties client(Duration requestTimeout) {
         RaftProperties p = common();
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, td(requestTimeout));
-        return p;
+        return withRatisOverrides(p, System.getProperties());
     }
 
     /**
@@ -308,6 +308,24 @@ public final class ReplicationSettings {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
         GrpcConfigKeys.setMessageSizeMax(p, MESSAGE_MAX);
+        return p;
+    }
+
+    /** The prefix of JVM system properties handed to Ratis as they are, without it ({@link #withRatisOverrides}). */
+    public static final String RATIS_PROPERTY_PREFIX = "pistore.ratis.";
+
+    /**
+     * {@code p} with every JVM system property {@code pistore.ratis.KEY=VALUE} set as Ratis's {@code KEY}
+     * over pistore's own value: for weighing a Ratis setting without a new build
+     * ({@code -Dpistore.ratis.raft.server.log.appender.wait-time.min=0ms}). Ratis ignores a key it does
+     * not know; a value it cannot parse fails the peer's start with Ratis's message.
+     */
+    static RaftProperties withRatisOverrides(RaftProperties p, java.util.Properties system) {
+        for (String name : system.stringPropertyNames()) {
+            if (name.startsWith(RATIS_PROPERTY_PREFIX) && name.length() > RATIS_PROPERTY_PREFIX.length()) {
+                p.set(name.substring(RATIS_PROPERTY_PREFIX.length()), system.getProperty(name));
+            }
+        }
         return p;
     }
 

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The module's packages stay layered as docs/REPLICATION.md shows them: each depends only on the
+ * The module's packages stay layered as replication/README.md shows them: each depends only on the
  * ones below it (the shared words at the root, the Raft state machine, then the volume's paths and
  * the group's membership, the peer on top), so none can reach back into one above it and no cycle
  * forms. Read from the main sources' imports and fully qualified names.

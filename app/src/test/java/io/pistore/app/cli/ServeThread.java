@@ -1,5 +1,6 @@
 package io.pistore.app.cli;
 
+import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.TimeUnit;
@@ -30,12 +31,9 @@ final class ServeThread implements AutoCloseable {
         return err.toString();
     }
 
-    /** Waits up to 30 s until stdout satisfies {@code ready} or the command has ended. */
-    void awaitOutput(Predicate<String> ready) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!ready.test(out()) && thread.isAlive() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+    /** Waits until stdout satisfies {@code ready} or the command has ended. */
+    void awaitOutput(Predicate<String> ready) {
+        Eventually.await("serve's output to be ready or serve to end", () -> ready.test(out()) || !thread.isAlive());
     }
 
     /** Interrupts the serving thread and returns the command's exit code. */

@@ -10,25 +10,26 @@ import java.util.Map;
 /**
  * CHAP authentication of the login's security stage (RFC 7143 section 12.1.3, RFC 1994) with MD5,
  * the one algorithm every initiator offers: the target challenges the initiator and checks its
- * answer against the configured secret; with a target secret too (mutual CHAP) it answers the
+ * answer against the secret of the CHAP name it gives ({@link IscsiChapSecrets}); with a target secret too (mutual CHAP) it answers the
  * initiator's challenge. The digest is the JDK's MD5; the challenge comes from {@link SecureRandom}.
  */
 final class IscsiChap {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final int CHALLENGE_BYTES = 16;
 
-    private final String user;
-    private final byte[] secret;
-    private final String targetUser;
-    private final byte[] targetSecret;
+    private final IscsiChapSecrets secrets;
     private int id;
     private byte[] challenge;
+    /** The CHAP name the initiator proved, once it has. */
+    private String authenticated;
 
-    IscsiChap(String user, String secret, String targetUser, String targetSecret) {
-        this.user = user;
-        this.secret = secret.getBytes(StandardCharsets.UTF_8);
-        this.targetUser = targetUser;
-        this.targetSecret = targetSecret == null ? null : targetSecret.getBytes(StandardCharsets.UTF_8);
+    IscsiChap(IscsiChapSecrets secrets) {
+        this.secrets = secrets;
+    }
+
+    /** The CHAP name the initiator proved it holds the secret of, or null before it did. */
+    String authenticatedName() {
+        return authenticated;
     }
 
     /** The target's CHAP_A, CHAP_I and CHAP_C answer to the initiator's CHAP_A list, or null when it has no MD5 (5). */
@@ -53,26 +54,30 @@ final class IscsiChap {
     Map<String, String> verify(Map<String, String> keys) {
         String name = keys.get("CHAP_N");
         byte[] response = bytes(keys.get("CHAP_R"));
-        if (challenge == null || name == null || response == null || !name.equals(user)) {
-            return null;
-        }
-        if (!MessageDigest.isEqual(response, md5(id, secret, challenge))) {
+        String secret = name == null ? null : secrets.initiatorSecret(name);
+        if (challenge == null || secret == null || response == null) {
             return null;
         }
         byte[] ours = challenge;
         challenge = null; // one answer per challenge
+        if (!MessageDigest.isEqual(response, md5(id, secret.getBytes(StandardCharsets.UTF_8), ours))) {
+            return null;
+        }
         String theirId = keys.get("CHAP_I");
         byte[] theirChallenge = bytes(keys.get("CHAP_C"));
         if (theirId == null && theirChallenge == null) {
+            authenticated = name;
             return Map.of(); // the initiator does not ask the target to prove itself: its choice
         }
         long i = Negotiation.number(theirId == null ? "" : theirId, 0, 255);
+        String targetSecret = secrets.targetSecret();
         if (targetSecret == null || i < 0 || theirChallenge == null || theirChallenge.length < CHALLENGE_BYTES
                 || java.util.Arrays.equals(theirChallenge, ours)) { // a reflected challenge proves nothing
             return null;
         }
-        return Map.of("CHAP_N", targetUser, "CHAP_R", "0x" + HexFormat.of().formatHex(md5((int) i, targetSecret,
-                theirChallenge)));
+        authenticated = name;
+        return Map.of("CHAP_N", secrets.targetName(), "CHAP_R", "0x" + HexFormat.of().formatHex(md5((int) i,
+                targetSecret.getBytes(StandardCharsets.UTF_8), theirChallenge)));
     }
 
     private static byte[] md5(int id, byte[] secret, byte[] challenge) {

@@ -8,54 +8,45 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One initiator connection on its own thread: login, then the full feature phase (RFC 7143): SCSI
- * commands with immediate and unsolicited data and R2T-solicited Data-Out, Data-In with the status
- * in the last PDU, NOP-Out pings, text requests (SendTargets), task management, logout. Commands
- * are executed one at a time in the order they arrive (a write once all of its data is in), so the
- * window of {@value #WINDOW} command numbers only lets the initiator queue them. Error recovery
- * level 0: a broken PDU (bad length, digest or order) ends the connection with one log line; an
- * unknown opcode is rejected and the connection goes on.
+ * One initiator connection: login, then the full feature phase (RFC 7143): SCSI commands with
+ * immediate and unsolicited data and R2T-solicited Data-Out, Data-In with the status in the last
+ * PDU, NOP-Out pings, text requests (SendTargets), task management, logout. This connection's
+ * thread reads the PDUs and gathers each write's data; commands whose data is in run on the
+ * server's workers as the session's {@link IscsiTaskSet} enables them and are answered as they
+ * complete, so the initiator may keep {@value IscsiTaskSet#WINDOW} commands in flight. Responses
+ * are written whole under one lock, which also orders the StatSN. Error recovery level 0: a broken
+ * PDU (bad length, digest or order) ends the connection with one log line; an unknown opcode is
+ * rejected and the connection goes on.
  */
 final class IscsiConnection implements Runnable {
-    /** Commands the initiator may send beyond the next expected one (MaxCmdSN - ExpCmdSN + 1). */
-    static final int WINDOW = 32;
-    /** Most bytes of write data one connection holds for commands whose data is not all in. */
+    /**
+     * Most bytes of write data one connection holds for commands not yet answered; the server bounds
+     * the sum over its connections too ({@link IscsiServer.Options#maxPendingBytes}).
+     */
     static final long MAX_PENDING_BYTES = 128L << 20;
-
-    /** A write command waiting for its data. */
-    private static final class Task {
-        final int itt;
-        final byte[] cdb;
-        final byte[] data;
-        int received;
-        /** End of the current burst (unsolicited or R2T), and the transfer tag it answers. */
-        int burstEnd;
-        int ttt = Pdu.RESERVED_TAG;
-        int r2tSn;
-        /** The DataSN the next Data-Out of the current burst carries (0 at the start of each). */
-        int dataSn;
-        long lun;
-        long needed;
-
-        Task(int itt, long lun, byte[] cdb, int length) {
-            this.itt = itt;
-            this.lun = lun;
-            this.cdb = cdb;
-            this.data = new byte[length];
-        }
-    }
+    /** Longest wait at logout for the commands still running. */
+    private static final long LOGOUT_WAIT_SECONDS = 60;
 
     private final IscsiServer server;
     private final Socket socket;
     private final String peer;
-    private final Map<Integer, Task> pending = new HashMap<>();
-    private long pendingBytes;
+    /** Write commands waiting for Data-Out, by initiator task tag (the reader thread's alone). */
+    private final Map<Integer, IscsiTask> pending = new HashMap<>();
+    private final AtomicLong pendingBytes = new AtomicLong();
+    /** Held while a response is written: one PDU sequence at a time, StatSN in sending order. */
+    private final Object sendLock = new Object();
     private PduChannel channel;
-    private IscsiLogin.Outcome session;
-    private long expCmdSn;
+    private volatile IscsiLogin.Outcome session;
+    private volatile IscsiTaskSet tasks;
     private long statSn;
     private int nextTtt = 1;
     private volatile boolean ending;
@@ -75,7 +66,7 @@ final class IscsiConnection implements Runnable {
             socket.setSoTimeout((int) server.options().loginTimeoutMillis);
             channel = new PduChannel(new BufferedInputStream(socket.getInputStream(), 65_536),
                     new BufferedOutputStream(socket.getOutputStream(), 65_536), 8192);
-            session = new IscsiLogin(server, channel).run();
+            session = new IscsiLogin(server, channel, socket.getInetAddress().getHostAddress()).run();
             if (session == null) {
                 why = "login ended";
             } else {
@@ -83,7 +74,7 @@ final class IscsiConnection implements Runnable {
                 Negotiation n = session.params();
                 channel.digests(n.headerDigest, n.dataDigest);
                 channel.maxRecvData(Negotiation.TARGET_MAX_RECV_DATA);
-                expCmdSn = session.expCmdSn();
+                tasks = new IscsiTaskSet(session.expCmdSn(), server.workers(), this::runTask, MAX_PENDING_BYTES);
                 statSn = session.statSn();
                 server.log("iscsi: " + peer + " " + session.initiator() + " logged in to "
                         + (session.discovery() ? "discovery" : session.targetName()) + (n.headerDigest ? ", header digest" : "")
@@ -99,7 +90,11 @@ final class IscsiConnection implements Runnable {
         } catch (RuntimeException e) {
             why = "internal error: " + e;
         } finally {
+            if (tasks != null) {
+                tasks.abort(t -> true); // queued commands never run; running ones end unanswered
+            }
             server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
+            pending.clear(); // their tasks left the set above, and their held data with them
             close();
             server.ended(this);
         }
@@ -176,34 +171,31 @@ final class IscsiConnection implements Runnable {
 
     /**
      * Whether a PDU that carries a CmdSN is the next one (or immediate), advancing ExpCmdSN for a
-     * non-immediate one; a number outside the window is dropped, as RFC 7143 says.
+     * non-immediate one; a number out of order or outside the window is dropped, as RFC 7143 says.
      */
     private boolean sequenced(Pdu p) {
-        long cmdSn = p.u32(24);
-        if (p.immediate()) {
+        if (tasks.sequenced(p.u32(24), p.immediate(), p.opcode() == Pdu.SCSI_COMMAND)) {
             return true;
         }
-        if (cmdSn != expCmdSn) {
-            server.log("iscsi: " + peer + " dropped a PDU with CmdSN " + cmdSn + ", expected " + expCmdSn);
-            return false;
-        }
-        expCmdSn = (expCmdSn + 1) & 0xFFFFFFFFL;
-        return true;
+        server.log("iscsi: " + peer + " dropped a PDU with CmdSN " + p.u32(24) + ", expected " + tasks.expCmdSn()
+                + " in a window of " + IscsiTaskSet.WINDOW);
+        return false;
     }
 
     private Pdu response(int opcode, int flags, int itt) {
         Pdu r = Pdu.target(opcode, flags);
         r.set32(16, itt);
-        r.set32(28, expCmdSn);
-        r.set32(32, (expCmdSn + WINDOW - 1) & 0xFFFFFFFFL);
+        tasks.window(r);
         return r;
     }
 
     /** Sends a PDU that carries a StatSN, and advances it. */
     private void sendStatus(Pdu r) throws IOException {
-        r.set32(24, statSn);
-        statSn = (statSn + 1) & 0xFFFFFFFFL;
-        channel.write(r, true);
+        synchronized (sendLock) {
+            r.set32(24, statSn);
+            statSn = (statSn + 1) & 0xFFFFFFFFL;
+            channel.write(r, true);
+        }
     }
 
     private void nopOut(Pdu p) throws IOException {
@@ -234,7 +226,9 @@ final class IscsiConnection implements Runnable {
             if (p.data.length > 0) {
                 throw new IscsiProtocolException("immediate data with a command that does not write");
             }
-            finish(p.itt(), p.lun(), edtl, -1, execute(lun, cdb, new byte[0]), 0);
+            IscsiTask t = new IscsiTask(p, edtl, -1, 0);
+            tasks.add(t);
+            tasks.ready(t);
             return;
         }
         if (p.data.length > edtl || p.data.length > 0 && !session.params().immediateData) {
@@ -244,32 +238,42 @@ final class IscsiConnection implements Runnable {
         if (lun == null || edtl > needed + Negotiation.TARGET_MAX_BURST || edtl > Integer.MAX_VALUE - 8
                 || edtl > server.options().maxTransferBytes * 4L + 65_536) {
             // answered before any data is solicited; unsolicited Data-Out that follows is dropped
-            finish(p.itt(), p.lun(), edtl, needed, lun == null ? execute(null, cdb, new byte[0]) : ScsiResult.invalidField(), 0);
+            tasks.answered(p.immediate());
+            answer(p.itt(), p.lun(), edtl, needed, lun == null ? execute(null, cdb, new byte[0]) : ScsiResult.invalidField(), 0);
             return;
         }
-        if (pendingBytes + edtl > MAX_PENDING_BYTES) {
-            finish(p.itt(), p.lun(), edtl, needed, ScsiResult.status(ScsiResult.TASK_SET_FULL), 0);
+        if (pendingBytes.get() + edtl > MAX_PENDING_BYTES || !server.reservePending(edtl)) {
+            tasks.answered(p.immediate());
+            answer(p.itt(), p.lun(), edtl, needed, ScsiResult.status(ScsiResult.TASK_SET_FULL), 0);
             return;
         }
-        Task t = new Task(p.itt(), p.lun(), cdb, (int) edtl);
-        t.needed = needed;
-        System.arraycopy(p.data, 0, t.data, 0, p.data.length);
+        // all of it came as immediate data: the task runs from the PDU's own buffer, no second copy
+        boolean whole = p.data.length == edtl;
+        IscsiTask t = whole ? new IscsiTask(p, edtl, needed, p.data) : new IscsiTask(p, edtl, needed, (int) edtl);
+        pendingBytes.addAndGet(edtl); // counted until the task is answered or aborted
+        t.done.thenRun(() -> {
+            pendingBytes.addAndGet(-edtl);
+            server.releasePending(edtl);
+        });
+        if (!whole) {
+            System.arraycopy(p.data, 0, t.data, 0, p.data.length);
+        }
         t.received = p.data.length;
         Negotiation n = session.params();
         t.burstEnd = n.initialR2T ? t.received : (int) Math.min(edtl, Math.max(n.firstBurst, t.received));
+        tasks.add(t);
         if (t.received == t.data.length) {
-            finish(t.itt, t.lun, edtl, needed, execute(lun, cdb, t.data), 0);
+            tasks.ready(t);
             return;
         }
         pending.put(t.itt, t);
-        pendingBytes += edtl;
         if (t.received == t.burstEnd) {
             solicit(t);
         }
     }
 
     /** Sends the R2T for the next burst of {@code t}'s data. */
-    private void solicit(Task t) throws IOException {
+    private void solicit(IscsiTask t) throws IOException {
         int len = Math.min(session.params().maxBurst, t.data.length - t.received);
         t.ttt = nextTtt++ & 0x7FFFFFFF;
         t.burstEnd = t.received + len;
@@ -277,15 +281,17 @@ final class IscsiConnection implements Runnable {
         Pdu r = response(Pdu.R2T, 0x80, t.itt);
         r.set64(8, t.lun);
         r.set32(20, t.ttt);
-        r.set32(24, statSn);
         r.set32(36, t.r2tSn++);
         r.set32(40, t.received);
         r.set32(44, len);
-        channel.write(r, true);
+        synchronized (sendLock) {
+            r.set32(24, statSn);
+            channel.write(r, true);
+        }
     }
 
     private void dataOut(Pdu p) throws IOException {
-        Task t = pending.get(p.itt());
+        IscsiTask t = pending.get(p.itt());
         if (t == null) {
             return; // data of a command answered already (refused before its data was in): dropped
         }
@@ -309,13 +315,33 @@ final class IscsiConnection implements Runnable {
             return;
         }
         pending.remove(t.itt);
-        pendingBytes -= t.data.length;
-        finish(t.itt, t.lun, t.data.length, t.needed, execute(session.lun(), t.cdb, t.data), t.r2tSn);
+        tasks.ready(t);
+    }
+
+    /** Runs one enabled task on a worker and answers it, unless it was aborted meanwhile. */
+    private void runTask(IscsiTask t) {
+        ScsiResult r;
+        try {
+            r = execute(t.lun == 0 ? session.lun() : null, t.cdb, t.data);
+        } catch (RuntimeException e) {
+            server.log("iscsi: " + peer + " command 0x" + Integer.toHexString(t.cdb[0] & 0xff) + " failed: " + e);
+            r = ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00);
+        }
+        try {
+            if (tasks.completed(t)) {
+                answer(t.itt, t.lun, t.edtl, t.writeNeeded, r, t.r2tSn);
+            }
+        } catch (IOException e) {
+            close(); // the reader thread sees the closed socket and ends the connection
+        } finally {
+            t.done.complete(null);
+        }
     }
 
     private ScsiResult execute(ScsiLun lun, byte[] cdb, byte[] dataOut) {
         if (lun != null) {
-            return lun.execute(cdb, dataOut);
+            return session.readOnly() ? ReadOnlySession.execute(lun, session.initiatorPort(), cdb, dataOut)
+                    : lun.execute(session.initiatorPort(), cdb, dataOut);
         }
         int op = cdb[0] & 0xff;
         if (op == 0x12 && (cdb[1] & 1) == 0) { // INQUIRY of a LUN that is not there: peripheral qualifier 3
@@ -324,7 +350,7 @@ final class IscsiConnection implements Runnable {
             return ScsiResult.cut(b, Cdb.u16(cdb, 3));
         }
         if (op == 0xA0 || op == 0x03) {
-            return session.lun().execute(cdb, dataOut);
+            return session.lun().execute(session.initiatorPort(), cdb, dataOut);
         }
         return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x25, 0x00);
     }
@@ -334,7 +360,13 @@ final class IscsiConnection implements Runnable {
      * Response. {@code writeNeeded}: the Data-Out bytes a write needed (residuals against the
      * expected length), -1 for a command that reads.
      */
-    private void finish(int itt, long lun, long edtl, long writeNeeded, ScsiResult r, int expDataSn) throws IOException {
+    private void answer(int itt, long lun, long edtl, long writeNeeded, ScsiResult r, int expDataSn) throws IOException {
+        synchronized (sendLock) {
+            send(itt, lun, edtl, writeNeeded, r, expDataSn);
+        }
+    }
+
+    private void send(int itt, long lun, long edtl, long writeNeeded, ScsiResult r, int expDataSn) throws IOException {
         Negotiation n = session.params();
         byte[] d = r.dataIn;
         int len = (int) Math.min(d.length, edtl);
@@ -386,7 +418,9 @@ final class IscsiConnection implements Runnable {
             System.arraycopy(r.sense, 0, s, 2, r.sense.length);
             rsp.data(s);
         }
-        sendStatus(rsp);
+        rsp.set32(24, statSn);
+        statSn = (statSn + 1) & 0xFFFFFFFFL;
+        channel.write(rsp, true);
     }
 
     private void text(Pdu p) throws IOException {
@@ -398,7 +432,7 @@ final class IscsiConnection implements Runnable {
         StringBuilder targets = new StringBuilder();
         String st = keys.remove("SendTargets");
         if (st != null) {
-            for (String name : server.targetNames()) {
+            for (String name : server.targetNamesFor(session.identity())) {
                 boolean wanted = st.equals("All") && session.discovery() || st.equalsIgnoreCase(name)
                         || st.isEmpty() && !session.discovery() && name.equalsIgnoreCase(session.targetName());
                 if (wanted) {
@@ -432,27 +466,38 @@ final class IscsiConnection implements Runnable {
         return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
+    /**
+     * Task management (SAM-5, RFC 7143 11.5). The aborted tasks are never answered; the response
+     * goes once every one of them has left the task set (a running one when its engine requests
+     * have ended), so the initiator may reuse their tags when it has it.
+     */
     private void taskManagement(Pdu p) throws IOException {
         int function = p.flags() & 0x7f;
+        long lun = p.lun();
+        List<IscsiTask> aborted = List.of();
         int response;
         switch (function) {
             case 1: { // ABORT TASK
-                Task t = pending.remove(p.i32(20));
-                if (t != null) {
-                    pendingBytes -= t.data.length;
+                int itt = p.i32(20);
+                aborted = tasks.abort(x -> x.itt == itt && x.lun == lun); // found and aborted under one lock
+                if (!aborted.isEmpty()) {
                     response = 0;
                 } else {
-                    response = serialBefore(p.u32(32), expCmdSn) ? 0 : 1;
+                    // a command not received yet (RefCmdSN inside the window, before this request)
+                    // counts as received and aborted; one answered already does not exist any more
+                    response = tasks.inWindowBefore(p.u32(32), p.u32(24)) ? 0 : 1;
                 }
                 break;
             }
             case 2: // ABORT TASK SET
             case 4: // CLEAR TASK SET
             case 5: // LOGICAL UNIT RESET
+                aborted = tasks.abort(x -> x.lun == lun);
+                response = lun == 0 ? 0 : 2;
+                break;
             case 6: // TARGET WARM RESET
-                pending.clear();
-                pendingBytes = 0;
-                response = p.lun() == 0 || function == 6 ? 0 : 2;
+                aborted = tasks.abort(x -> true);
+                response = 0;
                 break;
             case 8: // TASK REASSIGN: needs error recovery level 2
                 response = 3;
@@ -460,18 +505,39 @@ final class IscsiConnection implements Runnable {
             default:
                 response = 5;
         }
+        for (IscsiTask t : aborted) {
+            pending.remove(t.itt);
+        }
         Pdu r = response(Pdu.TASK_MGMT_RESPONSE, 0x80, p.itt());
         r.set8(2, response);
-        sendStatus(r);
+        if (aborted.isEmpty()) {
+            sendStatus(r);
+            return;
+        }
+        CompletableFuture.allOf(aborted.stream().map(t -> t.done).toArray(CompletableFuture[]::new)).thenRun(() -> {
+            try {
+                tasks.window(r); // the window as it is once the aborted tasks are gone
+                sendStatus(r);
+            } catch (IOException e) {
+                close();
+            }
+        });
     }
 
-    /** Whether serial number {@code a} comes before {@code b} (RFC 1982, 32 bits). */
-    private static boolean serialBefore(long a, long b) {
-        return a != b && ((b - a) & 0xFFFFFFFFL) < 0x80000000L;
-    }
-
+    /** Logout: the commands not running are aborted, the running ones are waited for, then the answer. */
     private void logout(Pdu p) throws IOException {
         int reason = p.flags() & 0x7f;
+        List<IscsiTask> left = tasks.abort(t -> true);
+        pending.clear();
+        try {
+            CompletableFuture.allOf(left.stream().map(t -> t.done).toArray(CompletableFuture[]::new))
+                    .get(LOGOUT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IscsiProtocolException("commands still running at logout after " + LOGOUT_WAIT_SECONDS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted at logout");
+        }
         Pdu r = response(Pdu.LOGOUT_RESPONSE, 0x80, p.itt());
         r.set8(2, reason == 2 ? 2 : 0); // connection recovery needs error recovery level 2
         sendStatus(r);

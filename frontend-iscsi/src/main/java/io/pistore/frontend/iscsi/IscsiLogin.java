@@ -1,5 +1,7 @@
 package io.pistore.frontend.iscsi;
 
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.access.ClientIdentity;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,8 +19,13 @@ final class IscsiLogin {
     static final int STAGE_FULL_FEATURE = 3;
 
     /** What a finished login agreed. */
-    record Outcome(boolean discovery, String initiator, String targetName, ScsiLun lun, Negotiation params,
-                   long expCmdSn, long statSn) { }
+    record Outcome(boolean discovery, String initiator, long isid, String targetName, ScsiLun lun, Negotiation params,
+                   long expCmdSn, long statSn, ClientIdentity identity, boolean readOnly) {
+        /** The initiator port of the session's I_T nexus (SPC-4: name, ",i,0x" and the ISID). */
+        String initiatorPort() {
+            return initiator + ",i,0x" + String.format("%012x", isid);
+        }
+    }
 
     private final IscsiServer server;
     private final PduChannel channel;
@@ -34,10 +41,14 @@ final class IscsiLogin {
     private final IscsiChap chap;
     private boolean chapChosen;
     private boolean authenticated;
+    /** The initiator's IP address, for the access rules. */
+    private final String address;
+    private AccessRules.Grant grant = AccessRules.Grant.NONE;
 
-    IscsiLogin(IscsiServer server, PduChannel channel) {
+    IscsiLogin(IscsiServer server, PduChannel channel, String address) {
         this.server = server;
         this.channel = channel;
+        this.address = address;
         this.chap = server.options().chap();
         this.authenticated = chap == null;
     }
@@ -106,6 +117,9 @@ final class IscsiLogin {
                 fail(p, 0x0201, "the security stage ended without authentication");
                 return null;
             }
+            if (authenticated && !discovery && lun != null && !granted(p)) {
+                return null;
+            }
             if (!authenticated && transit) {
                 transit = false; // CHAP not done yet: stay in the security stage
             }
@@ -121,7 +135,8 @@ final class IscsiLogin {
             respond(p, csg, transit ? nsg : 0, transit, TextKeys.format(pending));
             firstResponse = false;
             if (transit && nsg == STAGE_FULL_FEATURE) {
-                return new Outcome(discovery, initiator, targetName, lun, params, p.u32(24), statSn);
+                return new Outcome(discovery, initiator, p.u32(8) << 16 | p.u16(12), targetName, lun, params, p.u32(24),
+                        statSn, identity(), grant == AccessRules.Grant.READ_ONLY);
             }
         }
     }
@@ -185,6 +200,24 @@ final class IscsiLogin {
         return null;
     }
 
+    private ClientIdentity identity() {
+        return InitiatorAccess.identity(initiator, chap == null ? null : chap.authenticatedName(), address);
+    }
+
+    /**
+     * Whether the access rules let this initiator use the target it names (a failed login answered
+     * 0202h, authorization failure, when they do not); keeps what they grant.
+     */
+    private boolean granted(Pdu p) throws IOException {
+        ClientIdentity who = identity();
+        grant = InitiatorAccess.grant(server.options().access, who, lun.volume());
+        if (grant == AccessRules.Grant.NONE) {
+            fail(p, 0x0202, "target " + TextKeys.shorten(targetName) + " is not granted to " + who);
+            return false;
+        }
+        return true;
+    }
+
     /** One CHAP exchange: the challenge after CHAP_A, the check after CHAP_R; false when the login failed. */
     private boolean chapStep(Pdu p, Map<String, String> keys, Map<String, String> answers) throws IOException {
         if (keys.containsKey("CHAP_A")) {
@@ -218,7 +251,7 @@ final class IscsiLogin {
         long cmdSn = req.u32(24);
         r.set32(24, statSn++);
         r.set32(28, cmdSn);
-        r.set32(32, cmdSn + IscsiConnection.WINDOW - 1);
+        r.set32(32, cmdSn + IscsiTaskSet.WINDOW - 1);
         channel.write(r.data(data), true);
     }
 
@@ -232,8 +265,10 @@ final class IscsiLogin {
         r.set32(28, cmdSn);
         r.set32(32, cmdSn);
         r.set8(36, status >>> 8).set8(37, status & 0xff);
+        // logged before the initiator sees the refusal
+        server.log("iscsi: login of " + (initiator == null ? "an unnamed initiator" : TextKeys.shorten(initiator))
+                + " refused: " + why);
         channel.write(r, true);
-        server.log("iscsi: login of " + (initiator == null ? "an unnamed initiator" : initiator) + " refused: " + why);
         return why;
     }
 }

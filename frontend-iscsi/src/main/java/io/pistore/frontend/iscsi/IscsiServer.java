@@ -4,6 +4,8 @@ import io.pistore.engine.BlockDevice;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.service.TargetService;
 import io.pistore.spi.net.ListenAddress;
+import io.pistore.security.access.AccessRules;
+import io.pistore.security.access.ClientIdentity;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.TargetListener;
@@ -22,7 +24,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -32,8 +38,9 @@ import java.util.function.Consumer;
  * initiator (PROTECT, PROT_EN, P_TYPE) and take and return it with the protect fields of READ,
  * WRITE and VERIFY; the engine checks it and stores nothing that fails. See docs/ISCSI.md.
  *
- * <p>One thread accepts; each connection gets one thread that reads its PDUs and executes its
- * commands in order. The server never closes the host connection it was given.
+ * <p>One thread accepts; each connection gets one thread that reads its PDUs; the commands run on
+ * a shared pool of worker threads (at most a window of them per session, each blocked on its
+ * engine requests). The server never closes the host connection it was given.
  */
 public final class IscsiServer implements AutoCloseable {
     /** The IANA port of iSCSI. */
@@ -44,6 +51,7 @@ public final class IscsiServer implements AutoCloseable {
     /** Limits and logging of a server. */
     public static final class Options {
         int maxConnections = 64;
+        long maxPendingBytes = 256L << 20;
         long loginTimeoutMillis = 30_000;
         int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
         Consumer<String> log = line -> { };
@@ -51,14 +59,16 @@ public final class IscsiServer implements AutoCloseable {
         String chapSecret;
         String chapTargetUser;
         String chapTargetSecret;
+        IscsiChapSecrets chapSecrets;
+        AccessRules access;
 
         /**
          * Asks every initiator for CHAP (MD5) with this name and secret (null: no authentication,
          * the default). Secrets of 12 to 255 bytes, as RFC 7143 asks.
          */
         public Options chap(String user, String secret) {
-            if (user != null && (user.isEmpty() || secret == null || secret.length() < 12 || secret.length() > 255)) {
-                throw new IllegalArgumentException("a CHAP secret must be 12 to 255 characters, with a user name");
+            if (user != null) {
+                IscsiChapSecrets.of(user, secret, null, null); // checks the lengths
             }
             this.chapUser = user;
             this.chapSecret = user == null ? null : secret;
@@ -67,7 +77,7 @@ public final class IscsiServer implements AutoCloseable {
 
         /** Mutual CHAP: the name and secret this target proves itself with when the initiator asks. */
         public Options mutualChap(String targetUser, String targetSecret) {
-            if (targetSecret != null && (targetSecret.length() < 12 || targetSecret.length() > 255)) {
+            if (targetSecret != null && !IscsiChapSecrets.validSecret(targetSecret)) {
                 throw new IllegalArgumentException("a CHAP secret must be 12 to 255 characters");
             }
             this.chapTargetUser = targetUser;
@@ -75,9 +85,41 @@ public final class IscsiServer implements AutoCloseable {
             return this;
         }
 
+        /** CHAP for every login with the names and secrets of a secrets file (replaces {@link #chap}). */
+        public Options chap(IscsiChapSecrets secrets) {
+            this.chapSecrets = secrets;
+            return this;
+        }
+
+        /**
+         * Which targets each initiator may log in to, and whether only to read, by its initiator
+         * name, its CHAP name or its address (docs/ISCSI.md); null (the default): every initiator
+         * may use every volume.
+         */
+        public Options access(AccessRules rules) {
+            this.access = rules;
+            return this;
+        }
+
         /** A fresh CHAP state for one login, or null without CHAP. */
         IscsiChap chap() {
-            return chapUser == null ? null : new IscsiChap(chapUser, chapSecret, chapTargetUser, chapTargetSecret);
+            if (chapSecrets != null) {
+                return new IscsiChap(chapSecrets);
+            }
+            return chapUser == null ? null
+                    : new IscsiChap(IscsiChapSecrets.of(chapUser, chapSecret, chapTargetUser, chapTargetSecret));
+        }
+
+        /**
+         * Most bytes of write data held over every connection for commands whose data is not all
+         * in (default 256 MiB); a write beyond it answers TASK SET FULL, and the initiator retries.
+         */
+        public Options maxPendingBytes(long n) {
+            if (n < 1 << 20) {
+                throw new IllegalArgumentException("maxPendingBytes must be at least 1 MiB, not " + n);
+            }
+            this.maxPendingBytes = n;
+            return this;
         }
 
         /** Most initiator connections at once; more are closed at accept (default 64). */
@@ -120,7 +162,14 @@ public final class IscsiServer implements AutoCloseable {
     private final Map<String, ScsiLun> luns = new ConcurrentHashMap<>();
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger tsih = new AtomicInteger();
+    /** Write data held by every connection for commands whose data is not all in. */
+    private final AtomicLong pendingWriteBytes = new AtomicLong();
     private final Thread acceptor;
+    private final ExecutorService workers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "pistore-iscsi-task");
+        t.setDaemon(true);
+        return t;
+    });
     /** What {@link #serveLocal} opened for this server, closed after it (last first). */
     private final List<AutoCloseable> owned = new ArrayList<>();
     private volatile boolean closing;
@@ -211,6 +260,17 @@ public final class IscsiServer implements AutoCloseable {
         return names;
     }
 
+    /** The target names {@code who} may log in to: every one without access rules, else those they grant it. */
+    List<String> targetNamesFor(ClientIdentity who) {
+        List<String> names = new ArrayList<>();
+        for (VolumeInfo v : connection.volumes()) {
+            if (options.access == null || options.access.grant(who, v.name()) != AccessRules.Grant.NONE) {
+                names.add(targetName(v.name()));
+            }
+        }
+        return names;
+    }
+
     /** The logical unit of the target of that name (compared without case, as iSCSI names are), or null. */
     ScsiLun lun(String targetName) {
         String lower = targetName.toLowerCase(Locale.ROOT);
@@ -221,7 +281,7 @@ public final class IscsiServer implements AutoCloseable {
             if (targetName(v.name()).toLowerCase(Locale.ROOT).equals(lower)) {
                 VolumeInfo info = v;
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
-                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes));
+                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old));
             }
         }
         return null;
@@ -231,12 +291,39 @@ public final class IscsiServer implements AutoCloseable {
         return options;
     }
 
+    /** Where the sessions' commands run. */
+    Executor workers() {
+        return workers;
+    }
+
     int nextTsih() {
         int t;
         do {
             t = tsih.incrementAndGet() & 0xFFFF;
         } while (t == 0);
         return t;
+    }
+
+    /** Takes {@code bytes} of the server's write data budget; false when that would pass it. */
+    boolean reservePending(long bytes) {
+        while (true) {
+            long now = pendingWriteBytes.get();
+            if (now + bytes > options.maxPendingBytes) {
+                return false;
+            }
+            if (pendingWriteBytes.compareAndSet(now, now + bytes)) {
+                return true;
+            }
+        }
+    }
+
+    void releasePending(long bytes) {
+        pendingWriteBytes.addAndGet(-bytes);
+    }
+
+    /** Bytes of write data held now for commands whose data is not all in, over every connection. */
+    public long pendingWriteBytes() {
+        return pendingWriteBytes.get();
     }
 
     void log(String line) {
@@ -315,6 +402,7 @@ public final class IscsiServer implements AutoCloseable {
         for (IscsiConnection c : connections) {
             c.shutdown();
         }
+        workers.shutdown();
         try {
             acceptor.join(2000);
         } catch (InterruptedException e) {

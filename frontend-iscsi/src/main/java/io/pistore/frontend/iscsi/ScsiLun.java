@@ -18,23 +18,37 @@ import java.util.function.Supplier;
  * 0 as data-only requests (PI generated on the way in, checked and stripped on the way out); with a
  * protect field of 1 to 5 the initiator's 8-byte tuples travel interleaved after each block and are
  * passed to the engine, which checks them as the field's table says and stores nothing when a check
- * fails. Stateless apart from the device; safe from any thread.
+ * fails. Writes hold their blocks shared in a {@link ScsiRangeLock} that COMPARE AND WRITE holds
+ * alone; the unit's persistent reservations ({@link ScsiReservations}) refuse commands of other
+ * I_T nexuses before they run. Safe from any thread: the sessions' commands run at once.
  */
 final class ScsiLun {
     private final BlockDevice device;
     private final ScsiPages pages;
     private final int maxTransferBlocks;
     private final ScsiProvisioning provisioning;
+    private final ScsiReservations reservations;
+    private final ScsiRangeLock writes;
+    private final ScsiCompareAndWrite compareAndWrite;
 
-    ScsiLun(BlockDevice device, int maxTransferBytes) {
+    /**
+     * The unit of {@code device}; {@code previous} (or null) is the unit this one replaces for a
+     * changed volume: its reservations and range lock carry over, so sessions still on it stay
+     * under the same reservations and COMPARE AND WRITE stays atomic against their writes.
+     */
+    ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous) {
         this.device = device;
+        this.reservations = previous == null ? new ScsiReservations() : previous.reservations;
+        this.writes = previous == null ? new ScsiRangeLock() : previous.writes;
         BlockFormat f = device.format();
         int wire = f.dataSize() + (ScsiPages.exposesPi(f) ? 8 : 0);
         int n = Integer.highestOneBit(Math.max(1, maxTransferBytes / Math.max(wire, f.blockSize())));
         this.maxTransferBlocks = n;
         this.pages = new ScsiPages(device.info(), n);
         this.provisioning = new ScsiProvisioning(device, n);
+        this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
     }
+
 
     /**
      * The most blocks a READ or a WRITE without PI from the initiator may move (several engine
@@ -55,6 +69,14 @@ final class ScsiLun {
 
     /** Bytes of Data-Out the command needs, or 0 when it takes none (only READ/WRITE/VERIFY take any). */
     long dataOutBytes(byte[] cdb) {
+        switch (cdb[0] & 0xff) {
+            case 0x89: return compareAndWrite.dataOutBytes(cdb);
+            case 0x15:
+            case 0x55:
+                return ScsiModeSelect.dataOutBytes(cdb);
+            case 0x5F: return Cdb.u32(cdb, 5);
+            default: break;
+        }
         long p = provisioning.dataOutBytes(cdb);
         if (p >= 0) {
             return p;
@@ -70,9 +92,33 @@ final class ScsiLun {
         return device.format().dataSize() + (protect != 0 && pages.pi() ? 8 : 0);
     }
 
-    /** Executes {@code cdb}; {@code dataOut} holds what the initiator sent (possibly empty). */
-    ScsiResult execute(byte[] cdb, byte[] dataOut) {
+    /**
+     * Executes {@code cdb} for the I_T nexus of initiator port {@code nexus}; {@code dataOut} holds
+     * what the initiator sent (possibly empty).
+     */
+    ScsiResult execute(String nexus, byte[] cdb, byte[] dataOut) {
+        if (reservations.conflicts(nexus, cdb)) {
+            return ScsiResult.status(ScsiResult.RESERVATION_CONFLICT);
+        }
         int op = cdb[0] & 0xff;
+        switch (op) {
+            case 0x5E: return reservations.in(cdb);
+            case 0x5F: return reservations.out(nexus, cdb, dataOut);
+            case 0x89: return compareAndWrite.run(cdb, dataOut, pages.readOnly());
+            case 0x15:
+            case 0x55:
+                return ScsiModeSelect.run(pages, cdb, dataOut);
+            case 0x42:
+            case 0x41:
+            case 0x93:
+                return holdingAll(() -> op == 0x42 ? provisioning.unmap(cdb, dataOut, pages.readOnly())
+                        : provisioning.writeSame(cdb, dataOut, pages.readOnly()));
+            default:
+                return run(op, cdb, dataOut);
+        }
+    }
+
+    private ScsiResult run(int op, byte[] cdb, byte[] dataOut) {
         switch (op) {
             case 0x00: return ScsiResult.good();
             case 0x03: return requestSense(cdb);
@@ -85,10 +131,6 @@ final class ScsiLun {
                 }
                 return sa == 0x10 ? ScsiResult.cut(pages.readCapacity16(), Cdb.u32(cdb, 10)) : ScsiResult.invalidField();
             }
-            case 0x42: return provisioning.unmap(cdb, dataOut, pages.readOnly());
-            case 0x41:
-            case 0x93:
-                return provisioning.writeSame(cdb, dataOut, pages.readOnly());
             case 0xA0: return ScsiResult.cut(pages.reportLuns(), Cdb.u32(cdb, 6));
             case 0x1A: return modeSense(cdb, false);
             case 0x5A: return modeSense(cdb, true);
@@ -113,9 +155,30 @@ final class ScsiLun {
         }
         switch (c.kind()) {
             case READ: return read(c);
-            case WRITE: return write(c, dataOut);
+            case WRITE: return holding(c.lba(), c.blocks(), () -> write(c, dataOut));
             default: return verify(c, dataOut);
         }
+    }
+
+    /** Runs a write with its blocks held shared (COMPARE AND WRITE waits for it, and it for one). */
+    private ScsiResult holding(long lba, long blocks, Supplier<ScsiResult> write) {
+        ScsiRangeLock.Range r;
+        try {
+            r = writes.lock(lba, blocks, false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ScsiResult.check(ScsiResult.ABORTED_COMMAND, 0x00, 0x00);
+        }
+        try {
+            return write.get();
+        } finally {
+            writes.unlock(r);
+        }
+    }
+
+    /** UNMAP and WRITE SAME hold the whole unit shared (their ranges are checked inside). */
+    private ScsiResult holdingAll(Supplier<ScsiResult> write) {
+        return holding(0, device.info().blockCount(), write);
     }
 
     /** A reserved protect value, PI asked of a unit without it, a CDB size its protection type forbids. */
@@ -157,7 +220,9 @@ final class ScsiLun {
         for (int done = 0; done < c.blocks(); ) {
             int n = (int) Math.min(maxTransferBlocks, c.blocks() - done);
             long lba = c.lba() + done;
-            ByteBuffer data = ByteBuffer.allocate(n * ds);
+            // without PI on the wire the blocks are read straight into the answer
+            ByteBuffer data = c.protect() == 0 ? ByteBuffer.wrap(out, done * ds, n * ds).slice()
+                    : ByteBuffer.allocate(n * ds);
             Completion r;
             if (c.protect() == 0) {
                 r = await(() -> device.read(lba, ScatterList.of(data)));
@@ -173,7 +238,7 @@ final class ScsiLun {
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, false);
             }
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; c.protect() != 0 && i < n; i++) {
                 System.arraycopy(data.array(), i * ds, out, (done + i) * wire, ds);
             }
             done += n;

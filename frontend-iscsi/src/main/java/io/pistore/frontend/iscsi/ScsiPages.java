@@ -95,6 +95,7 @@ final class ScsiPages {
                 byte[] b = page(0xB0, 0x3C);
                 b[7] = 1; // optimal transfer length granularity: 1 block
                 b[4] = 0x01; // WSNZ: WRITE SAME of zero blocks is refused
+                b[5] = (byte) ScsiCompareAndWrite.maxBlocks(maxTransferBlocks); // MAXIMUM COMPARE AND WRITE LENGTH
                 Pdu.putInt(b, 8, maxTransferBlocks);
                 Pdu.putInt(b, 12, maxTransferBlocks);
                 Pdu.putInt(b, 20, ScsiProvisioning.MAX_UNMAP_BLOCKS); // maximum unmap LBA count

@@ -141,7 +141,7 @@ final class ScsiProvisioning {
         long lba = Pdu.getLong(cdb, 2);
         long alloc = Cdb.u32(cdb, 10);
         long count = device.info().blockCount();
-        if (lba >= count) {
+        if (lba < 0 || lba >= count) { // an LBA of 2^63 or more is out of range too
             return ScsiResult.lbaOutOfRange();
         }
         int n = (int) Math.min(STATUS_WINDOW, count - lba);

@@ -11,6 +11,7 @@ import io.pistore.spi.Status;
 final class ScsiResult {
     static final int GOOD = 0x00;
     static final int CHECK_CONDITION = 0x02;
+    static final int RESERVATION_CONFLICT = 0x18;
     static final int TASK_SET_FULL = 0x28;
 
     static final int NOT_READY = 0x02;

@@ -12,7 +12,9 @@ import java.util.Map;
 /**
  * A small iSCSI initiator for tests: logs in to one target with the given operational keys (no
  * digests), sends SCSI commands with CDBs of any length (an extended CDB AHS past 16 bytes), answers
- * R2Ts with Data-Out bursts, and gathers Data-In and the status. One command at a time.
+ * R2Ts with Data-Out bursts, and gathers Data-In and the status, one command at a time; or, for
+ * tests of the task set, sends commands, task management and pings without waiting and hands back
+ * each PDU the target sends.
  */
 final class IscsiTestInitiator implements AutoCloseable {
     record Result(int status, byte[] sense, byte[] dataIn, int r2ts, int residualFlags, long residual) {
@@ -125,6 +127,59 @@ final class IscsiTestInitiator implements AutoCloseable {
                     throw new IOException("unexpected PDU opcode 0x" + Integer.toHexString(p.opcode()));
             }
         }
+    }
+
+    /**
+     * Sends a command with a CDB of at most 16 bytes and all of {@code data} as immediate data,
+     * without waiting; {@code write} with {@code edtl} beyond the data leaves the rest to R2T.
+     * Returns its initiator task tag.
+     */
+    int submit(byte[] cdb, byte[] data, long edtl, boolean write, int attribute) throws IOException {
+        int tag = itt++;
+        Pdu c = new Pdu(new byte[48], new byte[0], data);
+        c.set8(0, Pdu.SCSI_COMMAND).set8(1, 0x80 | (write ? 0x20 : edtl > 0 ? 0x40 : 0) | attribute);
+        c.set32(16, tag).set32(20, edtl).set32(24, cmdSn++);
+        System.arraycopy(cdb, 0, c.bhs, 32, cdb.length);
+        send(c, new byte[0]);
+        return tag;
+    }
+
+    /** Sends an immediate task management request for LUN 0; returns its tag. */
+    int taskManagement(int function, int refItt, long refCmdSn) throws IOException {
+        int tag = itt++;
+        Pdu t = new Pdu(new byte[48], new byte[0], new byte[0]);
+        t.set8(0, 0x40 | Pdu.TASK_MGMT).set8(1, 0x80 | function);
+        t.set32(16, tag).set32(20, refItt).set32(24, cmdSn).set32(32, refCmdSn);
+        send(t, new byte[0]);
+        return tag;
+    }
+
+    /** Sends an immediate NOP-Out that asks for an answer; returns its tag. */
+    int ping() throws IOException {
+        int tag = itt++;
+        Pdu n = new Pdu(new byte[48], new byte[0], new byte[0]);
+        n.set8(0, 0x40 | Pdu.NOP_OUT).set8(1, 0x80);
+        n.set32(16, tag).set32(20, Pdu.RESERVED_TAG).set32(24, cmdSn);
+        send(n, new byte[0]);
+        return tag;
+    }
+
+    /** Sends one Data-Out PDU, the last of its burst, answering an R2T. */
+    void dataOut(int tag, int ttt, int offset, byte[] data) throws IOException {
+        Pdu d = new Pdu(new byte[48], new byte[0], data);
+        d.set8(0, Pdu.DATA_OUT).set8(1, 0x80);
+        d.set32(16, tag).set32(20, ttt).set32(36, 0).set32(40, offset);
+        send(d, new byte[0]);
+    }
+
+    /** The CmdSN the next numbered command will carry. */
+    long cmdSn() {
+        return cmdSn;
+    }
+
+    /** The next PDU from the target, whatever it is. */
+    Pdu next() throws IOException {
+        return read();
     }
 
     private void send(Pdu p, byte[] ahs) throws IOException {

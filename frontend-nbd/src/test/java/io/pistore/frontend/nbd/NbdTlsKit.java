@@ -12,6 +12,7 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -82,16 +83,13 @@ abstract class NbdTlsKit {
         }
     }
 
-    /** Whether a log line has {@code part}, waiting up to 5 s (a connection logs its end after closing). */
-    boolean logged(String part) throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (log.stream().noneMatch(l -> l.contains(part))) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.sleep(10);
+    /** Waits for a log line with {@code part} (a connection logs its end after closing). */
+    void awaitLogged(String part) {
+        try {
+            Eventually.await("a log line with \"" + part + "\"", () -> log.stream().anyMatch(l -> l.contains(part)));
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; the log: " + log, e);
         }
-        return true;
     }
 
     /** LIST as a client sees it: the export names. */
@@ -123,7 +121,7 @@ abstract class NbdTlsKit {
             assertTrue(bad.closedByServer());
             assertEquals(0, good.write(0, new byte[4096]), "the other client carries on");
         }
-        assertTrue(logged(logLine), log.toString());
+        awaitLogged(logLine);
         // the good client's write was zeroes
         assertNothingWritten();
     }
@@ -134,7 +132,7 @@ abstract class NbdTlsKit {
             c.option(OPT_EXPORT_NAME, "a".getBytes(StandardCharsets.UTF_8));
             assertTrue(c.closedByServer());
         }
-        assertTrue(logged("NBD_OPT_EXPORT_NAME without TLS"), log.toString());
+        awaitLogged("NBD_OPT_EXPORT_NAME without TLS");
         assertNothingWritten();
     }
 }

@@ -29,13 +29,14 @@ import java.util.regex.Pattern;
  * two, the warm-up to none, and an embedded target's volume to 64 MiB (less to prefill) unless the
  * line gives a size (the figures are not checked, the commands are). Nothing is waited for between
  * the lines: a server starts with {@code serve --daemon}, which returns once it listens, and
- * {@code stop} returns once it has exited. A line whose tool (nbdinfo, qemu-img, curl) is missing is
- * left out with a line saying so; {@code .ci/run} installs them.
+ * {@code stop} returns once it has exited. A line whose tool (nbdinfo, qemu-img, curl, libiscsi's
+ * iscsi-inq and iscsi-readcapacity16) is missing is left out with a line saying so; {@code .ci/run}
+ * installs them.
  */
 final class DocBlocks {
     private static final Pattern FENCE = Pattern.compile("(?m)^```([^\\n]*)\\n(.*?)^```\\s*$", Pattern.DOTALL);
     private static final Pattern COMMAND = Pattern.compile("^(\\./pistore |curl |nbdinfo |qemu-img |head |printf |od |mkdir |[A-Z]=)");
-    private static final List<String> TOOLS = List.of("nbdinfo", "qemu-img", "curl");
+    private static final List<String> TOOLS = List.of("nbdinfo", "qemu-img", "curl", "iscsi-inq", "iscsi-readcapacity16");
 
     record Block(String section, String commands, String expected) {
     }

@@ -34,7 +34,8 @@ class ReadmeExamplesTest {
         DocBlocks.writeLauncher(work);
         Path demo = work.resolve("pistore-demo");
         int tcp = DocBlocks.freePort();
-        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, DocBlocks.freePort(), 4520, DocBlocks.freePort());
+        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, DocBlocks.freePort(), 4520, DocBlocks.freePort(),
+                3260, DocBlocks.freePort());
         List<String> ran;
         try {
             ran = DocBlocks.runAll("README", blocks, work, Map.of("/tmp/pistore-demo", demo), ports, tcp);

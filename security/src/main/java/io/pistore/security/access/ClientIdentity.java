@@ -27,7 +27,7 @@ public final class ClientIdentity {
 
     private final String display;
     private final String commonName;
-    /** DNS names: compared without regard to ASCII case, as DNS does. */
+    /** DNS names and other caseless names: compared without regard to ASCII case, as DNS does. */
     private final List<String> dnsNames;
     /** Email and URI names and a plain name: compared exactly. */
     private final List<String> exactNames;
@@ -45,6 +45,18 @@ public final class ClientIdentity {
             throw new IllegalArgumentException("an identity needs a name");
         }
         return new ClientIdentity(name, null, List.of(), List.of(name));
+    }
+
+    /**
+     * An identity known by several plain names, such as an iSCSI initiator's name and address:
+     * {@code caseless} names are compared without regard to ASCII case (as iSCSI names are),
+     * {@code exact} ones exactly; {@code display} is what logs print.
+     */
+    public static ClientIdentity of(String display, List<String> caseless, List<String> exact) {
+        if (caseless.isEmpty() && exact.isEmpty()) {
+            throw new IllegalArgumentException("an identity needs a name");
+        }
+        return new ClientIdentity(display, null, caseless, exact);
     }
 
     /** The identity of a certificate: its subject's CN and its DNS, email and URI subjectAltNames. */

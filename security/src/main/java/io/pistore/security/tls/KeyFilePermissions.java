@@ -12,17 +12,17 @@ import java.util.Set;
 
 /**
  * The rule sshd and PostgreSQL apply to a private key, checked on every key file pistore loads (a
- * TLS private key, a file of pre-shared keys) before it is read: no access for group or others
+ * TLS private key, a file of pre-shared keys, the iSCSI CHAP secrets) before it is read: no access for group or others
  * (mode {@code 0600} or {@code 0400}), and owned by the user pistore runs as or by root. A file that
  * breaks it is refused with one line that names the fix. Nothing is checked on a file system without
  * POSIX permissions.
  */
-final class KeyFilePermissions {
+public final class KeyFilePermissions {
     private KeyFilePermissions() {
     }
 
     /** Throws {@link TlsFileException} when {@code file} may be read or changed by others than its user. */
-    static void check(Path file) {
+    public static void check(Path file) {
         PosixFileAttributes a;
         try {
             PosixFileAttributeView v = Files.getFileAttributeView(file, PosixFileAttributeView.class);

@@ -126,6 +126,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     ServeNbdOptions nbdOptions;
 
+    @Mixin
+    IscsiServeOptions iscsiOptions;
+
     @Option(names = "--strict-permissions",
             description = "Refuse to start when the data directory or a volume's files give group or others "
                     + "access (default: one warning line each; docs/SECURITY.md).")
@@ -223,8 +226,9 @@ public final class ServeCommand implements Callable<Integer> {
             b.nbd(nbd, nbdOptions.serverOptions(target != null && target.contains(","), log,
                     serverLog.at(LogLevel.DEBUG)));
         }
+        IscsiServer.Options iscsiOpts = iscsiOptions.options(iscsi != null, nbdOptions.accessFile, log);
         if (iscsi != null) {
-            b.iscsi(iscsi, new IscsiServer.Options().log(log));
+            b.iscsi(iscsi, iscsiOpts);
         }
         BlockTransportProvider p = null;
         if (target != null) {
@@ -272,7 +276,7 @@ public final class ServeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
             new ServeStartReport(out, spec.commandLine().getErr(), settings, nbdOptions, target,
-                    memoryVolumes.isEmpty() ? data.dir : null).print(server, p);
+                    memoryVolumes.isEmpty() ? data.dir : null, iscsiOptions.described()).print(server, p);
             // Every listener is up: the single point where the server is ready.
             out.flush();
             awaitStop(stop); // says it is ready once SIGTERM and SIGINT stop it cleanly

@@ -32,9 +32,10 @@ import java.util.List;
  * @param nbd      the NBD options, resolved
  * @param target   the remote target whose volumes NBD exports, or null
  * @param dataDir  the data directory served, or null for memory volumes
+ * @param iscsi    what the iSCSI listener loaded (CHAP, access rules), as {@link IscsiServeOptions#described}
  */
 record ServeStartReport(PrintWriter out, PrintWriter err, TransportOptions settings, ServeNbdOptions nbd,
-                        String target, Path dataDir) {
+                        String target, Path dataDir, String iscsi) {
 
     /** The start-up lines of {@code server}, whose transport listener (or remote target) is {@code p}'s. */
     void print(PistoreServer server, BlockTransportProvider p) {
@@ -96,7 +97,7 @@ record ServeStartReport(PrintWriter out, PrintWriter err, TransportOptions setti
         if (server.iscsi() != null) {
             InetSocketAddress a = server.iscsi().address();
             out.println("pistore serve: iSCSI on " + a.getAddress().getHostAddress() + ":" + a.getPort() + ", targets "
-                    + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0");
+                    + IscsiServer.IQN_PREFIX + "VOLUME, LUN 0" + iscsi);
         }
     }
 

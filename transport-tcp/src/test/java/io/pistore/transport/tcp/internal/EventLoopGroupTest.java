@@ -8,6 +8,7 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.tcp.TcpConfig;
 import org.junit.jupiter.api.Test;
 
@@ -60,10 +61,7 @@ class EventLoopGroupTest {
                 assertEquals(1, t.group().loops().length, "the listener's");
                 try (HostConnection c = t.connect(l.address(), new ConnectOptions(3, 4))) {
                     int want = Math.min(1 + 3 + 3, cpus); // listener, three host and three target connections
-                    long deadline = System.nanoTime() + 10_000_000_000L;
-                    while (t.group().loops().length < want && System.nanoTime() < deadline) {
-                        Thread.sleep(10);
-                    }
+                    Eventually.await(want + " event loops", () -> t.group().loops().length >= want);
                     assertEquals(want, t.group().loops().length);
                     assertEquals(3, c.queueCount());
                 }

@@ -19,6 +19,7 @@ import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetListener;
 import io.pistore.transport.tcp.TcpConfig;
+import io.pistore.testkit.Eventually;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;
@@ -39,6 +40,8 @@ class TargetBadInputTest {
     static final int BS = F.blockSize();
 
     TcpTransport transport;
+    /** The hosts' side, with the default timeouts: the short ones some tests set are the target's. */
+    TcpTransport hosts;
     MemoryHandler handler;
     TargetListener listener;
     HostConnection bystander;
@@ -56,12 +59,16 @@ class TargetBadInputTest {
         transport = new TcpTransport(cfg);
         handler = new MemoryHandler(F, 64);
         listener = transport.listen("127.0.0.1:0", handler);
-        bystander = transport.connect(listener.address(), new ConnectOptions(1, 4));
+        TcpConfig hostCfg = TcpConfig.defaults();
+        hostCfg.maxTransferBytes = cfg.maxTransferBytes;
+        hosts = new TcpTransport(hostCfg);
+        bystander = hosts.connect(listener.address(), new ConnectOptions(1, 4));
         roundTrip(bystander, 1);
     }
 
     @AfterEach
     void stop() {
+        hosts.close();
         transport.close();
         log.close();
     }
@@ -88,15 +95,11 @@ class TargetBadInputTest {
         assertNotNull(line, "no warning naming " + peer + " and '" + reason + "' in " + log.warnings());
         assertFalse(line.contains("\n"), "one line");
         assertTrue(handler.connections.contains("connected " + peer), handler.connections.toString());
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (handler.connections.stream().noneMatch(e -> e.startsWith("disconnected " + peer + " ")
-                && e.contains(reason)) && System.nanoTime() < end) {
-            Thread.sleep(1);
-        }
-        assertTrue(handler.connections.stream().anyMatch(e -> e.startsWith("disconnected " + peer + " ")
-                && e.contains(reason)), "the handler hears why: " + handler.connections);
+        Eventually.await("the handler to hear why " + peer + " was disconnected (" + reason + ")",
+                () -> handler.connections.stream().anyMatch(e -> e.startsWith("disconnected " + peer + " ")
+                        && e.contains(reason)));
         roundTrip(bystander, 2);
-        try (HostConnection fresh = transport.connect(listener.address(), new ConnectOptions(1, 2))) {
+        try (HostConnection fresh = hosts.connect(listener.address(), new ConnectOptions(1, 2))) {
             roundTrip(fresh, 3);
         }
     }
@@ -192,6 +195,7 @@ class TargetBadInputTest {
 
     /** Restarts the target with short timeouts (the frame timer runs once a second). */
     void restartWithShortTimeouts() throws Exception {
+        hosts.close();
         transport.close();
         TcpConfig cfg = TcpConfig.defaults();
         cfg.frameTimeoutMillis = 300;
@@ -363,7 +367,7 @@ class TargetBadInputTest {
 
     @Test
     void passWriteWithAllChecksIsCheckedOnceInTheTransport() throws Exception {
-        try (HostConnection c = transport.connect(listener.address(), new ConnectOptions(1, 4))) {
+        try (HostConnection c = hosts.connect(listener.address(), new ConnectOptions(1, 4))) {
             byte[] d = new byte[2 * 4096];
             byte[] m = new byte[16];
             new Random(5).nextBytes(d);

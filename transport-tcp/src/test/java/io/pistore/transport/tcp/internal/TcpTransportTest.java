@@ -89,9 +89,7 @@ class TcpTransportTest {
             bufs.add(b);
             fs.add(c.queue(0).submit(BlockRequest.read("v", i, 1, ScatterList.wrap(b), null, Protection.insertStrip(i))));
         }
-        while (handler.held.size() < 8) {
-            Thread.sleep(1);
-        }
+        Eventually.await("the handler to hold all 8 reads", () -> handler.held.size() >= 8);
         handler.hold = false;
         handler.releaseReversed();
         for (int i = 0; i < 8; i++) {
@@ -110,9 +108,7 @@ class TcpTransportTest {
         Completion full = c.queue(0).submit(BlockRequest.flush("v")).get(1, TimeUnit.SECONDS);
         assertEquals(Status.QUEUE_FULL, full.status());
         assertEquals(2, c.queue(0).inFlight());
-        while (handler.held.size() < 2) {
-            Thread.sleep(1);
-        }
+        Eventually.await("the handler to hold both flushes", () -> handler.held.size() >= 2);
         handler.hold = false;
         handler.releaseReversed();
         assertEquals(Status.SUCCESS, a.get(10, TimeUnit.SECONDS).status());

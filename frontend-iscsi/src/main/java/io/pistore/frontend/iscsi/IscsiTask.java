@@ -1,0 +1,72 @@
+package io.pistore.frontend.iscsi;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One SCSI command of a session from its arrival to its answer: the CDB, its task attribute, the
+ * write data as it comes in (immediate, unsolicited and R2T-solicited), and where it stands in the
+ * session's task set. {@link #done} completes once the task is answered or aborted; an aborted task
+ * is never answered. The fields of the data transfer are the connection's reader thread's alone;
+ * {@link #state} and {@link #aborted} change only under the task set's lock.
+ */
+final class IscsiTask {
+    /** SAM task attributes, as the SCSI Command PDU carries them (untagged runs as SIMPLE). */
+    static final int SIMPLE = 1;
+    static final int ORDERED = 2;
+    static final int HEAD_OF_QUEUE = 3;
+    static final int ACA = 4;
+
+    enum State { DATA, QUEUED, RUNNING }
+
+    final int itt;
+    final long lun;
+    final long cmdSn;
+    final boolean immediate;
+    final int attribute;
+    final byte[] cdb;
+    /** The iSCSI expected data transfer length. */
+    final long edtl;
+    /** Data-Out bytes the CDB needs, -1 for a command that takes none. */
+    final long writeNeeded;
+    final byte[] data;
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    State state = State.DATA;
+    boolean aborted;
+
+    int received;
+    /** End of the current burst (unsolicited or R2T), and the transfer tag it answers. */
+    int burstEnd;
+    int ttt = Pdu.RESERVED_TAG;
+    int r2tSn;
+    /** The DataSN the next Data-Out of the current burst carries (0 at the start of each). */
+    int dataSn;
+
+    IscsiTask(Pdu p, long edtl, long writeNeeded, int dataLength) {
+        this(p, edtl, writeNeeded, new byte[dataLength]);
+    }
+
+    /** A task whose write data is {@code data}, held from now on (the PDU's own buffer, all of it immediate). */
+    IscsiTask(Pdu p, long edtl, long writeNeeded, byte[] data) {
+        this.itt = p.itt();
+        this.lun = p.lun();
+        this.cmdSn = p.u32(24);
+        this.immediate = p.immediate();
+        int a = p.flags() & 0x07;
+        this.attribute = a == 0 || a > ACA ? SIMPLE : a;
+        this.cdb = p.cdb();
+        this.edtl = edtl;
+        this.writeNeeded = writeNeeded;
+        this.data = data;
+    }
+
+    /** Bytes this task holds while it runs: its write data or the data it may read. */
+    long bytes() {
+        return Math.max(data.length, edtl);
+    }
+
+    /** Whether a task of this attribute waits for every older task (SAM: ORDERED, ACA). */
+    boolean waitsForAll() {
+        return attribute == ORDERED || attribute == ACA;
+    }
+}

@@ -1,0 +1,164 @@
+package io.pistore.frontend.iscsi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Persistent reservations between two initiators on loopback (SPC-4 5.9): registration, the
+ * reservation types holding off the other initiator's writes or reads with RESERVATION CONFLICT,
+ * PREEMPT taking the reservation over, RELEASE and CLEAR, what PERSISTENT RESERVE IN reports, and
+ * the parameter lists that are refused.
+ */
+@Timeout(60)
+class IscsiReservationTest {
+    static final int GOOD = 0;
+    static final int CHECK = 2;
+    static final int CONFLICT = 0x18;
+    static final long KEY_A = 0x1111_2222_3333_4444L;
+    static final long KEY_B = 0x5555_6666_7777_8888L;
+
+    @TempDir
+    Path dir;
+
+    VolumeStore store;
+    IscsiServer server;
+
+    @BeforeEach
+    void start() throws IOException {
+        store = VolumeStore.open(dir);
+        store.create("v", BlockFormat.of(512, 8), 64);
+        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options());
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        server.close();
+        store.close();
+    }
+
+    IscsiTestInitiator open(String name) throws IOException {
+        return new IscsiTestInitiator(server.address(), IscsiServer.targetName("v"),
+                "InitiatorName", "iqn.2026-12.io.pistore:" + name, "ImmediateData", "Yes");
+    }
+
+    static byte[] proutCdb(int action, int type, int length) {
+        byte[] c = new byte[10];
+        c[0] = 0x5F;
+        c[1] = (byte) action;
+        c[2] = (byte) type;
+        Pdu.putInt(c, 5, length);
+        return c;
+    }
+
+    static IscsiTestInitiator.Result prout(IscsiTestInitiator c, int action, int type, long key, long serviceKey, int flags)
+            throws IOException {
+        byte[] p = new byte[24];
+        Pdu.putLong(p, 0, key);
+        Pdu.putLong(p, 8, serviceKey);
+        p[20] = (byte) flags;
+        return c.command(proutCdb(action, type, 24), p, 24, 24, false);
+    }
+
+    static byte[] prin(IscsiTestInitiator c, int action) throws IOException {
+        byte[] cdb = new byte[10];
+        cdb[0] = 0x5E;
+        cdb[1] = (byte) action;
+        cdb[8] = (byte) 200;
+        IscsiTestInitiator.Result r = c.command(cdb, new byte[0], 0, 200, true);
+        assertEquals(GOOD, r.status());
+        return r.dataIn();
+    }
+
+    static int write(IscsiTestInitiator c) throws IOException {
+        byte[] cdb = IscsiTaskSetTest.cdb10(0x2A, 1, 1);
+        return c.command(java.util.Arrays.copyOf(cdb, 10), new byte[512], 512, 512, false).status();
+    }
+
+    static int read(IscsiTestInitiator c) throws IOException {
+        byte[] cdb = IscsiTaskSetTest.cdb10(0x28, 1, 1);
+        return c.command(java.util.Arrays.copyOf(cdb, 10), new byte[0], 0, 512, true).status();
+    }
+
+    @Test
+    void aReservationHoldsOffTheOtherInitiatorAsItsTypeSays() throws Exception {
+        try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
+            assertEquals(CONFLICT, prout(a, 0, 0, KEY_A, KEY_A, 0).status(), "REGISTER of an unregistered nexus with a key");
+            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0).status());
+            assertEquals(GOOD, prout(b, 6, 0, 12345, KEY_B, 0).status(), "REGISTER AND IGNORE EXISTING KEY");
+            byte[] keys = prin(a, 0);
+            assertEquals(2, Pdu.getInt(keys, 0), "PRgeneration");
+            assertEquals(16, Pdu.getInt(keys, 4));
+            assertEquals(KEY_A, Pdu.getLong(keys, 8));
+            assertEquals(KEY_B, Pdu.getLong(keys, 16));
+
+            assertEquals(CONFLICT, prout(a, 1, 1, KEY_B, 0, 0).status(), "RESERVE with another nexus's key");
+            assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_A, 0, 0).status());
+            byte[] res = prin(b, 1);
+            assertEquals(16, Pdu.getInt(res, 4));
+            assertEquals(KEY_A, Pdu.getLong(res, 8));
+            assertEquals(ScsiReservations.WRITE_EXCLUSIVE, res[21]);
+            assertEquals(GOOD, write(a));
+            assertEquals(GOOD, read(b), "Write Exclusive lets others read");
+            assertEquals(CONFLICT, write(b), "and holds off their writes");
+            assertEquals(CONFLICT, prout(b, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_B, 0, 0).status());
+
+            assertEquals(GOOD, prout(b, 4, ScsiReservations.EXCLUSIVE_ACCESS, KEY_B, KEY_A, 0).status(), "PREEMPT");
+            assertEquals(CONFLICT, read(a), "A lost its registration and Exclusive Access holds off its reads");
+            assertEquals(CONFLICT, write(a));
+            assertEquals(GOOD, write(b));
+            keys = prin(a, 0);
+            assertEquals(8, Pdu.getInt(keys, 4), "only B's key is left");
+            assertEquals(KEY_B, Pdu.getLong(keys, 8));
+
+            IscsiTestInitiator.Result bad = prout(b, 2, ScsiReservations.WRITE_EXCLUSIVE, KEY_B, 0, 0);
+            assertEquals(CHECK, bad.status());
+            assertEquals(0x2604, bad.ascq(), "RELEASE with another type: invalid release of persistent reservation");
+            assertEquals(GOOD, prout(b, 2, ScsiReservations.EXCLUSIVE_ACCESS, KEY_B, 0, 0).status());
+            assertEquals(GOOD, write(a), "released");
+            assertEquals(0, Pdu.getInt(prin(a, 1), 4), "no reservation");
+
+            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0).status());
+            assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE_REGISTRANTS_ONLY, KEY_A, 0, 0).status());
+            assertEquals(GOOD, write(b), "a registrant writes under Write Exclusive - Registrants Only");
+            assertEquals(GOOD, prout(b, 3, 0, KEY_B, 0, 0).status(), "CLEAR");
+            assertEquals(0, Pdu.getInt(prin(a, 0), 4), "no keys after CLEAR");
+            assertEquals(GOOD, write(b));
+        }
+    }
+
+    @Test
+    void capabilitiesAndRefusedParameterLists() throws Exception {
+        try (IscsiTestInitiator a = open("a")) {
+            byte[] caps = prin(a, 2);
+            assertEquals(8, caps.length);
+            assertEquals(0, caps[2] & 0x01, "PTPL_C: reservations do not persist through power loss");
+            assertEquals((byte) 0xEA, caps[4]);
+            assertEquals(0x01, caps[5]);
+            IscsiTestInitiator.Result aptpl = prout(a, 0, 0, 0, KEY_A, 0x01);
+            assertEquals(CHECK, aptpl.status());
+            assertEquals(0x2600, aptpl.ascq(), "APTPL: invalid field in parameter list");
+            IscsiTestInitiator.Result shortList = a.command(proutCdb(0, 0, 20), new byte[20], 20, 20, false);
+            assertEquals(0x1A00, shortList.ascq(), "parameter list length error");
+            byte[] cdb = new byte[10];
+            cdb[0] = 0x5E;
+            cdb[1] = 4;
+            cdb[8] = 100;
+            assertEquals(0x2400, a.command(cdb, new byte[0], 0, 100, true).ascq(), "PERSISTENT RESERVE IN action 4");
+            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0).status());
+            byte[] full = prin(a, 3);
+            assertEquals(KEY_A, Pdu.getLong(full, 8));
+            String id = new String(full, 8 + 28, Pdu.getInt(full, 8 + 20) - 4, java.nio.charset.StandardCharsets.US_ASCII);
+            assertEquals(true, id.startsWith("iqn.2026-12.io.pistore:a,i,0x"), id);
+        }
+    }
+}

@@ -1,0 +1,341 @@
+package io.pistore.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.integrity.BlockFormat;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.ResourceBundle;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reconnect and failover loop every host transport shares, driven by hand: connections are
+ * fakes whose loss the test causes, and each scheduled attempt runs when the test says, so the
+ * order of events and the delays asked for are exact.
+ */
+class ReconnectingHostQueueTest {
+    private static final List<VolumeInfo> VOLUMES = List.of(new VolumeInfo("v", 64, BlockFormat.of(4096, 8)),
+            new VolumeInfo("w", 32, BlockFormat.of(512, 8)));
+
+    /** One fake connection to one peer. */
+    static final class Connection implements HostQueue {
+        final int peer;
+        final List<VolumeInfo> volumes;
+        final Map<String, Completion> answers;
+        final List<BlockRequest> received = new ArrayList<>();
+        volatile boolean shut;
+        boolean released;
+        Consumer<String> lost;
+        AnswerScreen screen;
+
+        Connection(int peer, List<VolumeInfo> volumes, Map<String, Completion> answers) {
+            this.peer = peer;
+            this.volumes = volumes;
+            this.answers = answers;
+        }
+
+        @Override
+        public CompletableFuture<Completion> submit(BlockRequest request) {
+            received.add(request);
+            if (shut) {
+                return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, "connection shut"));
+            }
+            Completion c = answers.getOrDefault(request.volume(), Completion.success());
+            return CompletableFuture.completedFuture(screen == null ? c : screen.screen(request.volume(), c));
+        }
+
+        @Override
+        public int depth() {
+            return 8;
+        }
+
+        @Override
+        public int inFlight() {
+            return 0;
+        }
+
+        /** The peer went away: the connection tells its listener once. */
+        void lose(String why) {
+            shut = true;
+            lost.accept(why);
+        }
+    }
+
+    /** The queue over fake connections; attempts wait in {@link #attempts} until the test runs them. */
+    static final class Queue extends ReconnectingHostQueue<Connection> {
+        final Map<Integer, List<VolumeInfo>> listed = new HashMap<>();
+        final Map<Integer, Map<String, Completion>> answers = new HashMap<>();
+        final Set<Integer> down = new HashSet<>();
+        final Deque<Runnable> attempts = new ArrayDeque<>();
+        final List<Long> delays = new ArrayList<>();
+        final List<Connection> made = new ArrayList<>();
+        boolean transportClosing;
+
+        Queue(Lines log, List<String> peers) {
+            super("fake", log, peers, 0, 3);
+        }
+
+        Queue started() {
+            Connection first = new Connection(0, listed.getOrDefault(0, VOLUMES), answers.getOrDefault(0, Map.of()));
+            made.add(first);
+            start(first);
+            return this;
+        }
+
+        void runNextAttempt() {
+            attempts.removeFirst().run();
+        }
+
+        Connection now() {
+            return current();
+        }
+
+        @Override
+        protected Connection connect(int peer) throws IOException {
+            if (down.contains(peer)) {
+                throw new IOException("peer " + peer + " refused");
+            }
+            Connection c = new Connection(peer, listed.getOrDefault(peer, VOLUMES),
+                    answers.computeIfAbsent(peer, k -> new HashMap<>()));
+            made.add(c);
+            return c;
+        }
+
+        @Override
+        protected boolean isShut(Connection c) {
+            return c.shut;
+        }
+
+        @Override
+        protected void onLost(Connection c, Consumer<String> lost) {
+            c.lost = lost;
+        }
+
+        @Override
+        protected void release(Connection c) {
+            c.released = true;
+            c.shut = true;
+        }
+
+        @Override
+        protected boolean schedule(Runnable attempt, long delayMillis) {
+            if (transportClosing) {
+                return false;
+            }
+            attempts.addLast(attempt);
+            delays.add(delayMillis);
+            return true;
+        }
+
+        @Override
+        protected boolean reconnectEnabled() {
+            return true;
+        }
+
+        @Override
+        protected long reconnectDelayMillis() {
+            return 10;
+        }
+
+        @Override
+        protected long reconnectMaxDelayMillis() {
+            return 40;
+        }
+
+        @Override
+        protected List<VolumeInfo> volumesOf(Connection c) {
+            return c.volumes;
+        }
+
+        @Override
+        protected void screenAnswers(Connection c, AnswerScreen screen) {
+            c.screen = screen;
+        }
+
+        @Override
+        protected void drop(Connection c, String reason) {
+            c.lose(reason);
+        }
+    }
+
+    /** The log lines the queue writes, with their levels. */
+    static final class Lines implements System.Logger {
+        final List<String> lines = new ArrayList<>();
+
+        @Override
+        public String getName() {
+            return "test";
+        }
+
+        @Override
+        public boolean isLoggable(Level level) {
+            return true;
+        }
+
+        @Override
+        public void log(Level level, ResourceBundle bundle, String msg, Throwable thrown) {
+            lines.add(level + " " + msg);
+        }
+
+        @Override
+        public void log(Level level, ResourceBundle bundle, String format, Object... params) {
+            lines.add(level + " " + format);
+        }
+
+        long count(String part) {
+            return lines.stream().filter(l -> l.contains(part)).count();
+        }
+    }
+
+    private static Completion submit(Queue q, String volume) {
+        return q.submit(BlockRequest.flush(volume)).join();
+    }
+
+    @Test
+    void whileUpRequestsGoStraightToTheConnection() {
+        Queue q = new Queue(new Lines(), List.of("a")).started();
+        assertEquals(Status.SUCCESS, submit(q, "v").status());
+        assertEquals(1, q.made.get(0).received.size());
+        assertEquals(8, q.depth());
+        assertEquals("a", q.peer());
+        assertTrue(q.attempts.isEmpty(), "nothing to reconnect");
+    }
+
+    @Test
+    void aLostConnectionFailsNewRequestsAndFailsOverToTheNextPeer() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        q.made.get(0).lose("reset");
+        Completion refused = submit(q, "v");
+        assertEquals(Status.TRANSPORT_ERROR, refused.status());
+        assertEquals("connection to a lost (reset); reconnecting", refused.message());
+        assertEquals(List.of(10L), q.delays, "the first attempt waits the reconnect delay");
+
+        q.runNextAttempt();
+        assertEquals(1, q.now().peer, "round robin: the peer after the one lost");
+        assertEquals("b", q.peer());
+        assertEquals(1, q.reconnects());
+        assertEquals(1, log.count("INFO pistore fake: failed over from a to b (queue 3) after 1 attempt"), log.lines.toString());
+        assertEquals(Status.SUCCESS, submit(q, "v").status());
+        assertEquals(1, q.made.get(1).received.size(), "the new connection carries the requests");
+        assertTrue(q.attempts.isEmpty());
+    }
+
+    @Test
+    void failedAttemptsBackOffDoublingToTheMostAndLogTheFirstAndEveryTenth() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a")).started();
+        q.down.add(0);
+        q.made.get(0).lose("reset");
+        for (int i = 0; i < 12; i++) {
+            q.runNextAttempt();
+        }
+        assertEquals(List.of(10L, 10L, 20L, 40L, 40L, 40L, 40L, 40L, 40L, 40L, 40L, 40L, 40L), q.delays);
+        assertEquals(2, log.count("cannot reconnect to a"), log.lines.toString());
+        assertEquals(1, log.count("attempt 10: peer 0 refused"), log.lines.toString());
+        assertEquals(Status.TRANSPORT_ERROR, submit(q, "v").status());
+
+        q.down.clear();
+        q.runNextAttempt();
+        assertEquals(1, log.count("INFO pistore fake: reconnected to a (queue 3) after 13 attempts"), log.lines.toString());
+        assertEquals(1, q.reconnects());
+        assertEquals(Status.SUCCESS, submit(q, "v").status());
+    }
+
+    @Test
+    void aPeerThatListsOtherVolumesIsReleasedAndTriedAgainLater() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a")).started();
+        q.listed.put(0, List.of(new VolumeInfo("v", 128, BlockFormat.of(4096, 8))));
+        q.made.get(0).lose("reset");
+        q.runNextAttempt();
+        assertEquals(0, q.reconnects());
+        assertTrue(q.made.get(1).released, "the unusable connection is released");
+        assertEquals(1, log.count("but it now lists other volumes than at connect"), log.lines.toString());
+        assertEquals(1, q.attempts.size(), "and the queue tries again");
+        assertSame(q.made.get(0), q.now());
+    }
+
+    @Test
+    void aPeerWithoutAVolumeIsLeftForTheNextUntilEveryPeerLacksIt() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b"));
+        Completion none = Completion.failure(Status.NO_SUCH_VOLUME, "no volume v");
+        q.answers.put(0, Map.of("v", none));
+        q.answers.put(1, Map.of("v", none));
+        q.started();
+
+        Completion moved = submit(q, "v");
+        assertEquals(Status.TRANSPORT_ERROR, moved.status());
+        assertEquals("a has no volume v; moving to another peer of a,b", moved.message());
+        assertTrue(q.made.get(0).shut, "the connection to a is dropped");
+        q.runNextAttempt();
+        assertEquals(1, q.now().peer);
+        assertEquals(1, log.count("failed over from a to b (queue 3) after 1 attempt: a has no volume v"),
+                log.lines.toString());
+
+        Completion everywhere = submit(q, "v");
+        assertSame(none, everywhere, "every peer lacks it: the answer stands");
+        assertFalse(q.made.get(1).shut, "and the queue stays");
+        assertEquals(Status.SUCCESS, submit(q, "w").status());
+        assertTrue(q.attempts.isEmpty());
+    }
+
+    @Test
+    void anAnswerForTheVolumeForgetsThePeersFoundWithoutIt() {
+        Queue q = new Queue(new Lines(), List.of("a", "b"));
+        Completion none = Completion.failure(Status.NO_SUCH_VOLUME, "no volume v");
+        q.answers.put(0, Map.of("v", none));
+        q.started();
+        assertEquals(Status.TRANSPORT_ERROR, submit(q, "v").status()); // a lacks v
+        q.runNextAttempt(); // on b, which has it
+        assertEquals(Status.SUCCESS, submit(q, "v").status()); // forgets that a lacked it
+        q.now().answers.put("v", none); // b loses it too (the fake reads its answers live)
+        Completion moved = submit(q, "v");
+        assertEquals(Status.TRANSPORT_ERROR, moved.status(), "a is not counted any more: the queue moves on");
+    }
+
+    @Test
+    void aListOfOnePassesNoSuchVolumeThroughAndStays() {
+        Queue q = new Queue(new Lines(), List.of("a"));
+        Completion none = Completion.failure(Status.NO_SUCH_VOLUME, "no volume v");
+        q.answers.put(0, Map.of("v", none));
+        q.started();
+        assertSame(none, submit(q, "v"));
+        assertFalse(q.made.get(0).shut);
+        assertTrue(q.attempts.isEmpty());
+    }
+
+    @Test
+    void closeStopsReconnectingAndReleasesTheConnection() {
+        Queue q = new Queue(new Lines(), List.of("a", "b")).started();
+        q.made.get(0).lose("reset");
+        q.close();
+        assertTrue(q.made.get(0).released);
+        q.runNextAttempt();
+        assertEquals(1, q.made.size(), "no attempt connects after close");
+        assertEquals(0, q.reconnects());
+    }
+
+    @Test
+    void aTransportThatIsClosingRefusesTheAttemptAndTheQueueStops() {
+        Queue q = new Queue(new Lines(), List.of("a")).started();
+        q.transportClosing = true;
+        q.made.get(0).lose("reset");
+        assertTrue(q.attempts.isEmpty());
+        assertEquals(Status.TRANSPORT_ERROR, submit(q, "v").status(), "the lost connection fails what it gets");
+        assertEquals(1, q.made.get(0).received.size(), "handed to the connection, no reconnect under way");
+    }
+}
