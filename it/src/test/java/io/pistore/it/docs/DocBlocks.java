@@ -2,6 +2,7 @@ package io.pistore.it.docs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pistore.it.CliJvm;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,15 +25,16 @@ import java.util.regex.Pattern;
  * directories of the test, and its well-known ports free ones, so that the test runs beside anything
  * else on this machine (a serve without {@code --listen} or {@code --nbd} gets the tcp one); {@code CMD;
  * echo "exit $?"} runs as {@code CMD && echo "exit 0" || echo "exit $?"} (same output, while the
- * rest of the block runs under {@code set -e}); bench durations are cut to one second and rounds to
- * two (the figures are not checked, the commands are). Nothing is waited for between the lines: a
- * server starts with {@code serve --daemon}, which returns once it listens, and {@code stop} returns
- * once it has exited. A line whose tool (nbdinfo, qemu-img, curl, libiscsi's iscsi-inq and
- * iscsi-readcapacity16) is missing is left out with a line saying so; {@code .ci/run} installs them.
- * A document may ask for more ({@link Options}): its {@code sh} fences run too, the files it shows
- * by name are saved before the blocks that use them, and its outputs are compared without the
- * figures that differ from run to run. The blocks run as in one shell: a variable one sets is there
- * for the next.
+ * rest of the block runs under {@code set -e}); bench durations are cut to one second, rounds to
+ * two, the warm-up to none, and an embedded target's volume to 64 MiB (less to prefill) unless the
+ * line gives a size (the figures are not checked, the commands are). Nothing is waited for between
+ * the lines: a server starts with {@code serve --daemon}, which returns once it listens, and
+ * {@code stop} returns once it has exited. A line whose tool (nbdinfo, qemu-img, curl, libiscsi's
+ * iscsi-inq and iscsi-readcapacity16) is missing is left out with a line saying so; {@code .ci/run}
+ * installs them. A document may ask for more ({@link Options}): its {@code sh} fences run too, the
+ * files it shows by name are saved before the blocks that use them, and its outputs are compared
+ * without the figures that differ from run to run. The blocks run as in one shell: a variable one
+ * sets is there for the next.
  */
 final class DocBlocks {
     private static final Pattern FENCE = Pattern.compile("(?m)^```([^\\n]*)\\n(.*?)^```\\s*$", Pattern.DOTALL);
@@ -111,14 +113,15 @@ final class DocBlocks {
         }
     }
 
-    /** {@code ./pistore} in {@code work}: this build's CLI on the test's class path. */
+    /** {@code ./pistore} in {@code work}: this build's CLI, started as {@link CliJvm} says. */
     static void writeLauncher(Path work) throws IOException {
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        String launcher = "#!/usr/bin/env bash\nexec '" + java + "' -Xss1m -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
-                + " --add-exports java.base/sun.nio.ch=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
-                + "' io.pistore.app.cli.Main \"$@\"\n";
+        StringBuilder launcher = new StringBuilder("#!/usr/bin/env bash\nexec");
+        for (String a : CliJvm.command(List.of())) {
+            launcher.append(" '").append(a).append('\'');
+        }
+        launcher.append(" \"$@\"\n");
         Path p = work.resolve("pistore");
-        Files.writeString(p, launcher);
+        Files.writeString(p, launcher.toString());
         Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
@@ -151,6 +154,9 @@ final class DocBlocks {
             }
             if (l.startsWith("./pistore bench")) {
                 l = l.replaceAll("--seconds \\d+", "--seconds 1").replaceAll("--rounds \\d+", "--rounds 2");
+                boolean sized = l.contains("--target") || l.contains("--data") || l.contains("--size");
+                String cut = (l.contains("--ramp") ? "" : " --ramp 0") + (sized ? "" : " --size 64MiB");
+                l = l.replaceFirst("^\\./pistore bench", "./pistore bench" + cut);
             }
             // "CMD; echo "exit $?"" shows a failing command's code: the same without set -e ending the block
             l = l.replace("; echo \"exit $?\"", " && echo \"exit 0\" || echo \"exit $?\"");

@@ -4,7 +4,9 @@ import io.pistore.engine.BlockDevice;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Status;
+import io.pistore.testkit.Eventually;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -103,15 +105,14 @@ final class AckedWriter implements AutoCloseable {
     /** Waits until {@code more} further writes are acknowledged (a failing load fails here). */
     void awaitAcknowledged(int more, long seconds) throws InterruptedException {
         int target = acknowledged() + more;
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (acknowledged() < target && System.nanoTime() < end && error.get() == null) {
-            Thread.sleep(20);
+        try {
+            Eventually.await(more + " more acknowledged writes", Duration.ofSeconds(seconds),
+                    () -> acknowledged() >= target || error.get() != null);
+        } catch (AssertionError e) {
+            throw new AssertionError("the load did not get " + more + " writes acknowledged within " + seconds
+                    + " s: " + acknowledged() + " acknowledged, " + failed() + " failed", e);
         }
         rethrow();
-        if (acknowledged() < target) {
-            throw new AssertionError("the load did not get " + more + " writes acknowledged within " + seconds
-                    + " s: " + acknowledged() + " acknowledged, " + failed() + " failed");
-        }
     }
 
     /** Stops the writers and waits for their last writes. */

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.app.cli.Main;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -85,12 +87,12 @@ class LiveVolumesOverNbdTest {
                 assertThrows(IOException.class, () -> first.read(3), "the forced delete ended the connection");
             }
             assertFalse(Files.exists(dir.resolve("v.volume")) || Files.exists(dir.resolve("v.data")));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!server.output().contains("connection ended: export v is being deleted")
-                    && System.nanoTime() < deadline) {
-                Thread.sleep(20);
+            try {
+                Eventually.await("the server's line on the ended connection", Duration.ofSeconds(10),
+                        () -> server.output().contains("connection ended: export v is being deleted"));
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + ": " + server.output(), e);
             }
-            assertTrue(server.output().contains("connection ended: export v is being deleted"), server.output());
             assertTrue(server.process.isAlive(), "the server runs on");
         }
         Ran list = cli("volume", "list", "--data", dir.toString());

@@ -13,13 +13,14 @@ import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
+import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Replicated volume {@code rv} on {@code serve} processes, peer {@code i} ({@code n1}, {@code n2},
@@ -122,23 +123,22 @@ final class NetnsGroup implements AutoCloseable {
      * Waits until a leader answers and every one of peers 1..{@code members} has applied all the
      * leader committed when the wait began; fails with the group's status when not within 120 s.
      */
-    void awaitCaughtUp(int members) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        long target = -1;
-        GroupStatus s = null;
-        while (System.nanoTime() < end) {
-            s = status(members);
-            if (s.leader() != null) {
-                target = Math.max(target, s.leader().committedIndex);
-                long t = target;
-                if (s.members.stream().allMatch(m -> m.reachable() && m.appliedIndex >= t)) {
-                    return;
+    void awaitCaughtUp(int members) {
+        long[] target = {-1};
+        GroupStatus[] s = new GroupStatus[1];
+        try {
+            Eventually.await("peers to catch up", Duration.ofSeconds(120), () -> {
+                s[0] = status(members);
+                if (s[0].leader() == null) {
+                    return false;
                 }
-            }
-            Thread.sleep(500);
+                target[0] = Math.max(target[0], s[0].leader().committedIndex);
+                return s[0].members.stream().allMatch(m -> m.reachable() && m.appliedIndex >= target[0]);
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError("peers did not catch up to index " + target[0] + " within 120 s:\n"
+                    + (s[0] == null ? "" : String.join("\n", s[0].describe())), e);
         }
-        throw new AssertionError("peers did not catch up to index " + target + " within 120 s:\n"
-                + (s == null ? "" : String.join("\n", s.describe())));
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.pistore.it.reliability;
 
+import io.pistore.it.CliJvm;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -14,9 +14,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A {@code pistore} CLI command in a process of its own: the same JVM and class path as the tests
- * (the built engine and transport jars and their libraries, which is what the {@code pistore}
- * launcher runs), main class {@code io.pistore.app.cli.Main}. Output lines are kept; the test
+ * A {@code pistore} CLI command in a process of its own, started as {@link CliJvm} says (the built
+ * engine and transport jars and their libraries, which is what the {@code pistore} launcher runs). Output lines are kept; the test
  * stops the process it started, by its handle, never by name.
  */
 final class PistoreProcess implements AutoCloseable {
@@ -47,17 +46,7 @@ final class PistoreProcess implements AutoCloseable {
     }
 
     static List<String> command(List<String> jvmOptions, String... args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        cmd.add("-Xss1m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("--add-exports");
-        cmd.add("java.base/sun.nio.ch=ALL-UNNAMED");
-        cmd.addAll(jvmOptions);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add("io.pistore.app.cli.Main");
+        List<String> cmd = CliJvm.command(jvmOptions);
         cmd.addAll(List.of(args));
         return cmd;
     }

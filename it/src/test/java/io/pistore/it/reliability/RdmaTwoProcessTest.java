@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.app.cli.Main;
+import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -41,17 +43,16 @@ class RdmaTwoProcessTest {
     }
 
     /** Waits until the process printed a line matching {@code regex} (a hang guard). */
-    private static void awaitLine(PistoreProcess p, String regex, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            synchronized (p.lines) {
-                if (p.lines.stream().anyMatch(l -> l.matches(regex))) {
-                    return;
+    private static void awaitLine(PistoreProcess p, String regex, int seconds) {
+        try {
+            Eventually.await("a line matching " + regex, Duration.ofSeconds(seconds), () -> {
+                synchronized (p.lines) {
+                    return p.lines.stream().anyMatch(l -> l.matches(regex));
                 }
-            }
-            Thread.sleep(50);
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError("no line matching " + regex + " within " + seconds + " s: " + p.output(), e);
         }
-        throw new AssertionError("no line matching " + regex + " within " + seconds + " s: " + p.output());
     }
 
     @Test

@@ -16,12 +16,14 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -126,18 +128,23 @@ class ReplicatedFailoverTest {
      * restarted group on a loaded machine may take longer than one operation timeout); a hang guard.
      */
     private void lead(int i) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (true) {
-            try (ReplicatedVolume v = ReplicatedVolume.connect("rv", peers, ReplicationSettings.defaults(),
-                    line -> { })) {
-                v.transferLeadership("n" + i);
-                return;
-            } catch (IOException e) {
-                if (System.nanoTime() > end) {
-                    throw e;
+        IOException[] last = new IOException[1];
+        try {
+            Eventually.await("the group to elect a leader and move it to n" + i, Duration.ofSeconds(180), () -> {
+                try (ReplicatedVolume v = ReplicatedVolume.connect("rv", peers, ReplicationSettings.defaults(),
+                        line -> { })) {
+                    v.transferLeadership("n" + i);
+                    return true;
+                } catch (IOException e) {
+                    last[0] = e;
+                    return false;
                 }
-                Thread.sleep(1000);
+            });
+        } catch (AssertionError e) {
+            if (last[0] != null) {
+                e.addSuppressed(last[0]);
             }
+            throw e;
         }
     }
 
@@ -440,16 +447,18 @@ class ReplicatedFailoverTest {
     private static final Pattern METRICS_AT = Pattern.compile("metrics at (\\S+)");
     private static final java.net.http.HttpClient HTTP = java.net.http.HttpClient.newHttpClient();
 
-    private static String metricsUrl(PistoreProcess p) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < end) {
-            Matcher m = METRICS_AT.matcher(p.output());
-            if (m.find()) {
-                return m.group(1);
-            }
-            Thread.sleep(50);
+    private static String metricsUrl(PistoreProcess p) {
+        String[] url = new String[1];
+        try {
+            Eventually.await("the gateway's metrics address", Duration.ofSeconds(60), () -> {
+                Matcher m = METRICS_AT.matcher(p.output());
+                url[0] = m.find() ? m.group(1) : null;
+                return url[0] != null;
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError("no metrics address: " + p.output(), e);
         }
-        throw new AssertionError("no metrics address: " + p.output());
+        return url[0];
     }
 
     /** The value of a counter without labels but {@code frontend="nbd"} on the gateway's metrics page. */

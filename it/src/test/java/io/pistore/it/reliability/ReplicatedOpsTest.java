@@ -20,11 +20,13 @@ import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.Status;
+import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -115,11 +117,12 @@ class ReplicatedOpsTest {
                 "n" + i + "'s Raft log");
     }
 
-    private static void awaitLine(PistoreProcess p, String text) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!p.output().contains(text)) {
-            assertTrue(System.nanoTime() < end, "no line '" + text + "' from the serve: " + p.output());
-            Thread.sleep(50);
+    private static void awaitLine(PistoreProcess p, String text) {
+        try {
+            Eventually.await("a line '" + text + "' from the serve", Duration.ofSeconds(60),
+                    () -> p.output().contains(text));
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + ": " + p.output(), e);
         }
     }
 
@@ -258,16 +261,17 @@ class ReplicatedOpsTest {
         return s.leader() == null ? null : s.leader().id;
     }
 
-    private String awaitLeader(IntPredicate acceptable, int... ids) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            String l = leader(ids);
-            if (l != null && acceptable.test(Integer.parseInt(l.substring(1)))) {
-                return l;
-            }
-            assertTrue(System.nanoTime() < end, "no acceptable leader within 60 s (last: " + l + ")");
-            Thread.sleep(200);
+    private String awaitLeader(IntPredicate acceptable, int... ids) {
+        String[] l = new String[1];
+        try {
+            Eventually.await("an acceptable leader", Duration.ofSeconds(60), () -> {
+                l[0] = leader(ids);
+                return l[0] != null && acceptable.test(Integer.parseInt(l[0].substring(1)));
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + " (last: " + l[0] + ")", e);
         }
+        return l[0];
     }
 
     @Test
