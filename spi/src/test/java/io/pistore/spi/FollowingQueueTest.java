@@ -181,7 +181,9 @@ class FollowingQueueTest {
 
     private void awaitPeer(Queue q, String peer) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); // a hang guard
-        while (!q.peer().equals(peer)) {
+        // the peer's name changes just before its connection becomes the current one: wait for both
+        int index = List.of("A", "B", "C").indexOf(peer);
+        while (!q.peer().equals(peer) || q.now() == null || q.now().peer != index) {
             assertTrue(System.nanoTime() < end, "never on " + peer + ", on " + q.peer());
             settle();
         }
