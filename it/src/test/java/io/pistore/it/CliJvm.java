@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * How the tests start a {@code pistore} CLI in a JVM of its own ({@code serve}, {@code bench},
  * {@code stop}, the documents' {@code ./pistore}): this JVM's {@code java}, the build's jars (this
- * JVM's class path without its directories: the test classes, e.g. the test-only {@code faulty}
+ * JVM's class path without its test-classes directories: the test classes, e.g. the test-only {@code faulty}
  * transport, are not part of the CLI a user runs), and options for a short-lived process: one GC
  * thread, the client compiler only, and the application classes from a class-data-sharing archive
  * (AppCDS) of those jars, made once per build by a {@code serve} that this class starts and stops.
@@ -45,11 +45,16 @@ public final class CliJvm {
         return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
     }
 
-    /** This JVM's class path without its directories: the jars of the build and their libraries. */
+    /**
+     * This JVM's class path without its test classes: the jars of the build (or, in a reactor run
+     * that stops before {@code package}, the modules' {@code classes} directories) and their libraries.
+     */
     private static String jars() {
         List<String> kept = new ArrayList<>();
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            if (!e.isEmpty() && Files.isRegularFile(Path.of(e))) {
+            Path p = e.isEmpty() ? null : Path.of(e);
+            if (p != null && (Files.isRegularFile(p)
+                    || Files.isDirectory(p) && p.getFileName().toString().equals("classes"))) {
                 kept.add(e);
             }
         }
