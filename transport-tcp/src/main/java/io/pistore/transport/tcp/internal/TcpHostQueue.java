@@ -13,8 +13,6 @@ import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.tcp.TcpConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.Collections;
 import java.util.List;
@@ -35,10 +33,7 @@ import java.util.function.Consumer;
  * grants, keeps the request and handshake timeouts, and fails what is outstanding when the
  * connection closes.
  */
-final class TcpHostQueue extends TcpConnection implements HostQueue {
-    private final TcpConfig cfg;
-    private final InetSocketAddress address;
-    private final HostHandshake handshake;
+final class TcpHostQueue extends TcpClientConnection implements HostQueue {
     final CompletableFuture<Void> ready = new CompletableFuture<>();
 
     private volatile boolean shut;
@@ -66,12 +61,9 @@ final class TcpHostQueue extends TcpConnection implements HostQueue {
 
     TcpHostQueue(EventLoop loop, SocketChannel ch, TcpConfig cfg, InetSocketAddress address, String peer,
                         int queueIndex, int depth, long session) {
-        super(loop, ch, "host", peer);
-        this.cfg = cfg;
-        this.address = address;
+        super(loop, ch, peer, cfg, address, new HostHandshake(cfg.maxTransferBytes, depth, queueIndex,
+                (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0), session));
         this.depth = depth;
-        int digests = (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0);
-        this.handshake = new HostHandshake(cfg.maxTransferBytes, depth, queueIndex, digests, session);
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.frameTimeoutMillis);
     }
 
@@ -87,55 +79,15 @@ final class TcpHostQueue extends TcpConnection implements HostQueue {
      */
     static TcpHostQueue open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer,
                                     int queueIndex, int depth, long session, boolean quietHandshake) throws IOException {
-        SocketChannel ch = SocketChannel.open();
-        try {
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        } catch (IOException e) {
-            ch.close();
-            throw e;
-        }
+        SocketChannel ch = newChannel();
         TcpHostQueue q = new TcpHostQueue(loop, ch, cfg, address, peer, queueIndex, depth, session);
         q.quietHandshake = quietHandshake;
-        if (!loop.execute(q::begin)) {
-            ch.close();
-            throw new IOException("the transport is closed");
-        }
+        q.start();
         return q;
     }
 
-    private void begin() {
-        try {
-            key = loop.register(ch, SelectionKey.OP_CONNECT, this);
-            if (ch.connect(address)) {
-                onConnectable();
-            }
-        } catch (javax.net.ssl.SSLException e) {
-            close("TLS handshake failed: " + ioReason(e), true);
-        } catch (IOException e) {
-            close("cannot connect: " + ioReason(e), false);
-        } catch (ProtocolException e) {
-            close(e.getMessage(), true);
-        }
-    }
 
-    @Override
-    void onConnectable() throws IOException, ProtocolException {
-        if (ch.isConnectionPending() && !ch.finishConnect()) {
-            return;
-        }
-        key.interestOps(SelectionKey.OP_READ);
-        if (cfg.tls != null) {
-            startTls(cfg.tls.client().clientEngine(address.getHostString(), address.getPort()));
-        } else {
-            send(handshake.hello());
-        }
-    }
 
-    @Override
-    void tlsReady() {
-        send(handshake.hello());
-    }
 
     // ------------------------------------------------------------------ submit (any thread)
 

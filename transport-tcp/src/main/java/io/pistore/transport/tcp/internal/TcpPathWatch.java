@@ -8,9 +8,7 @@ import io.pistore.spi.wire.VolumeListCodec;
 import io.pistore.transport.tcp.TcpConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 
@@ -22,18 +20,15 @@ import java.util.concurrent.TimeUnit;
  * off) is closed and, like one whose connection is lost, reported unreachable. A peer that does not
  * grant the feature (an older pistore) is left unwatched: the host's queues use it as before.
  */
-final class TcpPathWatch extends TcpConnection {
+final class TcpPathWatch extends TcpClientConnection {
     /** How long a peer may hold one query. */
     static final int WAIT_MS = 1_000;
     /** How much later than that its answer may come before the peer counts as unreachable. */
     static final long MARGIN_MS = 1_000;
     private static final int MAX_REPORT = 1 << 20;
 
-    private final TcpConfig cfg;
-    private final InetSocketAddress address;
     private final int peerIndex;
     private final PeerPaths paths;
-    private final HostHandshake handshake;
     private final Runnable onGone;
     private final long startNanos = System.nanoTime();
     private boolean greeted;
@@ -47,13 +42,11 @@ final class TcpPathWatch extends TcpConnection {
 
     private TcpPathWatch(EventLoop loop, SocketChannel ch, TcpConfig cfg, InetSocketAddress address, String peer,
                          int peerIndex, PeerPaths paths, long session, Runnable onGone) {
-        super(loop, ch, "host", peer);
-        this.cfg = cfg;
-        this.address = address;
+        super(loop, ch, peer, cfg, address,
+                new HostHandshake(MAX_REPORT, 1, 0xFFFF, 0, session, Protocol.FEATURE_PATH_STATES));
         this.peerIndex = peerIndex;
         this.paths = paths;
         this.onGone = onGone;
-        this.handshake = new HostHandshake(MAX_REPORT, 1, 0xFFFF, 0, session, Protocol.FEATURE_PATH_STATES);
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.frameTimeoutMillis);
     }
 
@@ -63,52 +56,14 @@ final class TcpPathWatch extends TcpConnection {
      */
     static TcpPathWatch open(EventLoop loop, TcpConfig cfg, InetSocketAddress address, String peer, int peerIndex,
                              PeerPaths paths, long session, Runnable onGone) throws IOException {
-        SocketChannel ch = SocketChannel.open();
-        try {
-            ch.configureBlocking(false);
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        } catch (IOException e) {
-            ch.close();
-            throw e;
-        }
+        SocketChannel ch = newChannel();
         TcpPathWatch w = new TcpPathWatch(loop, ch, cfg, address, peer, peerIndex, paths, session, onGone);
-        if (!loop.execute(w::begin)) {
-            ch.close();
-            throw new IOException("the transport is closed");
-        }
+        w.start();
         return w;
     }
 
-    private void begin() {
-        try {
-            key = loop.register(ch, SelectionKey.OP_CONNECT, this);
-            if (ch.connect(address)) {
-                onConnectable();
-            }
-        } catch (IOException e) {
-            close("cannot connect: " + ioReason(e), false);
-        } catch (ProtocolException e) {
-            close(e.getMessage(), true);
-        }
-    }
 
-    @Override
-    void onConnectable() throws IOException, ProtocolException {
-        if (ch.isConnectionPending() && !ch.finishConnect()) {
-            return;
-        }
-        key.interestOps(SelectionKey.OP_READ);
-        if (cfg.tls != null) {
-            startTls(cfg.tls.client().clientEngine(address.getHostString(), address.getPort()));
-        } else {
-            send(handshake.hello());
-        }
-    }
 
-    @Override
-    void tlsReady() {
-        send(handshake.hello());
-    }
 
     @Override
     PayloadSink onHeader(int op, int flags, int cid, long len) throws ProtocolException {
