@@ -121,7 +121,8 @@ public final class RdmaHostConnection implements HostConnection {
             q.listed = listed;
         }
         for (int i = 0; i < qs.length; i++) {
-            queues[i] = new RdmaReconnectingQueue(this, scheduler, options, peers, chosen.index(), i, qs[i]);
+            queues[i] = new RdmaReconnectingQueue(this, RdmaReconnectingQueue.policy(options, scheduler), peers,
+                    chosen.index(), i, qs[i]);
         }
     }
 
@@ -165,7 +166,7 @@ public final class RdmaHostConnection implements HostConnection {
     private static void closeAll(RdmaHostQueue[] qs) {
         for (RdmaHostQueue q : qs) {
             if (q != null) {
-                q.close();
+                q.shutdown();
             }
         }
     }
@@ -188,15 +189,15 @@ public final class RdmaHostConnection implements HostConnection {
             return q;
         } catch (VerbsException | RuntimeException | VolumeListCodec.MalformedListException e) {
             if (q != null) {
-                q.close();
+                q.shutdown();
             }
             throw new IOException(e.getMessage(), e);
         } catch (InterruptedException e) {
-            q.close();
+            q.shutdown();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         } catch (IOException e) {
-            q.close();
+            q.shutdown();
             throw e;
         }
     }

@@ -3,7 +3,7 @@ package io.pistore.transport.rdma.internal;
 import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
-import io.pistore.spi.HostQueue;
+import io.pistore.spi.PeerConnection;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.VolumeInfo;
@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>One poller thread per queue reaps completions and completes the futures. Submission is safe
  * from any thread.
  */
-final class RdmaHostQueue implements HostQueue {
+final class RdmaHostQueue implements PeerConnection {
     static final int PAGE_SIZE = 4096;
     static final long T_SEND = 1L << 32;
     static final long T_REG = 2L << 32;
@@ -153,7 +153,8 @@ final class RdmaHostQueue implements HostQueue {
      * Tells {@code listener} (once, on the poller thread, after the requests in flight have failed)
      * when the connection ends other than by {@link #close}; at once if it already has.
      */
-    void onLost(java.util.function.Consumer<String> listener) {
+    @Override
+    public void onLost(java.util.function.Consumer<String> listener) {
         boolean ended;
         synchronized (lostLock) {
             lostListener = listener;
@@ -164,8 +165,14 @@ final class RdmaHostQueue implements HostQueue {
         }
     }
 
+    @Override
+    public java.util.List<VolumeInfo> listed() {
+        return listed;
+    }
+
     /** Has every answer of the target pass through {@code s} before its request completes. */
-    void screen(AnswerScreen s) {
+    @Override
+    public void screen(AnswerScreen s) {
         screen = s;
     }
 
@@ -174,7 +181,8 @@ final class RdmaHostQueue implements HostQueue {
      * flushes the QP, then the poller fails what is in flight and tells the lost listener, as after a
      * request timeout.
      */
-    void drop(String reason) {
+    @Override
+    public void drop(String reason) {
         synchronized (this) {
             if (closed) {
                 return;
@@ -192,7 +200,8 @@ final class RdmaHostQueue implements HostQueue {
     }
 
     /** Whether the connection has ended (lost or closed): submissions fail at once. */
-    boolean isShut() {
+    @Override
+    public boolean isShut() {
         return closed;
     }
 
@@ -561,7 +570,8 @@ final class RdmaHostQueue implements HostQueue {
      * Ends the queue and releases its QP, CQ and memory regions (the PD is the connection's); called
      * by the owner at close, and by a reconnect for a queue whose connection was lost. Idempotent.
      */
-    void close() {
+    @Override
+    public void shutdown() {
         closing = true;
         closed = true;
         if (!released.compareAndSet(false, true)) {
