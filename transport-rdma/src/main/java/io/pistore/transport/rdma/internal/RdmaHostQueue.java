@@ -302,6 +302,53 @@ final class RdmaHostQueue implements PeerConnection {
 
     private volatile int discoveredLength;
 
+    /** Where the target writes its path reports (made at the first query, kept until shutdown; guarded by this). */
+    private MemoryRegion reportBuf;
+    private static final int REPORT_BYTES = 64 * 1024;
+
+    /**
+     * Asks the target for its path states (on the admin slot, one query at a time): it answers once
+     * its change counter differs from {@code known}, or after {@code waitMs}, RDMA-writing the report
+     * into a buffer registered here; the future completes with the response (on the poller thread),
+     * after which {@link #pathReport} holds the report's bytes. A target without path states answers
+     * {@code INVALID_FIELD} (an unknown opcode).
+     */
+    CompletableFuture<Completion> pathStates(long known, int waitMs) throws VerbsException {
+        HostSlot s = slots[depth];
+        CompletableFuture<Completion> f = new CompletableFuture<>();
+        synchronized (this) {
+            if (closed) {
+                return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, closeReason));
+            }
+            if (s.future != null) {
+                throw new IllegalStateException("a path state query is already outstanding");
+            }
+            if (reportBuf == null) {
+                reportBuf = pd.register(ByteBuffer.allocateDirect(REPORT_BYTES), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            }
+            s.future = f;
+            s.path = HostSlot.PATH_NONE;
+        }
+        int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.OP_PATH_STATES, 0, s.cid, Protection.NONE, waitMs, known,
+                reportBuf.iova(), REPORT_BYTES, reportBuf.rkey(), 0, new byte[0]);
+        SendWr send = s.send.reset();
+        send.wrId = T_SEND | s.cid;
+        send.signaled = true;
+        send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), n, cmdMr.lkey());
+        qp.postSend(send);
+        if (closed) {
+            failAll();
+        }
+        return f;
+    }
+
+    /** The bytes of the report the last successful {@link #pathStates} answer wrote. */
+    synchronized byte[] pathReport() {
+        byte[] out = new byte[Math.min(discoveredLength, REPORT_BYTES)];
+        reportBuf.buffer().get(0, out);
+        return out;
+    }
+
     // ------------------------------------------------------------------ completions
 
     private void pollLoop() {
@@ -587,6 +634,11 @@ final class RdmaHostQueue implements PeerConnection {
         failAll();
         if (pool != null) {
             pool.close();
+        }
+        synchronized (this) {
+            if (reportBuf != null) {
+                reportBuf.close();
+            }
         }
         for (HostSlot s : slots) {
             if (s.staging != null) {
