@@ -3,6 +3,7 @@ package io.pistore.frontend.iscsi;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -399,6 +400,7 @@ final class IscsiConnection implements Runnable {
         } catch (IOException e) {
             close(); // the reader thread sees the closed socket and ends the connection
         } finally {
+            server.dataIn().give(r.dataBuffer); // written (the channel blocks until it is) or never to be
             t.done.complete(null);
         }
         tasks.startEnabled();
@@ -435,8 +437,8 @@ final class IscsiConnection implements Runnable {
     private void send(int itt, long lun, long edtl, long writeNeeded, ScsiResult r, int expDataSn) throws IOException {
         Negotiation n = session.params();
         byte[] d = r.dataIn;
-        int len = (int) Math.min(d.length, edtl);
-        long produced = writeNeeded >= 0 ? writeNeeded : d.length;
+        int len = (int) Math.min(r.dataLength(), edtl);
+        long produced = writeNeeded >= 0 ? writeNeeded : r.dataLength();
         int residualFlags = 0;
         long residual = 0;
         if (produced > edtl) {
@@ -465,7 +467,13 @@ final class IscsiConnection implements Runnable {
                     di.set32(24, statSn);
                     statSn = (statSn + 1) & 0xFFFFFFFFL;
                 }
-                channel.write(di, d, off, chunk, last && flushNow());
+                if (r.dataBuffer != null) {
+                    ByteBuffer part = r.dataBuffer.duplicate();
+                    part.position(part.position() + off).limit(part.position() + chunk);
+                    channel.write(di, part, last && flushNow());
+                } else {
+                    channel.write(di, d, off, chunk, last && flushNow());
+                }
                 off += chunk;
                 if (burstEnd) {
                     burstStart = off;

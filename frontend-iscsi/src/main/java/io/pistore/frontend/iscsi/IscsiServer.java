@@ -167,6 +167,8 @@ public final class IscsiServer implements AutoCloseable {
     private final AtomicInteger tsih = new AtomicInteger();
     /** Write data held by every connection for commands whose data is not all in. */
     private final AtomicLong pendingWriteBytes = new AtomicLong();
+    /** Direct buffers the READs of every session are read into and sent from. */
+    private final DataInPool dataIn = new DataInPool();
     private final Thread acceptor;
     private final ExecutorService workers = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "pistore-iscsi-task");
@@ -285,7 +287,8 @@ public final class IscsiServer implements AutoCloseable {
             if (targetName(v.name()).toLowerCase(Locale.ROOT).equals(lower)) {
                 VolumeInfo info = v;
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
-                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old));
+                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old,
+                                dataIn));
             }
         }
         return null;
@@ -293,6 +296,11 @@ public final class IscsiServer implements AutoCloseable {
 
     Options options() {
         return options;
+    }
+
+    /** The read buffers the units take from; a connection gives each back once its Data-In was sent. */
+    DataInPool dataIn() {
+        return dataIn;
     }
 
     /** Where the sessions' commands run. */

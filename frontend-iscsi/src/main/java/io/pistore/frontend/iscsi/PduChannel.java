@@ -117,6 +117,12 @@ final class PduChannel {
 
     /** Writes {@code p} with {@code len} bytes of {@code data} at {@code off} as its data segment. */
     void write(Pdu p, byte[] data, int off, int len, boolean flush) throws IOException {
+        write(p, len == 0 ? null : ByteBuffer.wrap(data, off, len), flush);
+    }
+
+    /** Writes {@code p} with the remaining bytes of {@code data} (or none) as its data segment; {@code data} is not moved. */
+    void write(Pdu p, ByteBuffer data, boolean flush) throws IOException {
+        int len = data == null ? 0 : data.remaining();
         byte[] bhs = p.bhs;
         bhs[4] = 0;
         bhs[5] = (byte) (len >>> 16);
@@ -136,19 +142,19 @@ final class PduChannel {
         if (len > 0) {
             ByteBuffer after = gathered ? tail.clear() : outBuf;
             if (!gathered) {
-                outBuf.put(data, off, len);
+                outBuf.put(data.duplicate());
             }
             for (int i = 0; i < pad; i++) {
                 after.put((byte) 0);
             }
             if (dataDigest) {
-                putDigest(after, crc32cPadded(data, off, len, pad));
+                putDigest(after, crc32cPadded(data, pad));
             }
             if (gathered) {
                 outBuf.flip();
                 tail.flip();
                 gather[0] = outBuf;
-                gather[1] = ByteBuffer.wrap(data, off, len);
+                gather[1] = data.duplicate();
                 gather[2] = tail;
                 try {
                     long left = outBuf.remaining() + (long) len + tail.remaining();
@@ -188,12 +194,13 @@ final class PduChannel {
     }
 
     /** The data digest covers the padding too (zeros). */
-    private static int crc32cPadded(byte[] data, int off, int len, int pad) {
-        if (pad == 0) {
-            return crc32c(data, off, len);
+    private static int crc32cPadded(ByteBuffer data, int pad) {
+        int len = data.remaining();
+        if (pad == 0 && data.hasArray()) {
+            return crc32c(data.array(), data.arrayOffset() + data.position(), len);
         }
         byte[] b = new byte[len + pad];
-        System.arraycopy(data, off, b, 0, len);
+        data.duplicate().get(b, 0, len);
         return crc32c(b, 0, b.length);
     }
 

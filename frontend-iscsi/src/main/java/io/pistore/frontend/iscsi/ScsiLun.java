@@ -36,14 +36,18 @@ final class ScsiLun {
     private final ScsiReservations reservations;
     private final ScsiRangeLock writes;
     private final ScsiCompareAndWrite compareAndWrite;
+    /** Where READs of protect 0 that one engine request serves are read into. */
+    private final DataInPool dataIn;
 
     /**
      * The unit of {@code device}; {@code previous} (or null) is the unit this one replaces for a
      * changed volume: its reservations and range lock carry over, so sessions still on it stay
      * under the same reservations and COMPARE AND WRITE stays atomic against their writes.
+     * {@code dataIn}: the server's read buffers.
      */
-    ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous) {
+    ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn) {
         this.device = device;
+        this.dataIn = dataIn;
         this.reservations = previous == null ? new ScsiReservations() : previous.reservations;
         this.writes = previous == null ? new ScsiRangeLock() : previous.writes;
         BlockFormat f = device.format();
@@ -173,6 +177,23 @@ final class ScsiLun {
     private void startRead(Cdb c, int n, Consumer<ScsiResult> done) {
         int ds = device.format().dataSize();
         String name = device.info().name();
+        if (c.protect() == 0 && n * ds <= DataInPool.SIZE) {
+            ByteBuffer out = dataIn.take(n * ds);
+            BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.of(out), null, device.insertStrip(c.lba()));
+            try {
+                device.submitMayCompleteOnCaller(r, x -> {
+                    if (!x.isSuccess()) {
+                        dataIn.give(out);
+                    }
+                    done.accept(x.status() == Status.QUEUE_FULL ? null
+                            : x.isSuccess() ? ScsiResult.good(out) : ScsiResult.of(x, false));
+                });
+            } catch (RuntimeException e) {
+                dataIn.give(out);
+                throw e;
+            }
+            return;
+        }
         if (c.protect() == 0) {
             byte[] out = new byte[n * ds];
             BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.wrap(out), null, device.insertStrip(c.lba()));
