@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class MixedClient implements AutoCloseable {
     private static final int BS = 4096;
 
-    private final String name;
+    final String name;
     private final BlockDevice dev;
     private final long first;
     private final byte[][] expected;
