@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Three {@code pistore serve} processes holding replicated volume {@code rv} on loopback, with short
- * elections (300-600 ms), a 1 s RPC timeout and an 8 s operation timeout, serving hosts over one
+ * elections (600-1200 ms), a 1 s RPC timeout and a 10 s operation timeout, serving hosts over one
  * transport; and NBD gateways in front of them. Peers can be killed ({@code kill -9}), frozen and
  * thawed ({@code SIGSTOP}, {@code SIGCONT}) and restarted on the same ports and directories; the
  * test's fault classes share one cluster per class and {@link #restore} it between faults.
@@ -24,10 +24,10 @@ import java.util.concurrent.TimeUnit;
 final class FaultCluster implements AutoCloseable {
     static final String VOLUME = "rv";
     /** The peers' Ratis settings; the stall bound is stated against them. */
-    static final List<String> FAST = List.of("-Dpistore.replication.election.ms=300",
-            "-Dpistore.replication.rpc.ms=1000", "-Dpistore.replication.operation.ms=8000");
+    static final List<String> FAST = List.of("-Dpistore.replication.election.ms=600",
+            "-Dpistore.replication.rpc.ms=1000", "-Dpistore.replication.operation.ms=10000");
     /** The election timeout's upper end under {@link #FAST}. */
-    static final long ELECTION_MAX_MS = 600;
+    static final long ELECTION_MAX_MS = 1200;
 
     private final Path dir;
     private final String transport;

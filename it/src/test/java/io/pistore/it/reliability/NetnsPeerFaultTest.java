@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A peer cut off for 5 s in a network namespace ({@link NetnsLab}: its link dropped, as a pulled
  * cable) under every client at once ({@link FaultRound}): three {@code serve} processes (tcp, elections
- * within 300-600 ms, n2 leading), a tcp host following path states (on the leader), a tcp host
+ * within 600-1200 ms, n2 leading), a tcp host following path states (on the leader), a tcp host
  * without them on n1 and an NBD gateway following them, running fio and nbdcopy. A follower cut off,
  * and the leader (the peer the path-state host and the gateway use): no client error, all verified,
  * the stall within {@link PeerFaultMatrix#STALL_BOUND_MS}. Root only (skipped otherwise, with the reason).
@@ -111,7 +111,7 @@ class NetnsPeerFaultTest {
             }
         }, PeerFaultMatrix.STALL_BOUND_MS);
         Figures.record("one peer cut off, every client (" + what + ")", "3 serve processes in network namespaces, "
-                + "election 300-600 ms; hosts and an NBD gateway (fio, nbdcopy) running: no error, all verified; "
+                + "election 600-1200 ms; hosts and an NBD gateway (fio, nbdcopy) running: no error, all verified; "
                 + figures);
         group.awaitCaughtUp(3);
     }
