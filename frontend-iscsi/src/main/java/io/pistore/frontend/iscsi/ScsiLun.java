@@ -201,25 +201,6 @@ final class ScsiLun {
                     : x.isSuccess() ? ScsiResult.good(out) : ScsiResult.of(x, false)));
             return;
         }
-        if (c.protect() != 0 && n * (ds + 8) <= DataInPool.SIZE) {
-            // the blocks and their tuples land where they travel: each tuple after its block
-            ByteBuffer out = dataIn.take(n * (ds + 8));
-            BlockRequest r = BlockRequest.read(name, c.lba(), n, strided(out, 0, n, ds), strided(out, ds, n, 8),
-                    protection(c, c.lba()));
-            try {
-                device.submitMayCompleteOnCaller(r, x -> {
-                    if (!x.isSuccess()) {
-                        dataIn.give(out);
-                    }
-                    done.accept(x.status() == Status.QUEUE_FULL ? null
-                            : x.isSuccess() ? ScsiResult.good(out) : ScsiResult.of(x, false));
-                });
-            } catch (RuntimeException e) {
-                dataIn.give(out);
-                throw e;
-            }
-            return;
-        }
         byte[] data = new byte[n * ds];
         byte[] meta = new byte[n * 8];
         BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.wrap(data), ScatterList.wrap(meta),
@@ -260,23 +241,15 @@ final class ScsiLun {
             ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, from * ds, total * ds).slice());
             return BlockRequest.write(name, lba, total, data, null, device.insertStrip(lba), c.fua());
         }
-        // the blocks and the tuples after them, taken where they came in
-        ByteBuffer in = ByteBuffer.wrap(dataOut, from * (ds + 8), total * (ds + 8)).slice();
-        return BlockRequest.write(name, lba, total, strided(in, 0, total, ds), strided(in, ds, total, 8),
-                protection(c, lba), c.fua());
-    }
-
-    /**
-     * {@code n} pieces of {@code len} bytes of {@code b}, the first at {@code at}, one a block on
-     * the wire (data size + 8) apart: the blocks or the tuples of data with PI interleaved.
-     */
-    private ScatterList strided(ByteBuffer b, int at, int n, int len) {
-        int wire = device.format().dataSize() + 8;
-        ByteBuffer[] pieces = new ByteBuffer[n];
-        for (int i = 0; i < n; i++) {
-            pieces[i] = b.slice(at + i * wire, len);
+        int wire = ds + 8;
+        byte[] data = new byte[total * ds];
+        byte[] meta = new byte[total * 8];
+        for (int i = 0; i < total; i++) {
+            System.arraycopy(dataOut, (from + i) * wire, data, i * ds, ds);
+            System.arraycopy(dataOut, (from + i) * wire + ds, meta, i * 8, 8);
         }
-        return ScatterList.of(pieces);
+        return BlockRequest.write(name, lba, total, ScatterList.wrap(data), ScatterList.wrap(meta), protection(c, lba),
+                c.fua());
     }
 
     private ScsiResult run(int op, byte[] cdb, byte[] dataOut) {
