@@ -28,17 +28,34 @@ final class ScsiLun {
     private final int maxTransferBlocks;
     private final ScsiProvisioning provisioning;
     private final ScsiReservations reservations;
+    private final ScsiUnitAttentions attentions;
     private final ScsiRangeLock writes;
     private final ScsiCompareAndWrite compareAndWrite;
+    /** The unit that replaced this one for a changed volume (sessions move on to it), or null. */
+    private volatile ScsiLun next;
 
     /**
      * The unit of {@code device}; {@code previous} (or null) is the unit this one replaces for a
      * changed volume: its reservations and range lock carry over, so sessions still on it stay
-     * under the same reservations and COMPARE AND WRITE stays atomic against their writes.
+     * under the same reservations and COMPARE AND WRITE stays atomic against their writes. A changed
+     * capacity is a unit attention (CAPACITY DATA HAS CHANGED) for every nexus on the unit.
      */
     ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous) {
+        this(device, maxTransferBytes, previous, null, line -> { });
+    }
+
+    /**
+     * As above; with {@code reservationsDir} (else null) the unit keeps its persistent reservations
+     * there through a restart when an initiator sets APTPL ({@link ScsiReservationFile}), and says
+     * what it loaded to {@code log}.
+     */
+    ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, java.nio.file.Path reservationsDir,
+            java.util.function.Consumer<String> log) {
         this.device = device;
-        this.reservations = previous == null ? new ScsiReservations() : previous.reservations;
+        this.attentions = previous == null ? new ScsiUnitAttentions() : previous.attentions;
+        this.reservations = previous != null ? previous.reservations : reservationsDir == null
+                ? new ScsiReservations(attentions)
+                : new ScsiReservations(attentions, new ScsiReservationFile(reservationsDir, device.info().name()), log);
         this.writes = previous == null ? new ScsiRangeLock() : previous.writes;
         BlockFormat f = device.format();
         int wire = f.dataSize() + (ScsiPages.exposesPi(f) ? 8 : 0);
@@ -47,6 +64,21 @@ final class ScsiLun {
         this.pages = new ScsiPages(device.info(), n);
         this.provisioning = new ScsiProvisioning(device, n);
         this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
+        if (previous != null) {
+            previous.next = this;
+            if (previous.device.info().blockCount() != device.info().blockCount()) {
+                attentions.establishAll(ScsiUnitAttentions.CAPACITY_DATA_HAS_CHANGED);
+            }
+        }
+    }
+
+    /** This unit, or the newest that replaced it. */
+    ScsiLun current() {
+        ScsiLun l = this;
+        for (ScsiLun n = l.next; n != null; n = l.next) {
+            l = n;
+        }
+        return l;
     }
 
 
@@ -94,54 +126,69 @@ final class ScsiLun {
 
     /**
      * Executes {@code cdb} for the I_T nexus of initiator port {@code nexus}; {@code dataOut} holds
-     * what the initiator sent (possibly empty).
+     * what the initiator sent (possibly empty). A pending unit attention of the nexus comes first,
+     * then the reservations; {@link ScsiCommands} runs what is left.
      */
     ScsiResult execute(String nexus, byte[] cdb, byte[] dataOut) {
+        int ua = attentions.take(nexus, cdb[0] & 0xff);
+        if (ua >= 0) {
+            return ScsiResult.check(ScsiResult.UNIT_ATTENTION, ua >>> 8, ua & 0xff);
+        }
         if (reservations.conflicts(nexus, cdb)) {
             return ScsiResult.status(ScsiResult.RESERVATION_CONFLICT);
         }
-        int op = cdb[0] & 0xff;
-        switch (op) {
-            case 0x5E: return reservations.in(cdb);
-            case 0x5F: return reservations.out(nexus, cdb, dataOut);
-            case 0x89: return compareAndWrite.run(cdb, dataOut, pages.readOnly());
-            case 0x15:
-            case 0x55:
-                return ScsiModeSelect.run(pages, cdb, dataOut);
-            case 0x42:
-            case 0x41:
-            case 0x93:
-                return holdingAll(() -> op == 0x42 ? provisioning.unmap(cdb, dataOut, pages.readOnly())
-                        : provisioning.writeSame(cdb, dataOut, pages.readOnly()));
-            default:
-                return run(op, cdb, dataOut);
-        }
+        ScsiCommands.Command c = ScsiCommands.find(cdb);
+        return c == null ? ScsiCommands.unsupported(cdb) : c.handler().run(this, nexus, cdb, dataOut);
     }
 
-    private ScsiResult run(int op, byte[] cdb, byte[] dataOut) {
-        switch (op) {
-            case 0x00: return ScsiResult.good();
-            case 0x03: return requestSense(cdb);
-            case 0x12: return inquiry(cdb);
-            case 0x25: return ScsiResult.good(pages.readCapacity10());
-            case 0x9E: {
-                int sa = cdb[1] & 0x1f;
-                if (sa == 0x12) {
-                    return provisioning.lbaStatus(cdb);
-                }
-                return sa == 0x10 ? ScsiResult.cut(pages.readCapacity16(), Cdb.u32(cdb, 10)) : ScsiResult.invalidField();
-            }
-            case 0xA0: return ScsiResult.cut(pages.reportLuns(), Cdb.u32(cdb, 6));
-            case 0x1A: return modeSense(cdb, false);
-            case 0x5A: return modeSense(cdb, true);
-            case 0x35: return synchronize(Cdb.u32(cdb, 2), Cdb.u16(cdb, 7));
-            case 0x91: return synchronize(Pdu.getLong(cdb, 2), Cdb.u32(cdb, 10));
-            default:
-                break;
-        }
+    ScsiReservations reservations() {
+        return reservations;
+    }
+
+    ScsiUnitAttentions attentions() {
+        return attentions;
+    }
+
+    /** Whether the unit shows Type 2 PI (its 32-byte CDBs run; SBC-3). */
+    boolean type2() {
+        return pages.pi() && pages.type() == PiType.TYPE_2;
+    }
+
+    ScsiResult modeSelect(byte[] cdb, byte[] dataOut) {
+        return ScsiModeSelect.run(pages, cdb, dataOut);
+    }
+
+    ScsiResult compareAndWrite(byte[] cdb, byte[] dataOut) {
+        return compareAndWrite.run(cdb, dataOut, pages.readOnly());
+    }
+
+    /** UNMAP, WRITE SAME(10) and WRITE SAME(16), holding the whole unit shared. */
+    ScsiResult provision(byte[] cdb, byte[] dataOut) {
+        return holdingAll(() -> (cdb[0] & 0xff) == 0x42 ? provisioning.unmap(cdb, dataOut, pages.readOnly())
+                : provisioning.writeSame(cdb, dataOut, pages.readOnly()));
+    }
+
+    ScsiResult readCapacity10() {
+        return ScsiResult.good(pages.readCapacity10());
+    }
+
+    ScsiResult readCapacity16(byte[] cdb) {
+        return ScsiResult.cut(pages.readCapacity16(), Cdb.u32(cdb, 10));
+    }
+
+    ScsiResult lbaStatus(byte[] cdb) {
+        return provisioning.lbaStatus(cdb);
+    }
+
+    ScsiResult reportLuns(byte[] cdb) {
+        return ScsiResult.cut(pages.reportLuns(), Cdb.u32(cdb, 6));
+    }
+
+    /** READ, WRITE and VERIFY of every CDB size ({@link Cdb}). */
+    ScsiResult readWriteVerify(byte[] cdb, byte[] dataOut) {
         Cdb c = Cdb.parse(cdb);
         if (c == null) {
-            return op == Cdb.VARIABLE_LENGTH ? ScsiResult.invalidField() : ScsiResult.invalidOpcode();
+            return ScsiCommands.unsupported(cdb);
         }
         ScsiResult bad = checkProtect(c);
         if (bad != null) {
@@ -320,7 +367,7 @@ final class ScsiLun {
         return ScsiResult.good();
     }
 
-    private ScsiResult synchronize(long lba, long blocks) {
+    ScsiResult synchronize(long lba, long blocks) {
         long count = device.info().blockCount();
         if (lba > count || blocks > 0 && lba + blocks > count) {
             return ScsiResult.lbaOutOfRange();
@@ -329,17 +376,25 @@ final class ScsiLun {
         return done.isSuccess() ? ScsiResult.good() : ScsiResult.of(done, true);
     }
 
-    private ScsiResult requestSense(byte[] cdb) {
+    /** REQUEST SENSE: the nexus's oldest unit attention (then cleared), else NO SENSE; fixed or descriptor format. */
+    ScsiResult requestSense(String nexus, byte[] cdb) {
         int alloc = cdb[4] & 0xff;
-        if ((cdb[1] & 0x01) != 0) { // DESC: descriptor format, no sense
+        int ua = attentions.takeForRequestSense(nexus);
+        int key = ua < 0 ? 0 : ScsiResult.UNIT_ATTENTION;
+        int asc = ua < 0 ? 0 : ua >>> 8;
+        int ascq = ua < 0 ? 0 : ua & 0xff;
+        if ((cdb[1] & 0x01) != 0) { // DESC: descriptor format, no descriptors
             byte[] s = new byte[8];
             s[0] = 0x72;
+            s[1] = (byte) key;
+            s[2] = (byte) asc;
+            s[3] = (byte) ascq;
             return ScsiResult.cut(s, alloc);
         }
-        return ScsiResult.cut(ScsiResult.sense(0, 0, 0, -1), alloc);
+        return ScsiResult.cut(ScsiResult.sense(key, asc, ascq, -1), alloc);
     }
 
-    private ScsiResult inquiry(byte[] cdb) {
+    ScsiResult inquiry(byte[] cdb) {
         boolean evpd = (cdb[1] & 0x01) != 0;
         int page = cdb[2] & 0xff;
         int alloc = Cdb.u16(cdb, 3);
@@ -350,7 +405,7 @@ final class ScsiLun {
         return p == null ? ScsiResult.invalidField() : ScsiResult.cut(p, alloc);
     }
 
-    private ScsiResult modeSense(byte[] cdb, boolean ten) {
+    ScsiResult modeSense(byte[] cdb, boolean ten) {
         boolean dbd = (cdb[1] & 0x08) != 0;
         int pc = (cdb[2] & 0xff) >>> 6;
         int page = cdb[2] & 0x3f;
