@@ -216,7 +216,9 @@ final class DocBlocks {
                 continue;
             }
             String body = script(b.commands(), dirs, ports, tcpPort);
+            long t0 = System.nanoTime();
             Ran r = bash(work, variables + body);
+            System.out.println("[docs] " + doc + " section '" + b.section() + "': " + (System.nanoTime() - t0) / 1_000_000 + " ms");
             String where = doc + " section '" + b.section() + "', block:\n" + b.commands() + "\noutput:\n" + r.output();
             assertEquals(0, r.code(), where);
             if (b.expected() != null) {
