@@ -29,6 +29,8 @@ final class ScsiUnitAttentions {
     }
 
     private final Map<String, Nexus> nexuses = new HashMap<>();
+    /** Conditions pending over every nexus, readable without the lock ({@link #anyPending}). */
+    private volatile int total;
 
     /** A session of {@code nexus} uses the unit from now on. */
     synchronized void attach(String nexus) {
@@ -40,6 +42,7 @@ final class ScsiUnitAttentions {
         Nexus n = nexuses.get(nexus);
         if (n != null && --n.sessions <= 0) {
             nexuses.remove(nexus);
+            total -= n.pending.size();
         }
     }
 
@@ -58,12 +61,21 @@ final class ScsiUnitAttentions {
         }
     }
 
-    private static void add(Nexus n, int code) {
-        n.pending.remove(code);
-        if (n.pending.size() >= MAX_PER_NEXUS) {
-            n.pending.removeFirst();
+    private void add(Nexus n, int code) {
+        if (n.pending.remove(code) || n.pending.size() >= MAX_PER_NEXUS && n.pending.removeFirst() != null) {
+            total--;
         }
         n.pending.addLast(code);
+        total++;
+    }
+
+    /**
+     * Whether any nexus of the unit has a condition pending: one volatile read, for a path that
+     * skips {@link #take} only while this is false (a condition established after it is read
+     * counts for the next command).
+     */
+    boolean anyPending() {
+        return total > 0;
     }
 
     /**
@@ -81,9 +93,12 @@ final class ScsiUnitAttentions {
             case 0x03: // REQUEST SENSE
                 return -1;
             case 0xA0: // REPORT LUNS
-                n.pending.remove(REPORTED_LUNS_DATA_HAS_CHANGED);
+                if (n.pending.remove(REPORTED_LUNS_DATA_HAS_CHANGED)) {
+                    total--;
+                }
                 return -1;
             default:
+                total--;
                 return n.pending.removeFirst();
         }
     }
@@ -91,10 +106,14 @@ final class ScsiUnitAttentions {
     /** The oldest condition of {@code nexus}, cleared, for REQUEST SENSE to return; -1 when none. */
     synchronized int takeForRequestSense(String nexus) {
         Nexus n = nexuses.get(nexus);
-        return n == null || n.pending.isEmpty() ? -1 : n.pending.removeFirst();
+        if (n == null || n.pending.isEmpty()) {
+            return -1;
+        }
+        total--;
+        return n.pending.removeFirst();
     }
 
-    /** The conditions pending for {@code nexus}, oldest first (for tests and logs). */
+    /** How many conditions {@code nexus} has pending. */
     synchronized int pending(String nexus) {
         Nexus n = nexuses.get(nexus);
         return n == null ? 0 : n.pending.size();
