@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * register) while faults run: leadership moves to a random peer, and the third peer stops (a crash
  * of the leader whenever it led) and restarts. Every operation's invocation, completion and result
  * is recorded, and {@link LinearizabilityChecker} proves the history linearizable or prints the
- * shortest anomaly. At least two faults and a few seconds by default; {@code -Dpistore.linear.seconds=N}
+ * shortest anomaly. Reads on the peer that leads and on one that follows each read that peer's own
+ * replica (after the read index), so the history holds both kinds. At least two faults and a few seconds by default; {@code -Dpistore.linear.seconds=N}
  * runs longer.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -47,6 +48,8 @@ class LinearizableUnderFaultsTest {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         int faults = 0;
         int transfersRefused = 0;
+        long followerReads;
+        long leaderReads;
         try (ThreePeers peers = ThreePeers.start(dir, "rv", FORMAT, REGISTERS, SinglePeerFailureTest.SETTINGS);
              ServedVolume a = new ServedVolume(peers.node(0), "rv");
              ServedVolume b = new ServedVolume(peers.node(1), "rv")) {
@@ -89,15 +92,19 @@ class LinearizableUnderFaultsTest {
             for (Thread t : clients) {
                 t.join(TimeUnit.SECONDS.toMillis(60));
             }
+            followerReads = a.volume.followerReads() + b.volume.followerReads();
+            leaderReads = a.volume.localReads() + b.volume.localReads();
         }
         assertEquals(List.of(), errors, "client threads failed");
         long t0 = System.nanoTime();
         LinearizabilityChecker.Result r = LinearizabilityChecker.check(history);
         long checkMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         System.out.printf("linearizability: %d operations (%d failed or unknown) on %d registers by %d clients, "
-                + "%d faults (%d leadership transfers refused), checked in %d ms: %s%n", r.operations(), failed.get(),
-                r.registers(), 2 * CLIENTS_PER_PEER, faults, transfersRefused, checkMs, r.linearizable() ? "linearizable" : r.anomaly());
+                + "%d faults (%d leadership transfers refused), %d reads of a leader's and %d of a follower's own replica,"
+                + " checked in %d ms: %s%n", r.operations(), failed.get(), r.registers(), 2 * CLIENTS_PER_PEER, faults,
+                transfersRefused, leaderReads, followerReads, checkMs, r.linearizable() ? "linearizable" : r.anomaly());
         assertTrue(r.linearizable(), r.anomaly());
+        assertTrue(followerReads > 0, "the history holds follower reads (after the leader's read index)");
         assertTrue(r.operations() >= 2 * 40, r.operations() + " operations"); // each fault waits for 40 more
     }
 
