@@ -106,7 +106,9 @@ class IscsiUnitAttentionTest {
         try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
             int tmf = a.taskManagement(6, Pdu.RESERVED_TAG, 0);
             assertEquals(tmf, a.next().itt());
-            assertUnitAttention(0x2900, tur(b));
+            byte[] read = java.util.Arrays.copyOf(IscsiTaskSetTest.cdb10(0x28, 0, 1), 10);
+            assertUnitAttention(0x2900, b.command(read, new byte[0], 0, 512, true)); // a READ reports it too
+            assertEquals(GOOD, b.command(read, new byte[0], 0, 512, true).status());
             assertUnitAttention(0x2900, tur(a));
             assertEquals(GOOD, tur(a).status());
         }
