@@ -64,9 +64,9 @@ class PeerFailureStallTest {
         for (int i = 1; i <= 3; i++) {
             if (servers[i] != null) {
                 ProcessHandle.of(servers[i].pid()).ifPresent(h -> signal(h.pid(), "CONT"));
-                servers[i].close();
             }
         }
+        PistoreProcess.closeAll(servers);
     }
 
     @Test
