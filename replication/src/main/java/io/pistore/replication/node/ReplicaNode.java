@@ -524,6 +524,11 @@ public final class ReplicaNode implements AutoCloseable {
         return server.getDivision(ReplicaPeers.groupId(name)).getInfo().getLastAppliedIndex();
     }
 
+    /** How many times this peer's replica of {@code name} was paused for, or restored from, a snapshot its leader sent. */
+    public long snapshotRestores(String name) throws IOException {
+        return ((VolumeStateMachine) server.getDivision(ReplicaPeers.groupId(name)).getStateMachine()).restores();
+    }
+
     @Override
     public void close() throws IOException {
         closed = true;
