@@ -43,46 +43,8 @@ final class BlockWalker {
 
     /** Walks {@code nblocks} interleaved blocks. Returns the number of blocks visited. */
     static long interleaved(BlockFormat f, ScatterList list, long nblocks, RunOp op) {
-        final int bs = f.blockSize();
-        final int ds = f.dataSize();
-        checkLength("the interleaved list", list, nblocks * bs);
-        long pos = 0;
-        long blk = 0;
-        int seg = 0;
-        byte[] scratch = null;
-        ByteBuffer scratchBuf = null;
-        while (blk < nblocks) {
-            while (list.start(seg + 1) <= pos) {
-                seg++;
-            }
-            int local = (int) (pos - list.start(seg));
-            int whole = (list.segmentLength(seg) - local) / bs;
-            if (whole > 0) {
-                int count = (int) Math.min(Math.min(whole, nblocks - blk), MAX_RUN);
-                ByteBuffer v = list.view(seg);
-                if (!op.run(v, local, bs, v, local + ds, bs, count, blk)) {
-                    return blk + count;
-                }
-                blk += count;
-                pos += (long) count * bs;
-            } else {
-                if (scratch == null) {
-                    scratch = new byte[bs];
-                    scratchBuf = ByteBuffer.wrap(scratch).order(ByteOrder.BIG_ENDIAN);
-                }
-                list.read(pos, scratch, 0, bs);
-                boolean go = op.run(scratchBuf, 0, bs, scratchBuf, ds, bs, 1, blk);
-                if (op.writes) {
-                    list.write(pos, scratch, 0, bs);
-                }
-                blk++;
-                pos += bs;
-                if (!go) {
-                    return blk;
-                }
-            }
-        }
-        return blk;
+        checkLength("the interleaved list", list, nblocks * f.blockSize());
+        return oneList(list, f.blockSize(), f.dataSize(), nblocks, op);
     }
 
     /** Walks {@code nblocks} blocks of separate data and metadata lists. Returns the blocks visited. */
@@ -175,38 +137,49 @@ final class BlockWalker {
 
     /** Walks only the metadata of separate lists, for ops that never touch data (remap). */
     static long metadataOnly(BlockFormat f, ScatterList meta, long nblocks, RunOp op) {
-        final int ms = f.metadataSize();
-        checkLength("the metadata list", meta, nblocks * ms);
+        checkLength("the metadata list", meta, nblocks * f.metadataSize());
+        return oneList(meta, f.metadataSize(), 0, nblocks, op);
+    }
+
+    /**
+     * Walks one list of {@code unit}-byte blocks whose metadata starts {@code dataSize} bytes into each:
+     * an interleaved list, or with {@code dataSize} 0 a metadata list alone (the op is then given no
+     * data: a null buffer at offset 0, stride 0). Returns the blocks visited.
+     */
+    private static long oneList(ScatterList list, int unit, int dataSize, long nblocks, RunOp op) {
+        final boolean withData = dataSize > 0;
+        final int dStride = withData ? unit : 0;
         long pos = 0;
         long blk = 0;
         int seg = 0;
         byte[] scratch = null;
         ByteBuffer scratchBuf = null;
         while (blk < nblocks) {
-            while (meta.start(seg + 1) <= pos) {
+            while (list.start(seg + 1) <= pos) {
                 seg++;
             }
-            int local = (int) (pos - meta.start(seg));
-            int whole = (meta.segmentLength(seg) - local) / ms;
+            int local = (int) (pos - list.start(seg));
+            int whole = (list.segmentLength(seg) - local) / unit;
             if (whole > 0) {
                 int count = (int) Math.min(Math.min(whole, nblocks - blk), MAX_RUN);
-                if (!op.run(null, 0, 0, meta.view(seg), local, ms, count, blk)) {
+                ByteBuffer v = list.view(seg);
+                if (!op.run(withData ? v : null, withData ? local : 0, dStride, v, local + dataSize, unit, count, blk)) {
                     return blk + count;
                 }
                 blk += count;
-                pos += (long) count * ms;
+                pos += (long) count * unit;
             } else {
                 if (scratch == null) {
-                    scratch = new byte[ms];
+                    scratch = new byte[unit];
                     scratchBuf = ByteBuffer.wrap(scratch).order(ByteOrder.BIG_ENDIAN);
                 }
-                meta.read(pos, scratch, 0, ms);
-                boolean go = op.run(null, 0, 0, scratchBuf, 0, ms, 1, blk);
+                list.read(pos, scratch, 0, unit);
+                boolean go = op.run(withData ? scratchBuf : null, 0, dStride, scratchBuf, dataSize, unit, 1, blk);
                 if (op.writes) {
-                    meta.write(pos, scratch, 0, ms);
+                    list.write(pos, scratch, 0, unit);
                 }
                 blk++;
-                pos += ms;
+                pos += unit;
                 if (!go) {
                     return blk;
                 }

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Prints IOPS of 4 KiB random writes and reads at {@code -Dpistore.replication.probe.qd} (32) for
  * {@code -Dpistore.replication.probe.seconds} (5) each, on the leader's volume and a follower's, with
  * the JVM's CPU time per request (all three peers and the probe's threads);
- * {@code -Dpistore.replication.probe.only=write} or {@code read} runs one kind. {@link #leaderReadCost}
+ * {@code -Dpistore.replication.probe.only=write} or {@code read} runs one kind;
+ * {@code -Dpistore.replication.followerReads=false} has the follower read through Ratis's client. {@link #leaderReadCost}
  * takes a leader-local read apart (CPU per call of its steps, on one thread).
  *
  * <pre>mvn -B -o -q verify -pl replication -am -Dtest=ReplicationProbe -Dsurefire.failIfNoSpecifiedTests=false -Dpistore.replication.probe=true</pre>
@@ -65,6 +66,8 @@ class ReplicationProbe {
                     run("read on leader (local)   ", leader, false, qd, seconds, round);
                     run("read on leader via Ratis ", viaRatis, false, qd, seconds, round);
                     run("read on follower         ", follower, false, qd, seconds, round);
+                    System.out.printf("probe round %d: follower reads of its own replica so far %d%n", round,
+                            follower.followerReads());
                 }
             }
         }

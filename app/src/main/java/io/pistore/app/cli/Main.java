@@ -30,17 +30,16 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code pistore} command. Each job is a subcommand class listed in {@code subcommands}; a new
+ * The {@code pistore} command. Each job is a subcommand class listed in {@link #SUBCOMMANDS}; a new
  * one (serve, bench, volume, scrub) is a {@code Callable<Integer>} annotated with {@code @Command}
- * and added there. Commands return an {@link ExitCodes} value; they report bad arguments by throwing
+ * and added there. A command line whose first word names a subcommand builds that subcommand's
+ * model only (picocli reads every option of every class it is given, most of a short command's
+ * start-up); any other (no subcommand, {@code help}, an option, an unknown word) builds them all. Commands return an {@link ExitCodes} value; they report bad arguments by throwing
  * {@link CliException} (or picocli's {@link ParameterException}), which prints one line on stderr.
  */
 @Command(name = "pistore", scope = ScopeType.INHERIT, mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class, sortOptions = false,
         description = "A block-storage engine with end-to-end T10/NVMe Protection Information.",
-        subcommands = {ServeCommand.class, StatsCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class,
-            ReplicasCommand.class, StopCommand.class, PiCommand.class,
-            TransportsCommand.class, VersionCommand.class, HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:done; for checks, every block passed; a server stopped by SIGTERM or SIGINT",
@@ -48,6 +47,11 @@ import picocli.CommandLine.Spec;
             "2:bad arguments or unusable files",
             "3:an I/O error, a target or peer unreachable, or an internal failure"})
 public final class Main implements Callable<Integer> {
+    /** The subcommands, in the order the usage help lists them. */
+    private static final java.util.List<Class<?>> SUBCOMMANDS = java.util.List.of(ServeCommand.class,
+            StatsCommand.class, BenchCommand.class, VolumeCommand.class, ScrubCommand.class, ReplicasCommand.class,
+            StopCommand.class, PiCommand.class, TransportsCommand.class, VersionCommand.class, HelpCommand.class);
+
     @Spec
     CommandSpec spec;
 
@@ -88,6 +92,12 @@ public final class Main implements Callable<Integer> {
      */
     public static CommandLine commandLine(PrintWriter out, PrintWriter err, String[] args) {
         CommandLine cl = new CommandLine(new Main());
+        Class<?> only = subcommandNamed(args.length == 0 ? null : args[0]);
+        for (Class<?> c : SUBCOMMANDS) {
+            if (only == null || c == only) {
+                cl.addSubcommand(c);
+            }
+        }
         Properties config = configFrom(args);
         if (config != null) {
             cl.setDefaultValueProvider(new CommandLine.PropertiesDefaultProvider(config));
@@ -100,11 +110,27 @@ public final class Main implements Callable<Integer> {
         cl.setErr(err);
         HelpWrap.install(cl);
         // the table is about the commands; help's own usage does not repeat it
-        cl.getSubcommands().get("help").getCommandSpec().usageMessage().exitCodeListHeading("")
-                .exitCodeList(java.util.Map.of());
+        if (cl.getSubcommands().containsKey("help")) {
+            cl.getSubcommands().get("help").getCommandSpec().usageMessage().exitCodeListHeading("")
+                    .exitCodeList(java.util.Map.of());
+        }
         cl.setParameterExceptionHandler(Main::parameterError);
         cl.setExecutionExceptionHandler(Main::executionError);
         return cl;
+    }
+
+    /** The subcommand class whose name or alias is {@code word}, or null (help needs them all). */
+    private static Class<?> subcommandNamed(String word) {
+        if (word == null || word.equals("help")) {
+            return null;
+        }
+        for (Class<?> c : SUBCOMMANDS) {
+            Command command = c.getAnnotation(Command.class);
+            if (command.name().equals(word) || java.util.Arrays.asList(command.aliases()).contains(word)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /** The properties of the first {@code --config FILE} in {@code args}, or null when there is none. */

@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -38,9 +39,11 @@ import java.util.function.Consumer;
  * initiator (PROTECT, PROT_EN, P_TYPE) and take and return it with the protect fields of READ,
  * WRITE and VERIFY; the engine checks it and stores nothing that fails. See docs/ISCSI.md.
  *
- * <p>One thread accepts; each connection gets one thread that reads its PDUs; the commands run on
- * a shared pool of worker threads (at most a window of them per session, each blocked on its
- * engine requests). The server never closes the host connection it was given.
+ * <p>One thread accepts; each connection gets one thread that reads its PDUs. A READ or WRITE that
+ * one engine request serves is started on that thread and answered from the request's completion
+ * (with the in-process transport it runs there); other commands run on a shared pool of worker
+ * threads (at most a window of them per session, each blocked on its engine requests). The server
+ * never closes the host connection it was given.
  */
 public final class IscsiServer implements AutoCloseable {
     /** The IANA port of iSCSI. */
@@ -164,6 +167,8 @@ public final class IscsiServer implements AutoCloseable {
     private final AtomicInteger tsih = new AtomicInteger();
     /** Write data held by every connection for commands whose data is not all in. */
     private final AtomicLong pendingWriteBytes = new AtomicLong();
+    /** Direct buffers the READs of every session are read into and sent from. */
+    private final DataInPool dataIn = new DataInPool();
     private final Thread acceptor;
     private final ExecutorService workers = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "pistore-iscsi-task");
@@ -188,7 +193,8 @@ public final class IscsiServer implements AutoCloseable {
      */
     public static IscsiServer start(String address, HostConnection connection, Options options) throws IOException {
         InetSocketAddress a = parseAddress(address);
-        ServerSocket l = new ServerSocket();
+        // the sockets it accepts have channels: answers leave with gathering writes (PduChannel)
+        ServerSocket l = ServerSocketChannel.open().socket();
         try {
             l.setReuseAddress(true);
             l.bind(a, 64);
@@ -281,7 +287,8 @@ public final class IscsiServer implements AutoCloseable {
             if (targetName(v.name()).toLowerCase(Locale.ROOT).equals(lower)) {
                 VolumeInfo info = v;
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
-                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old));
+                        : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old,
+                                dataIn));
             }
         }
         return null;
@@ -289,6 +296,11 @@ public final class IscsiServer implements AutoCloseable {
 
     Options options() {
         return options;
+    }
+
+    /** The read buffers the units take from; a connection gives each back once its Data-In was sent. */
+    DataInPool dataIn() {
+        return dataIn;
     }
 
     /** Where the sessions' commands run. */

@@ -32,7 +32,7 @@ final class IscsiTask {
     final CompletableFuture<Void> done = new CompletableFuture<>();
 
     State state = State.DATA;
-    boolean aborted;
+    volatile boolean aborted;
 
     int received;
     /** End of the current burst (unsolicited or R2T), and the transfer tag it answers. */

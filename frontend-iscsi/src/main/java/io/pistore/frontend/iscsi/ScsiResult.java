@@ -27,11 +27,28 @@ final class ScsiResult {
     final int status;
     final byte[] sense;
     final byte[] dataIn;
+    /** The Data-In in a {@link DataInPool} buffer instead of {@link #dataIn} (position to limit), or null. */
+    final java.nio.ByteBuffer dataBuffer;
 
     private ScsiResult(int status, byte[] sense, byte[] dataIn) {
+        this(status, sense, dataIn, null);
+    }
+
+    private ScsiResult(int status, byte[] sense, byte[] dataIn, java.nio.ByteBuffer dataBuffer) {
         this.status = status;
         this.sense = sense;
         this.dataIn = dataIn;
+        this.dataBuffer = dataBuffer;
+    }
+
+    /** GOOD with the Data-In in a pooled buffer, given back to its pool once sent. */
+    static ScsiResult good(java.nio.ByteBuffer dataIn) {
+        return new ScsiResult(GOOD, NONE, NONE, dataIn);
+    }
+
+    /** The bytes of Data-In. */
+    int dataLength() {
+        return dataBuffer != null ? dataBuffer.remaining() : dataIn.length;
     }
 
     static ScsiResult good() {

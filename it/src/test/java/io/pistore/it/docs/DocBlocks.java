@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  * echo "exit $?"} runs as {@code CMD && echo "exit 0" || echo "exit $?"} (same output, while the
  * rest of the block runs under {@code set -e}); bench durations are cut to one second, rounds to
  * two, the warm-up to none, and an embedded target's volume to 64 MiB (less to prefill) unless the
- * line gives a size (the figures are not checked, the commands are). Nothing is waited for between
+ * line gives a size, and a bench's second lasts {@value #BENCH_SECOND_MS} ms (bench's
+ * {@code pistore.bench.second.ms}; the figures are not checked, the commands are). Nothing is waited for between
  * the lines: a server starts with {@code serve --daemon}, which returns once it listens, and
  * {@code stop} returns once it has exited. A line whose tool (nbdinfo, qemu-img, curl, libiscsi's
  * iscsi-inq and iscsi-readcapacity16) is missing is left out with a line saying so; {@code .ci/run}
@@ -113,10 +114,23 @@ final class DocBlocks {
         }
     }
 
+    /** The length of a bench's second in the documents' runs. */
+    static final int BENCH_SECOND_MS = 200;
+
     /** {@code ./pistore} in {@code work}: this build's CLI, started as {@link CliJvm} says. */
     static void writeLauncher(Path work) throws IOException {
+        writeLauncher(work, List.of());
+    }
+
+    /**
+     * {@code ./pistore} in {@code work}: this build's CLI, started as {@link CliJvm} says, with
+     * {@code jvmOptions} (a {@code serve --daemon} passes them on to its server).
+     */
+    static void writeLauncher(Path work, List<String> jvmOptions) throws IOException {
         StringBuilder launcher = new StringBuilder("#!/usr/bin/env bash\nexec");
-        for (String a : CliJvm.command(List.of())) {
+        List<String> options = new ArrayList<>(List.of("-Dpistore.bench.second.ms=" + BENCH_SECOND_MS));
+        options.addAll(jvmOptions);
+        for (String a : CliJvm.command(options)) {
             launcher.append(" '").append(a).append('\'');
         }
         launcher.append(" \"$@\"\n");
@@ -216,7 +230,9 @@ final class DocBlocks {
                 continue;
             }
             String body = script(b.commands(), dirs, ports, tcpPort);
+            long t0 = System.nanoTime();
             Ran r = bash(work, variables + body);
+            System.out.println("[docs] " + doc + " section '" + b.section() + "': " + (System.nanoTime() - t0) / 1_000_000 + " ms");
             String where = doc + " section '" + b.section() + "', block:\n" + b.commands() + "\noutput:\n" + r.output();
             assertEquals(0, r.code(), where);
             if (b.expected() != null) {

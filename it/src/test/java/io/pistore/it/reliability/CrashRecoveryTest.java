@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link RecoveryCheck}): no PI error at all, every block exactly one version it may hold — its
  * durable version (acknowledged before a completed flush started, or an acknowledged FUA write) or
  * a later write — and every scrub clean. {@code -Dpistore.crash.points=N} for more kill points
- * (CI: 20).
+ * (CI: 10).
  */
 class CrashRecoveryTest {
     @TempDir
@@ -25,7 +25,7 @@ class CrashRecoveryTest {
 
     @Test
     void acknowledgedWritesSurviveKillNineAndNoBlockIsTorn() throws Exception {
-        int points = Figures.intFlag("pistore.crash.points", 20);
+        int points = Figures.intFlag("pistore.crash.points", 10);
         RecoveryCheck c = KillLoop.run(new KillLoop.Frontend() {
             @Override
             public KillLoop.Server start(Path d) throws java.io.IOException, InterruptedException {

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
  * back with NBD_CMD_READ, then stopped and scrubbed: the {@link KillLoop}. Strict
  * ({@link RecoveryCheck}): no read fails (the server answers a PI failure with EIO), every block is
  * exactly one version it may hold, every scrub is clean. {@code -Dpistore.crash.points=N} for more
- * kill points (CI: 20).
+ * kill points (CI: 10).
  */
 class NbdCrashRecoveryTest {
     @TempDir
@@ -20,7 +20,7 @@ class NbdCrashRecoveryTest {
 
     @Test
     void acknowledgedNbdWritesSurviveKillNineAndNoBlockIsTorn() throws Exception {
-        int points = Figures.intFlag("pistore.crash.points", 20);
+        int points = Figures.intFlag("pistore.crash.points", 10);
         RecoveryCheck c = KillLoop.run(new KillLoop.Frontend() {
             @Override
             public KillLoop.Server start(Path d) throws java.io.IOException, InterruptedException {

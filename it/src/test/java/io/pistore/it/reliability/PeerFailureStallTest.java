@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * instead of moving on to the new leader shows as a failure. The first request after the kill is a
  * read, as in the case a user met: a read through a follower right after the leader's kill -9 failed
  * after the operation timeout although a new leader was elected within it; that case is also run
- * as they ran it, with nbdcopy through an NBD gateway. tcp hosts, and one rdma case.
+ * as they ran it, with nbdcopy through an NBD gateway. tcp hosts, and two rdma cases (on a follower; following the leader).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PeerFailureStallTest {
@@ -64,9 +64,9 @@ class PeerFailureStallTest {
         for (int i = 1; i <= 3; i++) {
             if (servers[i] != null) {
                 ProcessHandle.of(servers[i].pid()).ifPresent(h -> signal(h.pid(), "CONT"));
-                servers[i].close();
             }
         }
+        PistoreProcess.closeAll(servers);
     }
 
     @Test
@@ -100,6 +100,12 @@ class PeerFailureStallTest {
     @Test
     void theLeaderKilledWhileAnRdmaHostUsesAFollower() throws Exception {
         failAndCheck("rdma", 2, "KILL", false);
+    }
+
+    /** An rdma host follows the leader by path states (held PATH_STATES capsules across processes); killed, it moves on. */
+    @Test
+    void theLeaderKilledWhileAnRdmaHostFollowsIt() throws Exception {
+        failAndCheck("rdma", 2, "KILL", true);
     }
 
     /**
@@ -156,16 +162,15 @@ class PeerFailureStallTest {
     }
 
     /**
-     * n2 leads, the host uses n1 (the first of its list), or with {@code pathStates} (tcp) moves to n2;
+     * n2 leads, the host uses n1 (the first of its list), or with {@code pathStates} moves to n2;
      * peer {@code victim} gets {@code signal} (STOP: continued 5 s later) after a first round of
      * requests; the rounds go on until the failed peer's stall is over.
      */
     private void failAndCheck(String transport, int victim, String signal, boolean pathStates) throws Exception {
         startGroup(transport);
         String via = pathStates ? "the leader n2 (path states)" : "n1";
-        io.pistore.spi.TransportOptions options = transport.equals("tcp")
-                ? io.pistore.spi.TransportOptions.of(java.util.Map.of("tcp.pathStates", String.valueOf(pathStates)))
-                : io.pistore.spi.TransportOptions.NONE;
+        io.pistore.spi.TransportOptions options = io.pistore.spi.TransportOptions.of(
+                java.util.Map.of(transport + ".pathStates", String.valueOf(pathStates)));
         try (ReplicatedFailoverTest.TransportLog log = new ReplicatedFailoverTest.TransportLog(transport);
              BlockTransport t = Transports.find(transport).create(options);
              HostConnection c = t.connect(targets, new ConnectOptions(1, 8))) {

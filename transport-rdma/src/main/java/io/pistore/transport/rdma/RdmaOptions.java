@@ -31,9 +31,13 @@ public final class RdmaOptions {
     public static final TransportOption<Long> RECONNECT_MAX_DELAY_MS = TransportOption.number(
             "rdma.reconnectMaxDelayMs", 5_000, 1, 3_600_000, "longest reconnect delay");
 
+    public static final TransportOption<Boolean> PATH_STATES = TransportOption.flag("rdma.pathStates", true,
+            "path states: a target answers them; a host given a target list HOST:PORT,HOST:PORT,... watches every"
+                    + " peer's and sends I/O to the peer optimized for its volumes (a replicated volume's leader)");
+
     /** The options of this class, in the order {@code pistore transports} lists them. */
     static final List<TransportOption<?>> OPTIONS = List.of(PROVIDER, PI, REQUEST_TIMEOUT_MS, RECONNECT,
-            RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS);
+            RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, PATH_STATES);
 
     public enum PiMode { AUTO, OFFLOAD, CPU }
 
@@ -72,6 +76,14 @@ public final class RdmaOptions {
 
     public long reconnectMaxDelayMillis() {
         return all.get(RECONNECT_MAX_DELAY_MS);
+    }
+
+    /**
+     * Whether path states are on ({@code rdma.pathStates}): a target answers PATH_STATES, and a host
+     * given a list of peers watches them and follows the optimized path.
+     */
+    public boolean pathStates() {
+        return all.get(PATH_STATES);
     }
 
     /**

@@ -39,7 +39,7 @@ public final class RdmaTransport implements BlockTransport {
 
     @Override
     public TargetListener listen(String address, TargetHandler handler) throws IOException {
-        return new RdmaTarget(device(), address, handler, options.pi() != RdmaOptions.PiMode.CPU);
+        return new RdmaTarget(device(), address, handler, options.pi() != RdmaOptions.PiMode.CPU, 0, options.pathStates());
     }
 
     @Override

@@ -51,7 +51,8 @@ public final class StatsCommand implements Callable<Integer> {
             description = "Stop after N tables (default: run until interrupted).")
     int count;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /** Made when the command runs, not when the command line is built (a client sets up TLS). */
+    private HttpClient http;
 
     @Override
     public Integer call() throws Exception {
@@ -62,6 +63,7 @@ public final class StatsCommand implements Callable<Integer> {
             throw CliException.usage("--count must not be negative");
         }
         URI uri = uri(target);
+        http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         PrintWriter out = spec.commandLine().getOut();
         Map<String, VolumeFigures> before = scrape(uri);
         long at = System.nanoTime();

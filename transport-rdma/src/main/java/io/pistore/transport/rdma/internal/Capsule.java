@@ -34,6 +34,14 @@ public final class Capsule {
     public static final int OP_WRITE_ZEROES = 4;
     public static final int OP_DEALLOCATE = 5;
     public static final int OP_DISCOVER = 9;
+    /**
+     * The peer's path states, held until its change counter differs from {@code lba} (the one the
+     * host knows) or {@code blocks} milliseconds pass; written like DISCOVER's list into the buffer
+     * the command names (docs/RDMA.md#path-states).
+     */
+    public static final int OP_PATH_STATES = 10;
+    /** The longest a target holds a PATH_STATES query. */
+    public static final int MAX_PATH_WAIT_MS = 60_000;
 
     public static final int F_FUA = 1;
     public static final int F_PRACT = 2;

@@ -5,6 +5,9 @@ import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.PeerChoice;
+import io.pistore.spi.PeerPaths;
+import io.pistore.spi.PeerWatches;
+import io.pistore.spi.ReconnectPolicy;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.spi.wire.VolumeListCodec;
 import io.pistore.transport.rdma.RdmaOptions;
@@ -38,6 +41,10 @@ public final class RdmaHostConnection implements HostConnection {
     private final RdmaOptions options;
     private final ProtectionDomain pd;
     private final RdmaReconnectingQueue[] queues;
+    /** The watches of the peers' path states (a list of peers, {@code rdma.pathStates}), or null. */
+    private PeerWatches watches;
+    /** The thread the watches connect and end on, or null. */
+    private ReconnectScheduler watchThread;
     private final ReconnectScheduler scheduler;
     /** Whether {@link #scheduler} is this connection's own (made without a transport), closed with it. */
     private final boolean ownScheduler;
@@ -120,8 +127,45 @@ public final class RdmaHostConnection implements HostConnection {
         for (RdmaHostQueue q : qs) {
             q.listed = listed;
         }
+        ReconnectPolicy policy = RdmaReconnectingQueue.policy(options, scheduler);
         for (int i = 0; i < qs.length; i++) {
-            queues[i] = new RdmaReconnectingQueue(this, scheduler, options, peers, chosen.index(), i, qs[i]);
+            queues[i] = new RdmaReconnectingQueue(this, policy, peers, chosen.index(), i, qs[i]);
+        }
+        if (peers.size() > 1 && options.pathStates() && options.reconnect()) {
+            // every peer watched; each queue follows the optimized path ({@link io.pistore.spi.ReconnectingHostQueue#follow})
+            watchThread = new ReconnectScheduler("pistore-rdma-path-watch");
+            ReconnectPolicy watching = new ReconnectPolicy(true, options.reconnectDelayMillis(),
+                    options.reconnectMaxDelayMillis(), watchThread::schedule);
+            watches = new PeerWatches(peers.names(), (p, paths, gone) -> RdmaPathWatch.open(this, peers.name(p), p, paths,
+                    gone, watching.scheduler()), watching);
+            for (RdmaReconnectingQueue q : queues) {
+                q.follow(watches.paths());
+            }
+        }
+    }
+
+    /** What the watches of the peers' path states know, or null when they are not watched. */
+    public PeerPaths peerPaths() {
+        return watches == null ? null : watches.paths();
+    }
+
+    /** How often the queues moved to the optimized peer of their own accord. */
+    public long moves() {
+        long n = 0;
+        for (RdmaReconnectingQueue q : queues) {
+            if (q != null) {
+                n += q.moves();
+            }
+        }
+        return n;
+    }
+
+    /** A queue pair of depth 1 to {@code address} for a watch of its path states (no integrity MRs). */
+    RdmaHostQueue openWatchQueue(String address) throws IOException {
+        try {
+            return new RdmaHostQueue(this, device, pd, address, -1, 1, false);
+        } catch (VerbsException | RuntimeException e) {
+            throw new IOException(e.getMessage(), e);
         }
     }
 
@@ -165,7 +209,7 @@ public final class RdmaHostConnection implements HostConnection {
     private static void closeAll(RdmaHostQueue[] qs) {
         for (RdmaHostQueue q : qs) {
             if (q != null) {
-                q.close();
+                q.shutdown();
             }
         }
     }
@@ -188,15 +232,15 @@ public final class RdmaHostConnection implements HostConnection {
             return q;
         } catch (VerbsException | RuntimeException | VolumeListCodec.MalformedListException e) {
             if (q != null) {
-                q.close();
+                q.shutdown();
             }
             throw new IOException(e.getMessage(), e);
         } catch (InterruptedException e) {
-            q.close();
+            q.shutdown();
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
         } catch (IOException e) {
-            q.close();
+            q.shutdown();
             throw e;
         }
     }
@@ -214,7 +258,7 @@ public final class RdmaHostConnection implements HostConnection {
     }
 
     /** The peer queue {@code index} uses now, or tries last while reconnecting (tests). */
-    String peerOf(int index) {
+    public String peerOf(int index) {
         return queues[index].peer();
     }
 
@@ -307,6 +351,10 @@ public final class RdmaHostConnection implements HostConnection {
 
     @Override
     public void close() {
+        if (watches != null) {
+            watches.close();
+            watchThread.close();
+        }
         closeScheduler();
         for (RdmaReconnectingQueue q : queues) {
             if (q != null) {

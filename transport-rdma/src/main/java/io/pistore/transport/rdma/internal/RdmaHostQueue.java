@@ -3,7 +3,7 @@ package io.pistore.transport.rdma.internal;
 import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
-import io.pistore.spi.HostQueue;
+import io.pistore.spi.PeerConnection;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.VolumeInfo;
@@ -44,7 +44,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>One poller thread per queue reaps completions and completes the futures. Submission is safe
  * from any thread.
  */
-final class RdmaHostQueue implements HostQueue {
+final class RdmaHostQueue implements PeerConnection {
     static final int PAGE_SIZE = 4096;
     static final long T_SEND = 1L << 32;
     static final long T_REG = 2L << 32;
@@ -153,7 +153,8 @@ final class RdmaHostQueue implements HostQueue {
      * Tells {@code listener} (once, on the poller thread, after the requests in flight have failed)
      * when the connection ends other than by {@link #close}; at once if it already has.
      */
-    void onLost(java.util.function.Consumer<String> listener) {
+    @Override
+    public void onLost(java.util.function.Consumer<String> listener) {
         boolean ended;
         synchronized (lostLock) {
             lostListener = listener;
@@ -164,8 +165,14 @@ final class RdmaHostQueue implements HostQueue {
         }
     }
 
+    @Override
+    public java.util.List<VolumeInfo> listed() {
+        return listed;
+    }
+
     /** Has every answer of the target pass through {@code s} before its request completes. */
-    void screen(AnswerScreen s) {
+    @Override
+    public void screen(AnswerScreen s) {
         screen = s;
     }
 
@@ -174,7 +181,8 @@ final class RdmaHostQueue implements HostQueue {
      * flushes the QP, then the poller fails what is in flight and tells the lost listener, as after a
      * request timeout.
      */
-    void drop(String reason) {
+    @Override
+    public void drop(String reason) {
         synchronized (this) {
             if (closed) {
                 return;
@@ -192,7 +200,8 @@ final class RdmaHostQueue implements HostQueue {
     }
 
     /** Whether the connection has ended (lost or closed): submissions fail at once. */
-    boolean isShut() {
+    @Override
+    public boolean isShut() {
         return closed;
     }
 
@@ -292,6 +301,53 @@ final class RdmaHostQueue implements HostQueue {
     }
 
     private volatile int discoveredLength;
+
+    /** Where the target writes its path reports (made at the first query, kept until shutdown; guarded by this). */
+    private MemoryRegion reportBuf;
+    private static final int REPORT_BYTES = 64 * 1024;
+
+    /**
+     * Asks the target for its path states (on the admin slot, one query at a time): it answers once
+     * its change counter differs from {@code known}, or after {@code waitMs}, RDMA-writing the report
+     * into a buffer registered here; the future completes with the response (on the poller thread),
+     * after which {@link #pathReport} holds the report's bytes. A target without path states answers
+     * {@code INVALID_FIELD} (an unknown opcode).
+     */
+    CompletableFuture<Completion> pathStates(long known, int waitMs) throws VerbsException {
+        HostSlot s = slots[depth];
+        CompletableFuture<Completion> f = new CompletableFuture<>();
+        synchronized (this) {
+            if (closed) {
+                return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, closeReason));
+            }
+            if (s.future != null) {
+                throw new IllegalStateException("a path state query is already outstanding");
+            }
+            if (reportBuf == null) {
+                reportBuf = pd.register(ByteBuffer.allocateDirect(REPORT_BYTES), Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            }
+            s.future = f;
+            s.path = HostSlot.PATH_NONE;
+        }
+        int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.OP_PATH_STATES, 0, s.cid, Protection.NONE, waitMs, known,
+                reportBuf.iova(), REPORT_BYTES, reportBuf.rkey(), 0, new byte[0]);
+        SendWr send = s.send.reset();
+        send.wrId = T_SEND | s.cid;
+        send.signaled = true;
+        send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), n, cmdMr.lkey());
+        qp.postSend(send);
+        if (closed) {
+            failAll();
+        }
+        return f;
+    }
+
+    /** The bytes of the report the last successful {@link #pathStates} answer wrote. */
+    synchronized byte[] pathReport() {
+        byte[] out = new byte[Math.min(discoveredLength, REPORT_BYTES)];
+        reportBuf.buffer().get(0, out);
+        return out;
+    }
 
     // ------------------------------------------------------------------ completions
 
@@ -561,7 +617,8 @@ final class RdmaHostQueue implements HostQueue {
      * Ends the queue and releases its QP, CQ and memory regions (the PD is the connection's); called
      * by the owner at close, and by a reconnect for a queue whose connection was lost. Idempotent.
      */
-    void close() {
+    @Override
+    public void shutdown() {
         closing = true;
         closed = true;
         if (!released.compareAndSet(false, true)) {
@@ -577,6 +634,11 @@ final class RdmaHostQueue implements HostQueue {
         failAll();
         if (pool != null) {
             pool.close();
+        }
+        synchronized (this) {
+            if (reportBuf != null) {
+                reportBuf.close();
+            }
         }
         for (HostSlot s : slots) {
             if (s.staging != null) {

@@ -1,13 +1,11 @@
 package io.pistore.transport.rdma.internal;
 
 import io.pistore.spi.PeerList;
-import io.pistore.spi.AnswerScreen;
+import io.pistore.spi.ReconnectPolicy;
 import io.pistore.spi.ReconnectingHostQueue;
-import io.pistore.spi.VolumeInfo;
+import io.pistore.spi.ReconnectingPeerQueue;
 import io.pistore.transport.rdma.RdmaOptions;
 import java.io.IOException;
-import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * One rdma host queue that outlives its QP, with the tcp host's semantics
@@ -22,22 +20,24 @@ import java.util.function.Consumer;
  * with a list of peers, a peer that has no volume the host uses is passed over
  * ({@link ReconnectingHostQueue}).
  */
-final class RdmaReconnectingQueue extends ReconnectingHostQueue<RdmaHostQueue> {
-    private static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");
+final class RdmaReconnectingQueue extends ReconnectingPeerQueue<RdmaHostQueue> {
+    static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");
 
     private final RdmaHostConnection owner;
-    private final ReconnectScheduler scheduler;
-    private final RdmaOptions options;
     private final PeerList<String> peers;
 
-    RdmaReconnectingQueue(RdmaHostConnection owner, ReconnectScheduler scheduler, RdmaOptions options, PeerList<String> peers,
-                      int peerIndex, int index, RdmaHostQueue first) {
-        super("rdma", LOG, peers.names(), peerIndex, index);
+    RdmaReconnectingQueue(RdmaHostConnection owner, ReconnectPolicy policy, PeerList<String> peers, int peerIndex,
+                          int index, RdmaHostQueue first) {
+        super("rdma", LOG, peers.names(), peerIndex, index, policy);
         this.owner = owner;
-        this.scheduler = scheduler;
-        this.options = options;
         this.peers = peers;
         start(first);
+    }
+
+    /** How an rdma host reconnects: {@code rdma.reconnect*}, on {@code scheduler}'s thread. */
+    static ReconnectPolicy policy(RdmaOptions options, ReconnectScheduler scheduler) {
+        return new ReconnectPolicy(options.reconnect(), options.reconnectDelayMillis(), options.reconnectMaxDelayMillis(),
+                scheduler::schedule);
     }
 
     @Override
@@ -47,57 +47,7 @@ final class RdmaReconnectingQueue extends ReconnectingHostQueue<RdmaHostQueue> {
 
     @Override
     protected void beforeReconnecting(RdmaHostQueue lost) {
-        lost.close(); // release the dead QP and its MRs before making new ones (idempotent)
-    }
-
-    @Override
-    protected List<VolumeInfo> volumesOf(RdmaHostQueue q) {
-        return q.listed;
-    }
-
-    @Override
-    protected void screenAnswers(RdmaHostQueue q, AnswerScreen screen) {
-        q.screen(screen);
-    }
-
-    @Override
-    protected void drop(RdmaHostQueue q, String reason) {
-        q.drop(reason);
-    }
-
-    @Override
-    protected boolean isShut(RdmaHostQueue q) {
-        return q.isShut();
-    }
-
-    @Override
-    protected void onLost(RdmaHostQueue q, Consumer<String> lost) {
-        q.onLost(lost);
-    }
-
-    @Override
-    protected void release(RdmaHostQueue q) {
-        q.close();
-    }
-
-    @Override
-    protected boolean schedule(Runnable attempt, long delayMillis) {
-        return scheduler.schedule(attempt, delayMillis);
-    }
-
-    @Override
-    protected boolean reconnectEnabled() {
-        return options.reconnect();
-    }
-
-    @Override
-    protected long reconnectDelayMillis() {
-        return options.reconnectDelayMillis();
-    }
-
-    @Override
-    protected long reconnectMaxDelayMillis() {
-        return options.reconnectMaxDelayMillis();
+        lost.shutdown(); // release the dead QP and its MRs before making new ones (idempotent)
     }
 
     @Override

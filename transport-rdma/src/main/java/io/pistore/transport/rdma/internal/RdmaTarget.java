@@ -1,5 +1,6 @@
 package io.pistore.transport.rdma.internal;
 
+import io.pistore.spi.PathStateBoard;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TargetListener;
 import io.pistore.transport.rdma.verbs.Capability;
@@ -29,18 +30,27 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
     /** Integrity MRs per connection; 0: one per unit of queue depth (rdma_rw's max_rdma_ctxs). */
     private final int mrsPerConnection;
     private final Map<RcConnection, RdmaTargetQueue> live = new ConcurrentHashMap<>();
+    /** The path states hosts ask for, or null when they are turned off ({@code rdma.pathStates=false}). */
+    private final PathStateBoard pathStates;
+    /** How often held PATH_STATES queries look for a change (as tcp's). */
+    static final long PATH_TICK_MS = 20;
     private volatile boolean closed;
 
     private record Pending(CompletionQueue cq, IntegrityMrPool pool, int depth) {
     }
 
     public RdmaTarget(VerbsDevice device, String address, TargetHandler handler, boolean integrity) throws IOException {
-        this(device, address, handler, integrity, 0);
+        this(device, address, handler, integrity, 0, true);
     }
 
-    /** A target with {@code mrsPerConnection} integrity MRs per connection (tests use fewer than the depth). */
-    RdmaTarget(VerbsDevice device, String address, TargetHandler handler, boolean integrity, int mrsPerConnection)
-            throws IOException {
+    /**
+     * A target with {@code mrsPerConnection} integrity MRs per connection (0: one per unit of queue
+     * depth; tests use fewer), answering PATH_STATES if {@code pathStates} (else as a pistore without
+     * them: an unknown opcode).
+     */
+    public RdmaTarget(VerbsDevice device, String address, TargetHandler handler, boolean integrity, int mrsPerConnection,
+                      boolean pathStates) throws IOException {
+        this.pathStates = pathStates ? new PathStateBoard(handler, PATH_TICK_MS) : null;
         this.device = device;
         this.mrsPerConnection = mrsPerConnection;
         this.handler = handler;
@@ -90,7 +100,7 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
             return;
         }
         try {
-            RdmaTargetQueue tc = new RdmaTargetQueue(handler, c, p.cq(), pd, p.pool(), p.depth());
+            RdmaTargetQueue tc = new RdmaTargetQueue(handler, c, p.cq(), pd, p.pool(), p.depth(), pathStates);
             tc.caps(device.caps());
             live.put(c, tc);
             handler.connected(c.peer());
@@ -120,5 +130,8 @@ public final class RdmaTarget implements TargetListener, ConnectHandler {
             tc.stop("target closed");
         }
         live.clear();
+        if (pathStates != null) {
+            pathStates.close();
+        }
     }
 }

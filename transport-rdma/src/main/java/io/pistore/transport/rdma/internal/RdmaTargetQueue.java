@@ -5,6 +5,7 @@ import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Operation;
+import io.pistore.spi.PathStateBoard;
 import io.pistore.spi.PiDuty;
 import io.pistore.spi.Protection;
 import io.pistore.spi.RequestCheck;
@@ -12,6 +13,7 @@ import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.VolumeInfo;
+import io.pistore.spi.wire.PathReportCodec;
 import io.pistore.transport.rdma.verbs.SignatureMapping;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
@@ -74,10 +76,13 @@ final class RdmaTargetQueue {
     private final ArrayDeque<TargetCommand> waitingForMr;
     private volatile boolean stopped;
     private Map<String, VolumeInfo> volumes = new HashMap<>();
+    /** The target's path states, or null when it does not report them. */
+    private final PathStateBoard pathStates;
 
     RdmaTargetQueue(TargetHandler handler, RcConnection conn, CompletionQueue cq, ProtectionDomain pd,
-                     IntegrityMrPool pool, int depth) throws VerbsException {
+                     IntegrityMrPool pool, int depth, PathStateBoard pathStates) throws VerbsException {
         this.handler = handler;
+        this.pathStates = pathStates;
         this.conn = conn;
         this.qp = conn.qp();
         this.cq = cq;
@@ -185,6 +190,12 @@ final class RdmaTargetQueue {
                 case Capsule.OP_DISCOVER:
                     discover(t);
                     return;
+                case Capsule.OP_PATH_STATES:
+                    if (pathStates != null) {
+                        pathStates(t);
+                        return;
+                    }
+                    break; // as a target without path states: an unknown opcode
                 case Capsule.OP_FLUSH:
                     execute(t, BlockRequest.flush(c.volume), PiDuty.NONE);
                     return;
@@ -199,8 +210,9 @@ final class RdmaTargetQueue {
                     dataCommand(t);
                     return;
                 default:
-                    respond(t, Completion.failure(Status.INVALID_FIELD, "unknown opcode " + c.op), 0);
+                    break;
             }
+            respond(t, Completion.failure(Status.INVALID_FIELD, "unknown opcode " + c.op), 0);
         } catch (VerbsException e) {
             stop("rdma: " + e.getMessage());
         }
@@ -453,19 +465,55 @@ final class RdmaTargetQueue {
         List<VolumeInfo> vols = handler.volumes();
         byte[] list = VolumeList.encode(vols, (int) Math.min(t.cmd.length, Integer.MAX_VALUE));
         int n = (int) Math.min(list.length, t.cmd.length);
+        writeAnswer(t, n == list.length ? list : java.util.Arrays.copyOf(list, n), t.cmd.addr, t.cmd.key);
+    }
+
+    /**
+     * A PATH_STATES query: held by the board until the counter differs from the one the host knows
+     * ({@code lba}) or its wait ({@code blocks} ms, at most {@link Capsule#MAX_PATH_WAIT_MS}) is over,
+     * then answered like DISCOVER: the report RDMA-written into the host's buffer, its length in the
+     * response. The answer may come on the board's thread, after this connection stopped.
+     */
+    private void pathStates(TargetCommand t) {
+        Capsule.Command c = t.cmd;
+        long wait = Math.min(c.blocks, Capsule.MAX_PATH_WAIT_MS);
+        long addr = c.addr;
+        int key = c.key;
+        int room = (int) Math.min(c.length, DISCOVERY_MAX);
+        pathStates.await(c.lba, wait, report -> {
+            try {
+                synchronized (this) { // against stop(): nothing is registered or posted once it has begun
+                    if (stopped) {
+                        return;
+                    }
+                    writeAnswer(t, PathReportCodec.encode(report, room), addr, key);
+                }
+            } catch (VerbsException e) {
+                stop("rdma: " + e.getMessage());
+            }
+        });
+    }
+
+    /** The longest answer written into a host's buffer (its length is the host's to say, up to this). */
+    private static final int DISCOVERY_MAX = 1 << 20;
+
+    /** RDMA-writes {@code bytes} to the host's buffer ({@code addr}, {@code key}) and responds with their length. */
+    private void writeAnswer(TargetCommand t, byte[] bytes, long addr, int key) throws VerbsException {
+        int n = bytes.length;
         if (t.discovery != null) {
             t.discovery.close();
+            t.discovery = null;
         }
-        ByteBuffer b = ByteBuffer.allocateDirect(Math.max(1, n));
-        b.put(list, 0, n).flip();
         if (n > 0) {
+            ByteBuffer b = ByteBuffer.allocateDirect(n);
+            b.put(bytes).flip();
             t.discovery = pd.register(b, 0);
             SendWr wr = t.data.reset();
             wr.wrId = T_OTHER | t.cid;
             wr.opcode = WrOpcode.RDMA_WRITE;
             wr.addSge(t.discovery.iova(), n, t.discovery.lkey());
-            wr.remoteAddr = t.cmd.addr;
-            wr.rkey = t.cmd.key;
+            wr.remoteAddr = addr;
+            wr.rkey = key;
             qp.postSend(wr);
         }
         respond(t, Completion.success(), n);

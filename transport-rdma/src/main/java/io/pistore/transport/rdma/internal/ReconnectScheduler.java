@@ -10,8 +10,18 @@ import java.util.concurrent.TimeUnit;
  * resources are released, and which an attempt's connect and discovery would otherwise block).
  */
 public final class ReconnectScheduler implements AutoCloseable {
+    private final String name;
     private ScheduledExecutorService thread;
     private boolean closed;
+
+    public ReconnectScheduler() {
+        this("pistore-rdma-reconnect");
+    }
+
+    /** A scheduler whose thread is named {@code name}. */
+    ReconnectScheduler(String name) {
+        this.name = name;
+    }
 
     /** Runs {@code attempt} after {@code delayMillis}; false when the scheduler is closed. */
     synchronized boolean schedule(Runnable attempt, long delayMillis) {
@@ -20,7 +30,7 @@ public final class ReconnectScheduler implements AutoCloseable {
         }
         if (thread == null) {
             thread = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "pistore-rdma-reconnect");
+                Thread t = new Thread(r, name);
                 t.setDaemon(true);
                 return t;
             });

@@ -80,9 +80,10 @@ class RdmaMissingVolumeTest {
         }
     }
 
+    /** Fast reconnects, without path states: the answers and losses move the host here ({@code RdmaPathStatesTest} follows them). */
     private static RdmaOptions fastReconnect() {
         return RdmaOptions.of(TransportOptions.of(Map.of("rdma.provider", "soft", "rdma.reconnectDelayMs", "10",
-                "rdma.reconnectMaxDelayMs", "200")));
+                "rdma.reconnectMaxDelayMs", "200", "rdma.pathStates", "false")));
     }
 
     private static Completion write(RdmaHostConnection h, int queue, long lba) throws Exception {

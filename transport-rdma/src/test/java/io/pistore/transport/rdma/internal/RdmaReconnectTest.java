@@ -104,9 +104,10 @@ class RdmaReconnectTest {
         return new SoftDevice(true, LocalWork.INLINE, packets);
     }
 
+    /** Fast reconnects, without path states: the answers and losses move the host here ({@code RdmaPathStatesTest} follows them). */
     private static RdmaOptions fastReconnect() {
         return RdmaOptions.of(TransportOptions.of(Map.of("rdma.provider", "soft", "rdma.reconnectDelayMs", "10",
-                "rdma.reconnectMaxDelayMs", "200")));
+                "rdma.reconnectMaxDelayMs", "200", "rdma.pathStates", "false")));
     }
 
     private static CompletableFuture<Completion> write(RdmaHostConnection c, long lba, byte fill) {
@@ -249,7 +250,7 @@ class RdmaReconnectTest {
         RdmaTarget a = new RdmaTarget(new SoftDevice(true), "127.0.0.1:0", hung, true);
         RdmaTarget b = new RdmaTarget(new SoftDevice(true), "127.0.0.1:0", next, true);
         RdmaOptions o = RdmaOptions.of(TransportOptions.of(Map.of("rdma.provider", "soft", "rdma.requestTimeoutMs",
-                "1000", "rdma.reconnectDelayMs", "10", "rdma.reconnectMaxDelayMs", "200")));
+                "1000", "rdma.reconnectDelayMs", "10", "rdma.reconnectMaxDelayMs", "200", "rdma.pathStates", "false")));
         try (RdmaLog log = new RdmaLog()) {
             RdmaHostConnection host = new RdmaHostConnection("soft", hostDev, o, a.address() + "," + b.address(),
                     new ConnectOptions(1, 4));

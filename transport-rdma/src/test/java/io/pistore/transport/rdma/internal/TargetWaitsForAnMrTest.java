@@ -33,7 +33,7 @@ class TargetWaitsForAnMrTest {
     void commandsWaitForTheOnlyMrAndAllSucceed() throws Exception {
         MemoryTarget backend = new MemoryTarget(F, 64);
         SoftDevice targetDev = new SoftDevice(true, LocalWork.MANUAL);
-        RdmaTarget target = new RdmaTarget(targetDev, "127.0.0.1:0", backend, true, 1);
+        RdmaTarget target = new RdmaTarget(targetDev, "127.0.0.1:0", backend, true, 1, true);
         RdmaHostConnection host = HostEndsAfterInvalidateTest.connect(new SoftDevice(true), target, 8);
         try {
             List<CompletableFuture<Completion>> writes = new ArrayList<>();

@@ -5,6 +5,7 @@ import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.PeerChoice;
+import io.pistore.spi.PeerWatches;
 import io.pistore.spi.VolumeInfo;
 import io.pistore.transport.tcp.TcpConfig;
 import java.io.IOException;
@@ -24,10 +25,10 @@ final class TcpHostConnection implements HostConnection {
     private final TcpReconnectingQueue[] queues;
     private final List<VolumeInfo> volumes;
     /** The watches of the peers' path states (a list of peers, {@code tcp.pathStates}), or null. */
-    private final TcpPathWatches watches;
+    private final PeerWatches watches;
     private volatile boolean closed;
 
-    private TcpHostConnection(TcpTransport transport, TcpReconnectingQueue[] queues, TcpPathWatches watches) {
+    private TcpHostConnection(TcpTransport transport, TcpReconnectingQueue[] queues, PeerWatches watches) {
         this.transport = transport;
         this.queues = queues;
         this.watches = watches;
@@ -69,11 +70,13 @@ final class TcpHostConnection implements HostConnection {
         for (int i = 0; i < qs.length; i++) {
             rq[i] = new TcpReconnectingQueue(transport, qs[i], peers, chosen.index(), i, o.queueDepth(), session);
         }
-        TcpPathWatches watches = null;
+        PeerWatches watches = null;
         TcpConfig cfg = transport.config();
         if (peers.size() > 1 && cfg.pathStates && cfg.reconnect) {
             // every peer watched; each queue follows the optimized path ({@link io.pistore.spi.ReconnectingHostQueue#follow})
-            watches = new TcpPathWatches(transport, peers, session);
+            watches = new PeerWatches(peers.names(), (p, paths, gone) -> TcpPathWatch.open(transport.group().next(),
+                    transport.config(), peers.address(p), peers.name(p), p, paths, session, gone),
+                    TcpReconnectingQueue.policy(transport));
             for (TcpReconnectingQueue q : rq) {
                 q.follow(watches.paths());
             }

@@ -4,7 +4,7 @@ import io.pistore.integrity.PiContext;
 import io.pistore.spi.AnswerScreen;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
-import io.pistore.spi.HostQueue;
+import io.pistore.spi.PeerConnection;
 import io.pistore.spi.Operation;
 import io.pistore.spi.Protection;
 import io.pistore.spi.RequestCheck;
@@ -33,7 +33,7 @@ import java.util.function.Consumer;
  * grants, keeps the request and handshake timeouts, and fails what is outstanding when the
  * connection closes.
  */
-final class TcpHostQueue extends TcpClientConnection implements HostQueue {
+final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
     final CompletableFuture<Void> ready = new CompletableFuture<>();
 
     private volatile boolean shut;
@@ -247,8 +247,14 @@ final class TcpHostQueue extends TcpClientConnection implements HostQueue {
         return userClosed || dropped || (quietHandshake && !greeted) ? null : System.Logger.Level.WARNING;
     }
 
+    @Override
+    public List<VolumeInfo> listed() {
+        return volumes;
+    }
+
     /** Has every answer of the target pass through {@code s} before its request completes. */
-    void screen(AnswerScreen s) {
+    @Override
+    public void screen(AnswerScreen s) {
         screen = s;
     }
 
@@ -256,7 +262,8 @@ final class TcpHostQueue extends TcpClientConnection implements HostQueue {
      * Closes the connection as lost, with {@code reason}, from any thread without waiting: after the
      * frame being handled, on the loop thread. Its requests fail and the lost listener is told.
      */
-    void drop(String reason) {
+    @Override
+    public void drop(String reason) {
         loop.execute(() -> {
             if (!closed) {
                 dropped = true;
@@ -266,7 +273,8 @@ final class TcpHostQueue extends TcpClientConnection implements HostQueue {
     }
 
     /** Whether the connection is closed (or closing): submit then fails at once. */
-    boolean isShut() {
+    @Override
+    public boolean isShut() {
         return shut;
     }
 
@@ -274,7 +282,8 @@ final class TcpHostQueue extends TcpClientConnection implements HostQueue {
      * Runs {@code listener} with the reason once, when this connection closes other than by
      * {@link #shutdown} (at once if that has already happened).
      */
-    void onLost(Consumer<String> listener) {
+    @Override
+    public void onLost(Consumer<String> listener) {
         lostListener = listener;
         if (shut && !userClosed) {
             reportLost();
@@ -315,7 +324,8 @@ final class TcpHostQueue extends TcpClientConnection implements HostQueue {
     }
 
     /** Closes from any thread; returns once every outstanding request has failed (or after 10 s). */
-    void shutdown() {
+    @Override
+    public void shutdown() {
         shut = true;
         if (loop.inLoop()) {
             userClose();

@@ -2,6 +2,7 @@ package io.pistore.transport.tcp.internal;
 
 import io.pistore.spi.PathReport;
 import io.pistore.spi.PeerPaths;
+import io.pistore.spi.PeerWatches;
 import io.pistore.spi.Status;
 import io.pistore.spi.wire.PathReportCodec;
 import io.pistore.spi.wire.VolumeListCodec;
@@ -17,10 +18,11 @@ import java.util.concurrent.TimeUnit;
  * path states feature) on which one PATH_STATES query is always outstanding, held by the peer until
  * its change counter moves or {@link #WAIT_MS} pass; each answer goes to the host's {@link PeerPaths}.
  * A peer that does not answer a query within {@link #WAIT_MS} and {@link #MARGIN_MS} (frozen, or cut
- * off) is closed and, like one whose connection is lost, reported unreachable. A peer that does not
- * grant the feature (an older pistore) is left unwatched: the host's queues use it as before.
+ * off) is closed and, like one whose connection is lost, is gone ({@link PeerWatches}: unreachable,
+ * watched again later). A peer that does not grant the feature (an older pistore) is left unwatched:
+ * the host's queues use it as before.
  */
-final class TcpPathWatch extends TcpClientConnection {
+final class TcpPathWatch extends TcpClientConnection implements PeerWatches.Watch {
     /** How long a peer may hold one query. */
     static final int WAIT_MS = 1_000;
     /** How much later than that its answer may come before the peer counts as unreachable. */
@@ -61,9 +63,6 @@ final class TcpPathWatch extends TcpClientConnection {
         w.start();
         return w;
     }
-
-
-
 
     @Override
     PayloadSink onHeader(int op, int flags, int cid, long len) throws ProtocolException {
@@ -151,15 +150,14 @@ final class TcpPathWatch extends TcpClientConnection {
 
     @Override
     void onClosed(String reason) {
-        if (stopped) {
-            return;
+        if (!stopped) {
+            onGone.run();
         }
-        paths.unreachable(peerIndex);
-        onGone.run();
     }
 
     /** Closes the watch for good, from any thread. */
-    void stop() {
+    @Override
+    public void stop() {
         stopped = true;
         loop.execute(() -> close("closed by the host", false));
     }

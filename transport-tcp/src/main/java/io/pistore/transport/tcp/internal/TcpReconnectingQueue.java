@@ -1,17 +1,15 @@
 package io.pistore.transport.tcp.internal;
 
 import io.pistore.spi.PeerList;
-import java.net.InetSocketAddress;
-import io.pistore.spi.AnswerScreen;
+import io.pistore.spi.ReconnectPolicy;
 import io.pistore.spi.ReconnectingHostQueue;
-import io.pistore.spi.VolumeInfo;
+import io.pistore.spi.ReconnectingPeerQueue;
 import io.pistore.transport.tcp.TcpConfig;
 import java.io.IOException;
-import java.util.List;
+import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
 
 /**
  * One tcp host queue that outlives its TCP connection ({@link ReconnectingHostQueue}: requests in
@@ -23,7 +21,7 @@ import java.util.function.Consumer;
  * one-line warning and the queue keeps trying (the right target may come back). With a list of
  * peers, a peer that has no volume the host uses is passed over ({@link ReconnectingHostQueue}).
  */
-final class TcpReconnectingQueue extends ReconnectingHostQueue<TcpHostQueue> {
+final class TcpReconnectingQueue extends ReconnectingPeerQueue<TcpHostQueue> {
     private final TcpTransport transport;
     private final EventLoop loop;
     private final PeerList<InetSocketAddress> peers;
@@ -32,13 +30,20 @@ final class TcpReconnectingQueue extends ReconnectingHostQueue<TcpHostQueue> {
 
     TcpReconnectingQueue(TcpTransport transport, TcpHostQueue first, PeerList<InetSocketAddress> peers, int peerIndex,
                       int index, int requestedDepth, long session) {
-        super("tcp", TcpConnection.LOG, peers.names(), peerIndex, index);
+        super("tcp", TcpConnection.LOG, peers.names(), peerIndex, index, policy(transport));
         this.transport = transport;
         this.loop = first.loop;
         this.peers = peers;
         this.requestedDepth = requestedDepth;
         this.session = session;
         start(first);
+    }
+
+    /** How a tcp host reconnects: {@code tcp.reconnect*}, on the transport's reconnect thread. */
+    static ReconnectPolicy policy(TcpTransport transport) {
+        TcpConfig cfg = transport.config();
+        return new ReconnectPolicy(cfg.reconnect, cfg.reconnectDelayMillis, cfg.reconnectMaxDelayMillis,
+                transport::scheduleReconnect);
     }
 
     @Override
@@ -58,61 +63,6 @@ final class TcpReconnectingQueue extends ReconnectingHostQueue<TcpHostQueue> {
             throw why instanceof IOException ? (IOException) why : new IOException(String.valueOf(why.getMessage()), why);
         }
         return c;
-    }
-
-    @Override
-    protected List<VolumeInfo> volumesOf(TcpHostQueue c) {
-        return c.volumes;
-    }
-
-    @Override
-    protected void screenAnswers(TcpHostQueue c, AnswerScreen screen) {
-        c.screen(screen);
-    }
-
-    @Override
-    protected void drop(TcpHostQueue c, String reason) {
-        c.drop(reason);
-    }
-
-    @Override
-    protected boolean isShut(TcpHostQueue c) {
-        return c.isShut();
-    }
-
-    @Override
-    protected void onLost(TcpHostQueue c, Consumer<String> lost) {
-        c.onLost(lost);
-    }
-
-    @Override
-    protected void release(TcpHostQueue c) {
-        c.shutdown();
-    }
-
-    @Override
-    protected boolean schedule(Runnable attempt, long delayMillis) {
-        return transport.scheduleReconnect(attempt, delayMillis);
-    }
-
-    @Override
-    protected boolean reconnectEnabled() {
-        return transport.config().reconnect;
-    }
-
-    @Override
-    protected long reconnectDelayMillis() {
-        return transport.config().reconnectDelayMillis;
-    }
-
-    @Override
-    protected long reconnectMaxDelayMillis() {
-        return transport.config().reconnectMaxDelayMillis;
-    }
-
-    /** The connection in use now (tests). */
-    TcpHostQueue connection() {
-        return current();
     }
 
     @Override

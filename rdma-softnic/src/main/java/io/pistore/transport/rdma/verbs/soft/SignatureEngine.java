@@ -71,8 +71,38 @@ final class SignatureEngine {
     long batched;
     long perBlock;
 
-    private static String notWholeBlocks(long offset, int len, int wb) {
-        return "transfer [" + offset + ", +" + len + ") does not cover whole blocks of " + wb + " wire bytes";
+    /** Data bytes per tuple of a transfer: the memory domain's interval where it carries PI, else the wire's. */
+    private static int interval(SigAttrs a) {
+        return a.mem.isDif() ? a.mem.piInterval : a.wire.piInterval;
+    }
+
+    /** Bytes one block takes on the wire: its data, and its tuple where the wire carries PI. */
+    private static int wireBlock(SigAttrs a) {
+        return interval(a) + (a.wire.isDif() ? DIF : 0);
+    }
+
+    /** Why a transfer with PI in either domain cannot run (it does not cover whole wire blocks), or null. */
+    private static String refusal(SigAttrs a, long offset, int len) {
+        int wb = wireBlock(a);
+        if (offset % wb != 0 || len % wb != 0) {
+            return "transfer [" + offset + ", +" + len + ") does not cover whole blocks of " + wb + " wire bytes";
+        }
+        return null;
+    }
+
+    /** Whether both domains carry PI with the same guard (type and seed), so it is copied (mlx5's copy mask). */
+    private static boolean sameGuard(SigDomain x, SigDomain y) {
+        return x.isDif() && y.isDif() && x.bgType == y.bgType && x.bg == y.bg;
+    }
+
+    /** Whether both domains carry PI with the same app tag, so it is copied. */
+    private static boolean sameApp(SigDomain x, SigDomain y) {
+        return x.isDif() && y.isDif() && x.appTag == y.appTag;
+    }
+
+    /** Whether both domains carry PI with the same reference tags (initial tag and remapping), so they are copied. */
+    private static boolean sameRef(SigDomain x, SigDomain y) {
+        return x.isDif() && y.isDif() && x.refTag == y.refTag && x.refRemap == y.refRemap;
     }
 
     /** Whether a transfer of {@code n} blocks runs block by block rather than batched (and counts which). */
@@ -95,16 +125,14 @@ final class SignatureEngine {
             data.read(offset, dst, pos, len);
             return null;
         }
-        int interval = mem.isDif() ? mem.piInterval : wire.piInterval;
-        int wb = interval + (wire.isDif() ? DIF : 0);
-        if (offset % wb != 0 || len % wb != 0) {
-            return notWholeBlocks(offset, len, wb);
+        String refused = refusal(a, offset, len);
+        if (refused != null || len == 0) {
+            return refused;
         }
+        int interval = interval(a);
+        int wb = wireBlock(a);
         long first = offset / wb;
         int n = len / wb;
-        if (n == 0) {
-            return null;
-        }
         if (goesPerBlock(n, interval, mem, wire)) {
             return perBlockMemoryToWire(latch, a, data, meta, offset, dst, pos, len);
         }
@@ -139,9 +167,9 @@ final class SignatureEngine {
             }
         }
         if (wire.isDif()) {
-            boolean guardSame = mem.isDif() && mem.bgType == wire.bgType && mem.bg == wire.bg;
-            boolean appSame = mem.isDif() && mem.appTag == wire.appTag;
-            boolean refSame = mem.isDif() && mem.refTag == wire.refTag && mem.refRemap == wire.refRemap;
+            boolean guardSame = sameGuard(mem, wire);
+            boolean appSame = sameApp(mem, wire);
+            boolean refSame = sameRef(mem, wire);
             if (!(guardSame && appSame && refSame)) {
                 Pi.generate(generateContext(wire, interval, first), ScatterList.of(ByteBuffer.wrap(dst, pos, n * wb)), n);
                 if (mem.isDif()) {
@@ -164,16 +192,14 @@ final class SignatureEngine {
             data.write(offset, src, pos, len);
             return null;
         }
-        int interval = mem.isDif() ? mem.piInterval : wire.piInterval;
-        int wb = interval + (wire.isDif() ? DIF : 0);
-        if (offset % wb != 0 || len % wb != 0) {
-            return notWholeBlocks(offset, len, wb);
+        String refused = refusal(a, offset, len);
+        if (refused != null || len == 0) {
+            return refused;
         }
+        int interval = interval(a);
+        int wb = wireBlock(a);
         long first = offset / wb;
         int n = len / wb;
-        if (n == 0) {
-            return null;
-        }
         if (goesPerBlock(n, interval, mem, wire)) {
             return perBlockWireToMemory(latch, a, data, meta, offset, src, pos, len);
         }
@@ -190,9 +216,9 @@ final class SignatureEngine {
             data.write(first * interval, src, pos, n * interval);
         }
         if (mem.isDif()) {
-            boolean guardSame = wire.isDif() && mem.bgType == wire.bgType && mem.bg == wire.bg;
-            boolean appSame = wire.isDif() && mem.appTag == wire.appTag;
-            boolean refSame = wire.isDif() && mem.refTag == wire.refTag && mem.refRemap == wire.refRemap;
+            boolean guardSame = sameGuard(mem, wire);
+            boolean appSame = sameApp(mem, wire);
+            boolean refSame = sameRef(mem, wire);
             byte[] out = tuples(n);
             if (!(guardSame && appSame && refSame)) {
                 // fresh memory-domain PI over the data just written (DIX layout: data list, tuple array)
@@ -362,8 +388,8 @@ final class SignatureEngine {
                                        int pos, int len) {
         SigDomain mem = a.mem;
         SigDomain wire = a.wire;
-        int interval = mem.isDif() ? mem.piInterval : wire.piInterval;
-        int wb = interval + (wire.isDif() ? DIF : 0);
+        int interval = interval(a);
+        int wb = wireBlock(a);
         byte[] t = new byte[DIF];
         long first = offset / wb;
         int n = len / wb;
@@ -383,18 +409,9 @@ final class SignatureEngine {
                 check(mr, a.checkMask, mem, b, guardM, appM, refM, computed, b * (interval + DIF));
             }
             if (wire.isDif()) {
-                int g;
-                int app;
-                long ref;
-                if (mem.isDif()) {
-                    g = mem.bgType == wire.bgType && mem.bg == wire.bg ? guardM : guard(wire, dst, p, interval);
-                    app = mem.appTag == wire.appTag ? appM : wire.appTag;
-                    ref = mem.refTag == wire.refTag && mem.refRemap == wire.refRemap ? refM : wire.refTagOf(b);
-                } else {
-                    g = guard(wire, dst, p, interval);
-                    app = wire.appTag;
-                    ref = wire.refTagOf(b);
-                }
+                int g = sameGuard(mem, wire) ? guardM : guard(wire, dst, p, interval);
+                int app = sameApp(mem, wire) ? appM : wire.appTag;
+                long ref = sameRef(mem, wire) ? refM : wire.refTagOf(b);
                 putTuple(dst, p + interval, g, app, ref);
             }
         }
@@ -405,8 +422,8 @@ final class SignatureEngine {
                                        int pos, int len) {
         SigDomain mem = a.mem;
         SigDomain wire = a.wire;
-        int interval = mem.isDif() ? mem.piInterval : wire.piInterval;
-        int wb = interval + (wire.isDif() ? DIF : 0);
+        int interval = interval(a);
+        int wb = wireBlock(a);
         byte[] t = new byte[DIF];
         long first = offset / wb;
         int n = len / wb;
@@ -426,18 +443,9 @@ final class SignatureEngine {
                 check(mr, a.checkMask, wire, b, guardW, appW, refW, computed, b * (interval + DIF));
             }
             if (mem.isDif()) {
-                int g;
-                int app;
-                long ref;
-                if (wire.isDif()) {
-                    g = mem.bgType == wire.bgType && mem.bg == wire.bg ? guardW : guard(mem, src, p, interval);
-                    app = mem.appTag == wire.appTag ? appW : mem.appTag;
-                    ref = mem.refTag == wire.refTag && mem.refRemap == wire.refRemap ? refW : mem.refTagOf(b);
-                } else {
-                    g = guard(mem, src, p, interval);
-                    app = mem.appTag;
-                    ref = mem.refTagOf(b);
-                }
+                int g = sameGuard(mem, wire) ? guardW : guard(mem, src, p, interval);
+                int app = sameApp(mem, wire) ? appW : mem.appTag;
+                long ref = sameRef(mem, wire) ? refW : mem.refTagOf(b);
                 putTuple(t, 0, g, app, ref);
                 meta.write(b * DIF, t, 0, DIF);
             }

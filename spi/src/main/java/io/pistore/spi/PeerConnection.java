@@ -1,0 +1,36 @@
+package io.pistore.spi;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * One connection of a host queue to one peer, as a transport makes it for a
+ * {@link ReconnectingPeerQueue}: the queue sends on it while it is up, and when it is lost (or left)
+ * makes another, to the same peer or to the next.
+ */
+public interface PeerConnection extends HostQueue {
+    /** The volumes the peer listed when this connection was made. */
+    List<VolumeInfo> listed();
+
+    /**
+     * Has every answer of the peer to a request pass through {@code screen} before the request
+     * completes (only set for a list of more than one peer).
+     */
+    void screen(AnswerScreen screen);
+
+    /**
+     * Closes the connection from any thread as if it were lost, with {@code reason}: its requests in
+     * flight fail with {@link Status#TRANSPORT_ERROR} and its {@link #onLost} listener is told. May
+     * return before it has happened; must not block the thread completing requests. Idempotent.
+     */
+    void drop(String reason);
+
+    /** Whether the connection is down (lost or closed): requests submitted now fail at once. */
+    boolean isShut();
+
+    /** Has {@code lost} called with a reason once, when the connection ends other than by {@link #shutdown}. */
+    void onLost(Consumer<String> lost);
+
+    /** Closes the connection and releases what it holds; requests still in it fail. Idempotent. */
+    void shutdown();
+}
