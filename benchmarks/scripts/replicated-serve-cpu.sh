@@ -13,6 +13,9 @@
 #   for r in 1 2; do RAMP=60 WIN=20 benchmarks/scripts/replicated-serve-cpu.sh ../before before
 #                    RAMP=60 WIN=20 benchmarks/scripts/replicated-serve-cpu.sh . after; done
 #
+# QD sets the measured row's queue depth (default 32). The last line gives the threads each peer's
+# JVM started over its life (a library that starts a thread per task shows here).
+#
 # PREFILL=SECONDS first writes the volume sequentially in 128 KiB requests for that long (the whole
 # 256 MiB takes about 5 s), so a read row meets written blocks rather than never-written ones.
 #
@@ -52,7 +55,7 @@ if [ "${PREFILL:-0}" -gt 0 ]; then # reads then meet written blocks, not the unw
     pistore bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw write --bs 128k --qd 32 \
         --seconds "$PREFILL" --ramp 0 --json > /dev/null 2>&1
 fi
-pistore bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw "$rw" --bs "$bs" --qd 32 --seconds "$win" \
+pistore bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw "$rw" --bs "$bs" --qd "${QD:-32}" --seconds "$win" \
     --ramp "$ramp" --json > "$data/bench.json" 2> /dev/null &
 b=$!
 ticks() { for p in "${pids[@]}"; do awk '{print $14 + $15}' /proc/$p/stat; done | awk '{s += $1} END {print s}'; }
@@ -70,14 +73,16 @@ sleep $((win - 4))
 t1=$(ticks); c1=$(switches)
 wait $b
 i1=$(committed)
+started=$(for p in "${pids[@]}"; do jcmd "$p" PerfCounter.print 2> /dev/null | sed -n 's/^java.threads.started=//p'; done | paste -sd/)
 python3 - "$label" "$data/bench.json" $((t1 - t0)) $((win - 4)) $((c1 - c0)) "$(getconf CLK_TCK)" "${i0:-0}" "${i1:-0}" \
-    "$(python3 -c "print($start + $ramp + $win - $at0)")" <<'PY'
+    "$(python3 -c "print($start + $ramp + $win - $at0)")" "$started" <<'PY'
 import json, sys
 label, f, ticks, secs, cs, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 entries, span = int(sys.argv[8]) - int(sys.argv[7]), float(sys.argv[9])
 r = json.load(open(f))
 n = r["iops"] * secs
 print("%-12s iops %7.0f p50 %7.0f p99 %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f  req/entry %5.1f"
+      "  threads started %s  load %s"
       % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], ticks * 1e6 / hz / n, cs / n,
-         r["iops"] * span / entries if entries > 0 else float("nan")))
+         r["iops"] * span / entries if entries > 0 else float("nan"), sys.argv[10], open("/proc/loadavg").read().split()[0]))
 PY

@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
-import io.pistore.replication.LinearizabilityChecker.Op;
+import io.pistore.testkit.LinearizabilityChecker;
+import io.pistore.testkit.LinearizabilityChecker.Op;
 import io.pistore.spi.Completion;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -23,11 +24,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Clients on two of three peers read and write unique values into a few blocks (each block a
- * register) while faults run: leadership moves to a random peer, and the third peer stops (a crash
- * of the leader whenever it led) and restarts. Every operation's invocation, completion and result
- * is recorded, and {@link LinearizabilityChecker} proves the history linearizable or prints the
- * shortest anomaly. At least two faults and a few seconds by default; {@code -Dpistore.linear.seconds=N}
- * runs longer.
+ * register) while faults run in turn: leadership moves to a random peer; the third peer stops (a
+ * crash of the leader whenever it led) and restarts; a fourth peer joins the group and is removed
+ * again (two membership changes). Every operation's invocation, completion and result is recorded,
+ * and {@link LinearizabilityChecker} proves the history linearizable or prints the shortest anomaly.
+ * Each kind of fault at least once and a few seconds by default; {@code -Dpistore.linear.seconds=N}
+ * runs longer. Reads on the peer that leads and on one that follows each read that peer's own
+ * replica (after the read index), so the history holds both kinds. Kills with SIGKILL, SIGSTOP
+ * and network partitions of {@code serve} processes are the faults of {@code LinearizableProcessFaultsTest} (the it module), with this checker.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class LinearizableUnderFaultsTest {
@@ -47,6 +51,9 @@ class LinearizableUnderFaultsTest {
         List<Throwable> errors = new CopyOnWriteArrayList<>();
         int faults = 0;
         int transfersRefused = 0;
+        long followerReads;
+        long leaderReads;
+        int[] byKind = new int[3];
         try (ThreePeers peers = ThreePeers.start(dir, "rv", FORMAT, REGISTERS, SinglePeerFailureTest.SETTINGS);
              ServedVolume a = new ServedVolume(peers.node(0), "rv");
              ServedVolume b = new ServedVolume(peers.node(1), "rv")) {
@@ -67,19 +74,23 @@ class LinearizableUnderFaultsTest {
             }
             Random rnd = new Random(5);
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while ((System.nanoTime() < end || faults < 2) && errors.isEmpty()) {
+            while ((System.nanoTime() < end || faults < 3) && errors.isEmpty()) {
                 int before = history.size();
-                if (rnd.nextBoolean()) {
+                int kind = faults < 3 ? faults : rnd.nextInt(3);
+                byKind[kind]++;
+                if (kind == 0) {
                     try {
                         a.volume.transferLeadership(ThreePeers.id(rnd.nextInt(3)));
                     } catch (java.io.IOException e) {
                         transfersRefused++; // a peer still catching up after its restart may not take it
                     }
-                } else {
+                } else if (kind == 1) {
                     peers.stop(2);
                     ThreePeers.await(() -> history.size() >= before + 20 || !errors.isEmpty(),
                             "operations to go on with one peer stopped");
                     peers.restart(2);
+                } else {
+                    joinAndLeave(peers, history, errors);
                 }
                 faults++;
                 ThreePeers.await(() -> history.size() >= before + 40 || !errors.isEmpty(),
@@ -89,16 +100,37 @@ class LinearizableUnderFaultsTest {
             for (Thread t : clients) {
                 t.join(TimeUnit.SECONDS.toMillis(60));
             }
+            followerReads = a.volume.followerReads() + b.volume.followerReads();
+            leaderReads = a.volume.localReads() + b.volume.localReads();
         }
         assertEquals(List.of(), errors, "client threads failed");
         long t0 = System.nanoTime();
         LinearizabilityChecker.Result r = LinearizabilityChecker.check(history);
         long checkMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         System.out.printf("linearizability: %d operations (%d failed or unknown) on %d registers by %d clients, "
-                + "%d faults (%d leadership transfers refused), checked in %d ms: %s%n", r.operations(), failed.get(),
-                r.registers(), 2 * CLIENTS_PER_PEER, faults, transfersRefused, checkMs, r.linearizable() ? "linearizable" : r.anomaly());
+                + "%d faults (%d leadership transfers, %d refused; %d stops and restarts; %d joins and removals of a "
+                + "fourth peer), %d reads of a leader's and %d of a follower's own replica, checked in %d ms: %s%n",
+                r.operations(), failed.get(), r.registers(), 2 * CLIENTS_PER_PEER, faults, byKind[0], transfersRefused,
+                byKind[1], byKind[2], leaderReads, followerReads, checkMs, r.linearizable() ? "linearizable" : r.anomaly());
         assertTrue(r.linearizable(), r.anomaly());
+        assertTrue(followerReads > 0, "the history holds follower reads (after the leader's read index)");
         assertTrue(r.operations() >= 2 * 40, r.operations() + " operations"); // each fault waits for 40 more
+    }
+
+    /** A fourth peer joins the group (a membership change) and, once operations went on, is removed (another). */
+    private void joinAndLeave(ThreePeers peers, List<Op> history, List<Throwable> errors) throws Exception {
+        int before = history.size();
+        peers.readyLeader(); // a join asks the leader for the volume's shape: not while the group elects
+        try (io.pistore.replication.node.ReplicaNode n4 = io.pistore.replication.node.ReplicaNode.start("n4",
+                "127.0.0.1", 0, dir.resolve("n4"), SinglePeerFailureTest.SETTINGS, peers.log::add)) {
+            io.pistore.replication.group.GroupMembership.Change add = n4.join("rv",
+                    ReplicaPeers.parse(peers.peerList()), null);
+            assertEquals(4, add.after.size(), "n4 joined: " + add.after);
+            ThreePeers.await(() -> history.size() >= before + 20 || !errors.isEmpty(),
+                    "operations to go on with four members");
+            io.pistore.replication.group.GroupMembership.of("rv", add.after, SinglePeerFailureTest.SETTINGS)
+                    .change(List.of(), List.of("n4"));
+        }
     }
 
     /** Random reads and writes of values unique to this client; a failed write's outcome is unknown, a failed read is left out. */

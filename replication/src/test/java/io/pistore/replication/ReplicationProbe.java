@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Prints IOPS of 4 KiB random writes and reads at {@code -Dpistore.replication.probe.qd} (32) for
  * {@code -Dpistore.replication.probe.seconds} (5) each, on the leader's volume and a follower's, with
  * the JVM's CPU time per request (all three peers and the probe's threads);
- * {@code -Dpistore.replication.probe.only=write} or {@code read} runs one kind. {@link #leaderReadCost}
+ * {@code -Dpistore.replication.probe.only=write} or {@code read} runs one kind;
+ * {@code -Dpistore.replication.followerReads=false} has the follower read through Ratis's client. {@link #leaderReadCost}
  * takes a leader-local read apart (CPU per call of its steps, on one thread).
  *
  * <pre>mvn -B -o -q verify -pl replication -am -Dtest=ReplicationProbe -Dsurefire.failIfNoSpecifiedTests=false -Dpistore.replication.probe=true</pre>
@@ -65,6 +66,38 @@ class ReplicationProbe {
                     run("read on leader (local)   ", leader, false, qd, seconds, round);
                     run("read on leader via Ratis ", viaRatis, false, qd, seconds, round);
                     run("read on follower         ", follower, false, qd, seconds, round);
+                    System.out.printf("probe round %d: follower reads of its own replica so far %d%n", round,
+                            follower.followerReads());
+                }
+            }
+        }
+    }
+
+    /**
+     * A follower's reads both ways, alternated on the same peers: through Ratis's client (the leader
+     * reads and sends the blocks back) and of its own replica after the leader's read index. Election
+     * timeouts of the defaults (1-2 s), so a loaded machine keeps its leader; each run says whether it
+     * did and how many reads the follower served itself. {@code -Dpistore.replication.probe.qd} (8).
+     */
+    @Test
+    void followerReadCost() throws Exception {
+        int qd = Integer.getInteger("pistore.replication.probe.qd", 8);
+        int seconds = Integer.getInteger("pistore.replication.probe.seconds", 5);
+        try (ThreePeers peers = ThreePeers.start(dir, "rv", FORMAT, BLOCKS, ReplicationSettings.defaults())) {
+            int l = peers.leader();
+            int f = (l + 1) % 3;
+            try (ReplicatedVolume follower = peers.node(f).open("rv")) {
+                for (int round = 1; round <= Integer.getInteger("pistore.replication.probe.rounds", 2); round++) {
+                    for (boolean own : new boolean[] {false, true}) {
+                        follower.readOwnReplicaWhileFollowing(own);
+                        long before = follower.followerReads();
+                        long leaderBefore = follower.localReads();
+                        run(own ? "follower read, own replica" : "follower read, via Ratis ", follower, false, qd, seconds,
+                                round);
+                        System.out.printf("probe round %d: %d reads of the follower's own replica, %d as leader; peer %d"
+                                + " still leads: %s%n", round, follower.followerReads() - before,
+                                follower.localReads() - leaderBefore, l, peers.node(l).isLeader("rv"));
+                    }
                 }
             }
         }

@@ -1,10 +1,9 @@
 package io.pistore.frontend.iscsi;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -14,16 +13,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One initiator connection: login, then the full feature phase (RFC 7143): SCSI commands with
  * immediate and unsolicited data and R2T-solicited Data-Out, Data-In with the status in the last
  * PDU, NOP-Out pings, text requests (SendTargets), task management, logout. This connection's
- * thread reads the PDUs and gathers each write's data; commands whose data is in run on the
- * server's workers as the session's {@link IscsiTaskSet} enables them and are answered as they
- * complete, so the initiator may keep {@value IscsiTaskSet#WINDOW} commands in flight. Responses
- * are written whole under one lock, which also orders the StatSN. Error recovery level 0: a broken
+ * thread reads the PDUs and gathers each write's data; commands whose data is in start as the
+ * session's {@link IscsiTaskSet} enables them (READ and WRITE on this thread through
+ * {@link ScsiLun#start}, the rest on the server's workers) and are answered as they complete, so
+ * the initiator may keep {@value IscsiTaskSet#WINDOW} commands in flight. Responses are written
+ * whole under one lock, which also orders the StatSN; those this thread gives wait in the output
+ * buffer until it next reads the socket, so a burst of commands is answered in one write. Error recovery level 0: a broken
  * PDU (bad length, digest or order) ends the connection with one log line; an unknown opcode is
  * rejected and the connection goes on.
  */
@@ -50,6 +52,10 @@ final class IscsiConnection implements Runnable {
     private long statSn;
     private int nextTtt = 1;
     private volatile boolean ending;
+    /** The thread that reads this connection's PDUs. */
+    private Thread reader;
+    /** Answers written by the reader's thread and not flushed yet (guarded by sendLock). */
+    private boolean held;
 
     IscsiConnection(IscsiServer server, Socket socket, String peer) {
         this.server = server;
@@ -64,8 +70,8 @@ final class IscsiConnection implements Runnable {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
             socket.setSoTimeout((int) server.options().loginTimeoutMillis);
-            channel = new PduChannel(new BufferedInputStream(socket.getInputStream(), 65_536),
-                    new BufferedOutputStream(socket.getOutputStream(), 65_536), 8192);
+            channel = new PduChannel(socket.getInputStream(), socket.getChannel(), 8192);
+            reader = Thread.currentThread();
             session = new IscsiLogin(server, channel, socket.getInetAddress().getHostAddress()).run();
             if (session == null) {
                 why = "login ended";
@@ -74,7 +80,8 @@ final class IscsiConnection implements Runnable {
                 Negotiation n = session.params();
                 channel.digests(n.headerDigest, n.dataDigest);
                 channel.maxRecvData(Negotiation.TARGET_MAX_RECV_DATA);
-                tasks = new IscsiTaskSet(session.expCmdSn(), server.workers(), this::runTask, MAX_PENDING_BYTES);
+                channel.beforeSocketRead(this::flushHeld);
+                tasks = new IscsiTaskSet(session.expCmdSn(), this::start, MAX_PENDING_BYTES);
                 statSn = session.statSn();
                 server.log("iscsi: " + peer + " " + session.initiator() + " logged in to "
                         + (session.discovery() ? "discovery" : session.targetName()) + (n.headerDigest ? ", header digest" : "")
@@ -95,6 +102,10 @@ final class IscsiConnection implements Runnable {
             }
             server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
             pending.clear(); // their tasks left the set above, and their held data with them
+            if (session != null && session.lun() != null) { // the I_T nexus is gone (the login attached it)
+                session.lun().attentions().detach(session.initiatorPort());
+                session.lun().reservations().nexusLost(session.initiatorPort());
+            }
             close();
             server.ended(this);
         }
@@ -104,6 +115,21 @@ final class IscsiConnection implements Runnable {
     String volume() {
         IscsiLogin.Outcome s = session;
         return s == null || s.lun() == null ? null : s.lun().volume();
+    }
+
+    /** The session's logical unit as it is now (a resized volume's newest), or null. */
+    private ScsiLun lun() {
+        ScsiLun l = session.lun();
+        return l == null ? null : l.current();
+    }
+
+    /**
+     * A reset of this session's logical unit (from any session): its tasks for LUN 0 are aborted
+     * and never answered (TAS 0 in the control mode page); returns them.
+     */
+    List<IscsiTask> abortForReset() {
+        IscsiTaskSet t = tasks;
+        return t == null ? List.of() : t.abort(x -> x.lun == 0);
     }
 
     void shutdown() {
@@ -189,6 +215,19 @@ final class IscsiConnection implements Runnable {
         return r;
     }
 
+    /**
+     * Sends the answers the reader's thread held back; it runs before the reader waits for input,
+     * so an answer waits at most until the PDUs read with its command have been handled.
+     */
+    private void flushHeld() throws IOException {
+        synchronized (sendLock) {
+            if (held) {
+                held = false;
+                channel.flush();
+            }
+        }
+    }
+
     /** Sends a PDU that carries a StatSN, and advances it. */
     private void sendStatus(Pdu r) throws IOException {
         synchronized (sendLock) {
@@ -221,7 +260,7 @@ final class IscsiConnection implements Runnable {
         boolean write = (p.flags() & 0x20) != 0;
         long edtl = p.u32(20);
         byte[] cdb = p.cdb();
-        ScsiLun lun = p.lun() == 0 ? session.lun() : null;
+        ScsiLun lun = p.lun() == 0 ? lun() : null;
         if (!write) {
             if (p.data.length > 0) {
                 throw new IscsiProtocolException("immediate data with a command that does not write");
@@ -295,6 +334,10 @@ final class IscsiConnection implements Runnable {
         if (t == null) {
             return; // data of a command answered already (refused before its data was in): dropped
         }
+        if (t.aborted) { // by a reset from another session: its data is dropped, no more R2Ts
+            pending.remove(t.itt);
+            return;
+        }
         int ttt = p.i32(20);
         int offset = p.i32(40);
         int dataSn = p.i32(36);
@@ -318,15 +361,61 @@ final class IscsiConnection implements Runnable {
         tasks.ready(t);
     }
 
+    /**
+     * Starts an enabled task: a READ or WRITE that the unit starts without waiting
+     * ({@link ScsiLun#start}) on this thread, answered from its engine completion; any other
+     * command on a worker, which may wait.
+     */
+    private void start(IscsiTask t) {
+        if (t.aborted) { // aborted before it started: never runs, never answered
+            finish(t, ScsiResult.good());
+            return;
+        }
+        ScsiLun lun = t.lun == 0 ? lun() : null;
+        if (lun != null && (!session.readOnly() || !ReadOnlySession.writes(t.cdb))) {
+            boolean started;
+            AtomicBoolean ran = new AtomicBoolean();
+            try {
+                started = lun.start(session.initiatorPort(), t.cdb, t.data, r -> {
+                    ran.set(true);
+                    if (r == null) { // the engine's queue was full: the worker waits for room
+                        server.workers().execute(() -> runTask(t));
+                    } else {
+                        finish(t, r);
+                    }
+                });
+            } catch (RuntimeException e) {
+                if (ran.get()) {
+                    throw e; // the task was finished; the failure is the answer's
+                }
+                finish(t, failed(t, e));
+                return;
+            }
+            if (started) {
+                return;
+            }
+        }
+        server.workers().execute(() -> runTask(t));
+    }
+
     /** Runs one enabled task on a worker and answers it, unless it was aborted meanwhile. */
     private void runTask(IscsiTask t) {
         ScsiResult r;
         try {
-            r = execute(t.lun == 0 ? session.lun() : null, t.cdb, t.data);
+            r = execute(t.lun == 0 ? lun() : null, t.cdb, t.data);
         } catch (RuntimeException e) {
-            server.log("iscsi: " + peer + " command 0x" + Integer.toHexString(t.cdb[0] & 0xff) + " failed: " + e);
-            r = ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00);
+            r = failed(t, e);
         }
+        finish(t, r);
+    }
+
+    private ScsiResult failed(IscsiTask t, RuntimeException e) {
+        server.log("iscsi: " + peer + " command 0x" + Integer.toHexString(t.cdb[0] & 0xff) + " failed: " + e);
+        return ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00);
+    }
+
+    /** A task has run: it leaves the task set and is answered unless aborted; the tasks it held back start. */
+    private void finish(IscsiTask t, ScsiResult r) {
         try {
             if (tasks.completed(t)) {
                 answer(t.itt, t.lun, t.edtl, t.writeNeeded, r, t.r2tSn);
@@ -334,8 +423,10 @@ final class IscsiConnection implements Runnable {
         } catch (IOException e) {
             close(); // the reader thread sees the closed socket and ends the connection
         } finally {
+            server.dataIn().give(r.dataBuffer); // written (the channel blocks until it is) or never to be
             t.done.complete(null);
         }
+        tasks.startEnabled();
     }
 
     private ScsiResult execute(ScsiLun lun, byte[] cdb, byte[] dataOut) {
@@ -345,12 +436,12 @@ final class IscsiConnection implements Runnable {
         }
         int op = cdb[0] & 0xff;
         if (op == 0x12 && (cdb[1] & 1) == 0) { // INQUIRY of a LUN that is not there: peripheral qualifier 3
-            byte[] b = session.lun().pages().standardInquiry();
+            byte[] b = lun().pages().standardInquiry();
             b[0] = 0x7F;
             return ScsiResult.cut(b, Cdb.u16(cdb, 3));
         }
         if (op == 0xA0 || op == 0x03) {
-            return session.lun().execute(session.initiatorPort(), cdb, dataOut);
+            return lun().execute(session.initiatorPort(), cdb, dataOut);
         }
         return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x25, 0x00);
     }
@@ -369,8 +460,8 @@ final class IscsiConnection implements Runnable {
     private void send(int itt, long lun, long edtl, long writeNeeded, ScsiResult r, int expDataSn) throws IOException {
         Negotiation n = session.params();
         byte[] d = r.dataIn;
-        int len = (int) Math.min(d.length, edtl);
-        long produced = writeNeeded >= 0 ? writeNeeded : d.length;
+        int len = (int) Math.min(r.dataLength(), edtl);
+        long produced = writeNeeded >= 0 ? writeNeeded : r.dataLength();
         int residualFlags = 0;
         long residual = 0;
         if (produced > edtl) {
@@ -399,7 +490,13 @@ final class IscsiConnection implements Runnable {
                     di.set32(24, statSn);
                     statSn = (statSn + 1) & 0xFFFFFFFFL;
                 }
-                channel.write(di, d, off, chunk, last);
+                if (r.dataBuffer != null) {
+                    ByteBuffer part = r.dataBuffer.duplicate();
+                    part.position(part.position() + off).limit(part.position() + chunk);
+                    channel.write(di, part, last && flushNow());
+                } else {
+                    channel.write(di, d, off, chunk, last && flushNow());
+                }
                 off += chunk;
                 if (burstEnd) {
                     burstStart = off;
@@ -420,7 +517,20 @@ final class IscsiConnection implements Runnable {
         }
         rsp.set32(24, statSn);
         statSn = (statSn + 1) & 0xFFFFFFFFL;
-        channel.write(rsp, true);
+        channel.write(rsp, flushNow());
+    }
+
+    /**
+     * Whether an answer goes out now: on any thread but the reader's; the reader's answers wait in
+     * the output buffer until it is about to read the socket ({@link #flushHeld}), so the answers of
+     * the commands that came in one read leave in one write. Under sendLock.
+     */
+    private boolean flushNow() {
+        if (Thread.currentThread() != reader) {
+            return true;
+        }
+        held = true;
+        return false;
     }
 
     private void text(Pdu p) throws IOException {
@@ -491,13 +601,19 @@ final class IscsiConnection implements Runnable {
             }
             case 2: // ABORT TASK SET
             case 4: // CLEAR TASK SET
-            case 5: // LOGICAL UNIT RESET
                 aborted = tasks.abort(x -> x.lun == lun);
                 response = lun == 0 ? 0 : 2;
                 break;
-            case 6: // TARGET WARM RESET
-                aborted = tasks.abort(x -> true);
-                response = 0;
+            case 5: // LOGICAL UNIT RESET
+            case 6: // TARGET WARM RESET: the target's only logical unit is LUN 0
+                if (function == 5 && lun != 0) {
+                    aborted = tasks.abort(x -> x.lun == lun);
+                    response = 2;
+                } else {
+                    aborted = new java.util.ArrayList<>(tasks.abort(x -> function == 6 || x.lun == 0));
+                    aborted.addAll(server.resetUnit(lun(), this));
+                    response = 0;
+                }
                 break;
             case 8: // TASK REASSIGN: needs error recovery level 2
                 response = 3;
@@ -506,7 +622,7 @@ final class IscsiConnection implements Runnable {
                 response = 5;
         }
         for (IscsiTask t : aborted) {
-            pending.remove(t.itt);
+            pending.remove(t.itt, t); // this session's own; another's leave at their next Data-Out
         }
         Pdu r = response(Pdu.TASK_MGMT_RESPONSE, 0x80, p.itt());
         r.set8(2, response);
@@ -527,6 +643,7 @@ final class IscsiConnection implements Runnable {
     /** Logout: the commands not running are aborted, the running ones are waited for, then the answer. */
     private void logout(Pdu p) throws IOException {
         int reason = p.flags() & 0x7f;
+        flushHeld();
         List<IscsiTask> left = tasks.abort(t -> true);
         pending.clear();
         try {

@@ -32,7 +32,8 @@ final class IscsiTask {
     final CompletableFuture<Void> done = new CompletableFuture<>();
 
     State state = State.DATA;
-    boolean aborted;
+    /** Set under the task set's lock; read without it by the reader thread, which then drops the task's Data-Out. */
+    volatile boolean aborted;
 
     int received;
     /** End of the current burst (unsolicited or R2T), and the transfer tag it answers. */

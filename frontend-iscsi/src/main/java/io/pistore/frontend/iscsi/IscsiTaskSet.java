@@ -3,7 +3,6 @@ package io.pistore.frontend.iscsi;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -11,8 +10,9 @@ import java.util.function.Predicate;
  * The task set of one session (SAM-5) and its command numbering (RFC 7143 CmdSN window). Commands
  * enter in CmdSN order; one whose data is all in becomes enabled as its attribute allows (SIMPLE
  * once every older ORDERED, ACA and HEAD OF QUEUE task has completed, ORDERED once every older task
- * has, HEAD OF QUEUE at once) and runs on the executor, so many commands of one session run at once
- * and are answered as they complete.
+ * has, HEAD OF QUEUE at once) and is handed to the starter, outside this set's lock (the starter
+ * runs it on a worker, or starts its engine requests on the calling thread), so many commands of one
+ * session run at once and are answered as they complete.
  *
  * <p>Bounds: at most {@value #WINDOW} numbered commands in the set, as MaxCmdSN tells the initiator
  * (it grows only when a command leaves, so it never goes back); running tasks hold at most
@@ -23,18 +23,18 @@ final class IscsiTaskSet {
     static final int WINDOW = 32;
 
     private final List<IscsiTask> tasks = new ArrayList<>();
-    private final Executor executor;
-    private final Consumer<IscsiTask> body;
+    private final Consumer<IscsiTask> starter;
+    /** Tasks enabled under the lock, handed to the starter once it is released. */
+    private final List<IscsiTask> toStart = new ArrayList<>();
     private final long budget;
     private long expCmdSn;
     /** Non-immediate tasks in the set: each keeps MaxCmdSN one lower. */
     private int numbered;
     private long runningBytes;
 
-    IscsiTaskSet(long expCmdSn, Executor executor, Consumer<IscsiTask> body, long budget) {
+    IscsiTaskSet(long expCmdSn, Consumer<IscsiTask> starter, long budget) {
         this.expCmdSn = expCmdSn;
-        this.executor = executor;
-        this.body = body;
+        this.starter = starter;
         this.budget = budget;
     }
 
@@ -84,12 +84,33 @@ final class IscsiTaskSet {
     }
 
     /** All of the task's data is in: it runs as soon as its attribute and the budget allow. */
-    synchronized void ready(IscsiTask t) {
-        if (t.aborted) {
-            return;
+    void ready(IscsiTask t) {
+        synchronized (this) {
+            if (t.aborted) {
+                return;
+            }
+            t.state = IscsiTask.State.QUEUED;
+            schedule();
         }
-        t.state = IscsiTask.State.QUEUED;
-        schedule();
+        startEnabled();
+    }
+
+    /**
+     * Hands the tasks enabled since the last call to the starter, on the calling thread and outside
+     * the lock; called after every change that may enable tasks, once the caller is done with its
+     * own answer.
+     */
+    void startEnabled() {
+        while (true) {
+            IscsiTask t;
+            synchronized (this) {
+                if (toStart.isEmpty()) {
+                    return;
+                }
+                t = toStart.remove(0);
+            }
+            starter.accept(t);
+        }
     }
 
     private void schedule() {
@@ -102,7 +123,7 @@ final class IscsiTaskSet {
                 if (enabled && (runningBytes == 0 || runningBytes + t.bytes() <= budget)) {
                     t.state = IscsiTask.State.RUNNING;
                     runningBytes += t.bytes();
-                    executor.execute(() -> body.accept(t));
+                    toStart.add(t);
                 }
             }
             olderAny = true;
@@ -112,7 +133,8 @@ final class IscsiTaskSet {
 
     /**
      * A running task has completed: it leaves the set (freeing its place in the window) and the
-     * tasks it held back may run. Returns whether it is to be answered (false once aborted).
+     * tasks it held back are enabled ({@link #startEnabled} starts them). Returns whether it is to
+     * be answered (false once aborted).
      */
     synchronized boolean completed(IscsiTask t) {
         runningBytes -= t.bytes();
@@ -132,7 +154,13 @@ final class IscsiTaskSet {
      * running ones are marked and leave when their engine requests end; none of them is answered.
      * Returns the aborted tasks; wait for their {@code done} before confirming the abort.
      */
-    synchronized List<IscsiTask> abort(Predicate<IscsiTask> which) {
+    List<IscsiTask> abort(Predicate<IscsiTask> which) {
+        List<IscsiTask> out = abortLocked(which);
+        startEnabled();
+        return out;
+    }
+
+    private synchronized List<IscsiTask> abortLocked(Predicate<IscsiTask> which) {
         List<IscsiTask> out = new ArrayList<>();
         for (Iterator<IscsiTask> i = tasks.iterator(); i.hasNext(); ) {
             IscsiTask t = i.next();

@@ -46,6 +46,21 @@ final class ScsiRangeLock {
         return r;
     }
 
+    /**
+     * Takes the range shared for a write at once, or returns null without waiting when any older
+     * request (granted or waiting) that clashes with it is there.
+     */
+    synchronized Range tryLock(long from, long blocks) {
+        Range r = new Range(from, from + blocks, false);
+        for (Range o : queue) {
+            if (o.clashes(r)) {
+                return null;
+            }
+        }
+        queue.add(r);
+        return r;
+    }
+
     private boolean blocked(Range r) {
         for (Range o : queue) {
             if (o == r) {

@@ -86,9 +86,14 @@ final class NetnsGroup implements AutoCloseable {
 
     /** Starts the serve of peers {@code 1..count}, each in its namespace, together; waits until all listen. */
     void start(int count) throws Exception {
+        start(count, List.of());
+    }
+
+    /** {@link #start(int)} with these JVM options for each serve ({@code -Dpistore.replication...}). */
+    void start(int count, List<String> jvmOptions) throws Exception {
         for (int i = 1; i <= count; i++) {
             Files.createDirectories(Path.of(data(i)));
-            servers[i] = PistoreProcess.start(lab.exec(i), List.of(), "serve", "--data", data(i), "--transport",
+            servers[i] = PistoreProcess.start(lab.exec(i), jvmOptions, "serve", "--data", data(i), "--transport",
                     "tcp", "--listen", lab.host(i) + ":" + TCP_PORT, "--replica-id", "n" + i, "--replica-listen",
                     lab.host(i) + ":" + REPLICA_PORT);
         }
@@ -96,6 +101,15 @@ final class NetnsGroup implements AutoCloseable {
             servers[i].awaitListening();
             log("n" + i + " serves in namespace " + lab.exec(i).get(3) + " on " + lab.host(i));
         }
+    }
+
+    /** The host addresses of peers 1..{@code count}, for a host given every peer. */
+    String targets(int count) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 1; i <= count; i++) {
+            b.append(i == 1 ? "" : ",").append(lab.host(i)).append(':').append(TCP_PORT);
+        }
+        return b.toString();
     }
 
     /** Makes {@code id} the leader of the group of peers 1..{@code members}. */

@@ -311,7 +311,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
      * Ratis closes the state machine after its last entry is applied (a clean stop): the volume is
      * flushed and the record moved to that entry, so the next start does not apply again what the
      * replica holds (a crash skips this; the next start then applies again from the last snapshot or
-     * record, which is harmless: every entry overwrites).
+     * record, which is harmless: every entry overwrites). The log closes next: its idle worker is
+     * woken so that close does not wait for the worker's next poll ({@link LogWorkerWakeup}).
      */
     @Override
     public void close() throws IOException {
@@ -326,6 +327,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
                     + " (the next start applies its log again from the last snapshot): " + e.getMessage());
         } finally {
             super.close();
+            LogWorkerWakeup.interruptIdle(getId(), getGroupId());
         }
     }
 }

@@ -95,6 +95,11 @@ public final class LocalLeader {
         return info.getLeaderId() != null ? io.pistore.spi.PathState.NON_OPTIMIZED : io.pistore.spi.PathState.INACCESSIBLE;
     }
 
+    /** This peer's reads while it follows the group ({@link FollowerRead}). */
+    FollowerRead followerRead() {
+        return new FollowerRead(server, groupId);
+    }
+
     /** The peer this peer knows as its group's leader, or null (none known, or not a member). */
     org.apache.ratis.protocol.RaftPeerId leaderId() {
         RaftServer.Division d = division();

@@ -60,10 +60,13 @@ final class RatisInternals {
         return ((RaftClientAsynchronousProtocol) d).submitClientRequestAsync(request);
     }
 
-    /** The read-index request of peer {@code self} in division {@code d}, carrying {@code request}. */
-    static ReadIndexRequestProto readIndexRequest(RaftServer.Division d, RaftPeerId self, RaftClientRequest request) {
+    /**
+     * The read-index request of division {@code d}'s peer to peer {@code to} (itself while it leads, the
+     * leader while it follows), carrying {@code request}.
+     */
+    static ReadIndexRequestProto readIndexRequest(RaftServer.Division d, RaftPeerId to, RaftClientRequest request) {
         return ReadIndexRequestProto.newBuilder()
-                .setServerRequest(ClientProtoUtils.toRaftRpcRequestProtoBuilder(d.getMemberId(), self))
+                .setServerRequest(ClientProtoUtils.toRaftRpcRequestProtoBuilder(d.getMemberId(), to))
                 .setClientRequest(ClientProtoUtils.toRaftClientRequestProto(request))
                 .build();
     }

@@ -69,10 +69,16 @@ public final class ReplicatedVolume implements CheckingVolume {
      */
     private volatile RaftClient replicaReader;
     private final LocalLeader localLeader;
+    /** This peer's own replica, read after the leader's read index while it follows; null outside the peers. */
+    private final FollowerRead followerRead;
+    /** Whether reads while following use {@link #followerRead} (else they go through Ratis's client). */
+    private volatile boolean followerReadsOn = FollowerRead.ENABLED;
     /** Sends through whichever client is current ({@link #regroup} replaces it). */
     private final CommitBatcher batcher;
     /** Added to by leader reads on every transport thread: striped, so they do not contend for one counter. */
     private final java.util.concurrent.atomic.LongAdder localReads = new java.util.concurrent.atomic.LongAdder();
+    /** Reads served by this peer's own replica while it followed, after the leader's read index. */
+    private final java.util.concurrent.atomic.LongAdder followerReads = new java.util.concurrent.atomic.LongAdder();
     /** Log entries this peer put into its own log while it led (no client, no gRPC). */
     private final java.util.concurrent.atomic.LongAdder localEntries = new java.util.concurrent.atomic.LongAdder();
     /** The heal and scrub paths: blocks that fail their check, read from other replicas and rewritten. */
@@ -87,6 +93,7 @@ public final class ReplicatedVolume implements CheckingVolume {
     public ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
             Consumer<String> log, LocalLeader localLeader) {
         this.localLeader = localLeader;
+        this.followerRead = localLeader == null ? null : localLeader.followerRead();
         this.name = name;
         this.format = format;
         this.blocks = blocks;
@@ -431,6 +438,20 @@ public final class ReplicatedVolume implements CheckingVolume {
         return localReads.sum();
     }
 
+    /**
+     * Whether reads while this peer follows read its own replica after the leader's read index (the
+     * default, {@code pistore.replication.followerReads}), or go through Ratis's client (tests and
+     * probes of that path).
+     */
+    public void readOwnReplicaWhileFollowing(boolean on) {
+        followerReadsOn = on;
+    }
+
+    /** Reads served by this peer's own replica while it followed, after the leader's read index (no blocks through Ratis). */
+    public long followerReads() {
+        return followerReads.sum();
+    }
+
     @Override
     public void read(long lba, int n, ScatterList data, ScatterList metadata) throws IOException {
         long start = System.nanoTime();
@@ -444,9 +465,16 @@ public final class ReplicatedVolume implements CheckingVolume {
                 log.accept(e.getMessage() + "; read through the group instead");
             }
         }
-        if (local != null) {
-            readLocal(local, lba, n, data, metadata);
+        if (local != null && readLocal(local, lba, n, data, metadata)) {
+            localReads.increment();
             return;
+        }
+        if (local == null && followerRead != null && followerReadsOn) {
+            local = followerRead.confirm(attemptMs);
+            if (local != null && readLocal(local, lba, n, data, metadata)) {
+                followerReads.increment();
+                return;
+            }
         }
         RaftClientReply r = GroupRead.linearizable(client, group.getPeers(), this::knownLeader,
                 ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), "volume " + name + ": read lba=" + lba, start,
@@ -458,10 +486,12 @@ public final class ReplicatedVolume implements CheckingVolume {
     }
 
     /**
-     * The leader's own replica, read straight into the caller's buffers once it has applied the read
-     * index ({@link LocalLeader}), then checked and healed like a read through Ratis.
+     * This peer's own replica, read straight into the caller's buffers once it has applied the read
+     * index ({@link LocalLeader} while it leads, {@link FollowerRead} while it follows), then checked
+     * and healed like a read through Ratis; false, with nothing checked, when the replica was being
+     * restored from a snapshot meanwhile (the caller reads through the group).
      */
-    private void readLocal(VolumeStateMachine local, long lba, int n, ScatterList data, ScatterList metadata)
+    private boolean readLocal(VolumeStateMachine local, long lba, int n, ScatterList data, ScatterList metadata)
             throws IOException {
         // The applied index is taken before the blocks are read: the blocks are at least that fresh,
         // so a repair's copies from other replicas are asked at least that fresh too.
@@ -471,8 +501,11 @@ public final class ReplicatedVolume implements CheckingVolume {
             m = ScatterList.wrap(new byte[n * format.metadataSize()]); // the PI is checked even if the host wants none
         }
         local.applier().volume().read(lba, n, data, m);
-        localReads.increment();
+        if (!FollowerRead.running(local)) {
+            return false;
+        }
         repair.checkAndHeal(lba, n, data, m, local.getId(), applied, data, metadata);
+        return true;
     }
 
     /** What a scrub of every replica found and did. */

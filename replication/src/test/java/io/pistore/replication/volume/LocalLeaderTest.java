@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The leader-local read path: a volume opened on the peer that leads reads its own replica in process,
- * and sees every write acknowledged before the read, whichever peer it went through; a volume opened
- * on a follower reads through Ratis; after a leadership change each switches.
+ * The local read paths: a volume opened on the peer that leads reads its own replica in process, and
+ * one opened on a follower reads its own replica once it has applied the leader's read index; each
+ * sees every write acknowledged before the read, whichever peer it went through (a write the leader
+ * acknowledged and the follower has not applied yet included); after a leadership change each switches.
  */
 class LocalLeaderTest {
     private static final BlockFormat FORMAT = BlockFormat.of(512, 8);
@@ -64,9 +65,15 @@ class LocalLeaderTest {
                 onFollower.device.writeSync(lba, ByteBuffer.wrap(a)); // acknowledged: committed by a quorum
                 assertArrayEquals(a, read(onLeader, lba, 4), "a read after the acknowledgement sees the write");
                 assertArrayEquals(a, read(onFollower, lba, 4));
+                byte[] c = new byte[4 * FORMAT.dataSize()];
+                r.nextBytes(c);
+                onLeader.device.writeSync(lba, ByteBuffer.wrap(c)); // the follower may not have applied it yet
+                assertArrayEquals(c, read(onFollower, lba, 4), "a follower's read waits for the leader's read index");
             }
             assertEquals(20, onLeader.volume.localReads(), "every read on the leader came from its own replica");
-            assertEquals(0, onFollower.volume.localReads(), "a follower reads through Ratis");
+            assertEquals(0, onFollower.volume.localReads(), "a follower does not lead");
+            assertEquals(40, onFollower.volume.followerReads(), "every read on the follower came from its own replica");
+            assertEquals(0, onLeader.volume.followerReads());
 
             // Leadership moves to the follower: the old leader's reads go through Ratis, the new one's are local.
             onFollower.volume.transferLeadership(ThreePeers.id(f));
@@ -77,7 +84,8 @@ class LocalLeaderTest {
             assertArrayEquals(b, read(onFollower, 63, 1));
             assertArrayEquals(b, read(onLeader, 63, 1));
             assertTrue(onFollower.volume.localReads() >= 1, "the new leader reads its own replica");
-            assertEquals(20, onLeader.volume.localReads(), "the old leader no longer reads its own replica");
+            assertEquals(20, onLeader.volume.localReads(), "the old leader no longer reads its own replica as leader");
+            assertTrue(onLeader.volume.followerReads() >= 1, "but as a follower, after the new leader's read index");
         }
     }
 

@@ -77,7 +77,9 @@ class SelfHealingReadTest {
         flip(0, 7);
         restartAll();
         try (ServedVolume s = new ServedVolume(peers.node(1), NAME)) {
-            // The read is served by the leader: make the replica with the bad copy lead.
+            // The read is served by the leader through Ratis (not by this follower's own good replica):
+            // make the replica with the bad copy lead.
+            s.volume.readOwnReplicaWhileFollowing(false);
             s.volume.transferLeadership(ThreePeers.id(0));
             ThreePeers.await(() -> peers.leader() == 0, "n1 to lead");
             // A read that the leader does not answer within an attempt's time (a loaded machine) is

@@ -1,13 +1,13 @@
-package io.pistore.replication;
+package io.pistore.testkit;
 
-import static io.pistore.replication.LinearizabilityChecker.Op.read;
-import static io.pistore.replication.LinearizabilityChecker.Op.write;
-import static io.pistore.replication.LinearizabilityChecker.UNKNOWN;
+import static io.pistore.testkit.LinearizabilityChecker.Op.read;
+import static io.pistore.testkit.LinearizabilityChecker.Op.write;
+import static io.pistore.testkit.LinearizabilityChecker.UNKNOWN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.replication.LinearizabilityChecker.Op;
+import io.pistore.testkit.LinearizabilityChecker.Op;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

@@ -1,4 +1,4 @@
-package io.pistore.replication;
+package io.pistore.testkit;
 
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -23,17 +23,17 @@ import java.util.TreeMap;
  * (operations invoked by some instant, those still running then counted as unknown) that is
  * not, found by bisection: every prefix of a linearizable history is linearizable.
  */
-final class LinearizabilityChecker {
+public final class LinearizabilityChecker {
     /** Completion time of an operation whose outcome is unknown. */
-    static final long UNKNOWN = Long.MAX_VALUE;
+    public static final long UNKNOWN = Long.MAX_VALUE;
 
     /** One operation: {@code value} is what a write wrote or a read returned. */
-    record Op(int client, long register, boolean write, long value, long invoked, long completed) {
-        static Op write(int client, long register, long value, long invoked, long completed) {
+    public record Op(int client, long register, boolean write, long value, long invoked, long completed) {
+        public static Op write(int client, long register, long value, long invoked, long completed) {
             return new Op(client, register, true, value, invoked, completed);
         }
 
-        static Op read(int client, long register, long value, long invoked, long completed) {
+        public static Op read(int client, long register, long value, long invoked, long completed) {
             return new Op(client, register, false, value, invoked, completed);
         }
 
@@ -45,8 +45,8 @@ final class LinearizabilityChecker {
     }
 
     /** The verdict: null anomaly when linearizable. */
-    record Result(int operations, int registers, String anomaly) {
-        boolean linearizable() {
+    public record Result(int operations, int registers, String anomaly) {
+        public boolean linearizable() {
             return anomaly == null;
         }
     }
@@ -54,7 +54,7 @@ final class LinearizabilityChecker {
     private LinearizabilityChecker() {
     }
 
-    static Result check(List<Op> history) {
+    public static Result check(List<Op> history) {
         Map<Long, List<Op>> byRegister = new TreeMap<>();
         for (Op o : history) {
             byRegister.computeIfAbsent(o.register(), r -> new ArrayList<>()).add(o);
@@ -69,7 +69,7 @@ final class LinearizabilityChecker {
     }
 
     /** Whether one register's operations (starting from 0) have a linearization. */
-    static boolean linearizable(List<Op> ops) {
+    public static boolean linearizable(List<Op> ops) {
         List<Op> h = new ArrayList<>(ops);
         h.sort(Comparator.comparingLong(Op::invoked));
         int n = h.size();

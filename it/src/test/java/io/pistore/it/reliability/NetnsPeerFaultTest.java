@@ -1,0 +1,134 @@
+package io.pistore.it.reliability;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.Transports;
+import io.pistore.replication.group.GroupStatus;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.TransportOptions;
+import io.pistore.testkit.Eventually;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A peer cut off for 5 s in a network namespace ({@link NetnsLab}: its link dropped, as a pulled
+ * cable) under every client at once ({@link FaultRound}): three {@code serve} processes (tcp, elections
+ * within 600-1200 ms, n2 leading), a tcp host following path states (on the leader), a tcp host
+ * without them on n1 and an NBD gateway following them, running fio and nbdcopy. A follower cut off,
+ * and the leader (the peer the path-state host and the gateway use): no client error, all verified,
+ * the stall within {@link PeerFaultMatrix#STALL_BOUND_MS}. Root only (skipped otherwise, with the reason).
+ */
+@Timeout(value = 600, unit = TimeUnit.SECONDS)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NetnsPeerFaultTest {
+    /** The class's directory (one cluster per class). */
+    Path dir;
+
+    private NetnsGroup group;
+    private PistoreProcess gateway;
+    private String uri;
+    private final List<AutoCloseable> hosts = new ArrayList<>();
+    private BlockDevice following;
+    private BlockDevice onN1;
+
+    @BeforeAll
+    void start(@TempDir Path classDir) throws Exception {
+        dir = classDir;
+        NetnsLab.assumeAvailable();
+        NbdFaultLoad.assumeTools();
+        group = new NetnsGroup(dir, 3, 3, "32MiB");
+        group.start(3, FaultCluster.FAST);
+        lead();
+        gateway = PistoreProcess.serve(List.of(), "--nbd", "127.0.0.1:0", "--transport", "tcp", "--target",
+                group.targets(3));
+        uri = "nbd://" + gateway.awaitNbdListening() + "/" + NetnsGroup.VOLUME;
+        following = host(Map.of());
+        onN1 = host(Map.of("tcp.pathStates", "false")); // the first of the list: n1
+    }
+
+    private BlockDevice host(Map<String, String> options) throws Exception {
+        BlockTransport t = Transports.find("tcp").create(TransportOptions.of(options));
+        hosts.add(0, t);
+        HostConnection c = t.connect(group.targets(3), new ConnectOptions(1, 8));
+        hosts.add(0, c);
+        return BlockDevice.open(c, NetnsGroup.VOLUME);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        for (AutoCloseable h : hosts) {
+            h.close();
+        }
+        if (gateway != null) {
+            gateway.close();
+        }
+        if (group != null) {
+            group.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aFollowerCutOff() throws Exception {
+        cut(3, "n3 (a follower) cut off");
+    }
+
+    @Test
+    @Order(2)
+    void theLeaderCutOff() throws Exception {
+        cut(2, "n2 (the leader) cut off");
+    }
+
+    private void cut(int victim, String what) throws Exception {
+        lead();
+        List<MixedClient> clients = List.of(
+                new MixedClient("tcp host (path states)", following, 256, 64, 2, what.hashCode()),
+                new MixedClient("tcp host on n1", onN1, 320, 64, 2, what.hashCode() + 7));
+        String figures = FaultRound.run(dir, what, uri, clients, true, new FaultRound.Fault() {
+            @Override
+            public void begin() {
+                group.lab.cut(victim);
+            }
+
+            @Override
+            public void end() {
+                group.lab.heal(victim);
+            }
+        }, PeerFaultMatrix.STALL_BOUND_MS);
+        Figures.record("one peer cut off, every client (" + what + ")", "3 serve processes in network namespaces, "
+                + "election 600-1200 ms; hosts and an NBD gateway (fio, nbdcopy) running: no error, all verified; "
+                + figures);
+        group.awaitCaughtUp(3);
+    }
+
+    /** Makes n2 the leader unless it leads, tried again while the group elects (a hang guard of 120 s). */
+    private void lead() {
+        Eventually.await("n2 to lead", Duration.ofSeconds(120), () -> {
+            GroupStatus.Member l = group.status(3).leader();
+            if (l != null && l.id.equals("n2")) {
+                return true;
+            }
+            try {
+                group.lead("n2", 3);
+                return true;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+}

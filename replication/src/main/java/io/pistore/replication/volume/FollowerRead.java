@@ -1,0 +1,170 @@
+package io.pistore.replication.volume;
+
+import io.pistore.replication.raft.VolumeStateMachine;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.ratis.proto.RaftProtos.ReadIndexReplyProto;
+import org.apache.ratis.proto.RaftProtos.ReadIndexRequestProto;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.util.LifeCycle;
+
+/**
+ * This peer while it follows the volume's group, used in process: a linearizable read of its own
+ * replica after the leader's read index (Raft's follower read), instead of the read through Ratis's
+ * client, whose reply carries the blocks from the leader through gRPC and protobuf.
+ *
+ * <p>How: the peer asks the leader it knows for its read index over the Raft servers' own channel
+ * (the server protocol's {@code readIndex}, as Ratis's follower does for a linearizable query: a
+ * small request and reply, no blocks; one at a time, concurrent reads sharing the next), waits until
+ * its own replica has applied that index, and reads its blocks. Why it is linearizable: the leader answers only while it leads and has committed an
+ * entry of its term, with its commit index at that moment, confirmed by its lease or a round of
+ * heartbeats a majority answers ({@link LocalLeader}); the request reaches it after the read started,
+ * so every write acknowledged before the read is committed at or below that index. This replica
+ * applies only committed entries, in log order, the same entries as every other (Raft's log
+ * matching), so once it has applied the index its blocks hold every such write (and maybe later
+ * ones, which a read overlapping them may see). A replica being restored from a snapshot is not
+ * read (its state machine is not running before and after the read). Anything else, a refusal, no
+ * answer within the attempt time, no leader known, falls back to the read through the group.
+ */
+final class FollowerRead {
+    /** Whether follower reads are on: {@code -Dpistore.replication.followerReads=false} reads through Ratis's client. */
+    static final boolean ENABLED = !"false".equals(System.getProperty("pistore.replication.followerReads"));
+
+    private final RaftServer server;
+    private final RaftGroupId groupId;
+    private final ClientId clientId = ClientId.randomId();
+    private volatile Prebuilt prebuilt;
+    /** The reads waiting for the next read-index request, or null (guarded by this). */
+    private CompletableFuture<ReadIndexReplyProto> next;
+    /** Whether a read-index request is out (guarded by this). */
+    private boolean asking;
+
+    FollowerRead(RaftServer server, RaftGroupId groupId) {
+        this.server = server;
+        this.groupId = groupId;
+    }
+
+    /**
+     * This peer's state machine once it has applied the read index of the leader it knows, if it
+     * follows; null if it does not (no division, leading, no leader known), or the leader refused or
+     * did not answer within {@code timeoutMs}, or the replica did not apply the index by then: the
+     * caller reads through the group.
+     */
+    VolumeStateMachine confirm(long timeoutMs) {
+        RaftServer.Division d;
+        try {
+            d = server.getDivision(groupId);
+        } catch (IOException e) {
+            return null;
+        }
+        if (d == null || d.getInfo().isLeader() || !d.getInfo().isAlive()) {
+            return null;
+        }
+        RaftPeerId leader = d.getInfo().getLeaderId();
+        if (leader == null || leader.equals(server.getId())) {
+            return null;
+        }
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        try {
+            ReadIndexReplyProto r = readIndex(d, leader).get(timeoutMs, TimeUnit.MILLISECONDS);
+            if (!r.getServerReply().getSuccess()) {
+                return null;
+            }
+            VolumeStateMachine sm = (VolumeStateMachine) d.getStateMachine();
+            long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()));
+            return sm.appliedIndex().await(r.getReadIndex(), left) && running(sm) ? sm : null;
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /**
+     * The answer of a read-index request to {@code leader} sent after this call: one request at a time,
+     * and reads that come while one is out share the next (sent when it is answered), so concurrent
+     * reads cost one round trip between them, never an answer to a request sent before they came
+     * (which could predate a write acknowledged before they started).
+     */
+    private CompletableFuture<ReadIndexReplyProto> readIndex(RaftServer.Division d, RaftPeerId leader) {
+        CompletableFuture<ReadIndexReplyProto> mine;
+        boolean send;
+        synchronized (this) {
+            if (next == null) {
+                next = new CompletableFuture<>();
+            }
+            mine = next;
+            send = !asking;
+            if (send) {
+                asking = true;
+                next = null;
+            }
+        }
+        if (send) {
+            send(d, leader, mine);
+        }
+        return mine;
+    }
+
+    /** Sends one read-index request for {@code waiting}; once answered, the next one if reads came meanwhile. */
+    private void send(RaftServer.Division d, RaftPeerId leader, CompletableFuture<ReadIndexReplyProto> waiting) {
+        CompletableFuture<ReadIndexReplyProto> f;
+        try {
+            f = server.getServerRpc().async().readIndexAsync(request(d, leader));
+        } catch (IOException | RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((r, t) -> {
+            if (t != null) {
+                waiting.completeExceptionally(t);
+            } else {
+                waiting.complete(r);
+            }
+            CompletableFuture<ReadIndexReplyProto> more;
+            synchronized (this) {
+                more = next;
+                next = null;
+                asking = more != null;
+            }
+            if (more != null) {
+                RaftPeerId now = d.getInfo().getLeaderId();
+                send(d, now != null ? now : leader, more);
+            }
+        });
+    }
+
+    /** Whether {@code sm} serves reads: not paused for, nor restoring from, a snapshot the leader sent. */
+    static boolean running(VolumeStateMachine sm) {
+        return sm.getLifeCycleState() == LifeCycle.State.RUNNING;
+    }
+
+    /** The read-index request of this peer to {@code leader}: the same for every read, built once per division and leader. */
+    private ReadIndexRequestProto request(RaftServer.Division d, RaftPeerId leader) {
+        Prebuilt b = prebuilt;
+        if (b == null || b.division != d || !b.leader.equals(leader)) {
+            RaftClientRequest request = RaftClientRequest.newBuilder()
+                    .setClientId(clientId)
+                    .setServerId(leader)
+                    .setGroupId(groupId)
+                    .setCallId(1)
+                    .setMessage(Message.EMPTY)
+                    .setType(RaftClientRequest.readRequestType())
+                    .build();
+            b = new Prebuilt(d, leader, RatisInternals.readIndexRequest(d, leader, request));
+            prebuilt = b;
+        }
+        return b.proto;
+    }
+
+    private record Prebuilt(RaftServer.Division division, RaftPeerId leader, ReadIndexRequestProto proto) {
+    }
+}
