@@ -120,6 +120,7 @@ class LinearizableUnderFaultsTest {
     /** A fourth peer joins the group (a membership change) and, once operations went on, is removed (another). */
     private void joinAndLeave(ThreePeers peers, List<Op> history, List<Throwable> errors) throws Exception {
         int before = history.size();
+        peers.readyLeader(); // a join asks the leader for the volume's shape: not while the group elects
         try (io.pistore.replication.node.ReplicaNode n4 = io.pistore.replication.node.ReplicaNode.start("n4",
                 "127.0.0.1", 0, dir.resolve("n4"), SinglePeerFailureTest.SETTINGS, peers.log::add)) {
             io.pistore.replication.group.GroupMembership.Change add = n4.join("rv",

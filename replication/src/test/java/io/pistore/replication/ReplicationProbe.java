@@ -74,6 +74,36 @@ class ReplicationProbe {
     }
 
     /**
+     * A follower's reads both ways, alternated on the same peers: through Ratis's client (the leader
+     * reads and sends the blocks back) and of its own replica after the leader's read index. Election
+     * timeouts of the defaults (1-2 s), so a loaded machine keeps its leader; each run says whether it
+     * did and how many reads the follower served itself. {@code -Dpistore.replication.probe.qd} (8).
+     */
+    @Test
+    void followerReadCost() throws Exception {
+        int qd = Integer.getInteger("pistore.replication.probe.qd", 8);
+        int seconds = Integer.getInteger("pistore.replication.probe.seconds", 5);
+        try (ThreePeers peers = ThreePeers.start(dir, "rv", FORMAT, BLOCKS, ReplicationSettings.defaults())) {
+            int l = peers.leader();
+            int f = (l + 1) % 3;
+            try (ReplicatedVolume follower = peers.node(f).open("rv")) {
+                for (int round = 1; round <= Integer.getInteger("pistore.replication.probe.rounds", 2); round++) {
+                    for (boolean own : new boolean[] {false, true}) {
+                        follower.readOwnReplicaWhileFollowing(own);
+                        long before = follower.followerReads();
+                        long leaderBefore = follower.localReads();
+                        run(own ? "follower read, own replica" : "follower read, via Ratis ", follower, false, qd, seconds,
+                                round);
+                        System.out.printf("probe round %d: %d reads of the follower's own replica, %d as leader; peer %d"
+                                + " still leads: %s%n", round, follower.followerReads() - before,
+                                follower.localReads() - leaderBefore, l, peers.node(l).isLeader("rv"));
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * CPU of the calling thread per call on the leader, one thread, no transport: the read-index
      * confirmation, a read of the local replica's volume, and a whole leader-local replicated read
      * (confirmation, read, the replica-side PI check). Rounds repeat so the later ones are warm.

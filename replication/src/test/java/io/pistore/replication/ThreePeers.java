@@ -94,9 +94,7 @@ public final class ThreePeers implements AutoCloseable {
 
     /**
      * Closes the given nodes: their servers stop, their replicas' files are closed. Several are closed
-     * at once, on a thread each: a Ratis server takes about a second to close whatever it does (its
-     * log worker notices the end only at its next one-second poll), so closing one after the other
-     * only adds those seconds up.
+     * at once, on a thread each: a node's close waits on its own divisions, not on the other nodes.
      */
     public void stop(int... which) throws IOException {
         List<Thread> closing = new ArrayList<>();

@@ -200,10 +200,16 @@ public final class PistoreServer implements AutoCloseable {
             BlockTransport lt = opened(local.create(b.transportOptions));
             TargetListener ll = opened(lt.listen(local.embeddedListenAddress(), stats.measure("iscsi", service)));
             HostConnection hc = opened(lt.connect(ll.address(), new ConnectOptions(2, 256)));
+            if (b.dataDir != null) {
+                b.iscsiOptions.reservationsDirectory(b.dataDir); // APTPL reservations beside the volumes
+            }
             try {
                 iscsi = opened(IscsiServer.start(b.iscsiAddress, hc, b.iscsiOptions));
             } catch (IOException | IllegalArgumentException e) {
                 throw new IllegalArgumentException("cannot listen for iSCSI on " + b.iscsiAddress + ": " + message(e), e);
+            }
+            if (volumeUse != null) {
+                volumeUse.iscsi(iscsi);
             }
         }
     }

@@ -118,6 +118,92 @@ class PistoreServerTest {
     }
 
     @Test
+    void aLiveResizeThroughTheControlSocketReachesTheIscsiSessions() throws Exception {
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            s.create("d", FORMAT, 64);
+        }
+        try (PistoreServer server = PistoreServer.builder().dataDir(dir)
+                .iscsi("127.0.0.1:0", new io.pistore.frontend.iscsi.IscsiServer.Options()).build().start();
+             Socket iscsi = new Socket("127.0.0.1", server.iscsi().address().getPort())) {
+            iscsi.setSoTimeout(20_000);
+            iscsiLogin(iscsi, io.pistore.frontend.iscsi.IscsiServer.targetName("d"));
+            byte[] readCapacity = new byte[16];
+            readCapacity[0] = 0x25;
+            assertEquals(63, ByteBuffer.wrap(iscsiCommand(iscsi, 1, readCapacity, 8)).getInt(0));
+            try (java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(
+                    java.net.UnixDomainSocketAddress.of(dir.resolve(ControlSocket.FILE)))) {
+                String line = io.pistore.server.control.VolumeChange.resize("d", 128L * 4096).encode() + "\n";
+                c.write(ByteBuffer.wrap(line.getBytes(StandardCharsets.UTF_8)));
+                ByteBuffer reply = ByteBuffer.allocate(1024);
+                while (c.read(reply) >= 0) {
+                    if (new String(reply.array(), 0, reply.position(), StandardCharsets.UTF_8).endsWith("blocks\n")) {
+                        break;
+                    }
+                }
+                assertTrue(new String(reply.array(), 0, reply.position(), StandardCharsets.UTF_8).startsWith("ok"));
+            }
+            byte[] sense = iscsiCommand(iscsi, 2, new byte[16], 0); // TEST UNIT READY
+            assertEquals(0x06, sense[2] & 0x0f, "UNIT ATTENTION");
+            assertEquals(0x2A, sense[12] & 0xff, "CAPACITY DATA HAS CHANGED");
+            assertEquals(0x09, sense[13] & 0xff);
+            assertEquals(127, ByteBuffer.wrap(iscsiCommand(iscsi, 3, readCapacity, 8)).getInt(0));
+        }
+    }
+
+    /** A bare iSCSI login straight to full feature phase (no digests, AuthMethod None). */
+    private static void iscsiLogin(Socket s, String target) throws IOException {
+        byte[] keys = ("InitiatorName=iqn.2026-12.io.pistore:server-test\0SessionType=Normal\0TargetName=" + target
+                + "\0AuthMethod=None\0").getBytes(StandardCharsets.US_ASCII);
+        ByteBuffer bhs = ByteBuffer.allocate(48);
+        bhs.put(0, (byte) 0x43).put(1, (byte) 0x83).putInt(4, keys.length).put(8, (byte) 0x40).putInt(16, 1).putInt(24, 1);
+        iscsiSend(s, bhs.array(), keys);
+        byte[] r = iscsiRead(s);
+        assertEquals(0x23, r[0] & 0x3f, "login response");
+        assertEquals(0, ByteBuffer.wrap(r).getShort(36), "login status");
+    }
+
+    /**
+     * Sends a command that reads at most {@code edtl} bytes with CmdSN {@code cmdSn}; returns its
+     * Data-In, or the sense data of a CHECK CONDITION.
+     */
+    private static byte[] iscsiCommand(Socket s, int cmdSn, byte[] cdb, int edtl) throws IOException {
+        ByteBuffer bhs = ByteBuffer.allocate(48);
+        bhs.put(0, (byte) 0x01).put(1, (byte) (0x80 | (edtl > 0 ? 0x40 : 0))).putInt(16, cmdSn).putInt(20, edtl)
+                .putInt(24, cmdSn).put(32, cdb);
+        iscsiSend(s, bhs.array(), new byte[0]);
+        while (true) {
+            byte[] r = iscsiRead(s);
+            int data = (r[5] & 0xff) << 16 | (r[6] & 0xff) << 8 | r[7] & 0xff;
+            if ((r[0] & 0x3f) == 0x21) { // SCSI Response
+                return data > 2 ? Arrays.copyOfRange(r, 48 + 2, 48 + data) : new byte[0];
+            }
+            if ((r[0] & 0x3f) == 0x25 && (r[1] & 0x01) != 0) { // Data-In with status
+                return Arrays.copyOfRange(r, 48, 48 + data);
+            }
+        }
+    }
+
+    private static void iscsiSend(Socket s, byte[] bhs, byte[] data) throws IOException {
+        OutputStream out = s.getOutputStream();
+        out.write(bhs);
+        out.write(data);
+        out.write(new byte[(4 - (data.length & 3)) & 3]);
+        out.flush();
+    }
+
+    /** One PDU: its 48-byte header and then its data segment (without padding). */
+    private static byte[] iscsiRead(Socket s) throws IOException {
+        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+        byte[] bhs = new byte[48];
+        in.readFully(bhs);
+        int data = (bhs[5] & 0xff) << 16 | (bhs[6] & 0xff) << 8 | bhs[7] & 0xff;
+        byte[] all = Arrays.copyOf(bhs, 48 + data);
+        in.readFully(all, 48, data);
+        in.readFully(new byte[(4 - (data & 3)) & 3]);
+        return all;
+    }
+
+    @Test
     void aListenerThatCannotListenClosesWhatHadStarted() throws Exception {
         try (VolumeStore s = VolumeStore.open(dir)) {
             s.create("d", FORMAT, 64);

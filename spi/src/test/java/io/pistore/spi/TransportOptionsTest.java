@@ -2,6 +2,7 @@ package io.pistore.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -76,6 +77,22 @@ class TransportOptionsTest {
         assertTrue(reason(() -> TransportOptions.parse(List.of("net.threads"))).contains("NAME=VALUE"));
         assertTrue(reason(() -> TransportOptions.parse(List.of("=4"))).contains("NAME=VALUE"));
         assertTrue(reason(() -> TransportOptions.NONE.with("net", "1")).contains("<transport>.<setting>"));
+    }
+
+    @Test
+    void equalSettingsAreEqualWhateverTheirOrderAndComeBackAsASortedMap() {
+        TransportOptions a = TransportOptions.parse(List.of("tcp.ioThreads=4", "rdma.pi=cpu"));
+        TransportOptions b = TransportOptions.NONE.with("rdma.pi", "cpu").with("tcp.ioThreads", "4");
+        assertEquals(a, b);
+        assertEquals(a.hashCode(), b.hashCode());
+        assertNotEquals(TransportOptions.NONE.hashCode(), a.hashCode());
+        assertNotEquals(a, b.with("tcp.ioThreads", "5"));
+        assertNotEquals(a, (Object) "rdma.pi=cpu tcp.ioThreads=4");
+        assertEquals(List.of("rdma.pi", "tcp.ioThreads"), List.copyOf(a.asMap().keySet()));
+        assertEquals("cpu", a.asMap().get("rdma.pi"));
+        assertFalse(a.isEmpty());
+        assertTrue(TransportOptions.NONE.isEmpty());
+        assertTrue(reason(() -> TransportOptions.parse(List.of("tcp.=4"))).contains("<transport>.<setting>"));
     }
 
     @Test

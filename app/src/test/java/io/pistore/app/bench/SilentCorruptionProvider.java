@@ -1,17 +1,10 @@
 package io.pistore.app.bench;
 
-import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.spi.BlockRequest;
-import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;
-import io.pistore.spi.ConnectOptions;
-import io.pistore.spi.HostConnection;
 import io.pistore.spi.Operation;
 import io.pistore.spi.TargetHandler;
-import io.pistore.spi.TargetListener;
-import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.Consumer;
@@ -35,38 +28,22 @@ public final class SilentCorruptionProvider extends SwitchedOffLocalProvider {
     }
 
     @Override
-    public BlockTransport create(TransportOptions options) {
-        BlockTransport local = new LocalTransportProvider().create(options);
-        return new BlockTransport() {
+    TargetHandler handler(TargetHandler target) {
+        return new TargetHandler() {
             @Override
-            public TargetListener listen(String address, TargetHandler handler) throws IOException {
-                return local.listen(address, new TargetHandler() {
-                    @Override
-                    public List<VolumeInfo> volumes() {
-                        return handler.volumes();
-                    }
+            public List<VolumeInfo> volumes() {
+                return target.volumes();
+            }
 
-                    @Override
-                    public void execute(BlockRequest r, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
-                        handler.execute(r, checked, c -> {
-                            if (r.op() == Operation.READ && c.isSuccess()) {
-                                ByteBuffer b = r.data().segment(0);
-                                b.put(100, (byte) (b.get(100) ^ 0x04));
-                            }
-                            done.accept(c);
-                        });
+            @Override
+            public void execute(BlockRequest r, io.pistore.spi.PiDuty checked, Consumer<Completion> done) {
+                target.execute(r, checked, c -> {
+                    if (r.op() == Operation.READ && c.isSuccess()) {
+                        ByteBuffer b = r.data().segment(0);
+                        b.put(100, (byte) (b.get(100) ^ 0x04));
                     }
+                    done.accept(c);
                 });
-            }
-
-            @Override
-            public HostConnection connect(String address, ConnectOptions options) throws IOException {
-                return local.connect(address, options);
-            }
-
-            @Override
-            public void close() {
-                local.close();
             }
         };
     }

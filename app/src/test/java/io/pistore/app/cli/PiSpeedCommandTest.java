@@ -102,21 +102,26 @@ class PiSpeedCommandTest {
 
     @Test
     void nativeUnavailableIsAUsageErrorAndJavaStillWorks() throws Exception {
-        // A separate JVM with the native path switched off: --path java measures, --path native refuses.
-        Result j = fork("-Dpistore.native=false", "pi", "speed", "--format", "4096+8", "--path", "java",
+        // Separate JVMs with the native path switched off, started together: --path java measures,
+        // --path native refuses.
+        Forked javaPath = fork("-Dpistore.native=false", "pi", "speed", "--format", "4096+8", "--path", "java",
                 "--seconds", "0.05");
+        Forked bothPaths = fork("-Dpistore.native=false", "pi", "speed", "--format", "4096+8", "--seconds", "0.02");
+        Forked nativePath = fork("-Dpistore.native=false", "pi", "speed", "--path", "native", "--seconds", "0.02");
+        Forked version = fork("-Dpistore.native=false", "--version");
+        Result j = javaPath.result();
         assertEquals(0, j.code(), j.toString());
         assertEquals(2, j.lines().size(), j.toString());
         assertTrue(j.lines().stream().allMatch(l -> LINE.matcher(l).matches() && l.startsWith("path=java ")),
                 j.out());
-        Result all = fork("-Dpistore.native=false", "pi", "speed", "--format", "4096+8", "--seconds", "0.02");
+        Result all = bothPaths.result();
         assertEquals(0, all.code(), all.toString());
         assertEquals(2, all.lines().size(), all.toString());
-        Result n = fork("-Dpistore.native=false", "pi", "speed", "--path", "native", "--seconds", "0.02");
+        Result n = nativePath.result();
         assertEquals(2, n.code(), n.toString());
         assertEquals(1, n.err().strip().split("\n").length, n.err());
         assertTrue(n.err().contains("disabled by system property pistore.native=false"), n.err());
-        Result v = fork("-Dpistore.native=false", "--version");
+        Result v = version.result();
         assertEquals(0, v.code(), v.toString());
         assertTrue(v.out().contains("guards: pure Java (native unavailable: disabled by system property"), v.out());
     }
@@ -133,9 +138,22 @@ class PiSpeedCommandTest {
         assertEquals(v.out(), pv.out());
     }
 
-    private static Result fork(String jvmArg, String... args) throws IOException, InterruptedException {
+    /** A forked pistore whose output is read on threads of its own; {@link #result} waits for its end. */
+    private record Forked(Process process, ByteArrayOutputStream out, ByteArrayOutputStream err, Thread[] readers) {
+        Result result() throws InterruptedException {
+            assertTrue(process.waitFor(120, TimeUnit.SECONDS), "forked pistore did not finish");
+            for (Thread t : readers) {
+                t.join();
+            }
+            return new Result(process.exitValue(), out.toString(StandardCharsets.UTF_8),
+                    err.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static Forked fork(String jvmArg, String... args) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-XX:TieredStopAtLevel=1"); // a short run: C2's compiles would only cost CPU
         cmd.add(jvmArg);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
@@ -143,13 +161,14 @@ class PiSpeedCommandTest {
         cmd.addAll(Arrays.asList(args));
         Process p = new ProcessBuilder(cmd).start();
         p.getOutputStream().close();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Thread t = new Thread(() -> copy(p.getErrorStream(), err));
-        t.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "forked pistore did not finish");
-        t.join();
-        return new Result(p.exitValue(), out, err.toString(StandardCharsets.UTF_8));
+        Thread[] readers = {new Thread(() -> copy(p.getInputStream(), out)),
+            new Thread(() -> copy(p.getErrorStream(), err))};
+        for (Thread t : readers) {
+            t.start();
+        }
+        return new Forked(p, out, err, readers);
     }
 
     private static void copy(InputStream in, ByteArrayOutputStream to) {

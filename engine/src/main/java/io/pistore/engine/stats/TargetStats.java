@@ -32,11 +32,18 @@ public final class TargetStats {
 
     /** Counters that time one request in {@code latencySample} (1: every request). */
     public TargetStats(int latencySample) {
-        if (latencySample < 1 || latencySample > 1024) {
-            throw new IllegalArgumentException("the latency sample must be 1 to 1024 (one request in N), not "
-                    + latencySample);
+        this.latencySample = checkLatencySample("the latency sample", latencySample);
+    }
+
+    /**
+     * {@code n} where it is a latency sample these counters take (1 to 1024: one request in N), else an
+     * {@link IllegalArgumentException} that names it {@code what} (an option, say).
+     */
+    public static int checkLatencySample(String what, int n) {
+        if (n < 1 || n > 1024) {
+            throw new IllegalArgumentException(what + " must be 1 to 1024 (one request in N), not " + n);
         }
-        this.latencySample = latencySample;
+        return n;
     }
 
     /** One request in this many has its latency timed. */

@@ -37,7 +37,8 @@ public final class PrivateFiles {
             PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
 
     /** The suffixes of a volume's files in a data directory. */
-    private static final List<String> VOLUME_SUFFIXES = List.of(".data", ".meta", ".journal", ".volume");
+    private static final List<String> VOLUME_SUFFIXES = List.of(".data", ".meta", ".journal", ".volume",
+            VolumeStore.RESERVATIONS_SUFFIX);
 
     private PrivateFiles() {
     }

@@ -38,6 +38,12 @@ import java.util.regex.Pattern;
  */
 public final class VolumeStore implements AutoCloseable {
     public static final String MANIFEST_SUFFIX = ".volume";
+    /**
+     * A frontend's persistent reservations of the volume kept through a restart (iSCSI APTPL):
+     * written by the frontend, deleted with the volume (first, so a crash never hands them to a
+     * new volume of the same name).
+     */
+    public static final String RESERVATIONS_SUFFIX = ".reservations";
     private static final String JOURNAL_SUFFIX = ".journal";
     /** A home file's copy on its way in during a {@link #restore}: left over only by a crash, then ignored. */
     private static final String RESTORE_SUFFIX = ".restore";
@@ -234,6 +240,9 @@ public final class VolumeStore implements AutoCloseable {
         volumes.remove(name);
         v.retire();
         v.close();
+        if (dir != null) {
+            Files.deleteIfExists(dir.resolve(name + RESERVATIONS_SUFFIX));
+        }
         if (attached.remove(name)) {
             return;
         }

@@ -102,6 +102,10 @@ final class IscsiConnection implements Runnable {
             }
             server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
             pending.clear(); // their tasks left the set above, and their held data with them
+            if (session != null && session.lun() != null) { // the I_T nexus is gone (the login attached it)
+                session.lun().attentions().detach(session.initiatorPort());
+                session.lun().reservations().nexusLost(session.initiatorPort());
+            }
             close();
             server.ended(this);
         }
@@ -111,6 +115,21 @@ final class IscsiConnection implements Runnable {
     String volume() {
         IscsiLogin.Outcome s = session;
         return s == null || s.lun() == null ? null : s.lun().volume();
+    }
+
+    /** The session's logical unit as it is now (a resized volume's newest), or null. */
+    private ScsiLun lun() {
+        ScsiLun l = session.lun();
+        return l == null ? null : l.current();
+    }
+
+    /**
+     * A reset of this session's logical unit (from any session): its tasks for LUN 0 are aborted
+     * and never answered (TAS 0 in the control mode page); returns them.
+     */
+    List<IscsiTask> abortForReset() {
+        IscsiTaskSet t = tasks;
+        return t == null ? List.of() : t.abort(x -> x.lun == 0);
     }
 
     void shutdown() {
@@ -241,7 +260,7 @@ final class IscsiConnection implements Runnable {
         boolean write = (p.flags() & 0x20) != 0;
         long edtl = p.u32(20);
         byte[] cdb = p.cdb();
-        ScsiLun lun = p.lun() == 0 ? session.lun() : null;
+        ScsiLun lun = p.lun() == 0 ? lun() : null;
         if (!write) {
             if (p.data.length > 0) {
                 throw new IscsiProtocolException("immediate data with a command that does not write");
@@ -315,6 +334,10 @@ final class IscsiConnection implements Runnable {
         if (t == null) {
             return; // data of a command answered already (refused before its data was in): dropped
         }
+        if (t.aborted) { // by a reset from another session: its data is dropped, no more R2Ts
+            pending.remove(t.itt);
+            return;
+        }
         int ttt = p.i32(20);
         int offset = p.i32(40);
         int dataSn = p.i32(36);
@@ -348,7 +371,7 @@ final class IscsiConnection implements Runnable {
             finish(t, ScsiResult.good());
             return;
         }
-        ScsiLun lun = t.lun == 0 ? session.lun() : null;
+        ScsiLun lun = t.lun == 0 ? lun() : null;
         if (lun != null && (!session.readOnly() || !ReadOnlySession.writes(t.cdb))) {
             boolean started;
             AtomicBoolean ran = new AtomicBoolean();
@@ -379,7 +402,7 @@ final class IscsiConnection implements Runnable {
     private void runTask(IscsiTask t) {
         ScsiResult r;
         try {
-            r = execute(t.lun == 0 ? session.lun() : null, t.cdb, t.data);
+            r = execute(t.lun == 0 ? lun() : null, t.cdb, t.data);
         } catch (RuntimeException e) {
             r = failed(t, e);
         }
@@ -413,12 +436,12 @@ final class IscsiConnection implements Runnable {
         }
         int op = cdb[0] & 0xff;
         if (op == 0x12 && (cdb[1] & 1) == 0) { // INQUIRY of a LUN that is not there: peripheral qualifier 3
-            byte[] b = session.lun().pages().standardInquiry();
+            byte[] b = lun().pages().standardInquiry();
             b[0] = 0x7F;
             return ScsiResult.cut(b, Cdb.u16(cdb, 3));
         }
         if (op == 0xA0 || op == 0x03) {
-            return session.lun().execute(session.initiatorPort(), cdb, dataOut);
+            return lun().execute(session.initiatorPort(), cdb, dataOut);
         }
         return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x25, 0x00);
     }
@@ -578,13 +601,19 @@ final class IscsiConnection implements Runnable {
             }
             case 2: // ABORT TASK SET
             case 4: // CLEAR TASK SET
-            case 5: // LOGICAL UNIT RESET
                 aborted = tasks.abort(x -> x.lun == lun);
                 response = lun == 0 ? 0 : 2;
                 break;
-            case 6: // TARGET WARM RESET
-                aborted = tasks.abort(x -> true);
-                response = 0;
+            case 5: // LOGICAL UNIT RESET
+            case 6: // TARGET WARM RESET: the target's only logical unit is LUN 0
+                if (function == 5 && lun != 0) {
+                    aborted = tasks.abort(x -> x.lun == lun);
+                    response = 2;
+                } else {
+                    aborted = new java.util.ArrayList<>(tasks.abort(x -> function == 6 || x.lun == 0));
+                    aborted.addAll(server.resetUnit(lun(), this));
+                    response = 0;
+                }
                 break;
             case 8: // TASK REASSIGN: needs error recovery level 2
                 response = 3;
@@ -593,7 +622,7 @@ final class IscsiConnection implements Runnable {
                 response = 5;
         }
         for (IscsiTask t : aborted) {
-            pending.remove(t.itt);
+            pending.remove(t.itt, t); // this session's own; another's leave at their next Data-Out
         }
         Pdu r = response(Pdu.TASK_MGMT_RESPONSE, 0x80, p.itt());
         r.set8(2, response);

@@ -132,11 +132,24 @@ final class IscsiLogin {
             if (firstResponse) {
                 pending.put("TargetPortalGroupTag", "1");
             }
-            respond(p, csg, transit ? nsg : 0, transit, TextKeys.format(pending));
+            boolean full = transit && nsg == STAGE_FULL_FEATURE;
+            Outcome done = !full ? null : new Outcome(discovery, initiator, p.u32(8) << 16 | p.u16(12), targetName, lun,
+                    params, p.u32(24), statSn, identity(), grant == AccessRules.Grant.READ_ONLY);
+            if (full && lun != null) {
+                // the nexus is on the unit before the initiator knows it is in: no reset or unit attention missed
+                lun.attentions().attach(done.initiatorPort());
+            }
+            try {
+                respond(p, csg, transit ? nsg : 0, transit, TextKeys.format(pending));
+            } catch (IOException | RuntimeException e) {
+                if (full && lun != null) {
+                    lun.attentions().detach(done.initiatorPort());
+                }
+                throw e;
+            }
             firstResponse = false;
-            if (transit && nsg == STAGE_FULL_FEATURE) {
-                return new Outcome(discovery, initiator, p.u32(8) << 16 | p.u16(12), targetName, lun, params, p.u32(24),
-                        statSn, identity(), grant == AccessRules.Grant.READ_ONLY);
+            if (full) {
+                return done;
             }
         }
     }

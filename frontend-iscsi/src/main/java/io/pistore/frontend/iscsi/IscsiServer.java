@@ -26,8 +26,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -41,9 +42,9 @@ import java.util.function.Consumer;
  *
  * <p>One thread accepts; each connection gets one thread that reads its PDUs. A READ or WRITE that
  * one engine request serves is started on that thread and answered from the request's completion
- * (with the in-process transport it runs there); other commands run on a shared pool of worker
- * threads (at most a window of them per session, each blocked on its engine requests). The server
- * never closes the host connection it was given.
+ * (with the in-process transport it runs there); other commands of every session run on one
+ * bounded pool of worker threads ({@link Options#workerThreads}, each blocked on its engine
+ * requests). The server never closes the host connection it was given.
  */
 public final class IscsiServer implements AutoCloseable {
     /** The IANA port of iSCSI. */
@@ -54,6 +55,8 @@ public final class IscsiServer implements AutoCloseable {
     /** Limits and logging of a server. */
     public static final class Options {
         int maxConnections = 64;
+        int workerThreads = 64;
+        java.nio.file.Path reservationsDir;
         long maxPendingBytes = 256L << 20;
         long loginTimeoutMillis = 30_000;
         int maxTransferBytes = TransportCapabilities.MAX_TRANSFER_BYTES;
@@ -134,6 +137,27 @@ public final class IscsiServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Threads that run the commands of every session together (default 64): each blocks on its
+         * engine requests, so this bounds the commands running at once; more wait their turn.
+         */
+        public Options workerThreads(int n) {
+            if (n <= 0 || n > 4096) {
+                throw new IllegalArgumentException("workerThreads must be 1 to 4096, not " + n);
+            }
+            this.workerThreads = n;
+            return this;
+        }
+
+        /**
+         * Keeps each volume's persistent reservations through a restart in this directory (the data
+         * directory) when an initiator asks for it with APTPL; null (the default): APTPL is refused.
+         */
+        public Options reservationsDirectory(java.nio.file.Path dir) {
+            this.reservationsDir = dir;
+            return this;
+        }
+
         /** Longest wait for each login PDU before the connection is closed (default 30 s). */
         public Options loginTimeoutMillis(long ms) {
             if (ms <= 0 || ms > Integer.MAX_VALUE) {
@@ -170,11 +194,12 @@ public final class IscsiServer implements AutoCloseable {
     /** Direct buffers the READs of every session are read into and sent from. */
     private final DataInPool dataIn = new DataInPool();
     private final Thread acceptor;
-    private final ExecutorService workers = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "pistore-iscsi-task");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * Where every session's commands run: at most {@link Options#workerThreads} threads for the
+     * whole server. A command enabled while all are busy waits in the queue, never refused; the
+     * queue is bounded by the sessions' windows ({@value IscsiTaskSet#WINDOW} each).
+     */
+    private final ThreadPoolExecutor workers;
     /** What {@link #serveLocal} opened for this server, closed after it (last first). */
     private final List<AutoCloseable> owned = new ArrayList<>();
     private volatile boolean closing;
@@ -183,6 +208,13 @@ public final class IscsiServer implements AutoCloseable {
         this.connection = connection;
         this.options = options;
         this.listener = listener;
+        this.workers = new ThreadPoolExecutor(options.workerThreads, options.workerThreads, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "pistore-iscsi-task");
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.workers.allowCoreThreadTimeOut(true); // an idle server keeps no worker
         this.acceptor = new Thread(this::acceptLoop, "pistore-iscsi-accept");
         this.acceptor.setDaemon(true);
     }
@@ -288,7 +320,7 @@ public final class IscsiServer implements AutoCloseable {
                 VolumeInfo info = v;
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
                         : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old,
-                                dataIn));
+                                dataIn, options.reservationsDir, this::log));
             }
         }
         return null;
@@ -350,9 +382,44 @@ public final class IscsiServer implements AutoCloseable {
         connections.remove(c);
     }
 
+    /** Worker threads alive now (at most {@link Options#workerThreads}). */
+    public int workerThreadsAlive() {
+        return workers.getPoolSize();
+    }
+
     /** Initiator connections open now. */
     public int connectionsOpen() {
         return connections.size();
+    }
+
+    /**
+     * A volume changed while served (a live resize): its logical unit is rebuilt from the volume as
+     * it is now, every session on it moves on to the new one, and each of their I_T nexuses gets the
+     * unit attention CAPACITY DATA HAS CHANGED. A volume no session uses is picked up at the next login.
+     */
+    public void volumeChanged(String volume) {
+        if (luns.containsKey(volume)) {
+            lun(targetName(volume));
+        }
+    }
+
+    /**
+     * A LOGICAL UNIT RESET or TARGET WARM RESET of {@code lun} from {@code from}'s session: the
+     * tasks of every other session on the unit are aborted (returned, never answered), the SPC-2
+     * reservation ends, and every I_T nexus on the unit gets the unit attention POWER ON, RESET, OR
+     * BUS DEVICE RESET OCCURRED. Persistent reservations stay (SPC-4).
+     */
+    List<IscsiTask> resetUnit(ScsiLun lun, IscsiConnection from) {
+        List<IscsiTask> aborted = new ArrayList<>();
+        for (IscsiConnection c : connections) {
+            if (c != from && lun.volume().equals(c.volume())) {
+                aborted.addAll(c.abortForReset());
+            }
+        }
+        lun.reservations().reset();
+        lun.attentions().establishAll(ScsiUnitAttentions.RESET);
+        log("iscsi: reset of " + targetName(lun.volume()) + ": " + aborted.size() + " task(s) of other sessions aborted");
+        return aborted;
     }
 
     /** Ends the connections whose sessions use that volume (before it goes away); returns how many. */

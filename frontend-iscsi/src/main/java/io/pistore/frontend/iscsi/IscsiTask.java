@@ -32,6 +32,7 @@ final class IscsiTask {
     final CompletableFuture<Void> done = new CompletableFuture<>();
 
     State state = State.DATA;
+    /** Set under the task set's lock; read without it by the reader thread, which then drops the task's Data-Out. */
     volatile boolean aborted;
 
     int received;

@@ -34,21 +34,38 @@ final class ScsiLun {
     private final int maxTransferBlocks;
     private final ScsiProvisioning provisioning;
     private final ScsiReservations reservations;
+    private final ScsiUnitAttentions attentions;
     private final ScsiRangeLock writes;
     private final ScsiCompareAndWrite compareAndWrite;
+    /** The unit that replaced this one for a changed volume (sessions move on to it), or null. */
+    private volatile ScsiLun next;
     /** Where READs of protect 0 that one engine request serves are read into. */
     private final DataInPool dataIn;
 
     /**
      * The unit of {@code device}; {@code previous} (or null) is the unit this one replaces for a
      * changed volume: its reservations and range lock carry over, so sessions still on it stay
-     * under the same reservations and COMPARE AND WRITE stays atomic against their writes.
+     * under the same reservations and COMPARE AND WRITE stays atomic against their writes. A changed
+     * capacity is a unit attention (CAPACITY DATA HAS CHANGED) for every nexus on the unit.
      * {@code dataIn}: the server's read buffers.
      */
     ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn) {
+        this(device, maxTransferBytes, previous, dataIn, null, line -> { });
+    }
+
+    /**
+     * As above; with {@code reservationsDir} (else null) the unit keeps its persistent reservations
+     * there through a restart when an initiator sets APTPL ({@link ScsiReservationFile}), and says
+     * what it loaded to {@code log}.
+     */
+    ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn,
+            java.nio.file.Path reservationsDir, Consumer<String> log) {
         this.device = device;
         this.dataIn = dataIn;
-        this.reservations = previous == null ? new ScsiReservations() : previous.reservations;
+        this.attentions = previous == null ? new ScsiUnitAttentions() : previous.attentions;
+        this.reservations = previous != null ? previous.reservations : reservationsDir == null
+                ? new ScsiReservations(attentions)
+                : new ScsiReservations(attentions, new ScsiReservationFile(reservationsDir, device.info().name()), log);
         this.writes = previous == null ? new ScsiRangeLock() : previous.writes;
         BlockFormat f = device.format();
         int wire = f.dataSize() + (ScsiPages.exposesPi(f) ? 8 : 0);
@@ -57,6 +74,21 @@ final class ScsiLun {
         this.pages = new ScsiPages(device.info(), n);
         this.provisioning = new ScsiProvisioning(device, n);
         this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
+        if (previous != null) {
+            previous.next = this;
+            if (previous.device.info().blockCount() != device.info().blockCount()) {
+                attentions.establishAll(ScsiUnitAttentions.CAPACITY_DATA_HAS_CHANGED);
+            }
+        }
+    }
+
+    /** This unit, or the newest that replaced it. */
+    ScsiLun current() {
+        ScsiLun l = this;
+        for (ScsiLun n = l.next; n != null; n = l.next) {
+            l = n;
+        }
+        return l;
     }
 
 
@@ -104,28 +136,62 @@ final class ScsiLun {
 
     /**
      * Executes {@code cdb} for the I_T nexus of initiator port {@code nexus}; {@code dataOut} holds
-     * what the initiator sent (possibly empty).
+     * what the initiator sent (possibly empty). A pending unit attention of the nexus comes first,
+     * then the reservations; {@link ScsiCommands} runs what is left.
      */
     ScsiResult execute(String nexus, byte[] cdb, byte[] dataOut) {
+        int ua = attentions.take(nexus, cdb[0] & 0xff);
+        if (ua >= 0) {
+            return ScsiResult.check(ScsiResult.UNIT_ATTENTION, ua >>> 8, ua & 0xff);
+        }
         if (reservations.conflicts(nexus, cdb)) {
             return ScsiResult.status(ScsiResult.RESERVATION_CONFLICT);
         }
-        int op = cdb[0] & 0xff;
-        switch (op) {
-            case 0x5E: return reservations.in(cdb);
-            case 0x5F: return reservations.out(nexus, cdb, dataOut);
-            case 0x89: return compareAndWrite.run(cdb, dataOut, pages.readOnly());
-            case 0x15:
-            case 0x55:
-                return ScsiModeSelect.run(pages, cdb, dataOut);
-            case 0x42:
-            case 0x41:
-            case 0x93:
-                return holdingAll(() -> op == 0x42 ? provisioning.unmap(cdb, dataOut, pages.readOnly())
-                        : provisioning.writeSame(cdb, dataOut, pages.readOnly()));
-            default:
-                return run(op, cdb, dataOut);
-        }
+        ScsiCommands.Command c = ScsiCommands.find(cdb);
+        return c == null ? ScsiCommands.unsupported(cdb) : c.handler().run(this, nexus, cdb, dataOut);
+    }
+
+    ScsiReservations reservations() {
+        return reservations;
+    }
+
+    ScsiUnitAttentions attentions() {
+        return attentions;
+    }
+
+    /** Whether the unit shows Type 2 PI (its 32-byte CDBs run; SBC-3). */
+    boolean type2() {
+        return pages.pi() && pages.type() == PiType.TYPE_2;
+    }
+
+    ScsiResult modeSelect(byte[] cdb, byte[] dataOut) {
+        return ScsiModeSelect.run(pages, cdb, dataOut);
+    }
+
+    ScsiResult compareAndWrite(byte[] cdb, byte[] dataOut) {
+        return compareAndWrite.run(cdb, dataOut, pages.readOnly());
+    }
+
+    /** UNMAP, WRITE SAME(10) and WRITE SAME(16), holding the whole unit shared. */
+    ScsiResult provision(byte[] cdb, byte[] dataOut) {
+        return holdingAll(() -> (cdb[0] & 0xff) == 0x42 ? provisioning.unmap(cdb, dataOut, pages.readOnly())
+                : provisioning.writeSame(cdb, dataOut, pages.readOnly()));
+    }
+
+    ScsiResult readCapacity10() {
+        return ScsiResult.good(pages.readCapacity10());
+    }
+
+    ScsiResult readCapacity16(byte[] cdb) {
+        return ScsiResult.cut(pages.readCapacity16(), Cdb.u32(cdb, 10));
+    }
+
+    ScsiResult lbaStatus(byte[] cdb) {
+        return provisioning.lbaStatus(cdb);
+    }
+
+    ScsiResult reportLuns(byte[] cdb) {
+        return ScsiResult.cut(pages.reportLuns(), Cdb.u32(cdb, 6));
     }
 
     /**
@@ -133,7 +199,8 @@ final class ScsiLun {
      * request is submitted on the calling thread (the in-process transport runs it there) and
      * {@code done} gets the result on whichever thread completes it, or null when the engine's queue
      * was full (then run the command with {@link #execute}). Returns false, having started nothing,
-     * for any other command, for one {@link #execute} answers with an error, and for a write whose
+     * for any other command, for one {@link #execute} answers with an error or a unit attention (any
+     * pending on the unit), and for a write whose
      * blocks a COMPARE AND WRITE holds or waits for: those run with {@link #execute}.
      */
     boolean start(String nexus, byte[] cdb, byte[] dataOut, Consumer<ScsiResult> done) {
@@ -145,7 +212,7 @@ final class ScsiLun {
         Cdb c = Cdb.parse(cdb);
         if (c.blocks() == 0 || c.blocks() > maxTransferBlocks || c.lba() < 0
                 || c.lba() + c.blocks() > device.info().blockCount() || checkProtect(c) != null
-                || reservations.conflicts(nexus, cdb)) {
+                || attentions.anyPending() || reservations.conflicts(nexus, cdb)) {
             return false;
         }
         int n = (int) c.blocks();
@@ -252,30 +319,11 @@ final class ScsiLun {
                 c.fua());
     }
 
-    private ScsiResult run(int op, byte[] cdb, byte[] dataOut) {
-        switch (op) {
-            case 0x00: return ScsiResult.good();
-            case 0x03: return requestSense(cdb);
-            case 0x12: return inquiry(cdb);
-            case 0x25: return ScsiResult.good(pages.readCapacity10());
-            case 0x9E: {
-                int sa = cdb[1] & 0x1f;
-                if (sa == 0x12) {
-                    return provisioning.lbaStatus(cdb);
-                }
-                return sa == 0x10 ? ScsiResult.cut(pages.readCapacity16(), Cdb.u32(cdb, 10)) : ScsiResult.invalidField();
-            }
-            case 0xA0: return ScsiResult.cut(pages.reportLuns(), Cdb.u32(cdb, 6));
-            case 0x1A: return modeSense(cdb, false);
-            case 0x5A: return modeSense(cdb, true);
-            case 0x35: return synchronize(Cdb.u32(cdb, 2), Cdb.u16(cdb, 7));
-            case 0x91: return synchronize(Pdu.getLong(cdb, 2), Cdb.u32(cdb, 10));
-            default:
-                break;
-        }
+    /** READ, WRITE and VERIFY of every CDB size ({@link Cdb}). */
+    ScsiResult readWriteVerify(byte[] cdb, byte[] dataOut) {
         Cdb c = Cdb.parse(cdb);
         if (c == null) {
-            return op == Cdb.VARIABLE_LENGTH ? ScsiResult.invalidField() : ScsiResult.invalidOpcode();
+            return ScsiCommands.unsupported(cdb);
         }
         ScsiResult bad = checkProtect(c);
         if (bad != null) {
@@ -441,7 +489,7 @@ final class ScsiLun {
         return ScsiResult.good();
     }
 
-    private ScsiResult synchronize(long lba, long blocks) {
+    ScsiResult synchronize(long lba, long blocks) {
         long count = device.info().blockCount();
         if (lba > count || blocks > 0 && lba + blocks > count) {
             return ScsiResult.lbaOutOfRange();
@@ -450,17 +498,25 @@ final class ScsiLun {
         return done.isSuccess() ? ScsiResult.good() : ScsiResult.of(done, true);
     }
 
-    private ScsiResult requestSense(byte[] cdb) {
+    /** REQUEST SENSE: the nexus's oldest unit attention (then cleared), else NO SENSE; fixed or descriptor format. */
+    ScsiResult requestSense(String nexus, byte[] cdb) {
         int alloc = cdb[4] & 0xff;
-        if ((cdb[1] & 0x01) != 0) { // DESC: descriptor format, no sense
+        int ua = attentions.takeForRequestSense(nexus);
+        int key = ua < 0 ? 0 : ScsiResult.UNIT_ATTENTION;
+        int asc = ua < 0 ? 0 : ua >>> 8;
+        int ascq = ua < 0 ? 0 : ua & 0xff;
+        if ((cdb[1] & 0x01) != 0) { // DESC: descriptor format, no descriptors
             byte[] s = new byte[8];
             s[0] = 0x72;
+            s[1] = (byte) key;
+            s[2] = (byte) asc;
+            s[3] = (byte) ascq;
             return ScsiResult.cut(s, alloc);
         }
-        return ScsiResult.cut(ScsiResult.sense(0, 0, 0, -1), alloc);
+        return ScsiResult.cut(ScsiResult.sense(key, asc, ascq, -1), alloc);
     }
 
-    private ScsiResult inquiry(byte[] cdb) {
+    ScsiResult inquiry(byte[] cdb) {
         boolean evpd = (cdb[1] & 0x01) != 0;
         int page = cdb[2] & 0xff;
         int alloc = Cdb.u16(cdb, 3);
@@ -471,7 +527,7 @@ final class ScsiLun {
         return p == null ? ScsiResult.invalidField() : ScsiResult.cut(p, alloc);
     }
 
-    private ScsiResult modeSense(byte[] cdb, boolean ten) {
+    ScsiResult modeSense(byte[] cdb, boolean ten) {
         boolean dbd = (cdb[1] & 0x08) != 0;
         int pc = (cdb[2] & 0xff) >>> 6;
         int page = cdb[2] & 0x3f;

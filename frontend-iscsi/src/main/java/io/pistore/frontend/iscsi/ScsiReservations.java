@@ -11,9 +11,14 @@ import java.util.Map;
  * reservation and its type, PERSISTENT RESERVE IN (READ KEYS, READ RESERVATION, REPORT
  * CAPABILITIES, READ FULL STATUS) and OUT (REGISTER, REGISTER AND IGNORE EXISTING KEY, RESERVE,
  * RELEASE, CLEAR, PREEMPT, PREEMPT AND ABORT), and which commands of other nexuses the reservation
- * holds off with RESERVATION CONFLICT. The state lives in memory only: it survives the loss of a
- * nexus and a logical unit reset, not a restart of the server (APTPL is refused). REGISTER AND
- * MOVE, SPEC_I_PT and ALL_TG_PT are not supported.
+ * holds off with RESERVATION CONFLICT; the unit attentions SPC-4 asks of PREEMPT, CLEAR and RELEASE.
+ * Beside them the SPC-2 reservation of RESERVE(6)/RELEASE(6): one nexus holds the whole unit, it
+ * goes with a logical unit reset and with the holder's session, and the two kinds exclude each
+ * other (SPC-3 5.6.3: while any key is registered RESERVE and RELEASE conflict, while an SPC-2
+ * reservation is held PERSISTENT RESERVE IN and OUT conflict). The persistent state survives the
+ * loss of a nexus and a logical unit reset; a restart of the server only when the last REGISTER
+ * set APTPL (then it is kept in a file, {@link ScsiReservationFile}). REGISTER AND MOVE, SPEC_I_PT
+ * and ALL_TG_PT are not supported.
  */
 final class ScsiReservations {
     static final int WRITE_EXCLUSIVE = 1;
@@ -30,6 +35,52 @@ final class ScsiReservations {
     /** The reservation's type, 0 for none. */
     private int type;
     private int generation;
+    /** The nexus holding the SPC-2 reservation of RESERVE(6), or null. */
+    private String spc2Holder;
+    private final ScsiUnitAttentions attentions;
+    /** Where the state is kept through a restart when APTPL is set; null: APTPL is refused. */
+    private final ScsiReservationFile file;
+    /** The last REGISTER's APTPL bit (or a kept state loaded at start). */
+    private boolean aptpl;
+
+    ScsiReservations(ScsiUnitAttentions attentions) {
+        this.attentions = attentions;
+        this.file = null;
+    }
+
+    /**
+     * Reservations kept in {@code file} through restarts when an initiator asks for it (APTPL);
+     * the state the file holds is loaded now. A file that cannot be read is reported to
+     * {@code log} and left alone until an initiator sets APTPL again; the unit starts without
+     * reservations.
+     */
+    ScsiReservations(ScsiUnitAttentions attentions, ScsiReservationFile file, java.util.function.Consumer<String> log) {
+        this.attentions = attentions;
+        this.file = file;
+        try {
+            ScsiReservationFile.State s = file.load();
+            if (s != null) {
+                restore(s);
+                aptpl = true;
+                log.accept("iscsi: " + keys.size() + " registration(s) and " + (type == 0 ? "no reservation" : "a reservation")
+                        + " kept through the restart (APTPL) from " + file.path());
+            }
+        } catch (java.io.IOException e) {
+            log.accept("iscsi: persistent reservations not restored: " + e.getMessage());
+        }
+    }
+
+    private ScsiReservationFile.State snapshot() {
+        return new ScsiReservationFile.State(generation, type, holder, new LinkedHashMap<>(keys));
+    }
+
+    private void restore(ScsiReservationFile.State s) {
+        keys.clear();
+        keys.putAll(s.keys());
+        type = s.type();
+        holder = s.holder();
+        generation = s.generation();
+    }
 
     private static boolean validType(int t) {
         return t == 1 || t == 3 || t >= 5 && t <= 8;
@@ -55,6 +106,9 @@ final class ScsiReservations {
      * reservation or, for the registrants-only and all-registrants types, is registered.
      */
     synchronized boolean conflicts(String nexus, byte[] cdb) {
+        if (spc2Holder != null) {
+            return spc2Conflicts(nexus, cdb[0] & 0xff);
+        }
         if (type == 0 || holds(nexus)) {
             return false;
         }
@@ -70,6 +124,9 @@ final class ScsiReservations {
             case 0x5E: // PERSISTENT RESERVE IN
             case 0x5F: // PERSISTENT RESERVE OUT
             case 0xA0: // REPORT LUNS
+            case 0xA3: // MAINTENANCE IN (REPORT SUPPORTED OPERATION CODES)
+            case 0x16: // RESERVE(6), RELEASE(6): refused with RESERVATION CONFLICT as they run
+            case 0x17:
                 return false;
             case 0x9E:
                 return (cdb[1] & 0x1f) == 0x10 ? false : exclusiveAccess(type); // READ CAPACITY(16), GET LBA STATUS
@@ -82,6 +139,52 @@ final class ScsiReservations {
         Cdb c = Cdb.parse(cdb);
         boolean read = c != null && c.kind() != Cdb.Kind.WRITE;
         return !read || exclusiveAccess(type);
+    }
+
+    /**
+     * Under an SPC-2 reservation (SPC-2 table 10): the holder runs everything but PERSISTENT RESERVE
+     * (which conflicts for every nexus), others only INQUIRY, REQUEST SENSE, REPORT LUNS and RELEASE.
+     */
+    private boolean spc2Conflicts(String nexus, int op) {
+        if (op == 0x5E || op == 0x5F) {
+            return true;
+        }
+        if (nexus.equals(spc2Holder)) {
+            return false;
+        }
+        return !(op == 0x12 || op == 0x03 || op == 0xA0 || op == 0x17);
+    }
+
+    /** RESERVE(6): the whole unit for {@code nexus}; again by the holder is GOOD. */
+    synchronized ScsiResult reserve6(String nexus) {
+        if (!keys.isEmpty() || type != 0 || spc2Holder != null && !spc2Holder.equals(nexus)) {
+            return conflict();
+        }
+        spc2Holder = nexus;
+        return ScsiResult.good();
+    }
+
+    /** RELEASE(6): the holder's reservation ends; from another nexus nothing happens (GOOD). */
+    synchronized ScsiResult release6(String nexus) {
+        if (!keys.isEmpty() || type != 0) {
+            return conflict();
+        }
+        if (nexus.equals(spc2Holder)) {
+            spc2Holder = null;
+        }
+        return ScsiResult.good();
+    }
+
+    /** The I_T nexus is gone (its session ended): its SPC-2 reservation goes with it. */
+    synchronized void nexusLost(String nexus) {
+        if (nexus.equals(spc2Holder)) {
+            spc2Holder = null;
+        }
+    }
+
+    /** A logical unit or target reset: the SPC-2 reservation ends; persistent ones stay (SPC-4). */
+    synchronized void reset() {
+        spc2Holder = null;
     }
 
     /** PERSISTENT RESERVE IN. */
@@ -108,7 +211,8 @@ final class ScsiReservations {
             case 2: // REPORT CAPABILITIES
                 b = new byte[8];
                 b[1] = 8;
-                b[3] = (byte) 0x80; // TMV: the type mask is valid; PTPL_A 0
+                b[2] = (byte) (file != null ? 0x01 : 0); // PTPL_C: kept through power loss when asked
+                b[3] = (byte) (0x80 | (aptpl ? 0x01 : 0)); // TMV: the type mask is valid; PTPL_A
                 b[4] = (byte) (0x80 | 0x40 | 0x20 | 0x08 | 0x02); // WR_EX_AR, EX_AC_RO, WR_EX_RO, EX_AC, WR_EX
                 b[5] = 0x01; // EX_AC_AR
                 return ScsiResult.cut(b, alloc);
@@ -152,6 +256,27 @@ final class ScsiReservations {
 
     /** PERSISTENT RESERVE OUT from {@code nexus} with its parameter list. */
     synchronized ScsiResult out(String nexus, byte[] cdb, byte[] param) {
+        ScsiReservationFile.State before = snapshot();
+        boolean wasAptpl = aptpl;
+        ScsiResult r = change(nexus, cdb, param);
+        if (r.status != ScsiResult.GOOD || file == null || !aptpl && !wasAptpl) {
+            return r;
+        }
+        try {
+            if (aptpl) {
+                file.save(snapshot());
+            } else {
+                file.delete(); // APTPL 0: nothing is kept through a restart any more
+            }
+            return r;
+        } catch (java.io.IOException e) {
+            restore(before); // not kept, so not done
+            aptpl = wasAptpl;
+            return ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00); // internal target failure
+        }
+    }
+
+    private ScsiResult change(String nexus, byte[] cdb, byte[] param) {
         int action = cdb[1] & 0x1f;
         int scope = (cdb[2] & 0xff) >>> 4;
         int newType = cdb[2] & 0x0f;
@@ -163,7 +288,7 @@ final class ScsiReservations {
         }
         long key = Pdu.getLong(param, 0);
         long serviceKey = Pdu.getLong(param, 8);
-        if ((param[20] & 0x0D) != 0) { // SPEC_I_PT, ALL_TG_PT, APTPL
+        if ((param[20] & 0x0C) != 0 || (param[20] & 0x01) != 0 && file == null) { // SPEC_I_PT, ALL_TG_PT, APTPL
             return invalidParameter();
         }
         Long mine = keys.get(nexus);
@@ -171,10 +296,16 @@ final class ScsiReservations {
             if (action == 0 && (mine == null ? key != 0 : mine != key)) {
                 return conflict();
             }
+            aptpl = (param[20] & 0x01) != 0;
             if (serviceKey == 0) {
                 if (mine != null) {
+                    boolean releases = holds(nexus) && !allRegistrants(type);
+                    int was = type;
                     unregister(nexus);
                     generation++;
+                    if (releases && (was == WRITE_EXCLUSIVE_REGISTRANTS_ONLY || was == EXCLUSIVE_ACCESS_REGISTRANTS_ONLY)) {
+                        others(nexus, ScsiUnitAttentions.RESERVATIONS_RELEASED);
+                    }
                 }
             } else {
                 keys.put(nexus, serviceKey);
@@ -203,10 +334,14 @@ final class ScsiReservations {
                 if (scope != 0 || newType != type) {
                     return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x04); // invalid release
                 }
+                if (type >= WRITE_EXCLUSIVE_REGISTRANTS_ONLY) { // registrants-only and all-registrants types
+                    others(nexus, ScsiUnitAttentions.RESERVATIONS_RELEASED);
+                }
                 type = 0;
                 holder = null;
                 return ScsiResult.good();
             case 3: // CLEAR
+                others(nexus, ScsiUnitAttentions.RESERVATIONS_PREEMPTED);
                 keys.clear();
                 type = 0;
                 holder = null;
@@ -222,6 +357,7 @@ final class ScsiReservations {
 
     private ScsiResult preempt(String nexus, long victim, int newType) {
         if (type != 0 && allRegistrants(type) && victim == 0) {
+            others(nexus, ScsiUnitAttentions.REGISTRATIONS_PREEMPTED);
             keys.keySet().removeIf(n -> !n.equals(nexus));
             type = newType;
             holder = nexus;
@@ -229,7 +365,11 @@ final class ScsiReservations {
             return ScsiResult.good();
         }
         if (type != 0 && !allRegistrants(type) && keys.get(holder) == victim) {
+            int was = type;
             removeKey(victim, nexus);
+            if (was != newType) { // SPC-4: the remaining registrants learn that the old type is gone
+                others(nexus, ScsiUnitAttentions.RESERVATIONS_RELEASED);
+            }
             type = newType;
             holder = nexus;
             generation++;
@@ -252,6 +392,7 @@ final class ScsiReservations {
             Map.Entry<String, Long> e = i.next();
             if (e.getValue() == key && !e.getKey().equals(keep)) {
                 i.remove();
+                attentions.establish(e.getKey(), ScsiUnitAttentions.REGISTRATIONS_PREEMPTED);
                 lost(e.getKey());
                 any = true;
             }
@@ -260,6 +401,15 @@ final class ScsiReservations {
             any = true; // preempting one's own key removes nothing but is no conflict
         }
         return any;
+    }
+
+    /** Establishes {@code code} for every registered nexus but {@code except}. */
+    private void others(String except, int code) {
+        for (String n : keys.keySet()) {
+            if (!n.equals(except)) {
+                attentions.establish(n, code);
+            }
+        }
     }
 
     private void unregister(String nexus) {

@@ -18,6 +18,7 @@ final class ScsiResult {
     static final int MEDIUM_ERROR = 0x03;
     static final int HARDWARE_ERROR = 0x04;
     static final int ILLEGAL_REQUEST = 0x05;
+    static final int UNIT_ATTENTION = 0x06;
     static final int DATA_PROTECT = 0x07;
     static final int ABORTED_COMMAND = 0x0B;
     static final int MISCOMPARE = 0x0E;
@@ -84,6 +85,18 @@ final class ScsiResult {
 
     static ScsiResult invalidField() {
         return check(ILLEGAL_REQUEST, 0x24, 0x00);
+    }
+
+    /**
+     * INVALID FIELD IN CDB with the sense-key specific field pointer (SKSV, C/D) naming CDB byte
+     * {@code cdbByte}, for an initiator to tell a bad field from an unsupported service action.
+     */
+    static ScsiResult invalidFieldAt(int cdbByte) {
+        byte[] s = sense(ILLEGAL_REQUEST, 0x24, 0x00, -1);
+        s[15] = (byte) 0xC0; // SKSV, C/D: the field is in the CDB
+        s[16] = (byte) (cdbByte >>> 8);
+        s[17] = (byte) cdbByte;
+        return new ScsiResult(CHECK_CONDITION, s, NONE);
     }
 
     static ScsiResult lbaOutOfRange() {

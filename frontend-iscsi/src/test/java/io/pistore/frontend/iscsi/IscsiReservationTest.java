@@ -1,12 +1,16 @@
 package io.pistore.frontend.iscsi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.service.TargetService;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,6 +117,7 @@ class IscsiReservationTest {
             assertEquals(CONFLICT, prout(b, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_B, 0, 0).status());
 
             assertEquals(GOOD, prout(b, 4, ScsiReservations.EXCLUSIVE_ACCESS, KEY_B, KEY_A, 0).status(), "PREEMPT");
+            IscsiUnitAttentionTest.assertUnitAttention(0x2A05, IscsiUnitAttentionTest.tur(a)); // REGISTRATIONS PREEMPTED
             assertEquals(CONFLICT, read(a), "A lost its registration and Exclusive Access holds off its reads");
             assertEquals(CONFLICT, write(a));
             assertEquals(GOOD, write(b));
@@ -131,6 +136,7 @@ class IscsiReservationTest {
             assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE_REGISTRANTS_ONLY, KEY_A, 0, 0).status());
             assertEquals(GOOD, write(b), "a registrant writes under Write Exclusive - Registrants Only");
             assertEquals(GOOD, prout(b, 3, 0, KEY_B, 0, 0).status(), "CLEAR");
+            IscsiUnitAttentionTest.assertUnitAttention(0x2A03, IscsiUnitAttentionTest.tur(a)); // RESERVATIONS PREEMPTED
             assertEquals(0, Pdu.getInt(prin(a, 0), 4), "no keys after CLEAR");
             assertEquals(GOOD, write(b));
         }
@@ -160,5 +166,60 @@ class IscsiReservationTest {
             String id = new String(full, 8 + 28, Pdu.getInt(full, 8 + 20) - 4, java.nio.charset.StandardCharsets.US_ASCII);
             assertEquals(true, id.startsWith("iqn.2026-12.io.pistore:a,i,0x"), id);
         }
+    }
+
+    IscsiServer restart(List<String> log) throws IOException {
+        server.close();
+        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store),
+                new IscsiServer.Options().reservationsDirectory(dir).log(log::add));
+        return server;
+    }
+
+    @Test
+    void aptplKeepsTheReservationsThroughARestart() throws Exception {
+        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+        restart(log);
+        Path file = dir.resolve("v" + io.pistore.engine.volume.VolumeStore.RESERVATIONS_SUFFIX);
+        try (IscsiTestInitiator a = open("a")) {
+            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0x01).status(), "REGISTER with APTPL");
+            assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_A, 0, 0).status());
+            byte[] caps = prin(a, 2);
+            assertEquals(0x01, caps[2] & 0x01, "PTPL_C");
+            assertEquals(0x01, caps[3] & 0x01, "PTPL_A");
+        }
+        assertTrue(Files.exists(file));
+        if (io.pistore.engine.volume.PrivateFiles.posix(file)) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        }
+        restart(log);
+        try (IscsiTestInitiator b = open("b")) {
+            byte[] keys = prin(b, 0);
+            assertEquals(8, Pdu.getInt(keys, 4), "a's registration came back");
+            assertEquals(KEY_A, Pdu.getLong(keys, 8));
+            byte[] res = prin(b, 1);
+            assertEquals(KEY_A, Pdu.getLong(res, 8));
+            assertEquals(ScsiReservations.WRITE_EXCLUSIVE, res[21]);
+            assertEquals(CONFLICT, write(b), "and so did its reservation");
+            assertTrue(log.stream().anyMatch(l -> l.contains("kept through the restart")), log.toString());
+        }
+        try (IscsiTestInitiator a = open("a")) {
+            assertEquals(GOOD, write(a), "the same I_T nexus holds it");
+            assertEquals(GOOD, prout(a, 0, 0, KEY_A, KEY_A, 0).status(), "REGISTER with APTPL 0");
+            assertTrue(!Files.exists(file), "nothing is kept any more");
+        }
+        restart(log);
+        try (IscsiTestInitiator b = open("b")) {
+            assertEquals(0, Pdu.getInt(prin(b, 0), 4), "no registrations after this restart");
+        }
+        Files.writeString(file, "pistore-reservations 1\nkey zz iqn.x,i,0x1\n");
+        restart(log);
+        try (IscsiTestInitiator b = open("b")) {
+            assertEquals(0, Pdu.getInt(prin(b, 0), 4), "a damaged file is not loaded");
+            assertEquals(GOOD, write(b));
+            assertTrue(log.stream().anyMatch(l -> l.contains("not restored") && l.contains("line 2")), log.toString());
+        }
+        store.delete("v");
+        assertTrue(!Files.exists(file), "deleted with the volume");
+        store.create("v", BlockFormat.of(512, 8), 64);
     }
 }

@@ -18,7 +18,7 @@ class ScsiReservationsTest {
     static final byte[] WRITE = IscsiTaskSetTest.cdb10(0x2A, 0, 1);
     static final byte[] READ = IscsiTaskSetTest.cdb10(0x28, 0, 1);
 
-    final ScsiReservations r = new ScsiReservations();
+    final ScsiReservations r = new ScsiReservations(new ScsiUnitAttentions());
 
     static byte[] cdb(int action, int type) {
         byte[] c = new byte[10];

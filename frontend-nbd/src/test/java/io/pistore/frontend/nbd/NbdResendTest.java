@@ -16,10 +16,9 @@ import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetListener;
-import io.pistore.spi.VolumeInfo;
+import io.pistore.testkit.ForwardingHostConnection;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,54 +46,22 @@ class NbdResendTest {
     static final int EIO = 5;
 
     /** A host connection that fails every request with TRANSPORT_ERROR while {@link #down} is set. */
-    static final class OutageConnection implements HostConnection {
-        final HostConnection real;
+    static final class OutageConnection extends ForwardingHostConnection {
         final AtomicBoolean down = new AtomicBoolean();
         final AtomicInteger refused = new AtomicInteger();
 
         OutageConnection(HostConnection real) {
-            this.real = real;
+            super(real);
         }
 
         @Override
-        public List<VolumeInfo> volumes() {
-            return real.volumes();
-        }
-
-        @Override
-        public int queueCount() {
-            return real.queueCount();
-        }
-
-        @Override
-        public HostQueue queue(int index) {
-            HostQueue q = real.queue(index);
-            return new HostQueue() {
-                @Override
-                public CompletableFuture<Completion> submit(BlockRequest request) {
-                    if (down.get()) {
-                        refused.incrementAndGet();
-                        return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR,
-                                "connection to the target lost; reconnecting"));
-                    }
-                    return q.submit(request);
-                }
-
-                @Override
-                public int depth() {
-                    return q.depth();
-                }
-
-                @Override
-                public int inFlight() {
-                    return q.inFlight();
-                }
-            };
-        }
-
-        @Override
-        public void close() {
-            real.close();
+        protected CompletableFuture<Completion> submit(HostQueue q, BlockRequest request) {
+            if (down.get()) {
+                refused.incrementAndGet();
+                return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR,
+                        "connection to the target lost; reconnecting"));
+            }
+            return q.submit(request);
         }
     }
 

@@ -15,14 +15,13 @@ import java.nio.ByteOrder;
  * {@code int[]} (a {@code char[]} of half the size loses except under the heaviest load). One run ({@link #update}) reads its bytes one by one, each load feeding a table index
  * directly. {@link #updateBlocks} runs four blocks in one loop, because one block's slicing step is a
  * chain of dependent table loads that leaves the CPU idle and four independent chains fill it; there
- * the loads would be the bottleneck, so it reads big-endian longs (a byte-array view
- * {@link VarHandle} for heap buffers, a byte-buffer view one for direct and read-only buffers,
- * whatever their byte order) and cuts them into bytes with shifts.
+ * the loads would be the bottleneck, so it reads big-endian longs (a byte-buffer view
+ * {@link VarHandle}, for heap, direct and read-only buffers alike, whatever their byte order; a
+ * byte-array view for heap buffers is no faster, docs/history.md) and cuts them into bytes with shifts.
  */
 public final class Crc16T10Dif extends GuardAlgorithm {
     public static final Crc16T10Dif INSTANCE = new Crc16T10Dif();
     static final int POLY = 0x8BB7;
-    private static final VarHandle BE_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle BE_LONG_BUF =
             MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
@@ -119,10 +118,6 @@ public final class Crc16T10Dif extends GuardAlgorithm {
         return crc;
     }
 
-    private static long word(byte[] b, int i) {
-        return (long) BE_LONG.get(b, i);
-    }
-
     private static long word(ByteBuffer b, int i) {
         return (long) BE_LONG_BUF.get(b, i);
     }
@@ -156,38 +151,7 @@ public final class Crc16T10Dif extends GuardAlgorithm {
     @Override
     public void updateBlocks(ByteBuffer b, int off, int stride, int len, int count, long seed, long[] statesOut) {
         int s0 = (int) start(seed);
-        if (b.hasArray()) {
-            blocks(b.array(), b.arrayOffset() + off, stride, len, count, s0, statesOut);
-        } else {
-            blocks(b, off, stride, len, count, s0, statesOut);
-        }
-    }
-
-    private static void blocks(byte[] b, int p, int stride, int len, int count, int s0, long[] out) {
-        int body = len & ~15;
-        int k = 0;
-        for (; count - k >= 4; k += 4, p += 4 * stride) {
-            int p1 = p + stride;
-            int p2 = p1 + stride;
-            int p3 = p2 + stride;
-            int c0 = s0;
-            int c1 = s0;
-            int c2 = s0;
-            int c3 = s0;
-            for (int i = 0; i < body; i += 16) {
-                c0 = step(c0, word(b, p + i), word(b, p + i + 8));
-                c1 = step(c1, word(b, p1 + i), word(b, p1 + i + 8));
-                c2 = step(c2, word(b, p2 + i), word(b, p2 + i + 8));
-                c3 = step(c3, word(b, p3 + i), word(b, p3 + i + 8));
-            }
-            out[k] = bytes(c0, b, p + body, p + len);
-            out[k + 1] = bytes(c1, b, p1 + body, p1 + len);
-            out[k + 2] = bytes(c2, b, p2 + body, p2 + len);
-            out[k + 3] = bytes(c3, b, p3 + body, p3 + len);
-        }
-        for (; k < count; k++, p += stride) {
-            out[k] = run(s0, b, p, len);
-        }
+        blocks(b, off, stride, len, count, s0, statesOut);
     }
 
     private static void blocks(ByteBuffer b, int p, int stride, int len, int count, int s0, long[] out) {

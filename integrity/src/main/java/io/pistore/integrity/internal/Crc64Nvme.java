@@ -15,7 +15,8 @@ import java.nio.ByteOrder;
  * the register), so one long run goes 16 bytes a step (the second word does not depend on the
  * register), and {@link #updateBlocks} runs two blocks in one loop, 8 bytes a step each, which keeps
  * to the first half of the tables. Words are read as little-endian longs through a byte-array view
- * {@link VarHandle} (heap) or a byte-buffer view one (direct and read-only buffers).
+ * {@link VarHandle} (a run on the heap) or a byte-buffer view one (a run in a direct or read-only
+ * buffer, and {@link #updateBlocks} in any buffer: the array view is no faster there, docs/history.md).
  */
 public final class Crc64Nvme extends GuardAlgorithm {
     public static final Crc64Nvme INSTANCE = new Crc64Nvme();
@@ -148,30 +149,7 @@ public final class Crc64Nvme extends GuardAlgorithm {
     @Override
     public void updateBlocks(ByteBuffer b, int off, int stride, int len, int count, long seed, long[] statesOut) {
         long s0 = start(seed);
-        if (b.hasArray()) {
-            blocks(b.array(), b.arrayOffset() + off, stride, len, count, s0, statesOut);
-        } else {
-            blocks(b, off, stride, len, count, s0, statesOut);
-        }
-    }
-
-    private static void blocks(byte[] b, int p, int stride, int len, int count, long s0, long[] out) {
-        int body = len & ~7;
-        int k = 0;
-        for (; count - k >= 2; k += 2, p += 2 * stride) {
-            int p1 = p + stride;
-            long c0 = s0;
-            long c1 = s0;
-            for (int i = 0; i < body; i += 8) {
-                c0 = step8(c0, word(b, p + i));
-                c1 = step8(c1, word(b, p1 + i));
-            }
-            out[k] = bytes(c0, b, p + body, p + len);
-            out[k + 1] = bytes(c1, b, p1 + body, p1 + len);
-        }
-        if (k < count) {
-            out[k] = run8(s0, b, p, p + len);
-        }
+        blocks(b, off, stride, len, count, s0, statesOut);
     }
 
     private static void blocks(ByteBuffer b, int p, int stride, int len, int count, long s0, long[] out) {

@@ -5,9 +5,8 @@ import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
-import io.pistore.spi.VolumeInfo;
+import io.pistore.testkit.ForwardingHostConnection;
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -28,44 +27,12 @@ class LocalInlineTransportKitTest extends TransportCompatibilityKit {
 
     @Override
     protected HostConnection connect(ConnectOptions options) throws IOException {
-        HostConnection c = super.connect(options);
-        return new HostConnection() {
+        return new ForwardingHostConnection(super.connect(options)) {
             @Override
-            public List<VolumeInfo> volumes() {
-                return c.volumes();
-            }
-
-            @Override
-            public int queueCount() {
-                return c.queueCount();
-            }
-
-            @Override
-            public HostQueue queue(int index) {
-                HostQueue q = c.queue(index);
-                return new HostQueue() {
-                    @Override
-                    public CompletableFuture<Completion> submit(BlockRequest request) {
-                        CompletableFuture<Completion> f = new CompletableFuture<>();
-                        q.submitMayCompleteOnCaller(request, f::complete);
-                        return f;
-                    }
-
-                    @Override
-                    public int depth() {
-                        return q.depth();
-                    }
-
-                    @Override
-                    public int inFlight() {
-                        return q.inFlight();
-                    }
-                };
-            }
-
-            @Override
-            public void close() {
-                c.close();
+            protected CompletableFuture<Completion> submit(HostQueue q, BlockRequest request) {
+                CompletableFuture<Completion> f = new CompletableFuture<>();
+                q.submitMayCompleteOnCaller(request, f::complete);
+                return f;
             }
         };
     }

@@ -22,6 +22,7 @@ import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
+import io.pistore.testkit.ForwardingHostConnection;
 import java.io.IOException;
 import java.util.EnumSet;
 import java.util.List;
@@ -267,53 +268,22 @@ public final class FaultInjectingProvider implements BlockTransportProvider {
 
         HostConnection wrap(HostConnection conn) {
             learn(conn.volumes());
-            return new HostConnection() {
+            return new ForwardingHostConnection(conn) {
                 @Override
-                public List<VolumeInfo> volumes() {
-                    return conn.volumes();
-                }
-
-                @Override
-                public int queueCount() {
-                    return conn.queueCount();
-                }
-
-                @Override
-                public HostQueue queue(int index) {
-                    HostQueue q = conn.queue(index);
-                    return new HostQueue() {
-                        @Override
-                        public CompletableFuture<Completion> submit(BlockRequest r) {
-                            if (r.op() == Operation.WRITE && !r.protection().pract()) {
-                                maybeCorrupt(Site.HOST_REQUEST, r);
-                            }
-                            CompletableFuture<Completion> f = q.submit(r);
-                            if (r.op() != Operation.READ) {
-                                return f;
-                            }
-                            return f.thenApply(comp -> {
-                                if (comp.isSuccess()) {
-                                    maybeCorrupt(Site.HOST_RESPONSE, r);
-                                }
-                                return comp;
-                            });
+                protected CompletableFuture<Completion> submit(HostQueue q, BlockRequest r) {
+                    if (r.op() == Operation.WRITE && !r.protection().pract()) {
+                        maybeCorrupt(Site.HOST_REQUEST, r);
+                    }
+                    CompletableFuture<Completion> f = q.submit(r);
+                    if (r.op() != Operation.READ) {
+                        return f;
+                    }
+                    return f.thenApply(comp -> {
+                        if (comp.isSuccess()) {
+                            maybeCorrupt(Site.HOST_RESPONSE, r);
                         }
-
-                        @Override
-                        public int depth() {
-                            return q.depth();
-                        }
-
-                        @Override
-                        public int inFlight() {
-                            return q.inFlight();
-                        }
-                    };
-                }
-
-                @Override
-                public void close() {
-                    conn.close();
+                        return comp;
+                    });
                 }
             };
         }

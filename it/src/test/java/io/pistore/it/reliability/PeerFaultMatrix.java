@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * leader for 5 s, kill -9 of a follower, of the leader, and of n1 (a follower a client without path
  * states is attached to). Each asserts that no request failed, every acknowledged write reads back,
  * and the stall (from the fault to the completion of each request waiting across it) is within
- * {@link #STALL_BOUND_MS}. Which client is attached where is the subclass's.
+ * {@link #STALL_BOUND_MS}. The hosts: one following path states (on the leader), one without them
+ * on n1; the gateway follows path states, or is without them on n1 when n1 is the victim.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -55,11 +56,33 @@ abstract class PeerFaultMatrix {
     /** The transport the peers serve hosts on. */
     abstract String transport();
 
-    /** The hosts that run through a fault of peer {@code victim} (each on its own 64 blocks from {@code lba}). */
-    abstract List<MixedClient> clients(int victim, long lba, long seed) throws Exception;
+    private BlockDevice following;
+    private BlockDevice onN1;
 
-    /** The gateway's peer list for a fault of peer {@code victim}, and its transport options. */
-    abstract String[] gatewayFor(int victim);
+    /**
+     * The hosts that run through a fault of peer {@code victim}, each on its own 64 blocks from
+     * {@code lba}: one following path states (so on the leader: the leader's fault is of the peer it
+     * uses), one without them on n1 (a follower, forwarding; left out when n1 is the victim, as it
+     * does not send again what its lost connection failed).
+     */
+    private List<MixedClient> clients(int victim, long lba, long seed) throws Exception {
+        if (following == null) {
+            following = host(cluster.targets, Map.of());
+            onN1 = host(cluster.targetsFrom(1), Map.of(transport() + ".pathStates", "false"));
+        }
+        List<MixedClient> c = new java.util.ArrayList<>();
+        c.add(new MixedClient(transport() + " host (path states)", following, lba, 64, 2, seed));
+        if (victim != 1) {
+            c.add(new MixedClient(transport() + " host on n1", onN1, lba + 64, 64, 2, seed + 7));
+        }
+        return c;
+    }
+
+    /** The gateway's peer list and options: following path states, or without them on n1 when n1 is the victim. */
+    private String[] gatewayFor(int victim) {
+        return victim == 1 ? new String[] {cluster.targetsFrom(1), transport() + ".pathStates=false"}
+                : new String[] {cluster.targets};
+    }
 
     @BeforeAll
     void startCluster(@TempDir Path classDir) throws Exception {

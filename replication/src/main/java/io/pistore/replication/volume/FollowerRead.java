@@ -23,8 +23,8 @@ import org.apache.ratis.util.LifeCycle;
  *
  * <p>How: the peer asks the leader it knows for its read index over the Raft servers' own channel
  * (the server protocol's {@code readIndex}, as Ratis's follower does for a linearizable query: a
- * small request and reply, no blocks), waits until its own replica has applied that index, and reads
- * its blocks. Why it is linearizable: the leader answers only while it leads and has committed an
+ * small request and reply, no blocks; one at a time, concurrent reads sharing the next), waits until
+ * its own replica has applied that index, and reads its blocks. Why it is linearizable: the leader answers only while it leads and has committed an
  * entry of its term, with its commit index at that moment, confirmed by its lease or a round of
  * heartbeats a majority answers ({@link LocalLeader}); the request reaches it after the read started,
  * so every write acknowledged before the read is committed at or below that index. This replica
@@ -42,6 +42,10 @@ final class FollowerRead {
     private final RaftGroupId groupId;
     private final ClientId clientId = ClientId.randomId();
     private volatile Prebuilt prebuilt;
+    /** The reads waiting for the next read-index request, or null (guarded by this). */
+    private CompletableFuture<ReadIndexReplyProto> next;
+    /** Whether a read-index request is out (guarded by this). */
+    private boolean asking;
 
     FollowerRead(RaftServer server, RaftGroupId groupId) {
         this.server = server;
@@ -70,20 +74,72 @@ final class FollowerRead {
         }
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try {
-            CompletableFuture<ReadIndexReplyProto> f = server.getServerRpc().async().readIndexAsync(request(d, leader));
-            ReadIndexReplyProto r = f.get(timeoutMs, TimeUnit.MILLISECONDS);
+            ReadIndexReplyProto r = readIndex(d, leader).get(timeoutMs, TimeUnit.MILLISECONDS);
             if (!r.getServerReply().getSuccess()) {
                 return null;
             }
             VolumeStateMachine sm = (VolumeStateMachine) d.getStateMachine();
             long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()));
             return sm.appliedIndex().await(r.getReadIndex(), left) && running(sm) ? sm : null;
-        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
         }
+    }
+
+    /**
+     * The answer of a read-index request to {@code leader} sent after this call: one request at a time,
+     * and reads that come while one is out share the next (sent when it is answered), so concurrent
+     * reads cost one round trip between them, never an answer to a request sent before they came
+     * (which could predate a write acknowledged before they started).
+     */
+    private CompletableFuture<ReadIndexReplyProto> readIndex(RaftServer.Division d, RaftPeerId leader) {
+        CompletableFuture<ReadIndexReplyProto> mine;
+        boolean send;
+        synchronized (this) {
+            if (next == null) {
+                next = new CompletableFuture<>();
+            }
+            mine = next;
+            send = !asking;
+            if (send) {
+                asking = true;
+                next = null;
+            }
+        }
+        if (send) {
+            send(d, leader, mine);
+        }
+        return mine;
+    }
+
+    /** Sends one read-index request for {@code waiting}; once answered, the next one if reads came meanwhile. */
+    private void send(RaftServer.Division d, RaftPeerId leader, CompletableFuture<ReadIndexReplyProto> waiting) {
+        CompletableFuture<ReadIndexReplyProto> f;
+        try {
+            f = server.getServerRpc().async().readIndexAsync(request(d, leader));
+        } catch (IOException | RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((r, t) -> {
+            if (t != null) {
+                waiting.completeExceptionally(t);
+            } else {
+                waiting.complete(r);
+            }
+            CompletableFuture<ReadIndexReplyProto> more;
+            synchronized (this) {
+                more = next;
+                next = null;
+                asking = more != null;
+            }
+            if (more != null) {
+                RaftPeerId now = d.getInfo().getLeaderId();
+                send(d, now != null ? now : leader, more);
+            }
+        });
     }
 
     /** Whether {@code sm} serves reads: not paused for, nor restoring from, a snapshot the leader sent. */

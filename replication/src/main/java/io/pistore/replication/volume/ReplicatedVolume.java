@@ -438,8 +438,12 @@ public final class ReplicatedVolume implements CheckingVolume {
         return localReads.sum();
     }
 
-    /** Whether reads while this peer follows read its own replica after the leader's read index (tests: the path through Ratis). */
-    void readOwnReplicaWhileFollowing(boolean on) {
+    /**
+     * Whether reads while this peer follows read its own replica after the leader's read index (the
+     * default, {@code pistore.replication.followerReads}), or go through Ratis's client (tests and
+     * probes of that path).
+     */
+    public void readOwnReplicaWhileFollowing(boolean on) {
         followerReadsOn = on;
     }
 

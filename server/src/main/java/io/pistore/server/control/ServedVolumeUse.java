@@ -1,6 +1,7 @@
 package io.pistore.server.control;
 
 import io.pistore.engine.volume.VolumeStore;
+import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.nbd.NbdServer;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
 
     private final VolumeStore store;
     private final AtomicReference<NbdServer> nbd = new AtomicReference<>();
+    private final AtomicReference<IscsiServer> iscsi = new AtomicReference<>();
     private final Map<String, Sample> samples = new ConcurrentHashMap<>();
     private final Thread sampler;
     private volatile boolean closed;
@@ -38,6 +40,19 @@ public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
     /** The NBD frontend whose clients count as users (set once it listens). */
     public void nbd(NbdServer server) {
         nbd.set(server);
+    }
+
+    /** The iSCSI frontend, told of resized volumes (set once it listens). */
+    public void iscsi(IscsiServer server) {
+        iscsi.set(server);
+    }
+
+    @Override
+    public void changed(String volume) {
+        IscsiServer s = iscsi.get();
+        if (s != null) {
+            s.volumeChanged(volume); // its sessions get CAPACITY DATA HAS CHANGED
+        }
     }
 
     @Override

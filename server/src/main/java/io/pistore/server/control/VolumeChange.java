@@ -98,6 +98,9 @@ public record VolumeChange(String verb, List<String> args) {
                 }
                 long blocks = bytes / bs;
                 store.resize(args.get(0), blocks);
+                if (old != blocks) {
+                    use.changed(args.get(0));
+                }
                 return List.of(old == blocks ? args.get(0) + " already has " + blocks + " blocks"
                         : "resized " + args.get(0) + ": " + old + " -> " + blocks + " blocks");
             }

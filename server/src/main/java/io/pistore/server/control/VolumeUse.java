@@ -23,4 +23,8 @@ public interface VolumeUse {
 
     /** Ends the client connections bound to the volume; returns how many there were. */
     int disconnect(String volume);
+
+    /** The volume's size changed while served: frontends that describe it to clients learn it. */
+    default void changed(String volume) {
+    }
 }

@@ -32,6 +32,16 @@ class ListenAddressTest {
         parsesTo("[::1]:9000", "::1", 9000);
         parsesTo("[::1]", "::1", 4242);
         parsesTo("::1", "::1", 4242);
+        // several colons without brackets: the last group is part of the address, not a port
+        parsesTo("fe80::1:9000", "fe80::1:9000", 4242);
+    }
+
+    @Test
+    void thePortRangeIsInclusive() throws UnknownHostException {
+        parsesTo("65535", "127.0.0.1", 65535);
+        parsesTo("127.0.0.1:0", "127.0.0.1", 0);
+        assertEquals("port must be 0 to 65535 in TEST address 'h:65536'",
+                assertThrows(IllegalArgumentException.class, () -> ListenAddress.parse("h:65536", 1, "TEST")).getMessage());
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.pistore.app.cli.ServerLog;
 import io.pistore.app.cli.TlsLine;
 import io.pistore.app.cli.TransportOptionsOption;
 import io.pistore.engine.Transports;
+import io.pistore.engine.stats.TargetStats;
 import io.pistore.app.bench.BenchOptions;
 import io.pistore.app.bench.BenchPlot;
 import io.pistore.app.bench.BenchResult;
@@ -225,11 +226,7 @@ public final class BenchCommand implements Callable<Integer> {
             o.dataDir = data == null ? null : DataDirOption.requireExisting(data);
             o.prefill = !noPrefill;
             o.metrics = metrics;
-            if (metricsLatencySample < 1 || metricsLatencySample > 1024) {
-                throw new IllegalArgumentException("--metrics-latency-sample must be 1 to 1024, not "
-                        + metricsLatencySample);
-            }
-            o.metricsLatencySample = metricsLatencySample;
+            o.metricsLatencySample = TargetStats.checkLatencySample("--metrics-latency-sample", metricsLatencySample);
             if (plot != null) {
                 java.nio.file.Path dir = plot.toAbsolutePath().getParent();
                 if (dir != null && !java.nio.file.Files.isDirectory(dir)) {

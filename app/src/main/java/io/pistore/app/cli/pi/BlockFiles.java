@@ -1,6 +1,7 @@
 package io.pistore.app.cli.pi;
 
 import io.pistore.app.cli.CliException;
+import io.pistore.app.cli.Progress;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,7 +13,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-/** Opening inputs with one-line reasons, and whole reads and writes on channels. */
+/** Opening inputs with one-line reasons, whole reads and writes on channels, and reading a file block by block. */
 final class BlockFiles {
     private BlockFiles() {
     }
@@ -60,6 +61,41 @@ final class BlockFiles {
     static void writeFully(WritableByteChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
             ch.write(b);
+        }
+    }
+
+    /** What is done with one chunk of whole blocks. */
+    interface Chunk {
+        /** {@code blocks} blocks lie in {@code buf} (flipped); the first of them is block {@code first} of the file. */
+        void accept(ByteBuffer buf, int blocks, long first) throws IOException;
+    }
+
+    /**
+     * Reads {@code ch} (the file {@code p}) to its end in chunks of whole {@code unit}-byte blocks, as many as
+     * {@code buf} holds, and hands each to {@code chunk}, advancing {@code progress} by its bytes. A file that
+     * ends with a partial block is a usage error. Returns the blocks read.
+     */
+    static long readBlocks(ReadableByteChannel ch, Path p, ByteBuffer buf, int unit, Progress progress, Chunk chunk)
+            throws IOException {
+        long done = 0;
+        for (;;) {
+            buf.clear();
+            int got = readFully(ch, buf);
+            if (got == 0) {
+                return done;
+            }
+            if (got % unit != 0) {
+                throw CliException.usage(p + ": ends with a partial block (" + (done * unit + got)
+                        + " bytes is not a whole number of " + unit + "-byte blocks)");
+            }
+            int k = got / unit;
+            buf.flip();
+            chunk.accept(buf, k, done);
+            done += k;
+            progress.advance(got);
+            if (got < buf.capacity()) {
+                return done;
+            }
         }
     }
 }

@@ -55,7 +55,7 @@ final class PiGenerateCommand implements Callable<Integer> {
         int ds = f.dataSize();
         int outUnit = separate ? f.metadataSize() : f.blockSize();
         int n = fmt.blocksPerChunk(f.blockSize());
-        long done = 0;
+        long done;
         try (FileChannel inCh = BlockFiles.openInput(in)) {
             long size = BlockFiles.regularSize(in);
             BlockFiles.requireWholeBlocks(in, size, ds);
@@ -63,33 +63,17 @@ final class PiGenerateCommand implements Callable<Integer> {
             ByteBuffer result = ByteBuffer.allocate(n * outUnit);
             try (OutputFile o = OutputFile.create(out);
                  Progress progress = quiet.progress(spec.commandLine().getErr(), "pi generate", size)) {
-                for (;;) {
-                    data.clear();
-                    int got = BlockFiles.readFully(inCh, data);
-                    if (got == 0) {
-                        break;
-                    }
-                    if (got % ds != 0) {
-                        throw CliException.usage(in + ": ends with a partial block (" + (done * ds + got)
-                                + " bytes is not a whole number of " + ds + "-byte blocks)");
-                    }
-                    int k = got / ds;
-                    data.flip();
+                done = BlockFiles.readBlocks(inCh, in, data, ds, progress, (buf, k, first) -> {
                     result.clear().limit(k * outUnit);
-                    PiContext c = ctx.advancedBy(done);
+                    PiContext c = ctx.advancedBy(first);
                     if (separate) {
                         Arrays.fill(result.array(), 0, k * outUnit, (byte) 0);
-                        Pi.generate(c, ScatterList.of(data), ScatterList.of(result), k);
+                        Pi.generate(c, ScatterList.of(buf), ScatterList.of(result), k);
                     } else {
-                        Pi.insert(c, ScatterList.of(data), ScatterList.of(result), k);
+                        Pi.insert(c, ScatterList.of(buf), ScatterList.of(result), k);
                     }
                     BlockFiles.writeFully(o.channel(), result);
-                    done += k;
-                    progress.advance(got);
-                    if (got < data.capacity()) {
-                        break;
-                    }
-                }
+                });
                 o.commit();
             }
         }

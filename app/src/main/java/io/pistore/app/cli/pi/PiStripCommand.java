@@ -121,36 +121,18 @@ final class PiStripCommand implements Callable<Integer> {
         int n = fmt.blocksPerChunk(bs);
         ByteBuffer blocks = ByteBuffer.allocate(n * bs);
         ByteBuffer data = o == null ? null : ByteBuffer.allocate(n * ds);
-        long done = 0;
         try (Progress progress = quiet.progress(spec.commandLine().getErr(), "pi strip", size)) {
-            for (;;) {
-                blocks.clear();
-                int got = BlockFiles.readFully(inCh, blocks);
-                if (got == 0) {
-                    break;
-                }
-                if (got % bs != 0) {
-                    throw CliException.usage(in + ": ends with a partial block (" + (done * bs + got)
-                            + " bytes is not a whole number of " + bs + "-byte blocks)");
-                }
-                int k = got / bs;
-                blocks.flip();
-                ScatterList list = ScatterList.of(blocks);
+            return BlockFiles.readBlocks(inCh, in, blocks, bs, progress, (buf, k, first) -> {
+                ScatterList list = ScatterList.of(buf);
                 if (check) {
-                    report.add(done, Pi.verifyAll(ctx.advancedBy(done), list, k, k));
+                    report.add(first, Pi.verifyAll(ctx.advancedBy(first), list, k, k));
                 }
                 if (o != null && (report.bad() == 0 || force)) {
                     data.clear().limit(k * ds);
                     Pi.strip(copy, list, ScatterList.of(data), k);
                     BlockFiles.writeFully(o.channel(), data);
                 }
-                done += k;
-                progress.advance(got);
-                if (got < blocks.capacity()) {
-                    break;
-                }
-            }
+            });
         }
-        return done;
     }
 }

@@ -70,34 +70,15 @@ final class PiVerifyCommand implements Callable<Integer> {
         Path file = files.get(0);
         int bs = f.blockSize();
         int n = fmt.blocksPerChunk(bs);
-        long done = 0;
         try (FileChannel ch = BlockFiles.openInput(file)) {
             long size = BlockFiles.regularSize(file);
             BlockFiles.requireWholeBlocks(file, size, bs);
             ByteBuffer buf = ByteBuffer.allocate(n * bs);
             try (Progress progress = quiet.progress(spec.commandLine().getErr(), "pi verify", size)) {
-                for (;;) {
-                    buf.clear();
-                    int got = BlockFiles.readFully(ch, buf);
-                    if (got == 0) {
-                        break;
-                    }
-                    if (got % bs != 0) {
-                        throw CliException.usage(file + ": ends with a partial block (" + (done * bs + got)
-                                + " bytes is not a whole number of " + bs + "-byte blocks)");
-                    }
-                    int k = got / bs;
-                    buf.flip();
-                    report.add(done, Pi.verifyAll(ctx.advancedBy(done), ScatterList.of(buf), k, k));
-                    done += k;
-                    progress.advance(got);
-                    if (got < buf.capacity()) {
-                        break;
-                    }
-                }
+                return BlockFiles.readBlocks(ch, file, buf, bs, progress, (b, k, first) ->
+                        report.add(first, Pi.verifyAll(ctx.advancedBy(first), ScatterList.of(b), k, k)));
             }
         }
-        return done;
     }
 
     private long verifySeparate(BlockFormat f, PiContext ctx, BadBlockReport report) throws IOException {

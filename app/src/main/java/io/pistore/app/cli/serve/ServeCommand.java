@@ -167,9 +167,9 @@ public final class ServeCommand implements Callable<Integer> {
             throw CliException.usage("--memory-volume serves local volumes; it cannot be combined with --target");
         }
         try {
-            new TargetStats(metricsLatencySample);
+            TargetStats.checkLatencySample("--metrics-latency-sample", metricsLatencySample);
         } catch (IllegalArgumentException e) {
-            throw CliException.usage("--metrics-latency-sample: " + e.getMessage());
+            throw CliException.usage(e.getMessage());
         }
         nbdOptions.checkRanges();
         if (nbd != null) {

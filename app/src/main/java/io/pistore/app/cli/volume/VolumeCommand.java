@@ -121,11 +121,8 @@ public final class VolumeCommand implements Callable<Integer> {
         return CliException.usage(e.getMessage() + "; " + hint);
     }
 
-    @Command(name = "create", sortOptions = false,
-            description = "Creates a volume: durable data and metadata files (and --data DIR, if missing). The data "
-                    + "file is sparse (it takes room as blocks are written); the metadata file is written in full "
-                    + "(every block's PI, marked unwritten): about 1/512 of the size for 8 bytes per 4096.")
-    static final class Create implements Callable<Integer> {
+    /** What every volume subcommand takes: the data directory and a config file. */
+    abstract static class OnDataDir implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
@@ -134,7 +131,13 @@ public final class VolumeCommand implements Callable<Integer> {
 
         @Mixin
         ConfigOption config;
+    }
 
+    @Command(name = "create", sortOptions = false,
+            description = "Creates a volume: durable data and metadata files (and --data DIR, if missing). The data "
+                    + "file is sparse (it takes room as blocks are written); the metadata file is written in full "
+                    + "(every block's PI, marked unwritten): about 1/512 of the size for 8 bytes per 4096.")
+    static final class Create extends OnDataDir {
         @Parameters(paramLabel = "NAME", description = "Volume name: letters, digits, '.', '_', '-'.")
         String name;
 
@@ -259,16 +262,7 @@ public final class VolumeCommand implements Callable<Integer> {
 
     @Command(name = "list", description = "Lists the volumes: name, blocks, size, format; a warning line on stderr "
             + "for the directory and each volume whose files give group or others access.")
-    static final class ListVolumes implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DataDirOption data;
-
-        @Mixin
-        ConfigOption config;
-
+    static final class ListVolumes extends OnDataDir {
         @Override
         public Integer call() throws IOException {
             PrintWriter out = spec.commandLine().getOut();
@@ -293,16 +287,7 @@ public final class VolumeCommand implements Callable<Integer> {
 
     @Command(name = "delete", description = "Deletes a volume and its files; a replicated volume (through the "
             + "running serve of one of its peers) on every member of its group.")
-    static final class Delete implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DataDirOption data;
-
-        @Mixin
-        ConfigOption config;
-
+    static final class Delete extends OnDataDir {
         @Parameters(paramLabel = "NAME")
         String name;
 
@@ -378,16 +363,7 @@ public final class VolumeCommand implements Callable<Integer> {
 
     @Command(name = "resize", description = "Grows a volume (new blocks read as unwritten); while a server runs, "
             + "its clients see the new size when they next connect.")
-    static final class Resize implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        DataDirOption data;
-
-        @Mixin
-        ConfigOption config;
-
+    static final class Resize extends OnDataDir {
         @Parameters(paramLabel = "NAME")
         String name;
 

@@ -276,13 +276,7 @@ final class RdmaHostQueue implements PeerConnection {
             CompletableFuture<Completion> f = new CompletableFuture<>();
             s.future = f;
             s.path = HostSlot.PATH_NONE;
-            int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.OP_DISCOVER, 0, s.cid, Protection.NONE, 0, 0,
-                    buf.iova(), DISCOVERY_BYTES, buf.rkey(), 0, new byte[0]);
-            SendWr send = s.send.reset();
-            send.wrId = T_SEND | s.cid;
-            send.signaled = true;
-            send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), n, cmdMr.lkey());
-            qp.postSend(send);
+            postAdmin(Capsule.OP_DISCOVER, 0, 0, buf);
             Completion c;
             try {
                 c = f.get(10, TimeUnit.SECONDS);
@@ -301,6 +295,22 @@ final class RdmaHostQueue implements PeerConnection {
     }
 
     private volatile int discoveredLength;
+
+    /**
+     * Sends admin capsule {@code op} on the admin slot (its future already set), with {@code blocks}
+     * and {@code lba} as the command's fields and all of {@code answer} as the buffer the target
+     * RDMA-writes its answer into.
+     */
+    private void postAdmin(int op, long blocks, long lba, MemoryRegion answer) throws VerbsException {
+        HostSlot s = slots[depth];
+        int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, op, 0, s.cid, Protection.NONE, blocks, lba, answer.iova(),
+                answer.length(), answer.rkey(), 0, new byte[0]);
+        SendWr send = s.send.reset();
+        send.wrId = T_SEND | s.cid;
+        send.signaled = true;
+        send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), n, cmdMr.lkey());
+        qp.postSend(send);
+    }
 
     /** Where the target writes its path reports (made at the first query, kept until shutdown; guarded by this). */
     private MemoryRegion reportBuf;
@@ -329,13 +339,7 @@ final class RdmaHostQueue implements PeerConnection {
             s.future = f;
             s.path = HostSlot.PATH_NONE;
         }
-        int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.OP_PATH_STATES, 0, s.cid, Protection.NONE, waitMs, known,
-                reportBuf.iova(), REPORT_BYTES, reportBuf.rkey(), 0, new byte[0]);
-        SendWr send = s.send.reset();
-        send.wrId = T_SEND | s.cid;
-        send.signaled = true;
-        send.addSge(cmdMr.addr(s.cid * Capsule.SIZE), n, cmdMr.lkey());
-        qp.postSend(send);
+        postAdmin(Capsule.OP_PATH_STATES, waitMs, known, reportBuf);
         if (closed) {
             failAll();
         }
