@@ -82,6 +82,10 @@ class ReconnectingHostQueueTest {
         final List<Long> delays = new ArrayList<>();
         final List<Connection> made = new ArrayList<>();
         boolean transportClosing;
+        boolean reconnect = true;
+        /** Runs inside {@link #connect}, before the connection is made. */
+        Runnable duringConnect = () -> { };
+        final List<Connection> reconnectingFrom = new ArrayList<>();
 
         Queue(Lines log, List<String> peers) {
             super("fake", log, peers, 0, 3);
@@ -103,7 +107,11 @@ class ReconnectingHostQueueTest {
         }
 
         @Override
-        protected Connection connect(int peer) throws IOException {
+        protected Connection connect(int peer) throws IOException, InterruptedException {
+            duringConnect.run();
+            if (Thread.interrupted()) {
+                throw new InterruptedException("the transport is closing");
+            }
             if (down.contains(peer)) {
                 throw new IOException("peer " + peer + " refused");
             }
@@ -141,7 +149,12 @@ class ReconnectingHostQueueTest {
 
         @Override
         protected boolean reconnectEnabled() {
-            return true;
+            return reconnect;
+        }
+
+        @Override
+        protected void beforeReconnecting(Connection lost) {
+            reconnectingFrom.add(lost);
         }
 
         @Override
@@ -337,5 +350,111 @@ class ReconnectingHostQueueTest {
         assertTrue(q.attempts.isEmpty());
         assertEquals(Status.TRANSPORT_ERROR, submit(q, "v").status(), "the lost connection fails what it gets");
         assertEquals(1, q.made.get(0).received.size(), "handed to the connection, no reconnect under way");
+    }
+
+    @Test
+    void aPeerOfAListThatLacksAVolumeIsPassedOverForTheNext() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b", "c")).started();
+        q.listed.put(1, List.of(VOLUMES.get(0))); // b has v only
+        q.made.get(0).lose("reset");
+        q.runNextAttempt();
+        assertTrue(q.made.get(1).released, "the connection to b is not kept");
+        assertEquals(1, log.count("INFO pistore fake: passed over b (queue 3): it has no volume w"), log.lines.toString());
+        assertEquals(0, q.reconnects());
+        assertEquals(List.of(10L, 10L), q.delays);
+        q.runNextAttempt();
+        assertEquals(2, q.now().peer, "the next in turn");
+        assertEquals(1, log.count("INFO pistore fake: failed over from a to c (queue 3) after 2 attempts"), log.lines.toString());
+        assertEquals(List.of(q.made.get(0)), q.reconnectingFrom, "told once, at the first attempt, of the lost one");
+    }
+
+    @Test
+    void aPeerWithoutAVolumeIsTakenOnceEveryPeerIsFoundWithoutIt() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        q.listed.put(0, List.of(VOLUMES.get(0)));
+        q.listed.put(1, List.of(VOLUMES.get(0)));
+        q.made.get(0).lose("reset");
+        q.runNextAttempt(); // b lacks w: passed over
+        assertEquals(0, q.reconnects());
+        q.runNextAttempt(); // a lacks it too: w is nowhere, v is on a
+        assertEquals(1, q.reconnects());
+        assertEquals(0, q.now().peer);
+        assertEquals(1, log.count("INFO pistore fake: reconnected to a (queue 3) after 2 attempts"), log.lines.toString());
+        assertEquals(Status.SUCCESS, submit(q, "v").status());
+    }
+
+    @Test
+    void aPeerOfAListThatListsAVolumeOtherwiseIsNotUsed() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        q.listed.put(1, List.of(new VolumeInfo("v", 128, BlockFormat.of(4096, 8)), VOLUMES.get(1)));
+        q.made.get(0).lose("reset");
+        q.runNextAttempt();
+        assertTrue(q.made.get(1).released);
+        assertEquals(1, log.count("WARNING pistore fake: reconnected to b (queue 3) but it now lists other volumes"),
+                log.lines.toString());
+        q.runNextAttempt();
+        assertEquals(0, q.now().peer, "round robin back to a, which lists what it did");
+        assertEquals(1, q.reconnects());
+    }
+
+    @Test
+    void aPeerOfAListThatListsAnUnknownVolumeIsNotUsed() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        q.listed.put(1, List.of(VOLUMES.get(0), VOLUMES.get(1), new VolumeInfo("x", 8, BlockFormat.of(512, 8))));
+        q.made.get(0).lose("reset");
+        q.runNextAttempt();
+        assertTrue(q.made.get(1).released);
+        assertEquals(1, log.count("but it now lists other volumes"), log.lines.toString());
+        assertEquals(0, q.reconnects());
+    }
+
+    @Test
+    void withoutReconnectingTheLostConnectionGetsTheRequestsAndAnswersStand() {
+        Queue q = new Queue(new Lines(), List.of("a", "b"));
+        q.reconnect = false;
+        Completion none = Completion.failure(Status.NO_SUCH_VOLUME, "no volume v");
+        q.answers.put(0, Map.of("v", none));
+        q.started();
+        assertSame(none, submit(q, "v"), "a queue that does not move passes the answer on");
+        assertFalse(q.made.get(0).shut);
+        PeerPaths paths = new PeerPaths(List.of("a", "b"));
+        q.follow(paths);
+        paths.report(1, new PathReport(1, Map.of("v", PathState.OPTIMIZED, "w", PathState.OPTIMIZED)));
+        assertTrue(q.attempts.isEmpty(), "nor does it follow path states");
+        q.made.get(0).lose("reset");
+        assertTrue(q.attempts.isEmpty(), "no reconnect");
+        Completion c = submit(q, "w");
+        assertEquals("connection shut", c.message(), "the lost connection answers for itself");
+        assertEquals(2, q.made.get(0).received.size());
+        assertEquals(0, q.moves());
+    }
+
+    @Test
+    void anAttemptInterruptedByTheTransportClosingEndsTheReconnecting() {
+        Queue q = new Queue(new Lines(), List.of("a", "b")).started();
+        q.duringConnect = () -> Thread.currentThread().interrupt();
+        q.made.get(0).lose("reset");
+        q.runNextAttempt();
+        assertFalse(Thread.currentThread().isInterrupted());
+        assertTrue(q.attempts.isEmpty(), "no further attempt");
+        assertEquals(1, q.made.size());
+        assertEquals(0, q.reconnects());
+    }
+
+    @Test
+    void aConnectionMadeAfterCloseIsReleased() {
+        Queue q = new Queue(new Lines(), List.of("a", "b")).started();
+        q.duringConnect = q::close;
+        q.made.get(0).lose("reset");
+        q.runNextAttempt();
+        assertEquals(2, q.made.size());
+        assertTrue(q.made.get(1).released, "closed while connecting: the new connection is let go");
+        assertSame(q.made.get(0), q.now());
+        assertEquals(0, q.reconnects());
+        assertTrue(q.attempts.isEmpty());
     }
 }
