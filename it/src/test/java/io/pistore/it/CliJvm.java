@@ -34,14 +34,6 @@ public final class CliJvm {
     private static final String MAIN = "io.pistore.app.cli.Main";
     private static final List<String> OPTIONS = List.of("-Xss1m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             "--add-exports", "java.base/sun.nio.ch=ALL-UNNAMED");
-    /**
-     * JVM options for the peers of tests that are not about timing: an election after 400-800 ms
-     * without a leader (not 1-2 s) and a request to one peer given up after 1.5 s (not 3 s), so that
-     * a group's start, a leader's kill or an unreachable peer takes less of the test's time. The
-     * operation timeout stays as it is.
-     */
-    public static final List<String> QUICK_ELECTIONS = List.of("-Dpistore.replication.election.ms=400",
-            "-Dpistore.replication.rpc.ms=1500");
     private static Path archive;
     private static boolean archiveTried;
 

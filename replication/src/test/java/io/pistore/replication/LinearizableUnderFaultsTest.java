@@ -121,6 +121,9 @@ class LinearizableUnderFaultsTest {
     private void joinAndLeave(ThreePeers peers, List<Op> history, List<Throwable> errors) throws Exception {
         int before = history.size();
         peers.readyLeader(); // a join asks the leader for the volume's shape: not while the group elects
+        // Every member caught up first (a peer restarted just before may still be): a join overlapping
+        // that catch-up once went uncommitted for the change's whole 120 s in a full build.
+        peers.awaitConverged();
         try (io.pistore.replication.node.ReplicaNode n4 = io.pistore.replication.node.ReplicaNode.start("n4",
                 "127.0.0.1", 0, dir.resolve("n4"), SinglePeerFailureTest.SETTINGS, peers.log::add)) {
             io.pistore.replication.group.GroupMembership.Change add = n4.join("rv",

@@ -11,8 +11,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
 
 /**
  * Three replica nodes in this JVM, on loopback with Ratis's gRPC transport, each with its own
@@ -175,6 +179,20 @@ public final class ThreePeers implements AutoCloseable {
             return false;
         }, "a leader with an entry of its term committed");
         return found[0];
+    }
+
+    /**
+     * Waits until node {@code i} can no longer answer a read on its leader lease: no follower has
+     * answered it for longer than the lease (a leader still holding its lease rightly reads alone, so a
+     * test that needs a read to find no quorum waits for this after stopping the followers).
+     */
+    public void awaitLeaseLapsed(int i) throws IOException {
+        RaftServer.Division d = nodes[i].server().getDivision(ReplicaPeers.groupId(volume));
+        RaftProperties p = d.getRaftServer().getProperties();
+        double leaseMs = RaftServerConfigKeys.Rpc.timeoutMin(p).toLong(TimeUnit.MILLISECONDS)
+                * RaftServerConfigKeys.Read.leaderLeaseTimeoutRatio(p);
+        await(() -> d.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList().stream()
+                .allMatch(f -> f.getLastRpcElapsedTimeMs() > leaseMs), ThreePeers.id(i) + "'s leader lease to lapse");
     }
 
     /** Waits until every running node has applied as far as the leader has. */

@@ -119,18 +119,8 @@ final class DocBlocks {
 
     /** {@code ./pistore} in {@code work}: this build's CLI, started as {@link CliJvm} says. */
     static void writeLauncher(Path work) throws IOException {
-        writeLauncher(work, List.of());
-    }
-
-    /**
-     * {@code ./pistore} in {@code work}: this build's CLI, started as {@link CliJvm} says, with
-     * {@code jvmOptions} (a {@code serve --daemon} passes them on to its server).
-     */
-    static void writeLauncher(Path work, List<String> jvmOptions) throws IOException {
         StringBuilder launcher = new StringBuilder("#!/usr/bin/env bash\nexec");
-        List<String> options = new ArrayList<>(List.of("-Dpistore.bench.second.ms=" + BENCH_SECOND_MS));
-        options.addAll(jvmOptions);
-        for (String a : CliJvm.command(options)) {
+        for (String a : CliJvm.command(List.of("-Dpistore.bench.second.ms=" + BENCH_SECOND_MS))) {
             launcher.append(" '").append(a).append('\'');
         }
         launcher.append(" \"$@\"\n");

@@ -18,8 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * in one shell's variables ({@code P}, {@code T}): three peers made and started, benches through
  * them, an NBD gateway, a scrub, a fourth peer added, one removed, one replaced, the volume deleted
  * on every member, one peer's replica deleted offline, the servers stopped. Outputs are compared
- * without their figures (log indexes, which peer leads differ between runs). The peers elect and
- * give an unreachable peer up sooner than by default ({@link io.pistore.it.CliJvm#QUICK_ELECTIONS}).
+ * without their figures (log indexes, which peer leads differ between runs).
  */
 @Timeout(600)
 class ReplicationExamplesTest {
@@ -31,7 +30,7 @@ class ReplicationExamplesTest {
         DocBlocks.Options options = new DocBlocks.Options(false, true, List.of());
         List<DocBlocks.Block> blocks = DocBlocks.blocks(Files.readString(DocBlocks.doc("docs/REPLICATION.md")), options);
         assertTrue(blocks.size() >= 10, "the blocks were found: " + blocks.size());
-        DocBlocks.writeLauncher(work, io.pistore.it.CliJvm.QUICK_ELECTIONS);
+        DocBlocks.writeLauncher(work);
         Path rep = work.resolve("rep");
         Map<Integer, Integer> ports = new HashMap<>();
         for (int p : new int[] {4431, 4432, 4433, 4434, 4435, 9871, 9872, 9873, 9874, 9875, 9876, 9877, 10809}) {

@@ -10,7 +10,6 @@ import io.pistore.app.cli.Main;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.integrity.ScatterList;
-import io.pistore.it.CliJvm;
 import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
@@ -92,7 +91,7 @@ class ReplicatedFailoverTest {
     String transport = "tcp";
 
     private PistoreProcess serve(int i) throws Exception {
-        return PistoreProcess.serve(CliJvm.QUICK_ELECTIONS, "--data", data(i), "--transport", transport, "--listen",
+        return PistoreProcess.serve(List.of(), "--data", data(i), "--transport", transport, "--listen",
                 "127.0.0.1:" + hostPort[i], "--replica-id", "n" + i, "--replica-listen", "127.0.0.1:" + repl[i]);
     }
 

@@ -9,7 +9,6 @@ import io.pistore.app.cli.Main;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.integrity.ScatterList;
-import io.pistore.it.CliJvm;
 import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
@@ -60,7 +59,7 @@ class ReplicatedLeaderKillTest {
     }
 
     private PistoreProcess serve(int i, int[] tcp, int[] repl) throws Exception {
-        return PistoreProcess.serve(CliJvm.QUICK_ELECTIONS, "--data", data(i), "--transport", "tcp", "--listen",
+        return PistoreProcess.serve(List.of(), "--data", data(i), "--transport", "tcp", "--listen",
                 "127.0.0.1:" + tcp[i], "--replica-id", "n" + i, "--replica-listen", "127.0.0.1:" + repl[i]);
     }
 

@@ -11,7 +11,6 @@ import io.pistore.app.cli.Main;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.integrity.ScatterList;
-import io.pistore.it.CliJvm;
 import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.group.GroupStatus;
@@ -100,7 +99,7 @@ class ReplicatedOpsTest {
     private void serve(int... ids) throws Exception {
         for (int i : ids) {
             Files.createDirectories(Path.of(data(i)));
-            servers[i] = PistoreProcess.serve(CliJvm.QUICK_ELECTIONS, "--data", data(i), "--transport", "tcp", "--listen",
+            servers[i] = PistoreProcess.serve(List.of(), "--data", data(i), "--transport", "tcp", "--listen",
                     "127.0.0.1:" + tcp[i], "--replica-id", "n" + i, "--replica-listen", "127.0.0.1:" + repl[i]);
         }
         for (int i : ids) {

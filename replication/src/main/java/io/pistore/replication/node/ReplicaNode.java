@@ -59,6 +59,11 @@ public final class ReplicaNode implements AutoCloseable {
     private volatile RemovalListener onReplicaRemoved = (name, byChange) -> { };
     /** Volumes whose newest applied configuration leaves this peer out: their removal is a membership change. */
     private final java.util.Set<String> leaving = ConcurrentHashMap.newKeySet();
+    /**
+     * Groups this peer leaves only to join them again at start (held without members): their removal
+     * is no departure, so their replica stays.
+     */
+    private final java.util.Set<RaftGroupId> rejoining = ConcurrentHashMap.newKeySet();
     /** The members of each volume's group as this peer last knew them: whom to ask why it was removed. */
     private final Map<String, List<RaftPeer>> lastKnown = new ConcurrentHashMap<>();
     /**
@@ -134,8 +139,13 @@ public final class ReplicaNode implements AutoCloseable {
                 if (!server.getDivision(gid).getGroup().getPeers().isEmpty()) {
                     continue;
                 }
-                reply(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid, true,
-                        false)), "leave the unconfigured group of volume " + name);
+                rejoining.add(gid);
+                try {
+                    reply(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid, true,
+                            false)), "leave the unconfigured group of volume " + name);
+                } finally {
+                    rejoining.remove(gid);
+                }
             }
             reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0,
                     RaftGroup.valueOf(gid, peers), true)), "join the group of volume " + name);
@@ -273,6 +283,9 @@ public final class ReplicaNode implements AutoCloseable {
      * it tells the state machine).
      */
     private synchronized void removed(RaftGroupId gid, String name) {
+        if (rejoining.contains(gid)) {
+            return; // left only to join again: the replica is the one rejoining
+        }
         if (!names.containsKey(gid) && replicas.get(name) == null) {
             return; // told twice (a deletion makes sure of it)
         }
@@ -522,6 +535,11 @@ public final class ReplicaNode implements AutoCloseable {
     /** The index of the last log entry this peer's replica of {@code name} has applied. */
     public long appliedIndex(String name) throws IOException {
         return server.getDivision(ReplicaPeers.groupId(name)).getInfo().getLastAppliedIndex();
+    }
+
+    /** How many times this peer's replica of {@code name} was paused for, or restored from, a snapshot its leader sent. */
+    public long snapshotRestores(String name) throws IOException {
+        return ((VolumeStateMachine) server.getDivision(ReplicaPeers.groupId(name)).getStateMachine()).restores();
     }
 
     @Override

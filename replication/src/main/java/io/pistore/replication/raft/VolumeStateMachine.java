@@ -110,6 +110,17 @@ public final class VolumeStateMachine extends BaseStateMachine {
         }
     }
 
+    /**
+     * Moves on when a snapshot from the leader may be restored (a pause, a reinitialize): a read of
+     * the replica outside the log that saw the same count before and after it saw no restore.
+     */
+    private final java.util.concurrent.atomic.AtomicLong restores = new java.util.concurrent.atomic.AtomicLong();
+
+    /** How many times the replica was paused for, or restored from, a snapshot the leader sent. */
+    public long restores() {
+        return restores.get();
+    }
+
     @Override
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
@@ -122,6 +133,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     /** Ratis pauses the state machine while a snapshot from the leader is written beside it. */
     @Override
     public synchronized void pause() {
+        restores.incrementAndGet();
         if (getLifeCycleState() == LifeCycle.State.RUNNING) {
             getLifeCycle().transition(LifeCycle.State.PAUSING);
             getLifeCycle().transition(LifeCycle.State.PAUSED);
@@ -131,6 +143,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     /** A snapshot from the leader is installed: the replica is restored from it, then follows the log after it. */
     @Override
     public synchronized void reinitialize() throws IOException {
+        restores.incrementAndGet();
         load();
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);

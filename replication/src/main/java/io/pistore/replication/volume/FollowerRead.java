@@ -53,12 +53,13 @@ final class FollowerRead {
     }
 
     /**
-     * This peer's state machine once it has applied the read index of the leader it knows, if it
+     * This peer's state machine once it has applied the read index of the leader it knows, with its
+     * restore count from before the request (a read of it is good while the count stays), if it
      * follows; null if it does not (no division, leading, no leader known), or the leader refused or
      * did not answer within {@code timeoutMs}, or the replica did not apply the index by then: the
      * caller reads through the group.
      */
-    VolumeStateMachine confirm(long timeoutMs) {
+    Confirmed confirm(long timeoutMs) {
         RaftServer.Division d;
         try {
             d = server.getDivision(groupId);
@@ -73,14 +74,16 @@ final class FollowerRead {
             return null;
         }
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        VolumeStateMachine sm = (VolumeStateMachine) d.getStateMachine();
+        long restores = sm.restores();
         try {
             ReadIndexReplyProto r = readIndex(d, leader).get(timeoutMs, TimeUnit.MILLISECONDS);
             if (!r.getServerReply().getSuccess()) {
                 return null;
             }
-            VolumeStateMachine sm = (VolumeStateMachine) d.getStateMachine();
             long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()));
-            return sm.appliedIndex().await(r.getReadIndex(), left) && running(sm) ? sm : null;
+            return sm.appliedIndex().await(r.getReadIndex(), left) && running(sm) && sm.restores() == restores
+                    ? new Confirmed(sm, restores) : null;
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             return null;
         } catch (InterruptedException e) {
@@ -163,6 +166,10 @@ final class FollowerRead {
             prebuilt = b;
         }
         return b.proto;
+    }
+
+    /** A follower's state machine that applied the read index, and its restore count from before the request. */
+    record Confirmed(VolumeStateMachine stateMachine, long restores) {
     }
 
     private record Prebuilt(RaftServer.Division division, RaftPeerId leader, ReadIndexRequestProto proto) {

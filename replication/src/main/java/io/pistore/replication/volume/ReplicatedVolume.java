@@ -465,13 +465,13 @@ public final class ReplicatedVolume implements CheckingVolume {
                 log.accept(e.getMessage() + "; read through the group instead");
             }
         }
-        if (local != null && readLocal(local, lba, n, data, metadata)) {
+        if (local != null && readLocal(local, local.restores(), lba, n, data, metadata)) {
             localReads.increment();
             return;
         }
         if (local == null && followerRead != null && followerReadsOn) {
-            local = followerRead.confirm(attemptMs);
-            if (local != null && readLocal(local, lba, n, data, metadata)) {
+            FollowerRead.Confirmed c = followerRead.confirm(attemptMs);
+            if (c != null && readLocal(c.stateMachine(), c.restores(), lba, n, data, metadata)) {
                 followerReads.increment();
                 return;
             }
@@ -488,11 +488,15 @@ public final class ReplicatedVolume implements CheckingVolume {
     /**
      * This peer's own replica, read straight into the caller's buffers once it has applied the read
      * index ({@link LocalLeader} while it leads, {@link FollowerRead} while it follows), then checked
-     * and healed like a read through Ratis; false, with nothing checked, when the replica was being
-     * restored from a snapshot meanwhile (the caller reads through the group).
+     * and healed like a read through Ratis; false, with nothing checked, when the replica was paused
+     * for or restored from a snapshot since its count was {@code restores} (the caller reads through
+     * the group).
      */
-    private boolean readLocal(VolumeStateMachine local, long lba, int n, ScatterList data, ScatterList metadata)
-            throws IOException {
+    private boolean readLocal(VolumeStateMachine local, long restores, long lba, int n, ScatterList data,
+            ScatterList metadata) throws IOException {
+        if (!FollowerRead.running(local) || local.restores() != restores) {
+            return false;
+        }
         // The applied index is taken before the blocks are read: the blocks are at least that fresh,
         // so a repair's copies from other replicas are asked at least that fresh too.
         long applied = local.appliedIndex().get();
@@ -501,7 +505,7 @@ public final class ReplicatedVolume implements CheckingVolume {
             m = ScatterList.wrap(new byte[n * format.metadataSize()]); // the PI is checked even if the host wants none
         }
         local.applier().volume().read(lba, n, data, m);
-        if (!FollowerRead.running(local)) {
+        if (!FollowerRead.running(local) || local.restores() != restores) {
             return false;
         }
         repair.checkAndHeal(lba, n, data, m, local.getId(), applied, data, metadata);

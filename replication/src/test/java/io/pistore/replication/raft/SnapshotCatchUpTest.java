@@ -165,6 +165,8 @@ class SnapshotCatchUpTest {
             String fid = ThreePeers.id(f);
             ThreePeers.await(() -> logSays("replica " + fid + " restored from the snapshot"),
                     fid + " to be restored from a snapshot");
+            // A read of the replica outside the log (a follower read) sees the restore and is not kept.
+            assertTrue(peers.node(f).snapshotRestores(NAME) > 0, "the restore is counted");
             assertSameAsLeader(leader, peers.node(f));
             write(s, 10); // ... and it follows the log after the snapshot
             assertSameAsLeader(leader, peers.node(f));

@@ -214,6 +214,7 @@ class ReplicatedVolumeTest {
         try (ServedVolume s = new ServedVolume(peers.node(leader), NAME)) {
             s.device.writeSync(1, ByteBuffer.wrap(random(new Random(5), 1)));
             peers.stop((leader + 1) % 3, (leader + 2) % 3);
+            peers.awaitLeaseLapsed(leader);
             // The write and the read wait out the operation timeout together. A hang guard, not a
             // speed figure: the operation timeout is 4 s.
             CompletableFuture<Completion> write = s.device.write(2, ScatterList.wrap(random(new Random(6), 1)));
