@@ -490,4 +490,41 @@ class ReconnectingHostQueueTest {
         assertTrue(q.attempts.isEmpty());
         q.close();
     }
+
+    @Test
+    void aMoveThatCannotBeMadeLeavesTheQueueWhereItIs() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        PeerPaths paths = new PeerPaths(List.of("a", "b"));
+        q.follow(paths);
+        PathReport optimized = new PathReport(1, Map.of("v", PathState.OPTIMIZED, "w", PathState.OPTIMIZED));
+
+        q.down.add(1);
+        paths.report(1, optimized);
+        q.runNextAttempt();
+        assertEquals(1, log.count("WARNING pistore fake: cannot move to the optimized peer b (queue 3): peer 1 refused"),
+                log.lines.toString());
+        q.down.clear();
+
+        q.listed.put(1, List.of(VOLUMES.get(0))); // b lacks w
+        paths.report(1, new PathReport(2, optimized.states()));
+        q.runNextAttempt();
+        assertTrue(q.made.get(q.made.size() - 1).released, "b without w is not moved to");
+
+        q.listed.put(1, List.of(new VolumeInfo("v", 128, BlockFormat.of(4096, 8)), VOLUMES.get(1)));
+        paths.report(1, new PathReport(3, optimized.states()));
+        q.runNextAttempt();
+        assertTrue(q.made.get(q.made.size() - 1).released, "b listing v otherwise is not moved to");
+
+        q.listed.remove(1);
+        q.duringConnect = q::close;
+        paths.report(1, new PathReport(4, optimized.states()));
+        q.runNextAttempt();
+        assertTrue(q.made.get(q.made.size() - 1).released, "closed while connecting: not moved");
+
+        assertEquals(0, q.moves());
+        assertSame(q.made.get(0), q.now());
+        assertEquals("a", q.peer());
+        assertTrue(q.attempts.isEmpty());
+    }
 }
