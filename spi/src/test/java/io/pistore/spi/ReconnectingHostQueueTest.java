@@ -36,6 +36,7 @@ class ReconnectingHostQueueTest {
         final Map<String, Completion> answers;
         final List<BlockRequest> received = new ArrayList<>();
         volatile boolean shut;
+        volatile int inFlight;
         boolean released;
         Consumer<String> lost;
         AnswerScreen screen;
@@ -63,7 +64,7 @@ class ReconnectingHostQueueTest {
 
         @Override
         public int inFlight() {
-            return 0;
+            return inFlight;
         }
 
         /** The peer went away: the connection tells its listener once. */
@@ -104,6 +105,14 @@ class ReconnectingHostQueueTest {
 
         Connection now() {
             return current();
+        }
+
+        boolean closedNow() {
+            return isClosed();
+        }
+
+        long waitForAPeer() {
+            return failoverWaitMillis();
         }
 
         @Override
@@ -222,7 +231,10 @@ class ReconnectingHostQueueTest {
         assertEquals(Status.SUCCESS, submit(q, "v").status());
         assertEquals(1, q.made.get(0).received.size());
         assertEquals(8, q.depth());
+        q.now().inFlight = 3;
+        assertEquals(3, q.inFlight());
         assertEquals("a", q.peer());
+        assertEquals(10_000, q.waitForAPeer(), "requests wait 10 s for a peer by default");
         assertTrue(q.attempts.isEmpty(), "nothing to reconnect");
     }
 
@@ -335,7 +347,9 @@ class ReconnectingHostQueueTest {
     void closeStopsReconnectingAndReleasesTheConnection() {
         Queue q = new Queue(new Lines(), List.of("a", "b")).started();
         q.made.get(0).lose("reset");
+        assertFalse(q.closedNow());
         q.close();
+        assertTrue(q.closedNow());
         assertTrue(q.made.get(0).released);
         q.runNextAttempt();
         assertEquals(1, q.made.size(), "no attempt connects after close");
@@ -348,6 +362,7 @@ class ReconnectingHostQueueTest {
         q.transportClosing = true;
         q.made.get(0).lose("reset");
         assertTrue(q.attempts.isEmpty());
+        assertTrue(q.closedNow(), "the queue counts as closed");
         assertEquals(Status.TRANSPORT_ERROR, submit(q, "v").status(), "the lost connection fails what it gets");
         assertEquals(1, q.made.get(0).received.size(), "handed to the connection, no reconnect under way");
     }
@@ -455,6 +470,61 @@ class ReconnectingHostQueueTest {
         assertTrue(q.made.get(1).released, "closed while connecting: the new connection is let go");
         assertSame(q.made.get(0), q.now());
         assertEquals(0, q.reconnects());
+        assertTrue(q.attempts.isEmpty());
+    }
+
+    @Test
+    void followingMovesAtOnceToAPeerAlreadyOptimized() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        PeerPaths paths = new PeerPaths(List.of("a", "b"));
+        paths.report(1, new PathReport(1, Map.of("v", PathState.OPTIMIZED, "w", PathState.OPTIMIZED)));
+        q.follow(paths);
+        assertEquals(List.of(0L), q.delays, "a move is scheduled when following starts");
+        q.runNextAttempt();
+        assertEquals(1, q.moves());
+        assertEquals(1, q.now().peer);
+        assertEquals(1, log.count("INFO pistore fake: moved from a to b (queue 3): b is optimized for v, w, a is unknown"),
+                log.lines.toString());
+        assertTrue(q.made.get(0).released, "nothing in flight on a: let go at once");
+        assertTrue(q.attempts.isEmpty());
+        q.close();
+    }
+
+    @Test
+    void aMoveThatCannotBeMadeLeavesTheQueueWhereItIs() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        PeerPaths paths = new PeerPaths(List.of("a", "b"));
+        q.follow(paths);
+        PathReport optimized = new PathReport(1, Map.of("v", PathState.OPTIMIZED, "w", PathState.OPTIMIZED));
+
+        q.down.add(1);
+        paths.report(1, optimized);
+        q.runNextAttempt();
+        assertEquals(1, log.count("WARNING pistore fake: cannot move to the optimized peer b (queue 3): peer 1 refused"),
+                log.lines.toString());
+        q.down.clear();
+
+        q.listed.put(1, List.of(VOLUMES.get(0))); // b lacks w
+        paths.report(1, new PathReport(2, optimized.states()));
+        q.runNextAttempt();
+        assertTrue(q.made.get(q.made.size() - 1).released, "b without w is not moved to");
+
+        q.listed.put(1, List.of(new VolumeInfo("v", 128, BlockFormat.of(4096, 8)), VOLUMES.get(1)));
+        paths.report(1, new PathReport(3, optimized.states()));
+        q.runNextAttempt();
+        assertTrue(q.made.get(q.made.size() - 1).released, "b listing v otherwise is not moved to");
+
+        q.listed.remove(1);
+        q.duringConnect = q::close;
+        paths.report(1, new PathReport(4, optimized.states()));
+        q.runNextAttempt();
+        assertTrue(q.made.get(q.made.size() - 1).released, "closed while connecting: not moved");
+
+        assertEquals(0, q.moves());
+        assertSame(q.made.get(0), q.now());
+        assertEquals("a", q.peer());
         assertTrue(q.attempts.isEmpty());
     }
 }
