@@ -35,9 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * to a random peer. Every operation's invocation, completion and result is recorded and {@link
  * LinearizabilityChecker} proves the history linearizable or prints the shortest anomaly. Each kind
  * of fault once by default; {@code -Dpistore.linear.seconds=N} runs longer. A failed write's outcome
- * is unknown to the checker, a failed read is left out; a client pauses 100 ms after a failure, so
- * a burst of failures cannot fill the history with unknown writes (each one multiplies the states
- * the checker searches).
+ * is unknown to the checker, a failed read is left out; after a failure a client waits until the
+ * volume answers it again (a read it does not record), so a burst of failures cannot fill the
+ * history with unknown writes (each one multiplies the states the checker searches).
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class LinearizableProcessFaultsTest {
@@ -144,7 +144,7 @@ class LinearizableProcessFaultsTest {
                         c.isSuccess() ? completed : LinearizabilityChecker.UNKNOWN));
                 if (!c.isSuccess()) {
                     failed.incrementAndGet();
-                    Thread.sleep(100); // a pause after a failure, not a synchronisation
+                    awaitAnswering(dev, stop);
                 }
             } else {
                 long invoked = System.nanoTime();
@@ -154,9 +154,30 @@ class LinearizableProcessFaultsTest {
                     history.add(Op.read(client, reg, block.getLong(0), invoked, completed));
                 } else {
                     failed.incrementAndGet();
-                    Thread.sleep(100); // a pause after a failure, not a synchronisation
+                    awaitAnswering(dev, stop);
                 }
             }
         }
+    }
+
+    /**
+     * After a failed operation: waits until {@code dev} answers a read again (or the test stops).
+     * The read is not recorded: leaving a completed read out of the history removes a constraint,
+     * never adds one.
+     */
+    private static void awaitAnswering(BlockDevice dev, AtomicBoolean stop) {
+        Eventually.await("the volume to answer again", Duration.ofSeconds(120), () -> {
+            if (stop.get()) {
+                return true;
+            }
+            try {
+                return dev.read(0, ScatterList.of(ByteBuffer.allocate(BS))).get(60, TimeUnit.SECONDS).isSuccess();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the wait then ends with the interrupt
+                return false;
+            } catch (Exception e) {
+                return false;
+            }
+        });
     }
 }
