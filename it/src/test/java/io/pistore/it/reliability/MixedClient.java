@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class MixedClient implements AutoCloseable {
     private static final int BS = 4096;
+    private static final int READ = 4;
 
     final String name;
     private final BlockDevice dev;
@@ -33,6 +34,8 @@ final class MixedClient implements AutoCloseable {
     final List<String> errors = new CopyOnWriteArrayList<>();
     final AtomicInteger[] kinds = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
     private volatile boolean stop;
+    /** How many times {@link #readEveryBlockNext} was asked. */
+    private final AtomicInteger sweeps = new AtomicInteger();
 
     /** {@code threadCount} threads over blocks {@code first..first+blocks-1}, whose content starts as zeros. */
     MixedClient(String name, BlockDevice dev, long first, int blocks, int threadCount, long seed) {
@@ -62,51 +65,81 @@ final class MixedClient implements AutoCloseable {
     }
 
     private void loop(int from, int count, Random rnd) {
+        int swept = 0;
         while (!stop && errors.isEmpty()) {
-            int i = from + rnd.nextInt(count);
-            long lba = first + i;
-            int kind = rnd.nextInt(10);
-            long t0 = System.nanoTime();
-            try {
-                Completion c;
-                String what;
-                byte[] data = null;
-                ByteBuffer into = null;
-                if (kind < 4) {
-                    data = new byte[BS];
-                    rnd.nextBytes(data);
-                    what = "write lba=" + lba;
-                    c = dev.write(lba, ScatterList.wrap(data)).get(60, TimeUnit.SECONDS);
-                } else if (kind < 8) {
-                    into = ByteBuffer.allocate(BS);
-                    what = "read lba=" + lba;
-                    c = dev.read(lba, ScatterList.of(into)).get(60, TimeUnit.SECONDS);
-                } else if (kind < 9) {
-                    data = new byte[BS];
-                    what = "write-zeroes lba=" + lba;
-                    c = dev.writeZeroes(lba, 1).get(60, TimeUnit.SECONDS);
-                } else {
-                    what = "flush";
-                    c = dev.flush().get(60, TimeUnit.SECONDS);
+            if (swept != sweeps.get()) { // asked for: the next requests read every block of this thread in turn
+                swept = sweeps.get();
+                for (int i = from; i < from + count && !stop; i++) {
+                    if (!request(i, READ, rnd)) {
+                        return;
+                    }
                 }
-                long t1 = System.nanoTime();
-                if (!c.isSuccess()) {
-                    errors.add(name + ": " + what + " after " + TimeUnit.NANOSECONDS.toMillis(t1 - t0) + " ms: " + c);
-                    return;
-                }
-                timings.add(new long[] {t0, t1});
-                kinds[kind < 4 ? 0 : kind < 8 ? 1 : kind < 9 ? 2 : 3].incrementAndGet();
-                if (data != null) {
-                    expected[i] = data;
-                } else if (into != null && !Arrays.equals(expected[i], into.array())) {
-                    errors.add(name + ": " + what + " returned other data than its last acknowledged write");
-                    return;
-                }
-            } catch (Exception e) {
-                errors.add(name + ": " + e);
+                continue;
+            }
+            if (!request(from + rnd.nextInt(count), rnd.nextInt(10), rnd)) {
                 return;
             }
         }
+    }
+
+    /**
+     * One request on block {@code i} of the client: {@code kind} 0-3 a write, 4-7 a read, 8 a
+     * write-zeroes, 9 a flush. False (an error recorded) when it failed or read other data than the
+     * block's last acknowledged write.
+     */
+    private boolean request(int i, int kind, Random rnd) {
+        long lba = first + i;
+        long t0 = System.nanoTime();
+        try {
+            Completion c;
+            String what;
+            byte[] data = null;
+            ByteBuffer into = null;
+            if (kind < 4) {
+                data = new byte[BS];
+                rnd.nextBytes(data);
+                what = "write lba=" + lba;
+                c = dev.write(lba, ScatterList.wrap(data)).get(60, TimeUnit.SECONDS);
+            } else if (kind < 8) {
+                into = ByteBuffer.allocate(BS);
+                what = "read lba=" + lba;
+                c = dev.read(lba, ScatterList.of(into)).get(60, TimeUnit.SECONDS);
+            } else if (kind < 9) {
+                data = new byte[BS];
+                what = "write-zeroes lba=" + lba;
+                c = dev.writeZeroes(lba, 1).get(60, TimeUnit.SECONDS);
+            } else {
+                what = "flush";
+                c = dev.flush().get(60, TimeUnit.SECONDS);
+            }
+            long t1 = System.nanoTime();
+            if (!c.isSuccess()) {
+                errors.add(name + ": " + what + " after " + TimeUnit.NANOSECONDS.toMillis(t1 - t0) + " ms: " + c);
+                return false;
+            }
+            timings.add(new long[] {t0, t1});
+            kinds[kind < 4 ? 0 : kind < 8 ? 1 : kind < 9 ? 2 : 3].incrementAndGet();
+            if (data != null) {
+                expected[i] = data;
+            } else if (into != null && !Arrays.equals(expected[i], into.array())) {
+                errors.add(name + ": " + what + " returned other data than its last acknowledged write");
+                return false;
+            }
+            return true;
+        } catch (Exception e) {
+            errors.add(name + ": " + e);
+            return false;
+        }
+    }
+
+    /**
+     * Makes each thread's next requests reads of every one of its blocks in turn, each checked
+     * against the block's last acknowledged write; called right before a fault, the first requests
+     * after it are reads (a read through a follower right after the leader's kill is where a user
+     * met a failure), then the mix goes on.
+     */
+    void readEveryBlockNext() {
+        sweeps.incrementAndGet();
     }
 
     int completed() {

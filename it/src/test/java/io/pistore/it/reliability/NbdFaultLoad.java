@@ -26,6 +26,8 @@ final class NbdFaultLoad {
     static final int FIO_AT_MIB = 4;
     static final int FIO_MIB = 8;
     static final int TRIM_MIB = 4;
+    /** The size of the volume this load fills; no bigger, as each nbdcopy read-back reads all of it. */
+    static final String VOLUME_SIZE = (FIO_AT_MIB + FIO_MIB + TRIM_MIB) + "MiB";
     private static final Pattern ERROR = Pattern.compile("\"error\" : (\\d+)");
 
     private NbdFaultLoad() {
@@ -50,18 +52,27 @@ final class NbdFaultLoad {
         return false;
     }
 
-    /** A fio run in the background, its JSON report in a file of {@code dir}. */
-    static final class Fio {
+    /**
+     * A fio run in the background until {@link #stop}, its JSON report in a file of {@code dir}: it
+     * runs as long as the round needs it, however long a fault lasts on a loaded machine.
+     */
+    static final class Fio implements AutoCloseable {
+        /** fio's own time limit: a hang guard, as the test stops it once the round is over. */
+        private static final int LIMIT_SECONDS = 240;
+        /** fio's exit status after SIGINT: it stops its jobs, completes what is in flight and reports. */
+        private static final int INTERRUPTED = 128;
+
         private final Process process;
         private final Path report;
         private final Path console;
+        private boolean stopped;
 
-        /** Starts fio on {@code uri} for {@code seconds}: sequential writes with verify and fsync, and random trims. */
-        Fio(String uri, Path dir, int seconds, String tag) throws IOException {
+        /** Starts fio on {@code uri}: sequential writes with verify and fsync, and random trims. */
+        Fio(String uri, Path dir, String tag) throws IOException {
             report = dir.resolve("fio-" + tag + ".json");
             console = dir.resolve("fio-" + tag + ".out");
             List<String> cmd = new ArrayList<>(List.of("fio", "--output-format=json", "--output=" + report,
-                    "--ioengine=nbd", "--uri=" + uri, "--bs=4k", "--time_based", "--runtime=" + seconds,
+                    "--ioengine=nbd", "--uri=" + uri, "--bs=4k", "--time_based", "--runtime=" + LIMIT_SECONDS,
                     "--name=mix", "--rw=write", "--offset=" + FIO_AT_MIB + "M", "--size=" + FIO_MIB + "M",
                     "--iodepth=4", "--verify=crc32c", "--verify_backlog=16", "--verify_fatal=1", "--fsync=8",
                     "--name=trim", "--rw=randtrim", "--offset=" + (FIO_AT_MIB + FIO_MIB) + "M",
@@ -71,8 +82,23 @@ final class NbdFaultLoad {
         }
 
         /**
-         * Waits for fio to end; asserts it exited 0 and reported no error; returns its figures: requests
-         * by kind and the longest completion latency (ms) of any of them.
+         * Stops fio (SIGINT: it completes the requests in flight, verifies what it can and reports),
+         * then {@link #finish}. Asserts that fio was still running: it ran through the whole round.
+         */
+        Result stop() throws Exception {
+            if (!process.isAlive()) {
+                throw new AssertionError("fio ended before the round did (exit " + process.exitValue() + "):\n"
+                        + Files.readString(console, StandardCharsets.UTF_8));
+            }
+            stopped = true;
+            FaultCluster.signal(process.pid(), "INT");
+            return finish();
+        }
+
+        /**
+         * Waits for fio to end; asserts it exited 0 (or as stopped by {@link #stop}) and reported no
+         * error; returns its figures: requests by kind and the longest completion latency (ms) of any
+         * of them.
          */
         Result finish() throws Exception {
             if (!process.waitFor(300, TimeUnit.SECONDS)) {
@@ -81,9 +107,10 @@ final class NbdFaultLoad {
             }
             String out = Files.readString(console, StandardCharsets.UTF_8);
             String json = Files.exists(report) ? Files.readString(report, StandardCharsets.UTF_8) : "";
-            if (process.exitValue() != 0 || out.contains("io_u error") || out.contains("verify")
+            int exit = process.exitValue();
+            if (exit != 0 && !(stopped && exit == INTERRUPTED) || out.contains("io_u error") || out.contains("verify")
                     && out.contains("bad")) {
-                throw new AssertionError("fio exited " + process.exitValue() + ":\n" + out + "\n" + json);
+                throw new AssertionError("fio exited " + exit + ":\n" + out + "\n" + json);
             }
             Matcher e = ERROR.matcher(json);
             while (e.find()) {
@@ -101,6 +128,12 @@ final class NbdFaultLoad {
                 throw new AssertionError("fio wrote or verified nothing:\n" + json);
             }
             return r;
+        }
+
+        /** Ends a fio the round left early (it failed before {@link #stop}). */
+        @Override
+        public void close() {
+            process.destroyForcibly();
         }
 
         /** {total requests, longest latency ns} summed and maxed over the jobs' sections named {@code key}. */
@@ -161,13 +194,9 @@ final class NbdFaultLoad {
      */
     static String copyAndReadBack(String uri, Path dir, long seed, boolean holes) throws Exception {
         int size = COPY_MIB << 20;
-        byte[] data = new byte[size];
-        new Random(seed).nextBytes(data);
+        byte[] data = image(seed, holes);
         Path in = dir.resolve("copy-" + seed + ".img");
-        Path out = dir.resolve("back-" + seed + ".img");
         if (holes) { // data, a hole, data, a hole: the file is sparse where the image holds zeros
-            Arrays.fill(data, size / 4, size / 2, (byte) 0);
-            Arrays.fill(data, 3 * size / 4, size, (byte) 0);
             try (java.nio.channels.FileChannel f = java.nio.channels.FileChannel.open(in,
                     java.nio.file.StandardOpenOption.CREATE_NEW, java.nio.file.StandardOpenOption.WRITE)) {
                 f.write(java.nio.ByteBuffer.wrap(data, 0, size / 4), 0);
@@ -184,14 +213,39 @@ final class NbdFaultLoad {
         if (w != null) {
             return "nbdcopy write: " + w;
         }
+        Files.delete(in);
+        return readBack(uri, dir, seed, data);
+    }
+
+    /**
+     * The volume read with nbdcopy, its first {@value #COPY_MIB} MiB compared with what {@link
+     * #copyAndReadBack} wrote without holes for {@code seed}; null when equal, else what went wrong.
+     */
+    static String readBack(String uri, Path dir, long seed) throws Exception {
+        return readBack(uri, dir, seed, image(seed, false));
+    }
+
+    private static String readBack(String uri, Path dir, long seed, byte[] data) throws Exception {
+        Path out = dir.resolve("back-" + seed + ".img");
         String r = nbdcopy(uri, out.toString());
         if (r != null) {
             return "nbdcopy read: " + r;
         }
-        byte[] back = Arrays.copyOf(Files.readAllBytes(out), size);
+        byte[] back = Arrays.copyOf(Files.readAllBytes(out), data.length);
         Files.delete(out);
-        Files.delete(in);
         return Arrays.equals(data, back) ? null : "what nbdcopy read back differs from what it wrote";
+    }
+
+    /** The image of {@code seed}: random, with zeros in its second and fourth quarters when {@code holes}. */
+    private static byte[] image(long seed, boolean holes) {
+        int size = COPY_MIB << 20;
+        byte[] data = new byte[size];
+        new Random(seed).nextBytes(data);
+        if (holes) {
+            Arrays.fill(data, size / 4, size / 2, (byte) 0);
+            Arrays.fill(data, 3 * size / 4, size, (byte) 0);
+        }
+        return data;
     }
 
     private static String nbdcopy(String from, String to) throws Exception {

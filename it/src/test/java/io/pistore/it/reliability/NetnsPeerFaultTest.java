@@ -51,7 +51,7 @@ class NetnsPeerFaultTest {
         dir = classDir;
         NetnsLab.assumeAvailable();
         NbdFaultLoad.assumeTools();
-        group = new NetnsGroup(dir, 3, 3, "32MiB");
+        group = new NetnsGroup(dir, 3, 3, NbdFaultLoad.VOLUME_SIZE);
         group.start(3, FaultCluster.FAST);
         lead();
         gateway = PistoreProcess.serve(List.of(), "--nbd", "127.0.0.1:0", "--transport", "tcp", "--target",

@@ -1,12 +1,17 @@
 package io.pistore.it.reliability;
 
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
+import io.pistore.spi.ReconnectingHostQueue;
 import io.pistore.spi.TransportOptions;
+import io.pistore.testkit.Eventually;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,14 +30,16 @@ import org.junit.jupiter.api.io.TempDir;
  * No client sees an error when one peer of three fails, whatever it is doing: one cluster of three
  * {@code serve} processes per class (n2 leads before each fault) serving hosts over one transport,
  * with, at once, the transport's hosts (reads, writes, write-zeroes, flushes; none sent again by the
- * test) and an NBD gateway given every peer with fio (writes with crc32c verify read back as it goes,
- * an fsync every 8 writes, trims) and nbdcopy (an image with holes, sent as write-zeroes, written
- * right after the fault and read back). One test per failure kind: SIGSTOP of a follower and of the
- * leader for 5 s, kill -9 of a follower, of the leader, and of n1 (a follower a client without path
- * states is attached to). Each asserts that no request failed, every acknowledged write reads back,
- * and the stall (from the fault to the completion of each request waiting across it) is within
- * {@link #STALL_BOUND_MS}. The hosts: one following path states (on the leader), one without them
- * on n1; the gateway follows path states, or is without them on n1 when n1 is the victim.
+ * test; their first requests after the fault read every block) and an NBD gateway given every peer
+ * with fio (writes with crc32c verify read back as it goes, an fsync every 8 writes, trims) and
+ * nbdcopy (right after the fault reading back the image it wrote before it, then an image with holes,
+ * sent as write-zeroes, written and read back). One test per failure kind: SIGSTOP of a follower and
+ * of the leader for 5 s, kill -9 of a follower, of the leader, and of n1 (a follower a client without
+ * path states is attached to). Each asserts that no request failed, every acknowledged write reads
+ * back, and the stall (from the fault to the completion of each request waiting across it) is within
+ * {@link #STALL_BOUND_MS}. The hosts: one following path states (checked to be on the leader before
+ * each fault), one without them on n1; the gateway follows path states, or is without them on n1
+ * when n1 is the victim.
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -56,6 +63,7 @@ abstract class PeerFaultMatrix {
     /** The transport the peers serve hosts on. */
     abstract String transport();
 
+    private HostConnection followingConnection;
     private BlockDevice following;
     private BlockDevice onN1;
 
@@ -67,9 +75,15 @@ abstract class PeerFaultMatrix {
      */
     private List<MixedClient> clients(int victim, long lba, long seed) throws Exception {
         if (following == null) {
-            following = host(cluster.targets, Map.of());
-            onN1 = host(cluster.targetsFrom(1), Map.of(transport() + ".pathStates", "false"));
+            followingConnection = connect(cluster.targets, Map.of());
+            following = BlockDevice.open(followingConnection, FaultCluster.VOLUME);
+            onN1 = BlockDevice.open(connect(cluster.targetsFrom(1), Map.of(transport() + ".pathStates", "false")),
+                    FaultCluster.VOLUME);
         }
+        // the host following path states is on the leader, so a fault of the leader is of its own peer
+        ReconnectingHostQueue<?> q = assertInstanceOf(ReconnectingHostQueue.class, followingConnection.queue(0));
+        Eventually.await("the host following path states on the leader " + cluster.address(2) + " (it uses "
+                + q.peer() + ")", Duration.ofSeconds(60), () -> q.peer().equals(cluster.address(2)));
         List<MixedClient> c = new java.util.ArrayList<>();
         c.add(new MixedClient(transport() + " host (path states)", following, lba, 64, 2, seed));
         if (victim != 1) {
@@ -88,7 +102,7 @@ abstract class PeerFaultMatrix {
     void startCluster(@TempDir Path classDir) throws Exception {
         dir = classDir;
         NbdFaultLoad.assumeTools();
-        cluster = FaultCluster.start(dir, transport(), "32MiB");
+        cluster = FaultCluster.start(dir, transport(), NbdFaultLoad.VOLUME_SIZE);
     }
 
     @AfterAll
@@ -101,13 +115,13 @@ abstract class PeerFaultMatrix {
         }
     }
 
-    /** A host's device over this class's transport with {@code options}, given {@code targets}; closed after the class. */
-    BlockDevice host(String targets, Map<String, String> options) throws Exception {
+    /** A host's connection over this class's transport with {@code options}, given {@code targets}; closed after the class. */
+    private HostConnection connect(String targets, Map<String, String> options) throws Exception {
         BlockTransport t = Transports.find(transport()).create(TransportOptions.of(options));
         hosts.add(0, t);
         HostConnection c = t.connect(targets, new ConnectOptions(1, 8));
         hosts.add(0, c);
-        return BlockDevice.open(c, FaultCluster.VOLUME);
+        return c;
     }
 
     /** The NBD URI of a gateway given {@code spec} (peer list, then transport options), started once. */
