@@ -89,6 +89,16 @@ final class FaultCluster implements AutoCloseable {
         return "127.0.0.1:" + hostPort[i];
     }
 
+    /** The peer (1..3) whose host address is {@code address}. */
+    int peerOf(String address) {
+        for (int i = 1; i <= 3; i++) {
+            if (address.equals(address(i))) {
+                return i;
+            }
+        }
+        throw new AssertionError("not a peer's host address: " + address);
+    }
+
     /** The peers' host addresses starting with peer {@code first}, then the others in order. */
     String targetsFrom(int first) {
         StringBuilder b = new StringBuilder(address(first));
@@ -159,6 +169,12 @@ final class FaultCluster implements AutoCloseable {
         servers[i].kill();
     }
 
+    /** Starts peer {@code i} again (after {@link #kill}) on its ports and directory; returns once it listens. */
+    void restart(int i) throws Exception {
+        servers[i] = serve(i);
+        servers[i].awaitListening();
+    }
+
     /** SIGSTOP ({@code true}) or SIGCONT of peer {@code i}. */
     void freeze(int i, boolean stop) {
         signal(servers[i].process.pid(), stop ? "STOP" : "CONT");
@@ -171,8 +187,7 @@ final class FaultCluster implements AutoCloseable {
     void restore(int leader) throws Exception {
         for (int i = 1; i <= 3; i++) {
             if (servers[i] == null || !servers[i].process.isAlive()) {
-                servers[i] = serve(i);
-                servers[i].awaitListening();
+                restart(i);
             } else {
                 freeze(i, false);
             }

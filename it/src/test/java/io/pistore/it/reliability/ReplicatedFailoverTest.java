@@ -6,20 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pistore.app.cli.Main;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.integrity.ScatterList;
-import io.pistore.replication.ReplicationSettings;
-import io.pistore.replication.volume.ReplicatedVolume;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.testkit.Eventually;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -39,13 +34,18 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hosts fail over by themselves: a replicated volume on three {@code pistore serve} processes, a
- * host given all three peers ({@code --target A,B,C}) and connected to the leader's {@code serve};
+ * Hosts fail over by themselves: a replicated volume on three {@code pistore serve} processes
+ * ({@link FaultCluster}: one for the tcp tests, restored and n2 leading before each, one for the
+ * rdma test), a host given all three peers ({@code --target A,B,C}, the leader's first) and
+ * connected to the leader's {@code serve};
  * the leader is killed with SIGKILL under a flushing write load, the host's connection moves to
  * the next peer of its list by itself, and every write it had acknowledged reads back.
  * <ul>
@@ -62,104 +62,31 @@ import org.junit.jupiter.api.io.TempDir;
  * killed peer restarts and catches up between kills, and the next leader is the peer the host uses).
  */
 @Timeout(value = 900, unit = TimeUnit.SECONDS)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReplicatedFailoverTest {
     static final int BS = 4096;
     private static final Pattern FAILED_OVER = Pattern.compile("failed over from (\\S+) to (\\S+) \\(queue");
 
-    @TempDir
-    Path dir;
-
-    final int[] hostPort = new int[4];
-    final int[] repl = new int[4];
-    final PistoreProcess[] servers = new PistoreProcess[4];
-    String peers;
-    String targets;
-
-    private String data(int i) {
-        return dir.resolve("d" + i).toString();
-    }
-
-    private static void run(String... args) {
-        StringWriter o = new StringWriter();
-        int code = Main.run(new PrintWriter(o), new PrintWriter(o), args);
-        if (code != 0) {
-            throw new AssertionError(String.join(" ", args) + " -> " + code + ": " + o);
-        }
-    }
-
-    /** The transport the peers serve hosts on (tcp unless a test says otherwise). */
-    String transport = "tcp";
-
-    private PistoreProcess serve(int i) throws Exception {
-        return PistoreProcess.serve(List.of(), "--data", data(i), "--transport", transport, "--listen",
-                "127.0.0.1:" + hostPort[i], "--replica-id", "n" + i, "--replica-listen", "127.0.0.1:" + repl[i]);
-    }
-
     /** The part of the volume one fio write phase covers; a phase that wraps around it overwrites. */
     private static final int REGION_MIB = 16;
 
-    /** Three peers of volume rv serving; n1 leads. The host's peer list starts with n1's address. */
-    private void startGroup(String size) throws Exception {
-        StringBuilder p = new StringBuilder();
-        StringBuilder t = new StringBuilder();
-        for (int i = 1; i <= 3; i++) {
-            hostPort[i] = ReconnectAfterRestartTest.freePort();
-            repl[i] = ReconnectAfterRestartTest.freePort();
-            p.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(repl[i]);
-            t.append(i == 1 ? "" : ",").append("127.0.0.1:").append(hostPort[i]);
-        }
-        peers = p.toString();
-        targets = t.toString();
-        for (int i = 1; i <= 3; i++) {
-            run("volume", "create", "--data", data(i), "rv", "--size", size, "--format", "4096+8", "--replica-id",
-                    "n" + i, "--replicas", peers);
-        }
-        for (int i = 1; i <= 3; i++) {
-            servers[i] = serve(i);
-        }
-        for (int i = 1; i <= 3; i++) {
-            servers[i].awaitListening();
-        }
-        lead(1);
+    /** The class's directory: the tcp cluster's, and the rdma test's. */
+    Path dir;
+
+    /** The tcp tests' cluster, shared: each test begins by {@link FaultCluster#restore} (n2 leading). */
+    private FaultCluster tcp;
+
+    @BeforeAll
+    void startCluster(@TempDir Path classDir) throws Exception {
+        dir = classDir;
+        tcp = FaultCluster.start(dir.resolve("tcp"), "tcp", (4 * REGION_MIB) + "MiB");
     }
 
-    /**
-     * Makes peer {@code i} the leader. Tried again while the group elects (a freshly started or
-     * restarted group on a loaded machine may take longer than one operation timeout); a hang guard.
-     */
-    private void lead(int i) throws Exception {
-        IOException[] last = new IOException[1];
-        try {
-            Eventually.await("the group to elect a leader and move it to n" + i, Duration.ofSeconds(180), () -> {
-                try (ReplicatedVolume v = ReplicatedVolume.connect("rv", peers, ReplicationSettings.defaults(),
-                        line -> { })) {
-                    v.transferLeadership("n" + i);
-                    return true;
-                } catch (IOException e) {
-                    last[0] = e;
-                    return false;
-                }
-            });
-        } catch (AssertionError e) {
-            if (last[0] != null) {
-                e.addSuppressed(last[0]);
-            }
-            throw e;
+    @AfterAll
+    void stopCluster() throws Exception {
+        if (tcp != null) {
+            tcp.close();
         }
-    }
-
-    /** The peer (1..3) whose host-facing address is {@code address}. */
-    private int peerOf(String address) {
-        for (int i = 1; i <= 3; i++) {
-            if (address.equals("127.0.0.1:" + hostPort[i])) {
-                return i;
-            }
-        }
-        throw new AssertionError("not a peer's address: " + address);
-    }
-
-    private void stopAll() throws InterruptedException {
-        PistoreProcess.closeAll(servers);
     }
 
     /** The host's log lines of a transport ({@code tcp}, {@code rdma}), in this JVM. */
@@ -301,35 +228,44 @@ class ReplicatedFailoverTest {
     }
 
     private void hostFailsOverWhenTheLeaderIsKilled(String transport) throws Exception {
-        this.transport = transport;
+        if (transport.equals("tcp")) {
+            tcp.restore(2);
+            hostFailsOverWhenTheLeaderIsKilled(tcp, transport);
+        } else {
+            try (FaultCluster cluster = FaultCluster.start(dir.resolve(transport), transport, "16MiB")) {
+                hostFailsOverWhenTheLeaderIsKilled(cluster, transport);
+            }
+        }
+    }
+
+    /** With n2 leading: the host's peer list starts with n2's address. */
+    private static void hostFailsOverWhenTheLeaderIsKilled(FaultCluster cluster, String transport) throws Exception {
         int kills = Figures.intFlag("pistore.failover.kills", 1);
         int perPhase = 24;
-        startGroup("16MiB");
         int failovers;
         Load load;
         try (TransportLog log = new TransportLog(transport);
              BlockTransport t = Transports.find(transport).create();
-             HostConnection c = t.connect(targets, new ConnectOptions(1, 8))) {
-            BlockDevice dev = BlockDevice.open(c, "rv");
+             HostConnection c = t.connect(cluster.targetsFrom(2), new ConnectOptions(1, 8))) {
+            BlockDevice dev = BlockDevice.open(c, FaultCluster.VOLUME);
             load = new Load(dev, 4, 4096 / 4);
-            int host = 1; // connect takes the first peer that answers: n1, the leader
+            int host = 2; // connect takes the first peer that answers: n2, the leader
             for (int k = 0; k < kills; k++) {
                 load.awaitMore(perPhase);
                 int seen = log.failovers();
-                servers[host].kill(); // the leader, and the peer the host uses
+                cluster.kill(host); // the leader, and the peer the host uses
                 String to = log.awaitFailover(seen);
                 assertNotNull(to, "the host did not fail over from n" + host + ": " + log.lines);
                 int killed = host;
-                host = peerOf(to);
+                host = cluster.peerOf(to);
                 load.awaitMore(perPhase); // the load goes on through the new peer
                 // the tcp variant restarts the killed peer after every kill (it catches up under the
                 // load); the rdma one only between kills, to keep its CI time down
                 if (k + 1 < kills || transport.equals("tcp")) {
-                    servers[killed] = serve(killed);
-                    servers[killed].awaitListening();
+                    cluster.restart(killed);
                 }
                 if (k + 1 < kills) {
-                    lead(host); // the next kill hits the leader the host now uses
+                    cluster.lead(host); // the next kill hits the leader the host now uses
                 }
             }
             load.awaitMore(perPhase / 2);
@@ -342,8 +278,6 @@ class ReplicatedFailoverTest {
                 assertTrue(r.isSuccess(), "lba " + e.getKey() + ": " + r);
                 assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
             }
-        } finally {
-            stopAll();
         }
         Figures.record("replicated failover (" + transport + ")", "3 serve processes, host with the list of all three on the "
                 + "leader's; leader killed " + kills + " time(s) under 4 writers (flush every 4th write): the host "
@@ -361,7 +295,7 @@ class ReplicatedFailoverTest {
         Fio probe = fio(30, "--enghelp=nbd");
         assumeTrue(probe.code == 0, "skipped: this fio has no nbd ioengine (built without libnbd)");
         int kills = Figures.intFlag("pistore.failover.kills", 1);
-        startGroup("64MiB");
+        tcp.restore(2);
         PistoreProcess gateway = null;
         long verified = 0;
         long resent = 0;
@@ -369,12 +303,12 @@ class ReplicatedFailoverTest {
         try {
             // without path states: the kill fails the requests in flight on the lost connection, which
             // the gateway counts as it sends them again (a host that follows path states sends them
-            // again inside its queue: PeerFailureStallTest)
+            // again inside its queue: PeerFaultMatrix)
             gateway = PistoreProcess.serve(List.of(), "--nbd", "127.0.0.1:0", "--transport", "tcp", "--target",
-                    targets, "--metrics", "127.0.0.1:0", "--transport-option", "tcp.pathStates=false");
+                    tcp.targetsFrom(2), "--metrics", "127.0.0.1:0", "--transport-option", "tcp.pathStates=false");
             String nbd = gateway.awaitNbdListening();
             String metrics = metricsUrl(gateway);
-            int host = 1;
+            int host = 2; // the gateway's first peer, the leader
             for (int k = 0; k < kills; k++) {
                 String[] job = {"--name=failover" + k, "--ioengine=nbd", "--uri=nbd://" + nbd + "/rv", "--bs=4k",
                     "--iodepth=8", "--offset=" + (k % 4 * REGION_MIB) + "M", "--size=" + REGION_MIB + "M",
@@ -386,7 +320,7 @@ class ReplicatedFailoverTest {
                 FioOutput out = new FioOutput(writer);
                 Thread.sleep(6000); // fio connects and writes a few seconds before the kill
                 int seenFailovers = count(gateway.output(), "failed over from");
-                servers[host].kill();
+                tcp.kill(host);
                 assertTrue(writer.waitFor(300, TimeUnit.SECONDS), "fio's write phase did not end");
                 String w = out.text();
                 int code = writer.exitValue();
@@ -404,7 +338,7 @@ class ReplicatedFailoverTest {
                 resent = counter(metrics, "pistore_resends_total");
                 givenUp = counter(metrics, "pistore_resends_given_up_total");
                 int killed = host;
-                host = peerOf(to);
+                host = tcp.peerOf(to);
                 // every write fio completed, through the gateway now on another peer
                 List<String> verify = new ArrayList<>(List.of(job));
                 verify.addAll(List.of("--verify_only=1", "--verify_state_load=1", "--verify_fatal=0"));
@@ -425,16 +359,13 @@ class ReplicatedFailoverTest {
                         + checked + " KiB, fio wrote " + done + " KiB\nwrite phase:\n" + w + "\nverify:\n" + v.out);
                 verified += checked / 4;
                 if (k + 1 < kills) { // the killed peer restarts and catches up before the next kill
-                    servers[killed] = serve(killed);
-                    servers[killed].awaitListening();
-                    lead(host);
+                    tcp.restore(host);
                 }
             }
         } finally {
             if (gateway != null) {
                 gateway.close();
             }
-            stopAll();
         }
         Figures.record("replicated failover (NBD, fio)", "3 serve processes and an NBD gateway with the list of all "
                 + "three; leader killed " + kills + " time(s) under fio randwrite (crc32c headers, fsync every 8): "
