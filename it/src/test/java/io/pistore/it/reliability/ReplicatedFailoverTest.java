@@ -55,8 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>NBD: fio through an NBD gateway ({@code serve --nbd --transport tcp --target A,B,C}) writing
  *       with crc32c verify headers and an fsync every 8 writes; the gateway sends the requests in
  *       flight on the lost connection again once its host has failed over ({@code --nbd-resend-ms}),
- *       so fio runs to its end without an error; a {@code --verify_only} pass through the same
- *       gateway (now on another peer) then checks every block fio wrote.</li>
+ *       so fio runs its 10 s to the end without an error (the leader killed once it has written 256
+ *       KiB); a {@code --verify_only} pass through the same gateway (now on another peer) then checks
+ *       every block fio wrote.</li>
  * </ul>
  * One kill per test by default; {@code -Dpistore.failover.kills=N} kills the leader N times (the
  * killed peer restarts and catches up between kills, and the next leader is the peer the host uses).
@@ -288,6 +289,15 @@ class ReplicatedFailoverTest {
 
     private static final Pattern FIO_WRITE_ERROR = Pattern.compile("write offset=(\\d+)");
     private static final Pattern FIO_VERIFY_BAD = Pattern.compile("offset (\\d+), length");
+    private static final Pattern FIO_JOB_ERROR = Pattern.compile("err=\\s*[1-9]");
+    /** How much fio writes before the kill. */
+    private static final long WRITTEN_KIB = 256;
+
+    /** Waits until fio's progress lines say it wrote {@code kib} KiB (a hang guard of 120 s). */
+    private static void awaitWritten(FioOutput out, long kib, String when) {
+        Eventually.await("fio to have written " + kib + " KiB " + when + ":\n" + out.sofar(), Duration.ofSeconds(120),
+                () -> kib(out.sofar(), "write") >= kib);
+    }
 
     @Test
     void fioThroughAnNbdGatewayVerifiesEveryWriteItCompletedAcrossALeaderKill() throws Exception {
@@ -314,27 +324,28 @@ class ReplicatedFailoverTest {
                     "--iodepth=8", "--offset=" + (k % 4 * REGION_MIB) + "M", "--size=" + REGION_MIB + "M",
                     "--rw=randwrite", "--verify=crc32c", "--randseed=" + (17 + k)};
                 List<String> write = new ArrayList<>(List.of(job));
+                // fio's progress printed every second: the kill comes once it has written some
                 write.addAll(List.of("--do_verify=0", "--fsync=8", "--verify_state_save=1", "--time_based",
-                        "--runtime=14"));
+                        "--runtime=10", "--status-interval=1"));
                 Process writer = fioProcess(write);
                 FioOutput out = new FioOutput(writer);
-                Thread.sleep(6000); // fio connects and writes a few seconds before the kill
+                awaitWritten(out, WRITTEN_KIB, "before the kill");
                 int seenFailovers = count(gateway.output(), "failed over from");
                 tcp.kill(host);
+                String to = awaitLine(gateway, "failed over from", seenFailovers);
                 assertTrue(writer.waitFor(300, TimeUnit.SECONDS), "fio's write phase did not end");
                 String w = out.text();
                 int code = writer.exitValue();
                 // the gateway sends what was in flight on the lost connection again after failing
                 // over: fio sees no error at all
-                assertTrue(code == 0 && !w.contains("Input/output error") && !w.contains("io_u error"),
-                        "fio write phase: exit " + code + "\n" + w);
+                assertTrue(code == 0 && !w.contains("Input/output error") && !w.contains("io_u error")
+                        && !FIO_JOB_ERROR.matcher(w).find(), "fio write phase: exit " + code + "\n" + w);
                 Set<Long> failed = new TreeSet<>();
                 Matcher m = FIO_WRITE_ERROR.matcher(w);
                 while (m.find()) {
                     failed.add(Long.parseLong(m.group(1)));
                 }
                 assertTrue(failed.isEmpty(), "writes failed at offsets " + failed + "\n" + w);
-                String to = awaitLine(gateway, "failed over from", seenFailovers);
                 resent = counter(metrics, "pistore_resends_total");
                 givenUp = counter(metrics, "pistore_resends_given_up_total");
                 int killed = host;
@@ -406,16 +417,20 @@ class ReplicatedFailoverTest {
     private static final Pattern FIO_AMOUNT = Pattern.compile(
             "(read|write): IOPS=[^,]*, BW=[^(]*\\([^)]*\\)\\((\\d+(?:\\.\\d+)?)(B|KiB|MiB)/");
 
-    /** The KiB fio reports it completed in direction {@code rw} (0 when it reports none). */
+    /**
+     * The KiB fio reports it completed in direction {@code rw} (0 when it reports none): its last
+     * report (progress lines, then the summary, each count the whole run so far).
+     */
     private static long kib(String fioOutput, String rw) {
         Matcher m = FIO_AMOUNT.matcher(fioOutput);
+        long kib = 0;
         while (m.find()) {
             if (m.group(1).equals(rw)) {
                 double v = Double.parseDouble(m.group(2));
-                return Math.round(m.group(3).equals("MiB") ? v * 1024 : m.group(3).equals("B") ? v / 1024 : v);
+                kib = Math.round(m.group(3).equals("MiB") ? v * 1024 : m.group(3).equals("B") ? v / 1024 : v);
             }
         }
-        return 0;
+        return kib;
     }
 
     private static boolean onPath(String tool) {
@@ -477,8 +492,11 @@ class ReplicatedFailoverTest {
 
         FioOutput(Process p) {
             reader = new Thread(() -> {
-                try {
-                    text.append(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+                try (java.io.BufferedReader r = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String l = r.readLine(); l != null; l = r.readLine()) {
+                        text.append(l).append('\n');
+                    }
                 } catch (IOException ignored) {
                     // ended
                 }
@@ -486,6 +504,12 @@ class ReplicatedFailoverTest {
             reader.start();
         }
 
+        /** What fio printed so far, while it runs. */
+        String sofar() {
+            return text.toString();
+        }
+
+        /** All fio printed, once it ended. */
         String text() throws InterruptedException {
             reader.join(10_000);
             return text.toString();
