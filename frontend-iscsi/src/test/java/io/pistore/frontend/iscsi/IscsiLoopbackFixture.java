@@ -7,7 +7,9 @@ import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,7 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The target that the tests with the hand-written initiator ({@link IscsiTestInitiator}) log in to:
  * a volume store in a temporary directory and an {@link IscsiServer} on an ephemeral loopback port,
  * started before each test and closed after it; and the command blocks, status codes and checks
- * those tests share. A test class creates its own volumes by overriding {@link #createVolumes()}.
+ * those tests share; the tests that drive libiscsi's tools use the target alone. The volumes live
+ * in {@code volumes/} of the temporary directory, the rest of it is the test's; the server's log
+ * lines are kept in {@link #log}. A test class creates its own volumes by overriding
+ * {@link #createVolumes()} and may start the server with other options ({@link #options()}).
  */
 abstract class IscsiLoopbackFixture {
     static final int GOOD = 0;
@@ -29,17 +34,29 @@ abstract class IscsiLoopbackFixture {
 
     VolumeStore store;
     IscsiServer server;
+    /** The server's log lines. */
+    final List<String> log = new CopyOnWriteArrayList<>();
 
     /** Creates the volumes the target serves: by default {@code v}, 64 blocks of 512 bytes with PI. */
     void createVolumes() throws IOException {
         store.create("v", BlockFormat.of(512, 8), 64);
     }
 
+    /** Where the volume store lives. */
+    Path volumesDirectory() {
+        return dir.resolve("volumes");
+    }
+
+    /** The options the server starts with: the defaults, logging to {@link #log}, unless a test class says otherwise. */
+    IscsiServer.Options options() {
+        return new IscsiServer.Options().log(log::add);
+    }
+
     @BeforeEach
     final void startTarget() throws IOException {
-        store = VolumeStore.open(dir);
+        store = VolumeStore.open(volumesDirectory());
         createVolumes();
-        serve(new IscsiServer.Options());
+        serve(options());
     }
 
     @AfterEach
@@ -119,7 +136,7 @@ abstract class IscsiLoopbackFixture {
      * A 6-byte command {@code op} with no fields but the allocation length of MODE SENSE(6) (all
      * pages) and INQUIRY; returns the status.
      */
-    static int run(IscsiTestInitiator c, int op) throws IOException {
+    static int run6(IscsiTestInitiator c, int op) throws IOException {
         byte[] cdb = new byte[6];
         cdb[0] = (byte) op;
         if (op == 0x1A) {

@@ -160,38 +160,38 @@ class IscsiOperationCodesTest extends IscsiLoopbackFixture {
     @Test
     void reserveAndReleaseSixBetweenTwoInitiators() throws Exception {
         try (IscsiTestInitiator a = open("v", "a"); IscsiTestInitiator b = open("v", "b")) {
-            assertEquals(GOOD, run(a, 0x16), "RESERVE(6)");
-            assertEquals(GOOD, run(a, 0x16), "again by the holder");
-            assertEquals(CONFLICT, run(b, 0x16));
-            assertEquals(GOOD, run(b, 0x17), "RELEASE(6) of another nexus does nothing");
-            assertEquals(GOOD, run(a, 0x1A), "MODE SENSE of the holder");
-            assertEquals(CONFLICT, run(b, 0x1A));
+            assertEquals(GOOD, run6(a, 0x16), "RESERVE(6)");
+            assertEquals(GOOD, run6(a, 0x16), "again by the holder");
+            assertEquals(CONFLICT, run6(b, 0x16));
+            assertEquals(GOOD, run6(b, 0x17), "RELEASE(6) of another nexus does nothing");
+            assertEquals(GOOD, run6(a, 0x1A), "MODE SENSE of the holder");
+            assertEquals(CONFLICT, run6(b, 0x1A));
             assertEquals(CONFLICT, write(b));
             assertEquals(CONFLICT, read(b));
-            assertEquals(CONFLICT, run(b, 0x00), "TEST UNIT READY");
-            assertEquals(GOOD, run(b, 0x12), "INQUIRY always runs");
+            assertEquals(CONFLICT, run6(b, 0x00), "TEST UNIT READY");
+            assertEquals(GOOD, run6(b, 0x12), "INQUIRY always runs");
             assertEquals(GOOD, write(a));
             assertEquals(CONFLICT, prout(a, 0, 0, 0, 7, 0).status(),
                     "PERSISTENT RESERVE OUT under an SPC-2 reservation, even from its holder");
-            assertEquals(GOOD, run(a, 0x17));
+            assertEquals(GOOD, run6(a, 0x17));
             assertEquals(GOOD, write(b), "released");
 
             assertEquals(GOOD, prout(b, 0, 0, 0, 7, 0).status(), "REGISTER");
-            assertEquals(CONFLICT, run(a, 0x16), "RESERVE(6) while a key is registered");
-            assertEquals(CONFLICT, run(a, 0x17), "RELEASE(6) too");
+            assertEquals(CONFLICT, run6(a, 0x16), "RESERVE(6) while a key is registered");
+            assertEquals(CONFLICT, run6(a, 0x17), "RELEASE(6) too");
             assertEquals(GOOD, prout(b, 0, 0, 7, 0, 0).status(), "unregister");
-            assertEquals(GOOD, run(a, 0x16));
+            assertEquals(GOOD, run6(a, 0x16));
         }
         // a's session has ended: the I_T nexus is lost, and its reservation with it
         try (IscsiTestInitiator b = open("v", "b")) {
             Eventually.await("the reservation goes with its holder's session", () -> {
                 try {
-                    return run(b, 0x16) == GOOD;
+                    return run6(b, 0x16) == GOOD;
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            assertEquals(GOOD, run(b, 0x17));
+            assertEquals(GOOD, run6(b, 0x17));
         }
     }
 }

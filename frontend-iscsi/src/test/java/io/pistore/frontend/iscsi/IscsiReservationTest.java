@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -112,15 +111,14 @@ class IscsiReservationTest extends IscsiLoopbackFixture {
         }
     }
 
-    IscsiServer restart(List<String> log) throws IOException {
-        return serve(new IscsiServer.Options().reservationsDirectory(dir).log(log::add));
+    IscsiServer restart() throws IOException {
+        return serve(options().reservationsDirectory(volumesDirectory()));
     }
 
     @Test
     void aptplKeepsTheReservationsThroughARestart() throws Exception {
-        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-        restart(log);
-        Path file = dir.resolve("v" + io.pistore.engine.volume.VolumeStore.RESERVATIONS_SUFFIX);
+        restart();
+        Path file = volumesDirectory().resolve("v" + io.pistore.engine.volume.VolumeStore.RESERVATIONS_SUFFIX);
         try (IscsiTestInitiator a = open("a")) {
             assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0x01).status(), "REGISTER with APTPL");
             assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_A, 0, 0).status());
@@ -132,7 +130,7 @@ class IscsiReservationTest extends IscsiLoopbackFixture {
         if (io.pistore.engine.volume.PrivateFiles.posix(file)) {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         }
-        restart(log);
+        restart();
         try (IscsiTestInitiator b = open("b")) {
             byte[] keys = prin(b, 0);
             assertEquals(8, Pdu.getInt(keys, 4), "a's registration came back");
@@ -148,12 +146,12 @@ class IscsiReservationTest extends IscsiLoopbackFixture {
             assertEquals(GOOD, prout(a, 0, 0, KEY_A, KEY_A, 0).status(), "REGISTER with APTPL 0");
             assertTrue(!Files.exists(file), "nothing is kept any more");
         }
-        restart(log);
+        restart();
         try (IscsiTestInitiator b = open("b")) {
             assertEquals(0, Pdu.getInt(prin(b, 0), 4), "no registrations after this restart");
         }
         Files.writeString(file, "pistore-reservations 1\nkey zz iqn.x,i,0x1\n");
-        restart(log);
+        restart();
         try (IscsiTestInitiator b = open("b")) {
             assertEquals(0, Pdu.getInt(prin(b, 0), 4), "a damaged file is not loaded");
             assertEquals(GOOD, write(b));

@@ -26,7 +26,7 @@ class IscsiUnitAttentionTest extends IscsiLoopbackFixture {
     @Test
     void aResetFromOneSessionAbortsTheOthersTasksAndBothSeeIt() throws Exception {
         try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
-            assertEquals(GOOD, run(b, 0x16), "b's SPC-2 reservation");
+            assertEquals(GOOD, run6(b, 0x16), "b's SPC-2 reservation");
             // b's write waits for its data when a resets the unit
             int write = b.submit(cdb10(0x2A, 5, 1), new byte[0], 512, true, IscsiTask.SIMPLE);
             Pdu r2t = b.next();
@@ -52,7 +52,7 @@ class IscsiUnitAttentionTest extends IscsiLoopbackFixture {
             assertEquals(UNIT_ATTENTION, sense.dataIn()[2] & 0x0f);
             assertEquals(0x29, sense.dataIn()[12]);
             assertEquals(GOOD, tur(a).status(), "and clears it");
-            assertEquals(GOOD, run(a, 0x16), "the reset ended b's SPC-2 reservation");
+            assertEquals(GOOD, run6(a, 0x16), "the reset ended b's SPC-2 reservation");
             byte[] read = cdb10(0x28, 5, 1);
             IscsiTestInitiator.Result r = a.command(java.util.Arrays.copyOf(read, 10), new byte[0], 0, 512, true);
             assertEquals(GOOD, r.status());
