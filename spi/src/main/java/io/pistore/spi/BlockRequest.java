@@ -26,9 +26,16 @@ public final class BlockRequest {
     private final ScatterList metadata;
     private final Protection protection;
     private final boolean fua;
+    /** The host stream and connection that sent it, or null ({@link WriteFence}). */
+    private final WriteFence fence;
 
     private BlockRequest(Operation op, String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
                          Protection protection, boolean fua) {
+        this(op, volume, lba, blocks, data, metadata, protection, fua, null);
+    }
+
+    private BlockRequest(Operation op, String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
+                         Protection protection, boolean fua, WriteFence fence) {
         this.op = Objects.requireNonNull(op, "op");
         this.volume = Objects.requireNonNull(volume, "volume");
         this.lba = lba;
@@ -37,6 +44,7 @@ public final class BlockRequest {
         this.metadata = metadata;
         this.protection = protection == null ? Protection.NONE : protection;
         this.fua = fua;
+        this.fence = fence;
     }
 
     public static BlockRequest read(String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
@@ -63,12 +71,22 @@ public final class BlockRequest {
 
     /** The same request with other buffers (a transport rebuilding a request on the target side). */
     public BlockRequest withBuffers(ScatterList newData, ScatterList newMetadata) {
-        return new BlockRequest(op, volume, lba, blocks, newData, newMetadata, protection, fua);
+        return new BlockRequest(op, volume, lba, blocks, newData, newMetadata, protection, fua, fence);
     }
 
     /** The same request with other protection fields (e.g. PRACT cleared after a hop inserted the PI). */
     public BlockRequest withProtection(Protection p) {
-        return new BlockRequest(op, volume, lba, blocks, data, metadata, p, fua);
+        return new BlockRequest(op, volume, lba, blocks, data, metadata, p, fua, fence);
+    }
+
+    /** The same request as sent by the host stream and connection {@code f} (null: none). */
+    public BlockRequest withFence(WriteFence f) {
+        return f == fence ? this : new BlockRequest(op, volume, lba, blocks, data, metadata, protection, fua, f);
+    }
+
+    /** The host stream and connection that sent this request, or null when its transport says none. */
+    public WriteFence fence() {
+        return fence;
     }
 
     public Operation op() {
@@ -111,6 +129,6 @@ public final class BlockRequest {
     @Override
     public String toString() {
         return op + " " + volume + " lba=" + lba + " blocks=" + blocks + (metadata != null ? " +meta" : "") + " "
-                + protection + (fua ? " fua" : "");
+                + protection + (fua ? " fua" : "") + (fence != null ? " " + fence : "");
     }
 }

@@ -33,4 +33,12 @@ public interface PeerConnection extends HostQueue {
 
     /** Closes the connection and releases what it holds; requests still in it fail. Idempotent. */
     void shutdown();
+
+    /**
+     * Stamps every write, zero write and deallocation sent on this connection from now on with
+     * {@code f} ({@link WriteFence}); called once, before the connection carries any request. By
+     * default nothing: a transport whose wire carries no fence.
+     */
+    default void fence(WriteFence f) {
+    }
 }

@@ -80,6 +80,10 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     private volatile C leaving;
     /** Moves to the optimized peer since connect (written by the attempting thread). */
     private volatile long moves;
+    /** This queue's write stream ({@link WriteFence#key}): random, never 0. */
+    private final long fenceKey = fenceKey();
+    /** The epoch of the last connection adopted ({@link WriteFence#epoch}). */
+    private final java.util.concurrent.atomic.AtomicLong epochs = new java.util.concurrent.atomic.AtomicLong();
 
     /** A request waiting for a connection, until its deadline. */
     private record Parked(BlockRequest request, CompletableFuture<Completion> future, long deadlineNanos, String why) {
@@ -166,7 +170,29 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
      */
     protected abstract void drop(C c, String reason);
 
+    private static long fenceKey() {
+        long k;
+        do {
+            k = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        } while (k == 0);
+        return k;
+    }
+
+    /**
+     * Has connection {@code c}, before it carries any request, stamp every request with {@code f}
+     * ({@link WriteFence}): each connection this queue adopts gets a higher epoch than the one before.
+     * By default nothing (a transport whose wire carries no fence).
+     */
+    protected void fence(C c, WriteFence f) {
+    }
+
+    /** The fence the connection adopted last carries. */
+    public final WriteFence currentFence() {
+        return new WriteFence(fenceKey, Math.max(1, epochs.get()));
+    }
+
     private void adopt(C c, int p) {
+        fence(c, new WriteFence(fenceKey, epochs.incrementAndGet()));
         if (peers.size() > 1) {
             screenAnswers(c, (volume, answer) -> screen(c, p, volume, answer));
         }
@@ -431,8 +457,10 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
      * fails with {@link Status#TRANSPORT_ERROR} because its connection was lost or left behind, and
      * one submitted while the queue reconnects, wait and are sent again on the next connection, for
      * at most {@link #failoverWaitMillis} from their submission (then they fail as before). A write
-     * sent twice stores the same blocks twice; the caller had no answer for it, so either copy may be
-     * the one that counts.
+     * sent twice stores the same blocks twice, and the first copy can arrive last: every connection
+     * carries a higher {@link WriteFence} epoch than the one before, so a replicated target refuses
+     * that stale copy once a newer one was applied ({@link Status#FENCED}), and a request refused so
+     * is sent again here on the current connection.
      */
     public final void follow(PeerPaths p) {
         if (peers.size() < 2 || !reconnectEnabled()) {
@@ -565,11 +593,13 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             return f;
         }
         return c.submit(request).thenCompose(answer -> {
-            if (answer.status() != Status.TRANSPORT_ERROR || closed || (c == current && !isShut(c) && c != leaving)
-                    || System.nanoTime() - deadline >= 0) {
+            boolean fenced = answer.status() == Status.FENCED;
+            if ((answer.status() != Status.TRANSPORT_ERROR && !fenced) || closed
+                    || (!fenced && c == current && !isShut(c) && c != leaving) || System.nanoTime() - deadline >= 0) {
                 return CompletableFuture.completedFuture(answer);
             }
-            // its connection was lost or left behind: send it again on the next one
+            // its connection was lost or left behind, or a newer connection's write came first (FENCED):
+            // send it again on the current one
             CompletableFuture<Completion> f = new CompletableFuture<>();
             park(new Parked(request, f, deadline, answer.message()));
             return f;

@@ -34,6 +34,11 @@ public abstract class ReconnectingPeerQueue<C extends PeerConnection> extends Re
     }
 
     @Override
+    protected final void fence(C c, WriteFence f) {
+        c.fence(f);
+    }
+
+    @Override
     protected final void release(C c) {
         c.shutdown();
     }

@@ -26,9 +26,16 @@ public enum Status {
     INTERNAL_ERROR,
     /**
      * The target's access rules let this host only read the volume: a write, zero write or
-     * deallocation is refused, nothing is written. Last, so the ordinals above keep their numbers.
+     * deallocation is refused, nothing is written.
      */
-    ACCESS_DENIED;
+    ACCESS_DENIED,
+    /**
+     * A write, zero write or deallocation sent on a connection its host has since replaced: the host
+     * sent it again on a newer one, whose copy counts ({@link WriteFence}); nothing was written. A
+     * host queue sends it again on its current connection. Last, so the ordinals above keep their
+     * numbers.
+     */
+    FENCED;
 
     public boolean isPiError() {
         return this == GUARD_CHECK || this == APP_TAG_CHECK || this == REF_TAG_CHECK;

@@ -34,6 +34,8 @@ class FollowingQueueTest {
         final List<CompletableFuture<Completion>> pending = new CopyOnWriteArrayList<>();
         volatile boolean shut;
         volatile Consumer<String> lost;
+        /** What the queue had this connection stamp on its writes. */
+        volatile WriteFence fence;
 
         Conn(int peer) {
             this.peer = peer;
@@ -60,8 +62,12 @@ class FollowingQueueTest {
         }
 
         void answerAll() {
+            answerAll(Completion.success());
+        }
+
+        void answerAll(Completion c) {
             for (CompletableFuture<Completion> f : pending) {
-                f.complete(Completion.success());
+                f.complete(c);
             }
         }
 
@@ -145,6 +151,11 @@ class FollowingQueueTest {
         }
 
         @Override
+        protected void fence(Conn c, WriteFence f) {
+            c.fence = f;
+        }
+
+        @Override
         protected void drop(Conn c, String reason) {
             c.close(true);
         }
@@ -212,6 +223,47 @@ class FollowingQueueTest {
         }
         q.now().answerAll();
         assertTrue(after.get(10, TimeUnit.SECONDS).isSuccess());
+        q.close();
+    }
+
+    /**
+     * Each connection the queue takes up carries the queue's fence key and an epoch one higher; a
+     * write the old connection's peer refused as a stale copy (FENCED: the new connection's write
+     * came first) is sent again on the current connection, not failed.
+     */
+    @Test
+    void eachConnectionCarriesAHigherEpochAndAFencedAnswerIsSentAgain() throws Exception {
+        Conn a = new Conn(0);
+        Queue q = new Queue(a, 5_000);
+        assertEquals(1, a.fence.epoch());
+        assertTrue(a.fence.key() != 0);
+        assertEquals(a.fence, q.currentFence());
+        PeerPaths paths = new PeerPaths(List.of("A", "B", "C"));
+        q.follow(paths);
+        CompletableFuture<Completion> stale = q.submit(BlockRequest.writeZeroes("v", 0, 1, false));
+        paths.report(0, says(PathState.NON_OPTIMIZED));
+        paths.report(1, says(PathState.OPTIMIZED));
+        awaitPeer(q, "B");
+        Conn b = q.now();
+        assertEquals(new WriteFence(a.fence.key(), 2), b.fence, "same stream, the next epoch");
+        assertEquals(b.fence, q.currentFence());
+        a.answerAll(Completion.failure(Status.FENCED, "stale copy"));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (b.pending.isEmpty()) {
+            assertTrue(System.nanoTime() < end, "the fenced write never reached B");
+            settle();
+        }
+        assertFalse(stale.isDone(), "not failed: sent again");
+        b.answerAll();
+        assertTrue(stale.get(10, TimeUnit.SECONDS).isSuccess());
+        // a reconnect after a loss takes the next epoch as well
+        b.close(true);
+        long end2 = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (q.now() == b) {
+            assertTrue(System.nanoTime() < end2, "never reconnected");
+            settle();
+        }
+        assertEquals(3, q.now().fence.epoch());
         q.close();
     }
 

@@ -139,6 +139,9 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         if (e instanceof io.pistore.engine.volume.VolumeGoneException) {
             return Completion.failure(Status.NO_SUCH_VOLUME, e.getMessage());
         }
+        if (e instanceof io.pistore.engine.volume.FencedWriteException) {
+            return Completion.failure(Status.FENCED, e.getMessage());
+        }
         if (e instanceof IOException) {
             return Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
         }
@@ -198,7 +201,11 @@ public final class TargetService implements TargetHandler, AutoCloseable {
                 return read(r, v, duty);
             case WRITE_ZEROES:
             case DEALLOCATE:
-                v.writeZeroes(r.lba(), r.blocks(), r.fua());
+                if (r.fence() == null) {
+                    v.writeZeroes(r.lba(), r.blocks(), r.fua());
+                } else {
+                    v.writeZeroes(r.lba(), r.blocks(), r.fua(), r.fence());
+                }
                 return Completion.success();
             default:
                 return Completion.failure(Status.INVALID_FIELD, "unknown operation " + r.op());
@@ -257,7 +264,8 @@ public final class TargetService implements TargetHandler, AutoCloseable {
                         f.refTagOf(r.lba()), p.initialRefTag()));
             }
             if (started != null) {
-                started[0] = v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty);
+                started[0] = r.fence() == null ? v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty)
+                        : v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty, r.fence());
             } else {
                 v.write(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty);
             }

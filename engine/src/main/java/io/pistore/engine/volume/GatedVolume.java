@@ -104,6 +104,12 @@ final class GatedVolume implements Volume {
     @Override
     public java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
             ScatterList metadata, boolean fua, io.pistore.spi.PiDuty duty) {
+        return writeAsync(lba, blocks, data, metadata, fua, duty, null);
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
+            ScatterList metadata, boolean fua, io.pistore.spi.PiDuty duty, io.pistore.spi.WriteFence fence) {
         Volume v;
         try {
             v = enter();
@@ -112,7 +118,8 @@ final class GatedVolume implements Volume {
         }
         java.util.concurrent.CompletableFuture<Void> f;
         try {
-            f = v.writeAsync(lba, blocks, data, metadata, fua, duty);
+            f = fence == null ? v.writeAsync(lba, blocks, data, metadata, fua, duty)
+                    : v.writeAsync(lba, blocks, data, metadata, fua, duty, fence);
         } catch (RuntimeException e) {
             left.increment();
             return java.util.concurrent.CompletableFuture.failedFuture(e);
@@ -122,9 +129,18 @@ final class GatedVolume implements Volume {
 
     @Override
     public void writeZeroes(long lba, int blocks, boolean fua) throws IOException {
+        writeZeroes(lba, blocks, fua, null);
+    }
+
+    @Override
+    public void writeZeroes(long lba, int blocks, boolean fua, io.pistore.spi.WriteFence fence) throws IOException {
         Volume v = enter();
         try {
-            v.writeZeroes(lba, blocks, fua);
+            if (fence == null) {
+                v.writeZeroes(lba, blocks, fua);
+            } else {
+                v.writeZeroes(lba, blocks, fua, fence);
+            }
         } finally {
             left.increment();
         }

@@ -112,6 +112,24 @@ public interface Volume extends AutoCloseable {
         return writeAsync(lba, blocks, data, metadata, fua);
     }
 
+    /**
+     * {@link #writeAsync(long, int, ScatterList, ScatterList, boolean, PiDuty)} of a request its host
+     * sent with {@code fence} (null: none; {@link io.pistore.spi.WriteFence}). A volume that can apply
+     * a stale copy of a write after the host's newer one (a replicated volume: a peer that comes back
+     * from a pause forwards what it held) completes a write whose fence is older than one it applied
+     * with a {@link FencedWriteException}, writing nothing. By default the fence is not looked at:
+     * a local volume applies a connection's requests as they arrive.
+     */
+    default java.util.concurrent.CompletableFuture<Void> writeAsync(long lba, int blocks, ScatterList data,
+            ScatterList metadata, boolean fua, PiDuty duty, io.pistore.spi.WriteFence fence) {
+        return writeAsync(lba, blocks, data, metadata, fua, duty);
+    }
+
+    /** {@link #writeZeroes(long, int, boolean)} of a request sent with {@code fence}, as {@link #writeAsync} with one. */
+    default void writeZeroes(long lba, int blocks, boolean fua, io.pistore.spi.WriteFence fence) throws IOException {
+        writeZeroes(lba, blocks, fua);
+    }
+
     @Override
     void close() throws IOException;
 }

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,11 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * CHAP with libiscsi as the initiator: one-way (the target checks the initiator's secret) and
@@ -27,31 +22,20 @@ import org.junit.jupiter.api.io.TempDir;
  * an authentication failure and a log line. Skipped with the reason where libiscsi is missing.
  */
 @Timeout(120)
-class IscsiChapTest {
+class IscsiChapTest extends IscsiLoopbackFixture {
     static final String USER = "alice";
     static final String SECRET = "alice-secret-12";
     static final String TARGET_USER = "iqn.2026-12.io.pistore:target";
     static final String TARGET_SECRET = "target-secret-123";
 
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    IscsiServer server;
-    final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    @BeforeEach
-    void start() throws IOException {
-        store = VolumeStore.open(dir.resolve("volumes"));
+    @Override
+    void createVolumes() throws IOException {
         store.create("v", BlockFormat.of(512, 8), 2048);
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store),
-                new IscsiServer.Options().chap(USER, SECRET).mutualChap(TARGET_USER, TARGET_SECRET).log(log::add));
     }
 
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        store.close();
+    @Override
+    IscsiServer.Options options() {
+        return new IscsiServer.Options().chap(USER, SECRET).mutualChap(TARGET_USER, TARGET_SECRET).log(log::add);
     }
 
     String url(String credentials) {

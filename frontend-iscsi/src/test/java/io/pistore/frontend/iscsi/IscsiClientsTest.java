@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiLocation;
@@ -24,11 +22,8 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -39,31 +34,16 @@ import org.junit.jupiter.params.provider.CsvSource;
  * with the reason, where its client is not installed (.ci/run installs them).
  */
 @Timeout(300)
-class IscsiClientsTest {
+class IscsiClientsTest extends IscsiLoopbackFixture {
     /** iscsi-test-cu tests that fail against this target, each with its reason in docs/ISCSI.md. */
     static final Set<String> KNOWN_FAILING = Set.of("iSCSIdatasn.iSCSIDataSnInvalid");
 
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    IscsiServer server;
-    final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    @BeforeEach
-    void start() throws IOException {
-        store = VolumeStore.open(dir.resolve("volumes"));
+    @Override
+    void createVolumes() throws IOException {
         store.create("a", BlockFormat.of(4096, 8), 16384);
         store.create("b", BlockFormat.of(512, 8), 131072);
         store.create("c", BlockFormat.of(512, 8, GuardType.CRC16, PiType.TYPE_3, PiLocation.FIRST), 8192);
         store.create("plain", BlockFormat.of(512, 0), 32768);
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options().log(log::add));
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        store.close();
     }
 
     String portal() {

@@ -4,20 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
-import io.pistore.integrity.BlockFormat;
 import io.pistore.testkit.Eventually;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * COMPARE AND WRITE on a PI volume through a hand-written initiator: equal blocks are replaced, a
@@ -26,28 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  * writes; MODE SELECT taking back what MODE SENSE reported and refusing any change.
  */
 @Timeout(60)
-class IscsiCompareAndWriteTest {
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    IscsiServer server;
-
-    @BeforeEach
-    void start() throws IOException {
-        store = VolumeStore.open(dir);
-        store.create("v", BlockFormat.of(512, 8), 64);
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options());
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        store.close();
-    }
-
+class IscsiCompareAndWriteTest extends IscsiLoopbackFixture {
     IscsiTestInitiator open() throws IOException {
-        return new IscsiTestInitiator(server.address(), IscsiServer.targetName("v"), "ImmediateData", "Yes");
+        return login("v", "ImmediateData", "Yes");
     }
 
     static byte[] caw(long lba, int blocks) {
@@ -65,7 +39,7 @@ class IscsiCompareAndWriteTest {
     }
 
     static byte[] read(IscsiTestInitiator c, long lba, int blocks) throws IOException {
-        IscsiTestInitiator.Result r = c.command(IscsiTaskSetTest.cdb10(0x28, lba, blocks), new byte[0], 0, blocks * 512L, true);
+        IscsiTestInitiator.Result r = c.command(cdb10(0x28, lba, blocks), new byte[0], 0, blocks * 512L, true);
         assertEquals(0, r.status());
         return r.dataIn();
     }
@@ -73,9 +47,9 @@ class IscsiCompareAndWriteTest {
     @Test
     void comparesThenWritesOrWritesNothing() throws Exception {
         try (IscsiTestInitiator c = open()) {
-            byte[] old = concat(IscsiTaskSetTest.block(1), IscsiTaskSetTest.block(2));
-            assertEquals(0, c.command(IscsiTaskSetTest.cdb10(0x2A, 10, 2), old, old.length, old.length, false).status());
-            byte[] fresh = concat(IscsiTaskSetTest.block(3), IscsiTaskSetTest.block(4));
+            byte[] old = concat(block(1), block(2));
+            assertEquals(0, c.command(cdb10(0x2A, 10, 2), old, old.length, old.length, false).status());
+            byte[] fresh = concat(block(3), block(4));
             byte[] both = concat(old, fresh);
             assertEquals(0, c.command(caw(10, 2), both, both.length, both.length, false).status());
             assertArrayEquals(fresh, read(c, 10, 2));

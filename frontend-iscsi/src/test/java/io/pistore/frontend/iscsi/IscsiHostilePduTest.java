@@ -83,23 +83,11 @@ class IscsiHostilePduTest {
         return k;
     }
 
-    /** Reads one PDU without digests: header and data. */
-    static Pdu read(DataInputStream in) throws IOException {
-        byte[] bhs = new byte[48];
-        in.readFully(bhs);
-        Pdu p = new Pdu(bhs, new byte[0], new byte[0]);
-        byte[] data = new byte[p.dataSegmentLength()];
-        in.readFully(data);
-        in.readFully(new byte[(4 - (data.length & 3)) & 3]);
-        p.data = data;
-        return p;
-    }
-
     /** A full login (security stage straight to full feature); returns the stream after it. */
     DataInputStream loggedIn(Socket s, String... keys) throws IOException {
         s.getOutputStream().write(login(normal(keys), 0x80 | 0x03)); // T, CSG 0, NSG 3
         DataInputStream in = new DataInputStream(s.getInputStream());
-        Pdu r = read(in);
+        Pdu r = IscsiTestInitiator.read(in);
         assertEquals(Pdu.LOGIN_RESPONSE, r.opcode());
         assertEquals(0, r.u16(36), "login status");
         return in;
@@ -152,7 +140,7 @@ class IscsiHostilePduTest {
         try (Socket s = connect()) {
             s.getOutputStream().write(login(normal("MaxBurstLength", "12abc", "HeaderDigest", "MD5",
                     "ErrorRecoveryLevel", "9", "X-Unknown", "1", "FirstBurstLength", "1024"), 0x83));
-            Pdu r = read(new DataInputStream(s.getInputStream()));
+            Pdu r = IscsiTestInitiator.read(new DataInputStream(s.getInputStream()));
             assertEquals(0, r.u16(36));
             String text = new String(r.data, StandardCharsets.UTF_8);
             assertTrue(text.contains("MaxBurstLength=Reject\0"), text);
@@ -169,7 +157,7 @@ class IscsiHostilePduTest {
             Map<String, String> k = normal();
             k.put("TargetName", IscsiServer.targetName("nope"));
             s.getOutputStream().write(login(k, 0x83));
-            Pdu r = read(new DataInputStream(s.getInputStream()));
+            Pdu r = IscsiTestInitiator.read(new DataInputStream(s.getInputStream()));
             assertEquals(0x0203, r.u16(36));
             assertTrue(closedByServer(s));
         }
@@ -184,7 +172,7 @@ class IscsiHostilePduTest {
             odd[0] = 0x1c; // no such initiator opcode
             Pdu.putInt(odd, 16, 9);
             out.write(odd);
-            Pdu rej = read(in);
+            Pdu rej = IscsiTestInitiator.read(in);
             assertEquals(Pdu.REJECT, rej.opcode());
             assertEquals(0x05, rej.u8(2));
             byte[] nop = new byte[48 + 4];
@@ -196,7 +184,7 @@ class IscsiHostilePduTest {
             Pdu.putInt(nop, 24, 1);
             nop[48] = 'p';
             out.write(nop);
-            Pdu ping = read(in);
+            Pdu ping = IscsiTestInitiator.read(in);
             assertEquals(Pdu.NOP_IN, ping.opcode());
             assertEquals(11, ping.itt());
             assertEquals('p', ping.data[0]);

@@ -4,22 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
 import io.pistore.testkit.Eventually;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * REPORT SUPPORTED OPERATION CODES against what the unit really does, over loopback: every
@@ -28,34 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  * reservation of RESERVE(6)/RELEASE(6) between two initiators and against persistent reservations.
  */
 @Timeout(120)
-class IscsiOperationCodesTest {
-    static final int GOOD = 0;
-    static final int CHECK = 2;
-    static final int CONFLICT = 0x18;
-
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    IscsiServer server;
-
-    @BeforeEach
-    void start() throws IOException {
-        store = VolumeStore.open(dir);
-        store.create("v", BlockFormat.of(512, 8), 64);
+class IscsiOperationCodesTest extends IscsiLoopbackFixture {
+    @Override
+    void createVolumes() throws IOException {
+        super.createVolumes();
         store.create("t2", BlockFormat.of(512, 8, GuardType.CRC16, PiType.TYPE_2, PiLocation.LAST), 64);
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options());
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        store.close();
     }
 
     IscsiTestInitiator open(String volume, String name) throws IOException {
-        return new IscsiTestInitiator(server.address(), IscsiServer.targetName(volume),
-                "InitiatorName", "iqn.2026-12.io.pistore:" + name, "ImmediateData", "Yes");
+        return loginAs(name, volume, "ImmediateData", "Yes");
     }
 
     static byte[] rsoc(boolean rctd, int options, int opcode, int sa) {
@@ -182,56 +157,41 @@ class IscsiOperationCodesTest {
         }
     }
 
-    static int run(IscsiTestInitiator c, int op) throws IOException {
-        byte[] cdb = new byte[6];
-        cdb[0] = (byte) op;
-        if (op == 0x1A) {
-            cdb[2] = 0x3F;
-            cdb[4] = (byte) 255;
-            return c.command(cdb, new byte[0], 0, 255, true).status();
-        }
-        if (op == 0x12) {
-            cdb[4] = 96;
-            return c.command(cdb, new byte[0], 0, 96, true).status();
-        }
-        return c.command(cdb, new byte[0], 0, 0, false).status();
-    }
-
     @Test
     void reserveAndReleaseSixBetweenTwoInitiators() throws Exception {
         try (IscsiTestInitiator a = open("v", "a"); IscsiTestInitiator b = open("v", "b")) {
-            assertEquals(GOOD, run(a, 0x16), "RESERVE(6)");
-            assertEquals(GOOD, run(a, 0x16), "again by the holder");
-            assertEquals(CONFLICT, run(b, 0x16));
-            assertEquals(GOOD, run(b, 0x17), "RELEASE(6) of another nexus does nothing");
-            assertEquals(GOOD, run(a, 0x1A), "MODE SENSE of the holder");
-            assertEquals(CONFLICT, run(b, 0x1A));
-            assertEquals(CONFLICT, IscsiReservationTest.write(b));
-            assertEquals(CONFLICT, IscsiReservationTest.read(b));
-            assertEquals(CONFLICT, run(b, 0x00), "TEST UNIT READY");
-            assertEquals(GOOD, run(b, 0x12), "INQUIRY always runs");
-            assertEquals(GOOD, IscsiReservationTest.write(a));
-            assertEquals(CONFLICT, IscsiReservationTest.prout(a, 0, 0, 0, 7, 0).status(),
+            assertEquals(GOOD, run6(a, 0x16), "RESERVE(6)");
+            assertEquals(GOOD, run6(a, 0x16), "again by the holder");
+            assertEquals(CONFLICT, run6(b, 0x16));
+            assertEquals(GOOD, run6(b, 0x17), "RELEASE(6) of another nexus does nothing");
+            assertEquals(GOOD, run6(a, 0x1A), "MODE SENSE of the holder");
+            assertEquals(CONFLICT, run6(b, 0x1A));
+            assertEquals(CONFLICT, write(b));
+            assertEquals(CONFLICT, read(b));
+            assertEquals(CONFLICT, run6(b, 0x00), "TEST UNIT READY");
+            assertEquals(GOOD, run6(b, 0x12), "INQUIRY always runs");
+            assertEquals(GOOD, write(a));
+            assertEquals(CONFLICT, prout(a, 0, 0, 0, 7, 0).status(),
                     "PERSISTENT RESERVE OUT under an SPC-2 reservation, even from its holder");
-            assertEquals(GOOD, run(a, 0x17));
-            assertEquals(GOOD, IscsiReservationTest.write(b), "released");
+            assertEquals(GOOD, run6(a, 0x17));
+            assertEquals(GOOD, write(b), "released");
 
-            assertEquals(GOOD, IscsiReservationTest.prout(b, 0, 0, 0, 7, 0).status(), "REGISTER");
-            assertEquals(CONFLICT, run(a, 0x16), "RESERVE(6) while a key is registered");
-            assertEquals(CONFLICT, run(a, 0x17), "RELEASE(6) too");
-            assertEquals(GOOD, IscsiReservationTest.prout(b, 0, 0, 7, 0, 0).status(), "unregister");
-            assertEquals(GOOD, run(a, 0x16));
+            assertEquals(GOOD, prout(b, 0, 0, 0, 7, 0).status(), "REGISTER");
+            assertEquals(CONFLICT, run6(a, 0x16), "RESERVE(6) while a key is registered");
+            assertEquals(CONFLICT, run6(a, 0x17), "RELEASE(6) too");
+            assertEquals(GOOD, prout(b, 0, 0, 7, 0, 0).status(), "unregister");
+            assertEquals(GOOD, run6(a, 0x16));
         }
         // a's session has ended: the I_T nexus is lost, and its reservation with it
         try (IscsiTestInitiator b = open("v", "b")) {
             Eventually.await("the reservation goes with its holder's session", () -> {
                 try {
-                    return run(b, 0x16) == GOOD;
+                    return run6(b, 0x16) == GOOD;
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            assertEquals(GOOD, run(b, 0x17));
+            assertEquals(GOOD, run6(b, 0x17));
         }
     }
 }

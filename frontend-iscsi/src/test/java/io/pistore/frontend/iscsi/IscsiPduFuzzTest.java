@@ -388,7 +388,7 @@ class IscsiPduFuzzTest {
         k.put("InitialR2T", "Yes");
         s.getOutputStream().write(IscsiHostilePduTest.login(k, 0x83));
         DataInputStream in = new DataInputStream(s.getInputStream());
-        Pdu r = IscsiHostilePduTest.read(in);
+        Pdu r = IscsiTestInitiator.read(in);
         assertEquals(0, r.u16(36), "login status");
         return in;
     }
@@ -404,6 +404,6 @@ class IscsiPduFuzzTest {
         byte[] cdb = {0x2A, 0, 0, 0, 0, 0, 0, (byte) (blocks >>> 8), (byte) blocks, 0};
         System.arraycopy(cdb, 0, bhs, 32, cdb.length);
         s.getOutputStream().write(bhs);
-        return IscsiHostilePduTest.read(in);
+        return IscsiTestInitiator.read(in);
     }
 }

@@ -3,21 +3,15 @@ package io.pistore.frontend.iscsi;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.GuardType;
 import io.pistore.integrity.PiLocation;
 import io.pistore.integrity.PiType;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What libiscsi cannot send, through a hand-written initiator on loopback: the 32-byte CDBs of Type
@@ -25,33 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
  * application tag), the CDB sizes each type refuses, writes in several R2T bursts, and residuals.
  */
 @Timeout(60)
-class IscsiProtectionTest {
-    static final int GOOD = 0;
-    static final int CHECK = 2;
-
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    IscsiServer server;
-
-    @BeforeEach
-    void start() throws IOException {
-        store = VolumeStore.open(dir);
+class IscsiProtectionTest extends IscsiLoopbackFixture {
+    @Override
+    void createVolumes() throws IOException {
         store.create("t2", BlockFormat.of(512, 8, GuardType.CRC16, PiType.TYPE_2, PiLocation.FIRST), 256);
         store.create("t1", BlockFormat.of(512, 8), 256);
         store.create("big", BlockFormat.of(4096, 8), 1024);
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options());
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        store.close();
-    }
-
-    IscsiTestInitiator open(String volume, String... keys) throws IOException {
-        return new IscsiTestInitiator(server.address(), IscsiServer.targetName(volume), keys);
     }
 
     /** {@code n} 512-byte blocks, each followed by a tuple with a correct guard, {@code app} and {@code ref + i}. */
@@ -110,7 +83,7 @@ class IscsiProtectionTest {
 
     @Test
     void type2ChecksTheApplicationTagAndReferenceTagsOfThe32ByteCdb() throws IOException {
-        try (IscsiTestInitiator c = open("t2")) {
+        try (IscsiTestInitiator c = login("t2")) {
             byte[] d = blocks(3, 0x4242, 0x1000, 1);
             IscsiTestInitiator.Result w = write32(c, 10, d, 1, 0x1000, 0x4242, 0xFFFF);
             assertEquals(GOOD, w.status(), "sense " + Arrays.toString(w.sense()));
@@ -142,7 +115,7 @@ class IscsiProtectionTest {
 
     @Test
     void eachTypeRefusesTheCdbSizeItCannotUse() throws IOException {
-        try (IscsiTestInitiator c = open("t2")) {
+        try (IscsiTestInitiator c = login("t2")) {
             IscsiTestInitiator.Result r = c.command(cdb16(0x8A, 0, 1, 1), blocks(1, 0, 0, 4), 520, 520, false);
             assertEquals(CHECK, r.status());
             assertEquals(0x05, r.senseKey());
@@ -150,7 +123,7 @@ class IscsiProtectionTest {
             IscsiTestInitiator.Result plain = c.command(cdb16(0x8A, 0, 1, 0), new byte[512], 512, 512, false);
             assertEquals(GOOD, plain.status(), "protect 0 needs no reference tag");
         }
-        try (IscsiTestInitiator c = open("t1")) {
+        try (IscsiTestInitiator c = login("t1")) {
             IscsiTestInitiator.Result r = write32(c, 0, blocks(1, 0, 0, 5), 1, 0, 0, 0);
             assertEquals(CHECK, r.status());
             assertEquals(0x2000, r.ascq(), "32-byte CDB on Type 1");
@@ -165,7 +138,7 @@ class IscsiProtectionTest {
 
     @Test
     void aWriteInSeveralR2tBurstsIsStoredWhole() throws IOException {
-        try (IscsiTestInitiator c = open("big", "ImmediateData", "No", "InitialR2T", "Yes", "MaxBurstLength", "8192")) {
+        try (IscsiTestInitiator c = login("big", "ImmediateData", "No", "InitialR2T", "Yes", "MaxBurstLength", "8192")) {
             byte[] d = new byte[64 * 4096];
             new Random(6).nextBytes(d);
             IscsiTestInitiator.Result w = c.command(cdb16(0x8A, 100, 64, 0), d, 0, d.length, false);
@@ -179,7 +152,7 @@ class IscsiProtectionTest {
 
     @Test
     void aShortExpectedLengthReportsTheOverflow() throws IOException {
-        try (IscsiTestInitiator c = open("t1")) {
+        try (IscsiTestInitiator c = login("t1")) {
             IscsiTestInitiator.Result r = c.command(cdb16(0x88, 0, 1, 0), new byte[0], 0, 100, true);
             assertEquals(GOOD, r.status());
             assertEquals(100, r.dataIn().length);
@@ -202,7 +175,7 @@ class IscsiProtectionTest {
 
     @Test
     void unmapAndWriteSameDeallocateAndGetLbaStatusTellsThem() throws IOException {
-        try (IscsiTestInitiator c = open("t1")) {
+        try (IscsiTestInitiator c = login("t1")) {
             byte[] d = blocks(8, 0x77, 40, 7);
             assertEquals(GOOD, c.command(cdb16(0x8A, 40, 8, 1), d, d.length, d.length, false).status());
             byte[] unmap = new byte[8 + 16];

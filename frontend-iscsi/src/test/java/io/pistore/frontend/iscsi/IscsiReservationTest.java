@@ -3,19 +3,13 @@ package io.pistore.frontend.iscsi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Persistent reservations between two initiators on loopback (SPC-4 5.9): registration, the
@@ -24,53 +18,12 @@ import org.junit.jupiter.api.io.TempDir;
  * the parameter lists that are refused.
  */
 @Timeout(60)
-class IscsiReservationTest {
-    static final int GOOD = 0;
-    static final int CHECK = 2;
-    static final int CONFLICT = 0x18;
+class IscsiReservationTest extends IscsiLoopbackFixture {
     static final long KEY_A = 0x1111_2222_3333_4444L;
     static final long KEY_B = 0x5555_6666_7777_8888L;
 
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    IscsiServer server;
-
-    @BeforeEach
-    void start() throws IOException {
-        store = VolumeStore.open(dir);
-        store.create("v", BlockFormat.of(512, 8), 64);
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options());
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        store.close();
-    }
-
     IscsiTestInitiator open(String name) throws IOException {
-        return new IscsiTestInitiator(server.address(), IscsiServer.targetName("v"),
-                "InitiatorName", "iqn.2026-12.io.pistore:" + name, "ImmediateData", "Yes");
-    }
-
-    static byte[] proutCdb(int action, int type, int length) {
-        byte[] c = new byte[10];
-        c[0] = 0x5F;
-        c[1] = (byte) action;
-        c[2] = (byte) type;
-        Pdu.putInt(c, 5, length);
-        return c;
-    }
-
-    static IscsiTestInitiator.Result prout(IscsiTestInitiator c, int action, int type, long key, long serviceKey, int flags)
-            throws IOException {
-        byte[] p = new byte[24];
-        Pdu.putLong(p, 0, key);
-        Pdu.putLong(p, 8, serviceKey);
-        p[20] = (byte) flags;
-        return c.command(proutCdb(action, type, 24), p, 24, 24, false);
+        return loginAs(name, "v", "ImmediateData", "Yes");
     }
 
     static byte[] prin(IscsiTestInitiator c, int action) throws IOException {
@@ -81,16 +34,6 @@ class IscsiReservationTest {
         IscsiTestInitiator.Result r = c.command(cdb, new byte[0], 0, 200, true);
         assertEquals(GOOD, r.status());
         return r.dataIn();
-    }
-
-    static int write(IscsiTestInitiator c) throws IOException {
-        byte[] cdb = IscsiTaskSetTest.cdb10(0x2A, 1, 1);
-        return c.command(java.util.Arrays.copyOf(cdb, 10), new byte[512], 512, 512, false).status();
-    }
-
-    static int read(IscsiTestInitiator c) throws IOException {
-        byte[] cdb = IscsiTaskSetTest.cdb10(0x28, 1, 1);
-        return c.command(java.util.Arrays.copyOf(cdb, 10), new byte[0], 0, 512, true).status();
     }
 
     @Test
@@ -117,7 +60,7 @@ class IscsiReservationTest {
             assertEquals(CONFLICT, prout(b, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_B, 0, 0).status());
 
             assertEquals(GOOD, prout(b, 4, ScsiReservations.EXCLUSIVE_ACCESS, KEY_B, KEY_A, 0).status(), "PREEMPT");
-            IscsiUnitAttentionTest.assertUnitAttention(0x2A05, IscsiUnitAttentionTest.tur(a)); // REGISTRATIONS PREEMPTED
+            assertUnitAttention(0x2A05, tur(a)); // REGISTRATIONS PREEMPTED
             assertEquals(CONFLICT, read(a), "A lost its registration and Exclusive Access holds off its reads");
             assertEquals(CONFLICT, write(a));
             assertEquals(GOOD, write(b));
@@ -136,7 +79,7 @@ class IscsiReservationTest {
             assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE_REGISTRANTS_ONLY, KEY_A, 0, 0).status());
             assertEquals(GOOD, write(b), "a registrant writes under Write Exclusive - Registrants Only");
             assertEquals(GOOD, prout(b, 3, 0, KEY_B, 0, 0).status(), "CLEAR");
-            IscsiUnitAttentionTest.assertUnitAttention(0x2A03, IscsiUnitAttentionTest.tur(a)); // RESERVATIONS PREEMPTED
+            assertUnitAttention(0x2A03, tur(a)); // RESERVATIONS PREEMPTED
             assertEquals(0, Pdu.getInt(prin(a, 0), 4), "no keys after CLEAR");
             assertEquals(GOOD, write(b));
         }
@@ -168,18 +111,14 @@ class IscsiReservationTest {
         }
     }
 
-    IscsiServer restart(List<String> log) throws IOException {
-        server.close();
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store),
-                new IscsiServer.Options().reservationsDirectory(dir).log(log::add));
-        return server;
+    IscsiServer restart() throws IOException {
+        return serve(options().reservationsDirectory(volumesDirectory()));
     }
 
     @Test
     void aptplKeepsTheReservationsThroughARestart() throws Exception {
-        List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-        restart(log);
-        Path file = dir.resolve("v" + io.pistore.engine.volume.VolumeStore.RESERVATIONS_SUFFIX);
+        restart();
+        Path file = volumesDirectory().resolve("v" + io.pistore.engine.volume.VolumeStore.RESERVATIONS_SUFFIX);
         try (IscsiTestInitiator a = open("a")) {
             assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0x01).status(), "REGISTER with APTPL");
             assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_A, 0, 0).status());
@@ -191,7 +130,7 @@ class IscsiReservationTest {
         if (io.pistore.engine.volume.PrivateFiles.posix(file)) {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         }
-        restart(log);
+        restart();
         try (IscsiTestInitiator b = open("b")) {
             byte[] keys = prin(b, 0);
             assertEquals(8, Pdu.getInt(keys, 4), "a's registration came back");
@@ -207,12 +146,12 @@ class IscsiReservationTest {
             assertEquals(GOOD, prout(a, 0, 0, KEY_A, KEY_A, 0).status(), "REGISTER with APTPL 0");
             assertTrue(!Files.exists(file), "nothing is kept any more");
         }
-        restart(log);
+        restart();
         try (IscsiTestInitiator b = open("b")) {
             assertEquals(0, Pdu.getInt(prin(b, 0), 4), "no registrations after this restart");
         }
         Files.writeString(file, "pistore-reservations 1\nkey zz iqn.x,i,0x1\n");
-        restart(log);
+        restart();
         try (IscsiTestInitiator b = open("b")) {
             assertEquals(0, Pdu.getInt(prin(b, 0), 4), "a damaged file is not loaded");
             assertEquals(GOOD, write(b));

@@ -4,21 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A session's task set through a hand-written initiator on loopback: a full window of commands
@@ -27,47 +20,17 @@ import org.junit.jupiter.api.io.TempDir;
  * waiting for data or queued, so that they are never answered and store nothing.
  */
 @Timeout(60)
-class IscsiTaskSetTest {
+class IscsiTaskSetTest extends IscsiLoopbackFixture {
     static final int ABORT_TASK = 1;
     static final int LOGICAL_UNIT_RESET = 5;
 
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    IscsiServer server;
-
-    @BeforeEach
-    void start() throws IOException {
-        store = VolumeStore.open(dir);
+    @Override
+    void createVolumes() throws IOException {
         store.create("v", BlockFormat.of(512, 8), 256);
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options());
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        store.close();
     }
 
     IscsiTestInitiator open() throws IOException {
-        return new IscsiTestInitiator(server.address(), IscsiServer.targetName("v"), "InitialR2T", "Yes",
-                "ImmediateData", "Yes");
-    }
-
-    static byte[] cdb10(int op, long lba, int blocks) {
-        byte[] c = new byte[16];
-        c[0] = (byte) op;
-        Pdu.putInt(c, 2, (int) lba);
-        c[7] = (byte) (blocks >>> 8);
-        c[8] = (byte) blocks;
-        return c;
-    }
-
-    static byte[] block(long seed) {
-        byte[] b = new byte[512];
-        new Random(seed).nextBytes(b);
-        return b;
+        return login("v", "InitialR2T", "Yes", "ImmediateData", "Yes");
     }
 
     static long window(Pdu p) {

@@ -193,6 +193,11 @@ final class IscsiTestInitiator implements AutoCloseable {
     }
 
     private Pdu read() throws IOException {
+        return read(in);
+    }
+
+    /** Reads one PDU without digests from {@code in}: header and data segment with its padding. */
+    static Pdu read(DataInputStream in) throws IOException {
         byte[] bhs = new byte[48];
         in.readFully(bhs);
         Pdu p = new Pdu(bhs, new byte[0], new byte[0]);

@@ -3,18 +3,11 @@ package io.pistore.frontend.iscsi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.engine.service.TargetService;
-import io.pistore.engine.volume.VolumeStore;
-import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Unit attentions per I_T nexus and resets that reach every session, with two initiators on
@@ -25,58 +18,24 @@ import org.junit.jupiter.api.io.TempDir;
  * two full windows of commands that need a worker, every one answered.
  */
 @Timeout(60)
-class IscsiUnitAttentionTest {
-    static final int GOOD = 0;
-    static final int CHECK = 2;
-    static final int UNIT_ATTENTION = 0x06;
-
-    @TempDir
-    Path dir;
-
-    VolumeStore store;
-    IscsiServer server;
-
-    @BeforeEach
-    void start() throws IOException {
-        store = VolumeStore.open(dir);
-        store.create("v", BlockFormat.of(512, 8), 64);
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options());
-    }
-
-    @AfterEach
-    void stop() throws IOException {
-        server.close();
-        store.close();
-    }
-
+class IscsiUnitAttentionTest extends IscsiLoopbackFixture {
     IscsiTestInitiator open(String name) throws IOException {
-        return new IscsiTestInitiator(server.address(), IscsiServer.targetName("v"),
-                "InitiatorName", "iqn.2026-12.io.pistore:" + name, "ImmediateData", "Yes", "InitialR2T", "Yes");
-    }
-
-    static IscsiTestInitiator.Result tur(IscsiTestInitiator c) throws IOException {
-        return c.command(new byte[6], new byte[0], 0, 0, false);
-    }
-
-    static void assertUnitAttention(int ascq, IscsiTestInitiator.Result r) {
-        assertEquals(CHECK, r.status());
-        assertEquals(UNIT_ATTENTION, r.senseKey());
-        assertEquals(ascq, r.ascq(), Integer.toHexString(r.ascq()));
+        return loginAs(name, "v", "ImmediateData", "Yes", "InitialR2T", "Yes");
     }
 
     @Test
     void aResetFromOneSessionAbortsTheOthersTasksAndBothSeeIt() throws Exception {
         try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
-            assertEquals(GOOD, IscsiOperationCodesTest.run(b, 0x16), "b's SPC-2 reservation");
+            assertEquals(GOOD, run6(b, 0x16), "b's SPC-2 reservation");
             // b's write waits for its data when a resets the unit
-            int write = b.submit(IscsiTaskSetTest.cdb10(0x2A, 5, 1), new byte[0], 512, true, IscsiTask.SIMPLE);
+            int write = b.submit(cdb10(0x2A, 5, 1), new byte[0], 512, true, IscsiTask.SIMPLE);
             Pdu r2t = b.next();
             assertEquals(Pdu.R2T, r2t.opcode());
             int tmf = a.taskManagement(IscsiTaskSetTest.LOGICAL_UNIT_RESET, Pdu.RESERVED_TAG, 0);
             Pdu p = a.next();
             assertEquals(tmf, p.itt());
             assertEquals(0, p.u8(2), "function complete");
-            b.dataOut(write, r2t.i32(20), 0, IscsiTaskSetTest.block(9)); // dropped: the task is gone
+            b.dataOut(write, r2t.i32(20), 0, block(9)); // dropped: the task is gone
             IscsiTestInitiator.Result inq = b.command(inquiry(), new byte[0], 0, 96, true);
             assertEquals(GOOD, inq.status(), "INQUIRY does not report a unit attention");
             byte[] luns = new byte[12];
@@ -93,8 +52,8 @@ class IscsiUnitAttentionTest {
             assertEquals(UNIT_ATTENTION, sense.dataIn()[2] & 0x0f);
             assertEquals(0x29, sense.dataIn()[12]);
             assertEquals(GOOD, tur(a).status(), "and clears it");
-            assertEquals(GOOD, IscsiOperationCodesTest.run(a, 0x16), "the reset ended b's SPC-2 reservation");
-            byte[] read = IscsiTaskSetTest.cdb10(0x28, 5, 1);
+            assertEquals(GOOD, run6(a, 0x16), "the reset ended b's SPC-2 reservation");
+            byte[] read = cdb10(0x28, 5, 1);
             IscsiTestInitiator.Result r = a.command(java.util.Arrays.copyOf(read, 10), new byte[0], 0, 512, true);
             assertEquals(GOOD, r.status());
             assertTrue(java.util.Arrays.equals(new byte[512], r.dataIn()), "the aborted write stored nothing");
@@ -106,7 +65,7 @@ class IscsiUnitAttentionTest {
         try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
             int tmf = a.taskManagement(6, Pdu.RESERVED_TAG, 0);
             assertEquals(tmf, a.next().itt());
-            byte[] read = java.util.Arrays.copyOf(IscsiTaskSetTest.cdb10(0x28, 0, 1), 10);
+            byte[] read = java.util.Arrays.copyOf(cdb10(0x28, 0, 1), 10);
             assertUnitAttention(0x2900, b.command(read, new byte[0], 0, 512, true)); // a READ reports it too
             assertEquals(GOOD, b.command(read, new byte[0], 0, 512, true).status());
             assertUnitAttention(0x2900, tur(a));
@@ -126,26 +85,26 @@ class IscsiUnitAttentionTest {
         try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
             long ka = 0xA;
             long kb = 0xB;
-            assertEquals(GOOD, IscsiReservationTest.prout(a, 0, 0, 0, ka, 0).status());
-            assertEquals(GOOD, IscsiReservationTest.prout(b, 0, 0, 0, kb, 0).status());
-            assertEquals(GOOD, IscsiReservationTest.prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE, ka, 0, 0).status());
-            assertEquals(GOOD, IscsiReservationTest.prout(b, 4, ScsiReservations.EXCLUSIVE_ACCESS, kb, ka, 0).status());
+            assertEquals(GOOD, prout(a, 0, 0, 0, ka, 0).status());
+            assertEquals(GOOD, prout(b, 0, 0, 0, kb, 0).status());
+            assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE, ka, 0, 0).status());
+            assertEquals(GOOD, prout(b, 4, ScsiReservations.EXCLUSIVE_ACCESS, kb, ka, 0).status());
             assertUnitAttention(0x2A05, tur(a)); // REGISTRATIONS PREEMPTED
             assertEquals(GOOD, tur(b).status(), "the preempting nexus has none");
-            assertEquals(GOOD, IscsiReservationTest.prout(a, 0, 0, 0, ka, 0).status(), "a registers again");
-            assertEquals(GOOD, IscsiReservationTest.prout(b, 3, 0, kb, 0, 0).status(), "CLEAR");
+            assertEquals(GOOD, prout(a, 0, 0, 0, ka, 0).status(), "a registers again");
+            assertEquals(GOOD, prout(b, 3, 0, kb, 0, 0).status(), "CLEAR");
             assertUnitAttention(0x2A03, tur(a)); // RESERVATIONS PREEMPTED
             assertEquals(GOOD, tur(b).status());
 
-            assertEquals(GOOD, IscsiReservationTest.prout(a, 0, 0, 0, ka, 0).status());
-            assertEquals(GOOD, IscsiReservationTest.prout(b, 0, 0, 0, kb, 0).status());
-            assertEquals(GOOD, IscsiReservationTest.prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE_REGISTRANTS_ONLY, ka, 0, 0)
+            assertEquals(GOOD, prout(a, 0, 0, 0, ka, 0).status());
+            assertEquals(GOOD, prout(b, 0, 0, 0, kb, 0).status());
+            assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE_REGISTRANTS_ONLY, ka, 0, 0)
                     .status());
-            assertEquals(GOOD, IscsiReservationTest.prout(a, 2, ScsiReservations.WRITE_EXCLUSIVE_REGISTRANTS_ONLY, ka, 0, 0)
+            assertEquals(GOOD, prout(a, 2, ScsiReservations.WRITE_EXCLUSIVE_REGISTRANTS_ONLY, ka, 0, 0)
                     .status(), "RELEASE");
             assertUnitAttention(0x2A04, tur(b)); // RESERVATIONS RELEASED
             assertEquals(GOOD, tur(a).status());
-            assertEquals(GOOD, IscsiReservationTest.prout(a, 3, 0, ka, 0, 0).status());
+            assertEquals(GOOD, prout(a, 3, 0, ka, 0, 0).status());
         }
     }
 
@@ -159,8 +118,8 @@ class IscsiUnitAttentionTest {
             assertUnitAttention(0x2A09, readCapacity(b));
             assertEquals(128 - 1, Pdu.getInt(readCapacity(a).dataIn(), 0));
             assertEquals(128 - 1, Pdu.getInt(readCapacity(b).dataIn(), 0));
-            byte[] write = java.util.Arrays.copyOf(IscsiTaskSetTest.cdb10(0x2A, 100, 1), 10);
-            assertEquals(GOOD, a.command(write, IscsiTaskSetTest.block(1), 512, 512, false).status(),
+            byte[] write = java.util.Arrays.copyOf(cdb10(0x2A, 100, 1), 10);
+            assertEquals(GOOD, a.command(write, block(1), 512, 512, false).status(),
                     "a block past the old end");
         }
     }
@@ -173,16 +132,15 @@ class IscsiUnitAttentionTest {
 
     @Test
     void twoWorkersRunTwoFullWindowsWithoutDroppingACommand() throws Exception {
-        server.close();
-        server = IscsiServer.serveLocal("127.0.0.1:0", new TargetService(store), new IscsiServer.Options().workerThreads(2));
+        serve(new IscsiServer.Options().workerThreads(2));
         try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
             Set<Integer> tagsA = new HashSet<>();
             Set<Integer> tagsB = new HashSet<>();
             // VERIFY and SYNCHRONIZE CACHE run on the workers (a plain READ or WRITE may start on the
             // connection's own thread)
             for (int i = 0; i < IscsiTaskSet.WINDOW; i++) {
-                tagsA.add(a.submit(IscsiTaskSetTest.cdb10(0x2F, i, 1), new byte[0], 0, false, IscsiTask.SIMPLE));
-                tagsB.add(b.submit(IscsiTaskSetTest.cdb10(0x35, i, 1), new byte[0], 0, false, IscsiTask.SIMPLE));
+                tagsA.add(a.submit(cdb10(0x2F, i, 1), new byte[0], 0, false, IscsiTask.SIMPLE));
+                tagsB.add(b.submit(cdb10(0x35, i, 1), new byte[0], 0, false, IscsiTask.SIMPLE));
             }
             answered(a, tagsA);
             answered(b, tagsB);

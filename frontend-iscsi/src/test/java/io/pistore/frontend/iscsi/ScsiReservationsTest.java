@@ -15,8 +15,8 @@ class ScsiReservationsTest {
     static final String A = "iqn.a,i,0x000000000001";
     static final String B = "iqn.b,i,0x000000000002";
     static final String C = "iqn.c,i,0x000000000003";
-    static final byte[] WRITE = IscsiTaskSetTest.cdb10(0x2A, 0, 1);
-    static final byte[] READ = IscsiTaskSetTest.cdb10(0x28, 0, 1);
+    static final byte[] WRITE = IscsiLoopbackFixture.cdb10(0x2A, 0, 1);
+    static final byte[] READ = IscsiLoopbackFixture.cdb10(0x28, 0, 1);
 
     final ScsiReservations r = new ScsiReservations(new ScsiUnitAttentions());
 

@@ -11,11 +11,12 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 /**
  * What applying one log entry did on one replica, sent back to the writer by the leader: done, refused
  * because the data failed its PI check (nothing stored), or failed (the local volume's I/O error, or
- * a command that does not fit the volume). Layout: {@code code(1)}, then for a refusal
- * {@code kind(1) lba(8) expected(8) actual(8)}, for a failure a UTF-8 line.
+ * a command that does not fit the volume), or fenced (a stale copy of a write its host sent again on a
+ * newer connection, {@link WriteFences}; nothing stored). Layout: {@code code(1)}, then for a refusal
+ * {@code kind(1) lba(8) expected(8) actual(8)}, for a failure (code 2) or a fenced write (code 4) a UTF-8 line.
  */
 public final class ApplyOutcome {
-    enum Code { DONE, REFUSED_PI, FAILED }
+    enum Code { DONE, REFUSED_PI, FAILED, FENCED }
 
     private static final ApplyOutcome DONE = new ApplyOutcome(Code.DONE, -1, null, null);
 
@@ -44,6 +45,15 @@ public final class ApplyOutcome {
         return new ApplyOutcome(Code.FAILED, -1, null, message);
     }
 
+    public static ApplyOutcome fenced(String message) {
+        return new ApplyOutcome(Code.FENCED, -1, null, message);
+    }
+
+    /** A stale copy of a write, refused ({@link WriteFences}). */
+    public boolean isFenced() {
+        return code == Code.FENCED;
+    }
+
     public boolean isDone() {
         return code == Code.DONE;
     }
@@ -56,6 +66,8 @@ public final class ApplyOutcome {
             case REFUSED_PI:
                 return "refused, PI check failed at lba=" + lba + " error=" + error.kind().shortName() + " expected=0x"
                         + Long.toHexString(error.expected()) + " actual=0x" + Long.toHexString(error.actual());
+            case FENCED:
+                return "fenced: " + message;
             default:
                 return "failed: " + message;
         }
@@ -72,7 +84,7 @@ public final class ApplyOutcome {
         }
         byte[] m = message.getBytes(StandardCharsets.UTF_8);
         byte[] a = new byte[1 + m.length];
-        a[0] = 2;
+        a[0] = (byte) (code == Code.FENCED ? 4 : 2);
         System.arraycopy(m, 0, a, 1, m.length);
         return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
     }
@@ -121,6 +133,7 @@ public final class ApplyOutcome {
         }
         byte[] m = new byte[b.remaining()];
         b.get(m);
-        return failed(new String(m, StandardCharsets.UTF_8));
+        String text = new String(m, StandardCharsets.UTF_8);
+        return code == 4 ? fenced(text) : failed(text);
     }
 }

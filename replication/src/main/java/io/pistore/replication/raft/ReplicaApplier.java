@@ -22,6 +22,8 @@ public final class ReplicaApplier {
     private final Volume volume;
     private final Consumer<String> log;
     private final ReplicaStats stats;
+    /** Applier thread only (and a restore, while nothing is applied). */
+    private final WriteFences fences = new WriteFences();
 
     public ReplicaApplier(String volumeName, String replica, Volume volume, Consumer<String> log, ReplicaStats stats) {
         this.volumeName = volumeName;
@@ -64,6 +66,20 @@ public final class ReplicaApplier {
         return apply(c, false);
     }
 
+    WriteFences fences() {
+        return fences;
+    }
+
+    /**
+     * Passes {@code c}'s fence through the table without applying it: an entry the replica's files
+     * already hold, met again after a restart, so that the table is as if it had been applied.
+     */
+    void admitOnly(ReplicaCommand c) {
+        if (c.fenceKey != 0 && misfit(c) == null) {
+            fences.admit(c.fenceKey, c.fenceEpoch);
+        }
+    }
+
     /**
      * Applies {@code c}; {@code checked}: this peer checked it as it entered the log (the leader that
      * took it in, {@link VolumeStateMachine#startTransaction}), so a write is not checked again.
@@ -73,6 +89,13 @@ public final class ReplicaApplier {
         String misfit = misfit(c);
         if (misfit != null) {
             return failed(c, misfit);
+        }
+        if (c.fenceKey != 0 && !fences.admit(c.fenceKey, c.fenceEpoch)) {
+            stats.fencedWrites.incrementAndGet();
+            String why = c + " is a stale copy: its host sent it again on a newer connection (epoch "
+                    + fences.highest(c.fenceKey) + "), whose copy counts; nothing written";
+            log.accept("volume " + volumeName + " replica " + replica + ": " + why);
+            return ApplyOutcome.fenced(why);
         }
         try {
             switch (c.op) {

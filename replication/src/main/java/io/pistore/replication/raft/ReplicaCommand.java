@@ -10,7 +10,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * One operation on a replicated volume as it travels through the Raft log (writes, write-zeroes,
  * deallocate, flush, repair) or as a read query. The data and metadata (the PI) ride in the log
  * entry itself, after a fixed header:
- * {@code op(1) fua(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) data metadata}, big-endian.
+ * {@code op(1) flags(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) [fenceKey(8) fenceEpoch(8)] data metadata},
+ * big-endian; flags: 1 FUA, 2 the fence follows ({@link io.pistore.spi.WriteFence}: writes, write-zeroes
+ * and deallocations a host sent).
  * A decoded command's data and metadata are views of the entry's bytes ({@link ProtoBytes}), never
  * written through.
  */
@@ -47,6 +49,9 @@ public final class ReplicaCommand {
     }
 
     static final int HEADER_BYTES = 22;
+    private static final int FLAG_FUA = 1;
+    private static final int FLAG_FENCE = 2;
+    private static final int FENCE_BYTES = 16;
 
     final Op op;
     final boolean fua;
@@ -55,8 +60,14 @@ public final class ReplicaCommand {
     /** Data and metadata, or null for commands that carry none. */
     final ByteBuffer data;
     final ByteBuffer metadata;
+    /** The host stream and connection that sent it (key 0: none). */
+    final long fenceKey;
+    final long fenceEpoch;
 
-    private ReplicaCommand(Op op, boolean fua, long lba, int blocks, ByteBuffer data, ByteBuffer metadata) {
+    private ReplicaCommand(Op op, boolean fua, long lba, int blocks, ByteBuffer data, ByteBuffer metadata, long fenceKey,
+                           long fenceEpoch) {
+        this.fenceKey = fenceKey;
+        this.fenceEpoch = fenceEpoch;
         this.op = op;
         this.fua = fua;
         this.lba = lba;
@@ -67,21 +78,42 @@ public final class ReplicaCommand {
 
     /** A write or repair: copies {@code data} and {@code metadata} (may be null) into one message. */
     public static Message carrying(Op op, long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) {
+        return carrying(op, lba, blocks, data, metadata, fua, null);
+    }
+
+    /** A write or repair sent with {@code fence} (null: none). */
+    public static Message carrying(Op op, long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua,
+                                   io.pistore.spi.WriteFence fence) {
         int dl = (int) data.length();
         int ml = metadata == null ? 0 : (int) metadata.length();
-        byte[] a = new byte[HEADER_BYTES + dl + ml];
-        ByteBuffer.wrap(a).put(op.code).put((byte) (fua ? 1 : 0)).putLong(lba).putInt(blocks).putInt(dl).putInt(ml);
-        data.read(0, a, HEADER_BYTES, dl);
+        int at = HEADER_BYTES + (fence == null ? 0 : FENCE_BYTES);
+        byte[] a = new byte[at + dl + ml];
+        header(ByteBuffer.wrap(a), op, lba, blocks, fua, dl, ml, fence);
+        data.read(0, a, at, dl);
         if (ml > 0) {
-            metadata.read(0, a, HEADER_BYTES + dl, ml);
+            metadata.read(0, a, at + dl, ml);
         }
         return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
     }
 
+    private static void header(ByteBuffer b, Op op, long lba, int blocks, boolean fua, int dl, int ml,
+                               io.pistore.spi.WriteFence fence) {
+        b.put(op.code).put((byte) ((fua ? FLAG_FUA : 0) | (fence != null ? FLAG_FENCE : 0))).putLong(lba).putInt(blocks)
+                .putInt(dl).putInt(ml);
+        if (fence != null) {
+            b.putLong(fence.key()).putLong(fence.epoch());
+        }
+    }
+
     /** A command without data: write-zeroes, deallocate, flush, read. */
     public static Message plain(Op op, long lba, int blocks, boolean fua) {
-        byte[] a = new byte[HEADER_BYTES];
-        ByteBuffer.wrap(a).put(op.code).put((byte) (fua ? 1 : 0)).putLong(lba).putInt(blocks).putInt(0).putInt(0);
+        return plain(op, lba, blocks, fua, null);
+    }
+
+    /** A write-zeroes or deallocation sent with {@code fence} (null: none). */
+    public static Message plain(Op op, long lba, int blocks, boolean fua, io.pistore.spi.WriteFence fence) {
+        byte[] a = new byte[HEADER_BYTES + (fence == null ? 0 : FENCE_BYTES)];
+        header(ByteBuffer.wrap(a), op, lba, blocks, fua, 0, 0, fence);
         return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
     }
 
@@ -157,18 +189,31 @@ public final class ReplicaCommand {
             throw new IllegalArgumentException("replica command of " + b.remaining() + " bytes, shorter than its header");
         }
         Op op = Op.of(b.get());
-        boolean fua = b.get() != 0;
+        int flags = b.get();
+        boolean fua = (flags & FLAG_FUA) != 0;
         long lba = b.getLong();
         int blocks = b.getInt();
         int dl = b.getInt();
         int ml = b.getInt();
+        long key = 0;
+        long epoch = 0;
+        if ((flags & FLAG_FENCE) != 0) {
+            if (carried >= 0 || b.remaining() < FENCE_BYTES) {
+                throw new IllegalArgumentException("replica command says it carries a fence, but its header ends first");
+            }
+            key = b.getLong();
+            epoch = b.getLong();
+            if (key == 0 || epoch < 1) {
+                throw new IllegalArgumentException("replica command carries fence " + key + "/" + epoch);
+            }
+        }
         long after = carried < 0 ? b.remaining() : carried;
         if (dl < 0 || ml < 0 || after != (long) dl + ml) {
             throw new IllegalArgumentException("replica command says " + dl + "+" + ml + " bytes of data and metadata, carries "
                     + after);
         }
         if (carried >= 0) {
-            return new ReplicaCommand(op, fua, lba, blocks, null, null);
+            return new ReplicaCommand(op, fua, lba, blocks, null, null, key, epoch);
         }
         ByteBuffer data = null;
         ByteBuffer meta = null;
@@ -179,7 +224,7 @@ public final class ReplicaCommand {
         if (ml > 0) {
             meta = b.slice().limit(ml);
         }
-        return new ReplicaCommand(op, fua, lba, blocks, data, meta);
+        return new ReplicaCommand(op, fua, lba, blocks, data, meta, key, epoch);
     }
 
     ScatterList dataList() {
@@ -192,6 +237,7 @@ public final class ReplicaCommand {
 
     @Override
     public String toString() {
-        return op + " lba=" + lba + " blocks=" + blocks + (fua ? " fua" : "");
+        return op + " lba=" + lba + " blocks=" + blocks + (fua ? " fua" : "")
+                + (fenceKey != 0 ? " fence " + Long.toHexString(fenceKey) + "/" + fenceEpoch : "");
     }
 }

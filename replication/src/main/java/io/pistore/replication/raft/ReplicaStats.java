@@ -8,6 +8,7 @@ public final class ReplicaStats {
     final AtomicLong refusedWrites = new AtomicLong();
     final AtomicLong rewrittenBlocks = new AtomicLong();
     final AtomicLong failedApplies = new AtomicLong();
+    final AtomicLong fencedWrites = new AtomicLong();
 
     /** Log entries applied (whatever their outcome). */
     public long applied() {
@@ -27,5 +28,10 @@ public final class ReplicaStats {
     /** Entries whose apply failed on the local volume (an I/O error): this replica may now differ. */
     public long failedApplies() {
         return failedApplies.get();
+    }
+
+    /** Stale copies of writes refused: their host had sent them again on a newer connection ({@link WriteFences}). */
+    public long fencedWrites() {
+        return fencedWrites.get();
     }
 }

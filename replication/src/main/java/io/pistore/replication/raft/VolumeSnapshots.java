@@ -23,7 +23,8 @@ import org.apache.ratis.util.FileUtils;
 /**
  * The snapshots of one replica, in its group's Ratis state machine directory ({@code .../sm}): each a
  * directory {@code snapshot.TERM_INDEX} holding a copy of the replica volume's home files at exactly
- * that index, {@code data} and (when the format has metadata) {@code meta}. These are the files the
+ * that index, {@code data}, (when the format has metadata) {@code meta}, and the replica's table of
+ * write fences at that index, {@code fences} ({@link WriteFences}). These are the files the
  * leader ships to a follower that needs a snapshot; Ratis writes them there on the follower, with an
  * {@code .md5} beside each, and replaces the whole directory with them. A snapshot taken here is
  * written to {@code tmp.snapshot.TERM_INDEX} and renamed, so a directory of that name is complete.
@@ -91,7 +92,21 @@ final class VolumeSnapshots implements StateMachineStorage {
         if (Files.exists(meta)) {
             files.add(new FileInfo(meta, null));
         }
+        Path fences = snapshotDir.resolve(WriteFences.FILE);
+        if (Files.exists(fences)) {
+            files.add(new FileInfo(fences, null));
+        }
         return new FileListSnapshotInfo(files, ti);
+    }
+
+    /** The file of a snapshot named {@code name}, or null when it has none. */
+    private static Path file(FileListSnapshotInfo s, String name) {
+        for (FileInfo f : s.getFiles()) {
+            if (f.getPath().getFileName().toString().equals(name)) {
+                return f.getPath();
+            }
+        }
+        return null;
     }
 
     /** The data file of a snapshot. */
@@ -101,11 +116,19 @@ final class VolumeSnapshots implements StateMachineStorage {
 
     /** The metadata file of a snapshot; null for a format without metadata. */
     static Path meta(FileListSnapshotInfo s) {
-        return s.getFiles().size() > 1 ? s.getFiles().get(1).getPath() : null;
+        return file(s, META);
     }
 
-    /** Takes a snapshot at {@code ti}: the replica's files copied, then the directory renamed into place. */
-    FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica) throws IOException {
+    /** The write fence table of a snapshot; null for one taken before fences were kept (an empty table). */
+    static Path fences(FileListSnapshotInfo s) {
+        return file(s, WriteFences.FILE);
+    }
+
+    /**
+     * Takes a snapshot at {@code ti}: the replica's files copied and its fence table written beside
+     * them, then the directory renamed into place.
+     */
+    FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica, byte[] fences) throws IOException {
         String name = "snapshot." + ti.getTerm() + "_" + ti.getIndex();
         Path d = dir.toPath();
         Path tmp = d.resolve(TMP_PREFIX + name);
@@ -114,6 +137,11 @@ final class VolumeSnapshots implements StateMachineStorage {
         }
         PrivateFiles.createDirectories(tmp);
         replica.copyTo(tmp.resolve(DATA), tmp.resolve(META));
+        PrivateFiles.write(tmp.resolve(WriteFences.FILE), fences);
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(tmp.resolve(WriteFences.FILE),
+                java.nio.file.StandardOpenOption.WRITE)) {
+            c.force(true);
+        }
         ReplicaFiles.forceDirectory(tmp);
         Path done = d.resolve(name);
         Files.move(tmp, done, StandardCopyOption.ATOMIC_MOVE);

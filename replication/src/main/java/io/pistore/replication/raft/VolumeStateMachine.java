@@ -161,6 +161,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
         long held = files.heldIndex();
         appliedBytes = 0;
         skipUpTo = held;
+        // the table as at the snapshot; the log after it passes through it again, applied or skipped
+        applier.fences().restore(s == null ? null : VolumeSnapshots.fences(s));
         if (s == null) {
             return;
         }
@@ -234,7 +236,10 @@ public final class VolumeStateMachine extends BaseStateMachine {
                     : ReplicaCommand.decodeAll(data);
             if (entry.getIndex() <= skipUpTo) {
                 // In the replica's files before it restarted: done then, not again (a block that rotted
-                // at rest stays as found, for a read or scrub to report and repair).
+                // at rest stays as found, for a read or scrub to report and repair); its fences count.
+                for (ReplicaCommand c : commands) {
+                    applier.admitOnly(c);
+                }
                 reply = ReplicaCommand.isBatch(data)
                         ? ApplyOutcome.encodeAll(Collections.nCopies(commands.size(), ApplyOutcome.done()))
                         : ApplyOutcome.done().encode();
@@ -294,7 +299,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
                 || last.getIndex() < skipUpTo) { // the files hold more than that index until the skipped entries pass
             return haveIndex;
         }
-        storage.take(last, files);
+        storage.take(last, files, applier.fences().encode());
         files.recordHeld(last.getIndex());
         appliedBytes = 0;
         return last.getIndex();

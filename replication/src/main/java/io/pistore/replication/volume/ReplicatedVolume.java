@@ -365,6 +365,18 @@ public final class ReplicatedVolume implements CheckingVolume {
      */
     @Override
     public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty) {
+        return writeAsync(lba, n, data, metadata, fua, duty, null);
+    }
+
+    /**
+     * With its host's {@code fence}: carried into the log command, so every replica refuses the write
+     * if the host's stream already applied a newer connection's write (completing with a
+     * {@link io.pistore.engine.volume.FencedWriteException}): the stale copy that a peer coming back
+     * from a pause still holds, or forwards, never lands on the host's later data.
+     */
+    @Override
+    public CompletableFuture<Void> writeAsync(long lba, int n, ScatterList data, ScatterList metadata, boolean fua, PiDuty duty,
+            io.pistore.spi.WriteFence fence) {
         PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n, duty);
         if (e != null) {
             return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": write "
@@ -372,7 +384,7 @@ public final class ReplicatedVolume implements CheckingVolume {
         }
         Message m;
         try {
-            m = ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua);
+            m = ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua, fence);
         } catch (RuntimeException x) {
             return CompletableFuture.failedFuture(x);
         }
@@ -382,8 +394,7 @@ public final class ReplicatedVolume implements CheckingVolume {
                 throw new java.util.concurrent.CompletionException(commitFailure(what, t));
             }
             if (!o.isDone()) {
-                throw new java.util.concurrent.CompletionException(
-                        new ReplicationException("volume " + name + ": " + what + " " + o.describe()));
+                throw new java.util.concurrent.CompletionException(notDone(what, o));
             }
             return null;
         });
@@ -399,9 +410,20 @@ public final class ReplicatedVolume implements CheckingVolume {
         return new ReplicationException("volume " + name + ": " + what + " failed: " + ReplicationException.oneLine(c));
     }
 
+    /** The one-line failure of a command applied with outcome {@code o}, not done. */
+    private IOException notDone(String what, ApplyOutcome o) {
+        String line = "volume " + name + ": " + what + " " + o.describe();
+        return o.isFenced() ? new io.pistore.engine.volume.FencedWriteException(line) : new ReplicationException(line);
+    }
+
     @Override
     public void writeZeroes(long lba, int n, boolean fua) throws IOException {
-        commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua), "write-zeroes lba=" + lba);
+        writeZeroes(lba, n, fua, null);
+    }
+
+    @Override
+    public void writeZeroes(long lba, int n, boolean fua, io.pistore.spi.WriteFence fence) throws IOException {
+        commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua, fence), "write-zeroes lba=" + lba);
     }
 
     @Override
@@ -424,7 +446,7 @@ public final class ReplicatedVolume implements CheckingVolume {
             throw commitFailure(what, e.getCause());
         }
         if (!o.isDone()) {
-            throw new ReplicationException("volume " + name + ": " + what + " " + o.describe());
+            throw notDone(what, o);
         }
     }
 

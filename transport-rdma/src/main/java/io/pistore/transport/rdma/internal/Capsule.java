@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * command  0 op u8 | 1 flags u8 | 2 cid u16 | 4 checks u8 | 5 rsvd | 6 app u16 | 8 appMask u16 | 10 nameLen u16
  *         12 blocks u32 | 16 lba u64 | 24 ref u64 | 32 addr u64 | 40 length u32 | 44 key u32 | 48 metaOffset u32
+ *         52 fence epoch u32 | 56 fence key u64 (0: none; writes, zero writes, deallocations)
  *         64.. volume name (UTF-8, at most 192 bytes)
  * response 0 cid u16 | 2 status u8 | 3 piKind u8 (0 none, 1 guard, 2 app, 3 ref) | 4 msgLen u16 | 6 rsvd
  *          8 blockIndex u64 | 16 expected u64 | 24 actual u64 | 32 payloadLen u32 | 64.. message (UTF-8, 192)
@@ -78,6 +79,9 @@ public final class Capsule {
         public long length;
         public int key;
         public long metaOffset;
+        /** The host connection's {@link io.pistore.spi.WriteFence} as carried (key 0: none). */
+        public long fenceKey;
+        public long fenceEpoch;
         public String volume;
 
         public boolean has(int f) {
@@ -103,6 +107,8 @@ public final class Capsule {
             length = b.getInt(at + 40) & 0xFFFFFFFFL;
             key = b.getInt(at + 44);
             metaOffset = b.getInt(at + 48) & 0xFFFFFFFFL;
+            fenceEpoch = b.getInt(at + 52) & 0xFFFFFFFFL;
+            fenceKey = b.getLong(at + 56);
             byte[] n = new byte[nameLen];
             b.get(at + 64, n);
             volume = new String(n, StandardCharsets.UTF_8);
@@ -129,8 +135,20 @@ public final class Capsule {
         b.putInt(at + 40, (int) length);
         b.putInt(at + 44, key);
         b.putInt(at + 48, (int) metaOffset);
+        b.putInt(at + 52, 0);
+        b.putLong(at + 56, 0);
         b.put(at + 64, name, 0, n);
         return 64 + n;
+    }
+
+    /** Puts {@code f} into the command encoded at {@code at}: for writes, zero writes and deallocations (null: none). */
+    public static void putFence(ByteBuffer b, int at, io.pistore.spi.WriteFence f) {
+        int op = b.get(at) & 0xFF;
+        if (f == null || op == OP_READ || op == OP_FLUSH || op > OP_DEALLOCATE) {
+            return;
+        }
+        b.putInt(at + 52, (int) f.epoch());
+        b.putLong(at + 56, f.key());
     }
 
     /** Encodes a response; returns its length. */

@@ -35,6 +35,8 @@ final class HostCommandPoster {
     private final ByteBuffer cmd;
     private final MemoryRegion cmdMr;
     private final QueuePair qp;
+    /** The connection's fence ({@link io.pistore.spi.WriteFence}), set before its first command; null: none. */
+    volatile io.pistore.spi.WriteFence fence;
 
     /** Posts on {@code qp}, with capsules in {@code cmdMr} (a slot each) and MRs from {@code pool} (null: software only). */
     HostCommandPoster(RdmaHostConnection owner, ProtectionDomain pd, IntegrityMrPool pool, MemoryRegion cmdMr,
@@ -128,6 +130,7 @@ final class HostCommandPoster {
         int flags = Capsule.F_OFFLOAD | (r.fua() ? Capsule.F_FUA : 0); // PRACT cleared: the NIC inserts/strips
         int len = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, p, r.blocks(),
                 r.lba(), mr.iova(), wire, key, 0, owner.nameBytes(r.volume()));
+        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence);
         SendWr send = s.send.reset();
         send.wrId = RdmaHostQueue.T_SEND | s.cid;
         send.opcode = WrOpcode.SEND;
@@ -179,6 +182,7 @@ final class HostCommandPoster {
                 | (meta ? Capsule.F_META : 0);
         int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, r.protection(),
                 r.blocks(), r.lba(), addr, len, key, dataLen, owner.nameBytes(r.volume()));
+        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence);
         SendWr send = s.send.reset();
         send.wrId = RdmaHostQueue.T_SEND | s.cid;
         send.signaled = true;

@@ -617,6 +617,11 @@ final class RdmaHostQueue implements PeerConnection {
         }
     }
 
+    @Override
+    public void fence(io.pistore.spi.WriteFence f) {
+        poster.fence = f;
+    }
+
     /**
      * Ends the queue and releases its QP, CQ and memory regions (the PD is the connection's); called
      * by the owner at close, and by a reconnect for a queue whose connection was lost. Idempotent.

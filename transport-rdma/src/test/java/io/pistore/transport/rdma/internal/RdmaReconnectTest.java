@@ -209,11 +209,15 @@ class RdmaReconnectTest {
                 assertEquals(a, host.peerOf(1));
                 writeUntilAcked(host, 1, (byte) 1);
                 assertEquals(1, backends[0].memory.requests.size());
+                // each write carries its queue's fence: one stream, one epoch higher per connection
+                io.pistore.spi.WriteFence f0 = backends[0].memory.requests.get(0).fence();
+                assertEquals(1, f0.epoch());
                 targets[0].close();
                 writeUntilAcked(host, 2, (byte) 2);
                 assertEquals(b, host.peerOf(0));
                 assertTrue(log.count("failed over from " + a + " to " + b + " (queue 0)") == 1, log.lines.toString());
                 assertEquals(1, backends[1].memory.requests.size(), "the write went to the next peer");
+                assertEquals(new io.pistore.spi.WriteFence(f0.key(), 2), backends[1].memory.requests.get(0).fence());
                 targets[1].close(); // then the next: round robin goes on to c
                 writeUntilAcked(host, 3, (byte) 3);
                 assertEquals(c, host.peerOf(0));
@@ -223,6 +227,8 @@ class RdmaReconnectTest {
                 writeUntilAcked(host, 1, 4, (byte) 4);
                 assertEquals(c, host.peerOf(1), log.lines.toString());
                 assertEquals(2, backends[2].memory.requests.size(), "both queues' writes on c");
+                assertEquals(new io.pistore.spi.WriteFence(f0.key(), 3), backends[2].memory.requests.get(0).fence());
+                assertTrue(backends[2].memory.requests.get(1).fence().key() != f0.key(), "queue 1 is a stream of its own");
             } finally {
                 host.close();
             }

@@ -27,8 +27,13 @@ final class HostCommand implements OutFrame {
     private boolean started;
     private PiStream generator;
 
-    HostCommand(BlockRequest request, WireVolume volume, PiContext ctx, WriteEncoder encoder) {
+    /** The connection's fence, carried by writes, zero writes and deallocations; null: none. */
+    private final io.pistore.spi.WriteFence fence;
+
+    HostCommand(BlockRequest request, WireVolume volume, PiContext ctx, WriteEncoder encoder,
+                io.pistore.spi.WriteFence fence) {
         this.request = request;
+        this.fence = fence;
         this.volume = volume;
         this.ctx = ctx;
         this.encoder = encoder;
@@ -43,7 +48,9 @@ final class HostCommand implements OutFrame {
         d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.opcode(r.op()))
                 .putShort((short) flags).putInt(commandId).putInt(payloadLength())
                 .putInt(volume.id).putInt(r.blocks()).putLong(r.lba()).putLong(pr.initialRefTag())
-                .putShort((short) pr.appTag()).putShort((short) pr.appMask()).putInt(0).putLong(0).putLong(0);
+                .putShort((short) pr.appTag()).putShort((short) pr.appMask());
+        io.pistore.spi.WriteFence f = r.op() == Operation.READ || r.op() == Operation.FLUSH ? null : fence;
+        d.putInt(f == null ? 0 : (int) f.epoch()).putLong(f == null ? 0 : f.key()).putLong(0);
     }
 
     @Override

@@ -34,6 +34,9 @@ import java.util.function.Consumer;
  * connection closes.
  */
 final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
+    /** Stamped on every write, zero write and deallocation ({@link io.pistore.spi.WriteFence}); set before the first. */
+    private volatile io.pistore.spi.WriteFence fence;
+
     final CompletableFuture<Void> ready = new CompletableFuture<>();
 
     private volatile boolean shut;
@@ -118,13 +121,18 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
             inFlight.decrementAndGet();
             return CompletableFuture.completedFuture(bad);
         }
-        HostCommand p = new HostCommand(r, v, ctx, writes);
+        HostCommand p = new HostCommand(r, v, ctx, writes, fence);
         if (loop.inLoop()) {
             start(p);
         } else if (!loop.execute(() -> start(p))) {
             finish(p, Completion.failure(Status.TRANSPORT_ERROR, "the transport is closed"));
         }
         return p.future;
+    }
+
+    @Override
+    public void fence(io.pistore.spi.WriteFence f) {
+        fence = f;
     }
 
     /** The checks of the target service, in its order, so that nothing malformed goes on the wire. */

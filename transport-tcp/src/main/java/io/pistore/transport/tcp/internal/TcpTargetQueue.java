@@ -73,6 +73,9 @@ final class TcpTargetQueue extends TcpConnection {
         long lba;
         long blocks;
         Protection protection;
+        /** The request's {@link Protocol#O_FENCE_KEY} and {@link Protocol#O_FENCE_EPOCH} (0: none). */
+        long fenceKey;
+        long fenceEpoch;
         WireVolume volume;
         Completion error;
         BufferPool.Buf data;
@@ -248,6 +251,8 @@ final class TcpTargetQueue extends TcpConnection {
                 h.getShort(Protocol.O_APP_MASK) & 0xFFFF);
         TargetRequest t = freeRequests.isEmpty() ? new TargetRequest() : freeRequests.pop();
         t.init(op, cid, flags, h.getLong(Protocol.O_LBA), h.getInt(Protocol.O_BLOCKS) & 0xFFFFFFFFL, p);
+        t.fenceKey = h.getLong(Protocol.O_FENCE_KEY);
+        t.fenceEpoch = h.getInt(Protocol.O_FENCE_EPOCH) & 0xFFFFFFFFL;
         rx = t;
         t.volume = v;
         t.error = validate(t, len);
@@ -270,6 +275,17 @@ final class TcpTargetQueue extends TcpConnection {
                     : rxVerifier.restart(p.context(f), n);
         }
         return writeSink;
+    }
+
+    /** The last fence this connection's requests carried: one object while it stays the same (loop thread). */
+    private io.pistore.spi.WriteFence lastFence;
+
+    private io.pistore.spi.WriteFence fence(long key, long epoch) {
+        io.pistore.spi.WriteFence f = lastFence;
+        if (f == null || f.key() != key || f.epoch() != epoch) {
+            lastFence = f = io.pistore.spi.WriteFence.ofWire(key, epoch);
+        }
+        return f;
     }
 
     /**
@@ -365,6 +381,9 @@ final class TcpTargetQueue extends TcpConnection {
             default:
                 r = BlockRequest.deallocate(name, t.lba, (int) t.blocks);
                 break;
+        }
+        if (t.fenceKey != 0 && t.opcode != Protocol.OP_READ && t.opcode != Protocol.OP_FLUSH) {
+            r = r.withFence(fence(t.fenceKey, t.fenceEpoch));
         }
         try {
             handler.execute(r, duty, t);

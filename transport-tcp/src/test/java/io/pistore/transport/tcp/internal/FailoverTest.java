@@ -97,6 +97,45 @@ class FailoverTest {
         }
     }
 
+    /** The writes a host queue sent, with their fences, as the targets received them. */
+    private java.util.List<io.pistore.spi.BlockRequest> received(io.pistore.spi.Operation op) {
+        return shared.requests.stream().filter(r -> r.op() == op).toList();
+    }
+
+    /**
+     * Every write, zero write and deallocation carries the queue's fence over the wire, reads and
+     * flushes none; after a failover the same stream goes on with the next epoch, and the wire codes
+     * of every status, FENCED too, read back as sent.
+     */
+    @Test
+    void writesCarryTheQueuesFenceAndAFailoverMovesItsEpochUp() throws Exception {
+        try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {
+            io.pistore.spi.HostQueue q = c.queue(0);
+            assertEquals(Status.SUCCESS, ReconnectTest.write(q, 3, new byte[4096]).status());
+            assertTrue(q.submit(io.pistore.spi.BlockRequest.writeZeroes(MemoryHandler.VOLUME, 3, 1, false))
+                    .get(10, TimeUnit.SECONDS).isSuccess());
+            assertTrue(q.submit(io.pistore.spi.BlockRequest.deallocate(MemoryHandler.VOLUME, 3, 1))
+                    .get(10, TimeUnit.SECONDS).isSuccess());
+            assertTrue(q.submit(io.pistore.spi.BlockRequest.flush(MemoryHandler.VOLUME)).get(10, TimeUnit.SECONDS).isSuccess());
+            io.pistore.spi.WriteFence first = ((TcpReconnectingQueue) q).currentFence();
+            assertEquals(1, first.epoch());
+            assertEquals(first, received(io.pistore.spi.Operation.WRITE).get(0).fence());
+            assertEquals(first, received(io.pistore.spi.Operation.WRITE_ZEROES).get(0).fence());
+            assertEquals(first, received(io.pistore.spi.Operation.DEALLOCATE).get(0).fence());
+            assertEquals(null, received(io.pistore.spi.Operation.FLUSH).get(0).fence(), "a flush writes nothing");
+            stop(0);
+            ReconnectTest.readUntilBack(q, 3, new byte[4096]);
+            assertTrue(received(io.pistore.spi.Operation.READ).stream().allMatch(r -> r.fence() == null), "reads carry none");
+            assertEquals(Status.SUCCESS, ReconnectTest.write(q, 4, new byte[4096]).status());
+            java.util.List<io.pistore.spi.BlockRequest> writes = received(io.pistore.spi.Operation.WRITE);
+            assertEquals(new io.pistore.spi.WriteFence(first.key(), 2), writes.get(writes.size() - 1).fence(),
+                    "the same stream, the next connection");
+        }
+        for (Status st : Status.values()) {
+            assertEquals(st, Protocol.status(Protocol.statusCode(st)), st.toString());
+        }
+    }
+
     @Test
     void theListIsWalkedRoundRobinPastPeersThatAreDown() throws Exception {
         try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {

@@ -6,24 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pistore.spi.BlockRequest;
-import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.PathState;
-import io.pistore.spi.PiDuty;
 import io.pistore.spi.Status;
-import io.pistore.spi.TargetHandler;
-import io.pistore.spi.VolumeInfo;
 import io.pistore.testkit.Eventually;
+import io.pistore.testkit.PathStatePeer;
+import io.pistore.testkit.RoundTripWriter;
 import io.pistore.transport.tcp.TcpConfig;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,40 +32,11 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class PathStatesTest {
-    /** One peer: optimized while it leads. */
-    static final class Peer implements TargetHandler {
-        final MemoryHandler volume;
-        final int index;
-        final int[] leader;
-
-        Peer(MemoryHandler volume, int index, int[] leader) {
-            this.volume = volume;
-            this.index = index;
-            this.leader = leader;
-        }
-
-        @Override
-        public List<VolumeInfo> volumes() {
-            return volume.volumes();
-        }
-
-        @Override
-        public PathState pathState(String v) {
-            int l = leader[0];
-            return l == index ? PathState.OPTIMIZED : l < 0 ? PathState.INACCESSIBLE : PathState.NON_OPTIMIZED;
-        }
-
-        @Override
-        public void execute(BlockRequest r, PiDuty duty, Consumer<Completion> done) {
-            volume.execute(r, duty, done);
-        }
-    }
-
     TcpTransport host;
     final TcpTransport[] targets = new TcpTransport[3];
     final String[] addresses = new String[3];
     final MemoryHandler shared = new MemoryHandler(ReconnectTest.F, 64);
-    final int[] leader = {1};
+    final AtomicInteger leader = new AtomicInteger(1);
     LogCapture log;
 
     @BeforeEach
@@ -83,7 +48,7 @@ class PathStatesTest {
         log = new LogCapture();
         for (int i = 0; i < 3; i++) {
             targets[i] = new TcpTransport(TcpConfig.defaults());
-            addresses[i] = targets[i].listen("127.0.0.1:0", new Peer(shared, i, leader)).address();
+            addresses[i] = targets[i].listen("127.0.0.1:0", new PathStatePeer(shared, i, leader)).address();
         }
     }
 
@@ -106,68 +71,11 @@ class PathStatesTest {
         return ((TcpReconnectingQueue) c.queue(q)).peer();
     }
 
-    /** Writes and reads back blocks on every queue until stopped, keeping every failure. */
-    private static final class Writer implements AutoCloseable {
-        final List<String> failures = Collections.synchronizedList(new ArrayList<>());
-        final AtomicBoolean stop = new AtomicBoolean();
-        final List<Thread> threads = new ArrayList<>();
-        volatile long done;
-
-        Writer(HostConnection c) {
-            for (int q = 0; q < c.queueCount(); q++) {
-                int queue = q;
-                Thread t = new Thread(() -> run(c, queue), "writer-" + q);
-                threads.add(t);
-                t.start();
-            }
-        }
-
-        private void run(HostConnection c, int q) {
-            Random rnd = new Random(q);
-            byte[] data = new byte[4096];
-            byte[] back = new byte[4096];
-            try {
-                while (!stop.get()) {
-                    long lba = q * 32L + rnd.nextInt(32);
-                    rnd.nextBytes(data);
-                    Completion w = ReconnectTest.write(c.queue(q), lba, data);
-                    if (!w.isSuccess()) {
-                        failures.add("write lba " + lba + ": " + w);
-                        continue;
-                    }
-                    Completion r = ReconnectTest.read(c.queue(q), lba, back);
-                    if (!r.isSuccess()) {
-                        failures.add("read lba " + lba + ": " + r);
-                    } else if (!java.util.Arrays.equals(data, back)) {
-                        failures.add("read lba " + lba + " returned other data");
-                    }
-                    done++;
-                }
-            } catch (Exception e) {
-                failures.add(e.toString());
-            }
-        }
-
-        /** Waits until {@code n} more round trips went through. */
-        void roundTrips(int n) {
-            long from = done;
-            Eventually.await(n + " more round trips (failures " + failures + ")", () -> done >= from + n);
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stop.set(true);
-            for (Thread t : threads) {
-                t.join();
-            }
-        }
-    }
-
     @Test
     void theHostSendsItsIoToTheLeaderAndFollowsItWithoutAnError() throws Exception {
         try (HostConnection c = host.connect(list(), new ConnectOptions(2, 4))) {
             assertEquals(addresses[0], peerOf(c, 0), "the first peer that answers");
-            Writer w = new Writer(c);
+            RoundTripWriter w = new RoundTripWriter(c, MemoryHandler.VOLUME, 4096, 32);
             try {
                 for (int q = 0; q < 2; q++) {
                     int queue = q;
@@ -176,13 +84,13 @@ class PathStatesTest {
                 assertNotNull(log.awaitInfo(5000, "moved from " + addresses[0] + " to " + addresses[1] + " (queue 0)",
                         addresses[1] + " is optimized for v", "is non-optimized"), log.all().toString());
                 w.roundTrips(20);
-                leader[0] = 2; // a leadership transfer
+                leader.set(2); // a leadership transfer
                 for (int q = 0; q < 2; q++) {
                     int queue = q;
                     Eventually.await("queue " + q + " on the new leader", () -> addresses[2].equals(peerOf(c, queue)));
                 }
                 w.roundTrips(20);
-                leader[0] = 0; // the leader dies; another is elected
+                leader.set(0); // the leader dies; another is elected
                 targets[2].close();
                 targets[2] = null;
                 for (int q = 0; q < 2; q++) {
@@ -194,7 +102,7 @@ class PathStatesTest {
             } finally {
                 w.close();
             }
-            assertEquals(List.of(), w.failures, "no request failed");
+            assertEquals(List.of(), w.failures(), "no request failed");
             assertTrue(((TcpHostConnection) c).moves() >= 4, "moves " + ((TcpHostConnection) c).moves());
             assertEquals(PathState.OPTIMIZED, ((TcpHostConnection) c).paths().state(0, MemoryHandler.VOLUME));
             assertEquals(PathState.INACCESSIBLE, ((TcpHostConnection) c).paths().state(2, MemoryHandler.VOLUME));
@@ -203,7 +111,7 @@ class PathStatesTest {
 
     @Test
     void withoutALeaderTheHostStaysWhereItIs() throws Exception {
-        leader[0] = -1;
+        leader.set(PathStatePeer.NO_LEADER);
         try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {
             TcpHostConnection t = (TcpHostConnection) c;
             for (int p = 0; p < 3; p++) {
@@ -232,7 +140,7 @@ class PathStatesTest {
             TcpConfig old = TcpConfig.defaults();
             old.pathStates = false; // as a pistore without them: the feature is not granted
             targets[i] = new TcpTransport(old);
-            addresses[i] = targets[i].listen("127.0.0.1:0", new Peer(shared, i, leader)).address();
+            addresses[i] = targets[i].listen("127.0.0.1:0", new PathStatePeer(shared, i, leader)).address();
         }
         try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {
             byte[] data = new byte[4096];

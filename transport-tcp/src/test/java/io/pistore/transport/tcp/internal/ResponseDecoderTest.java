@@ -26,7 +26,7 @@ class ResponseDecoderTest {
     private final ResponseDecoder d = new ResponseDecoder();
     private final byte[] data = new byte[2 * 512];
     private final HostCommand read = new HostCommand(BlockRequest.read("v", 10, 2, ScatterList.wrap(data), null,
-            Protection.NONE), new WireVolume(1, new VolumeInfo("v", 100, F)), null, new WriteEncoder());
+            Protection.NONE), new WireVolume(1, new VolumeInfo("v", 100, F)), null, new WriteEncoder(), null);
     private final int cid = slots.claim(read);
 
     private static ByteBuffer header(Status st) {

@@ -1,0 +1,40 @@
+package io.pistore.spi;
+
+/**
+ * Which host stream sent a write, and on which of its connections: a replicated target uses it to
+ * drop a stale copy of a write that the host has since sent again on a newer connection.
+ *
+ * <p>A host queue that moves to another connection (a reconnect, a failover, a move to the optimized
+ * peer) may send again a write it had no answer for. The first copy can still be on its way: in the
+ * socket buffer of a peer that was frozen, or in the log of a leader that stepped down and forwards
+ * it when it comes back. Should that copy be applied after the host's second copy was answered and
+ * the host wrote the blocks again, the later data would be lost. So each connection of a host queue
+ * carries the queue's {@link #key} and an {@link #epoch} one above that of the connection before it;
+ * a replicated volume remembers, per key, the highest epoch it applied, in log order on every
+ * replica, and refuses a write of a lower one with {@link Status#FENCED} (the host sends it again on
+ * its current connection, whose epoch is the highest). A write applied before its second copy is
+ * simply overwritten by it.
+ *
+ * @param key   the host queue's stream, random per queue; never 0 (0 on the wire means "no fence")
+ * @param epoch the connection's number in that stream, from 1, one higher at each new connection
+ */
+public record WriteFence(long key, long epoch) {
+    public WriteFence {
+        if (key == 0) {
+            throw new IllegalArgumentException("a write fence's key is never 0");
+        }
+        if (epoch < 1) {
+            throw new IllegalArgumentException("a write fence's epoch starts at 1, not " + epoch);
+        }
+    }
+
+    /** The fence of key {@code key} and epoch {@code epoch} as read from a wire, or null for key 0 (none). */
+    public static WriteFence ofWire(long key, long epoch) {
+        return key == 0 ? null : new WriteFence(key, Math.max(1, epoch));
+    }
+
+    @Override
+    public String toString() {
+        return "fence " + Long.toHexString(key) + "/" + epoch;
+    }
+}
