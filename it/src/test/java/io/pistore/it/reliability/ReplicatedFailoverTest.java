@@ -105,24 +105,24 @@ class ReplicatedFailoverTest {
             lines.add(r.getMessage());
         }
 
-        /** The peer the last failover went to, waiting up to 60 s for one beyond {@code seen} lines. */
-        String awaitFailover(int seen) throws InterruptedException {
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (System.nanoTime() < end) {
-                String to = null;
-                int n = 0;
-                for (String l : lines) {
-                    Matcher m = FAILED_OVER.matcher(l);
-                    if (m.find() && ++n > seen) {
-                        to = m.group(2);
+        /** The peer the last failover went to, waiting up to 60 s for one beyond {@code seen} lines; null if none came. */
+        String awaitFailover(int seen) {
+            String[] to = new String[1];
+            try {
+                Eventually.await("a failover", Duration.ofSeconds(60), () -> {
+                    int n = 0;
+                    for (String l : lines) {
+                        Matcher m = FAILED_OVER.matcher(l);
+                        if (m.find() && ++n > seen) {
+                            to[0] = m.group(2);
+                        }
                     }
-                }
-                if (to != null) {
-                    return to;
-                }
-                Thread.sleep(50);
+                    return to[0] != null;
+                });
+            } catch (AssertionError e) {
+                return null; // the caller says what it waited for
             }
-            return null;
+            return to[0];
         }
 
         int failovers() {
@@ -182,30 +182,37 @@ class ReplicatedFailoverTest {
             }
         }
 
-        private void writeUntilAcked(BlockDevice dev, long lba, byte[] d) throws Exception {
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120); // a hang guard, not a speed claim
-            while (true) {
-                Completion c = dev.write(lba, ScatterList.wrap(d)).get(120, TimeUnit.SECONDS);
-                if (c.isSuccess()) {
-                    return;
-                }
-                failures.incrementAndGet();
-                if (System.nanoTime() > end) {
-                    throw new AssertionError("write lba " + lba + " never acknowledged: " + c);
-                }
-                Thread.sleep(100);
+        /** Sends the write again (Eventually paces the tries) until it is acknowledged; a hang guard of 120 s. */
+        private void writeUntilAcked(BlockDevice dev, long lba, byte[] d) {
+            Completion[] last = new Completion[1];
+            try {
+                Eventually.await("write lba " + lba + " acknowledged", Duration.ofSeconds(120), () -> {
+                    try {
+                        last[0] = dev.write(lba, ScatterList.wrap(d)).get(120, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt(); // the wait then ends with the interrupt
+                        return false;
+                    } catch (Exception e) {
+                        throw new AssertionError("write lba " + lba + ": " + e, e);
+                    }
+                    if (!last[0].isSuccess()) {
+                        failures.incrementAndGet();
+                    }
+                    return last[0].isSuccess();
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError("write lba " + lba + " never acknowledged: " + last[0], e);
             }
         }
 
         /** Waits until {@code n} more writes are acknowledged than now (the load goes on meanwhile). */
-        void awaitMore(int n) throws InterruptedException {
+        void awaitMore(int n) {
             int target = acked.size() + n;
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(240); // a hang guard
-            while (acked.size() < target) {
-                assertTrue(errors.isEmpty(), "writer failed: " + errors);
-                assertTrue(System.nanoTime() < end, "the load stalled at " + acked.size() + " acknowledged writes");
-                Thread.sleep(20);
-            }
+            Eventually.await(n + " more acknowledged writes (the load stalled at " + acked.size() + ")",
+                    Duration.ofSeconds(240), () -> {
+                        assertTrue(errors.isEmpty(), "writer failed: " + errors);
+                        return acked.size() >= target;
+                    });
         }
 
         void finish() throws InterruptedException {
@@ -454,23 +461,23 @@ class ReplicatedFailoverTest {
     }
 
     /** The peer named by the next occurrence (beyond {@code seen}) of {@code what ... to PEER}. */
-    private static String awaitLine(PistoreProcess p, String what, int seen) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (System.nanoTime() < end) {
-            String to = null;
-            int n = 0;
-            for (String l : new ArrayList<>(p.lines)) {
-                Matcher m = FAILED_OVER.matcher(l);
-                if (l.contains(what) && m.find() && ++n > seen) {
-                    to = m.group(2);
+    private static String awaitLine(PistoreProcess p, String what, int seen) {
+        String[] to = new String[1];
+        try {
+            Eventually.await("a '" + what + "' line", Duration.ofSeconds(120), () -> {
+                int n = 0;
+                for (String l : new ArrayList<>(p.lines)) {
+                    Matcher m = FAILED_OVER.matcher(l);
+                    if (l.contains(what) && m.find() && ++n > seen) {
+                        to[0] = m.group(2);
+                    }
                 }
-            }
-            if (to != null) {
-                return to;
-            }
-            Thread.sleep(100);
+                return to[0] != null;
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError("no '" + what + "' line: " + p.output(), e);
         }
-        throw new AssertionError("no '" + what + "' line: " + p.output());
+        return to[0];
     }
 
     record Fio(int code, String out) {
