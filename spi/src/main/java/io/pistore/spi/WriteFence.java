@@ -33,6 +33,14 @@ public record WriteFence(long key, long epoch) {
         return key == 0 ? null : new WriteFence(key, Math.max(1, epoch));
     }
 
+    /**
+     * {@code last} when it is the fence of {@code key} and {@code epoch}, else that fence as read from
+     * a wire ({@link #ofWire}): a target's connection keeps one object while its host's fence stays.
+     */
+    public static WriteFence reuse(WriteFence last, long key, long epoch) {
+        return last != null && last.key == key && last.epoch == epoch ? last : ofWire(key, epoch);
+    }
+
     @Override
     public String toString() {
         return "fence " + Long.toHexString(key) + "/" + epoch;

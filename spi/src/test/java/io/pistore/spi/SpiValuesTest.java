@@ -27,6 +27,25 @@ class SpiValuesTest {
     private static final BlockFormat F = BlockFormat.of(4096, 8);
 
     @Test
+    void aWriteFenceHasAKeyAndAnEpochFromOneAndTravelsWithItsRequest() {
+        assertThrows(IllegalArgumentException.class, () -> new WriteFence(0, 1));
+        assertThrows(IllegalArgumentException.class, () -> new WriteFence(5, 0));
+        assertNull(WriteFence.ofWire(0, 7), "key 0 on a wire: no fence");
+        assertEquals(new WriteFence(5, 1), WriteFence.ofWire(5, 0));
+        WriteFence f = new WriteFence(-3, 2);
+        assertSame(f, WriteFence.reuse(f, -3, 2), "the same fence: the same object");
+        assertEquals(new WriteFence(-3, 3), WriteFence.reuse(f, -3, 3));
+        assertNull(WriteFence.reuse(f, 0, 3));
+        BlockRequest w = BlockRequest.writeZeroes("v", 1, 2, false);
+        assertNull(w.fence());
+        assertSame(w, w.withFence(null));
+        BlockRequest fenced = w.withFence(f);
+        assertSame(f, fenced.fence());
+        assertSame(f, fenced.withProtection(Protection.NONE).fence(), "kept by the other copies");
+        assertTrue(fenced.toString().endsWith("fence fffffffffffffffd/2"), fenced.toString());
+    }
+
+    @Test
     void availabilityIsOneLine() {
         assertTrue(Availability.available().isAvailable());
         assertNull(Availability.available().cause());

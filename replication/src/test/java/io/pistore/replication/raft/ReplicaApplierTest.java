@@ -27,7 +27,7 @@ class ReplicaApplierTest {
     private final ReplicaApplier applier = new ReplicaApplier("v", "n2", volume, log::add, stats);
 
     /** Blocks of random data with the PI of their LBAs: {data, metadata}. */
-    private static byte[][] blocks(long lba, int n, long seed) {
+    static byte[][] blocks(long lba, int n, long seed) {
         byte[] d = new byte[n * F.dataSize()];
         new Random(seed).nextBytes(d);
         byte[] m = new byte[n * F.metadataSize()];

@@ -8,9 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.volume.MemoryVolume;
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.CheckFlags;
-import io.pistore.integrity.Pi;
-import io.pistore.integrity.PiContext;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.WriteFence;
 import java.io.IOException;
@@ -108,15 +105,6 @@ class WriteFencesTest {
         assertTrue(e.getMessage().contains("says 2 streams but holds 1 bytes"), e.getMessage());
     }
 
-    private static byte[][] blocks(long lba, int n, long seed) {
-        byte[] d = new byte[n * F.dataSize()];
-        new Random(seed).nextBytes(d);
-        byte[] m = new byte[n * F.metadataSize()];
-        Pi.generate(PiContext.builder(F).checks(CheckFlags.ALL).initialRefTag(F.refTagOf(lba)).build(),
-                ScatterList.wrap(d), ScatterList.wrap(m), n);
-        return new byte[][] {d, m};
-    }
-
     private static ReplicaCommand write(long lba, byte[][] dm, WriteFence fence) {
         Message m = ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, dm[0].length / F.dataSize(),
                 ScatterList.wrap(dm[0]), ScatterList.wrap(dm[1]), true, fence);
@@ -125,7 +113,7 @@ class WriteFencesTest {
 
     @Test
     void aCommandCarriesItsFenceThroughTheLogAndABatch() {
-        byte[][] w = blocks(4, 2, 1);
+        byte[][] w = ReplicaApplierTest.blocks(4, 2, 1);
         ReplicaCommand c = write(4, w, new WriteFence(-5, 3));
         assertEquals(-5, c.fenceKey);
         assertEquals(3, c.fenceEpoch);
@@ -174,8 +162,8 @@ class WriteFencesTest {
         List<String> log = new ArrayList<>();
         ReplicaStats stats = new ReplicaStats();
         ReplicaApplier a = new ReplicaApplier("v", "n2", v, log::add, stats);
-        byte[][] newer = blocks(4, 2, 1);
-        byte[][] stale = blocks(4, 2, 2);
+        byte[][] newer = ReplicaApplierTest.blocks(4, 2, 1);
+        byte[][] stale = ReplicaApplierTest.blocks(4, 2, 2);
         assertTrue(a.apply(write(4, newer, new WriteFence(42, 2))).isDone());
         ApplyOutcome o = a.apply(write(4, stale, new WriteFence(42, 1)));
         assertTrue(o.isFenced(), o.describe());

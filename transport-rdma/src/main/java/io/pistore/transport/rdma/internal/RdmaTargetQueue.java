@@ -426,21 +426,13 @@ final class RdmaTargetQueue {
         }
     }
 
-    /** The last fence this queue's commands carried: one object while it stays the same (its completion thread). */
+    /** The fence this connection's requests carried last ({@link io.pistore.spi.WriteFence#reuse}). */
     private io.pistore.spi.WriteFence lastFence;
-
-    private io.pistore.spi.WriteFence fence(long key, long epoch) {
-        io.pistore.spi.WriteFence f = lastFence;
-        if (f == null || f.key() != key || f.epoch() != epoch) {
-            lastFence = f = io.pistore.spi.WriteFence.ofWire(key, epoch);
-        }
-        return f;
-    }
 
     private void execute(TargetCommand t, BlockRequest r, PiDuty duty) {
         Capsule.Command c = t.cmd;
         if (c.fenceKey != 0 && r.op() != io.pistore.spi.Operation.READ && r.op() != io.pistore.spi.Operation.FLUSH) {
-            r = r.withFence(fence(c.fenceKey, c.fenceEpoch));
+            r = r.withFence(lastFence = io.pistore.spi.WriteFence.reuse(lastFence, c.fenceKey, c.fenceEpoch));
         }
         handler.execute(r, duty, done -> {
             try {

@@ -277,16 +277,8 @@ final class TcpTargetQueue extends TcpConnection {
         return writeSink;
     }
 
-    /** The last fence this connection's requests carried: one object while it stays the same (loop thread). */
+    /** The fence this connection's requests carried last ({@link io.pistore.spi.WriteFence#reuse}). */
     private io.pistore.spi.WriteFence lastFence;
-
-    private io.pistore.spi.WriteFence fence(long key, long epoch) {
-        io.pistore.spi.WriteFence f = lastFence;
-        if (f == null || f.key() != key || f.epoch() != epoch) {
-            lastFence = f = io.pistore.spi.WriteFence.ofWire(key, epoch);
-        }
-        return f;
-    }
 
     /**
      * The checks the transport needs before it sizes anything: the volume id and this host's access
@@ -383,7 +375,7 @@ final class TcpTargetQueue extends TcpConnection {
                 break;
         }
         if (t.fenceKey != 0 && t.opcode != Protocol.OP_READ && t.opcode != Protocol.OP_FLUSH) {
-            r = r.withFence(fence(t.fenceKey, t.fenceEpoch));
+            r = r.withFence(lastFence = io.pistore.spi.WriteFence.reuse(lastFence, t.fenceKey, t.fenceEpoch));
         }
         try {
             handler.execute(r, duty, t);
