@@ -201,11 +201,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
                 return read(r, v, duty);
             case WRITE_ZEROES:
             case DEALLOCATE:
-                if (r.fence() == null) {
-                    v.writeZeroes(r.lba(), r.blocks(), r.fua());
-                } else {
-                    v.writeZeroes(r.lba(), r.blocks(), r.fua(), r.fence());
-                }
+                v.writeZeroes(r.lba(), r.blocks(), r.fua(), r.fence());
                 return Completion.success();
             default:
                 return Completion.failure(Status.INVALID_FIELD, "unknown operation " + r.op());
@@ -264,8 +260,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
                         f.refTagOf(r.lba()), p.initialRefTag()));
             }
             if (started != null) {
-                started[0] = r.fence() == null ? v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty)
-                        : v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty, r.fence());
+                started[0] = v.writeAsync(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty, r.fence());
             } else {
                 v.write(r.lba(), r.blocks(), r.data(), meta, r.fua(), duty);
             }

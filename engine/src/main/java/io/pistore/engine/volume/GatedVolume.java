@@ -118,8 +118,7 @@ final class GatedVolume implements Volume {
         }
         java.util.concurrent.CompletableFuture<Void> f;
         try {
-            f = fence == null ? v.writeAsync(lba, blocks, data, metadata, fua, duty)
-                    : v.writeAsync(lba, blocks, data, metadata, fua, duty, fence);
+            f = v.writeAsync(lba, blocks, data, metadata, fua, duty, fence);
         } catch (RuntimeException e) {
             left.increment();
             return java.util.concurrent.CompletableFuture.failedFuture(e);
@@ -136,11 +135,7 @@ final class GatedVolume implements Volume {
     public void writeZeroes(long lba, int blocks, boolean fua, io.pistore.spi.WriteFence fence) throws IOException {
         Volume v = enter();
         try {
-            if (fence == null) {
-                v.writeZeroes(lba, blocks, fua);
-            } else {
-                v.writeZeroes(lba, blocks, fua, fence);
-            }
+            v.writeZeroes(lba, blocks, fua, fence);
         } finally {
             left.increment();
         }
