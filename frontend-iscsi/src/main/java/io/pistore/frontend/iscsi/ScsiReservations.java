@@ -1,6 +1,5 @@
 package io.pistore.frontend.iscsi;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,15 +9,16 @@ import java.util.Map;
  * nexus (named by its initiator port, {@code IQN,i,0xISID}; the target has one port), the
  * reservation and its type, PERSISTENT RESERVE IN (READ KEYS, READ RESERVATION, REPORT
  * CAPABILITIES, READ FULL STATUS) and OUT (REGISTER, REGISTER AND IGNORE EXISTING KEY, RESERVE,
- * RELEASE, CLEAR, PREEMPT, PREEMPT AND ABORT), and which commands of other nexuses the reservation
- * holds off with RESERVATION CONFLICT; the unit attentions SPC-4 asks of PREEMPT, CLEAR and RELEASE.
- * Beside them the SPC-2 reservation of RESERVE(6)/RELEASE(6): one nexus holds the whole unit, it
- * goes with a logical unit reset and with the holder's session, and the two kinds exclude each
- * other (SPC-3 5.6.3: while any key is registered RESERVE and RELEASE conflict, while an SPC-2
- * reservation is held PERSISTENT RESERVE IN and OUT conflict). The persistent state survives the
- * loss of a nexus and a logical unit reset; a restart of the server only when the last REGISTER
- * set APTPL (then it is kept in a file, {@link ScsiReservationFile}). REGISTER AND MOVE, SPEC_I_PT
- * and ALL_TG_PT are not supported.
+ * RELEASE, CLEAR, PREEMPT, PREEMPT AND ABORT, REGISTER AND MOVE), and which commands of other
+ * nexuses the reservation holds off with RESERVATION CONFLICT; the unit attentions SPC-4 asks of
+ * PREEMPT, CLEAR and RELEASE. Beside them the SPC-2 reservation of RESERVE and RELEASE (6 and 10):
+ * one nexus holds the whole unit, it goes with a logical unit reset and with the holder's session,
+ * and the two kinds exclude each other (SPC-3 5.6.3: while any key is registered RESERVE and
+ * RELEASE conflict, while an SPC-2 reservation is held PERSISTENT RESERVE IN and OUT conflict). The
+ * persistent state survives the loss of a nexus and a logical unit reset; a restart of the server
+ * only when the last REGISTER (or REGISTER AND MOVE) set APTPL (then it is kept in a file,
+ * {@link ScsiReservationFile}). SPEC_I_PT, ALL_TG_PT and third-party SPC-2 reservations are not
+ * supported.
  */
 final class ScsiReservations {
     static final int WRITE_EXCLUSIVE = 1;
@@ -125,8 +125,10 @@ final class ScsiReservations {
             case 0x5F: // PERSISTENT RESERVE OUT
             case 0xA0: // REPORT LUNS
             case 0xA3: // MAINTENANCE IN (REPORT SUPPORTED OPERATION CODES)
-            case 0x16: // RESERVE(6), RELEASE(6): refused with RESERVATION CONFLICT as they run
+            case 0x16: // RESERVE(6), RELEASE(6), RESERVE(10), RELEASE(10): refused with RESERVATION CONFLICT as they run
             case 0x17:
+            case 0x56:
+            case 0x57:
                 return false;
             case 0x9E:
                 return (cdb[1] & 0x1f) == 0x10 ? false : exclusiveAccess(type); // READ CAPACITY(16), GET LBA STATUS
@@ -143,7 +145,8 @@ final class ScsiReservations {
 
     /**
      * Under an SPC-2 reservation (SPC-2 table 10): the holder runs everything but PERSISTENT RESERVE
-     * (which conflicts for every nexus), others only INQUIRY, REQUEST SENSE, REPORT LUNS and RELEASE.
+     * (which conflicts for every nexus), others only INQUIRY, REQUEST SENSE, REPORT LUNS and RELEASE
+     * (6 and 10).
      */
     private boolean spc2Conflicts(String nexus, int op) {
         if (op == 0x5E || op == 0x5F) {
@@ -152,11 +155,17 @@ final class ScsiReservations {
         if (nexus.equals(spc2Holder)) {
             return false;
         }
-        return !(op == 0x12 || op == 0x03 || op == 0xA0 || op == 0x17);
+        return !(op == 0x12 || op == 0x03 || op == 0xA0 || op == 0x17 || op == 0x57);
     }
 
-    /** RESERVE(6): the whole unit for {@code nexus}; again by the holder is GOOD. */
-    synchronized ScsiResult reserve6(String nexus) {
+    /**
+     * RESERVE(6) or RESERVE(10): the whole unit for {@code nexus}; again by the holder is GOOD. A
+     * third-party reservation (RESERVE(10) with 3RDPTY or LONGID) is refused as INVALID FIELD IN CDB.
+     */
+    synchronized ScsiResult reserveSpc2(String nexus, byte[] cdb) {
+        if (thirdParty(cdb)) {
+            return ScsiResult.invalidFieldAt(1);
+        }
         if (!keys.isEmpty() || type != 0 || spc2Holder != null && !spc2Holder.equals(nexus)) {
             return conflict();
         }
@@ -164,8 +173,14 @@ final class ScsiReservations {
         return ScsiResult.good();
     }
 
-    /** RELEASE(6): the holder's reservation ends; from another nexus nothing happens (GOOD). */
-    synchronized ScsiResult release6(String nexus) {
+    /**
+     * RELEASE(6) or RELEASE(10): the holder's reservation ends; from another nexus nothing happens
+     * (GOOD). A third-party release (RELEASE(10) with 3RDPTY or LONGID) is INVALID FIELD IN CDB.
+     */
+    synchronized ScsiResult releaseSpc2(String nexus, byte[] cdb) {
+        if (thirdParty(cdb)) {
+            return ScsiResult.invalidFieldAt(1);
+        }
         if (!keys.isEmpty() || type != 0) {
             return conflict();
         }
@@ -173,6 +188,12 @@ final class ScsiReservations {
             spc2Holder = null;
         }
         return ScsiResult.good();
+    }
+
+    /** RESERVE(10) and RELEASE(10) with 3RDPTY (byte 1 bit 4) or LONGID (bit 1): on behalf of another initiator. */
+    private static boolean thirdParty(byte[] cdb) {
+        int op = cdb[0] & 0xff;
+        return (op == 0x56 || op == 0x57) && (cdb[1] & 0x12) != 0;
     }
 
     /** The I_T nexus is gone (its session ended): its SPC-2 reservation goes with it. */
@@ -229,19 +250,15 @@ final class ScsiReservations {
     private byte[] fullStatus() {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (Map.Entry<String, Long> e : keys.entrySet()) {
-            byte[] name = e.getKey().getBytes(StandardCharsets.UTF_8);
-            int idLen = Math.max(20, (4 + name.length + 1 + 3) & ~3);
-            byte[] d = new byte[24 + idLen];
+            byte[] id = ScsiTransportId.encode(e.getKey()); // format 01b: name, ",i,0x", ISID
+            byte[] d = new byte[24 + id.length];
             Pdu.putLong(d, 0, e.getValue());
             if (holds(e.getKey())) {
                 d[12] = 0x01; // R_HOLDER
                 d[13] = (byte) type;
             }
-            Pdu.putInt(d, 20, idLen);
-            d[24] = 0x45; // iSCSI TransportID, format 01b: name, ",i,0x", ISID
-            d[26] = (byte) ((idLen - 4) >>> 8);
-            d[27] = (byte) (idLen - 4);
-            System.arraycopy(name, 0, d, 28, name.length);
+            Pdu.putInt(d, 20, id.length);
+            System.arraycopy(id, 0, d, 24, id.length);
             d[18] = 0;
             d[19] = 1; // relative target port 1
             out.writeBytes(d);
@@ -280,8 +297,11 @@ final class ScsiReservations {
         int action = cdb[1] & 0x1f;
         int scope = (cdb[2] & 0xff) >>> 4;
         int newType = cdb[2] & 0x0f;
-        if (action > 6) {
-            return ScsiResult.invalidField(); // REGISTER AND MOVE is not supported
+        if (action > 7) {
+            return ScsiResult.invalidField();
+        }
+        if (action == 7) {
+            return registerAndMove(nexus, cdb, param);
         }
         if (Cdb.u32(cdb, 5) != 24 || param.length < 24) {
             return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00); // parameter list length error
@@ -353,6 +373,78 @@ final class ScsiReservations {
                 }
                 return preempt(nexus, serviceKey, newType);
         }
+    }
+
+    /**
+     * REGISTER AND MOVE (SPC-4 5.12.8): the holder of a reservation that is not of an all-registrants
+     * type registers the I_T nexus its TransportID names (with the service action key; an existing
+     * registration of that nexus takes the key), hands it the reservation with its type, and with
+     * UNREG unregisters itself. The parameter list: keys at 0 and 8, UNREG and APTPL in byte 17, the
+     * relative target port (this target's only one, 1) at 18, the TransportID's length at 20 and
+     * the TransportID from 24. A format 00b TransportID names the one nexus of that initiator that
+     * is registered or has a session on the unit.
+     */
+    private ScsiResult registerAndMove(String nexus, byte[] cdb, byte[] param) {
+        long length = Cdb.u32(cdb, 5);
+        if (length < 24 || param.length < length) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00); // parameter list length error
+        }
+        Long mine = keys.get(nexus);
+        if (mine == null || mine != Pdu.getLong(param, 0)) {
+            return conflict();
+        }
+        if (type == 0) {
+            return ScsiResult.invalidField(); // nothing to move
+        }
+        if (!nexus.equals(holder) || allRegistrants(type)) {
+            return conflict();
+        }
+        long serviceKey = Pdu.getLong(param, 8);
+        boolean unreg = (param[17] & 0x02) != 0;
+        boolean keep = (param[17] & 0x01) != 0;
+        long idLength = Cdb.u32(param, 20);
+        if (24 + idLength > length) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00);
+        }
+        if (serviceKey == 0 || keep && file == null || Cdb.u16(param, 18) != 1) {
+            return invalidParameter();
+        }
+        ScsiTransportId id = ScsiTransportId.parse(param, 24, (int) (24 + idLength));
+        String to = id == null ? null : destination(id);
+        if (to == null || to.equalsIgnoreCase(nexus)
+                || !id.port() && id.name().equalsIgnoreCase(ScsiTransportId.initiatorOf(nexus))) {
+            return invalidParameter();
+        }
+        keys.put(to, serviceKey);
+        holder = to;
+        if (unreg) {
+            keys.remove(nexus);
+        }
+        aptpl = keep;
+        generation++;
+        return ScsiResult.good();
+    }
+
+    /**
+     * The I_T nexus a TransportID names: for a port, a registered or attached nexus spelled the same
+     * without regard to case, else the port as the TransportID spells it (it may log in later); for
+     * an initiator device, its one registered or attached nexus, else null (none, or several).
+     */
+    private String destination(ScsiTransportId id) {
+        java.util.Set<String> known = new java.util.LinkedHashSet<>(keys.keySet());
+        known.addAll(attentions.attached());
+        String found = null;
+        for (String n : known) {
+            boolean match = id.port() ? n.equalsIgnoreCase(id.nexus())
+                    : ScsiTransportId.initiatorOf(n).equalsIgnoreCase(id.name());
+            if (match) {
+                if (found != null && !id.port()) {
+                    return null;
+                }
+                found = n;
+            }
+        }
+        return found != null ? found : id.port() ? id.nexus() : null;
     }
 
     private ScsiResult preempt(String nexus, long victim, int newType) {

@@ -46,6 +46,11 @@ final class ScsiUnitAttentions {
         }
     }
 
+    /** The I_T nexuses with a session on the unit now. */
+    synchronized java.util.List<String> attached() {
+        return java.util.List.copyOf(nexuses.keySet());
+    }
+
     /** Establishes {@code code} (ASC and ASCQ) for {@code nexus}, when it has a session. */
     synchronized void establish(String nexus, int code) {
         Nexus n = nexuses.get(nexus);

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Persistent reservations between two initiators on loopback (SPC-4 5.9): registration, the
  * reservation types holding off the other initiator's writes or reads with RESERVATION CONFLICT,
- * PREEMPT taking the reservation over, RELEASE and CLEAR, what PERSISTENT RESERVE IN reports, and
- * the parameter lists that are refused.
+ * PREEMPT taking the reservation over, RELEASE and CLEAR, REGISTER AND MOVE handing it to the other
+ * session, what PERSISTENT RESERVE IN reports, and the parameter lists that are refused.
  */
 @Timeout(60)
 class IscsiReservationTest extends IscsiLoopbackFixture {
@@ -160,5 +160,59 @@ class IscsiReservationTest extends IscsiLoopbackFixture {
         store.delete("v");
         assertTrue(!Files.exists(file), "deleted with the volume");
         store.create("v", BlockFormat.of(512, 8), 64);
+    }
+
+    /** REGISTER AND MOVE from {@code c} with relative target port 1 and {@code transportId}. */
+    static IscsiTestInitiator.Result move(IscsiTestInitiator c, long key, long serviceKey, int flags, byte[] transportId)
+            throws IOException {
+        byte[] p = ScsiReservationsTest.moveParam(key, serviceKey, flags, 1, transportId);
+        return c.command(proutCdb(7, 0, p.length), p, p.length, p.length, false);
+    }
+
+    @Test
+    void registerAndMoveHandsTheReservationToAnotherSessionAndKeepsItThroughARestart() throws Exception {
+        restart();
+        Path file = volumesDirectory().resolve("v" + io.pistore.engine.volume.VolumeStore.RESERVATIONS_SUFFIX);
+        try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
+            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0x01).status(), "REGISTER with APTPL");
+            assertEquals(GOOD, prout(a, 1, ScsiReservations.EXCLUSIVE_ACCESS, KEY_A, 0, 0).status());
+            assertEquals(CONFLICT, write(b));
+            byte[] nameOnly = ScsiReservationsTest.transportId(0, "iqn.2026-12.io.pistore:b");
+            assertEquals(CONFLICT, move(b, KEY_B, KEY_B, 0x01, nameOnly).status(), "b is not registered");
+            assertEquals(GOOD, move(a, KEY_A, KEY_B, 0x01, nameOnly).status(), "to b's one session, by its name");
+            assertEquals(GOOD, write(b), "b holds the Exclusive Access reservation");
+            assertEquals(CONFLICT, read(a), "a, still registered, does not");
+            byte[] res = prin(a, 1);
+            assertEquals(KEY_B, Pdu.getLong(res, 8));
+            assertEquals(ScsiReservations.EXCLUSIVE_ACCESS, res[21]);
+            assertTrue(Files.readString(file).contains("reservation 3 iqn.2026-12.io.pistore:b,i,0x"), Files.readString(file));
+
+            byte[] full = prin(b, 3);
+            int o = 8;
+            byte[] idOfA = null;
+            while (o < 8 + Pdu.getInt(full, 4)) {
+                int idLength = Pdu.getInt(full, o + 20);
+                if ((full[o + 12] & 0x01) == 0) {
+                    idOfA = java.util.Arrays.copyOfRange(full, o + 24, o + 24 + idLength);
+                }
+                o += 24 + idLength;
+            }
+            assertEquals(KEY_B, Pdu.getLong(full, 8 + 24 + Pdu.getInt(full, 8 + 20)), "b's registration follows a's");
+            IscsiTestInitiator.Result badPort = b.command(proutCdb(7, 0, 24 + idOfA.length),
+                    ScsiReservationsTest.moveParam(KEY_B, KEY_A, 0, 0, idOfA), 24 + idOfA.length, 24 + idOfA.length, false);
+            assertEquals(0x2600, badPort.ascq(), "relative target port 0: invalid field in parameter list");
+            assertEquals(GOOD, move(b, KEY_B, KEY_A, 0x03, idOfA).status(),
+                    "back to a, by the TransportID READ FULL STATUS reports, with UNREG and APTPL");
+            assertEquals(GOOD, write(a));
+            assertEquals(CONFLICT, write(b), "b unregistered itself");
+            byte[] keys = prin(a, 0);
+            assertEquals(8, Pdu.getInt(keys, 4));
+            assertEquals(KEY_A, Pdu.getLong(keys, 8));
+        }
+        restart();
+        try (IscsiTestInitiator b = open("b"); IscsiTestInitiator a = open("a")) {
+            assertEquals(CONFLICT, read(b), "the moved reservation came back after the restart");
+            assertEquals(GOOD, write(a));
+        }
     }
 }

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The reservation rules that two libiscsi sessions do not reach, on {@link ScsiReservations}
  * alone: the all-registrants types (every registrant holds the reservation, which lasts until the
- * last one leaves), PREEMPT with a zero key under them, and the service actions refused.
+ * last one leaves), PREEMPT with a zero key under them, the service actions refused, REGISTER AND
+ * MOVE with its TransportIDs and refusals, and the SPC-2 RESERVE(10)/RELEASE(10).
  */
 class ScsiReservationsTest {
     static final String A = "iqn.a,i,0x000000000001";
@@ -85,7 +86,7 @@ class ScsiReservationsTest {
     @Test
     void refusedActionsAndPreemptsWithoutAVictim() {
         out(A, 6, 0, 0, 1);
-        assertEquals(0x2400, ascq(r.out(A, cdb(7, 0), param(1, 2))), "REGISTER AND MOVE");
+        assertEquals(0x2400, ascq(r.out(A, cdb(8, 0), param(1, 2))), "service action 8");
         assertEquals(0x2400, ascq(r.out(A, cdb(1, 2), param(1, 0))), "type 2 is not a reservation type");
         assertEquals(0x2600, ascq(r.out(A, cdb(4, 1), param(1, 0))), "PREEMPT of key 0 without a reservation");
         assertEquals(ScsiResult.RESERVATION_CONFLICT, out(A, 4, 1, 1, 99), "PREEMPT of a key nobody has");
@@ -94,7 +95,186 @@ class ScsiReservationsTest {
         assertEquals(0x2600, ascq(r.out(B, cdb(6, 0), ignoreWithAllPorts)), "ALL_TG_PT");
     }
 
+
+    /** A REGISTER AND MOVE parameter list: keys, UNREG/APTPL flags, relative target port, TransportID. */
+    static byte[] moveParam(long key, long serviceKey, int flags, int port, byte[] transportId) {
+        byte[] p = new byte[24 + transportId.length];
+        Pdu.putLong(p, 0, key);
+        Pdu.putLong(p, 8, serviceKey);
+        p[17] = (byte) flags;
+        p[18] = (byte) (port >>> 8);
+        p[19] = (byte) port;
+        Pdu.putInt(p, 20, transportId.length);
+        System.arraycopy(transportId, 0, p, 24, transportId.length);
+        return p;
+    }
+
+    /** An iSCSI TransportID of format {@code format} holding {@code text}, null-terminated and padded. */
+    static byte[] transportId(int format, String text) {
+        byte[] name = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int length = Math.max(24, (4 + name.length + 1 + 3) & ~3);
+        byte[] d = new byte[length];
+        d[0] = (byte) (format << 6 | 5);
+        d[3] = (byte) (length - 4);
+        System.arraycopy(name, 0, d, 4, name.length);
+        return d;
+    }
+
+    ScsiResult move(String nexus, byte[] param) {
+        byte[] c = cdb(7, 0);
+        Pdu.putInt(c, 5, param.length);
+        return r.out(nexus, c, param);
+    }
+
+    byte[] readKeys() {
+        byte[] c = new byte[10];
+        c[0] = 0x5E;
+        c[8] = 100;
+        return r.in(c).dataIn;
+    }
+
+    @Test
+    void registerAndMoveHandsTheReservationToTheNexusTheTransportIdNames() {
+        ScsiUnitAttentions ua = new ScsiUnitAttentions();
+        ScsiReservations res = new ScsiReservations(ua);
+        ua.attach(A);
+        ua.attach(B);
+        assertEquals(0, res.out(A, cdb(0, 0), param(0, 1)).status);
+        assertEquals(0, res.out(A, cdb(1, ScsiReservations.EXCLUSIVE_ACCESS), param(1, 0)).status);
+        byte[] c = cdb(7, 0);
+        byte[] p = moveParam(1, 7, 0, 1, transportId(1, "IQN.B,i,0x2"));
+        Pdu.putInt(c, 5, p.length);
+        assertEquals(0, res.out(A, c, p).status, "the port spelled in other case and with a short ISID");
+        assertTrue(res.conflicts(A, READ), "A no longer holds the Exclusive Access reservation");
+        assertFalse(res.conflicts(B, WRITE), "B does");
+        byte[] k = new byte[10];
+        k[0] = 0x5E;
+        k[8] = 100;
+        byte[] keys = res.in(k).dataIn;
+        assertEquals(2, Pdu.getInt(keys, 0), "PRgeneration: a REGISTER and the move");
+        assertEquals(16, Pdu.getInt(keys, 4), "A stays registered without UNREG");
+        assertEquals(7, Pdu.getLong(keys, 16), "B registered with the service action key");
+        k[1] = 1;
+        byte[] held = res.in(k).dataIn;
+        assertEquals(7, Pdu.getLong(held, 8), "the reservation is B's key's");
+        assertEquals(ScsiReservations.EXCLUSIVE_ACCESS, held[21], "of the same type");
+        assertEquals(0, ua.pending(A) + ua.pending(B), "no unit attention");
+        assertEquals(ScsiResult.RESERVATION_CONFLICT, res.out(A, c, moveParam(1, 8, 0, 1, transportId(1, A))).status,
+                "A is registered but no longer the holder");
+    }
+
+    @Test
+    void registerAndMoveWithUnregAndANameOnlyTransportId() {
+        assertEquals(0, out(A, 0, 0, 0, 1));
+        assertEquals(0, out(B, 0, 0, 0, 2));
+        assertEquals(0, out(A, 1, ScsiReservations.WRITE_EXCLUSIVE, 1, 0));
+        assertEquals(0, move(A, moveParam(1, 9, 0x02, 1, transportId(0, "iqn.b"))).status,
+                "format 00b names B's one registered nexus; UNREG");
+        byte[] keys = readKeys();
+        assertEquals(8, Pdu.getInt(keys, 4), "A unregistered itself");
+        assertEquals(9, Pdu.getLong(keys, 8), "B's key replaced by the service action key");
+        assertEquals(9, Pdu.getLong(readReservation(), 8));
+        assertTrue(r.conflicts(A, WRITE));
+        assertFalse(r.conflicts(B, WRITE));
+        assertEquals(ScsiResult.RESERVATION_CONFLICT, move(A, moveParam(1, 3, 0, 1, transportId(1, C))).status,
+                "an unregistered nexus");
+    }
+
+    @Test
+    void registerAndMoveRefusals() {
+        String b2 = "iqn.b,i,0x000000000009";
+        assertEquals(0, out(A, 0, 0, 0, 1));
+        assertEquals(0, out(B, 0, 0, 0, 2));
+        assertEquals(0x2400, ascq(move(A, moveParam(1, 5, 0, 1, transportId(1, C)))),
+                "no reservation to move: INVALID FIELD IN CDB");
+        assertEquals(0, out(A, 1, ScsiReservations.WRITE_EXCLUSIVE, 1, 0));
+        assertEquals(0, out(b2, 0, 0, 0, 4));
+        byte[] before = readKeys();
+        assertEquals(-ScsiResult.RESERVATION_CONFLICT, ascq(move(C, moveParam(0, 5, 0, 1, transportId(1, B)))),
+                "an unregistered nexus");
+        assertEquals(-ScsiResult.RESERVATION_CONFLICT, ascq(move(A, moveParam(2, 5, 0, 1, transportId(1, B)))),
+                "a key that is not A's");
+        assertEquals(-ScsiResult.RESERVATION_CONFLICT, ascq(move(B, moveParam(2, 5, 0, 1, transportId(1, C)))),
+                "a registrant that does not hold the reservation");
+        byte[] shortList = cdb(7, 0);
+        Pdu.putInt(shortList, 5, 20);
+        assertEquals(0x1A00, ascq(r.out(A, shortList, new byte[20])), "a list shorter than its header");
+        byte[] cut = moveParam(1, 5, 0, 1, transportId(1, B));
+        Pdu.putInt(cut, 20, cut.length - 24 + 4);
+        assertEquals(0x1A00, ascq(move(A, cut)), "a TransportID longer than the list");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 0, 0, 1, transportId(1, B)))), "service action key 0");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 0, transportId(1, B)))), "relative target port 0");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 2, transportId(1, B)))), "relative target port 2");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0x01, 1, transportId(1, B)))),
+                "APTPL without a place to keep it");
+        byte[] fibreChannel = transportId(1, B);
+        fibreChannel[0] = 0x40;
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, fibreChannel))), "protocol identifier 0");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, transportId(2, B)))), "format 10b");
+        byte[] unterminated = transportId(1, B);
+        java.util.Arrays.fill(unterminated, 4, unterminated.length, (byte) 'x');
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, unterminated))), "a name without its null");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, transportId(1, "iqn.b,i,0xZZ")))), "an ISID not in hex");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, transportId(1, "iqn.b,i,0x1234567890abc")))),
+                "an ISID of 13 digits");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, transportId(1, "iqn.b")))), "format 01b without an ISID");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, transportId(1, A.toUpperCase())))), "A itself");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, transportId(0, "iqn.a")))), "A's own initiator");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, transportId(0, "iqn.z")))),
+                "an initiator with no nexus here");
+        assertEquals(0x2600, ascq(move(A, moveParam(1, 5, 0, 1, transportId(0, "iqn.b")))),
+                "an initiator with two nexuses");
+        assertTrue(java.util.Arrays.equals(before, readKeys()), "nothing changed");
+        assertEquals(1, Pdu.getLong(readReservation(), 8));
+
+        assertEquals(0, out(A, 2, ScsiReservations.WRITE_EXCLUSIVE, 1, 0));
+        assertEquals(0, out(A, 1, ScsiReservations.WRITE_EXCLUSIVE_ALL_REGISTRANTS, 1, 0));
+        assertEquals(-ScsiResult.RESERVATION_CONFLICT, ascq(move(A, moveParam(1, 5, 0, 1, transportId(1, C)))),
+                "an all-registrants reservation does not move");
+    }
+
+    @Test
+    void registerAndMoveToANexusNotSeenYetRegistersIt() {
+        assertEquals(0, out(A, 0, 0, 0, 1));
+        assertEquals(0, out(A, 1, ScsiReservations.EXCLUSIVE_ACCESS_REGISTRANTS_ONLY, 1, 0));
+        assertEquals(0, move(A, moveParam(1, 6, 0x02, 1, transportId(1, C))).status);
+        assertEquals(6, Pdu.getLong(readKeys(), 8));
+        assertEquals(8, Pdu.getInt(readKeys(), 4), "only C is registered");
+        assertFalse(r.conflicts(C, WRITE), "C holds the reservation once it logs in");
+        assertTrue(r.conflicts(A, READ));
+    }
+
+    @Test
+    void spc2ReserveAndReleaseOfTenBytes() {
+        byte[] reserve10 = new byte[10];
+        reserve10[0] = 0x56;
+        byte[] release10 = new byte[10];
+        release10[0] = 0x57;
+        assertEquals(0, r.reserveSpc2(A, reserve10).status);
+        assertTrue(r.conflicts(B, READ), "the holder alone");
+        assertFalse(r.conflicts(B, release10), "RELEASE(10) goes through for anyone");
+        assertEquals(0, r.releaseSpc2(B, release10).status, "a release by another does nothing");
+        assertTrue(r.conflicts(B, READ));
+        assertEquals(-ScsiResult.RESERVATION_CONFLICT, ascq(r.reserveSpc2(B, reserve10)));
+        byte[] reserve6 = new byte[6];
+        reserve6[0] = 0x16;
+        assertEquals(0, r.reserveSpc2(A, reserve6).status, "the holder reserves again, with either size");
+        assertEquals(0, r.releaseSpc2(A, release10).status);
+        assertFalse(r.conflicts(B, WRITE), "released");
+        byte[] thirdParty = reserve10.clone();
+        thirdParty[1] = 0x10;
+        thirdParty[3] = 7;
+        assertEquals(0x2400, ascq(r.reserveSpc2(A, thirdParty)), "3RDPTY");
+        byte[] longId = release10.clone();
+        longId[1] = 0x02;
+        assertEquals(0x2400, ascq(r.releaseSpc2(A, longId)), "LONGID");
+        assertFalse(r.conflicts(B, WRITE), "nothing reserved by the refused one");
+        assertEquals(0, out(A, 0, 0, 0, 1));
+        assertEquals(-ScsiResult.RESERVATION_CONFLICT, ascq(r.reserveSpc2(B, reserve10)),
+                "RESERVE(10) conflicts while a key is registered");
+    }
+
     static int ascq(ScsiResult res) {
-        return (res.sense[12] & 0xff) << 8 | res.sense[13] & 0xff;
+        return res.sense.length == 0 ? -res.status : (res.sense[12] & 0xff) << 8 | res.sense[13] & 0xff;
     }
 }
