@@ -422,6 +422,17 @@ public final class IscsiServer implements AutoCloseable {
         return aborted;
     }
 
+    /** Sessions logged in to that volume's target now (each session is one connection). */
+    public int sessionsOn(String volume) {
+        int n = 0;
+        for (IscsiConnection c : connections) {
+            if (volume.equals(c.volume())) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Ends the connections whose sessions use that volume (before it goes away); returns how many. */
     public int disconnect(String volume) {
         int n = 0;

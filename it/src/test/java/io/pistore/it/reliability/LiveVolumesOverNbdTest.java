@@ -83,7 +83,7 @@ class LiveVolumesOverNbdTest {
 
                 Ran forced = cli("volume", "delete", "--data", dir.toString(), "v", "--force");
                 assertEquals(0, forced.code(), forced.lines().toString());
-                assertEquals(List.of("ended 1 NBD connection(s) to v", "deleted v"), forced.lines());
+                assertEquals(List.of("ended 1 client connection(s) (NBD, iSCSI) to v", "deleted v"), forced.lines());
                 assertThrows(IOException.class, () -> first.read(3), "the forced delete ended the connection");
             }
             assertFalse(Files.exists(dir.resolve("v.volume")) || Files.exists(dir.resolve("v.data")));

@@ -72,7 +72,7 @@ public final class ReplicaJoiner {
             }
             int ended = use.disconnect(name);
             if (ended > 0) {
-                lines.add("ended " + ended + " NBD connection(s) to " + name);
+                lines.add("ended " + ended + " client connection(s) (NBD, iSCSI) to " + name);
             }
         }
         lines.addAll(node.delete(name, force));

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * How {@code pistore serve} tells a volume in use: requests inside it now, requests within the last
- * {@link #QUIET_SECONDS} seconds (sampled once a second, and at the question), or NBD clients bound to
- * its export. A tcp or rdma host that is connected but idle is not seen: its connection spans every
+ * {@link #QUIET_SECONDS} seconds (sampled once a second, and at the question), NBD clients bound to
+ * its export, or iSCSI sessions logged in to its target; {@link #disconnect} ends both kinds. A tcp or rdma host that is connected but idle is not seen: its connection spans every
  * volume, and its next request to a deleted one is answered as for a volume that does not exist.
  */
 public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
@@ -42,7 +42,7 @@ public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
         nbd.set(server);
     }
 
-    /** The iSCSI frontend, told of resized volumes (set once it listens). */
+    /** The iSCSI frontend, told of resized volumes, whose sessions count as users (set once it listens). */
     public void iscsi(IscsiServer server) {
         iscsi.set(server);
     }
@@ -67,6 +67,11 @@ public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
         if (clients > 0) {
             why.add(clients + " NBD client(s)");
         }
+        IscsiServer i = iscsi.get();
+        int sessions = i == null ? 0 : i.sessionsOn(volume);
+        if (sessions > 0) {
+            why.add(sessions + " iSCSI session(s)");
+        }
         if (a.inFlight() > 0) {
             why.add(a.inFlight() + " request(s) in flight");
         } else if (System.nanoTime() - sample(volume, a.requestsEntered()).changedAtNanos
@@ -79,7 +84,8 @@ public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
     @Override
     public int disconnect(String volume) {
         NbdServer n = nbd.get();
-        return n == null ? 0 : n.disconnect(volume);
+        IscsiServer i = iscsi.get();
+        return (n == null ? 0 : n.disconnect(volume)) + (i == null ? 0 : i.disconnect(volume));
     }
 
     private void sampleLoop() {

@@ -116,7 +116,7 @@ public record VolumeChange(String verb, List<String> args) {
                     }
                     int ended = use.disconnect(name);
                     if (ended > 0) {
-                        out.add("ended " + ended + " NBD connection(s) to " + name);
+                        out.add("ended " + ended + " client connection(s) (NBD, iSCSI) to " + name);
                     }
                 }
                 store.delete(name);
