@@ -124,12 +124,35 @@ final class IscsiConnection implements Runnable {
     }
 
     /**
-     * A reset of this session's logical unit (from any session): its tasks for LUN 0 are aborted
-     * and never answered (TAS 0 in the control mode page); returns them.
+     * Another I_T nexus aborted this session's tasks for LUN 0 (a logical unit or target reset,
+     * CLEAR TASK SET, PREEMPT AND ABORT): each is answered TASK ABORTED (TAS 1 in the control mode
+     * page), one not running at once, a running one when its engine requests end (its result
+     * dropped); returns them. Later Data-Out for them is dropped.
      */
-    List<IscsiTask> abortForReset() {
-        IscsiTaskSet t = tasks;
-        return t == null ? List.of() : t.abort(x -> x.lun == 0);
+    List<IscsiTask> abortByOtherNexus() {
+        IscsiTaskSet set = tasks;
+        if (set == null) {
+            return List.of();
+        }
+        List<IscsiTask> out = set.abort(x -> x.lun == 0, true);
+        for (IscsiTask t : out) {
+            if (t.state != IscsiTask.State.RUNNING) { // it left the set in the abort: answered here
+                try {
+                    answer(t.itt, t.lun, t.edtl, t.writeNeeded, ScsiResult.status(ScsiResult.TASK_ABORTED), t.r2tSn);
+                } catch (IOException e) {
+                    close(); // the reader thread sees the closed socket and ends the connection
+                } finally {
+                    t.done.complete(null);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The initiator port of this connection's session ({@code IQN,i,0xISID}), or null before login. */
+    String initiatorPort() {
+        IscsiLogin.Outcome s = session;
+        return s == null ? null : s.initiatorPort();
     }
 
     void shutdown() {
@@ -414,11 +437,15 @@ final class IscsiConnection implements Runnable {
         return ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00);
     }
 
-    /** A task has run: it leaves the task set and is answered unless aborted; the tasks it held back start. */
+    /**
+     * A task has run: it leaves the task set and is answered unless aborted (by another I_T nexus:
+     * answered TASK ABORTED instead of its result); the tasks it held back start.
+     */
     private void finish(IscsiTask t, ScsiResult r) {
         try {
             if (tasks.completed(t)) {
-                answer(t.itt, t.lun, t.edtl, t.writeNeeded, r, t.r2tSn);
+                answer(t.itt, t.lun, t.edtl, t.writeNeeded, t.aborted ? ScsiResult.status(ScsiResult.TASK_ABORTED) : r,
+                        t.r2tSn);
             }
         } catch (IOException e) {
             close(); // the reader thread sees the closed socket and ends the connection
@@ -577,9 +604,10 @@ final class IscsiConnection implements Runnable {
     }
 
     /**
-     * Task management (SAM-5, RFC 7143 11.5). The aborted tasks are never answered; the response
-     * goes once every one of them has left the task set (a running one when its engine requests
-     * have ended), so the initiator may reuse their tags when it has it.
+     * Task management (SAM-5, RFC 7143 11.5). This session's aborted tasks are never answered; other
+     * sessions' tasks that CLEAR TASK SET or a reset aborts are answered TASK ABORTED (TAS 1); the
+     * response goes once every one of them has left the task set (a running one when its engine
+     * requests have ended), so the initiator may reuse their tags when it has it.
      */
     private void taskManagement(Pdu p) throws IOException {
         int function = p.flags() & 0x7f;
@@ -599,9 +627,12 @@ final class IscsiConnection implements Runnable {
                 }
                 break;
             }
-            case 2: // ABORT TASK SET
-            case 4: // CLEAR TASK SET
-                aborted = tasks.abort(x -> x.lun == lun);
+            case 2: // ABORT TASK SET: this I_T nexus's tasks
+            case 4: // CLEAR TASK SET: every I_T nexus's, the unit having one task set (TST 000b)
+                aborted = new java.util.ArrayList<>(tasks.abort(x -> x.lun == lun));
+                if (function == 4 && lun == 0) {
+                    aborted.addAll(server.abortTasks(lun(), this, n -> true));
+                }
                 response = lun == 0 ? 0 : 2;
                 break;
             case 5: // LOGICAL UNIT RESET

@@ -47,6 +47,8 @@ import java.util.function.Consumer;
  * requests). The server never closes the host connection it was given.
  */
 public final class IscsiServer implements AutoCloseable {
+    /** Longest wait of a PREEMPT AND ABORT for the preempted sessions' running tasks to end. */
+    static final int PREEMPT_ABORT_WAIT_SECONDS = 30;
     /** The IANA port of iSCSI. */
     public static final int DEFAULT_PORT = 3260;
     /** Target names are this prefix and the volume name. */
@@ -320,7 +322,7 @@ public final class IscsiServer implements AutoCloseable {
                 VolumeInfo info = v;
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
                         : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old,
-                                dataIn, options.reservationsDir, this::log));
+                                dataIn, options.reservationsDir, this::log, this::preemptAndAbort));
             }
         }
         return null;
@@ -405,17 +407,12 @@ public final class IscsiServer implements AutoCloseable {
 
     /**
      * A LOGICAL UNIT RESET or TARGET WARM RESET of {@code lun} from {@code from}'s session: the
-     * tasks of every other session on the unit are aborted (returned, never answered), the SPC-2
+     * tasks of every other session on the unit are aborted ({@link #abortTasks}), the SPC-2
      * reservation ends, and every I_T nexus on the unit gets the unit attention POWER ON, RESET, OR
      * BUS DEVICE RESET OCCURRED. Persistent reservations stay (SPC-4).
      */
     List<IscsiTask> resetUnit(ScsiLun lun, IscsiConnection from) {
-        List<IscsiTask> aborted = new ArrayList<>();
-        for (IscsiConnection c : connections) {
-            if (c != from && lun.volume().equals(c.volume())) {
-                aborted.addAll(c.abortForReset());
-            }
-        }
+        List<IscsiTask> aborted = abortTasks(lun, from, n -> true);
         lun.reservations().reset();
         lun.attentions().establishAll(ScsiUnitAttentions.RESET);
         log("iscsi: reset of " + targetName(lun.volume()) + ": " + aborted.size() + " task(s) of other sessions aborted");
@@ -431,6 +428,43 @@ public final class IscsiServer implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /**
+     * Aborts the tasks for LUN 0 of every session on {@code lun} but {@code from}'s whose I_T nexus
+     * {@code nexuses} accepts; each is answered TASK ABORTED (TAS 1) once it has left its task set.
+     * Returns them; their {@code done} completes as they leave.
+     */
+    List<IscsiTask> abortTasks(ScsiLun lun, IscsiConnection from, java.util.function.Predicate<String> nexuses) {
+        List<IscsiTask> aborted = new ArrayList<>();
+        for (IscsiConnection c : connections) {
+            String port = c.initiatorPort();
+            if (c != from && port != null && lun.volume().equals(c.volume()) && nexuses.test(port)) {
+                aborted.addAll(c.abortByOtherNexus());
+            }
+        }
+        return aborted;
+    }
+
+    /**
+     * PERSISTENT RESERVE OUT PREEMPT AND ABORT removed the registrations of {@code nexuses}: their
+     * sessions' tasks on the unit are aborted as {@link #abortTasks} says, and this returns once
+     * they have left (at most {@value #PREEMPT_ABORT_WAIT_SECONDS} s; a log line says when they
+     * have not).
+     */
+    void preemptAndAbort(ScsiLun lun, java.util.Set<String> nexuses) {
+        List<IscsiTask> aborted = abortTasks(lun, null, nexuses::contains);
+        try {
+            java.util.concurrent.CompletableFuture.allOf(aborted.stream().map(t -> t.done)
+                    .toArray(java.util.concurrent.CompletableFuture[]::new)).get(PREEMPT_ABORT_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            log("iscsi: PREEMPT AND ABORT of " + targetName(lun.volume()) + ": aborted tasks still running after "
+                    + PREEMPT_ABORT_WAIT_SECONDS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        log("iscsi: PREEMPT AND ABORT of " + targetName(lun.volume()) + ": " + aborted.size() + " task(s) of "
+                + nexuses.size() + " preempted I_T nexus(es) aborted");
     }
 
     /** Ends the connections whose sessions use that volume (before it goes away); returns how many. */

@@ -6,8 +6,10 @@ import java.util.concurrent.CompletableFuture;
  * One SCSI command of a session from its arrival to its answer: the CDB, its task attribute, the
  * write data as it comes in (immediate, unsolicited and R2T-solicited), and where it stands in the
  * session's task set. {@link #done} completes once the task is answered or aborted; an aborted task
- * is never answered. The fields of the data transfer are the connection's reader thread's alone;
- * {@link #state} and {@link #aborted} change only under the task set's lock.
+ * is never answered, unless another I_T nexus aborted it ({@link #taskAborted}): then its answer is
+ * TASK ABORTED status (TAS 1). The fields of the data transfer are the connection's reader thread's
+ * alone; {@link #state}, {@link #aborted} and {@link #taskAborted} change only under the task set's
+ * lock.
  */
 final class IscsiTask {
     /** SAM task attributes, as the SCSI Command PDU carries them (untagged runs as SIMPLE). */
@@ -34,6 +36,8 @@ final class IscsiTask {
     State state = State.DATA;
     /** Set under the task set's lock; read without it by the reader thread, which then drops the task's Data-Out. */
     volatile boolean aborted;
+    /** Aborted by another I_T nexus (a reset, CLEAR TASK SET, PREEMPT AND ABORT): answered TASK ABORTED. */
+    volatile boolean taskAborted;
 
     int received;
     /** End of the current burst (unsolicited or R2T), and the transfer tag it answers. */

@@ -134,13 +134,13 @@ final class IscsiTaskSet {
     /**
      * A running task has completed: it leaves the set (freeing its place in the window) and the
      * tasks it held back are enabled ({@link #startEnabled} starts them). Returns whether it is to
-     * be answered (false once aborted).
+     * be answered (false once aborted, unless by another I_T nexus: then TASK ABORTED).
      */
     synchronized boolean completed(IscsiTask t) {
         runningBytes -= t.bytes();
         leave(t);
         schedule();
-        return !t.aborted;
+        return !t.aborted || t.taskAborted;
     }
 
     private void leave(IscsiTask t) {
@@ -151,21 +151,34 @@ final class IscsiTaskSet {
 
     /**
      * Aborts the matching tasks: those not running leave the set now (their {@code done} completes),
-     * running ones are marked and leave when their engine requests end; none of them is answered.
+     * running ones are marked and leave when their engine requests end; none of them is answered
+     * (this session's own abort).
      * Returns the aborted tasks; wait for their {@code done} before confirming the abort.
      */
     List<IscsiTask> abort(Predicate<IscsiTask> which) {
-        List<IscsiTask> out = abortLocked(which);
+        return abort(which, false);
+    }
+
+    /**
+     * As {@link #abort(Predicate)}; with {@code byOtherNexus} the tasks are marked to be answered
+     * TASK ABORTED ({@link IscsiTask#taskAborted}), and those that left the set now (not running)
+     * keep {@code done} incomplete: the caller answers them and then completes it.
+     */
+    List<IscsiTask> abort(Predicate<IscsiTask> which, boolean byOtherNexus) {
+        List<IscsiTask> out = abortLocked(which, byOtherNexus);
         startEnabled();
         return out;
     }
 
-    private synchronized List<IscsiTask> abortLocked(Predicate<IscsiTask> which) {
+    private synchronized List<IscsiTask> abortLocked(Predicate<IscsiTask> which, boolean byOtherNexus) {
         List<IscsiTask> out = new ArrayList<>();
         for (Iterator<IscsiTask> i = tasks.iterator(); i.hasNext(); ) {
             IscsiTask t = i.next();
             if (!which.test(t)) {
                 continue;
+            }
+            if (!t.aborted) { // the first abort decides whether it is answered
+                t.taskAborted = byOtherNexus;
             }
             t.aborted = true;
             out.add(t);
@@ -174,7 +187,9 @@ final class IscsiTaskSet {
                 if (!t.immediate) {
                     numbered--;
                 }
-                t.done.complete(null);
+                if (!byOtherNexus) {
+                    t.done.complete(null);
+                }
             }
         }
         schedule();

@@ -123,7 +123,7 @@ final class ScsiCommands {
 
     private static Command prOut(String name, int sa) {
         return cmd("PERSISTENT RESERVE OUT " + name, 0x5F, sa, "1f ff 00 00 ff ff ff ff 00",
-                (lun, n, c, d) -> lun.reservations().out(n, c, d));
+                (lun, n, c, d) -> lun.persistentReserveOut(n, c, d));
     }
 
     /** A 32-byte CDB (SBC-3 variable length): control byte, reserved, group, length 18h, service action. */

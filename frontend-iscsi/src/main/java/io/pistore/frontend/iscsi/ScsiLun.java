@@ -41,6 +41,8 @@ final class ScsiLun {
     private volatile ScsiLun next;
     /** Where READs of protect 0 that one engine request serves are read into. */
     private final DataInPool dataIn;
+    /** Aborts the tasks of the I_T nexuses a PREEMPT AND ABORT preempted, returning once they have left. */
+    private final java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort;
 
     /**
      * The unit of {@code device}; {@code previous} (or null) is the unit this one replaces for a
@@ -50,18 +52,21 @@ final class ScsiLun {
      * {@code dataIn}: the server's read buffers.
      */
     ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn) {
-        this(device, maxTransferBytes, previous, dataIn, null, line -> { });
+        this(device, maxTransferBytes, previous, dataIn, null, line -> { }, (lun, nexuses) -> { });
     }
 
     /**
      * As above; with {@code reservationsDir} (else null) the unit keeps its persistent reservations
      * there through a restart when an initiator sets APTPL ({@link ScsiReservationFile}), and says
-     * what it loaded to {@code log}.
+     * what it loaded to {@code log}; {@code preemptAndAbort} aborts the tasks of the I_T nexuses a
+     * PREEMPT AND ABORT preempted and returns once they have left.
      */
     ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn,
-            java.nio.file.Path reservationsDir, Consumer<String> log) {
+            java.nio.file.Path reservationsDir, Consumer<String> log,
+            java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort) {
         this.device = device;
         this.dataIn = dataIn;
+        this.preemptAndAbort = preemptAndAbort;
         this.attentions = previous == null ? new ScsiUnitAttentions() : previous.attentions;
         this.reservations = previous != null ? previous.reservations : reservationsDir == null
                 ? new ScsiReservations(attentions)
@@ -153,6 +158,19 @@ final class ScsiLun {
 
     ScsiReservations reservations() {
         return reservations;
+    }
+
+    /**
+     * PERSISTENT RESERVE OUT; a PREEMPT AND ABORT that removed registrations aborts the tasks of
+     * those I_T nexuses (SPC-4 5.12.11.2.5) before it is answered.
+     */
+    ScsiResult persistentReserveOut(String nexus, byte[] cdb, byte[] param) {
+        java.util.Set<String> preempted = new java.util.HashSet<>();
+        ScsiResult r = reservations.out(nexus, cdb, param, preempted);
+        if (r.status == ScsiResult.GOOD && (cdb[1] & 0x1f) == 5 && !preempted.isEmpty()) {
+            preemptAndAbort.accept(this, preempted);
+        }
+        return r;
     }
 
     ScsiUnitAttentions attentions() {

@@ -195,7 +195,8 @@ final class ScsiPages {
         control[1] = 0x0A;
         if (!changeable) {
             control[3] = 0x10; // queue algorithm modifier 1: unrestricted reordering
-            control[5] = (byte) (pi() ? 0x80 : 0x00); // ATO: the application tag is the initiator's
+            // ATO: the application tag is the initiator's; TAS: tasks another I_T nexus aborts end with TASK ABORTED
+            control[5] = (byte) ((pi() ? 0x80 : 0x00) | 0x40);
             control[8] = (byte) 0xFF; // busy timeout period: unlimited
             control[9] = (byte) 0xFF;
         }

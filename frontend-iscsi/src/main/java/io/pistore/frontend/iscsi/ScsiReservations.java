@@ -42,6 +42,8 @@ final class ScsiReservations {
     private final ScsiReservationFile file;
     /** The last REGISTER's APTPL bit (or a kept state loaded at start). */
     private boolean aptpl;
+    /** While a PERSISTENT RESERVE OUT runs: where the nexuses it preempts go. */
+    private java.util.Set<String> preempted;
 
     ScsiReservations(ScsiUnitAttentions attentions) {
         this.attentions = attentions;
@@ -273,6 +275,20 @@ final class ScsiReservations {
 
     /** PERSISTENT RESERVE OUT from {@code nexus} with its parameter list. */
     synchronized ScsiResult out(String nexus, byte[] cdb, byte[] param) {
+        return out(nexus, cdb, param, new java.util.HashSet<>());
+    }
+
+    /** As above; {@code preempted} gets the I_T nexuses whose registrations a PREEMPT removed. */
+    synchronized ScsiResult out(String nexus, byte[] cdb, byte[] param, java.util.Set<String> preempted) {
+        this.preempted = preempted;
+        try {
+            return outLocked(nexus, cdb, param);
+        } finally {
+            this.preempted = null;
+        }
+    }
+
+    private ScsiResult outLocked(String nexus, byte[] cdb, byte[] param) {
         ScsiReservationFile.State before = snapshot();
         boolean wasAptpl = aptpl;
         ScsiResult r = change(nexus, cdb, param);
@@ -450,6 +466,11 @@ final class ScsiReservations {
     private ScsiResult preempt(String nexus, long victim, int newType) {
         if (type != 0 && allRegistrants(type) && victim == 0) {
             others(nexus, ScsiUnitAttentions.REGISTRATIONS_PREEMPTED);
+            for (String n : keys.keySet()) {
+                if (!n.equals(nexus)) {
+                    preempted.add(n);
+                }
+            }
             keys.keySet().removeIf(n -> !n.equals(nexus));
             type = newType;
             holder = nexus;
@@ -484,6 +505,7 @@ final class ScsiReservations {
             Map.Entry<String, Long> e = i.next();
             if (e.getValue() == key && !e.getKey().equals(keep)) {
                 i.remove();
+                preempted.add(e.getKey());
                 attentions.establish(e.getKey(), ScsiUnitAttentions.REGISTRATIONS_PREEMPTED);
                 lost(e.getKey());
                 any = true;

@@ -13,6 +13,7 @@ final class ScsiResult {
     static final int CHECK_CONDITION = 0x02;
     static final int RESERVATION_CONFLICT = 0x18;
     static final int TASK_SET_FULL = 0x28;
+    static final int TASK_ABORTED = 0x40;
 
     static final int NOT_READY = 0x02;
     static final int MEDIUM_ERROR = 0x03;

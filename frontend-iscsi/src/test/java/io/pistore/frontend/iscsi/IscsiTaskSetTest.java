@@ -151,4 +151,42 @@ class IscsiTaskSetTest extends IscsiLoopbackFixture {
             assertEquals(IscsiTaskSet.WINDOW, window(p));
         }
     }
+
+    /** A numbered SIMPLE WRITE(10) task with tag and CmdSN {@code n} and one block of data to come. */
+    static IscsiTask task(int n) {
+        Pdu p = new Pdu(new byte[48], new byte[0], new byte[0]);
+        p.set8(0, Pdu.SCSI_COMMAND).set8(1, 0x80 | 0x20 | IscsiTask.SIMPLE);
+        p.set32(16, n).set32(20, 512).set32(24, n);
+        System.arraycopy(cdb10(0x2A, n, 1), 0, p.bhs, 32, 16);
+        return new IscsiTask(p, 512, 512, 512);
+    }
+
+    @Test
+    void onlyTasksAnotherNexusAbortedAreAnsweredTaskAborted() {
+        java.util.List<IscsiTask> started = new java.util.ArrayList<>();
+        IscsiTaskSet set = new IscsiTaskSet(1, started::add, 1 << 20);
+        IscsiTask own = task(1);
+        IscsiTask other = task(2);
+        IscsiTask both = task(3);
+        IscsiTask waitingOwn = task(4);
+        IscsiTask waitingOther = task(5);
+        for (IscsiTask t : new IscsiTask[] {own, other, both, waitingOwn, waitingOther}) {
+            assertTrue(set.sequenced(t.cmdSn, false, true));
+            set.add(t);
+        }
+        for (IscsiTask t : new IscsiTask[] {own, other, both}) {
+            set.ready(t);
+        }
+        assertEquals(java.util.List.of(own, other, both), started, "three running, two waiting for data");
+        set.abort(t -> t == own || t == waitingOwn);
+        set.abort(t -> t == other || t == waitingOther, true);
+        set.abort(t -> t == both);
+        set.abort(t -> t == both, true);
+        assertTrue(waitingOwn.done.isDone(), "the session's own abort: a waiting task is gone at once");
+        assertTrue(!waitingOther.done.isDone(), "another nexus's abort: done once the connection has answered it");
+        assertTrue(!other.done.isDone(), "a running task leaves when its engine requests end");
+        assertTrue(!set.completed(own), "aborted by its own session: not answered");
+        assertTrue(set.completed(other), "aborted by another nexus: answered (TASK ABORTED)");
+        assertTrue(!set.completed(both), "the first abort decides");
+    }
 }

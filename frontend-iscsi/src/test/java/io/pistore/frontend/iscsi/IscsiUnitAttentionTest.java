@@ -11,14 +11,18 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Unit attentions per I_T nexus and resets that reach every session, with two initiators on
- * loopback: a LOGICAL UNIT RESET or TARGET WARM RESET from one aborts the other's tasks and gives
- * both POWER ON, RESET; INQUIRY and REPORT LUNS pass a unit attention by, REQUEST SENSE returns and
- * clears it; PREEMPT and CLEAR tell the nexuses they removed; a live resize tells every session
- * CAPACITY DATA HAS CHANGED and READ CAPACITY shows the new size; and a server of two workers runs
- * two full windows of commands that need a worker, every one answered.
+ * loopback: a LOGICAL UNIT RESET or TARGET WARM RESET from one aborts the other's tasks (answered
+ * TASK ABORTED, TAS 1) and gives both POWER ON, RESET; INQUIRY and REPORT LUNS pass a unit
+ * attention by, REQUEST SENSE returns and clears it; PREEMPT and CLEAR tell the nexuses they
+ * removed; CLEAR TASK SET and PREEMPT AND ABORT answer the other sessions' tasks TASK ABORTED, and
+ * the control page shows TAS 1, not changeable; a live resize tells every session CAPACITY DATA HAS
+ * CHANGED and READ CAPACITY shows the new size; and a server of two workers runs two full windows of
+ * commands that need a worker, every one answered.
  */
 @Timeout(60)
 class IscsiUnitAttentionTest extends IscsiLoopbackFixture {
+    static final int CLEAR_TASK_SET = 4;
+
     IscsiTestInitiator open(String name) throws IOException {
         return loginAs(name, "v", "ImmediateData", "Yes", "InitialR2T", "Yes");
     }
@@ -35,6 +39,10 @@ class IscsiUnitAttentionTest extends IscsiLoopbackFixture {
             Pdu p = a.next();
             assertEquals(tmf, p.itt());
             assertEquals(0, p.u8(2), "function complete");
+            Pdu aborted = b.next();
+            assertEquals(Pdu.SCSI_RESPONSE, aborted.opcode(), "TAS 1: b's write is answered");
+            assertEquals(write, aborted.itt());
+            assertEquals(ScsiResult.TASK_ABORTED, aborted.u8(3), "TASK ABORTED");
             b.dataOut(write, r2t.i32(20), 0, block(9)); // dropped: the task is gone
             IscsiTestInitiator.Result inq = b.command(inquiry(), new byte[0], 0, 96, true);
             assertEquals(GOOD, inq.status(), "INQUIRY does not report a unit attention");
@@ -42,7 +50,7 @@ class IscsiUnitAttentionTest extends IscsiLoopbackFixture {
             luns[0] = (byte) 0xA0;
             luns[9] = 16;
             assertEquals(GOOD, b.command(luns, new byte[0], 0, 16, true).status(), "nor REPORT LUNS");
-            assertUnitAttention(0x2900, tur(b)); // the answer to b's write never came before this one
+            assertUnitAttention(0x2900, tur(b));
             assertEquals(GOOD, tur(b).status(), "reported once");
             byte[] rs = new byte[6];
             rs[0] = 0x03;
@@ -105,6 +113,89 @@ class IscsiUnitAttentionTest extends IscsiLoopbackFixture {
             assertUnitAttention(0x2A04, tur(b)); // RESERVATIONS RELEASED
             assertEquals(GOOD, tur(a).status());
             assertEquals(GOOD, prout(a, 3, 0, ka, 0, 0).status());
+        }
+    }
+
+    @Test
+    void clearTaskSetAnswersTheOtherSessionsTasksTaskAbortedAndNotItsOwn() throws Exception {
+        try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
+            int theirs = b.submit(cdb10(0x2A, 5, 1), new byte[0], 512, true, IscsiTask.SIMPLE);
+            Pdu r2tB = b.next();
+            assertEquals(Pdu.R2T, r2tB.opcode());
+            int mine = a.submit(cdb10(0x2A, 6, 1), new byte[0], 512, true, IscsiTask.SIMPLE);
+            Pdu r2tA = a.next();
+            assertEquals(Pdu.R2T, r2tA.opcode());
+            int tmf = a.taskManagement(CLEAR_TASK_SET, Pdu.RESERVED_TAG, 0);
+            Pdu p = a.next();
+            assertEquals(Pdu.TASK_MGMT_RESPONSE, p.opcode());
+            assertEquals(tmf, p.itt());
+            assertEquals(0, p.u8(2), "function complete");
+            Pdu aborted = b.next();
+            assertEquals(Pdu.SCSI_RESPONSE, aborted.opcode());
+            assertEquals(theirs, aborted.itt());
+            assertEquals(ScsiResult.TASK_ABORTED, aborted.u8(3), "the other session's task: TASK ABORTED");
+            b.dataOut(theirs, r2tB.i32(20), 0, block(5)); // dropped
+            a.dataOut(mine, r2tA.i32(20), 0, block(6)); // dropped
+            assertEquals(GOOD, tur(b).status(), "TAS 1: no unit attention besides the status");
+            assertEquals(GOOD, tur(a).status(), "the issuer's own task is never answered: this is TUR's");
+            for (int lba : new int[] {5, 6}) {
+                IscsiTestInitiator.Result r = a.command(java.util.Arrays.copyOf(cdb10(0x28, lba, 1), 10), new byte[0], 0,
+                        512, true);
+                assertTrue(java.util.Arrays.equals(new byte[512], r.dataIn()), "nothing stored at " + lba);
+            }
+        }
+    }
+
+    @Test
+    void preemptAndAbortAnswersThePreemptedSessionsTasksTaskAborted() throws Exception {
+        try (IscsiTestInitiator a = open("a"); IscsiTestInitiator b = open("b")) {
+            long ka = 0xA;
+            long kb = 0xB;
+            assertEquals(GOOD, prout(a, 0, 0, 0, ka, 0).status());
+            assertEquals(GOOD, prout(b, 0, 0, 0, kb, 0).status());
+            assertEquals(GOOD, prout(b, 1, ScsiReservations.WRITE_EXCLUSIVE, kb, 0, 0).status());
+            int write = b.submit(cdb10(0x2A, 7, 1), new byte[0], 512, true, IscsiTask.SIMPLE);
+            Pdu r2t = b.next();
+            assertEquals(Pdu.R2T, r2t.opcode());
+            assertEquals(GOOD, prout(a, 5, ScsiReservations.EXCLUSIVE_ACCESS, ka, kb, 0).status(), "PREEMPT AND ABORT");
+            Pdu aborted = b.next();
+            assertEquals(write, aborted.itt());
+            assertEquals(ScsiResult.TASK_ABORTED, aborted.u8(3));
+            b.dataOut(write, r2t.i32(20), 0, block(7)); // dropped
+            assertUnitAttention(0x2A05, tur(b)); // REGISTRATIONS PREEMPTED
+            assertEquals(CONFLICT, read(b), "a holds Exclusive Access now");
+            assertTrue(log.stream().anyMatch(l -> l.contains("PREEMPT AND ABORT") && l.contains("1 task(s)")), log.toString());
+            assertEquals(GOOD, prout(a, 3, 0, ka, 0, 0).status());
+        }
+    }
+
+    @Test
+    void theControlPageShowsTasOneAndModeSelectKeepsIt() throws Exception {
+        try (IscsiTestInitiator a = open("a")) {
+            byte[] sense = new byte[6];
+            sense[0] = 0x1A;
+            sense[1] = 0x08; // DBD
+            sense[2] = 0x0A;
+            sense[4] = (byte) 255;
+            IscsiTestInitiator.Result r = a.command(sense, new byte[0], 0, 255, true);
+            assertEquals(GOOD, r.status());
+            byte[] page = java.util.Arrays.copyOfRange(r.dataIn(), 4, 16);
+            assertEquals(0x0A, page[0]);
+            assertEquals(0x40, page[5] & 0x40, "TAS");
+            sense[2] = 0x4A; // changeable values
+            byte[] changeable = a.command(sense, new byte[0], 0, 255, true).dataIn();
+            assertEquals(0, changeable[4 + 5] & 0x40, "TAS is not changeable");
+            byte[] select = new byte[6];
+            select[0] = 0x15;
+            select[1] = 0x10; // PF
+            select[4] = 16;
+            byte[] list = new byte[16];
+            System.arraycopy(page, 0, list, 4, 12);
+            assertEquals(GOOD, a.command(select, list, 16, 16, false).status(), "the current values are taken");
+            list[4 + 5] &= ~0x40;
+            IscsiTestInitiator.Result off = a.command(select, list, 16, 16, false);
+            assertEquals(CHECK, off.status());
+            assertEquals(0x2600, off.ascq(), "TAS 0: INVALID FIELD IN PARAMETER LIST");
         }
     }
 
