@@ -329,6 +329,7 @@ final class IscsiConnection implements Runnable {
             tasks.ready(t);
             return;
         }
+        pending.values().removeIf(x -> x.aborted); // aborted by another session: no Data-Out may follow
         pending.put(t.itt, t);
         if (t.received == t.burstEnd) {
             solicit(t);
