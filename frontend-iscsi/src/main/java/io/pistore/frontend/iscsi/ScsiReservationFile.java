@@ -25,13 +25,14 @@ import java.util.Map;
  * generation N
  * reservation TYPE NEXUS      (when one is held; NEXUS as the registrations name it)
  * key HEX NEXUS               (one a registration, in registration order)
+ * all-target-ports NEXUS      (a registration made with ALL_TG_PT)
  * </pre>
  */
 final class ScsiReservationFile {
     private static final String MAGIC = "pistore-reservations 1";
 
     /** What a file holds. */
-    record State(int generation, int type, String holder, Map<String, Long> keys) {
+    record State(int generation, int type, String holder, Map<String, Long> keys, java.util.Set<String> allTargetPorts) {
     }
 
     private final Path file;
@@ -57,6 +58,7 @@ final class ScsiReservationFile {
         int type = 0;
         String holder = null;
         Map<String, Long> keys = new LinkedHashMap<>();
+        java.util.Set<String> allTargetPorts = new java.util.HashSet<>();
         for (int i = 1; i < lines.length; i++) {
             String[] w = lines[i].split(" ", 3);
             try {
@@ -67,6 +69,7 @@ final class ScsiReservationFile {
                         holder = w[2];
                     }
                     case "key" -> keys.put(w[2], Long.parseUnsignedLong(w[1], 16));
+                    case "all-target-ports" -> allTargetPorts.add(w[1]);
                     default -> throw new IOException(file + " line " + (i + 1) + ": unknown '" + w[0] + "'");
                 }
             } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
@@ -76,7 +79,12 @@ final class ScsiReservationFile {
         if (type != 0 && !keys.containsKey(holder)) {
             throw new IOException(file + ": the reservation's holder " + holder + " has no registration");
         }
-        return new State(generation, type, holder, keys);
+        for (String n : allTargetPorts) {
+            if (!keys.containsKey(n)) {
+                throw new IOException(file + ": all-target-ports " + n + " has no registration");
+            }
+        }
+        return new State(generation, type, holder, keys, allTargetPorts);
     }
 
     /** Replaces the file with {@code s}, durably. */
@@ -88,6 +96,11 @@ final class ScsiReservationFile {
         }
         for (Map.Entry<String, Long> e : s.keys().entrySet()) {
             b.append("key ").append(Long.toHexString(e.getValue())).append(' ').append(e.getKey()).append('\n');
+        }
+        for (String n : s.keys().keySet()) {
+            if (s.allTargetPorts().contains(n)) {
+                b.append("all-target-ports ").append(n).append('\n');
+            }
         }
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.deleteIfExists(tmp); // a leftover keeps its mode; the new one is private

@@ -17,8 +17,9 @@ import java.util.Map;
  * RELEASE conflict, while an SPC-2 reservation is held PERSISTENT RESERVE IN and OUT conflict). The
  * persistent state survives the loss of a nexus and a logical unit reset; a restart of the server
  * only when the last REGISTER (or REGISTER AND MOVE) set APTPL (then it is kept in a file,
- * {@link ScsiReservationFile}). SPEC_I_PT, ALL_TG_PT and third-party SPC-2 reservations are not
- * supported.
+ * {@link ScsiReservationFile}). ALL_TG_PT is taken (the target has one port, so a registration
+ * for every target port is one for that port, and READ FULL STATUS says which were made so);
+ * SPEC_I_PT and third-party SPC-2 reservations are not supported.
  */
 final class ScsiReservations {
     static final int WRITE_EXCLUSIVE = 1;
@@ -42,6 +43,8 @@ final class ScsiReservations {
     private final ScsiReservationFile file;
     /** The last REGISTER's APTPL bit (or a kept state loaded at start). */
     private boolean aptpl;
+    /** The registered nexuses whose last REGISTER set ALL_TG_PT. */
+    private final java.util.Set<String> allTargetPorts = new java.util.HashSet<>();
     /** While a PERSISTENT RESERVE OUT runs: where the nexuses it preempts go. */
     private java.util.Set<String> preempted;
 
@@ -73,12 +76,15 @@ final class ScsiReservations {
     }
 
     private ScsiReservationFile.State snapshot() {
-        return new ScsiReservationFile.State(generation, type, holder, new LinkedHashMap<>(keys));
+        return new ScsiReservationFile.State(generation, type, holder, new LinkedHashMap<>(keys),
+                java.util.Set.copyOf(allTargetPorts));
     }
 
     private void restore(ScsiReservationFile.State s) {
         keys.clear();
         keys.putAll(s.keys());
+        allTargetPorts.clear();
+        allTargetPorts.addAll(s.allTargetPorts());
         type = s.type();
         holder = s.holder();
         generation = s.generation();
@@ -234,7 +240,7 @@ final class ScsiReservations {
             case 2: // REPORT CAPABILITIES
                 b = new byte[8];
                 b[1] = 8;
-                b[2] = (byte) (file != null ? 0x01 : 0); // PTPL_C: kept through power loss when asked
+                b[2] = (byte) (0x04 | (file != null ? 0x01 : 0)); // ATP_C; PTPL_C: kept through power loss when asked
                 b[3] = (byte) (0x80 | (aptpl ? 0x01 : 0)); // TMV: the type mask is valid; PTPL_A
                 b[4] = (byte) (0x80 | 0x40 | 0x20 | 0x08 | 0x02); // WR_EX_AR, EX_AC_RO, WR_EX_RO, EX_AC, WR_EX
                 b[5] = 0x01; // EX_AC_AR
@@ -258,6 +264,9 @@ final class ScsiReservations {
             if (holds(e.getKey())) {
                 d[12] = 0x01; // R_HOLDER
                 d[13] = (byte) type;
+            }
+            if (allTargetPorts.contains(e.getKey())) {
+                d[12] |= 0x02; // ALL_TG_PT
             }
             Pdu.putInt(d, 20, id.length);
             System.arraycopy(id, 0, d, 24, id.length);
@@ -292,6 +301,7 @@ final class ScsiReservations {
         ScsiReservationFile.State before = snapshot();
         boolean wasAptpl = aptpl;
         ScsiResult r = change(nexus, cdb, param);
+        allTargetPorts.retainAll(keys.keySet()); // a registration gone takes its flag along
         if (r.status != ScsiResult.GOOD || file == null || !aptpl && !wasAptpl) {
             return r;
         }
@@ -324,7 +334,7 @@ final class ScsiReservations {
         }
         long key = Pdu.getLong(param, 0);
         long serviceKey = Pdu.getLong(param, 8);
-        if ((param[20] & 0x0C) != 0 || (param[20] & 0x01) != 0 && file == null) { // SPEC_I_PT, ALL_TG_PT, APTPL
+        if ((param[20] & 0x08) != 0 || (param[20] & 0x01) != 0 && file == null) { // SPEC_I_PT, APTPL
             return invalidParameter();
         }
         Long mine = keys.get(nexus);
@@ -345,6 +355,11 @@ final class ScsiReservations {
                 }
             } else {
                 keys.put(nexus, serviceKey);
+                if ((param[20] & 0x04) != 0) { // ALL_TG_PT: every target port, which is this target's one
+                    allTargetPorts.add(nexus);
+                } else {
+                    allTargetPorts.remove(nexus);
+                }
                 generation++;
             }
             return ScsiResult.good();
@@ -432,6 +447,7 @@ final class ScsiReservations {
             return invalidParameter();
         }
         keys.put(to, serviceKey);
+        allTargetPorts.remove(to); // registered for the target port the parameter list names
         holder = to;
         if (unreg) {
             keys.remove(nexus);

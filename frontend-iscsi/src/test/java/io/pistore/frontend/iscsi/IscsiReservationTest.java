@@ -120,7 +120,7 @@ class IscsiReservationTest extends IscsiLoopbackFixture {
         restart();
         Path file = volumesDirectory().resolve("v" + io.pistore.engine.volume.VolumeStore.RESERVATIONS_SUFFIX);
         try (IscsiTestInitiator a = open("a")) {
-            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0x01).status(), "REGISTER with APTPL");
+            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0x05).status(), "REGISTER with APTPL and ALL_TG_PT");
             assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_A, 0, 0).status());
             byte[] caps = prin(a, 2);
             assertEquals(0x01, caps[2] & 0x01, "PTPL_C");
@@ -139,6 +139,7 @@ class IscsiReservationTest extends IscsiLoopbackFixture {
             assertEquals(KEY_A, Pdu.getLong(res, 8));
             assertEquals(ScsiReservations.WRITE_EXCLUSIVE, res[21]);
             assertEquals(CONFLICT, write(b), "and so did its reservation");
+            assertEquals(0x03, prin(b, 3)[8 + 12] & 0x03, "held, and registered for every target port");
             assertTrue(log.stream().anyMatch(l -> l.contains("kept through the restart")), log.toString());
         }
         try (IscsiTestInitiator a = open("a")) {

@@ -90,9 +90,42 @@ class ScsiReservationsTest {
         assertEquals(0x2400, ascq(r.out(A, cdb(1, 2), param(1, 0))), "type 2 is not a reservation type");
         assertEquals(0x2600, ascq(r.out(A, cdb(4, 1), param(1, 0))), "PREEMPT of key 0 without a reservation");
         assertEquals(ScsiResult.RESERVATION_CONFLICT, out(A, 4, 1, 1, 99), "PREEMPT of a key nobody has");
-        byte[] ignoreWithAllPorts = param(0, 5);
-        ignoreWithAllPorts[20] = 0x04;
-        assertEquals(0x2600, ascq(r.out(B, cdb(6, 0), ignoreWithAllPorts)), "ALL_TG_PT");
+        byte[] specifyPorts = param(0, 5);
+        specifyPorts[20] = 0x08;
+        assertEquals(0x2600, ascq(r.out(B, cdb(0, 0), specifyPorts)), "SPEC_I_PT");
+    }
+
+    byte[] fullStatus() {
+        byte[] c = new byte[10];
+        c[0] = 0x5E;
+        c[1] = 3;
+        c[8] = (byte) 200;
+        return r.in(c).dataIn;
+    }
+
+    @Test
+    void allTargetPortsIsTakenAndReported() {
+        byte[] caps = new byte[10];
+        caps[0] = 0x5E;
+        caps[1] = 2;
+        caps[8] = 8;
+        assertEquals(0x04, r.in(caps).dataIn[2] & 0x04, "ATP_C");
+        byte[] all = param(0, 1);
+        all[20] = 0x04;
+        assertEquals(0, r.out(A, cdb(0, 0), all).status, "REGISTER with ALL_TG_PT");
+        assertEquals(0, out(B, 6, 0, 0, 2));
+        byte[] full = fullStatus();
+        int second = 8 + 24 + Pdu.getInt(full, 8 + 20);
+        assertEquals(0x02, full[8 + 12] & 0x02, "A's registration was made for every target port");
+        assertEquals(0, full[second + 12] & 0x02, "B's was not");
+        assertEquals(1, Pdu.getLong(full, 8));
+        byte[] reserveWithIt = param(1, 0);
+        reserveWithIt[20] = 0x04;
+        assertEquals(0, r.out(A, cdb(1, ScsiReservations.WRITE_EXCLUSIVE), reserveWithIt).status,
+                "ALL_TG_PT is ignored by RESERVE");
+        assertEquals(0, out(A, 6, 0, 0, 3), "registered again without ALL_TG_PT");
+        assertEquals(0, fullStatus()[8 + 12] & 0x02);
+        assertEquals(0x01, fullStatus()[8 + 12] & 0x01, "A holds the reservation");
     }
 
 
