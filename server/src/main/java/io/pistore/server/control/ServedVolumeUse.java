@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * How {@code pistore serve} tells a volume in use: requests inside it now, requests within the last
  * {@link #QUIET_SECONDS} seconds (sampled once a second, and at the question), NBD clients bound to
- * its export, or iSCSI sessions logged in to its target; {@link #disconnect} ends both kinds. A tcp or rdma host that is connected but idle is not seen: its connection spans every
- * volume, and its next request to a deleted one is answered as for a volume that does not exist.
+ * its export, or iSCSI sessions logged in to its target (both ended by {@link #disconnect}). A tcp or
+ * rdma host that is connected but idle is not seen: its connection spans every volume, and its next
+ * request to a deleted one is answered as for a volume that does not exist.
  */
 public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
     public static final int QUIET_SECONDS = 5;
@@ -42,7 +43,7 @@ public final class ServedVolumeUse implements VolumeUse, AutoCloseable {
         nbd.set(server);
     }
 
-    /** The iSCSI frontend, told of resized volumes, whose sessions count as users (set once it listens). */
+    /** The iSCSI frontend, told of resized volumes (set once it listens). */
     public void iscsi(IscsiServer server) {
         iscsi.set(server);
     }
