@@ -187,6 +187,48 @@ class PskTlsChannelTest {
         assertTrue(e.getMessage().startsWith("no TLS ClientHello from the client"), e.getMessage());
     }
 
+    @Test
+    void theSessionIsAPskOneAndPiecesAndGatheredWritesCountExactly() throws Exception {
+        PskTlsChannel fresh = new PskTlsChannel(serverSide, KEYS);
+        assertTrue(fresh.isHandshaking(), "before it starts");
+        assertEquals(null, fresh.peerIdentity());
+        PskTlsChannel s = handshake(PskTestClient.tls13("alice", ALICE));
+        assertTrue(!s.isHandshaking());
+        assertTrue(s.peerIdentityIsPsk());
+        TlsClientProtocol c = protocols.get(0);
+
+        c.getOutputStream().write("hello world".getBytes(StandardCharsets.US_ASCII));
+        assertArrayEquals("h".getBytes(StandardCharsets.US_ASCII), readAll(s, serverSide, 1));
+        assertTrue(s.hasBufferedInput(), "the rest of the record waits here");
+        assertArrayEquals("ello world".getBytes(StandardCharsets.US_ASCII), readAll(s, serverSide, 10));
+        assertTrue(!s.hasBufferedInput());
+
+        byte[] data = new byte[150_001];
+        new Random(11).nextBytes(data);
+        CompletableFuture<byte[]> back = CompletableFuture.supplyAsync(() -> readFully(c.getInputStream(), data.length));
+        TlsSessionTest.send(s, serverSide, ByteBuffer.allocate(0), ByteBuffer.wrap(data, 0, 70_000), ByteBuffer.allocate(0),
+                ByteBuffer.wrap(data, 70_000, 80_000), ByteBuffer.wrap(data, 150_000, 1));
+        assertArrayEquals(data, back.get(30, TimeUnit.SECONDS));
+        assertEquals(2, s.write(ByteBuffer.wrap(new byte[] {7, 9})));
+        TlsStream.Waiter w = TlsChannelTest.waiter(serverSide);
+        while (!s.flush()) {
+            w.await(SelectionKey.OP_WRITE);
+        }
+        assertArrayEquals(new byte[] {7, 9}, readFully(c.getInputStream(), 2));
+
+        s.close();
+        assertEquals(-1, c.getInputStream().read(), "close_notify ends the client's stream");
+    }
+
+    @Test
+    void aClientThatLeavesDuringTheHandshakeIsAnEndNotAnAlert() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        clientSide.close();
+        java.io.EOFException e = assertThrows(java.io.EOFException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        assertEquals("connection closed during the TLS handshake", e.getMessage());
+        assertTrue(!s.isHandshaking());
+    }
+
     static byte[] readAll(TlsStream s, SocketChannel ch, int n) {
         try {
             ByteBuffer b = ByteBuffer.allocate(n);

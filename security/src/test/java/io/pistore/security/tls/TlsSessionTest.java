@@ -85,16 +85,18 @@ class TlsSessionTest {
         return new TlsChannel[] {s, c};
     }
 
-    private static void send(TlsChannel c, SocketChannel ch, ByteBuffer... srcs) throws IOException {
+    static void send(TlsStream c, SocketChannel ch, ByteBuffer... srcs) throws IOException {
         TlsStream.Waiter w = TlsChannelTest.waiter(ch);
-        long left = Arrays.stream(srcs).mapToLong(ByteBuffer::remaining).sum();
-        while (left > 0 || c.unsentBytes() > 0) {
+        long total = Arrays.stream(srcs).mapToLong(ByteBuffer::remaining).sum();
+        long taken = 0;
+        while (Arrays.stream(srcs).anyMatch(ByteBuffer::hasRemaining) || c.unsentBytes() > 0) {
             long n = c.write(srcs);
-            left -= n;
+            taken += n;
             if (n == 0 && !c.flush()) {
                 w.await(SelectionKey.OP_WRITE);
             }
         }
+        assertEquals(total, taken, "each write says how much of the buffers it took");
         assertEquals(0, c.unsentBytes());
         assertTrue(c.flush(), "nothing waits");
     }
