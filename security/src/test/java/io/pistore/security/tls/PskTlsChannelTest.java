@@ -229,6 +229,62 @@ class PskTlsChannelTest {
         assertTrue(!s.isHandshaking());
     }
 
+    /** TLS 1.2 offering DHE-PSK with AES-256 first, then AES-128. */
+    static final class Prefers256 extends org.bouncycastle.tls.PSKTlsClient {
+        Prefers256(String identity, byte[] key) {
+            super(new org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider().create(new java.security.SecureRandom()),
+                    identity.getBytes(StandardCharsets.UTF_8), key);
+        }
+
+        @Override
+        protected org.bouncycastle.tls.ProtocolVersion[] getSupportedVersions() {
+            return org.bouncycastle.tls.ProtocolVersion.TLSv12.only();
+        }
+
+        @Override
+        protected int[] getSupportedCipherSuites() {
+            return new int[] {CipherSuite.TLS_DHE_PSK_WITH_AES_256_GCM_SHA384, CipherSuite.TLS_DHE_PSK_WITH_AES_128_GCM_SHA256};
+        }
+    }
+
+    @Test
+    void theServersOrderOfSuitesWinsOverTheClients() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
+            try {
+                s.handshake(TlsChannelTest.waiter(serverSide));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        TlsClientProtocol c = new TlsClientProtocol(clientSide.getInputStream(), clientSide.getOutputStream());
+        c.connect(new Prefers256("bob", new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
+        sh.get(20, TimeUnit.SECONDS);
+        assertEquals("TLS_DHE_PSK_WITH_AES_128_GCM_SHA256", s.cipherSuite());
+        assertEquals("bob", s.peerIdentity());
+        c.close();
+    }
+
+    @Test
+    void aTls13ClientWithoutAPreSharedKeyIsToldSo() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        CompletableFuture<Void> ch = CompletableFuture.runAsync(() -> {
+            try {
+                javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) javax.net.ssl.SSLContext.getDefault().getSocketFactory()
+                        .createSocket(clientSide, "localhost", clientSide.getPort(), true);
+                tls.setEnabledProtocols(new String[] {"TLSv1.3"});
+                tls.startHandshake();
+            } catch (IOException | java.security.GeneralSecurityException e) {
+                // refused, as expected
+            }
+        });
+        SSLException e = assertThrows(SSLException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        assertEquals("handshake_failure(40); the client offered no pre-shared key", e.getMessage(),
+                "the alert's name once");
+        serverSide.close();
+        ch.get(20, TimeUnit.SECONDS);
+    }
+
     static byte[] readAll(TlsStream s, SocketChannel ch, int n) {
         try {
             ByteBuffer b = ByteBuffer.allocate(n);
