@@ -285,6 +285,53 @@ class PskTlsChannelTest {
         ch.get(20, TimeUnit.SECONDS);
     }
 
+    @Test
+    void aFullSocketTakesNothingMoreUntilTheClientReads() throws Exception {
+        PskTlsChannel s = handshake(PskTestClient.tls13("alice", ALICE));
+        TlsClientProtocol c = protocols.get(0);
+        byte[] chunk = new byte[1 << 20];
+        new Random(13).nextBytes(chunk);
+        long taken = 0;
+        long n;
+        do {
+            n = s.write(ByteBuffer.wrap(chunk));
+            taken += n;
+            assertTrue(taken < (1L << 32), "the socket never filled");
+        } while (n > 0);
+        assertTrue(!s.flush(), "the socket is full: bytes wait");
+        assertTrue(s.unsentBytes() > 0);
+        assertEquals(0, s.write(ByteBuffer.wrap(chunk)), "nothing more is taken while earlier bytes wait");
+        long want = taken;
+        CompletableFuture<Long> got = CompletableFuture.supplyAsync(() -> {
+            try {
+                InputStream in = c.getInputStream();
+                byte[] b = new byte[1 << 16];
+                long sum = 0;
+                while (sum < want) {
+                    int r = in.read(b, 0, (int) Math.min(b.length, want - sum));
+                    if (r < 0) {
+                        throw new IOException("ended after " + sum);
+                    }
+                    for (int i = 0; i < r; i++) {
+                        if (b[i] != chunk[(int) ((sum + i) % chunk.length)]) {
+                            throw new IOException("byte " + (sum + i) + " differs");
+                        }
+                    }
+                    sum += r;
+                }
+                return sum;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        TlsStream.Waiter w = TlsChannelTest.waiter(serverSide);
+        while (!s.flush()) {
+            w.await(SelectionKey.OP_WRITE);
+        }
+        assertEquals(0, s.unsentBytes());
+        assertEquals(want, got.get(60, TimeUnit.SECONDS));
+    }
+
     static byte[] readAll(TlsStream s, SocketChannel ch, int n) {
         try {
             ByteBuffer b = ByteBuffer.allocate(n);

@@ -327,4 +327,90 @@ class TlsSessionTest {
             }
         }
     }
+
+    /**
+     * Writes until the socket takes nothing more (the peer does not read): then a write takes
+     * nothing, flush says bytes wait and counts them; once the peer reads, everything taken arrives.
+     */
+    static void fillTheSocketThenDrain(TlsStream c, SocketChannel ch, TlsStream peer, SocketChannel peerCh)
+            throws Exception {
+        byte[] chunk = new byte[1 << 20];
+        new java.util.Random(13).nextBytes(chunk);
+        long taken = 0;
+        long n;
+        do {
+            n = c.write(ByteBuffer.wrap(chunk));
+            taken += n;
+            assertTrue(taken < (1L << 32), "the socket never filled");
+        } while (n > 0);
+        assertFalse(c.flush(), "the socket is full: bytes wait");
+        assertTrue(c.unsentBytes() > 0);
+        assertEquals(0, c.write(ByteBuffer.wrap(chunk)), "nothing more is taken while earlier bytes wait");
+        long want = taken;
+        CompletableFuture<Long> got = CompletableFuture.supplyAsync(() -> {
+            try {
+                TlsStream.Waiter w = TlsChannelTest.waiter(peerCh);
+                ByteBuffer b = ByteBuffer.allocate(1 << 16);
+                long sum = 0;
+                long at = 0;
+                while (sum < want) {
+                    b.clear();
+                    int r = peer.read(b);
+                    if (r < 0) {
+                        throw new IOException("ended after " + sum);
+                    }
+                    if (r == 0) {
+                        w.await(SelectionKey.OP_READ);
+                    }
+                    for (int i = 0; i < r; i++) {
+                        if (b.get(i) != chunk[(int) (at++ % chunk.length)]) {
+                            throw new IOException("byte " + (at - 1) + " differs");
+                        }
+                    }
+                    sum += r;
+                }
+                return sum;
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        TlsStream.Waiter w = TlsChannelTest.waiter(ch);
+        while (!c.flush()) {
+            w.await(SelectionKey.OP_WRITE);
+        }
+        assertEquals(0, c.unsentBytes());
+        assertEquals(want, got.get(60, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aFullSocketTakesNothingMoreUntilThePeerReads() throws Exception {
+        TlsChannel[] p = pair(false);
+        fillTheSocketThenDrain(p[1], clientSide, p[0], serverSide);
+    }
+
+    @Test
+    void aRecordCutShortDuringTheHandshakeWaitsForMoreThenIsAnErrorAtTheEnd() throws Exception {
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, TlsEngine.JDK);
+        TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
+        clientSide.configureBlocking(true);
+        clientSide.write(ByteBuffer.wrap(new byte[] {0x16, 0x03, 0x01}));
+        TlsChannelTest.waiter(serverSide).await(SelectionKey.OP_READ);
+        assertEquals(SelectionKey.OP_READ, s.handshakeStep(), "three bytes of a record: wait for the rest");
+        assertEquals(3, s.partialRecordBytes());
+        assertTrue(s.isHandshaking());
+        clientSide.close();
+        TlsChannelTest.waiter(serverSide).await(SelectionKey.OP_READ);
+        javax.net.ssl.SSLException e = assertThrows(javax.net.ssl.SSLException.class, s::handshakeStep);
+        assertEquals("connection closed after 3 bytes of a TLS record, during the handshake", e.getMessage());
+        assertFalse(s.isHandshaking());
+    }
+
+    @Test
+    void aPeerThatLeavesBeforeSendingAnythingEndsTheHandshake() throws Exception {
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, TlsEngine.JDK);
+        TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
+        clientSide.close();
+        java.io.EOFException e = assertThrows(java.io.EOFException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        assertEquals("connection closed during the TLS handshake", e.getMessage());
+    }
 }
