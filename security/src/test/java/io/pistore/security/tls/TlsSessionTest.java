@@ -62,6 +62,9 @@ class TlsSessionTest {
         clientSide.close();
     }
 
+    /** The client's engine of the last {@link #pair}, for records sealed by hand. */
+    SSLEngine clientEngine;
+
     /** A server and a client channel after a finished handshake. */
     private TlsChannel[] pair(boolean clientCertificate) throws Exception {
         TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), pki.ca(), clientCertificate, TlsEngine.JDK);
@@ -69,7 +72,8 @@ class TlsSessionTest {
                 ? TlsContext.client(pki.ca(), pki.clientCert(), pki.clientKey(), TlsEngine.JDK)
                 : TlsContext.client(pki.ca(), null, null, TlsEngine.JDK);
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
-        TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("localhost", 1));
+        clientEngine = cc.clientEngine("localhost", 1);
+        TlsChannel c = new TlsChannel(clientSide, clientEngine);
         assertTrue(s.isHandshaking(), "before the handshake starts");
         CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
             try {
@@ -412,5 +416,69 @@ class TlsSessionTest {
         clientSide.close();
         java.io.EOFException e = assertThrows(java.io.EOFException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
         assertEquals("connection closed during the TLS handshake", e.getMessage());
+    }
+
+    /** Bytes {@code b} sealed as one record by the client's engine (its channel is idle): as many of {@code n} as a record takes. */
+    private byte[] seal(byte b, int n) throws IOException {
+        ByteBuffer plain = ByteBuffer.allocate(n);
+        java.util.Arrays.fill(plain.array(), b);
+        ByteBuffer sealed = ByteBuffer.allocate(clientEngine.getSession().getPacketBufferSize());
+        assertEquals(javax.net.ssl.SSLEngineResult.Status.OK, clientEngine.wrap(plain, sealed).getStatus());
+        sealedPlain = plain.position();
+        return Arrays.copyOf(sealed.array(), sealed.position());
+    }
+
+    /** The plaintext bytes the last {@link #seal} took. */
+    int sealedPlain;
+
+    private void sendRaw(byte[] bytes) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        assertEquals(bytes.length, clientSide.write(b), "an idle socket takes a few KiB at once");
+    }
+
+    @Test
+    void aWholeRecordNotYetDecryptedCountsAsBufferedAndAPartOfOneDoesNot() throws Exception {
+        TlsChannel[] p = pair(false);
+        TlsChannel s = p[0];
+        TlsStream.Waiter w = TlsChannelTest.waiter(serverSide);
+        byte[] big = seal((byte) 1, 16_384); // a full record: no room is left beside it to decrypt the next
+        int full = sealedPlain;
+        byte[] small = seal((byte) 2, 1_000);
+        assertEquals(1_000, sealedPlain);
+        byte[] both = Arrays.copyOf(big, big.length + small.length);
+        System.arraycopy(small, 0, both, big.length, small.length);
+        sendRaw(both); // one write, one segment on loopback: both records arrive together
+        w.await(SelectionKey.OP_READ);
+        ByteBuffer first = ByteBuffer.allocate(full);
+        while (first.hasRemaining()) {
+            if (s.read(first) == 0) {
+                w.await(SelectionKey.OP_READ);
+            }
+        }
+        assertEquals(1, first.get(full - 1));
+        assertTrue(s.hasBufferedInput(), "the second record waits whole, not decrypted yet");
+        assertEquals(small.length, s.partialRecordBytes());
+        ByteBuffer second = ByteBuffer.allocate(1_000);
+        assertEquals(1_000, s.read(second), "read without the socket");
+        assertEquals(2, second.get(999));
+        assertFalse(s.hasBufferedInput());
+        assertEquals(0, s.partialRecordBytes());
+
+        byte[] third = seal((byte) 3, 10);
+        sendRaw(Arrays.copyOf(third, 3));
+        w.await(SelectionKey.OP_READ);
+        ByteBuffer b = ByteBuffer.allocate(10);
+        assertEquals(0, s.read(b), "three bytes of a record");
+        assertEquals(3, s.partialRecordBytes());
+        assertFalse(s.hasBufferedInput());
+        sendRaw(Arrays.copyOfRange(third, 3, 6));
+        w.await(SelectionKey.OP_READ);
+        assertEquals(0, s.read(b), "a header and one byte of the body");
+        assertEquals(6, s.partialRecordBytes());
+        assertFalse(s.hasBufferedInput(), "the header says more is to come");
+        sendRaw(Arrays.copyOfRange(third, 6, third.length));
+        w.await(SelectionKey.OP_READ);
+        assertEquals(10, s.read(b));
+        assertEquals(3, b.get(9));
     }
 }
