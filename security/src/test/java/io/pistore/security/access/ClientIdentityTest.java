@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.security.access.AccessRules.Grant;
+import io.pistore.security.tls.TestPki;
+import java.io.InputStream;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -63,5 +67,25 @@ class ClientIdentityTest {
         assertEquals(Grant.READ_WRITE, a.grant(ClientIdentity.named("alice"), "disk1"));
         assertEquals(Grant.READ_ONLY, a.grant(ClientIdentity.named("bob"), "disk2"));
         assertEquals(Grant.NONE, a.grant(ClientIdentity.named("bob"), "disk1"));
+    }
+
+    @Test
+    void aCertificateWithoutASubjectIsShownByItsFirstAltName() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"), "alice");
+        pki.leaf("dns", "/", "subjectAltName=critical,DNS:nosubject.example,email:ops@example.org\n");
+        pki.leaf("mail", "/", "subjectAltName=critical,email:ops@example.org\n");
+        ClientIdentity dns = ClientIdentity.of(load(pki.dir.resolve("dns-cert.pem")));
+        assertEquals("subjectAltName nosubject.example", dns.toString(), "a DNS name first");
+        assertNull(dns.commonName());
+        assertEquals(List.of("nosubject.example", "ops@example.org"), dns.names());
+        ClientIdentity mail = ClientIdentity.of(load(pki.dir.resolve("mail-cert.pem")));
+        assertEquals("subjectAltName ops@example.org", mail.toString());
+        assertTrue(mail.matches("ops@example.org"));
+    }
+
+    private static X509Certificate load(Path pem) throws Exception {
+        try (InputStream in = Files.newInputStream(pem)) {
+            return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+        }
     }
 }

@@ -303,6 +303,7 @@ class TlsSessionTest {
                     assertEquals("TLSv1.3", tls.getSession().getProtocol(), "handshaken before it returns");
                     assertTrue(tls.getUseClientMode());
                     assertEquals("HTTPS", tls.getSSLParameters().getEndpointIdentificationAlgorithm());
+                    assertEquals(List.of(TlsContext.PROTOCOL), List.of(tls.getSSLParameters().getProtocols()));
                     OutputStream out = tls.getOutputStream();
                     out.write("ping".getBytes());
                     out.flush();
@@ -357,11 +358,11 @@ class TlsSessionTest {
                 ByteBuffer b = ByteBuffer.allocate(1 << 16);
                 long sum = 0;
                 long at = 0;
-                while (sum < want) {
+                while (true) {
                     b.clear();
                     int r = peer.read(b);
                     if (r < 0) {
-                        throw new IOException("ended after " + sum);
+                        return sum; // close_notify
                     }
                     if (r == 0) {
                         w.await(SelectionKey.OP_READ);
@@ -373,7 +374,6 @@ class TlsSessionTest {
                     }
                     sum += r;
                 }
-                return sum;
             } catch (IOException e) {
                 throw new RuntimeException(e);
             }
@@ -383,7 +383,8 @@ class TlsSessionTest {
             w.await(SelectionKey.OP_WRITE);
         }
         assertEquals(0, c.unsentBytes());
-        assertEquals(want, got.get(60, TimeUnit.SECONDS));
+        c.close();
+        assertEquals(want, got.get(60, TimeUnit.SECONDS), "every byte taken arrived, and not one more");
     }
 
     @Test
@@ -480,5 +481,45 @@ class TlsSessionTest {
         w.await(SelectionKey.OP_READ);
         assertEquals(10, s.read(b));
         assertEquals(3, b.get(9));
+    }
+
+    /** A read until the end of the stream, with a buffer of {@code size}: the bytes, in order. */
+    private static byte[] toTheEnd(TlsChannel s, SocketChannel ch, int size) throws IOException {
+        TlsStream.Waiter w = TlsChannelTest.waiter(ch);
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        while (true) {
+            ByteBuffer b = ByteBuffer.allocate(size);
+            int r = s.read(b);
+            if (r < 0) {
+                return all.toByteArray();
+            }
+            assertEquals(r, b.position(), "the count is what it put there");
+            all.write(b.array(), 0, r);
+            if (r == 0) {
+                w.await(SelectionKey.OP_READ);
+            }
+        }
+    }
+
+    @Test
+    void dataAndCloseNotifyArrivingTogetherAreBothSeen() throws Exception {
+        TlsChannel[] p = pair(false);
+        byte[] data = seal((byte) 7, 3);
+        clientEngine.closeOutbound();
+        ByteBuffer close = ByteBuffer.allocate(clientEngine.getSession().getPacketBufferSize());
+        clientEngine.wrap(ByteBuffer.allocate(0), close);
+        byte[] both = Arrays.copyOf(data, data.length + close.position());
+        System.arraycopy(close.array(), 0, both, data.length, close.position());
+        sendRaw(both);
+        assertArrayEquals(new byte[] {7, 7, 7}, toTheEnd(p[0], serverSide, 1 << 16));
+    }
+
+    @Test
+    void aPeerThatHangsUpWithoutCloseNotifyEndsTheStreamAfterItsData() throws Exception {
+        TlsChannel[] p = pair(false);
+        sendRaw(seal((byte) 5, 4));
+        clientSide.close();
+        assertArrayEquals(new byte[] {5, 5, 5, 5}, toTheEnd(p[0], serverSide, 1 << 16));
+        assertEquals(-1, p[0].read(ByteBuffer.allocate(8)));
     }
 }
