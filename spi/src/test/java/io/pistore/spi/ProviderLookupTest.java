@@ -79,6 +79,44 @@ class ProviderLookupTest {
         assertSame(TransportOptions.NONE, a.seen);
     }
 
+    /** A provider whose transport does nothing: what create() hands back is checked by identity. */
+    static final class Making extends Named {
+        final BlockTransport made = new BlockTransport() {
+            @Override
+            public TargetListener listen(String address, TargetHandler handler) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public HostConnection connect(String address, ConnectOptions options) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+
+        @Override
+        public String name() {
+            return "making";
+        }
+
+        @Override
+        public BlockTransport create(TransportOptions options) {
+            seen = options;
+            return made;
+        }
+    }
+
+    @Test
+    void createWithoutSettingsHandsBackWhatCreateWithNoneMadeAndListsAreRefusedByDefault() {
+        Making m = new Making();
+        assertSame(m.made, m.create());
+        assertSame(TransportOptions.NONE, m.seen);
+        org.junit.jupiter.api.Assertions.assertFalse(m.takesPeerLists(), "one address unless a transport says so");
+    }
+
     /** A queue whose submit returns the future it is given. */
     private static HostQueue queue(CompletableFuture<Completion> f) {
         return new HostQueue() {

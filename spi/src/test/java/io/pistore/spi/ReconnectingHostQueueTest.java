@@ -47,13 +47,25 @@ class ReconnectingHostQueueTest {
             this.answers = answers;
         }
 
+        /** Answers to give before those of {@link #answers}, once each. */
+        final Deque<Completion> next = new ArrayDeque<>();
+        /** Whether requests wait in {@link #pending} until the test completes them. */
+        boolean hold;
+        final List<CompletableFuture<Completion>> pending = new ArrayList<>();
+
         @Override
         public CompletableFuture<Completion> submit(BlockRequest request) {
             received.add(request);
             if (shut) {
                 return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, "connection shut"));
             }
-            Completion c = answers.getOrDefault(request.volume(), Completion.success());
+            if (hold) {
+                CompletableFuture<Completion> f = new CompletableFuture<>();
+                pending.add(f);
+                return f;
+            }
+            Completion once = next.poll();
+            Completion c = once != null ? once : answers.getOrDefault(request.volume(), Completion.success());
             return CompletableFuture.completedFuture(screen == null ? c : screen.screen(request.volume(), c));
         }
 
@@ -87,6 +99,12 @@ class ReconnectingHostQueueTest {
         /** Runs inside {@link #connect}, before the connection is made. */
         Runnable duringConnect = () -> { };
         final List<Connection> reconnectingFrom = new ArrayList<>();
+        /** Runs when a connection is stamped with its fence, just before the queue takes it up. */
+        Runnable duringFence = () -> { };
+        /** How long requests wait for a peer while following path states; null: the default. */
+        Long failoverWait;
+        /** How long a connection left by a move keeps its requests; null: the default. */
+        Long drain;
 
         Queue(Lines log, List<String> peers) {
             super("fake", log, peers, 0, 3);
@@ -101,6 +119,25 @@ class ReconnectingHostQueueTest {
 
         void runNextAttempt() {
             attempts.removeFirst().run();
+        }
+
+        void runLastAttempt() {
+            attempts.removeLast().run();
+        }
+
+        @Override
+        protected void fence(Connection c, WriteFence f) {
+            duringFence.run();
+        }
+
+        @Override
+        protected long failoverWaitMillis() {
+            return failoverWait == null ? super.failoverWaitMillis() : failoverWait;
+        }
+
+        @Override
+        protected long drainMillis() {
+            return drain == null ? super.drainMillis() : drain;
         }
 
         Connection now() {
@@ -269,6 +306,7 @@ class ReconnectingHostQueueTest {
         }
         assertEquals(List.of(10L, 10L, 20L, 40L, 40L, 40L, 40L, 40L, 40L, 40L, 40L, 40L, 40L), q.delays);
         assertEquals(2, log.count("cannot reconnect to a"), log.lines.toString());
+        assertEquals(List.of(q.made.get(0)), q.reconnectingFrom, "told of the lost connection once, not per attempt");
         assertEquals(1, log.count("attempt 10: peer 0 refused"), log.lines.toString());
         assertEquals(Status.TRANSPORT_ERROR, submit(q, "v").status());
 
@@ -340,6 +378,7 @@ class ReconnectingHostQueueTest {
         q.started();
         assertSame(none, submit(q, "v"));
         assertFalse(q.made.get(0).shut);
+        assertEquals(null, q.made.get(0).screen, "one peer: the transport is not asked to screen answers");
         assertTrue(q.attempts.isEmpty());
     }
 
@@ -526,5 +565,86 @@ class ReconnectingHostQueueTest {
         assertSame(q.made.get(0), q.now());
         assertEquals("a", q.peer());
         assertTrue(q.attempts.isEmpty());
+    }
+
+    private static PathReport says(long counter, PathState s) {
+        return new PathReport(counter, Map.of("v", s, "w", s));
+    }
+
+    @Test
+    void anAnswerForOneVolumeForgetsThatVolumesMarksOnly() {
+        Queue q = new Queue(new Lines(), List.of("a", "b"));
+        Completion noV = Completion.failure(Status.NO_SUCH_VOLUME, "no volume v");
+        Completion noW = Completion.failure(Status.NO_SUCH_VOLUME, "no volume w");
+        Map<String, Completion> onA = new HashMap<>(Map.of("v", noV));
+        q.answers.put(0, onA);
+        q.answers.put(1, new HashMap<>(Map.of("w", noW)));
+        q.started();
+        assertEquals(Status.TRANSPORT_ERROR, submit(q, "v").status()); // a lacks v
+        q.runNextAttempt();
+        assertEquals(1, q.now().peer);
+        assertEquals("b has no volume w; moving to another peer of a,b", submit(q, "w").message());
+        q.runNextAttempt();
+        assertEquals(0, q.now().peer, "back to a");
+        onA.remove("v");
+        assertEquals(Status.SUCCESS, submit(q, "v").status(), "v is on a after all: its mark goes, w's stays");
+        assertEquals(Status.SUCCESS, submit(q, "w").status(), "w answers on a: b's mark for w goes as well");
+        onA.put("w", noW);
+        Completion c = submit(q, "w");
+        assertEquals("a has no volume w; moving to another peer of a,b", c.message(),
+                "only a is known to lack w now, so b is worth a try");
+    }
+
+    @Test
+    void aReconnectPrefersTheOptimizedPeerToTheNextInTurn() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b", "c")).started();
+        PeerPaths paths = new PeerPaths(List.of("a", "b", "c"));
+        q.follow(paths);
+        paths.report(1, says(1, PathState.OPTIMIZED));
+        q.runNextAttempt(); // the move to b
+        assertEquals(1, q.now().peer);
+        q.now().lose("reset");
+        paths.unreachable(1);
+        paths.report(2, says(1, PathState.NON_OPTIMIZED)); // the next in turn, known
+        paths.report(0, says(2, PathState.OPTIMIZED));
+        assertEquals(1, q.attempts.size(), "no move while the connection is lost: the reconnect decides");
+        q.runNextAttempt();
+        assertEquals(0, q.now().peer, "a, the first of the list, is where v and w are served best");
+        assertEquals(1, log.count("INFO pistore fake: failed over from b to a (queue 3) after 1 attempt"), log.lines.toString());
+    }
+
+    @Test
+    void closingWhileAConnectionIsTakenUpReleasesItToo() {
+        Queue q = new Queue(new Lines(), List.of("a", "b")).started();
+        q.made.get(0).lose("reset");
+        q.duringFence = q::close;
+        q.runNextAttempt();
+        assertTrue(q.closedNow());
+        assertTrue(q.made.get(0).released);
+        assertTrue(q.made.get(1).released, "the connection adopted as the queue closed is let go as well");
+    }
+
+    @Test
+    void aLossNoticedWhileAMoveTakesUpItsConnectionStartsNoReconnect() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        PeerPaths paths = new PeerPaths(List.of("a", "b"));
+        q.follow(paths);
+        paths.report(1, says(1, PathState.OPTIMIZED));
+        Connection a = q.made.get(0);
+        q.duringFence = () -> {
+            q.duringFence = () -> { };
+            a.lose("reset"); // the old connection goes just before the new one becomes current
+        };
+        q.runNextAttempt(); // the move
+        assertEquals(1, q.now().peer);
+        assertEquals(1, q.attempts.size(), "the loss was noticed while a was still current");
+        q.runNextAttempt();
+        assertEquals(2, q.made.size(), "the move took over: nothing more is connected");
+        assertEquals(0, q.reconnects());
+        assertTrue(q.reconnectingFrom.isEmpty());
+        assertEquals(1, q.moves());
+        assertEquals(Status.SUCCESS, submit(q, "v").status());
     }
 }

@@ -16,6 +16,7 @@ import io.pistore.integrity.PiErrorKind;
 import io.pistore.integrity.ScatterList;
 import java.nio.ByteBuffer;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -76,6 +77,12 @@ class SpiValuesTest {
         ConnectOptions d = ConnectOptions.defaults();
         assertEquals(1, d.queues());
         assertEquals(32, d.queueDepth());
+        assertNull(d.volume(), "no volume named unless asked");
+        ConnectOptions named = d.volume("disk1");
+        assertEquals("disk1", named.volume());
+        assertEquals(1, named.queues());
+        assertEquals(32, named.queueDepth());
+        assertNull(d.volume(), "the original is unchanged");
     }
 
     @Test
@@ -139,6 +146,15 @@ class SpiValuesTest {
         assertSame(e, pi.piError(), "the block index stays relative to the request");
         assertEquals("lba=103 error=ref expected=0x1f actual=0x20", pi.message());
         assertEquals("REF_TAG_CHECK: lba=103 error=ref expected=0x1f actual=0x20", pi.toString());
+        assertFalse(pi.caughtByHost(), "reported by the target");
+        assertFalse(f.caughtByHost());
+
+        Completion host = Completion.piErrorCaughtByHost(100, e);
+        assertTrue(host.caughtByHost(), "caught by the host side as the read's data arrived");
+        assertEquals(Status.REF_TAG_CHECK, host.status());
+        assertEquals(103, host.errorLba());
+        assertSame(e, host.piError());
+        assertEquals("lba=103 error=ref expected=0x1f actual=0x20", host.message());
     }
 
     @Test
@@ -237,5 +253,50 @@ class SpiValuesTest {
         assertEquals(1, soft.maxTransferBytes());
         assertEquals("the transfer limit must be positive, not 0", assertThrows(IllegalArgumentException.class,
                 () -> new TransportCapabilities(Set.of(), 0)).getMessage());
+    }
+
+    @Test
+    void reconnectPoliciesTakeDelaysFromOneMillisecondAndDoubleUpToTheLongest() {
+        ReconnectPolicy.Scheduler never = (task, delay) -> false;
+        ReconnectPolicy one = new ReconnectPolicy(true, 1, 1, never);
+        assertEquals(1, one.delayBefore(1));
+        assertEquals(1, one.delayBefore(5), "never longer than the longest");
+        assertEquals("reconnect delays of 0 and 5 ms",
+                assertThrows(IllegalArgumentException.class, () -> new ReconnectPolicy(true, 0, 5, never)).getMessage());
+        assertEquals("reconnect delays of 5 and 0 ms",
+                assertThrows(IllegalArgumentException.class, () -> new ReconnectPolicy(true, 5, 0, never)).getMessage());
+        ReconnectPolicy p = new ReconnectPolicy(false, 10, 45, never);
+        assertEquals(List.of(10L, 20L, 40L, 45L, 45L),
+                List.of(p.delayBefore(1), p.delayBefore(2), p.delayBefore(3), p.delayBefore(4), p.delayBefore(9)));
+        assertFalse(p.enabled());
+        assertFalse(p.scheduler().schedule(() -> { }, 1));
+    }
+
+    @Test
+    void pathStatesHaveLabelsAndWireCodes() {
+        assertEquals("optimized", PathState.OPTIMIZED.label());
+        assertEquals("non-optimized", PathState.NON_OPTIMIZED.label());
+        assertEquals("inaccessible", PathState.INACCESSIBLE.label());
+        for (PathState s : PathState.values()) {
+            assertSame(s, PathState.of(s.code()));
+        }
+        assertNull(PathState.of(3));
+        assertNull(PathState.of(-1));
+    }
+
+    @Test
+    void aTargetIsOptimizedForEveryVolumeUnlessItSaysOtherwise() {
+        TargetHandler plain = new TargetHandler() {
+            @Override
+            public List<VolumeInfo> volumes() {
+                return List.of(new VolumeInfo("v", 8, F));
+            }
+
+            @Override
+            public void execute(BlockRequest request, PiDuty duty, java.util.function.Consumer<Completion> done) {
+                done.accept(Completion.success());
+            }
+        };
+        assertEquals(PathState.OPTIMIZED, plain.pathState("v"));
     }
 }

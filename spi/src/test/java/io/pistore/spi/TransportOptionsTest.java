@@ -47,6 +47,13 @@ class TransportOptionsTest {
         assertEquals(false, DIGEST.parse("false"));
         assertEquals("net.digest must be true or false, not 'yes'", reason(() -> DIGEST.parse("yes")));
         assertEquals("net.digest must be true or false, not '1'", reason(() -> DIGEST.parse("1")));
+        TransportOption<Boolean> on = TransportOption.flag("net.on", true, "on by default");
+        assertEquals(true, on.defaultValue());
+        assertEquals("true", on.defaultText());
+        assertEquals("true, false", on.values());
+        assertEquals(false, on.parse("False"));
+        assertEquals("net.on (true, false, default true)", on.toString());
+        assertEquals("on by default", on.description());
     }
 
     @Test
@@ -65,6 +72,13 @@ class TransportOptionsTest {
         assertEquals("none", LOCAL.defaultText());
         assertEquals("10.0.0.1", LOCAL.parse(" 10.0.0.1 "));
         assertEquals("net.local must not be empty", reason(() -> LOCAL.parse("  ")));
+        TransportOption<String> bind = TransportOption.text("net.bind", "IP", "0.0.0.0", "where to listen");
+        assertEquals("0.0.0.0", bind.defaultValue());
+        assertEquals("0.0.0.0", bind.defaultText(), "a default is written as itself");
+        assertEquals("where to listen", bind.description());
+        assertEquals("net.bind (IP, default 0.0.0.0)", bind.toString());
+        assertEquals("net.local (IP, default none)", LOCAL.toString());
+        assertEquals("net", bind.transport());
     }
 
     @Test
@@ -76,6 +90,10 @@ class TransportOptionsTest {
         assertTrue(reason(() -> TransportOptions.parse(List.of("threads=4"))).contains("<transport>.<setting>"));
         assertTrue(reason(() -> TransportOptions.parse(List.of("net.threads"))).contains("NAME=VALUE"));
         assertTrue(reason(() -> TransportOptions.parse(List.of("=4"))).contains("NAME=VALUE"));
+        assertEquals("a transport option is named <transport>.<setting>, e.g. tcp.ioThreads, not '.threads'",
+                reason(() -> TransportOptions.parse(List.of(".threads=4"))));
+        assertEquals(4L, TransportOptions.parse(List.of("n.threads=4")).get(TransportOption.number("n.threads", 1, 1, 8, "d")),
+                "a one-letter transport name is a name");
         assertTrue(reason(() -> TransportOptions.NONE.with("net", "1")).contains("<transport>.<setting>"));
     }
 

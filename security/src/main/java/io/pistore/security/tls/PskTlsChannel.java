@@ -297,7 +297,10 @@ public final class PskTlsChannel implements TlsStream {
         String m = e.getMessage();
         if (alert >= 0) {
             String name = AlertDescription.getText(alert);
-            return m == null || m.equals(name) ? name : name + ": " + m;
+            if (m == null) {
+                return name;
+            }
+            return m.startsWith(name) ? m : name + ": " + m; // Bouncy Castle's own messages start with the name
         }
         return m == null ? e.getClass().getSimpleName() : m;
     }

@@ -309,12 +309,6 @@ public final class TlsChannel implements TlsStream {
         }
     }
 
-    private void flushFully(Waiter waiter) throws IOException {
-        while (!flush()) {
-            waiter.await(SelectionKey.OP_WRITE);
-        }
-    }
-
     /**
      * Decrypts the records in netIn into {@code into} (plainIn, or the caller's buffer while plainIn
      * is empty), running the engine's tasks on the way; returns the plaintext bytes it produced in

@@ -187,6 +187,162 @@ class PskTlsChannelTest {
         assertTrue(e.getMessage().startsWith("no TLS ClientHello from the client"), e.getMessage());
     }
 
+    @Test
+    void theSessionIsAPskOneAndPiecesAndGatheredWritesCountExactly() throws Exception {
+        PskTlsChannel fresh = new PskTlsChannel(serverSide, KEYS);
+        assertTrue(fresh.isHandshaking(), "before it starts");
+        assertEquals(null, fresh.peerIdentity());
+        PskTlsChannel s = handshake(PskTestClient.tls13("alice", ALICE));
+        assertTrue(!s.isHandshaking());
+        assertTrue(s.peerIdentityIsPsk());
+        TlsClientProtocol c = protocols.get(0);
+
+        c.getOutputStream().write("hello world".getBytes(StandardCharsets.US_ASCII));
+        assertArrayEquals("h".getBytes(StandardCharsets.US_ASCII), readAll(s, serverSide, 1));
+        assertTrue(s.hasBufferedInput(), "the rest of the record waits here");
+        assertArrayEquals("ello world".getBytes(StandardCharsets.US_ASCII), readAll(s, serverSide, 10));
+        assertTrue(!s.hasBufferedInput());
+        c.getOutputStream().write("12345".getBytes(StandardCharsets.US_ASCII));
+        ByteBuffer roomy = ByteBuffer.allocate(100);
+        TlsStream.Waiter rw = TlsChannelTest.waiter(serverSide);
+        while (roomy.position() < 5) {
+            int before = roomy.position();
+            int r = s.read(roomy);
+            assertEquals(roomy.position() - before, r, "a read into a roomy buffer counts what it put there");
+            if (r == 0) {
+                rw.await(SelectionKey.OP_READ);
+            }
+        }
+
+        byte[] data = new byte[150_001];
+        new Random(11).nextBytes(data);
+        CompletableFuture<byte[]> back = CompletableFuture.supplyAsync(() -> readFully(c.getInputStream(), data.length));
+        TlsSessionTest.send(s, serverSide, ByteBuffer.allocate(0), ByteBuffer.wrap(data, 0, 70_000), ByteBuffer.allocate(0),
+                ByteBuffer.wrap(data, 70_000, 80_000), ByteBuffer.wrap(data, 150_000, 1));
+        assertArrayEquals(data, back.get(30, TimeUnit.SECONDS));
+        assertEquals(2, s.write(ByteBuffer.wrap(new byte[] {7, 9})));
+        TlsStream.Waiter w = TlsChannelTest.waiter(serverSide);
+        while (!s.flush()) {
+            w.await(SelectionKey.OP_WRITE);
+        }
+        assertArrayEquals(new byte[] {7, 9}, readFully(c.getInputStream(), 2));
+
+        s.close();
+        assertEquals(-1, c.getInputStream().read(), "close_notify ends the client's stream");
+    }
+
+    @Test
+    void aClientThatLeavesDuringTheHandshakeIsAnEndNotAnAlert() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        clientSide.close();
+        java.io.EOFException e = assertThrows(java.io.EOFException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        assertEquals("connection closed during the TLS handshake", e.getMessage());
+        assertTrue(!s.isHandshaking());
+    }
+
+    /** TLS 1.2 offering DHE-PSK with AES-256 first, then AES-128. */
+    static final class Prefers256 extends org.bouncycastle.tls.PSKTlsClient {
+        Prefers256(String identity, byte[] key) {
+            super(new org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider().create(new java.security.SecureRandom()),
+                    identity.getBytes(StandardCharsets.UTF_8), key);
+        }
+
+        @Override
+        protected org.bouncycastle.tls.ProtocolVersion[] getSupportedVersions() {
+            return org.bouncycastle.tls.ProtocolVersion.TLSv12.only();
+        }
+
+        @Override
+        protected int[] getSupportedCipherSuites() {
+            return new int[] {CipherSuite.TLS_DHE_PSK_WITH_AES_256_GCM_SHA384, CipherSuite.TLS_DHE_PSK_WITH_AES_128_GCM_SHA256};
+        }
+    }
+
+    @Test
+    void theServersOrderOfSuitesWinsOverTheClients() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
+            try {
+                s.handshake(TlsChannelTest.waiter(serverSide));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        TlsClientProtocol c = new TlsClientProtocol(clientSide.getInputStream(), clientSide.getOutputStream());
+        c.connect(new Prefers256("bob", new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
+        sh.get(20, TimeUnit.SECONDS);
+        assertEquals("TLS_DHE_PSK_WITH_AES_128_GCM_SHA256", s.cipherSuite());
+        assertEquals("bob", s.peerIdentity());
+        c.close();
+    }
+
+    @Test
+    void aTls13ClientWithoutAPreSharedKeyIsToldSo() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        CompletableFuture<Void> ch = CompletableFuture.runAsync(() -> {
+            try {
+                javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) javax.net.ssl.SSLContext.getDefault().getSocketFactory()
+                        .createSocket(clientSide, "localhost", clientSide.getPort(), true);
+                tls.setEnabledProtocols(new String[] {"TLSv1.3"});
+                tls.startHandshake();
+            } catch (IOException | java.security.GeneralSecurityException e) {
+                // refused, as expected
+            }
+        });
+        SSLException e = assertThrows(SSLException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        assertEquals("handshake_failure(40); the client offered no pre-shared key", e.getMessage(),
+                "the alert's name once");
+        serverSide.close();
+        ch.get(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aFullSocketTakesNothingMoreUntilTheClientReads() throws Exception {
+        PskTlsChannel s = handshake(PskTestClient.tls13("alice", ALICE));
+        TlsClientProtocol c = protocols.get(0);
+        byte[] chunk = new byte[1 << 20];
+        new Random(13).nextBytes(chunk);
+        long taken = 0;
+        long n;
+        do {
+            n = s.write(ByteBuffer.wrap(chunk));
+            taken += n;
+            assertTrue(taken < (1L << 32), "the socket never filled");
+        } while (n > 0);
+        assertTrue(!s.flush(), "the socket is full: bytes wait");
+        assertTrue(s.unsentBytes() > 0);
+        assertEquals(0, s.write(ByteBuffer.wrap(chunk)), "nothing more is taken while earlier bytes wait");
+        long want = taken;
+        CompletableFuture<Long> got = CompletableFuture.supplyAsync(() -> {
+            try {
+                InputStream in = c.getInputStream();
+                byte[] b = new byte[1 << 16];
+                long sum = 0;
+                while (true) {
+                    int r = in.read(b, 0, b.length);
+                    if (r < 0) {
+                        return sum; // close_notify
+                    }
+                    for (int i = 0; i < r; i++) {
+                        if (b[i] != chunk[(int) ((sum + i) % chunk.length)]) {
+                            throw new IOException("byte " + (sum + i) + " differs");
+                        }
+                    }
+                    sum += r;
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        TlsStream.Waiter w = TlsChannelTest.waiter(serverSide);
+        while (!s.flush()) {
+            w.await(SelectionKey.OP_WRITE);
+        }
+        assertEquals(0, s.unsentBytes());
+        s.close();
+        assertEquals(want, got.get(60, TimeUnit.SECONDS), "every byte taken arrived, and not one more");
+    }
+
     static byte[] readAll(TlsStream s, SocketChannel ch, int n) {
         try {
             ByteBuffer b = ByteBuffer.allocate(n);

@@ -185,4 +185,34 @@ class TlsContextTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TlsEngine.parse("boring"));
         assertEquals("TLS engine must be auto, openssl or jdk, not 'boring'", e.getMessage());
     }
+
+    @Test
+    void aCertificateThatCannotBeParsedIsNamedByItsPlace() throws Exception {
+        Path bad = dir.resolve("bad-cert.pem");
+        Files.writeString(bad, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+        TlsFileException e = assertThrows(TlsFileException.class, () -> PemCertificates.read(bad, "CA bundle", new Date()));
+        assertTrue(e.getMessage().startsWith("CA bundle " + bad + ": certificate 1 cannot be parsed: "), e.getMessage());
+    }
+
+    @Test
+    void aKeyFileWithoutPemIsSaidSo() throws Exception {
+        Path key = dir.resolve("text-key.pem");
+        Files.writeString(key, "not a key\n");
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+        TlsFileException e = assertThrows(TlsFileException.class, () -> TlsContext.server(pki.serverCert(), key, null, false));
+        assertEquals("private key " + key + " is not PEM (expected -----BEGIN PRIVATE KEY-----)", e.getMessage());
+    }
+
+    @Test
+    void aNativeServerAsksForClientCertificatesOnlyWhenTold() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NativeTls.NETTY.available(),
+                () -> "the openssl TLS engine is not available: " + NativeTls.NETTY.unavailabilityCause());
+        TlsContext open = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, TlsEngine.OPENSSL);
+        assertFalse(open.serverEngine().getNeedClientAuth());
+        assertFalse(open.requiresClientCertificate());
+        assertThrows(IllegalStateException.class, () -> open.clientEngine("localhost", 1));
+        TlsContext c = TlsContext.client(pki.ca(), null, null, TlsEngine.OPENSSL);
+        assertEquals("HTTPS", c.clientEngine("localhost", 1).getSSLParameters().getEndpointIdentificationAlgorithm());
+        assertThrows(IllegalStateException.class, c::serverEngine);
+    }
 }

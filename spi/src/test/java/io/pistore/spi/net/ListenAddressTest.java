@@ -53,4 +53,13 @@ class ListenAddressTest {
         assertEquals("port must be 0 to 65535 in TEST address ':-1'",
                 assertThrows(IllegalArgumentException.class, () -> ListenAddress.parse(":-1", 1, "TEST")).getMessage());
     }
+
+    @Test
+    void theHostIsKeptAsWrittenWithoutBrackets() {
+        assertEquals("127.0.0.1", ListenAddress.parse(":9000", 1, "TEST").getHostString(), "an empty host is the default");
+        assertEquals("localhost", ListenAddress.parse("[localhost]", 1, "TEST").getHostString());
+        assertEquals("localhost", ListenAddress.parse("[localhost]:9000", 1, "TEST").getHostString());
+        assertEquals("localhost", ListenAddress.parse("localhost:5", 1, "TEST").getHostString());
+        assertEquals("[::1", ListenAddress.parse("[::1", 1, "TEST").getHostString(), "an unclosed bracket stays");
+    }
 }

@@ -41,6 +41,49 @@ class PathReportCodecTest {
                 0, 1, 'a', 7}));
     }
 
+    @Test
+    void namesOfSixtyFourBytesTravelAndLongerOnesAreLeftOutOrRefused() throws Exception {
+        String longest = "n".repeat(VolumeListCodec.MAX_NAME);
+        Map<String, PathState> m = new LinkedHashMap<>();
+        m.put(longest, PathState.OPTIMIZED);
+        m.put(longest + "x", PathState.OPTIMIZED);
+        byte[] b = PathReportCodec.encode(new PathReport(1, m), 1 << 20);
+        assertEquals(12 + 2 + VolumeListCodec.MAX_NAME, b.length, "the 65-byte name is left out");
+        assertEquals(new PathReport(1, Map.of(longest, PathState.OPTIMIZED)), PathReportCodec.decode(ByteBuffer.wrap(b)));
+
+        byte[] tooLong = new byte[12 + 2 + 65];
+        ByteBuffer.wrap(tooLong).putLong(1).putInt(1).put((byte) 0).put((byte) 65);
+        assertEquals("path report name of 65 bytes with 65 left", refused(tooLong));
+    }
+
+    @Test
+    void encodingStopsAtTheLimitWithWholeVolumesOnly() throws Exception {
+        Map<String, PathState> m = new LinkedHashMap<>();
+        m.put("a", PathState.OPTIMIZED);
+        m.put("bb", PathState.NON_OPTIMIZED);
+        m.put("c", PathState.INACCESSIBLE);
+        // room for the header and "a" exactly; "bb" does not fit, "c" would but no byte is left
+        byte[] exact = PathReportCodec.encode(new PathReport(4, m), 12 + 3);
+        assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 1, 0, 1, 'a'}, exact);
+        // room for one record more: "bb" (4 bytes) still does not fit, "c" (3 bytes) does
+        byte[] more = PathReportCodec.encode(new PathReport(4, m), 12 + 3 + 3);
+        assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 2, 0, 1, 'a', 2, 1, 'c'}, more);
+        assertEquals(PathState.INACCESSIBLE, PathReportCodec.decode(ByteBuffer.wrap(more)).state("c"));
+        byte[] none = PathReportCodec.encode(new PathReport(4, m), 0);
+        assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0}, none, "the header always");
+    }
+
+    @Test
+    void aVolumeCutShortAfterTheCountCheckIsRefused() {
+        // two volumes in 6 bytes pass the count check; the first takes 4, the second has 2: a code and a
+        // length of 1 with nothing left
+        assertEquals("path report name of 1 bytes with 0 left", refused(new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2,
+                0, 2, 'a', 'b', 0, 1}));
+        // the first takes 5: one byte left for the second
+        assertEquals("path report ends inside volume 1", refused(new byte[] {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2,
+                0, 3, 'a', 'b', 'c', 0}));
+    }
+
     private static String refused(byte[] b) {
         return assertThrows(VolumeListCodec.MalformedListException.class,
                 () -> PathReportCodec.decode(ByteBuffer.wrap(b))).getMessage();
