@@ -224,6 +224,9 @@ final class DocBlocks {
             Ran r = bash(work, variables + body);
             System.out.println("[docs] " + doc + " section '" + b.section() + "': " + (System.nanoTime() - t0) / 1_000_000 + " ms");
             String where = doc + " section '" + b.section() + "', block:\n" + b.commands() + "\noutput:\n" + r.output();
+            if (r.code() != 0) {
+                where += serverLogs(dirs.values());
+            }
             assertEquals(0, r.code(), where);
             if (b.expected() != null) {
                 String expected = map(b.expected(), dirs, ports).strip();
@@ -241,6 +244,24 @@ final class DocBlocks {
             ran.add(b.section());
         }
         return ran;
+    }
+
+    /** The last lines of the servers' logs ({@code *.log}) in the test's directories: why a block failed. */
+    static String serverLogs(java.util.Collection<Path> dirs) throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (Path d : dirs) {
+            if (!Files.isDirectory(d)) {
+                continue;
+            }
+            try (var files = Files.walk(d, 3)) {
+                for (Path log : files.filter(f -> f.toString().endsWith(".log") && Files.isRegularFile(f)).toList()) {
+                    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+                    out.append("\n--- last lines of ").append(log).append(":\n")
+                            .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+                }
+            }
+        }
+        return out.toString();
     }
 
     /** {@code text} with the document's directories and ports replaced by the test's. */
