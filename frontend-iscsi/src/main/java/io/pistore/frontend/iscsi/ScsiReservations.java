@@ -10,9 +10,9 @@ import java.util.Map;
  * CAPABILITIES, READ FULL STATUS) and OUT (REGISTER, REGISTER AND IGNORE EXISTING KEY, RESERVE,
  * RELEASE, CLEAR, PREEMPT, PREEMPT AND ABORT, REGISTER AND MOVE), and which commands of other
  * nexuses the reservation holds off with RESERVATION CONFLICT; the unit attentions SPC-4 asks of
- * PREEMPT, CLEAR and RELEASE. Beside them the SPC-2 reservation of RESERVE and RELEASE (6 and 10):
- * one nexus holds the whole unit, it goes with a logical unit reset and with the holder's session,
- * and the two kinds exclude each other (SPC-3 5.6.3: while any key is registered RESERVE and
+ * PREEMPT, CLEAR and RELEASE. Beside them the SPC-2 reservation of RESERVE and RELEASE (6 and 10,
+ * {@link ScsiSpc2Reservation}): one nexus holds the whole unit, it goes with a logical unit reset
+ * and with the holder's session, and the two kinds exclude each other (SPC-3 5.6.3: while any key is registered RESERVE and
  * RELEASE conflict, while an SPC-2 reservation is held PERSISTENT RESERVE IN and OUT conflict). The
  * persistent state survives the loss of a nexus and a logical unit reset; a restart of the server
  * only when the last REGISTER (or REGISTER AND MOVE) set APTPL (then it is kept in a file,
@@ -22,8 +22,7 @@ import java.util.Map;
  * none: a format 01b TransportID names one initiator port, logged in or not; a format 00b one an
  * initiator device, and that registration (kept under the initiator's name alone) is shared by
  * every I_T nexus of that initiator that has none of its own, now or after it logs in. Every
- * command of a nexus acts under its registration ({@link #registrant}). Third-party SPC-2
- * reservations are not supported.
+ * command of a nexus acts under its registration ({@link #registrant}).
  */
 final class ScsiReservations {
     static final int WRITE_EXCLUSIVE = 1;
@@ -42,8 +41,8 @@ final class ScsiReservations {
     /** The reservation's type, 0 for none. */
     private int type;
     private int generation;
-    /** The nexus holding the SPC-2 reservation of RESERVE(6), or null. */
-    private String spc2Holder;
+    /** The SPC-2 reservation of RESERVE(6) and RESERVE(10). */
+    private final ScsiSpc2Reservation spc2 = new ScsiSpc2Reservation();
     private final ScsiUnitAttentions attentions;
     /** Where the state is kept through a restart when APTPL is set; null: APTPL is refused. */
     private final ScsiReservationFile file;
@@ -120,8 +119,8 @@ final class ScsiReservations {
      * reservation or, for the registrants-only and all-registrants types, is registered.
      */
     synchronized boolean conflicts(String nexus, byte[] cdb) {
-        if (spc2Holder != null) {
-            return spc2Conflicts(nexus, cdb[0] & 0xff);
+        if (spc2.held()) {
+            return spc2.conflicts(nexus, cdb[0] & 0xff);
         }
         if (type == 0) {
             return false;
@@ -158,69 +157,24 @@ final class ScsiReservations {
         return !read || exclusiveAccess(type);
     }
 
-    /**
-     * Under an SPC-2 reservation (SPC-2 table 10): the holder runs everything but PERSISTENT RESERVE
-     * (which conflicts for every nexus), others only INQUIRY, REQUEST SENSE, REPORT LUNS and RELEASE
-     * (6 and 10).
-     */
-    private boolean spc2Conflicts(String nexus, int op) {
-        if (op == 0x5E || op == 0x5F) {
-            return true;
-        }
-        if (nexus.equals(spc2Holder)) {
-            return false;
-        }
-        return !(op == 0x12 || op == 0x03 || op == 0xA0 || op == 0x17 || op == 0x57);
-    }
-
-    /**
-     * RESERVE(6) or RESERVE(10): the whole unit for {@code nexus}; again by the holder is GOOD. A
-     * third-party reservation (RESERVE(10) with 3RDPTY or LONGID) is refused as INVALID FIELD IN CDB.
-     */
+    /** RESERVE(6) or RESERVE(10) ({@link ScsiSpc2Reservation}); conflicts while any key is registered. */
     synchronized ScsiResult reserveSpc2(String nexus, byte[] cdb) {
-        if (thirdParty(cdb)) {
-            return ScsiResult.invalidFieldAt(1);
-        }
-        if (!keys.isEmpty() || type != 0 || spc2Holder != null && !spc2Holder.equals(nexus)) {
-            return conflict();
-        }
-        spc2Holder = nexus;
-        return ScsiResult.good();
+        return spc2.reserve(nexus, cdb, !keys.isEmpty() || type != 0);
     }
 
-    /**
-     * RELEASE(6) or RELEASE(10): the holder's reservation ends; from another nexus nothing happens
-     * (GOOD). A third-party release (RELEASE(10) with 3RDPTY or LONGID) is INVALID FIELD IN CDB.
-     */
+    /** RELEASE(6) or RELEASE(10) ({@link ScsiSpc2Reservation}); conflicts while any key is registered. */
     synchronized ScsiResult releaseSpc2(String nexus, byte[] cdb) {
-        if (thirdParty(cdb)) {
-            return ScsiResult.invalidFieldAt(1);
-        }
-        if (!keys.isEmpty() || type != 0) {
-            return conflict();
-        }
-        if (nexus.equals(spc2Holder)) {
-            spc2Holder = null;
-        }
-        return ScsiResult.good();
-    }
-
-    /** RESERVE(10) and RELEASE(10) with 3RDPTY (byte 1 bit 4) or LONGID (bit 1): on behalf of another initiator. */
-    private static boolean thirdParty(byte[] cdb) {
-        int op = cdb[0] & 0xff;
-        return (op == 0x56 || op == 0x57) && (cdb[1] & 0x12) != 0;
+        return spc2.release(nexus, cdb, !keys.isEmpty() || type != 0);
     }
 
     /** The I_T nexus is gone (its session ended): its SPC-2 reservation goes with it. */
     synchronized void nexusLost(String nexus) {
-        if (nexus.equals(spc2Holder)) {
-            spc2Holder = null;
-        }
+        spc2.lost(nexus);
     }
 
     /** A logical unit or target reset: the SPC-2 reservation ends; persistent ones stay (SPC-4). */
     synchronized void reset() {
-        spc2Holder = null;
+        spc2.reset();
     }
 
     /** PERSISTENT RESERVE IN. */
