@@ -419,13 +419,42 @@ class ScsiReservationsTest {
         assertFalse(res.conflicts(c2, WRITE), "iqn.c's other nexus shares the registration, so the reservation");
         assertTrue(res.conflicts(B, WRITE), "B is registered but does not hold it");
         assertTrue(res.conflicts("iqn.cc,i,0x000000000003", WRITE), "another initiator's nexus");
-        assertEquals(0, res.out(A, cdb(4, ScsiReservations.EXCLUSIVE_ACCESS), param(7, 7)).status,
-                "PREEMPT of key 7 removes B's registration and iqn.c's");
+        java.util.Set<String> preempted = new java.util.HashSet<>();
+        assertEquals(0, res.out(A, cdb(5, ScsiReservations.EXCLUSIVE_ACCESS), param(7, 7), preempted).status,
+                "PREEMPT AND ABORT of key 7 removes B's registration and iqn.c's");
+        assertTrue(preempted.containsAll(java.util.Set.of(B, c2)), "the tasks of B and iqn.c's nexus are aborted: " + preempted);
+        assertFalse(preempted.contains(A), preempted.toString());
         assertEquals(0x2A05, ua.take(B, 0x00), "REGISTRATIONS PREEMPTED for B");
         assertEquals(0x2A05, ua.take(c2, 0x00), "and for iqn.c's nexus that has a session");
         k[1] = 0;
         assertEquals(8, Pdu.getInt(res.in(k).dataIn, 4), "A is left");
         assertTrue(res.conflicts(c2, READ));
+    }
+
+    @Test
+    void registerAndMoveToAnInitiatorRegisteredByName() {
+        ScsiUnitAttentions ua = new ScsiUnitAttentions();
+        ScsiReservations res = new ScsiReservations(ua);
+        String c2 = "iqn.c,i,0x0000000000aa";
+        ua.attach(c2);
+        byte[] p = specifyParam(0, 7, 0, transportId(0, "iqn.c"));
+        byte[] c = cdb(0, 0);
+        Pdu.putInt(c, 5, p.length);
+        assertEquals(0, res.out(A, c, p).status);
+        assertEquals(0, res.out(A, cdb(1, ScsiReservations.EXCLUSIVE_ACCESS), param(7, 0)).status);
+        byte[] m = moveParam(7, 9, 0, 1, transportId(0, "IQN.C"));
+        byte[] mc = cdb(7, 0);
+        Pdu.putInt(mc, 5, m.length);
+        assertEquals(0, res.out(A, mc, m).status, "format 00b: iqn.c has one registration, its nexus acts under it");
+        assertFalse(res.conflicts(c2, READ), "iqn.c's nexus holds the reservation");
+        assertFalse(res.conflicts(C, WRITE), "and so does its nexus that has not logged in yet");
+        assertTrue(res.conflicts(A, READ));
+        byte[] k = new byte[10];
+        k[0] = 0x5E;
+        k[8] = 100;
+        byte[] keys = res.in(k).dataIn;
+        assertEquals(16, Pdu.getInt(keys, 4), "A and iqn.c: no registration of a port was added");
+        assertEquals(9, Pdu.getLong(keys, 16), "iqn.c's registration took the service action key");
     }
 
     @Test
