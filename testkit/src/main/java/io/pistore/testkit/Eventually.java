@@ -5,6 +5,8 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -23,6 +25,12 @@ public final class Eventually {
     private Eventually() {
     }
 
+    /** A reading that takes work which may fail: a request to send, a port to bind. */
+    @FunctionalInterface
+    public interface Probe<T> {
+        T get() throws Exception;
+    }
+
     /** Waits until {@code done} holds, at most {@link #PATIENCE}; fails with {@code what} after that. */
     public static void await(String what, BooleanSupplier done) {
         await(what, PATIENCE, done);
@@ -38,6 +46,76 @@ public final class Eventually {
                 throw new AssertionError("waited " + describe(patience) + " for " + what);
             }
             pause = pause(pause, what);
+        }
+    }
+
+    /**
+     * The first reading of {@code probe} that {@code done} accepts, asking again while it does not,
+     * at most {@link #PATIENCE}; fails with {@code what} and the last reading after that. What the
+     * probe or {@code done} throws ends the wait at once.
+     */
+    public static <T> T until(String what, Probe<T> probe, Predicate<? super T> done) throws Exception {
+        return until(what, PATIENCE, probe, done);
+    }
+
+    /** As {@link #until(String, Probe, Predicate)}, at most {@code patience}. */
+    public static <T> T until(String what, Duration patience, Probe<T> probe, Predicate<? super T> done)
+            throws Exception {
+        Objects.requireNonNull(done, "done");
+        long end = System.nanoTime() + patience.toNanos();
+        long pause = FIRST_PAUSE_NANOS;
+        while (true) {
+            T now = probe.get();
+            if (done.test(now)) {
+                return now;
+            }
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("waited " + describe(patience) + " for " + what + "; last: " + now);
+            }
+            pause = pause(pause, what);
+        }
+    }
+
+    /**
+     * Whether {@code done} comes to hold within {@code patience}: for a test that reports the
+     * failure itself, with what it knows. Returns as soon as it holds.
+     */
+    public static boolean within(Duration patience, BooleanSupplier done) {
+        long end = System.nanoTime() + patience.toNanos();
+        long pause = FIRST_PAUSE_NANOS;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() - end > 0) {
+                return false;
+            }
+            pause = pause(pause, "a condition");
+        }
+        return true;
+    }
+
+    /**
+     * Runs {@code step} (work the test drives itself, such as a soft NIC's local work; it returns how
+     * much it did) until {@code done} holds, at most {@link #PATIENCE}. A step that did something is
+     * followed by the next question at once and restarts the pauses from the shortest, so the work
+     * goes on as fast as it arrives.
+     */
+    public static void drive(String what, IntSupplier step, BooleanSupplier done) {
+        drive(what, PATIENCE, step, done);
+    }
+
+    /** As {@link #drive(String, IntSupplier, BooleanSupplier)}, at most {@code patience}. */
+    public static void drive(String what, Duration patience, IntSupplier step, BooleanSupplier done) {
+        Objects.requireNonNull(step, "step");
+        long end = System.nanoTime() + patience.toNanos();
+        long pause = FIRST_PAUSE_NANOS;
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("waited " + describe(patience) + " for " + what);
+            }
+            if (step.getAsInt() > 0) {
+                pause = FIRST_PAUSE_NANOS;
+            } else {
+                pause = pause(pause, what);
+            }
         }
     }
 
