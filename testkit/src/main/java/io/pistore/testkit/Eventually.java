@@ -11,9 +11,10 @@ import java.util.function.Supplier;
 
 /**
  * Waiting in tests on a condition instead of for a fixed time: the condition is asked again and
- * again (first after 1 ms, the pause doubling up to 50 ms) until it holds, and a test that waits
- * longer than its patience fails with what it waited for. The patience is a hang guard, never a
- * speed figure: a condition that holds ends the wait at once.
+ * again until it holds, each pause an eighth of the time waited so far (at least 1 ms, at most
+ * 50 ms), so a wait ends at most an eighth (or 50 ms) after its condition came to hold; a test that
+ * waits longer than its patience fails with what it waited for. The patience is a hang guard, never
+ * a speed figure: a condition that holds ends the wait at once.
  */
 public final class Eventually {
     /** How long a test waits for something that must happen before it fails: a hang guard. */
@@ -40,12 +41,12 @@ public final class Eventually {
     public static void await(String what, Duration patience, BooleanSupplier done) {
         Objects.requireNonNull(done, "done");
         long end = System.nanoTime() + patience.toNanos();
-        long pause = FIRST_PAUSE_NANOS;
+        long since = System.nanoTime();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
                 throw new AssertionError("waited " + describe(patience) + " for " + what);
             }
-            pause = pause(pause, what);
+            pause(since, what);
         }
     }
 
@@ -63,7 +64,7 @@ public final class Eventually {
             throws Exception {
         Objects.requireNonNull(done, "done");
         long end = System.nanoTime() + patience.toNanos();
-        long pause = FIRST_PAUSE_NANOS;
+        long since = System.nanoTime();
         while (true) {
             T now = probe.get();
             if (done.test(now)) {
@@ -72,7 +73,7 @@ public final class Eventually {
             if (System.nanoTime() - end > 0) {
                 throw new AssertionError("waited " + describe(patience) + " for " + what + "; last: " + now);
             }
-            pause = pause(pause, what);
+            pause(since, what);
         }
     }
 
@@ -82,12 +83,12 @@ public final class Eventually {
      */
     public static boolean within(Duration patience, BooleanSupplier done) {
         long end = System.nanoTime() + patience.toNanos();
-        long pause = FIRST_PAUSE_NANOS;
+        long since = System.nanoTime();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
                 return false;
             }
-            pause = pause(pause, "a condition");
+            pause(since, "a condition");
         }
         return true;
     }
@@ -106,15 +107,15 @@ public final class Eventually {
     public static void drive(String what, Duration patience, IntSupplier step, BooleanSupplier done) {
         Objects.requireNonNull(step, "step");
         long end = System.nanoTime() + patience.toNanos();
-        long pause = FIRST_PAUSE_NANOS;
+        long since = System.nanoTime();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
                 throw new AssertionError("waited " + describe(patience) + " for " + what);
             }
             if (step.getAsInt() > 0) {
-                pause = FIRST_PAUSE_NANOS;
+                since = System.nanoTime();
             } else {
-                pause = pause(pause, what);
+                pause(since, what);
             }
         }
     }
@@ -128,9 +129,8 @@ public final class Eventually {
         long end = System.nanoTime() + patience.toNanos();
         T last = probe.get();
         long since = System.nanoTime();
-        long pause = FIRST_PAUSE_NANOS;
         while (true) {
-            pause = pause(pause, what);
+            pause(since, what); // pauses grow while the reading stays the same
             T now = probe.get();
             long t = System.nanoTime();
             if (!Objects.equals(now, last)) {
@@ -145,13 +145,14 @@ public final class Eventually {
         }
     }
 
-    private static long pause(long nanos, String what) {
-        LockSupport.parkNanos(nanos);
+    /** Pauses for an eighth of the time since {@code since} (at least 1 ms, at most 50 ms). */
+    private static void pause(long since, String what) {
+        long waited = System.nanoTime() - since;
+        LockSupport.parkNanos(Math.max(FIRST_PAUSE_NANOS, Math.min(waited / 8, LONGEST_PAUSE_NANOS)));
         if (Thread.interrupted()) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted waiting for " + what);
         }
-        return Math.min(2 * nanos, LONGEST_PAUSE_NANOS);
     }
 
     private static String describe(Duration d) {
