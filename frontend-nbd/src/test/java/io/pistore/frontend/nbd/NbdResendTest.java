@@ -115,10 +115,19 @@ class NbdResendTest {
      * requests than {@code before}: the request met the outage and was sent again.
      */
     private CompletableFuture<Void> upAfterRefusals(int before, int refusals) {
-        return CompletableFuture.runAsync(() -> {
-            Eventually.await(refusals + " refusals in the outage", () -> host.refused.get() >= before + refusals);
-            host.down.set(false);
-        });
+        CompletableFuture<Void> up = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                Eventually.await(refusals + " refusals in the outage", () -> host.refused.get() >= before + refusals);
+                host.down.set(false);
+                up.complete(null);
+            } catch (Throwable e) {
+                up.completeExceptionally(e);
+            }
+        }, "outage-end");
+        t.setDaemon(true);
+        t.start();
+        return up;
     }
 
     @Test
