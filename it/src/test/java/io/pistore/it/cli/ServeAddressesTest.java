@@ -43,7 +43,8 @@ class ServeAddressesTest {
                 "serve", "--nbd", "0.0.0.0:0", "--memory-volume", "m1:1MiB")), "serve-under-test");
         serve.start();
         try {
-            Eventually.await("serve to print its volume's URI or end", () -> out.toString().contains("/m1 ") || !serve.isAlive());
+            Eventually.await("serve to print its volume's URI or end",
+                    () -> out.toString().contains("/m1 ") || !serve.isAlive());
             String o = out.toString();
             assertTrue(o.contains("NBD on every address, port "), o + " / " + err);
             assertTrue(o.matches("(?s).*\\n  nbd://127\\.0\\.0\\.1:\\d+/m1 .*"), o);

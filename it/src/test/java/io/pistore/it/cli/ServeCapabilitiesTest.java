@@ -41,7 +41,8 @@ class ServeCapabilitiesTest {
                 args.toArray(new String[0]))), "serve-under-test");
         serve.start();
         try {
-            Eventually.await("serve to list its volume or end", () -> out.toString().contains("m1 ") || !serve.isAlive());
+            Eventually.await("serve to list its volume or end",
+                    () -> out.toString().contains("m1 ") || !serve.isAlive());
             String o = out.toString();
             assertTrue(o.contains("on " + transport + " "), o + " / " + err);
             assertEquals(hardware, o.contains("offloads the PI of 8-byte tuples with guards [CRC16, IP_CHECKSUM] to the "

@@ -45,7 +45,8 @@ class ServeTlsTest {
                 args)), "serve-under-test");
         serve.start();
         try {
-            Eventually.await("serve to say '" + until + "' or end", () -> (out + "" + err).contains(until) || !serve.isAlive());
+            Eventually.await("serve to say '" + until + "' or end",
+                    () -> (out + "" + err).contains(until) || !serve.isAlive());
         } finally {
             serve.interrupt();
             serve.join(TimeUnit.SECONDS.toMillis(30));
