@@ -365,8 +365,8 @@ class RdmaReconnectTest {
             writeUntilAcked(host, 1, (byte) 1);
             target.close();
             target = listenAgain(targetDev, address, backend);
-            // not a synchronisation: the time in which a host that reconnects would have done so
-            Thread.sleep(300);
+            // three first reconnect delays (100 ms by default): a host that reconnects would have done so
+            Thread.sleep(300); // not a synchronisation: the time in which nothing may reconnect
             Completion r = write(host, 1, (byte) 1).get(30, TimeUnit.SECONDS);
             assertEquals(Status.TRANSPORT_ERROR, r.status(), r.toString());
             assertFalse(r.message().contains("reconnecting"), r.message());
