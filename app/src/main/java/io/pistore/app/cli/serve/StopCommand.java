@@ -81,7 +81,7 @@ public final class StopCommand implements Callable<Integer> {
      * Whether process {@code pid} has exited, waiting to be reaped or gone (Linux: its state in
      * {@code /proc/PID/stat} is Z or X, or the file is gone); false where that cannot be told.
      */
-    static boolean exited(long pid) {
+    public static boolean exited(long pid) {
         String stat;
         try {
             stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
