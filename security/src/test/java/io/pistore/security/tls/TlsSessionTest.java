@@ -411,6 +411,28 @@ class TlsSessionTest {
     }
 
     @Test
+    void aTaskTheEngineAsksForBeforeAnythingElseIsRunAndTheHandshakeGoesOn() throws Exception {
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, TlsEngine.JDK);
+        TlsContext cc = TlsContext.client(pki.ca(), null, null, TlsEngine.JDK);
+        TaskFirstEngine se = new TaskFirstEngine(sc.serverEngine());
+        TlsChannel s = new TlsChannel(serverSide, se);
+        TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("localhost", 1));
+        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
+            try {
+                s.handshake(TlsChannelTest.waiter(serverSide));
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        c.handshake(TlsChannelTest.waiter(clientSide));
+        sh.get(20, TimeUnit.SECONDS);
+        assertTrue(se.ran());
+        assertFalse(s.isHandshaking());
+        send(c, clientSide, ByteBuffer.wrap("ping".getBytes()));
+        assertArrayEquals("ping".getBytes(), receive(s, serverSide, 4, 16));
+    }
+
+    @Test
     void aPeerThatLeavesBeforeSendingAnythingEndsTheHandshake() throws Exception {
         TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, TlsEngine.JDK);
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
