@@ -223,11 +223,11 @@ class ReplicationProbe {
             th.start();
             threads.add(th);
         }
-        Thread.sleep(1000);
+        Thread.sleep(1000); // not a synchronisation: the warm-up before the measured window
         long o0 = ops.get();
         long t0 = System.nanoTime();
         long c0 = processCpuNanos();
-        Thread.sleep(seconds * 1000L);
+        Thread.sleep(seconds * 1000L); // not a synchronisation: the measured window
         long o1 = ops.get();
         long t1 = System.nanoTime();
         long c1 = processCpuNanos();

@@ -5,13 +5,16 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
  * Waiting in tests on a condition instead of for a fixed time: the condition is asked again and
- * again (first after 1 ms, the pause doubling up to 50 ms) until it holds, and a test that waits
- * longer than its patience fails with what it waited for. The patience is a hang guard, never a
- * speed figure: a condition that holds ends the wait at once.
+ * again until it holds, each pause an eighth of the time waited so far (at least 1 ms, at most
+ * 50 ms), so a wait ends at most an eighth (or 50 ms) after its condition came to hold; a test that
+ * waits longer than its patience fails with what it waited for. The patience is a hang guard, never
+ * a speed figure: a condition that holds ends the wait at once.
  */
 public final class Eventually {
     /** How long a test waits for something that must happen before it fails: a hang guard. */
@@ -23,6 +26,12 @@ public final class Eventually {
     private Eventually() {
     }
 
+    /** A reading that takes work which may fail: a request to send, a port to bind. */
+    @FunctionalInterface
+    public interface Probe<T> {
+        T get() throws Exception;
+    }
+
     /** Waits until {@code done} holds, at most {@link #PATIENCE}; fails with {@code what} after that. */
     public static void await(String what, BooleanSupplier done) {
         await(what, PATIENCE, done);
@@ -32,12 +41,82 @@ public final class Eventually {
     public static void await(String what, Duration patience, BooleanSupplier done) {
         Objects.requireNonNull(done, "done");
         long end = System.nanoTime() + patience.toNanos();
-        long pause = FIRST_PAUSE_NANOS;
+        long since = System.nanoTime();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
                 throw new AssertionError("waited " + describe(patience) + " for " + what);
             }
-            pause = pause(pause, what);
+            pause(since, what);
+        }
+    }
+
+    /**
+     * The first reading of {@code probe} that {@code done} accepts, asking again while it does not,
+     * at most {@link #PATIENCE}; fails with {@code what} and the last reading after that. What the
+     * probe or {@code done} throws ends the wait at once.
+     */
+    public static <T> T until(String what, Probe<T> probe, Predicate<? super T> done) throws Exception {
+        return until(what, PATIENCE, probe, done);
+    }
+
+    /** As {@link #until(String, Probe, Predicate)}, at most {@code patience}. */
+    public static <T> T until(String what, Duration patience, Probe<T> probe, Predicate<? super T> done)
+            throws Exception {
+        Objects.requireNonNull(done, "done");
+        long end = System.nanoTime() + patience.toNanos();
+        long since = System.nanoTime();
+        while (true) {
+            T now = probe.get();
+            if (done.test(now)) {
+                return now;
+            }
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("waited " + describe(patience) + " for " + what + "; last: " + now);
+            }
+            pause(since, what);
+        }
+    }
+
+    /**
+     * Whether {@code done} comes to hold within {@code patience}: for a test that reports the
+     * failure itself, with what it knows. Returns as soon as it holds.
+     */
+    public static boolean within(Duration patience, BooleanSupplier done) {
+        long end = System.nanoTime() + patience.toNanos();
+        long since = System.nanoTime();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() - end > 0) {
+                return false;
+            }
+            pause(since, "a condition");
+        }
+        return true;
+    }
+
+    /**
+     * Runs {@code step} (work the test drives itself, such as a soft NIC's local work; it returns how
+     * much it did) until {@code done} holds, at most {@link #PATIENCE}. A step that did something is
+     * followed by the next question at once and restarts the pauses from the shortest, so the work
+     * goes on as fast as it arrives.
+     */
+    public static void drive(String what, IntSupplier step, BooleanSupplier done) {
+        drive(what, PATIENCE, step, done);
+    }
+
+    /** As {@link #drive(String, IntSupplier, BooleanSupplier)}, at most {@code patience}. */
+    public static void drive(String what, Duration patience, IntSupplier step, BooleanSupplier done) {
+        Objects.requireNonNull(step, "step");
+        long end = System.nanoTime() + patience.toNanos();
+        long since = System.nanoTime();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError("waited " + describe(patience) + " for " + what);
+            }
+            if (step.getAsInt() > 0) {
+                since = System.nanoTime();
+            } else {
+                pause(since, what);
+            }
         }
     }
 
@@ -50,9 +129,8 @@ public final class Eventually {
         long end = System.nanoTime() + patience.toNanos();
         T last = probe.get();
         long since = System.nanoTime();
-        long pause = FIRST_PAUSE_NANOS;
         while (true) {
-            pause = pause(pause, what);
+            pause(since, what); // pauses grow while the reading stays the same
             T now = probe.get();
             long t = System.nanoTime();
             if (!Objects.equals(now, last)) {
@@ -67,13 +145,14 @@ public final class Eventually {
         }
     }
 
-    private static long pause(long nanos, String what) {
-        LockSupport.parkNanos(nanos);
+    /** Pauses for an eighth of the time since {@code since} (at least 1 ms, at most 50 ms). */
+    private static void pause(long since, String what) {
+        long waited = System.nanoTime() - since;
+        LockSupport.parkNanos(Math.max(FIRST_PAUSE_NANOS, Math.min(waited / 8, LONGEST_PAUSE_NANOS)));
         if (Thread.interrupted()) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted waiting for " + what);
         }
-        return Math.min(2 * nanos, LONGEST_PAUSE_NANOS);
     }
 
     private static String describe(Duration d) {

@@ -132,7 +132,7 @@ class BenchRunnerTest {
             BenchOptions o = small("randread", "insert");
             o.target = l.address();
             o.volume = "v1";
-            o.seconds = 5;
+            o.seconds = 2400; // ended below once scraped (as Ctrl-C ends it): a slow first scrape still finds it running
             o.metrics = "127.0.0.1:" + port;
             java.util.concurrent.CompletableFuture<BenchResult> run = java.util.concurrent.CompletableFuture.supplyAsync(
                     () -> {
@@ -160,9 +160,10 @@ class BenchRunnerTest {
                         return seen[0].lines().anyMatch(x -> x.startsWith("pistore_pi_errors_total{")
                                 && x.contains("volume=\"v1\"") && x.contains("where=\"host\""));
                     });
+            o.interrupted.set(true);
             assertTrue(seen[0].lines().filter(x -> x.startsWith("pistore_pi_errors_total{") && x.contains("where=\"host\""))
                     .allMatch(x -> Double.parseDouble(x.substring(x.lastIndexOf(' ') + 1)) == 0), seen[0]);
-            BenchResult r = run.get();
+            BenchResult r = run.get(120, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(0, r.piErrors() + r.ioErrors, r.summary());
         }
     }

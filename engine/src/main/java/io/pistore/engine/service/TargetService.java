@@ -294,7 +294,9 @@ public final class TargetService implements TargetHandler, AutoCloseable {
             v.read(r.lba(), r.blocks(), r.data(), meta);
             if (f.hasPi()) {
                 // Always, whoever checks the PI: the unwritten pattern is an escape that no PI check
-                // (here, in a transport, or at the host) looks behind.
+                // (here, in a transport, or at the host) looks behind. A replicated volume's read
+                // checks the same rule to heal a block from another replica, but hands on a block bad
+                // on every replica for this check to report.
                 PiError bad = UnwrittenBlock.firstDataError(f, r.data(), meta, r.blocks());
                 if (bad != null) {
                     return Completion.piError(r.lba(), bad);

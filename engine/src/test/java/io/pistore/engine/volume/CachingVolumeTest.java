@@ -126,7 +126,7 @@ class CachingVolumeTest {
         @Override
         public void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws java.io.IOException {
             v.read(lba, blocks, data, metadata);
-            java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+            java.util.concurrent.locks.LockSupport.parkNanos(50_000); // not a synchronisation: the widened window
         }
 
         @Override

@@ -35,7 +35,7 @@ final class LockProbe implements AutoCloseable {
         System.out.println("opened");
         System.out.flush();
         if (args[0].equals("hold")) {
-            Thread.sleep(Long.MAX_VALUE);
+            Thread.sleep(Long.MAX_VALUE); // not a synchronisation: the holder stays until it is killed
         }
         s.close();
     }

@@ -27,6 +27,8 @@ import java.util.Map;
  * key HEX NEXUS               (one a registration, in registration order)
  * all-target-ports NEXUS      (a registration made with ALL_TG_PT)
  * </pre>
+ * NEXUS is an initiator port, {@code IQN,i,0xISID}, or an initiator name alone for the
+ * registration a SPEC_I_PT format 00b TransportID made for every I_T nexus of that initiator.
  */
 final class ScsiReservationFile {
     private static final String MAGIC = "pistore-reservations 1";

@@ -1,6 +1,5 @@
 package io.pistore.frontend.iscsi;
 
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -11,15 +10,19 @@ import java.util.Map;
  * CAPABILITIES, READ FULL STATUS) and OUT (REGISTER, REGISTER AND IGNORE EXISTING KEY, RESERVE,
  * RELEASE, CLEAR, PREEMPT, PREEMPT AND ABORT, REGISTER AND MOVE), and which commands of other
  * nexuses the reservation holds off with RESERVATION CONFLICT; the unit attentions SPC-4 asks of
- * PREEMPT, CLEAR and RELEASE. Beside them the SPC-2 reservation of RESERVE and RELEASE (6 and 10):
- * one nexus holds the whole unit, it goes with a logical unit reset and with the holder's session,
- * and the two kinds exclude each other (SPC-3 5.6.3: while any key is registered RESERVE and
+ * PREEMPT, CLEAR and RELEASE. Beside them the SPC-2 reservation of RESERVE and RELEASE (6 and 10,
+ * {@link ScsiSpc2Reservation}): one nexus holds the whole unit, it goes with a logical unit reset
+ * and with the holder's session, and the two kinds exclude each other (SPC-3 5.6.3: while any key is registered RESERVE and
  * RELEASE conflict, while an SPC-2 reservation is held PERSISTENT RESERVE IN and OUT conflict). The
  * persistent state survives the loss of a nexus and a logical unit reset; a restart of the server
  * only when the last REGISTER (or REGISTER AND MOVE) set APTPL (then it is kept in a file,
  * {@link ScsiReservationFile}). ALL_TG_PT is taken (the target has one port, so a registration
- * for every target port is one for that port, and READ FULL STATUS says which were made so);
- * SPEC_I_PT and third-party SPC-2 reservations are not supported.
+ * for every target port is one for that port, and READ FULL STATUS says which were made so).
+ * REGISTER with SPEC_I_PT registers the sending nexus and every one its TransportIDs name, all or
+ * none: a format 01b TransportID names one initiator port, logged in or not; a format 00b one an
+ * initiator device, and that registration (kept under the initiator's name alone) is shared by
+ * every I_T nexus of that initiator that has none of its own, now or after it logs in. Every
+ * command of a nexus acts under its registration ({@link #registrant}).
  */
 final class ScsiReservations {
     static final int WRITE_EXCLUSIVE = 1;
@@ -28,16 +31,18 @@ final class ScsiReservations {
     static final int EXCLUSIVE_ACCESS_REGISTRANTS_ONLY = 6;
     static final int WRITE_EXCLUSIVE_ALL_REGISTRANTS = 7;
     static final int EXCLUSIVE_ACCESS_ALL_REGISTRANTS = 8;
+    /** The most registrations a unit holds; one more is INSUFFICIENT REGISTRATION RESOURCES. */
+    static final int MAX_REGISTRATIONS = 1024;
 
-    /** Registered keys by initiator port, in registration order. */
+    /** Registered keys by initiator port (or initiator name: a format 00b registration), in registration order. */
     private final Map<String, Long> keys = new LinkedHashMap<>();
     /** The nexus that holds the reservation (for the all-registrants types, the one that made it). */
     private String holder;
     /** The reservation's type, 0 for none. */
     private int type;
     private int generation;
-    /** The nexus holding the SPC-2 reservation of RESERVE(6), or null. */
-    private String spc2Holder;
+    /** The SPC-2 reservation of RESERVE(6) and RESERVE(10). */
+    private final ScsiSpc2Reservation spc2 = new ScsiSpc2Reservation();
     private final ScsiUnitAttentions attentions;
     /** Where the state is kept through a restart when APTPL is set; null: APTPL is refused. */
     private final ScsiReservationFile file;
@@ -114,13 +119,14 @@ final class ScsiReservations {
      * reservation or, for the registrants-only and all-registrants types, is registered.
      */
     synchronized boolean conflicts(String nexus, byte[] cdb) {
-        if (spc2Holder != null) {
-            return spc2Conflicts(nexus, cdb[0] & 0xff);
+        if (spc2.held()) {
+            return spc2.conflicts(nexus, cdb[0] & 0xff);
         }
-        if (type == 0 || holds(nexus)) {
+        if (type == 0) {
             return false;
         }
-        if (type >= WRITE_EXCLUSIVE_REGISTRANTS_ONLY && keys.containsKey(nexus)) {
+        String reg = registrant(nexus);
+        if (holds(reg) || type >= WRITE_EXCLUSIVE_REGISTRANTS_ONLY && keys.containsKey(reg)) {
             return false;
         }
         int op = cdb[0] & 0xff;
@@ -151,69 +157,24 @@ final class ScsiReservations {
         return !read || exclusiveAccess(type);
     }
 
-    /**
-     * Under an SPC-2 reservation (SPC-2 table 10): the holder runs everything but PERSISTENT RESERVE
-     * (which conflicts for every nexus), others only INQUIRY, REQUEST SENSE, REPORT LUNS and RELEASE
-     * (6 and 10).
-     */
-    private boolean spc2Conflicts(String nexus, int op) {
-        if (op == 0x5E || op == 0x5F) {
-            return true;
-        }
-        if (nexus.equals(spc2Holder)) {
-            return false;
-        }
-        return !(op == 0x12 || op == 0x03 || op == 0xA0 || op == 0x17 || op == 0x57);
-    }
-
-    /**
-     * RESERVE(6) or RESERVE(10): the whole unit for {@code nexus}; again by the holder is GOOD. A
-     * third-party reservation (RESERVE(10) with 3RDPTY or LONGID) is refused as INVALID FIELD IN CDB.
-     */
+    /** RESERVE(6) or RESERVE(10) ({@link ScsiSpc2Reservation}); conflicts while any key is registered. */
     synchronized ScsiResult reserveSpc2(String nexus, byte[] cdb) {
-        if (thirdParty(cdb)) {
-            return ScsiResult.invalidFieldAt(1);
-        }
-        if (!keys.isEmpty() || type != 0 || spc2Holder != null && !spc2Holder.equals(nexus)) {
-            return conflict();
-        }
-        spc2Holder = nexus;
-        return ScsiResult.good();
+        return spc2.reserve(nexus, cdb, !keys.isEmpty() || type != 0);
     }
 
-    /**
-     * RELEASE(6) or RELEASE(10): the holder's reservation ends; from another nexus nothing happens
-     * (GOOD). A third-party release (RELEASE(10) with 3RDPTY or LONGID) is INVALID FIELD IN CDB.
-     */
+    /** RELEASE(6) or RELEASE(10) ({@link ScsiSpc2Reservation}); conflicts while any key is registered. */
     synchronized ScsiResult releaseSpc2(String nexus, byte[] cdb) {
-        if (thirdParty(cdb)) {
-            return ScsiResult.invalidFieldAt(1);
-        }
-        if (!keys.isEmpty() || type != 0) {
-            return conflict();
-        }
-        if (nexus.equals(spc2Holder)) {
-            spc2Holder = null;
-        }
-        return ScsiResult.good();
-    }
-
-    /** RESERVE(10) and RELEASE(10) with 3RDPTY (byte 1 bit 4) or LONGID (bit 1): on behalf of another initiator. */
-    private static boolean thirdParty(byte[] cdb) {
-        int op = cdb[0] & 0xff;
-        return (op == 0x56 || op == 0x57) && (cdb[1] & 0x12) != 0;
+        return spc2.release(nexus, cdb, !keys.isEmpty() || type != 0);
     }
 
     /** The I_T nexus is gone (its session ended): its SPC-2 reservation goes with it. */
     synchronized void nexusLost(String nexus) {
-        if (nexus.equals(spc2Holder)) {
-            spc2Holder = null;
-        }
+        spc2.lost(nexus);
     }
 
     /** A logical unit or target reset: the SPC-2 reservation ends; persistent ones stay (SPC-4). */
     synchronized void reset() {
-        spc2Holder = null;
+        spc2.reset();
     }
 
     /** PERSISTENT RESERVE IN. */
@@ -240,7 +201,7 @@ final class ScsiReservations {
             case 2: // REPORT CAPABILITIES
                 b = new byte[8];
                 b[1] = 8;
-                b[2] = (byte) (0x04 | (file != null ? 0x01 : 0)); // ATP_C; PTPL_C: kept through power loss when asked
+                b[2] = (byte) (0x08 | 0x04 | (file != null ? 0x01 : 0)); // SIP_C, ATP_C; PTPL_C: kept through power loss when asked
                 b[3] = (byte) (0x80 | (aptpl ? 0x01 : 0)); // TMV: the type mask is valid; PTPL_A
                 b[4] = (byte) (0x80 | 0x40 | 0x20 | 0x08 | 0x02); // WR_EX_AR, EX_AC_RO, WR_EX_RO, EX_AC, WR_EX
                 b[5] = 0x01; // EX_AC_AR
@@ -258,7 +219,7 @@ final class ScsiReservations {
     private byte[] fullStatus() {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (Map.Entry<String, Long> e : keys.entrySet()) {
-            byte[] id = ScsiTransportId.encode(e.getKey()); // format 01b: name, ",i,0x", ISID
+            byte[] id = ScsiTransportId.encode(e.getKey()); // format 01b (a port) or 00b (an initiator)
             byte[] d = new byte[24 + id.length];
             Pdu.putLong(d, 0, e.getValue());
             if (holds(e.getKey())) {
@@ -291,7 +252,7 @@ final class ScsiReservations {
     synchronized ScsiResult out(String nexus, byte[] cdb, byte[] param, java.util.Set<String> preempted) {
         this.preempted = preempted;
         try {
-            return outLocked(nexus, cdb, param);
+            return outLocked(registrant(nexus), cdb, param);
         } finally {
             this.preempted = null;
         }
@@ -329,18 +290,29 @@ final class ScsiReservations {
         if (action == 7) {
             return registerAndMove(nexus, cdb, param);
         }
-        if (Cdb.u32(cdb, 5) != 24 || param.length < 24) {
-            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00); // parameter list length error
+        long length = Cdb.u32(cdb, 5);
+        if (length < 24 || param.length < 24) {
+            return ScsiTransportIdList.lengthError();
         }
         long key = Pdu.getLong(param, 0);
         long serviceKey = Pdu.getLong(param, 8);
-        if ((param[20] & 0x08) != 0 || (param[20] & 0x01) != 0 && file == null) { // SPEC_I_PT, APTPL
+        boolean specify = (param[20] & 0x08) != 0; // SPEC_I_PT: REGISTER only (SPC-4 6.16.3)
+        if (specify && action != 0 || (param[20] & 0x01) != 0 && file == null) { // APTPL: only with a file
             return invalidParameter();
+        }
+        if (!specify && length != 24) {
+            return ScsiTransportIdList.lengthError();
         }
         Long mine = keys.get(nexus);
         if (action == 0 || action == 6) { // REGISTER, REGISTER AND IGNORE EXISTING KEY
             if (action == 0 && (mine == null ? key != 0 : mine != key)) {
                 return conflict();
+            }
+            if (specify) {
+                return registerSpecified(nexus, mine, serviceKey, param, length);
+            }
+            if (mine == null && serviceKey != 0 && keys.size() >= MAX_REGISTRATIONS) {
+                return noRoom();
             }
             aptpl = (param[20] & 0x01) != 0;
             if (serviceKey == 0) {
@@ -407,6 +379,96 @@ final class ScsiReservations {
     }
 
     /**
+     * REGISTER with SPEC_I_PT (SPC-4 5.14.7, table of REGISTER behaviours) from {@code nexus},
+     * which is not registered and sent reservation key 0: with service action key 0 nothing
+     * happens; else {@code nexus} and every I_T nexus the TransportIDs name are registered with
+     * the service action key (ALL_TG_PT and APTPL as the list says), or none is. A nexus named
+     * twice, or the sender named again, is registered once. Refused, with nothing registered: a
+     * registered sender (INVALID FIELD IN CDB), a list {@link ScsiTransportIdList} refuses, a
+     * TransportID naming an I_T nexus that is registered already (for format 00b: any registration
+     * of that initiator) as INVALID FIELD IN PARAMETER LIST, more than {@value #MAX_REGISTRATIONS}
+     * registrations in all as INSUFFICIENT REGISTRATION RESOURCES.
+     */
+    private ScsiResult registerSpecified(String nexus, Long mine, long serviceKey, byte[] param, long length) {
+        if (mine != null) {
+            return ScsiResult.invalidField();
+        }
+        ScsiTransportIdList.Parsed list = ScsiTransportIdList.parse(param, length);
+        if (list.ids() == null) {
+            return list.refusal();
+        }
+        if (serviceKey == 0) {
+            return ScsiResult.good();
+        }
+        java.util.List<String> added = new java.util.ArrayList<>(java.util.List.of(nexus));
+        for (ScsiTransportId id : list.ids()) {
+            String reg = id.port() ? spelling(id.nexus()) : id.name();
+            boolean registered = id.port() ? keys.containsKey(registrant(reg))
+                    : keys.keySet().stream().anyMatch(k -> ScsiTransportId.initiatorOf(k).equalsIgnoreCase(id.name()));
+            if (registered) {
+                return invalidParameter();
+            }
+            if (added.stream().noneMatch(reg::equalsIgnoreCase)) {
+                added.add(reg);
+            }
+        }
+        if (keys.size() + added.size() > MAX_REGISTRATIONS) {
+            return noRoom();
+        }
+        for (String reg : added) {
+            keys.put(reg, serviceKey);
+            if ((param[20] & 0x04) != 0) {
+                allTargetPorts.add(reg);
+            }
+        }
+        aptpl = (param[20] & 0x01) != 0;
+        generation++;
+        return ScsiResult.good();
+    }
+
+    /**
+     * The registration {@code nexus} acts under: its own (its initiator port spelled in any case),
+     * else its initiator's format 00b one, else none, and then {@code nexus} itself.
+     */
+    private String registrant(String nexus) {
+        if (keys.containsKey(nexus)) {
+            return nexus;
+        }
+        String name = ScsiTransportId.initiatorOf(nexus);
+        String device = null;
+        for (String k : keys.keySet()) {
+            if (k.equalsIgnoreCase(nexus)) {
+                return k;
+            }
+            if (k.equalsIgnoreCase(name)) {
+                device = k;
+            }
+        }
+        return device != null ? device : nexus;
+    }
+
+    /** An initiator port as the nexus logged in with it spells it, else as given. */
+    private String spelling(String port) {
+        for (String n : attentions.attached()) {
+            if (n.equalsIgnoreCase(port)) {
+                return n;
+            }
+        }
+        return port;
+    }
+
+    /** The I_T nexuses with a session on the unit that act under one of the registrations {@code regs}. */
+    private java.util.Set<String> attachedUnder(java.util.Collection<String> regs) {
+        java.util.Set<String> under = new java.util.HashSet<>();
+        for (String n : attentions.attached()) {
+            if (regs.contains(registrant(n))) {
+                under.add(n);
+            }
+        }
+        return under;
+    }
+
+    /**
      * REGISTER AND MOVE (SPC-4 5.12.8): the holder of a reservation that is not of an all-registrants
      * type registers the I_T nexus its TransportID names (with the service action key; an existing
      * registration of that nexus takes the key), hands it the reservation with its type, and with
@@ -446,6 +508,9 @@ final class ScsiReservations {
                 || !id.port() && id.name().equalsIgnoreCase(ScsiTransportId.initiatorOf(nexus))) {
             return invalidParameter();
         }
+        if (!keys.containsKey(to) && keys.size() >= MAX_REGISTRATIONS) {
+            return noRoom();
+        }
         keys.put(to, serviceKey);
         allTargetPorts.remove(to); // registered for the target port the parameter list names
         holder = to;
@@ -458,35 +523,37 @@ final class ScsiReservations {
     }
 
     /**
-     * The I_T nexus a TransportID names: for a port, a registered or attached nexus spelled the same
-     * without regard to case, else the port as the TransportID spells it (it may log in later); for
-     * an initiator device, its one registered or attached nexus, else null (none, or several).
+     * The registration a TransportID names: for a port, the one it acts under, else the port as a
+     * session spells it or as the TransportID does (it may log in later); for an initiator device,
+     * the one registration its registered or attached nexuses act under, else null (none, or several).
      */
     private String destination(ScsiTransportId id) {
+        if (id.port()) {
+            String reg = registrant(id.nexus());
+            return keys.containsKey(reg) ? reg : spelling(id.nexus());
+        }
         java.util.Set<String> known = new java.util.LinkedHashSet<>(keys.keySet());
-        known.addAll(attentions.attached());
+        for (String n : attentions.attached()) {
+            known.add(registrant(n));
+        }
         String found = null;
         for (String n : known) {
-            boolean match = id.port() ? n.equalsIgnoreCase(id.nexus())
-                    : ScsiTransportId.initiatorOf(n).equalsIgnoreCase(id.name());
-            if (match) {
-                if (found != null && !id.port()) {
+            if (ScsiTransportId.initiatorOf(n).equalsIgnoreCase(id.name())) {
+                if (found != null) {
                     return null;
                 }
                 found = n;
             }
         }
-        return found != null ? found : id.port() ? id.nexus() : null;
+        return found;
     }
 
     private ScsiResult preempt(String nexus, long victim, int newType) {
         if (type != 0 && allRegistrants(type) && victim == 0) {
             others(nexus, ScsiUnitAttentions.REGISTRATIONS_PREEMPTED);
-            for (String n : keys.keySet()) {
-                if (!n.equals(nexus)) {
-                    preempted.add(n);
-                }
-            }
+            java.util.List<String> gone = keys.keySet().stream().filter(n -> !n.equals(nexus)).toList();
+            preempted.addAll(gone);
+            preempted.addAll(attachedUnder(gone));
             keys.keySet().removeIf(n -> !n.equals(nexus));
             type = newType;
             holder = nexus;
@@ -516,27 +583,31 @@ final class ScsiReservations {
 
     /** Removes the registrations with that key but {@code keep}'s; says whether there were any. */
     private boolean removeKey(long key, String keep) {
-        boolean any = false;
-        for (Iterator<Map.Entry<String, Long>> i = keys.entrySet().iterator(); i.hasNext(); ) {
-            Map.Entry<String, Long> e = i.next();
+        java.util.List<String> gone = new java.util.ArrayList<>();
+        for (Map.Entry<String, Long> e : keys.entrySet()) {
             if (e.getValue() == key && !e.getKey().equals(keep)) {
-                i.remove();
-                preempted.add(e.getKey());
-                attentions.establish(e.getKey(), ScsiUnitAttentions.REGISTRATIONS_PREEMPTED);
-                lost(e.getKey());
-                any = true;
+                gone.add(e.getKey());
             }
         }
-        if (!any && keys.get(keep) != null && keys.get(keep) == key) {
-            any = true; // preempting one's own key removes nothing but is no conflict
+        java.util.Set<String> hit = attachedUnder(gone); // before they go: who acts under them
+        for (String g : gone) {
+            keys.remove(g);
+            lost(g);
         }
-        return any;
+        preempted.addAll(gone);
+        preempted.addAll(hit);
+        for (String n : hit) {
+            attentions.establish(n, ScsiUnitAttentions.REGISTRATIONS_PREEMPTED);
+        }
+        // preempting one's own key removes nothing but is no conflict
+        return !gone.isEmpty() || keys.get(keep) != null && keys.get(keep) == key;
     }
 
-    /** Establishes {@code code} for every registered nexus but {@code except}. */
+    /** Establishes {@code code} for every attached nexus acting under a registration but {@code except}. */
     private void others(String except, int code) {
-        for (String n : keys.keySet()) {
-            if (!n.equals(except)) {
+        for (String n : attentions.attached()) {
+            String reg = registrant(n);
+            if (keys.containsKey(reg) && !reg.equals(except)) {
                 attentions.establish(n, code);
             }
         }
@@ -557,6 +628,11 @@ final class ScsiReservations {
 
     private static ScsiResult conflict() {
         return ScsiResult.status(ScsiResult.RESERVATION_CONFLICT);
+    }
+
+    /** INSUFFICIENT REGISTRATION RESOURCES: {@value #MAX_REGISTRATIONS} registrations already. */
+    private static ScsiResult noRoom() {
+        return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x55, 0x04);
     }
 
     private static ScsiResult invalidParameter() {

@@ -90,12 +90,15 @@ record ScsiTransportId(String name, String isid) {
         return new ScsiTransportId(name, String.format("%012x", isid));
     }
 
-    /** Format 01b for {@code nexus} ({@code NAME,i,0xISID}), padded to a multiple of 4 and at least 24 bytes. */
-    static byte[] encode(String nexus) {
-        byte[] name = nexus.getBytes(StandardCharsets.UTF_8);
+    /**
+     * The TransportID of a registration: format 01b for an initiator port ({@code NAME,i,0xISID}),
+     * 00b for an initiator name alone; padded to a multiple of 4 and at least 24 bytes.
+     */
+    static byte[] encode(String registrant) {
+        byte[] name = registrant.getBytes(StandardCharsets.UTF_8);
         int length = Math.max(24, (4 + name.length + 1 + 3) & ~3);
         byte[] d = new byte[length];
-        d[0] = (byte) (0x40 | PROTOCOL_ISCSI);
+        d[0] = (byte) ((registrant.contains(",i,0x") ? 0x40 : 0) | PROTOCOL_ISCSI);
         d[2] = (byte) ((length - 4) >>> 8);
         d[3] = (byte) (length - 4);
         System.arraycopy(name, 0, d, 4, name.length);

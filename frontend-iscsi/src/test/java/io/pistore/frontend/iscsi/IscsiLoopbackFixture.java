@@ -85,11 +85,16 @@ abstract class IscsiLoopbackFixture {
 
     /** Logs in to {@code volume} as {@code iqn.2026-12.io.pistore:<name>}: each name is an I_T nexus of its own. */
     IscsiTestInitiator loginAs(String name, String volume, String... keys) throws IOException {
+        return loginAs(name, IscsiTestInitiator.DEFAULT_ISID, volume, keys);
+    }
+
+    /** As above, with the 48-bit {@code isid}: one initiator's sessions with other ISIDs are other I_T nexuses. */
+    IscsiTestInitiator loginAs(String name, long isid, String volume, String... keys) throws IOException {
         String[] all = new String[keys.length + 2];
         all[0] = "InitiatorName";
         all[1] = "iqn.2026-12.io.pistore:" + name;
         System.arraycopy(keys, 0, all, 2, keys.length);
-        return login(volume, all);
+        return new IscsiTestInitiator(server.address(), IscsiServer.targetName(volume), isid, all);
     }
 
     /** A 16-byte buffer holding a 10-byte CDB: {@code op} with a 32-bit LBA and a 16-bit block count. */

@@ -40,6 +40,14 @@ final class IscsiTestInitiator implements AutoCloseable {
     final Map<String, String> answers;
 
     IscsiTestInitiator(InetSocketAddress portal, String target, String... keys) throws IOException {
+        this(portal, target, DEFAULT_ISID, keys);
+    }
+
+    /** The ISID the initiator logs in with unless told another: type 01b (random), the rest zero. */
+    static final long DEFAULT_ISID = 0x4000_0000_0000L;
+
+    /** Logs in with the 48-bit {@code isid}: with the initiator name, it names the I_T nexus. */
+    IscsiTestInitiator(InetSocketAddress portal, String target, long isid, String... keys) throws IOException {
         socket = new Socket(portal.getAddress(), portal.getPort());
         socket.setSoTimeout(20_000);
         in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
@@ -55,7 +63,9 @@ final class IscsiTestInitiator implements AutoCloseable {
         byte[] data = TextKeys.format(k);
         Pdu login = new Pdu(new byte[48], new byte[0], data);
         login.set8(0, 0x40 | Pdu.LOGIN).set8(1, 0x80 | 0x03); // T, security straight to full feature
-        login.set8(8, 0x40);
+        for (int i = 0; i < 6; i++) {
+            login.set8(8 + i, (int) (isid >>> (40 - 8 * i)) & 0xff);
+        }
         login.set32(16, itt++).set32(24, cmdSn);
         send(login, new byte[0]);
         Pdu r = read();

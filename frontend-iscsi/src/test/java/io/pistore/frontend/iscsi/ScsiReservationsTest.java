@@ -92,7 +92,8 @@ class ScsiReservationsTest {
         assertEquals(ScsiResult.RESERVATION_CONFLICT, out(A, 4, 1, 1, 99), "PREEMPT of a key nobody has");
         byte[] specifyPorts = param(0, 5);
         specifyPorts[20] = 0x08;
-        assertEquals(0x2600, ascq(r.out(B, cdb(0, 0), specifyPorts)), "SPEC_I_PT");
+        assertEquals(0x2600, ascq(r.out(B, cdb(6, 0), specifyPorts)), "SPEC_I_PT with REGISTER AND IGNORE EXISTING KEY");
+        assertEquals(0x2600, ascq(r.out(A, cdb(1, 1), specifyPorts)), "SPEC_I_PT with RESERVE");
     }
 
     byte[] fullStatus() {
@@ -110,6 +111,7 @@ class ScsiReservationsTest {
         caps[1] = 2;
         caps[8] = 8;
         assertEquals(0x04, r.in(caps).dataIn[2] & 0x04, "ATP_C");
+        assertEquals(0x08, r.in(caps).dataIn[2] & 0x08, "SIP_C");
         byte[] all = param(0, 1);
         all[20] = 0x04;
         assertEquals(0, r.out(A, cdb(0, 0), all).status, "REGISTER with ALL_TG_PT");
@@ -305,6 +307,169 @@ class ScsiReservationsTest {
         assertEquals(0, out(A, 0, 0, 0, 1));
         assertEquals(-ScsiResult.RESERVATION_CONFLICT, ascq(r.reserveSpc2(B, reserve10)),
                 "RESERVE(10) conflicts while a key is registered");
+    }
+
+    /** A REGISTER parameter list with SPEC_I_PT (and {@code flags}) and the TransportIDs {@code ids}. */
+    static byte[] specifyParam(long key, long serviceKey, int flags, byte[]... ids) {
+        int length = 0;
+        for (byte[] id : ids) {
+            length += id.length;
+        }
+        byte[] p = new byte[28 + length];
+        Pdu.putLong(p, 0, key);
+        Pdu.putLong(p, 8, serviceKey);
+        p[20] = (byte) (0x08 | flags);
+        Pdu.putInt(p, 24, length);
+        int o = 28;
+        for (byte[] id : ids) {
+            System.arraycopy(id, 0, p, o, id.length);
+            o += id.length;
+        }
+        return p;
+    }
+
+    /** REGISTER from {@code nexus} with the parameter list {@code param}, its whole length in the CDB. */
+    ScsiResult register(String nexus, byte[] param) {
+        byte[] c = cdb(0, 0);
+        Pdu.putInt(c, 5, param.length);
+        return r.out(nexus, c, param);
+    }
+
+    @Test
+    void specifyInitiatorPortsRefusesABadListWhole() {
+        byte[] beyond = specifyParam(0, 7, 0, transportId(1, B));
+        Pdu.putInt(beyond, 24, beyond.length - 28 + 4);
+        assertEquals(0x1A00, ascq(register(A, beyond)), "TRANSPORTID PARAMETER DATA LENGTH past the list");
+        byte[] shortOfIt = specifyParam(0, 7, 0, transportId(1, B));
+        Pdu.putInt(shortOfIt, 24, shortOfIt.length - 28 - 4);
+        assertEquals(0x1A00, ascq(register(A, shortOfIt)), "TRANSPORTID PARAMETER DATA LENGTH short of the list");
+        assertEquals(0x1A00, ascq(r.out(A, cdb(0, 0), specifyParam(0, 7, 0))), "a list of 24 bytes with SPEC_I_PT");
+        byte[] cut = transportId(1, B);
+        cut[3] += 4;
+        assertEquals(0x1A00, ascq(register(A, specifyParam(0, 7, 0, transportId(1, C), cut))),
+                "a TransportID longer than the list");
+        assertEquals(0x1A00, ascq(register(A, specifyParam(0, 7, 0, transportId(1, C), new byte[] {0x45, 0, 0}))),
+                "a TransportID header cut short");
+        byte[] fibreChannel = transportId(1, B);
+        fibreChannel[0] = 0x40;
+        assertEquals(0x2600, ascq(register(A, specifyParam(0, 7, 0, transportId(1, C), fibreChannel))),
+                "protocol identifier 0");
+        assertEquals(0x2600, ascq(register(A, specifyParam(0, 7, 0, transportId(2, B)))), "format 10b");
+        byte[] unterminated = transportId(1, B);
+        java.util.Arrays.fill(unterminated, 4, unterminated.length, (byte) 'x');
+        assertEquals(0x2600, ascq(register(A, specifyParam(0, 7, 0, unterminated))), "a name without its null");
+        assertEquals(0x2600, ascq(register(A, specifyParam(0, 7, 0, transportId(1, "iqn.b,i,0xZZ")))), "a bad ISID");
+        assertEquals(0x2600, ascq(register(A, specifyParam(0, 7, 0x01, transportId(1, B)))),
+                "APTPL without a place to keep it");
+        assertEquals(-ScsiResult.RESERVATION_CONFLICT, ascq(register(A, specifyParam(5, 7, 0, transportId(1, B)))),
+                "an unregistered nexus with a reservation key");
+        assertEquals(0, register(A, specifyParam(0, 0, 0, transportId(1, B))).status, "service action key 0: nothing");
+        assertEquals(0, Pdu.getInt(readKeys(), 0), "PRgeneration: nothing registered");
+        assertEquals(0, Pdu.getInt(readKeys(), 4));
+        assertTrue(r.conflicts(C, WRITE) == r.conflicts(A, WRITE), "no reservation either");
+
+        assertEquals(0, out(B, 0, 0, 0, 2));
+        byte[] before = readKeys();
+        assertEquals(0x2600, ascq(register(A, specifyParam(0, 7, 0, transportId(1, C), transportId(1, B)))),
+                "B is registered: nothing is, C neither");
+        assertEquals(0x2600, ascq(register(A, specifyParam(0, 7, 0, transportId(1, C), transportId(0, "IQN.B")))),
+                "format 00b naming an initiator with a registered nexus");
+        assertEquals(0x2400, ascq(register(B, specifyParam(2, 7, 0, transportId(1, C)))),
+                "SPEC_I_PT from a registered nexus: INVALID FIELD IN CDB");
+        assertTrue(java.util.Arrays.equals(before, readKeys()), "nothing changed");
+        assertEquals(ScsiResult.RESERVATION_CONFLICT, out(C, 1, ScsiReservations.WRITE_EXCLUSIVE, 7, 0), "C is not registered");
+    }
+
+    @Test
+    void specifyInitiatorPortsRegistersTheSenderAndEveryNamedNexus() {
+        String c2 = "iqn.c,i,0x0000000000aa";
+        ScsiUnitAttentions ua = new ScsiUnitAttentions();
+        ScsiReservations res = new ScsiReservations(ua);
+        ua.attach(B);
+        ua.attach(c2);
+        byte[] p = specifyParam(0, 7, 0x04, transportId(1, "IQN.B,i,0x2"), transportId(0, "iqn.c"), transportId(1, A));
+        byte[] c = cdb(0, 0);
+        Pdu.putInt(c, 5, p.length);
+        assertEquals(0, res.out(A, c, p).status, "B by its port in other case, C by its name, A named again");
+        byte[] k = new byte[10];
+        k[0] = 0x5E;
+        k[8] = (byte) 200;
+        byte[] keys = res.in(k).dataIn;
+        assertEquals(1, Pdu.getInt(keys, 0), "PRgeneration: one REGISTER");
+        assertEquals(24, Pdu.getInt(keys, 4), "A, B and initiator iqn.c");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(7, Pdu.getLong(keys, 8 + 8 * i), "every one with the service action key");
+        }
+        k[1] = 3;
+        byte[] full = res.in(k).dataIn;
+        int o = 8;
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        while (o < 8 + Pdu.getInt(full, 4)) {
+            int length = Pdu.getInt(full, o + 20);
+            assertEquals(0x02, full[o + 12] & 0x02, "ALL_TG_PT for each");
+            byte[] id = java.util.Arrays.copyOfRange(full, o + 24, o + 24 + length);
+            ids.add((id[0] & 0xff) + " " + new String(id, 4, Pdu.getInt(full, o + 20) - 4).trim());
+            o += 24 + length;
+        }
+        assertEquals(java.util.List.of("69 " + A, "69 " + B, "5 iqn.c"), ids,
+                "format 01b for the ports (B as its session spells it), 00b for the initiator");
+
+        assertEquals(0, res.out(C, cdb(1, ScsiReservations.WRITE_EXCLUSIVE), param(7, 0)).status,
+                "C, not logged in when named, reserves with the key without registering");
+        assertFalse(res.conflicts(c2, WRITE), "iqn.c's other nexus shares the registration, so the reservation");
+        assertTrue(res.conflicts(B, WRITE), "B is registered but does not hold it");
+        assertTrue(res.conflicts("iqn.cc,i,0x000000000003", WRITE), "another initiator's nexus");
+        java.util.Set<String> preempted = new java.util.HashSet<>();
+        assertEquals(0, res.out(A, cdb(5, ScsiReservations.EXCLUSIVE_ACCESS), param(7, 7), preempted).status,
+                "PREEMPT AND ABORT of key 7 removes B's registration and iqn.c's");
+        assertTrue(preempted.containsAll(java.util.Set.of(B, c2)), "the tasks of B and iqn.c's nexus are aborted: " + preempted);
+        assertFalse(preempted.contains(A), preempted.toString());
+        assertEquals(0x2A05, ua.take(B, 0x00), "REGISTRATIONS PREEMPTED for B");
+        assertEquals(0x2A05, ua.take(c2, 0x00), "and for iqn.c's nexus that has a session");
+        k[1] = 0;
+        assertEquals(8, Pdu.getInt(res.in(k).dataIn, 4), "A is left");
+        assertTrue(res.conflicts(c2, READ));
+    }
+
+    @Test
+    void registerAndMoveToAnInitiatorRegisteredByName() {
+        ScsiUnitAttentions ua = new ScsiUnitAttentions();
+        ScsiReservations res = new ScsiReservations(ua);
+        String c2 = "iqn.c,i,0x0000000000aa";
+        ua.attach(c2);
+        byte[] p = specifyParam(0, 7, 0, transportId(0, "iqn.c"));
+        byte[] c = cdb(0, 0);
+        Pdu.putInt(c, 5, p.length);
+        assertEquals(0, res.out(A, c, p).status);
+        assertEquals(0, res.out(A, cdb(1, ScsiReservations.EXCLUSIVE_ACCESS), param(7, 0)).status);
+        byte[] m = moveParam(7, 9, 0, 1, transportId(0, "IQN.C"));
+        byte[] mc = cdb(7, 0);
+        Pdu.putInt(mc, 5, m.length);
+        assertEquals(0, res.out(A, mc, m).status, "format 00b: iqn.c has one registration, its nexus acts under it");
+        assertFalse(res.conflicts(c2, READ), "iqn.c's nexus holds the reservation");
+        assertFalse(res.conflicts(C, WRITE), "and so does its nexus that has not logged in yet");
+        assertTrue(res.conflicts(A, READ));
+        byte[] k = new byte[10];
+        k[0] = 0x5E;
+        k[8] = 100;
+        byte[] keys = res.in(k).dataIn;
+        assertEquals(16, Pdu.getInt(keys, 4), "A and iqn.c: no registration of a port was added");
+        assertEquals(9, Pdu.getLong(keys, 16), "iqn.c's registration took the service action key");
+    }
+
+    @Test
+    void tooManyRegistrationsAreRefusedWhole() {
+        byte[][] ids = new byte[ScsiReservations.MAX_REGISTRATIONS][];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = transportId(1, "iqn.many,i,0x" + Integer.toHexString(i + 1));
+        }
+        assertEquals(0x5504, ascq(register(A, specifyParam(0, 7, 0, ids))),
+                "one more than the unit holds: INSUFFICIENT REGISTRATION RESOURCES");
+        assertEquals(0, Pdu.getInt(readKeys(), 4), "and none registered");
+        assertEquals(0, register(A, specifyParam(0, 7, 0, java.util.Arrays.copyOf(ids, ids.length - 1))).status);
+        assertEquals(8 * ScsiReservations.MAX_REGISTRATIONS, Pdu.getInt(readKeys(), 4));
+        assertEquals(0x5504, ascq(r.out(B, cdb(0, 0), param(0, 2))), "a plain REGISTER past the limit");
+        assertEquals(0, r.out(A, cdb(0, 0), param(7, 8)).status, "a registered nexus changes its key");
     }
 
     static int ascq(ScsiResult res) {

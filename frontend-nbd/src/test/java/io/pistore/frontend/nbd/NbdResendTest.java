@@ -16,6 +16,7 @@ import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetListener;
+import io.pistore.testkit.Eventually;
 import io.pistore.testkit.ForwardingHostConnection;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -109,18 +110,24 @@ class NbdResendTest {
         return c;
     }
 
-    /** Ends the outage after {@code millis}, on another thread. */
-    private Thread upAfter(long millis) {
+    /**
+     * Ends the outage, on another thread, once the host connection has refused {@code refusals} more
+     * requests than {@code before}: the request met the outage and was sent again.
+     */
+    private CompletableFuture<Void> upAfterRefusals(int before, int refusals) {
+        CompletableFuture<Void> up = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                Thread.sleep(millis);
-            } catch (InterruptedException e) {
-                return;
+                Eventually.await(refusals + " refusals in the outage", () -> host.refused.get() >= before + refusals);
+                host.down.set(false);
+                up.complete(null);
+            } catch (Throwable e) {
+                up.completeExceptionally(e);
             }
-            host.down.set(false);
-        });
+        }, "outage-end");
+        t.setDaemon(true);
         t.start();
-        return t;
+        return up;
     }
 
     @Test
@@ -135,7 +142,7 @@ class NbdResendTest {
             for (int kind : kinds) {
                 host.down.set(true);
                 int before = host.refused.get();
-                Thread up = upAfter(400);
+                CompletableFuture<Void> up = upAfterRefusals(before, 2);
                 switch (kind) {
                     case WRITE -> assertEquals(0, c.write(4096, d), "write across the outage");
                     case READ -> assertArrayEquals(d, c.read(4096, 8192), "read across the outage");
@@ -165,7 +172,7 @@ class NbdResendTest {
             host.down.set(true);
             assertEquals(EIO, c.command(FLUSH, 0, 0, 0));
             assertEquals(1, host.refused.get(), "the flush was not sent again");
-            Thread up = upAfter(300);
+            CompletableFuture<Void> up = upAfterRefusals(host.refused.get(), 2);
             assertEquals(0, c.write(0, new byte[4096]), "a write is sent again");
             up.join();
             assertEquals(0, c.command(FLUSH, 0, 0, 0));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -42,10 +43,8 @@ class ServeAddressesTest {
                 "serve", "--nbd", "0.0.0.0:0", "--memory-volume", "m1:1MiB")), "serve-under-test");
         serve.start();
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!out.toString().contains("/m1 ") && serve.isAlive() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Eventually.await("serve to print its volume's URI or end",
+                    () -> out.toString().contains("/m1 ") || !serve.isAlive());
             String o = out.toString();
             assertTrue(o.contains("NBD on every address, port "), o + " / " + err);
             assertTrue(o.matches("(?s).*\\n  nbd://127\\.0\\.0\\.1:\\d+/m1 .*"), o);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -40,10 +41,8 @@ class ServeCapabilitiesTest {
                 args.toArray(new String[0]))), "serve-under-test");
         serve.start();
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!out.toString().contains("m1 ") && System.nanoTime() < deadline && serve.isAlive()) {
-                Thread.sleep(20);
-            }
+            Eventually.await("serve to list its volume or end",
+                    () -> out.toString().contains("m1 ") || !serve.isAlive());
             String o = out.toString();
             assertTrue(o.contains("on " + transport + " "), o + " / " + err);
             assertEquals(hardware, o.contains("offloads the PI of 8-byte tuples with guards [CRC16, IP_CHECKSUM] to the "

@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.security.tls.TestPki;
+import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -43,10 +45,8 @@ class ServeTlsTest {
                 args)), "serve-under-test");
         serve.start();
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!(out + "" + err).contains(until) && serve.isAlive() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Eventually.await("serve to say '" + until + "' or end",
+                    () -> (out + "" + err).contains(until) || !serve.isAlive());
         } finally {
             serve.interrupt();
             serve.join(TimeUnit.SECONDS.toMillis(30));
@@ -137,12 +137,10 @@ class ServeTlsTest {
         serve.start();
         try {
             java.util.regex.Pattern listening = java.util.regex.Pattern.compile("on tcp (127\\.0\\.0\\.1:\\d+)");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            java.util.regex.Matcher m = listening.matcher("");
-            while (!(m = listening.matcher(out.toString())).find() && serve.isAlive() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
-            assertTrue(m.find(0), out + " / " + err);
+            Eventually.await("serve to listen or end", Duration.ofSeconds(60),
+                    () -> listening.matcher(out.toString()).find() || !serve.isAlive());
+            java.util.regex.Matcher m = listening.matcher(out.toString());
+            assertTrue(m.find(), out + " / " + err);
             String target = m.group(1);
             String[] hostTls = {"--transport", "tcp", "--target", target, "--transport-option", "tcp.tls=true",
                 "--transport-option", "tcp.tlsCert=" + pki.clientCert(), "--transport-option",

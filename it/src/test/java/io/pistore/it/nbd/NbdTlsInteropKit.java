@@ -11,9 +11,11 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -93,15 +95,8 @@ abstract class NbdTlsInteropKit {
      * Whether the server logged {@code text}, waiting up to 10 s: a client can exit on its failed
      * handshake before the server's thread writes its line.
      */
-    boolean logs(String text) throws InterruptedException {
-        long end = System.nanoTime() + 10_000_000_000L;
-        do {
-            if (logged(text)) {
-                return true;
-            }
-            Thread.sleep(20);
-        } while (System.nanoTime() < end);
-        return false;
+    boolean logs(String text) {
+        return Eventually.within(Duration.ofSeconds(10), () -> logged(text));
     }
 
     static void assumeTool(String tool, String pkg) {

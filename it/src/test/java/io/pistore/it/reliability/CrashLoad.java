@@ -81,7 +81,7 @@ final class CrashLoad {
                 flushes.incrementAndGet();
             }
             try {
-                Thread.sleep(5);
+                Thread.sleep(5); // not a synchronisation: the pacing of the flushes
             } catch (InterruptedException e) {
                 return;
             }

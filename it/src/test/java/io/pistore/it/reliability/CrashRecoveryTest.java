@@ -2,6 +2,7 @@ package io.pistore.it.reliability;
 
 import io.pistore.spi.Completion;
 import io.pistore.spi.Status;
+import io.pistore.testkit.Eventually;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -45,12 +46,7 @@ class CrashRecoveryTest {
 
     /** Waits for a request, resubmitting while the queue is full; returns any other completion. */
     static Completion awaitAny(java.util.function.Supplier<CompletableFuture<Completion>> submit) throws Exception {
-        while (true) {
-            Completion c = submit.get().get(30, TimeUnit.SECONDS);
-            if (c.status() != Status.QUEUE_FULL) {
-                return c;
-            }
-            Thread.sleep(1);
-        }
+        return Eventually.until("room in the queue", () -> submit.get().get(30, TimeUnit.SECONDS),
+                c -> c.status() != Status.QUEUE_FULL);
     }
 }

@@ -69,7 +69,7 @@ final class KillLoop {
                     }
                     CrashLoad load = new CrashLoad(history, hosts.subList(0, WRITERS), hosts.get(WRITERS), BLOCKS,
                             versions, rnd.split());
-                    Thread.sleep(150 + rnd.nextInt(600));
+                    Thread.sleep(150 + rnd.nextInt(600)); // not a synchronisation: the kill point, at random
                     server.process().kill();
                     load.stopAndJoin();
                     check.killed(history, load);

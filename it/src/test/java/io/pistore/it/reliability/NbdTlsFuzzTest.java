@@ -17,6 +17,7 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
+import io.pistore.testkit.Eventually;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -25,12 +26,12 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -112,7 +113,8 @@ class NbdTlsFuzzTest {
         try {
             return new NbdFuzzTest.GoodClient(startTls(a, as), "good", true);
         } catch (IOException e) {
-            Thread.sleep(500);
+            // the server logs why it refused on its own thread: the report waits a while for that line
+            Eventually.within(Duration.ofSeconds(5), () -> log.stream().anyMatch(l -> l.contains(" connection ended: ")));
             throw new AssertionError("the good client was refused: " + e + "; server log: " + log, e);
         }
     }
@@ -256,17 +258,7 @@ class NbdTlsFuzzTest {
     }
 
     /** Waits until the server logged the end of {@code peer}'s connection; the line, or null. */
-    static String awaitEnd(List<String> lines, String peer) throws InterruptedException {
-        String prefix = "nbd: " + peer + " connection ended: ";
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (System.nanoTime() < deadline) {
-            for (String l : lines) {
-                if (l.startsWith(prefix)) {
-                    return l;
-                }
-            }
-            Thread.sleep(2);
-        }
-        return null;
+    static String awaitEnd(List<String> lines, String peer) {
+        return TcpTlsFuzzTest.awaitLine(lines, "nbd: " + peer + " connection ended: ");
     }
 }

@@ -1,5 +1,7 @@
 package io.pistore.it.reliability;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.Transports;
 import io.pistore.replication.group.GroupStatus;
@@ -8,6 +10,7 @@ import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TransportOptions;
 import io.pistore.testkit.Eventually;
+import io.pistore.testkit.LinearizabilityChecker;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * within 600-1200 ms, n2 leading), a tcp host following path states (on the leader), a tcp host
  * without them on n1 and an NBD gateway following them, running fio and nbdcopy. A follower cut off,
  * and the leader (the peer the path-state host and the gateway use): no client error, all verified,
- * the stall within {@link PeerFaultMatrix#STALL_BOUND_MS}. Root only (skipped otherwise, with the reason).
+ * the stall within {@link PeerFaultMatrix#STALL_BOUND_MS}. Then a history of reads and writes across
+ * cuts is checked linearizable. Root only (skipped otherwise, with the reason).
  */
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -115,6 +119,51 @@ class NetnsPeerFaultTest {
                 + figures);
         group.awaitCaughtUp(3);
     }
+
+    /**
+     * Linearizability across cuts: four {@link RegisterClients} (two on the host following path
+     * states, two on the host held to n1) read and write four blocks while the leader, then a
+     * follower, is cut off for {@link #CUT_MS} and joined again; {@code -Dpistore.linear.seconds=N}
+     * cuts random peers for N s more. The history is linearizable.
+     */
+    @Test
+    @Order(3)
+    void readsAndWritesStayLinearizableAcrossCuts() throws Exception {
+        lead();
+        long seconds = Long.getLong("pistore.linear.seconds", 0);
+        java.util.Random rnd = new java.util.Random(13);
+        int cuts = 0;
+        LinearizabilityChecker.Result r;
+        int failed;
+        try (RegisterClients rc = RegisterClients.start(List.of(following, onN1, following, onN1), 0, 4, 4096, 300)) {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            while ((cuts < 2 || System.nanoTime() < end) && rc.healthy()) {
+                int victim = cuts == 0 ? 2 : cuts == 1 ? 3 : 1 + rnd.nextInt(3); // n2 leads at first
+                rc.awaitMore(40);
+                group.lab.cut(victim);
+                Thread.sleep(CUT_MS); // the fault's length, not a synchronisation
+                group.lab.heal(victim);
+                Eventually.await("a leader and every peer reachable", Duration.ofSeconds(120), () -> {
+                    GroupStatus s = group.status(3);
+                    return s.leader() != null && s.members.stream().allMatch(GroupStatus.Member::reachable);
+                });
+                cuts++;
+            }
+            rc.awaitMore(40);
+            r = rc.stopAndCheck();
+            failed = rc.failed();
+        }
+        String figures = r.operations() + " operations (" + failed + " failed or unknown) on 4 registers by 4 clients, "
+                + cuts + " cuts of " + CUT_MS + " ms";
+        System.out.println("linearizability (network namespaces): " + figures + ": "
+                + (r.linearizable() ? "linearizable" : r.anomaly()));
+        assertTrue(r.linearizable(), r.anomaly());
+        Figures.record("linearizable across network cuts", figures + ": linearizable");
+        group.awaitCaughtUp(3);
+    }
+
+    /** How long a cut of {@link #readsAndWritesStayLinearizableAcrossCuts} lasts: past an election timeout. */
+    private static final long CUT_MS = 3000;
 
     /** Makes n2 the leader unless it leads, tried again while the group elects (a hang guard of 120 s). */
     private void lead() {

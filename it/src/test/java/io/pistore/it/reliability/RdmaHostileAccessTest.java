@@ -3,6 +3,7 @@ package io.pistore.it.reliability;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
@@ -65,10 +66,7 @@ class RdmaHostileAccessTest {
                 }
             });
             host = dev.connect(listener.address(), hostPd, hostCq, hostCq, cfg, ByteBuffer.allocate(0), 1000);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (peer == null && System.nanoTime() < end) {
-                Thread.sleep(1);
-            }
+            Eventually.await("the passive side to establish", () -> peer != null);
         }
 
         WorkCompletion access(WrOpcode op, long remoteAddr, int len, int rkey) throws Exception {

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -87,22 +88,19 @@ class ReconnectAfterRestartTest {
 
             server = PistoreProcess.serve(List.of(), "--data", dir.toString(), "--transport", "tcp", "--listen", address);
             assertEquals(address, server.awaitListening());
-            int failedMeanwhile = 0;
+            AtomicInteger failedMeanwhile = new AtomicInteger();
             for (int q = 0; q < c.queueCount(); q++) {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a hang guard
-                while (true) {
-                    ByteBuffer b = ByteBuffer.allocate(BS);
-                    int queue = q; // each queue reconnects on its own: try each one explicitly
-                    Completion r = call(() -> dev.submit(queue, BlockRequest.read("v", 0, 1,
-                            ScatterList.of(b), null, dev.insertStrip(0))));
-                    if (r.isSuccess()) {
-                        break;
-                    }
-                    assertEquals(Status.TRANSPORT_ERROR, r.status(), r.toString());
-                    failedMeanwhile++;
-                    assertTrue(System.nanoTime() < deadline, "never reconnected: " + r);
-                    Thread.sleep(20);
-                }
+                int queue = q; // each queue reconnects on its own: try each one explicitly
+                Eventually.until("queue " + q + " to reconnect", Duration.ofSeconds(60), () -> call(() -> dev.submit(queue,
+                        BlockRequest.read("v", 0, 1, ScatterList.of(ByteBuffer.allocate(BS)), null, dev.insertStrip(0)))),
+                        r -> {
+                            if (r.isSuccess()) {
+                                return true;
+                            }
+                            assertEquals(Status.TRANSPORT_ERROR, r.status(), r.toString());
+                            failedMeanwhile.incrementAndGet();
+                            return false;
+                        });
             }
             for (int lba = 0; lba < data.length; lba++) {
                 ByteBuffer b = ByteBuffer.allocate(BS);

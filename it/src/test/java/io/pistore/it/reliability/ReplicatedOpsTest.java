@@ -220,17 +220,18 @@ class ReplicatedOpsTest {
 
     /** Reads {@code lba}, sending it again while it fails with a transport error (the host moving); a hang guard. */
     private static byte[] readRetrying(BlockDevice dev, long lba) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            ByteBuffer b = ByteBuffer.allocate(BS);
-            Completion r = dev.read(lba, ScatterList.of(b)).get(60, TimeUnit.SECONDS);
+        ByteBuffer[] b = new ByteBuffer[1]; // a new buffer for each read: a failed one never writes into the next
+        Eventually.until("lba " + lba + " read back", Duration.ofSeconds(60), () -> {
+            b[0] = ByteBuffer.allocate(BS);
+            return dev.read(lba, ScatterList.of(b[0])).get(60, TimeUnit.SECONDS);
+        }, r -> {
             if (r.isSuccess()) {
-                return b.array();
+                return true;
             }
             assertEquals(Status.TRANSPORT_ERROR, r.status(), "lba " + lba + ": " + r);
-            assertTrue(System.nanoTime() < end, "lba " + lba + " never read back: " + r);
-            Thread.sleep(20);
-        }
+            return false;
+        });
+        return b[0].array();
     }
 
     @Test

@@ -39,7 +39,7 @@ class ReplicatedPartitionTest {
 
     /** Lets the load write for the phase's seconds, with at least {@code atLeast} writes acknowledged. */
     static void phase(AckedWriter w, int atLeast) throws InterruptedException {
-        Thread.sleep(TimeUnit.SECONDS.toMillis(seconds()));
+        Thread.sleep(TimeUnit.SECONDS.toMillis(seconds())); // not a synchronisation: the phase's length
         w.awaitAcknowledged(atLeast, 120);
     }
 

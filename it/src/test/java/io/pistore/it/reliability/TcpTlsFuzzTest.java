@@ -17,19 +17,20 @@ import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportOptions;
+import io.pistore.testkit.Eventually;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -231,18 +232,14 @@ class TcpTlsFuzzTest {
     }
 
     /** Waits until the handler logged the end of {@code peer}'s connection; the line, or null. */
-    static String awaitEnd(List<String> ends, String peer) throws InterruptedException {
-        String prefix = "connection from " + peer + " ended: ";
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (System.nanoTime() < deadline) {
-            for (String e : ends) {
-                if (e.startsWith(prefix)) {
-                    return e;
-                }
-            }
-            Thread.sleep(2);
-        }
-        return null;
+    static String awaitEnd(List<String> ends, String peer) {
+        return awaitLine(ends, "connection from " + peer + " ended: ");
+    }
+
+    /** Waits up to 5 s until a line of {@code lines} starts with {@code prefix}; the line, or null. */
+    static String awaitLine(List<String> lines, String prefix) {
+        Eventually.within(Duration.ofSeconds(5), () -> lines.stream().anyMatch(l -> l.startsWith(prefix)));
+        return lines.stream().filter(l -> l.startsWith(prefix)).findFirst().orElse(null);
     }
 
     /** The transport's warnings. */

@@ -3,6 +3,7 @@ package io.pistore.replication.group;
 import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.raft.PeerAddressMemory;
 import io.pistore.replication.raft.ReplicaCommand;
 import io.pistore.replication.raft.VolumeShape;
 import java.io.IOException;
@@ -156,23 +157,38 @@ public final class GroupMembership {
      * The volume's format and size as the leader's replica answers: what a new replica is made with.
      */
     public VolumeShape shape() throws ReplicationException {
+        return VolumeShape.decode(askLeader(ReplicaCommand.Op.INFO, "tell its format"));
+    }
+
+    /**
+     * The address each peer name first had in the group, as the leader's replica recorded it
+     * ({@link PeerAddressMemory}): a name that comes back at another address is not reached by the
+     * members, so a join under it is refused.
+     */
+    public Map<String, String> firstAddresses() throws ReplicationException {
+        return PeerAddressMemory.decode(askLeader(ReplicaCommand.Op.PEERS, "tell its peers' addresses"));
+    }
+
+    /** The leader replica's answer to a query without data; {@code what} names it in errors. */
+    private org.apache.ratis.thirdparty.com.google.protobuf.ByteString askLeader(ReplicaCommand.Op op, String what)
+            throws ReplicationException {
         Leader l = leader();
         long ms = settings.operationTimeout().toMillis();
         try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, l.members))
                 .setLeaderId(l.peer.getId()).setProperties(settings.client()).build()) {
-            RaftClientReply r = c.async().sendReadOnly(ReplicaCommand.plain(ReplicaCommand.Op.INFO, 0, 0, false))
+            RaftClientReply r = c.async().sendReadOnly(ReplicaCommand.plain(op, 0, 0, false))
                     .get(ms, TimeUnit.MILLISECONDS);
             if (!r.isSuccess()) {
-                throw new ReplicationException("volume " + volume + ": the leader did not tell its format: "
+                throw new ReplicationException("volume " + volume + ": the leader did not " + what + ": "
                         + ReplicationException.oneLine(r.getException()));
             }
-            return VolumeShape.decode(r.getMessage().getContent());
+            return r.getMessage().getContent();
         } catch (ReplicationException e) {
             throw e;
         } catch (TimeoutException e) {
-            throw new ReplicationException("volume " + volume + ": the leader did not tell its format within " + ms + " ms");
+            throw new ReplicationException("volume " + volume + ": the leader did not " + what + " within " + ms + " ms");
         } catch (ExecutionException e) {
-            throw new ReplicationException("volume " + volume + ": the leader did not tell its format: "
+            throw new ReplicationException("volume " + volume + ": the leader did not " + what + ": "
                     + ReplicationException.oneLine(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -353,7 +353,8 @@ public final class ReplicaNode implements AutoCloseable {
      * instead of calling elections), and asks the leader to add it; the leader brings it up to date
      * (from its log, or from its newest snapshot and the log after it once the log was purged) before
      * the new configuration counts it. With {@code replacing}, that member is
-     * removed in the same change and told to leave. On failure the new replica is removed again.
+     * removed in the same change and told to leave. On failure the new replica is removed again. A
+     * name the group first knew at another address is refused ({@code PeerAddressMemory}).
      */
     public GroupMembership.Change join(String name, List<RaftPeer> known, String replacing) throws IOException {
         if (replicas.get(name) != null) {
@@ -364,6 +365,12 @@ public final class ReplicaNode implements AutoCloseable {
             throw new IllegalArgumentException("peer " + id + " is a member of volume " + name + " already");
         }
         VolumeShape shape = m.shape();
+        String was = m.firstAddresses().get(id.toString());
+        if (was != null && !was.equals(peer().getAddress())) {
+            throw new IllegalArgumentException("peer name " + id + " was in the group of volume " + name + " at " + was
+                    + ", not " + peer().getAddress() + ": the members keep reaching a name at its first address, so "
+                    + "a peer at another address needs a name not used in this group before");
+        }
         RaftGroupId gid = ReplicaPeers.groupId(name);
         java.nio.file.Files.deleteIfExists(ReplicaFiles.record(groupsDir, name)); // a new replica holds no snapshot
         replicas.create(name, shape.format, shape.blocks);

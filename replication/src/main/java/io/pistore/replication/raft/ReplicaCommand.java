@@ -30,7 +30,9 @@ public final class ReplicaCommand {
         /** A query, never in the log. */
         READ(16),
         /** A query for the volume's format and size. */
-        INFO(17);
+        INFO(17),
+        /** A query for the address each peer name first had in the group ({@link PeerAddressMemory}). */
+        PEERS(18);
 
         final byte code;
 

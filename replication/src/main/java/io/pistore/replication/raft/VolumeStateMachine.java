@@ -56,6 +56,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private final Consumer<String> log;
     private final AppliedIndex appliedIndex = new AppliedIndex();
     private final GroupEvents events;
+    private final PeerAddressMemory addresses = new PeerAddressMemory();
 
     /** What the replica's peer hears of its group's membership. */
     public interface GroupEvents {
@@ -269,6 +270,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
                 return CompletableFuture.completedFuture(
                         new VolumeShape(applier.volume().format(), applier.volume().blockCount()).encode());
             }
+            if (c.op == ReplicaCommand.Op.PEERS) {
+                return CompletableFuture.completedFuture(addresses.encode());
+            }
             if (c.op != ReplicaCommand.Op.READ) {
                 throw new IllegalArgumentException("not a query: " + c);
             }
@@ -321,6 +325,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
                 peers.add(p);
             }
         }
+        addresses.saw(peers);
         events.configured(peers);
         events.member(conf.getPeersList().stream().anyMatch(p -> p.getId().equals(getId().toByteString())));
     }

@@ -295,4 +295,34 @@ class MembershipChangeTest {
         assertTrue(none.getMessage().startsWith("volume rv: no leader answered within 4000 ms"), none.getMessage());
         assertTrue(!none.getMessage().contains("\n"), "one line");
     }
+    @Test
+    void aNameBackAtAnotherAddressIsRefusedAtOnceAndANewNameJoins() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        ReplicaNode first = startExtra("n4");
+        GroupMembership.Change add = first.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
+        assertEquals(4, add.after.size(), list(add.after));
+        String firstAddress = first.peer().getAddress();
+        GroupMembership.of(NAME, add.after, ThreePeers.SETTINGS).change(List.of(), List.of("n4"));
+        extra.remove(first);
+        first.close();
+
+        // The same name on another port: the members would keep reaching the first address.
+        ReplicaNode again = ReplicaNode.start("n4", "127.0.0.1", 0, dir.resolve("n4-again"), ThreePeers.SETTINGS,
+                peers.log::add);
+        extra.add(again);
+        assertTrue(!again.peer().getAddress().equals(firstAddress), "a new port");
+        IllegalArgumentException moved = assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> assertThrows(IllegalArgumentException.class,
+                        () -> again.join(NAME, ReplicaPeers.parse(peers.peerList()), null)));
+        assertEquals("peer name n4 was in the group of volume rv at " + firstAddress + ", not "
+                + again.peer().getAddress() + ": the members keep reaching a name at its first address, so a peer at "
+                + "another address needs a name not used in this group before", moved.getMessage());
+        assertNull(again.replica(NAME), "no replica is made for a refused join");
+        GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
+        assertEquals(3, g.members().size(), "nothing changed: " + list(g.members()));
+
+        ReplicaNode fresh = startExtra("n5");
+        GroupMembership.Change joined = fresh.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
+        assertTrue(joined.after.contains(fresh.peer()), list(joined.after));
+    }
 }

@@ -52,6 +52,14 @@ class SelfHealingReadTest {
         }
     }
 
+    /** Writes a non-zero byte into block {@code lba}'s data on peer {@code i} (under its stored PI, whatever it is). */
+    private void soil(int i, long lba) throws IOException {
+        Path data = peers.dir(i).resolve("replicas").resolve(NAME + ".data");
+        try (FileChannel c = FileChannel.open(data, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            c.write(ByteBuffer.wrap(new byte[] {0x5A}), lba * FORMAT.dataSize() + 100);
+        }
+    }
+
     private void stopAll() throws IOException {
         peers.stop(0, 1, 2);
     }
@@ -223,5 +231,33 @@ class SelfHealingReadTest {
         }
         assertTrue(peers.log.stream().anyMatch(l -> l.startsWith("volume rv lba=5 replica n2 error=guard: rewritten from")),
                 String.join("\n", peers.log));
+    }
+
+    /**
+     * The unwritten tuple is an escape no PI check looks behind: a never-written block whose data is
+     * not zero on every replica (no good copy to heal from) fails at its LBA, and its neighbours read
+     * as zeros.
+     */
+    @Test
+    void aNeverWrittenBlockWithDataOnEveryReplicaFailsAtItsLba() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        try (ServedVolume s = new ServedVolume(peers.node(0), NAME)) {
+            s.device.writeSync(0, ByteBuffer.wrap(new byte[FORMAT.dataSize()]));
+        }
+        peers.awaitConverged();
+        stopAll();
+        for (int i = 0; i < 3; i++) {
+            soil(i, 21);
+        }
+        restartAll();
+        try (ServedVolume s = new ServedVolume(peers.node(0), NAME)) {
+            BlockIoException e = assertThrows(BlockIoException.class,
+                    () -> s.device.readSync(20, ByteBuffer.allocate(2 * FORMAT.dataSize())));
+            assertEquals(Status.GUARD_CHECK, e.completion().status(), e.completion().toString());
+            assertEquals(21, e.completion().errorLba());
+            ByteBuffer other = ByteBuffer.allocate(FORMAT.dataSize());
+            s.device.readSync(22, other);
+            assertArrayEquals(new byte[FORMAT.dataSize()], other.array(), "a never-written block reads as zeros");
+        }
     }
 }

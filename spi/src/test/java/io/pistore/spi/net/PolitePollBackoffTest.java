@@ -31,6 +31,7 @@ class PolitePollBackoffTest {
             calls++;
             if (calls == 1) {
                 try {
+                    // not a synchronisation: the round that lost its CPU is the subject
                     Thread.sleep(1);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();

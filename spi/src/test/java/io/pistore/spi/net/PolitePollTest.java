@@ -88,6 +88,7 @@ class PolitePollTest {
     void aWaitLongerThanTheCapDoesNotGrowTheBudget() throws IOException, InterruptedException {
         PolitePoll p = new PolitePoll(true);
         assertEquals(0, p.poll(() -> 1, TimeUnit.MICROSECONDS.toNanos(1)));
+        // not a synchronisation: the gap longer than the cap is the subject
         Thread.sleep(2);
         p.wokeUp();
         CountingProbe probe = new CountingProbe(1);

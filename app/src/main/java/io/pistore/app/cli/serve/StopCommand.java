@@ -55,15 +55,47 @@ public final class StopCommand implements Callable<Integer> {
             throw CliException.usage("process " + pid + " of " + pidFile + " is no pistore serve: not stopped");
         }
         p.get().destroy();
+        java.util.concurrent.CompletableFuture<ProcessHandle> exit = p.get().onExit();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         try {
-            p.get().onExit().get(timeoutSeconds, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            throw CliException.failure("process " + pid + " still runs " + timeoutSeconds + " s after SIGTERM");
+            // A daemon's parent is init: once it exits it stays a zombie until init reaps it, which
+            // onExit waits for. Its volumes are flushed and its locks gone already: it has stopped.
+            while (!exit.isDone() && !exited(pid)) {
+                if (System.nanoTime() > deadline) {
+                    throw CliException.failure("process " + pid + " still runs " + timeoutSeconds + " s after SIGTERM");
+                }
+                try {
+                    exit.get(10, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    // look again
+                }
+            }
         } catch (ExecutionException e) {
             throw CliException.failure("cannot wait for process " + pid + ": " + e.getCause());
         }
         out.println("pistore stop: stopped pid " + pid);
         return ExitCodes.OK;
+    }
+
+    /**
+     * Whether process {@code pid} has exited, waiting to be reaped or gone (Linux: its state in
+     * {@code /proc/PID/stat} is Z or X, or the file is gone); false where that cannot be told.
+     */
+    static boolean exited(long pid) {
+        String stat;
+        try {
+            stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        } catch (NoSuchFileException e) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+        int end = stat.lastIndexOf(')'); // the name in parentheses may hold spaces and parentheses
+        if (end < 0 || end + 2 >= stat.length()) {
+            return false;
+        }
+        char state = stat.charAt(end + 2);
+        return state == 'Z' || state == 'X';
     }
 
     private long readPid() {

@@ -12,6 +12,7 @@ import io.pistore.spi.Completion;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.rdma.RdmaOptions;
 import io.pistore.transport.rdma.verbs.WrOpcode;
 import io.pistore.transport.rdma.verbs.soft.LocalWork;
@@ -39,11 +40,8 @@ class HostEndsAfterInvalidateTest {
     }
 
     /** Runs the device's local work whose head is {@code op} until {@code done} holds. */
-    static void pumpUntil(SoftDevice dev, WrOpcode op, java.util.function.BooleanSupplier done) throws Exception {
-        while (!done.getAsBoolean()) {
-            dev.runLocalWork(op);
-            Thread.sleep(1);
-        }
+    static void pumpUntil(SoftDevice dev, WrOpcode op, java.util.function.BooleanSupplier done) {
+        Eventually.drive("the host's local work", () -> dev.runLocalWork(op), done);
     }
 
     @Test

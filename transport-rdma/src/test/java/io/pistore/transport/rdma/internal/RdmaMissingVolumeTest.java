@@ -13,9 +13,11 @@ import io.pistore.spi.Status;
 import io.pistore.spi.TargetHandler;
 import io.pistore.spi.TransportOptions;
 import io.pistore.spi.VolumeInfo;
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.rdma.RdmaOptions;
 import io.pistore.transport.rdma.verbs.soft.LocalWork;
 import io.pistore.transport.rdma.verbs.soft.SoftDevice;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -93,15 +95,8 @@ class RdmaMissingVolumeTest {
 
     /** Writes until one is answered other than with a transport error; a hang guard, not a speed claim. */
     private static Completion writeUntilAnswered(RdmaHostConnection h, int queue, long lba) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            Completion r = write(h, queue, lba);
-            if (r.status() != Status.TRANSPORT_ERROR) {
-                return r;
-            }
-            assertTrue(System.nanoTime() < end, "still moving: " + r);
-            Thread.sleep(5);
-        }
+        return Eventually.until("an answer other than a transport error (the queue still moving)",
+                Duration.ofSeconds(60), () -> write(h, queue, lba), r -> r.status() != Status.TRANSPORT_ERROR);
     }
 
     @ParameterizedTest(name = "packets={0}")

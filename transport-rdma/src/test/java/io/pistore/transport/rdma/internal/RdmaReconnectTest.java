@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -127,16 +128,14 @@ class RdmaReconnectTest {
     }
 
     private static void writeUntilAcked(RdmaHostConnection c, int queue, long lba, byte fill) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            Completion r = write(c, queue, lba, fill).get(30, TimeUnit.SECONDS);
-            if (r.isSuccess()) {
-                return;
-            }
-            assertEquals(Status.TRANSPORT_ERROR, r.status(), r.toString());
-            assertTrue(System.nanoTime() < end, "never reconnected: " + r);
-            Thread.sleep(5);
-        }
+        Eventually.until("a write acknowledged after the reconnect", Duration.ofSeconds(60),
+                () -> write(c, queue, lba, fill).get(30, TimeUnit.SECONDS), r -> {
+                    if (r.isSuccess()) {
+                        return true;
+                    }
+                    assertEquals(Status.TRANSPORT_ERROR, r.status(), r.toString());
+                    return false;
+                });
     }
 
     private static byte[] read(RdmaHostConnection c, long lba) throws Exception {
@@ -336,17 +335,16 @@ class RdmaReconnectTest {
      * by the closing connections' sockets, so binding is tried again for a while (a hang guard).
      */
     static RdmaTarget listenAgain(SoftDevice dev, String address, TargetHandler backend) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
+        return Eventually.until("the address " + address + " to be free again", () -> {
             try {
                 return new RdmaTarget(dev, address, backend, true);
             } catch (IOException e) {
-                if (System.nanoTime() > end || !String.valueOf(e.getMessage()).contains("already in use")) {
+                if (!String.valueOf(e.getMessage()).contains("already in use")) {
                     throw e;
                 }
-                Thread.sleep(20);
+                return null;
             }
-        }
+        }, Objects::nonNull);
     }
 
     private static int pollerThreads() {
@@ -367,7 +365,8 @@ class RdmaReconnectTest {
             writeUntilAcked(host, 1, (byte) 1);
             target.close();
             target = listenAgain(targetDev, address, backend);
-            Thread.sleep(300);
+            // three first reconnect delays (100 ms by default): a host that reconnects would have done so
+            Thread.sleep(300); // not a synchronisation: the time in which nothing may reconnect
             Completion r = write(host, 1, (byte) 1).get(30, TimeUnit.SECONDS);
             assertEquals(Status.TRANSPORT_ERROR, r.status(), r.toString());
             assertFalse(r.message().contains("reconnecting"), r.message());

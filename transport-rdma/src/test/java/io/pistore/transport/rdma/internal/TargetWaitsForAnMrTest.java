@@ -9,6 +9,7 @@ import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.rdma.verbs.soft.LocalWork;
 import io.pistore.transport.rdma.verbs.soft.SoftDevice;
 import java.util.ArrayList;
@@ -69,11 +70,8 @@ class TargetWaitsForAnMrTest {
         }
     }
 
-    private static void runUntilDone(SoftDevice dev, List<CompletableFuture<Completion>> fs) throws Exception {
+    private static void runUntilDone(SoftDevice dev, List<CompletableFuture<Completion>> fs) {
         CompletableFuture<Void> all = CompletableFuture.allOf(fs.toArray(new CompletableFuture[0]));
-        while (!all.isDone()) {
-            dev.runLocalWork(null);
-            Thread.sleep(1);
-        }
+        Eventually.drive("every command to end", () -> dev.runLocalWork(null), all::isDone);
     }
 }

@@ -16,6 +16,7 @@ import io.pistore.spi.HostQueue;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetListener;
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.tcp.TcpConfig;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -83,17 +84,15 @@ class ReconnectTest {
     /** Retries {@code lba}'s read until it succeeds; every failure meanwhile must be a transport error. */
     static List<String> readUntilBack(HostQueue q, long lba, byte[] into) throws Exception {
         List<String> failures = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); // a hang guard, not a speed claim
-        while (true) {
-            Completion c = read(q, lba, into);
+        Eventually.until("lba " + lba + " read back after the reconnect", () -> read(q, lba, into), c -> {
             if (c.isSuccess()) {
-                return failures;
+                return true;
             }
             assertEquals(Status.TRANSPORT_ERROR, c.status(), c.toString());
             failures.add(c.message());
-            assertTrue(System.nanoTime() < deadline, "never reconnected; last: " + c);
-            Thread.sleep(5);
-        }
+            return false;
+        });
+        return failures;
     }
 
     @Test

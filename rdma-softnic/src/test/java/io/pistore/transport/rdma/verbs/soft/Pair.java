@@ -66,8 +66,10 @@ final class Pair implements AutoCloseable {
             }
 
             @Override
-            public synchronized void onDisconnected(RcConnection c) {
-                disconnects.add(c.peer());
+            public void onDisconnected(RcConnection c) {
+                synchronized (disconnects) {
+                    disconnects.add(c.peer());
+                }
             }
         });
         host = dev.connect(listener.address(), hostPd, hostCq, hostCq, hostCfg,
@@ -123,6 +125,13 @@ final class Pair implements AutoCloseable {
     static List<WorkCompletion> await(CompletionQueue cq) throws InterruptedException {
         cq.await(TimeUnit.SECONDS.toNanos(1));
         return drain(cq);
+    }
+
+    /** How many disconnects the passive side has heard of. */
+    int disconnectsHeard() {
+        synchronized (disconnects) {
+            return disconnects.size();
+        }
     }
 
     @Override

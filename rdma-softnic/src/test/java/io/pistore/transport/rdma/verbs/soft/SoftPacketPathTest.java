@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
 import io.pistore.transport.rdma.verbs.RcConnection;
@@ -145,9 +146,10 @@ class SoftPacketPathTest {
             MemoryRegion src = p.hostPd.register(ByteBuffer.allocate(64), Access.LOCAL_WRITE);
             MemoryRegion dst = p.targetPd.register(ByteBuffer.allocate(64), Access.LOCAL_WRITE);
             src.buffer().put(0, (byte) 1);
+            AtomicInteger rnrNaks = count(SoftPackets.NAK_RNR);
             p.hq().postSend(send(src, 8, 1, true));
             p.hq().postSend(send(src, 8, 2, true)); // behind the first (RC order)
-            Thread.sleep(20);
+            Eventually.await("three RNR NAKs", () -> rnrNaks.get() >= 3);
             assertTrue(Pair.drain(p.hostCq).isEmpty(), "the SENDs wait for receives");
             p.tq().postRecv(recv(dst, 0, 32, 5));
             p.tq().postRecv(recv(dst, 32, 32, 6));
@@ -160,6 +162,17 @@ class SoftPacketPathTest {
             assertEquals(5, t.get(0).wrId);
             assertEquals(6, t.get(1).wrId);
         }
+    }
+
+    /** Counts the frames of opcode {@code op} from now on (either direction). */
+    static AtomicInteger count(int op) {
+        AtomicInteger seen = new AtomicInteger();
+        SoftFabric.setPacketTap((f, len) -> {
+            if (SoftPackets.op(f) == op) {
+                seen.incrementAndGet();
+            }
+        });
+        return seen;
     }
 
     /** Flips one bit of the payload of the first frame of opcode {@code op} after its CRC was computed. */
@@ -273,15 +286,11 @@ class SoftPacketPathTest {
             List<WorkCompletion> t = PacketPair.await(p.targetCq, 1);
             assertEquals(WcStatus.WR_FLUSH_ERR, t.get(0).status);
             assertEquals(QpState.ERROR, p.tq().state());
-            long end = System.nanoTime() + 10_000_000_000L;
-            while (System.nanoTime() < end) {
+            Eventually.await("the passive side to hear of the disconnect", () -> {
                 synchronized (p.disconnects) {
-                    if (!p.disconnects.isEmpty()) {
-                        break;
-                    }
+                    return !p.disconnects.isEmpty();
                 }
-                Thread.sleep(10);
-            }
+            });
             synchronized (p.disconnects) {
                 assertEquals(1, p.disconnects.size(), "the passive side hears of the disconnect");
             }
@@ -293,9 +302,10 @@ class SoftPacketPathTest {
     void aPeerThatVanishesEndsOutstandingWorkWithRetryExceeded() throws Exception {
         try (PacketPair p = new PacketPair()) {
             MemoryRegion src = p.hostPd.register(ByteBuffer.allocate(64), Access.LOCAL_WRITE);
+            AtomicInteger rnrNaks = count(SoftPackets.NAK_RNR);
             p.hq().postSend(send(src, 8, 1, true)); // no receive posted: it stays in flight
             p.hq().postSend(send(src, 8, 2, true));
-            Thread.sleep(20);
+            Eventually.await("the target to answer the SEND with an RNR NAK", () -> rnrNaks.get() > 0);
             assertTrue(Pair.drain(p.hostCq).isEmpty());
             ((SoftQp) p.tq()).link.sever(); // as a kill -9 of the target's process: no DREQ
             List<WorkCompletion> h = PacketPair.await(p.hostCq, 2);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.MemoryRegion;
 import io.pistore.transport.rdma.verbs.QpConfig;
@@ -69,8 +70,7 @@ class SoftQpTest {
             MemoryRegion src = p.hostPd.register(ByteBuffer.allocate(64), Access.LOCAL_WRITE);
             p.hq().postSend(send(src, 8, 1, true));
             assertTrue(Pair.drain(p.hostCq).isEmpty(), "the SEND waits for a receive");
-            Thread.sleep(50);
-            List<WorkCompletion> h = Pair.await(p.hostCq);
+            List<WorkCompletion> h = PacketPair.await(p.hostCq, 1);
             assertEquals(WcStatus.RNR_RETRY_EXC_ERR, h.get(0).status);
             assertEquals(QpState.ERROR, p.hq().state());
         }
@@ -79,11 +79,12 @@ class SoftQpTest {
             MemoryRegion dst = p.targetPd.register(ByteBuffer.allocate(64), Access.LOCAL_WRITE);
             p.hq().postSend(send(src, 8, 1, true));
             p.hq().postSend(send(src, 8, 2, true)); // queued behind the first (RC order)
+            // not a synchronisation: the time in which the RNR retries run and must not fail the SEND
             Thread.sleep(20);
+            assertTrue(Pair.drain(p.hostCq).isEmpty(), "the SENDs wait for receives");
             p.tq().postRecv(recv(dst, 0, 32, 5));
             p.tq().postRecv(recv(dst, 32, 32, 6));
-            Thread.sleep(20);
-            List<WorkCompletion> h = Pair.await(p.hostCq);
+            List<WorkCompletion> h = PacketPair.await(p.hostCq, 2);
             assertEquals(2, h.size());
             assertEquals(1, h.get(0).wrId);
             assertEquals(2, h.get(1).wrId);
@@ -127,10 +128,8 @@ class SoftQpTest {
             List<WorkCompletion> t = Pair.await(p.targetCq);
             assertEquals(WcStatus.WR_FLUSH_ERR, t.get(0).status);
             assertEquals(QpState.ERROR, p.tq().state());
-            Thread.sleep(50);
-            synchronized (p) {
-                assertEquals(1, p.disconnects.size(), "the passive side hears of the disconnect");
-            }
+            Eventually.await("the passive side to hear of the disconnect", () -> p.disconnectsHeard() > 0);
+            assertEquals(1, p.disconnectsHeard(), "the passive side hears of the disconnect once");
             assertThrows(VerbsException.class, () -> p.hq().postSend(send(hb, 8, 1, true)));
         }
     }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.ibm.disni.verbs.IbvSendWR;
+import io.pistore.testkit.Eventually;
 import io.pistore.transport.rdma.verbs.Access;
 import io.pistore.transport.rdma.verbs.CompletionQueue;
 import io.pistore.transport.rdma.verbs.ConnectHandler;
@@ -34,7 +35,6 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -428,18 +428,12 @@ class DisniBindingTest {
         FakeDisni.FCq f = new FakeDisni.FCq(16);
         DisniCq cq = new DisniCq(fake, f);
         assertFalse(cq.await(TimeUnit.MILLISECONDS.toNanos(60)), "nothing came");
-        CountDownLatch waiting = new CountDownLatch(1);
+        // the completion comes once the waiter armed the CQ: it is waiting for the event
         Thread t = new Thread(() -> {
-            try {
-                waiting.await();
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                return;
-            }
+            Eventually.await("the waiter to arm the CQ", () -> f.armed);
             f.complete(42, 0, 0, 8, 1);
         });
         t.start();
-        waiting.countDown();
         assertTrue(cq.await(TimeUnit.SECONDS.toNanos(30)));
         WorkCompletion[] out = {new WorkCompletion()};
         assertEquals(1, cq.poll(out));
@@ -452,11 +446,7 @@ class DisniBindingTest {
         // wakeup ends a wait
         cq.poll(out);
         Thread w = new Thread(() -> {
-            try {
-                Thread.sleep(30);
-            } catch (InterruptedException ignored) {
-                // ends early
-            }
+            Eventually.await("the waiter to arm the CQ", () -> f.armed);
             cq.wakeup();
         });
         w.start();
