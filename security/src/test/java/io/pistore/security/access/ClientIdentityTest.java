@@ -81,6 +81,9 @@ class ClientIdentityTest {
         ClientIdentity mail = ClientIdentity.of(load(pki.dir.resolve("mail-cert.pem")));
         assertEquals("subjectAltName ops@example.org", mail.toString());
         assertTrue(mail.matches("ops@example.org"));
+        ClientIdentity named = ClientIdentity.of(load(pki.serverCert()));
+        assertEquals("CN=localhost", named.toString(), "a subject, where there is one, before the alt names");
+        assertEquals(List.of("localhost", "localhost"), named.names());
     }
 
     private static X509Certificate load(Path pem) throws Exception {

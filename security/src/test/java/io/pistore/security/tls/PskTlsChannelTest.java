@@ -177,6 +177,89 @@ class PskTlsChannelTest {
         assertTrue(m.startsWith("wrong key for PSK identity 'alice'"), m);
     }
 
+    /**
+     * The client of a refused handshake gets the server's alert, so its own error names the reason,
+     * rather than a connection that just ends; the server's socket stays open until the client has
+     * its answer, so the alert cannot be lost to a reset.
+     */
+    org.bouncycastle.tls.TlsFatalAlertReceived alertTheClientGets(PskTestClient client) throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        CompletableFuture<IOException> ch = CompletableFuture.supplyAsync(() -> {
+            try {
+                TlsClientProtocol p = client.connect(clientSide);
+                p.getInputStream().read(); // TLS 1.3: the refusal comes after the client's Finished
+                return null;
+            } catch (IOException e) {
+                return e;
+            }
+        });
+        assertThrows(SSLException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        IOException e = ch.get(20, TimeUnit.SECONDS);
+        assertTrue(e instanceof org.bouncycastle.tls.TlsFatalAlertReceived, "the client got " + e);
+        return (org.bouncycastle.tls.TlsFatalAlertReceived) e;
+    }
+
+    @Test
+    void aRefusedClientIsToldWhyByAnAlert() throws Exception {
+        assertEquals(org.bouncycastle.tls.AlertDescription.unknown_psk_identity, alertTheClientGets(PskTestClient.tls12("mallory",
+                ALICE, CipherSuite.TLS_DHE_PSK_WITH_AES_128_GCM_SHA256)).getAlertDescription());
+        close();
+        connect();
+        assertEquals(org.bouncycastle.tls.AlertDescription.handshake_failure,
+                alertTheClientGets(PskTestClient.tls13("mallory", ALICE)).getAlertDescription());
+    }
+
+    @Test
+    void aClientThatResetsBeforeItsHelloIsRefusedWithTheSocketsReason() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        clientSide.setSoLinger(true, 0);
+        clientSide.close(); // a reset, not an orderly end
+        SSLException e = assertThrows(SSLException.class, () -> s.handshake(TlsChannelTest.waiter(serverSide)));
+        assertEquals("no TLS ClientHello from the client (Connection reset)", e.getMessage());
+    }
+
+    @Test
+    void aCloseNotifyEndsTheStreamWhileTheSocketStaysOpen() throws Exception {
+        PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
+        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
+            try {
+                s.handshake(TlsChannelTest.waiter(serverSide));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        // streams whose close leaves the socket open: the client's close sends close_notify only
+        TlsClientProtocol c = new TlsClientProtocol(new java.io.FilterInputStream(clientSide.getInputStream()) {
+            @Override
+            public void close() {
+            }
+        }, new java.io.FilterOutputStream(clientSide.getOutputStream()) {
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+            }
+
+            @Override
+            public void close() throws IOException {
+                flush();
+            }
+        });
+        c.connect(PskTestClient.tls13("alice", ALICE));
+        sh.get(20, TimeUnit.SECONDS);
+        c.getOutputStream().write("last".getBytes(StandardCharsets.US_ASCII));
+        c.close();
+        assertTrue(!clientSide.isClosed() && !clientSide.isOutputShutdown());
+        assertArrayEquals("last".getBytes(StandardCharsets.US_ASCII), readAll(s, serverSide, 4));
+        ByteBuffer b = ByteBuffer.allocate(16);
+        TlsStream.Waiter w = TlsChannelTest.waiter(serverSide);
+        int n;
+        while ((n = s.read(b)) == 0) {
+            w.await(SelectionKey.OP_READ);
+        }
+        assertEquals(-1, n, "close_notify is the end of the stream, whatever the socket does");
+        assertEquals(-1, s.read(b), "and it stays ended");
+    }
+
     @Test
     void garbageInsteadOfAClientHelloIsRefused() throws Exception {
         PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);

@@ -411,6 +411,28 @@ class TlsSessionTest {
     }
 
     @Test
+    void aTaskTheEngineAsksForBeforeAnythingElseIsRunAndTheHandshakeGoesOn() throws Exception {
+        TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, TlsEngine.JDK);
+        TlsContext cc = TlsContext.client(pki.ca(), null, null, TlsEngine.JDK);
+        TaskFirstEngine se = new TaskFirstEngine(sc.serverEngine());
+        TlsChannel s = new TlsChannel(serverSide, se);
+        TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("localhost", 1));
+        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
+            try {
+                s.handshake(TlsChannelTest.waiter(serverSide));
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        });
+        c.handshake(TlsChannelTest.waiter(clientSide));
+        sh.get(20, TimeUnit.SECONDS);
+        assertTrue(se.ran());
+        assertFalse(s.isHandshaking());
+        send(c, clientSide, ByteBuffer.wrap("ping".getBytes()));
+        assertArrayEquals("ping".getBytes(), receive(s, serverSide, 4, 16));
+    }
+
+    @Test
     void aPeerThatLeavesBeforeSendingAnythingEndsTheHandshake() throws Exception {
         TlsContext sc = TlsContext.server(pki.serverCert(), pki.serverKey(), null, false, TlsEngine.JDK);
         TlsChannel s = new TlsChannel(serverSide, sc.serverEngine());
@@ -465,10 +487,11 @@ class TlsSessionTest {
         assertFalse(s.hasBufferedInput());
         assertEquals(0, s.partialRecordBytes());
 
-        byte[] third = seal((byte) 3, 10);
+        byte[] third = seal((byte) 3, 1_000); // a body over 256 bytes: both bytes of its length count
+        assertEquals(1_000, sealedPlain);
         sendRaw(Arrays.copyOf(third, 3));
         w.await(SelectionKey.OP_READ);
-        ByteBuffer b = ByteBuffer.allocate(10);
+        ByteBuffer b = ByteBuffer.allocate(1_000);
         assertEquals(0, s.read(b), "three bytes of a record");
         assertEquals(3, s.partialRecordBytes());
         assertFalse(s.hasBufferedInput());
@@ -477,10 +500,15 @@ class TlsSessionTest {
         assertEquals(0, s.read(b), "a header and one byte of the body");
         assertEquals(6, s.partialRecordBytes());
         assertFalse(s.hasBufferedInput(), "the header says more is to come");
-        sendRaw(Arrays.copyOfRange(third, 6, third.length));
+        sendRaw(Arrays.copyOfRange(third, 6, 600));
         w.await(SelectionKey.OP_READ);
-        assertEquals(10, s.read(b));
-        assertEquals(3, b.get(9));
+        assertEquals(0, s.read(b), "600 bytes of a longer record");
+        assertEquals(600, s.partialRecordBytes());
+        assertFalse(s.hasBufferedInput(), "more than the length's low byte arrived, not the whole record");
+        sendRaw(Arrays.copyOfRange(third, 600, third.length));
+        w.await(SelectionKey.OP_READ);
+        assertEquals(1_000, s.read(b));
+        assertEquals(3, b.get(999));
     }
 
     /** A read until the end of the stream, with a buffer of {@code size}: the bytes, in order. */
