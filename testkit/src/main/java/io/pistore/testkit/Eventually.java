@@ -11,8 +11,9 @@ import java.util.function.Supplier;
 
 /**
  * Waiting in tests on a condition instead of for a fixed time: the condition is asked again and
- * again until it holds, each pause an eighth of the time waited so far (at least 1 ms, at most
- * 50 ms), so a wait ends at most an eighth (or 50 ms) after its condition came to hold; a test that
+ * again until it holds, each pause half the time waited so far (at least 1 ms, at most 50 ms), so
+ * a short wait asks only a few times (some conditions cost a request to every peer) and a wait ends
+ * at most half its length again (or 50 ms) after its condition came to hold; a test that
  * waits longer than its patience fails with what it waited for. The patience is a hang guard, never
  * a speed figure: a condition that holds ends the wait at once.
  */
@@ -145,10 +146,10 @@ public final class Eventually {
         }
     }
 
-    /** Pauses for an eighth of the time since {@code since} (at least 1 ms, at most 50 ms). */
+    /** Pauses for half the time since {@code since} (at least 1 ms, at most 50 ms). */
     private static void pause(long since, String what) {
         long waited = System.nanoTime() - since;
-        LockSupport.parkNanos(Math.max(FIRST_PAUSE_NANOS, Math.min(waited / 8, LONGEST_PAUSE_NANOS)));
+        LockSupport.parkNanos(Math.max(FIRST_PAUSE_NANOS, Math.min(waited / 2, LONGEST_PAUSE_NANOS)));
         if (Thread.interrupted()) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted waiting for " + what);
