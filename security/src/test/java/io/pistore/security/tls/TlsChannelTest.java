@@ -5,29 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two TlsChannels over a loopback socket pair: handshake, bulk data both ways, refused certificates.
  * A subclass per pair of engines (server, client): each engine alone, and each against the other.
  */
 @Timeout(60)
-abstract class TlsChannelTest {
+abstract class TlsChannelTest extends TlsSocketPairFixture {
     /** The server's engine. */
     abstract TlsEngine serverEngine();
 
@@ -40,29 +34,6 @@ abstract class TlsChannelTest {
                 () -> "the openssl TLS engine is not available: " + NativeTls.NETTY.unavailabilityCause());
     }
 
-    @TempDir
-    Path dir;
-
-    TestPki pki;
-    SocketChannel serverSide;
-    SocketChannel clientSide;
-
-    @BeforeEach
-    void connect() throws Exception {
-        pki = TestPki.create(dir, "alice");
-        try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
-            clientSide = SocketChannel.open(l.getLocalAddress());
-            serverSide = l.accept();
-        }
-        serverSide.configureBlocking(false);
-        clientSide.configureBlocking(false);
-    }
-
-    @AfterEach
-    void close() throws IOException {
-        serverSide.close();
-        clientSide.close();
-    }
 
     /** Waits for readiness with a selector of its own, up to 10 s. */
     static TlsChannel.Waiter waiter(SocketChannel ch) throws IOException {

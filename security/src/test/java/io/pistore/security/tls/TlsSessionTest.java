@@ -17,7 +17,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,11 +24,8 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a {@link TlsChannel} tells of its session after the handshake, how it hands out records in
@@ -37,30 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * blocking client socket; on the JDK's engine, which every machine has.
  */
 @Timeout(60)
-class TlsSessionTest {
-    @TempDir
-    Path dir;
-
-    TestPki pki;
-    SocketChannel serverSide;
-    SocketChannel clientSide;
-
-    @BeforeEach
-    void connect() throws Exception {
-        pki = TestPki.create(dir, "alice");
-        try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
-            clientSide = SocketChannel.open(l.getLocalAddress());
-            serverSide = l.accept();
-        }
-        serverSide.configureBlocking(false);
-        clientSide.configureBlocking(false);
-    }
-
-    @AfterEach
-    void close() throws IOException {
-        serverSide.close();
-        clientSide.close();
-    }
+class TlsSessionTest extends TlsSocketPairFixture {
 
     /** The client's engine of the last {@link #pair}, for records sealed by hand. */
     SSLEngine clientEngine;
