@@ -56,13 +56,7 @@ class PskTlsChannelTest {
     /** The server's handshake on another thread; the client's here; the server channel once both are done. */
     PskTlsChannel handshake(PskTestClient client) throws Exception {
         PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
-        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
-            try {
-                s.handshake(TlsChannelTest.waiter(serverSide));
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        CompletableFuture<Void> sh = TlsChannelTest.handshakeInBackground(s, serverSide);
         TlsClientProtocol c = client.connect(clientSide);
         sh.get(20, TimeUnit.SECONDS);
         protocols.add(c);
@@ -221,13 +215,7 @@ class PskTlsChannelTest {
     @Test
     void aCloseNotifyEndsTheStreamWhileTheSocketStaysOpen() throws Exception {
         PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
-        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
-            try {
-                s.handshake(TlsChannelTest.waiter(serverSide));
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        CompletableFuture<Void> sh = TlsChannelTest.handshakeInBackground(s, serverSide);
         // streams whose close leaves the socket open: the client's close sends close_notify only
         TlsClientProtocol c = new TlsClientProtocol(new java.io.FilterInputStream(clientSide.getInputStream()) {
             @Override
@@ -344,13 +332,7 @@ class PskTlsChannelTest {
     @Test
     void theServersOrderOfSuitesWinsOverTheClients() throws Exception {
         PskTlsChannel s = new PskTlsChannel(serverSide, KEYS);
-        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
-            try {
-                s.handshake(TlsChannelTest.waiter(serverSide));
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        CompletableFuture<Void> sh = TlsChannelTest.handshakeInBackground(s, serverSide);
         TlsClientProtocol c = new TlsClientProtocol(clientSide.getInputStream(), clientSide.getOutputStream());
         c.connect(new Prefers256("bob", new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
         sh.get(20, TimeUnit.SECONDS);

@@ -36,6 +36,17 @@ abstract class TlsChannelTest extends TlsSocketPairFixture {
 
 
     /** Waits for readiness with a selector of its own, up to 10 s. */
+    /** Runs {@code s}'s handshake on another thread, waiting on {@code ch}; the future fails with its IOException. */
+    static CompletableFuture<Void> handshakeInBackground(TlsStream s, SocketChannel ch) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                s.handshake(waiter(ch));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
     static TlsChannel.Waiter waiter(SocketChannel ch) throws IOException {
         Selector sel = Selector.open();
         SelectionKey key = ch.register(sel, 0);

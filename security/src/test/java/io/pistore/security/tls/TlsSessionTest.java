@@ -48,13 +48,7 @@ class TlsSessionTest extends TlsSocketPairFixture {
         clientEngine = cc.clientEngine("localhost", 1);
         TlsChannel c = new TlsChannel(clientSide, clientEngine);
         assertTrue(s.isHandshaking(), "before the handshake starts");
-        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
-            try {
-                s.handshake(TlsChannelTest.waiter(serverSide));
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        });
+        CompletableFuture<Void> sh = TlsChannelTest.handshakeInBackground(s, serverSide);
         c.handshake(TlsChannelTest.waiter(clientSide));
         sh.get(20, TimeUnit.SECONDS);
         assertFalse(s.isHandshaking());
@@ -264,13 +258,7 @@ class TlsSessionTest extends TlsSocketPairFixture {
             try (SocketChannel accepted = l.accept()) {
                 accepted.configureBlocking(false);
                 TlsChannel s = new TlsChannel(accepted, sc.serverEngine());
-                CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
-                    try {
-                        s.handshake(TlsChannelTest.waiter(accepted));
-                    } catch (IOException e) {
-                        throw new RuntimeException(e);
-                    }
-                });
+                CompletableFuture<Void> sh = TlsChannelTest.handshakeInBackground(s, accepted);
                 try (SSLSocket tls = cc.clientSocket(plain, "localhost", 1)) {
                     sh.get(20, TimeUnit.SECONDS);
                     assertEquals("TLSv1.3", tls.getSession().getProtocol(), "handshaken before it returns");
@@ -390,13 +378,7 @@ class TlsSessionTest extends TlsSocketPairFixture {
         TaskFirstEngine se = new TaskFirstEngine(sc.serverEngine());
         TlsChannel s = new TlsChannel(serverSide, se);
         TlsChannel c = new TlsChannel(clientSide, cc.clientEngine("localhost", 1));
-        CompletableFuture<Void> sh = CompletableFuture.runAsync(() -> {
-            try {
-                s.handshake(TlsChannelTest.waiter(serverSide));
-            } catch (IOException e) {
-                throw new RuntimeException(e);
-            }
-        });
+        CompletableFuture<Void> sh = TlsChannelTest.handshakeInBackground(s, serverSide);
         c.handshake(TlsChannelTest.waiter(clientSide));
         sh.get(20, TimeUnit.SECONDS);
         assertTrue(se.ran());
