@@ -233,7 +233,8 @@ public final class ReplicatedVolume implements CheckingVolume {
      * ReplicationSettings#attemptTimeout()}: the election timeout and an RPC's), then sent again,
      * with the same call id, to another peer, which points the client to whoever leads. So a write at a
      * leader that froze (or died without closing its connections) moves to the new leader once one is
-     * elected, instead of waiting for the frozen one until the operation timeout; and since the call
+     * elected, instead of waiting for the frozen one until the operation timeout (and at once: the
+     * connection to the frozen peer is dropped on another thread, {@link DetachedReconnectRpc}); and since the call
      * id is the same, a leader that already has the entry (the old one's, committed by the new) answers
      * it from Ratis's retry cache instead of appending it again. A leader that dies breaks the
      * connection, which fails the request at once; a leader cut off from its majority steps down after
@@ -244,9 +245,8 @@ public final class ReplicatedVolume implements CheckingVolume {
      */
     private static RaftClient newClient(RaftGroup group, ReplicationSettings settings) {
         long sleepMs = 100;
-        return RaftClient.newBuilder()
+        return DetachedReconnectRpc.newClient(settings.client(settings.attemptTimeout()))
                 .setRaftGroup(group)
-                .setProperties(settings.client(settings.attemptTimeout()))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
                         (int) Math.max(1, settings.operationTimeout().toMillis() / sleepMs),
                         TimeDuration.valueOf(sleepMs, TimeUnit.MILLISECONDS)))
@@ -571,8 +571,8 @@ public final class ReplicatedVolume implements CheckingVolume {
         RaftClientReply r;
         // A client of its own whose one request may take the whole transfer (the volume's gives a
         // request to one peer up after the attempt time, and a transfer asked again meanwhile fails).
-        try (RaftClient admin = RaftClient.newBuilder().setRaftGroup(group)
-                .setProperties(settings.client(settings.operationTimeout()))
+        try (RaftClient admin = DetachedReconnectRpc.newClient(settings.client(settings.operationTimeout()))
+                .setRaftGroup(group)
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) Math.max(1, timeoutMs / 100),
                         TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
                 .build()) {
