@@ -18,6 +18,8 @@
 # QD: the queue depth of the measured rows (default 32; the prefill and warm-up run at 32).
 # PORT_OFFSET: added to every port (default 0), to run beside another copy of the script.
 # JARS: a directory holding another build's app/target and transport-tcp/target (default: build here).
+# CP: the class path itself instead (e.g. "BUNDLE/lib/*" of ../shared/device/bundle.sh; java from PATH).
+# A workload may name its queue depth: "randwrite:4k:1".
 # The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,11 +29,13 @@ data="$(mktemp -d)"
 out="${OUT:-target/replicated-vs-tcp.txt}"
 mkdir -p "$(dirname "$out")"
 jars="${JARS:-}"
-if [ -z "$jars" ]; then
+if [ -n "${CP:-}" ]; then
+    jars=unused
+elif [ -z "$jars" ]; then
     mvn -B -q -o -DskipTests -pl app,transport-tcp -am package > /dev/null
     jars=.
 fi
-cp="$jars/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$jars/app/target/lib/*:$jars/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
+cp="${CP:-$jars/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$jars/app/target/lib/*:$jars/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar}"
 o=${PORT_OFFSET:-0}
 port() { echo $(($1 + o)); }
 pistore() { java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main "$@"; }
@@ -85,10 +89,10 @@ fi
 rtarget=127.0.0.1:$(port 444$leader)
 ptarget=127.0.0.1:$(port 4444)
 echo "replicated: bench on n$leader (the leader)" | tee "$out"
-run() { # NAME TARGET VOLUME RW BS -- PIDS...
-    local name=$1 target=$2 vol=$3 rw=$4 bs=$5; shift 6
+run() { # NAME TARGET VOLUME RW BS QD -- PIDS...
+    local name=$1 target=$2 vol=$3 rw=$4 bs=$5 qd=$6; shift 7
     local ramp=${RAMP:-2}
-    pistore bench --transport tcp --target "$target" --volume "$vol" --rw "$rw" --bs "$bs" --qd "${QD:-32}" \
+    pistore bench --transport tcp --target "$target" --volume "$vol" --rw "$rw" --bs "$bs" --qd "$qd" \
         --seconds "$secs" --ramp "$ramp" --json > "$data/bench.json" 2> /dev/null &
     local b=$!
     # The serve processes' CPU is sampled from the end of the ramp (the bench's JVM start, about a
@@ -102,7 +106,7 @@ import json,sys; r=json.load(open(sys.argv[1])); ticks=int(sys.argv[2]); hz=int(
 # the ticks span the measured seconds from about one second in, to the bench's exit: requests ~ iops * that span
 span=min(float(sys.argv[8]), secs); ops=r['iops']*span; cpu_us=ticks*1e6/hz
 print('%-10s %-9s bs=%-4s qd=%-2s iops=%7d mib_s=%7.1f p50=%8.1f p99=%8.1f target_cpu_us_per_req=%7.1f' % (sys.argv[5], r['rw'] if 'rw' in r else sys.argv[6], sys.argv[7], sys.argv[9], r['iops'], r['mib_per_s'], r['lat_us']['p50'], r['lat_us']['p99'], cpu_us/max(1,ops)))
-" "$data/bench.json" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" "$(python3 -c "print($w1 - $w0)")" "${QD:-32}" | tee -a "$out"
+" "$data/bench.json" $((t1 - t0)) "$hz" "$secs" "$name" "$rw" "$bs" "$(python3 -c "print($w1 - $w0)")" "$qd" | tee -a "$out"
 }
 if [ "${PREFILL:-0}" -gt 0 ]; then
     echo "prefilling: ${PREFILL} s of 128 KiB sequential writes to each volume" | tee -a "$out"
@@ -126,9 +130,9 @@ if [ "${WARMUP:-0}" -gt 0 ]; then
 fi
 for r in $(seq "$reps"); do
     for w in ${WORKLOADS:-randwrite:4k randread:4k write:128k}; do
-        set -- ${w/:/ }
-        run replicated $rtarget rv "$1" "$2" -- "${replicated[@]}"
-        [ -n "${ONLY_REPLICATED:-}" ] || run tcp "$ptarget" pv "$1" "$2" -- "${plain[@]}"
+        set -- ${w//:/ }
+        run replicated $rtarget rv "$1" "$2" "${3:-${QD:-32}}" -- "${replicated[@]}"
+        [ -n "${ONLY_REPLICATED:-}" ] || run tcp "$ptarget" pv "$1" "$2" "${3:-${QD:-32}}" -- "${plain[@]}"
     done
 done
 if [ -n "${ONLY_REPLICATED:-}" ]; then pistore replicas status rv --replicas $peers 2> /dev/null | tee -a "$out"; fi
