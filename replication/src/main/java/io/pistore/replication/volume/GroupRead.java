@@ -6,7 +6,6 @@ import io.pistore.replication.raft.ReplicaCommand;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -27,10 +26,11 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
  * read a stall, not an error. Each attempt is an unordered read-only request: Ratis's client finds
  * the leader, and a follower it reaches asks the leader for the read index. An attempt that fails
  * (the peer asked had lost its leader; a read index refused during an election) is sent again after
- * {@link #RETRY_PAUSE_MS} the way it went; one unanswered after the attempt time (its peer died or
- * froze) gets a second attempt beside it, to the next member ({@link #target}), the first answer
- * winning. A read so stalls at most about the election and one attempt time after a peer fails;
- * only without a quorum does it fail, at the operation timeout. Reads change nothing, so sending
+ * {@link #RETRY_PAUSE_MS} to the leader known then ({@link #firstTarget}); one unanswered after the
+ * attempt time (its peer died or froze) gets a second attempt beside it, to a peer none of the
+ * unanswered ones went to ({@link #besideTarget}), the first answer winning. A read so stalls at
+ * most about the election and one attempt time after a peer fails; only without a quorum does it
+ * fail, at the operation timeout. Reads change nothing, so sending
  * one again is harmless; a refusal by the state machine is final.
  *
  * <p>Also the read of one chosen replica at least as fresh as an applied index ({@link #fromReplica}),
@@ -47,29 +47,41 @@ final class GroupRead {
     }
 
     /**
-     * The peer an attempt goes to after {@code k} attempts went unanswered (an attempt after one that
-     * failed, such as a read index a new leader refused until it committed an entry of its term, goes
-     * the same way). With none: whichever the client takes for the leader (null), unless the calling
-     * peer knows another leader ({@code leaderHint}): a follower's answer to a read makes the client
-     * take that follower for the leader, and its reads would go on through it. Then each other member
-     * in turn, starting after the client's leader, so an attempt that went unanswered (its peer froze,
-     * or died without closing its connections) is not followed by another to the same peer; a follower
-     * asked answers after getting the read index from whoever leads by then.
+     * The peer a first attempt goes to (and one after attempts that all failed at once, such as a read
+     * index a new leader refused until it committed an entry of its term): whichever the client takes
+     * for the leader (null), unless the calling peer knows another leader ({@code hint}): a follower's
+     * answer to a read makes the client take that follower for the leader, and its reads would go on
+     * through it.
      */
-    private static RaftPeerId target(RaftClient client, List<RaftPeer> members, RaftPeerId leaderHint, int k) {
-        int n = members.size();
-        RaftPeerId leader = client.getLeaderId();
-        if (k == 0 || n == 0) {
-            return leaderHint != null && !leaderHint.equals(leader) ? leaderHint : null;
+    static RaftPeerId firstTarget(RaftPeerId hint, RaftPeerId clientLeader) {
+        return hint != null && !hint.equals(clientLeader) ? hint : null;
+    }
+
+    /**
+     * The peer an attempt beside unanswered ones goes to: the first of the leader the calling peer
+     * knows, the client's leader, then each member after the client's leader in turn, that none of the
+     * unanswered attempts went to ({@code asked}); so an attempt that went unanswered (its peer froze,
+     * or died without closing its connections) is not followed by another to the same peer, even when
+     * the leader moved meanwhile. A follower asked answers after getting the read index from whoever
+     * leads by then. When every member was asked: the next one after the client's leader again.
+     */
+    static RaftPeerId besideTarget(List<RaftPeerId> members, RaftPeerId hint, RaftPeerId clientLeader,
+            Collection<RaftPeerId> asked) {
+        if (hint != null && !asked.contains(hint)) {
+            return hint;
         }
-        int at = 0;
-        for (int i = 0; i < n; i++) {
-            if (members.get(i).getId().equals(leader)) {
-                at = i;
+        if (clientLeader != null && !asked.contains(clientLeader)) {
+            return clientLeader;
+        }
+        int n = members.size();
+        int at = clientLeader == null ? -1 : members.indexOf(clientLeader); // -1: from the first member
+        for (int k = 1; k <= n; k++) {
+            RaftPeerId p = members.get(Math.floorMod(at + k, n));
+            if (!asked.contains(p)) {
+                return p;
             }
         }
-        int i = (at + k) % n;
-        return i == at ? null : members.get(i).getId();
+        return n == 0 ? null : members.get(Math.floorMod(at + 1, n));
     }
 
     /**
@@ -81,14 +93,14 @@ final class GroupRead {
     static RaftClientReply linearizable(RaftClient client, Collection<RaftPeer> group,
             Supplier<RaftPeerId> leaderHint, Message read, String what, long startNanos, long timeoutMs, long attemptMs)
             throws ReplicationException {
-        List<RaftPeer> members = List.copyOf(group);
+        List<RaftPeerId> members = group.stream().map(RaftPeer::getId).toList();
         int peers = members.size();
         long deadline = startNanos + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         long attemptNanos = TimeUnit.MILLISECONDS.toNanos(attemptMs);
         List<CompletableFuture<RaftClientReply>> pending = new ArrayList<>(2);
+        List<RaftPeerId> asked = new ArrayList<>(2); // where each pending attempt went (null: not known)
         Throwable last = null;
         long nextAttempt = startNanos;
-        int unanswered = 0;
         try {
             while (true) {
                 long now = System.nanoTime();
@@ -96,9 +108,11 @@ final class GroupRead {
                     break;
                 }
                 if (now - nextAttempt >= 0) {
-                    // beside an unanswered attempt: to the next member; after one that failed: as it went
-                    int k = pending.isEmpty() ? unanswered : ++unanswered;
-                    pending.add(client.async().sendReadOnlyUnordered(read, target(client, members, leaderHint.get(), k)));
+                    RaftPeerId clientLeader = client.getLeaderId();
+                    RaftPeerId to = pending.isEmpty() ? firstTarget(leaderHint.get(), clientLeader)
+                            : besideTarget(members, leaderHint.get(), clientLeader, asked);
+                    pending.add(client.async().sendReadOnlyUnordered(read, to));
+                    asked.add(to != null ? to : clientLeader);
                     nextAttempt = now + attemptNanos;
                 }
                 if (!pending.isEmpty()) {
@@ -110,12 +124,13 @@ final class GroupRead {
                         // each attempt is looked at below
                     }
                 }
-                for (Iterator<CompletableFuture<RaftClientReply>> i = pending.iterator(); i.hasNext(); ) {
-                    CompletableFuture<RaftClientReply> f = i.next();
+                for (int i = 0; i < pending.size(); i++) {
+                    CompletableFuture<RaftClientReply> f = pending.get(i);
                     if (!f.isDone()) {
                         continue;
                     }
-                    i.remove();
+                    pending.remove(i);
+                    asked.remove(i--);
                     RaftClientReply r = null;
                     try {
                         r = f.join();

@@ -1,0 +1,58 @@
+package io.pistore.replication.volume;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.junit.jupiter.api.Test;
+
+/** Where a linearizable read's attempts go: never beside an unanswered attempt to the peer it went to. */
+class GroupReadTargetTest {
+    private static final RaftPeerId N1 = RaftPeerId.valueOf("n1");
+    private static final RaftPeerId N2 = RaftPeerId.valueOf("n2");
+    private static final RaftPeerId N3 = RaftPeerId.valueOf("n3");
+    private static final List<RaftPeerId> MEMBERS = List.of(N1, N2, N3);
+
+    private static List<RaftPeerId> asked(RaftPeerId... p) {
+        return new ArrayList<>(Arrays.asList(p));
+    }
+
+    @Test
+    void aFirstAttemptGoesToTheLeaderThisPeerKnowsWhereTheClientTakesAnother() {
+        assertEquals(N2, GroupRead.firstTarget(N2, N1));
+        assertNull(GroupRead.firstTarget(N1, N1), "the same: the client's leader");
+        assertNull(GroupRead.firstTarget(null, N1), "none known here: the client's leader");
+        assertEquals(N3, GroupRead.firstTarget(N3, null));
+    }
+
+    /**
+     * The case that stalled a read for two attempt times: its first attempt went to the leader the
+     * calling follower still knew (killed), the follower became the leader meanwhile, and the attempt
+     * beside it went to the member after the client's leader: the killed one again.
+     */
+    @Test
+    void anAttemptBesideOneToADeadLeaderGoesToTheNewLeaderNotToTheDeadOneAgain() {
+        assertEquals(N1, GroupRead.besideTarget(MEMBERS, N1, N1, asked(N2)));
+        assertEquals(N1, GroupRead.besideTarget(MEMBERS, N2, N1, asked(N2)), "a stale hint already asked");
+        assertEquals(N3, GroupRead.besideTarget(MEMBERS, N2, N2, asked(N2)), "the leader asked, unanswered: another member");
+    }
+
+    @Test
+    void membersAfterTheClientsLeaderInTurnSkippingThoseAsked() {
+        assertEquals(N2, GroupRead.besideTarget(MEMBERS, null, N1, asked(N1)));
+        assertEquals(N3, GroupRead.besideTarget(MEMBERS, null, N1, asked(N1, N2)));
+        assertEquals(N1, GroupRead.besideTarget(MEMBERS, N3, N3, asked(N3, N2)), "wraps around");
+        assertEquals(N1, GroupRead.besideTarget(MEMBERS, null, null, asked((RaftPeerId) null)), "no leader known: from the first");
+        assertEquals(N2, GroupRead.besideTarget(MEMBERS, null, null, asked(N1)));
+    }
+
+    @Test
+    void everyMemberAskedGoesToTheNextAfterTheClientsLeader() {
+        assertEquals(N3, GroupRead.besideTarget(MEMBERS, N2, N2, asked(N1, N2, N3)));
+        assertEquals(N1, GroupRead.besideTarget(MEMBERS, null, null, asked(N1, N2, N3)));
+        assertNull(GroupRead.besideTarget(List.of(), null, null, asked()));
+    }
+}
