@@ -299,10 +299,25 @@ final class ScsiLun {
                 done.accept(ScsiResult.of(x, false));
                 return;
             }
+            if (n * (ds + 8) <= DataInPool.SIZE) { // straight into a buffer the socket takes without a copy
+                ByteBuffer out = dataIn.take(n * (ds + 8));
+                interleave(data, meta, out, n, ds);
+                done.accept(ScsiResult.good(out));
+                return;
+            }
             byte[] out = new byte[n * (ds + 8)];
             interleave(data, meta, out, 0, n, ds);
             done.accept(ScsiResult.good(out));
         });
+    }
+
+    /** Puts {@code n} blocks of data, each followed by its tuple, into {@code out} from its position 0 (absolute puts). */
+    private static void interleave(byte[] data, byte[] meta, ByteBuffer out, int n, int ds) {
+        int wire = ds + 8;
+        for (int i = 0; i < n; i++) {
+            out.put(i * wire, data, i * ds, ds);
+            out.put(i * wire + ds, meta, i * 8, 8);
+        }
     }
 
     /** Puts {@code n} blocks of data and their tuples into {@code out} from block {@code at}, each block followed by its tuple. */
