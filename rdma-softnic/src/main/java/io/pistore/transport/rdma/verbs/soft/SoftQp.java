@@ -394,11 +394,15 @@ final class SoftQp implements QueuePair {
     }
 
     private void complete(SendWr wr, long seq, WcStatus status, int len) {
-        if (status != WcStatus.SUCCESS || wr.signaled) {
+        boolean failed = status != WcStatus.SUCCESS;
+        if (failed && state == QpState.RTS) {
+            state = QpState.ERROR; // as on a NIC: in the error state before anyone sees the error completion
+        }
+        if (failed || wr.signaled) {
             sendCq.push(this, wr.wrId, status, wcOpcode(wr.opcode), len, true, seq);
         }
-        if (status != WcStatus.SUCCESS) {
-            toError();
+        if (failed) {
+            toError(); // the flushed work completes after the error
         }
     }
 
