@@ -301,31 +301,25 @@ final class ScsiLun {
             }
             if (n * (ds + 8) <= DataInPool.SIZE) { // straight into a buffer the socket takes without a copy
                 ByteBuffer out = dataIn.take(n * (ds + 8));
-                interleave(data, meta, out, n, ds);
+                interleave(data, meta, out, 0, n, ds);
                 done.accept(ScsiResult.good(out));
                 return;
             }
             byte[] out = new byte[n * (ds + 8)];
-            interleave(data, meta, out, 0, n, ds);
+            interleave(data, meta, ByteBuffer.wrap(out), 0, n, ds);
             done.accept(ScsiResult.good(out));
         });
     }
 
-    /** Puts {@code n} blocks of data, each followed by its tuple, into {@code out} from its position 0 (absolute puts). */
-    private static void interleave(byte[] data, byte[] meta, ByteBuffer out, int n, int ds) {
+    /**
+     * Puts {@code n} blocks of data and their tuples into {@code out} from block {@code at}, each block
+     * followed by its tuple (absolute puts: the buffer's position stays).
+     */
+    private static void interleave(byte[] data, byte[] meta, ByteBuffer out, int at, int n, int ds) {
         int wire = ds + 8;
         for (int i = 0; i < n; i++) {
-            out.put(i * wire, data, i * ds, ds);
-            out.put(i * wire + ds, meta, i * 8, 8);
-        }
-    }
-
-    /** Puts {@code n} blocks of data and their tuples into {@code out} from block {@code at}, each block followed by its tuple. */
-    private static void interleave(byte[] data, byte[] meta, byte[] out, int at, int n, int ds) {
-        int wire = ds + 8;
-        for (int i = 0; i < n; i++) {
-            System.arraycopy(data, i * ds, out, (at + i) * wire, ds);
-            System.arraycopy(meta, i * 8, out, (at + i) * wire + ds, 8);
+            out.put((at + i) * wire, data, i * ds, ds);
+            out.put((at + i) * wire + ds, meta, i * 8, 8);
         }
     }
 
@@ -445,7 +439,7 @@ final class ScsiLun {
                 byte[] meta = new byte[n * 8];
                 r = await(() -> device.read(lba, ScatterList.wrap(data), ScatterList.wrap(meta), protection(c, lba)));
                 if (r.isSuccess()) {
-                    interleave(data, meta, out, done, n, ds);
+                    interleave(data, meta, ByteBuffer.wrap(out), done, n, ds);
                 }
             }
             if (!r.isSuccess()) {
