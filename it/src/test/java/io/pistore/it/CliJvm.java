@@ -1,5 +1,7 @@
 package io.pistore.it;
 
+import io.pistore.testkit.FreePorts;
+
 import io.pistore.app.cli.Main;
 import java.io.File;
 import java.io.IOException;
@@ -147,10 +149,7 @@ public final class CliJvm {
      */
     private static void make(Path a, Path dir) throws IOException, InterruptedException {
         Path data = Files.createTempDirectory(dir, "training");
-        int replicaPort;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            replicaPort = s.getLocalPort();
-        }
+        int replicaPort = FreePorts.next();
         StringWriter out = new StringWriter();
         try (PrintWriter w = new PrintWriter(out, true)) {
             int code = Main.run(w, w, "volume", "create", "--data", data.toString(), "rv", "--size", "1MiB",

@@ -1,5 +1,7 @@
 package io.pistore.app.bench;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -125,10 +127,7 @@ class BenchRunnerTest {
              io.pistore.spi.TargetListener l = t.listen("bench-host-metrics",
                      new io.pistore.engine.service.TargetService(store))) {
             store.create("v1", io.pistore.integrity.BlockFormat.of(4096, 8), 2048);
-            int port;
-            try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-                port = s.getLocalPort();
-            }
+            int port = FreePorts.next();
             BenchOptions o = small("randread", "insert");
             o.target = l.address();
             o.volume = "v1";

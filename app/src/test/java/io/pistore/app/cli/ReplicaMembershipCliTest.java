@@ -1,5 +1,7 @@
 package io.pistore.app.cli;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,8 +11,6 @@ import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,11 +29,6 @@ class ReplicaMembershipCliTest {
     @TempDir
     Path dir;
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     private String data(int i) {
         return dir.resolve("d" + i).toString();
@@ -51,7 +46,7 @@ class ReplicaMembershipCliTest {
     void aPeerIsAddedOneRemovedAndOneReplacedWithTheCli() throws Exception {
         String[] address = new String[6];
         for (int i = 1; i <= 5; i++) {
-            address[i] = "127.0.0.1:" + freePort();
+            address[i] = "127.0.0.1:" + FreePorts.next();
         }
         String peers = "n1=" + address[1] + ",n2=" + address[2] + ",n3=" + address[3];
         for (int i = 1; i <= 3; i++) {

@@ -1,13 +1,13 @@
 package io.pistore.app.cli;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.replication.ReplicaPeers;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -22,11 +22,6 @@ class ReplicaOnlyDeleteTest {
     @TempDir
     Path dir;
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     private Path data() {
         return dir.resolve("d1");
@@ -43,7 +38,7 @@ class ReplicaOnlyDeleteTest {
 
     @Test
     void aStoppedPeersReplicaGoesWithItsRaftLogAndTheNameIsFreeAgain() throws Exception {
-        String address = "127.0.0.1:" + freePort();
+        String address = "127.0.0.1:" + FreePorts.next();
         String peers = "n1=" + address; // a group of one: it elects itself, so its serve writes a Raft log
         EngineCommandsTest.Result c = create(data(), peers);
         assertEquals(0, c.code(), c.err());

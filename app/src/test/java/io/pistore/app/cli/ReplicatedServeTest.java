@@ -1,5 +1,7 @@
 package io.pistore.app.cli;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,8 +12,6 @@ import io.pistore.spi.BlockTransport;
 import io.pistore.spi.ConnectOptions;
 import io.pistore.spi.HostConnection;
 import io.pistore.testkit.Eventually;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Random;
@@ -23,11 +23,6 @@ class ReplicatedServeTest {
     @TempDir
     Path dir;
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     private String data(int i) {
         return dir.resolve("d" + i).toString();
@@ -37,7 +32,7 @@ class ReplicatedServeTest {
     void threePeersServeOneReplicatedVolumeThatEachOfThemReadsAndWrites() throws Exception {
         StringBuilder peers = new StringBuilder();
         for (int i = 1; i <= 3; i++) {
-            peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(freePort());
+            peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(FreePorts.next());
         }
         for (int i = 1; i <= 3; i++) {
             EngineCommandsTest.Result c = EngineCommandsTest.run("volume", "create", "--data", data(i), "rv", "--size",
@@ -125,8 +120,8 @@ class ReplicatedServeTest {
 
     @Test
     void serveWarnsWhenItListensElsewhereThanItsPeersNameIt() throws Exception {
-        int named = freePort();
-        int actual = freePort();
+        int named = FreePorts.next();
+        int actual = FreePorts.next();
         EngineCommandsTest.Result c = EngineCommandsTest.run("volume", "create", "--data", data(1), "rv", "--size", "64KiB",
                 "--format", "512+8", "--replica-id", "n1", "--replicas", "n1=127.0.0.1:" + named + ",n2=127.0.0.1:1");
         assertEquals(0, c.code(), c.err());

@@ -108,11 +108,6 @@ final class DocBlocks {
         return blocks;
     }
 
-    static int freePort() throws IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     /** The length of a bench's second in the documents' runs. */
     static final int BENCH_SECOND_MS = 200;

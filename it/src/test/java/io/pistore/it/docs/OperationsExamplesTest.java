@@ -1,5 +1,7 @@
 package io.pistore.it.docs;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,8 +38,8 @@ class OperationsExamplesTest {
         assertTrue(blocks.size() >= 5, "the blocks were found: " + blocks.size());
         DocBlocks.writeLauncher(work);
         Path ops = work.resolve("pistore-ops");
-        int tcp = DocBlocks.freePort();
-        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, DocBlocks.freePort(), 9464, DocBlocks.freePort());
+        int tcp = FreePorts.next();
+        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, FreePorts.next(), 9464, FreePorts.next());
         List<String> ran;
         try {
             ran = DocBlocks.runAll("OPERATIONS.md", blocks, work, Map.of("/tmp/pistore-ops", ops), ports, tcp);

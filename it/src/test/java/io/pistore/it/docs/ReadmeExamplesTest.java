@@ -1,5 +1,7 @@
 package io.pistore.it.docs;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -33,9 +35,9 @@ class ReadmeExamplesTest {
         assertTrue(blocks.size() >= 10, "the tour's blocks were found: " + blocks.size());
         DocBlocks.writeLauncher(work);
         Path demo = work.resolve("pistore-demo");
-        int tcp = DocBlocks.freePort();
-        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, DocBlocks.freePort(), 4520, DocBlocks.freePort(),
-                3260, DocBlocks.freePort());
+        int tcp = FreePorts.next();
+        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, FreePorts.next(), 4520, FreePorts.next(),
+                3260, FreePorts.next());
         List<String> ran;
         try {
             ran = DocBlocks.runAll("README", blocks, work, Map.of("/tmp/pistore-demo", demo), ports, tcp);

@@ -1,5 +1,7 @@
 package io.pistore.it.docs;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,7 +36,7 @@ class ReplicationExamplesTest {
         Path rep = work.resolve("rep");
         Map<Integer, Integer> ports = new HashMap<>();
         for (int p : new int[] {4431, 4432, 4433, 4434, 4435, 9871, 9872, 9873, 9874, 9875, 9876, 9877, 10809}) {
-            ports.put(p, DocBlocks.freePort());
+            ports.put(p, FreePorts.next());
         }
         List<String> ran;
         try {

@@ -1,5 +1,7 @@
 package io.pistore.it.docs;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,8 +38,8 @@ class SecurityExamplesTest {
         assertTrue(blocks.stream().filter(b -> b.file() != null).count() >= 4, "the files were found: " + blocks);
         assertTrue(blocks.stream().filter(b -> b.file() == null).count() >= 6, "the blocks were found: " + blocks);
         DocBlocks.writeLauncher(work);
-        int tcp = DocBlocks.freePort();
-        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, DocBlocks.freePort(), 9100, DocBlocks.freePort());
+        int tcp = FreePorts.next();
+        Map<Integer, Integer> ports = Map.of(4430, tcp, 10809, FreePorts.next(), 9100, FreePorts.next());
         List<String> ran;
         try {
             ran = DocBlocks.runAll("SECURITY.md", blocks, work, Map.of(), ports, tcp, options);

@@ -1,5 +1,7 @@
 package io.pistore.it.reliability;
 
+import io.pistore.testkit.FreePorts;
+
 import io.pistore.app.cli.Main;
 import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.group.GroupStatus;
@@ -44,8 +46,8 @@ final class FaultCluster implements AutoCloseable {
         StringBuilder p = new StringBuilder();
         StringBuilder t = new StringBuilder();
         for (int i = 1; i <= 3; i++) {
-            hostPort[i] = ReconnectAfterRestartTest.freePort();
-            repl[i] = ReconnectAfterRestartTest.freePort();
+            hostPort[i] = FreePorts.next();
+            repl[i] = FreePorts.next();
             p.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(repl[i]);
             t.append(i == 1 ? "" : ",").append("127.0.0.1:").append(hostPort[i]);
         }

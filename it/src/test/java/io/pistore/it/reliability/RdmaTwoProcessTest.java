@@ -1,5 +1,7 @@
 package io.pistore.it.reliability;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -116,7 +118,7 @@ class RdmaTwoProcessTest {
     @Test
     void aKilledTargetEndsTheHostsRequestsCleanlyAndTheBenchResumesOnARestartedOne() throws Exception {
         createVolume("k");
-        String address = "127.0.0.1:" + ReconnectAfterRestartTest.freePort();
+        String address = "127.0.0.1:" + FreePorts.next();
         PistoreProcess server = PistoreProcess.serve(List.of(), "--data", dir.toString(), "--transport", "rdma",
                 "--listen", address);
         PistoreProcess b = null;

@@ -1,5 +1,7 @@
 package io.pistore.it.reliability;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +19,6 @@ import io.pistore.spi.Status;
 import io.pistore.testkit.Eventually;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,11 +45,6 @@ class ReconnectAfterRestartTest {
     @TempDir
     Path dir;
 
-    static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     /** One request, waited for (no retries: the queues are never full here), its completion whatever it is. */
     static Completion call(Supplier<CompletableFuture<Completion>> submit) throws Exception {
@@ -65,7 +61,7 @@ class ReconnectAfterRestartTest {
     @Test
     void queuesComeBackAfterTheTargetIsKilledAndRestarted() throws Exception {
         createVolume();
-        String address = "127.0.0.1:" + freePort();
+        String address = "127.0.0.1:" + FreePorts.next();
         byte[][] data = new byte[16][BS];
         Random rnd = new Random(0x5EC0);
         PistoreProcess server = PistoreProcess.serve(List.of(), "--data", dir.toString(), "--transport", "tcp",
@@ -126,7 +122,7 @@ class ReconnectAfterRestartTest {
     @Test
     void aRunningBenchResumesAfterTheTargetRestarts() throws Exception {
         createVolume();
-        String address = "127.0.0.1:" + freePort();
+        String address = "127.0.0.1:" + FreePorts.next();
         PistoreProcess server = PistoreProcess.serve(List.of(), "--data", dir.toString(), "--transport", "tcp",
                 "--listen", address);
         PistoreProcess bench = null;

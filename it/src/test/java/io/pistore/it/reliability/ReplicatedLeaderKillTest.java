@@ -1,5 +1,7 @@
 package io.pistore.it.reliability;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -95,8 +97,8 @@ class ReplicatedLeaderKillTest {
         int[] repl = new int[4];
         StringBuilder peers = new StringBuilder();
         for (int i = 1; i <= 3; i++) {
-            tcp[i] = ReconnectAfterRestartTest.freePort();
-            repl[i] = ReconnectAfterRestartTest.freePort();
+            tcp[i] = FreePorts.next();
+            repl[i] = FreePorts.next();
             peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(repl[i]);
         }
         for (int i = 1; i <= 3; i++) {

@@ -1,5 +1,7 @@
 package io.pistore.it.reliability;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -84,8 +86,8 @@ class ReplicatedOpsTest {
 
     private void ports(int count) throws Exception {
         for (int i = 1; i <= count; i++) {
-            tcp[i] = ReconnectAfterRestartTest.freePort();
-            repl[i] = ReconnectAfterRestartTest.freePort();
+            tcp[i] = FreePorts.next();
+            repl[i] = FreePorts.next();
         }
     }
 

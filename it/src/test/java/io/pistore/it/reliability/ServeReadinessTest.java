@@ -1,5 +1,7 @@
 package io.pistore.it.reliability;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -152,10 +154,7 @@ class ServeReadinessTest {
     @Test
     void benchWaitsForATargetThatIsStartingAndGivesUpInOneLine() throws Exception {
         Path data = volumes();
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = FreePorts.next();
         String target = "127.0.0.1:" + port;
         Ran refused = cli(List.of(), "bench", "--transport", "tcp", "--target", target, "--volume", "v1", "--rw",
                 "randread", "--seconds", "1", "--connect-timeout", "1s");

@@ -1,5 +1,7 @@
 package io.pistore.replication.group;
 
+import io.pistore.testkit.FreePorts;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -20,7 +22,6 @@ import io.pistore.replication.ThreePeers;
 import io.pistore.replication.node.ReplicaNode;
 import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -235,11 +236,6 @@ class MembershipChangeTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 
     @Test
     void unknownUnreachableAndLastPeersAndNoQuorumAreRefusedWithOneLine() throws Exception {
@@ -252,7 +248,7 @@ class MembershipChangeTest {
                 () -> g.change(List.of(ReplicaPeers.parse("n2=127.0.0.1:1").get(0)), List.of()));
         assertEquals("peer n2 is a member of volume rv already", twice.getMessage());
         ReplicationException unreachable = assertThrows(ReplicationException.class,
-                () -> g.change(ReplicaPeers.parse("n9=127.0.0.1:" + freePort()), List.of()));
+                () -> g.change(ReplicaPeers.parse("n9=127.0.0.1:" + FreePorts.next()), List.of()));
         assertTrue(unreachable.getMessage().startsWith("peer n9 at 127.0.0.1:") && unreachable.getMessage()
                 .contains(" is unreachable: "), unreachable.getMessage());
         assertEquals(3, g.members().size(), "nothing changed");
