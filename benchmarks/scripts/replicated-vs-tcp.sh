@@ -20,6 +20,8 @@
 # JARS: a directory holding another build's app/target and transport-tcp/target (default: build here).
 # CP: the class path itself instead (e.g. "BUNDLE/lib/*" of ../shared/device/bundle.sh; java from PATH).
 # A workload may name its queue depth: "randwrite:4k:1".
+# PIN=N: each peer on N cores of its own (taskset: peer i on cores (i-1)N..iN-1), the unreplicated
+# serve on the first peer's cores, the bench and the CLI on the N after the peers'.
 # The bench connects to the peer that leads the volume's group (asked with `pistore replicas status`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,7 +40,10 @@ fi
 cp="${CP:-$jars/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$jars/app/target/lib/*:$jars/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar}"
 o=${PORT_OFFSET:-0}
 port() { echo $(($1 + o)); }
-pistore() { java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main "$@"; }
+pin() { # SLOT (0-based): the taskset prefix of that slot's cores, or nothing without PIN
+    [ -n "${PIN:-}" ] && echo "taskset -c $(($1 * PIN))-$((($1 + 1) * PIN - 1))"; true
+}
+pistore() { $(pin 3) java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main "$@"; }
 peers=n1=127.0.0.1:$(port 9881),n2=127.0.0.1:$(port 9882),n3=127.0.0.1:$(port 9883)
 for port in $(port 4441) $(port 4442) $(port 4443) $(port 4444) $(port 9881) $(port 9882) $(port 9883); do
     if (exec 3<> /dev/tcp/127.0.0.1/$port) 2> /dev/null; then
@@ -61,12 +66,12 @@ mkdir -p "$data/plain"
 pistore volume create pv --size 256MiB --format 4096+8 --data "$data/plain" > /dev/null
 for i in 1 2 3; do
     # shellcheck disable=SC2086
-    java ${JAVA_OPTS:-} ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" \
+    $(pin $((i - 1))) java ${JAVA_OPTS:-} ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" \
         --listen 127.0.0.1:$(port 444$i) --replica-id n$i --replica-listen 127.0.0.1:$(port 988$i) > "$data/serve$i.log" 2>&1 &
     pids+=($!)
 done
 # shellcheck disable=SC2086
-java ${JAVA_OPTS:-} ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/plain" \
+$(pin 0) java ${JAVA_OPTS:-} ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/plain" \
     --listen 127.0.0.1:$(port 4444) > "$data/serve-plain.log" 2>&1 &
 pids+=($!)
 sleep 6

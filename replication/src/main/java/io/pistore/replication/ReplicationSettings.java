@@ -98,13 +98,15 @@ public final class ReplicationSettings {
      * which waits up to 2 ms for the writers the one before answered). The system properties
      * {@code pistore.replication.election.ms} (the minimum election timeout, the maximum twice it),
      * {@code pistore.replication.rpc.ms} and {@code pistore.replication.operation.ms} override the
-     * timeouts (tests of failures shorten them).
+     * timeouts (tests of failures shorten them); {@code pistore.replication.entries.in.flight} the
+     * entries of a volume on their way at once (for weighing it on more cores than two).
      */
     public static ReplicationSettings defaults() {
         long election = Long.getLong("pistore.replication.election.ms", 1000);
         return new ReplicationSettings(Duration.ofMillis(election), Duration.ofMillis(2 * election),
                 Duration.ofMillis(Long.getLong("pistore.replication.rpc.ms", 3000)),
-                Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), 10_000, 1,
+                Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), 10_000,
+                Integer.getInteger("pistore.replication.entries.in.flight", 1),
                 Duration.ofSeconds(120), 2.0, 1024, 2 * ENTRY_MAX.getSize());
     }
 
