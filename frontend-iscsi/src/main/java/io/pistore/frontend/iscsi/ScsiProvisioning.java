@@ -25,8 +25,12 @@ final class ScsiProvisioning {
     static final int MAX_UNMAP_DESCRIPTORS = 256;
     /** Blocks one engine zero write or deallocation covers. */
     private static final int CHUNK = 1 << 16;
-    /** Blocks one GET LBA STATUS looks at. */
-    private static final int STATUS_WINDOW = 1024;
+    /**
+     * Data bytes one GET LBA STATUS looks at (1024 blocks of 512 bytes, 128 of 4096): telling an
+     * unwritten block needs its data read and found zero, so the window is one read of this size.
+     * The initiator asks again from where an answer's runs end.
+     */
+    private static final int STATUS_WINDOW_BYTES = 512 << 10;
 
     private final BlockDevice device;
     private final int maxTransferBlocks;
@@ -144,7 +148,8 @@ final class ScsiProvisioning {
         if (lba < 0 || lba >= count) { // an LBA of 2^63 or more is out of range too
             return ScsiResult.lbaOutOfRange();
         }
-        int n = (int) Math.min(STATUS_WINDOW, count - lba);
+        int window = Math.max(1, STATUS_WINDOW_BYTES / device.info().format().dataSize());
+        int n = (int) Math.min(window, count - lba);
         BitSet unwritten;
         try {
             unwritten = device.unwrittenBlocks(lba, n).get();

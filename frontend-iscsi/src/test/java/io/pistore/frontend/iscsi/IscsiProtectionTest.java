@@ -136,6 +136,37 @@ class IscsiProtectionTest extends IscsiLoopbackFixture {
         }
     }
 
+    /**
+     * GET LBA STATUS reads the data of the blocks it reports (an unwritten block must read as zeros),
+     * so one answer covers 512 KiB of data: 128 blocks of 4096 bytes, not the 1024 of 512; the
+     * initiator asks again from where the runs end.
+     */
+    @Test
+    void getLbaStatusOn4096ByteBlocksCoversAWindowAndGoesOnFromItsEnd() throws IOException {
+        try (IscsiTestInitiator c = login("big")) {
+            byte[] d = new byte[10 * 4096];
+            new Random(9).nextBytes(d);
+            assertEquals(GOOD, c.command(cdb16(0x8A, 610, 10, 0), d, d.length, d.length, false).status());
+            byte[] s = c.command(lbaStatus(600), new byte[0], 0, 4096, true).dataIn();
+            assertEquals(3 * 16 + 4, Pdu.getInt(s, 0), "unwritten, written, unwritten to the window's end");
+            assertEquals(600, Pdu.getLong(s, 8));
+            assertEquals(10, Pdu.getInt(s, 16));
+            assertEquals(1, s[20]);
+            assertEquals(610, Pdu.getLong(s, 24));
+            assertEquals(10, Pdu.getInt(s, 32));
+            assertEquals(0, s[36]);
+            assertEquals(620, Pdu.getLong(s, 40));
+            assertEquals(600 + 128 - 620, Pdu.getInt(s, 48), "the window ends 128 blocks on, before the volume's end");
+            byte[] next = c.command(lbaStatus(728), new byte[0], 0, 4096, true).dataIn();
+            assertEquals(16 + 4, Pdu.getInt(next, 0));
+            assertEquals(728, Pdu.getLong(next, 8));
+            assertEquals(128, Pdu.getInt(next, 16));
+            assertEquals(1, next[20]);
+            byte[] last = c.command(lbaStatus(1000), new byte[0], 0, 4096, true).dataIn();
+            assertEquals(24, Pdu.getInt(last, 16), "a window cut at the volume's end");
+        }
+    }
+
     @Test
     void aWriteInSeveralR2tBurstsIsStoredWhole() throws IOException {
         try (IscsiTestInitiator c = login("big", "ImmediateData", "No", "InitialR2T", "Yes", "MaxBurstLength", "8192")) {
