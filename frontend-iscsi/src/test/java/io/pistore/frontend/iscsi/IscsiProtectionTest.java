@@ -149,21 +149,14 @@ class IscsiProtectionTest extends IscsiLoopbackFixture {
             assertEquals(GOOD, c.command(cdb16(0x8A, 610, 10, 0), d, d.length, d.length, false).status());
             byte[] s = c.command(lbaStatus(600), new byte[0], 0, 4096, true).dataIn();
             assertEquals(3 * 16 + 4, Pdu.getInt(s, 0), "unwritten, written, unwritten to the window's end");
-            assertEquals(600, Pdu.getLong(s, 8));
-            assertEquals(10, Pdu.getInt(s, 16));
-            assertEquals(1, s[20]);
-            assertEquals(610, Pdu.getLong(s, 24));
-            assertEquals(10, Pdu.getInt(s, 32));
-            assertEquals(0, s[36]);
-            assertEquals(620, Pdu.getLong(s, 40));
-            assertEquals(600 + 128 - 620, Pdu.getInt(s, 48), "the window ends 128 blocks on, before the volume's end");
+            assertRun(s, 0, 600, 10, true);
+            assertRun(s, 1, 610, 10, false);
+            assertRun(s, 2, 620, 600 + 128 - 620, true); // the window ends 128 blocks on, before the volume's end
             byte[] next = c.command(lbaStatus(728), new byte[0], 0, 4096, true).dataIn();
             assertEquals(16 + 4, Pdu.getInt(next, 0));
-            assertEquals(728, Pdu.getLong(next, 8));
-            assertEquals(128, Pdu.getInt(next, 16));
-            assertEquals(1, next[20]);
+            assertRun(next, 0, 728, 128, true);
             byte[] last = c.command(lbaStatus(1000), new byte[0], 0, 4096, true).dataIn();
-            assertEquals(24, Pdu.getInt(last, 16), "a window cut at the volume's end");
+            assertRun(last, 0, 1000, 24, true); // a window cut at the volume's end
         }
     }
 
@@ -193,6 +186,14 @@ class IscsiProtectionTest extends IscsiLoopbackFixture {
             assertEquals(0x02, u.residualFlags());
             assertEquals(1536, u.residual());
         }
+    }
+
+    /** Descriptor {@code i} of a GET LBA STATUS answer: its first LBA, its length and whether it is deallocated. */
+    static void assertRun(byte[] answer, int i, long lba, int blocks, boolean deallocated) {
+        int at = 8 + 16 * i;
+        assertEquals(lba, Pdu.getLong(answer, at), "run " + i + "'s LBA");
+        assertEquals(blocks, Pdu.getInt(answer, at + 8), "run " + i + "'s blocks");
+        assertEquals(deallocated ? 1 : 0, answer[at + 12], "run " + i + "'s provisioning status");
     }
 
     static byte[] lbaStatus(long lba) {
@@ -236,18 +237,10 @@ class IscsiProtectionTest extends IscsiLoopbackFixture {
             assertEquals(GOOD, st.status());
             byte[] s = st.dataIn();
             assertEquals(4 * 16 + 4, Pdu.getInt(s, 0), "runs from LBA 40: mapped, deallocated, mapped, never written");
-            assertEquals(40, Pdu.getLong(s, 8));
-            assertEquals(2, Pdu.getInt(s, 16));
-            assertEquals(0, s[20]);
-            assertEquals(42, Pdu.getLong(s, 24));
-            assertEquals(3, Pdu.getInt(s, 32));
-            assertEquals(1, s[36]);
-            assertEquals(45, Pdu.getLong(s, 40));
-            assertEquals(3, Pdu.getInt(s, 48));
-            assertEquals(0, s[52]);
-            assertEquals(48, Pdu.getLong(s, 56));
-            assertEquals(256 - 48, Pdu.getInt(s, 64), "never-written blocks up to the end");
-            assertEquals(1, s[68]);
+            assertRun(s, 0, 40, 2, false);
+            assertRun(s, 1, 42, 3, true);
+            assertRun(s, 2, 45, 3, false);
+            assertRun(s, 3, 48, 256 - 48, true); // never-written blocks up to the end
 
             byte[] pattern = new byte[512];
             Arrays.fill(pattern, (byte) 0x5A);
