@@ -30,9 +30,16 @@ final class JournalIndex {
         }
     }
 
+    /**
+     * The stripe of {@code lba}: runs of 64 neighbouring LBAs share one, so a multi-block write
+     * takes a few monitors, not one per block.
+     */
     private Table table(long lba) {
-        return tables[(int) Math.floorMod(lba, (long) STRIPES)];
+        return tables[(int) Math.floorMod(lba >>> RUN_SHIFT, (long) STRIPES)];
     }
+
+    /** Neighbouring LBAs per stripe run: 64. */
+    private static final int RUN_SHIFT = 6;
 
     /** Records that {@code lba}'s newest version is in record {@code seq}; {@code dataPos < 0}: zeroed. */
     void put(long lba, long seq, long dataPos, long metaPos) {
@@ -124,9 +131,16 @@ final class JournalIndex {
             return slots.length >> 2;
         }
 
+        /** Neighbouring LBAs whose home slots are side by side: a multi-block write fills whole cache lines. */
+        static final int RUN = 8;
+
+        /**
+         * The home slot (before masking): a scattered place for each run of {@link #RUN} LBAs
+         * (Fibonacci hashing of the run's number, folded), the LBAs of a run in the slots after it.
+         */
         private static int hash(long lba) {
-            long h = lba * 0x9E3779B97F4A7C15L; // Fibonacci hashing: LBAs of one stripe differ by multiples of 64
-            return (int) (h ^ (h >>> 32));
+            long h = (lba >>> 3) * 0x9E3779B97F4A7C15L;
+            return ((int) (h ^ (h >>> 32)) << 3) | (int) (lba & (RUN - 1));
         }
 
         /** The index in {@code slots} of {@code lba}'s slot, or -1. */

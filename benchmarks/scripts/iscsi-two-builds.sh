@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Two builds of pistore side by side through the iSCSI frontend: one `serve --iscsi` of each build on
+# its own volume (same format), both running, driven in turn by iscsi_bench.c (libiscsi), A then B in
+# each round. Prints per run the requests, IOPS, MiB/s, errors and the serve process's CPU per request.
+#
+#   benchmarks/scripts/iscsi-two-builds.sh DIR_A DIR_B [ROUNDS] [SECONDS]     (from the repository root)
+# DIR_A, DIR_B: repository roots holding a package build (as for two-builds.sh).
+# FMT: the volumes' format (default 512+8); RW read|write, MODE seq|rand, BS bytes, QD (default a
+# 128 KiB sequential write at qd 8), over the first 256 MiB of a 1 GiB volume, after one unmeasured
+# run of each. Needs gcc and libiscsi-dev. Output also in OUT (default target/iscsi-two-builds.txt).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+a="${1:?DIR_A}"
+b="${2:?DIR_B}"
+rounds="${3:-3}"
+secs="${4:-8}"
+out="${OUT:-target/iscsi-two-builds.txt}"
+mkdir -p "$(dirname "$out")"
+: > "$out"
+work="$(mktemp -d)"
+gcc -O2 -Wall -o "$work/iscsi_bench" benchmarks/scripts/iscsi_bench.c -liscsi
+classpath() { # DIR
+    local cp j
+    cp="$(ls "$1"/app/target/pistore-app-*.jar | head -n 1):$1/app/target/lib/*"
+    for j in "$1"/transport-*/target/pistore-transport-*.jar; do
+        case "$j" in *-tests.jar|*-sources.jar) ;; *) cp="$cp:$j" ;; esac
+    done
+    echo "$cp"
+}
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+port=3296
+for x in a b; do
+    cp="$(classpath "${!x}")"
+    mkdir -m 700 "$work/$x"
+    java -cp "$cp" io.pistore.app.cli.Main volume create w --size 1GiB --format "${FMT:-512+8}" --data "$work/$x" > /dev/null
+    java -cp "$cp" io.pistore.app.cli.Main serve --data "$work/$x" --iscsi 127.0.0.1:$port \
+        --listen 127.0.0.1:$((port + 1200)) > "$work/$x.log" 2>&1 &
+    pids+=($!)
+    port=$((port + 1))
+done
+for _ in $(seq 30); do
+    grep -q "iSCSI on" "$work/a.log" && grep -q "iSCSI on" "$work/b.log" && break
+    sleep 1
+done
+url() { echo "iscsi://127.0.0.1:$1/iqn.2026-12.io.pistore:w/0"; }
+bench() { # PORT SECONDS
+    "$work/iscsi_bench" "$(url "$1")" "${RW:-write}" "${MODE:-seq}" "${BS:-131072}" "${QD:-8}" "$2" 0 268435456
+}
+bench 3296 3 > /dev/null
+bench 3297 3 > /dev/null
+for r in $(seq "$rounds"); do
+    i=0
+    for x in a b; do
+        pid=${pids[$i]}
+        c0=$(awk '{print $14+$15}' "/proc/$pid/stat")
+        res=$(bench $((3296 + i)) "$secs")
+        c1=$(awk '{print $14+$15}' "/proc/$pid/stat")
+        ops=$(echo "$res" | awk '{print $1}')
+        echo "round $r build $x: requests iops mib_s errors = $res, cpu_us_per_req=$(( (c1 - c0) * 1000000 / $(getconf CLK_TCK) / (ops > 0 ? ops : 1) ))" | tee -a "$out"
+        i=$((i + 1))
+    done
+done
