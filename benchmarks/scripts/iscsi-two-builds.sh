@@ -19,21 +19,9 @@ mkdir -p "$(dirname "$out")"
 : > "$out"
 work="$(mktemp -d)"
 gcc -O2 -Wall -o "$work/iscsi_bench" benchmarks/scripts/iscsi_bench.c -liscsi
-classpath() { # DIR
-    local cp j
-    cp="$(ls "$1"/app/target/pistore-app-*.jar | head -n 1):$1/app/target/lib/*"
-    for j in "$1"/transport-*/target/pistore-transport-*.jar; do
-        case "$j" in *-tests.jar|*-sources.jar) ;; *) cp="$cp:$j" ;; esac
-    done
-    echo "$cp"
-}
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib-builds.sh
+. benchmarks/scripts/lib-builds.sh
+trap stop_at_exit EXIT
 port=3296
 for x in a b; do
     cp="$(classpath "${!x}")"

@@ -19,15 +19,8 @@ secs="${4:-3}"
 out="${OUT:-target/two-builds.txt}"
 mkdir -p "$(dirname "$out")"
 : > "$out"
-classpath() { # DIR
-    local cp j
-    cp="$(ls "$1"/app/target/pistore-app-*.jar | head -n 1):$1/app/target/lib/*"
-    for j in "$1"/transport-*/target/pistore-transport-*.jar; do
-        case "$j" in *-tests.jar | *-sources.jar) ;; *) cp="$cp:$j" ;; esac
-    done
-    for j in "$1"/transport-*/target/lib; do [ -d "$j" ] && cp="$cp:$j/*"; done
-    echo "$cp"
-}
+# shellcheck source=lib-builds.sh
+. benchmarks/scripts/lib-builds.sh
 cp_a="$(classpath "$a")"
 cp_b="$(classpath "$b")"
 run() { # NAME CLASSPATH TRANSPORT PI RW
