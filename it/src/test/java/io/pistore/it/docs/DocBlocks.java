@@ -109,7 +109,6 @@ final class DocBlocks {
         return blocks;
     }
 
-
     /** The length of a bench's second in the documents' runs. */
     static final int BENCH_SECOND_MS = 200;
 

@@ -14,6 +14,8 @@ package io.pistore.engine.volume.file;
 final class JournalIndex {
     /** The volume's block locks have as many stripes; any number works here. */
     private static final int STRIPES = 64;
+    /** Neighbouring LBAs that share a stripe: 2^6. */
+    private static final int STRIPE_RUN_BITS = 6;
     /** What {@link #lookUp} returns for a block not in the journal. */
     static final long ABSENT = Long.MIN_VALUE;
 
@@ -35,11 +37,8 @@ final class JournalIndex {
      * takes a few monitors, not one per block.
      */
     private Table table(long lba) {
-        return tables[(int) Math.floorMod(lba >>> RUN_SHIFT, (long) STRIPES)];
+        return tables[(int) Math.floorMod(lba >>> STRIPE_RUN_BITS, (long) STRIPES)];
     }
-
-    /** Neighbouring LBAs per stripe run: 64. */
-    private static final int RUN_SHIFT = 6;
 
     /** Records that {@code lba}'s newest version is in record {@code seq}; {@code dataPos < 0}: zeroed. */
     void put(long lba, long seq, long dataPos, long metaPos) {
@@ -131,16 +130,16 @@ final class JournalIndex {
             return slots.length >> 2;
         }
 
-        /** Neighbouring LBAs whose home slots are side by side: a multi-block write fills whole cache lines. */
-        static final int RUN = 8;
+        /** Neighbouring LBAs whose home slots are side by side (2^3): a multi-block write fills whole cache lines. */
+        private static final int RUN_BITS = 3;
 
         /**
-         * The home slot (before masking): a scattered place for each run of {@link #RUN} LBAs
+         * The home slot (before masking): a scattered place for each run of 2^{@link #RUN_BITS} LBAs
          * (Fibonacci hashing of the run's number, folded), the LBAs of a run in the slots after it.
          */
         private static int hash(long lba) {
-            long h = (lba >>> 3) * 0x9E3779B97F4A7C15L;
-            return ((int) (h ^ (h >>> 32)) << 3) | (int) (lba & (RUN - 1));
+            long h = (lba >>> RUN_BITS) * 0x9E3779B97F4A7C15L;
+            return ((int) (h ^ (h >>> 32)) << RUN_BITS) | (int) (lba & ((1 << RUN_BITS) - 1));
         }
 
         /** The index in {@code slots} of {@code lba}'s slot, or -1. */
