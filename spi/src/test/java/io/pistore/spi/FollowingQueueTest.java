@@ -328,6 +328,9 @@ class FollowingQueueTest {
         Conn a = new Conn(0);
         Queue q = new Queue(a, 10_000);
         CompletableFuture<Completion> inFlight = q.submit(flush());
+        // every peer refuses, so the queue is still reconnecting at the second submit (a reconnect
+        // 1 ms later would give it a connection that never answers)
+        java.util.Arrays.fill(q.down, true);
         a.close(true);
         assertEquals(Status.TRANSPORT_ERROR, inFlight.get(10, TimeUnit.SECONDS).status());
         assertEquals(Status.TRANSPORT_ERROR, q.submit(flush()).get(10, TimeUnit.SECONDS).status(),
