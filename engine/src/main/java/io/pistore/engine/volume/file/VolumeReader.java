@@ -15,6 +15,10 @@ import java.nio.ByteBuffer;
  */
 final class VolumeReader {
     private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
+    /** The most bytes of journal one read of a run of blocks takes (and a thread's scratch buffer holds). */
+    static final int RUN_BYTES = 1 << 20;
+    /** Zeros for blocks the journal holds as written zeroes (grown, never written into). */
+    private static volatile byte[] ZEROS = new byte[4096];
 
     private final String name;
     private final BlockFormat format;
@@ -76,6 +80,7 @@ final class VolumeReader {
         // Per block found: sequence number (ABSENT: not in the journal), data and metadata position.
         long[] newer = null;
         long[] entry = new long[3];
+        int found = 0;
         for (int i = 0; i < blocks && !index.isEmpty(); i++) {
             if (index.lookUp(lba + i, entry) != JournalIndex.ABSENT) {
                 if (newer == null) {
@@ -85,6 +90,7 @@ final class VolumeReader {
                     }
                 }
                 System.arraycopy(entry, 0, newer, 3 * i, 3);
+                found++;
             }
         }
         boolean withMeta = metaOut != null && format.metadataSize() > 0;
@@ -92,16 +98,74 @@ final class VolumeReader {
             readFromJournal(newer[1], newer[2], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
             return;
         }
-        readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
-        if (withMeta) {
-            readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+        if (found < blocks) { // every block in the journal: its home copies are all older
+            readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
+            if (withMeta) {
+                readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+            }
         }
         if (newer != null) {
-            for (int i = 0; i < blocks; i++) {
-                if (newer[3 * i] != JournalIndex.ABSENT) {
-                    readFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, dataOut, withMeta ? metaOut : null);
+            for (int i = 0; i < blocks; ) {
+                if (newer[3 * i] == JournalIndex.ABSENT) {
+                    i++;
+                } else {
+                    int run = journalRun(newer, i, blocks, withMeta);
+                    if (run == 1) {
+                        readFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, dataOut, withMeta ? metaOut : null);
+                    } else {
+                        readRunFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, run, dataOut, withMeta ? metaOut : null);
+                    }
+                    i += run;
                 }
             }
+        }
+    }
+
+    /**
+     * How many blocks from {@code i} on lie side by side in one journal record (data after data,
+     * metadata after metadata, as one write of several blocks leaves them), up to {@link #RUN_BYTES}:
+     * read with one call each instead of one per block.
+     */
+    private int journalRun(long[] newer, int i, int blocks, boolean withMeta) {
+        long dataPos = newer[3 * i + 1];
+        if (dataPos < 0) {
+            return 1;
+        }
+        int ds = format.dataSize();
+        int ms = withMeta ? format.metadataSize() : 0;
+        int max = Math.max(1, RUN_BYTES / (ds + ms));
+        int run = 1;
+        while (i + run < blocks && run < max && newer[3 * (i + run)] != JournalIndex.ABSENT
+                && newer[3 * (i + run) + 1] == dataPos + (long) run * ds
+                && (!withMeta || newer[3 * (i + run) + 2] == newer[3 * i + 2] + (long) run * ms)) {
+            run++;
+        }
+        return run;
+    }
+
+    /**
+     * Replaces blocks {@code i..i+run-1} of the outputs with their newer journal versions, which lie
+     * side by side from {@code dataPos} (data) and {@code metaPos} (metadata).
+     */
+    private void readRunFromJournal(long dataPos, long metaPos, int i, int run, ScatterList dataOut,
+            ScatterList metaOut) throws IOException {
+        int dataLen = run * format.dataSize();
+        int metaLen = metaOut != null ? run * format.metadataSize() : 0;
+        ByteBuffer b = scratch(dataLen + metaLen);
+        if (metaOut != null && metaPos == dataPos + dataLen) {
+            b.limit(dataLen + metaLen);
+            journal.read(b, dataPos); // the whole record: data and metadata in one read
+        } else {
+            b.limit(dataLen);
+            journal.read(b, dataPos);
+            if (metaOut != null) {
+                b.limit(dataLen + metaLen).position(dataLen);
+                journal.read(b, metaPos);
+            }
+        }
+        dataOut.write((long) i * format.dataSize(), b, 0, dataLen);
+        if (metaOut != null) {
+            metaOut.write((long) i * format.metadataSize(), b, dataLen, metaLen);
         }
     }
 
@@ -114,13 +178,7 @@ final class VolumeReader {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         if (dataPos < 0) {
-            ScatterList d = dataOut.slice((long) i * ds, ds);
-            for (int s = 0; s < d.segmentCount(); s++) {
-                ByteBuffer seg = d.segment(s);
-                for (int k = 0; k < seg.limit(); k++) {
-                    seg.put(k, (byte) 0);
-                }
-            }
+            dataOut.write((long) i * ds, zeroBlock(ds), 0, ds);
             if (metaOut != null) {
                 metaOut.write((long) i * ms, unwrittenMeta, 0, ms);
             }
@@ -141,6 +199,16 @@ final class VolumeReader {
             }
         }
         dataOut.write((long) i * ds, b, 0, ds);
+    }
+
+    /** {@code n} zero bytes, shared: never written. */
+    private static byte[] zeroBlock(int n) {
+        byte[] z = ZEROS;
+        if (z.length < n) {
+            z = new byte[n];
+            ZEROS = z;
+        }
+        return z;
     }
 
     /** A direct buffer of this thread's, cleared, of at least {@code n} bytes: reads from the journal land here without allocating. */
