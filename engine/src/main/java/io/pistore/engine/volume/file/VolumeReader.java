@@ -154,7 +154,7 @@ final class VolumeReader {
         ByteBuffer b = scratch(dataLen + metaLen);
         if (metaOut != null && metaPos == dataPos + dataLen) {
             b.limit(dataLen + metaLen);
-            journal.read(b, dataPos); // the whole record: data and metadata in one read
+            journal.read(b, dataPos); // a whole record: data and metadata in one read
         } else {
             b.limit(dataLen);
             journal.read(b, dataPos);
@@ -184,21 +184,7 @@ final class VolumeReader {
             }
             return;
         }
-        ByteBuffer b = scratch(ds + ms);
-        b.limit(metaOut != null ? ds + ms : ds);
-        if (metaOut != null && metaPos == dataPos + ds) {
-            journal.read(b, dataPos); // a one-block record: its data and metadata in one read
-            metaOut.write((long) i * ms, b, ds, ms);
-        } else {
-            b.limit(ds);
-            journal.read(b, dataPos);
-            if (metaOut != null) {
-                b.limit(ds + ms).position(ds);
-                journal.read(b, metaPos);
-                metaOut.write((long) i * ms, b, ds, ms);
-            }
-        }
-        dataOut.write((long) i * ds, b, 0, ds);
+        readRunFromJournal(dataPos, metaPos, i, 1, dataOut, metaOut);
     }
 
     /** {@code n} zero bytes, shared: never written. */
