@@ -16,9 +16,7 @@ import java.nio.ByteBuffer;
 final class VolumeReader {
     private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
     /** The most bytes of journal one read of a run of blocks takes (and a thread's scratch buffer holds). */
-    static final int RUN_BYTES = 1 << 20;
-    /** Zeros for blocks the journal holds as written zeroes (grown, never written into). */
-    private static volatile byte[] ZEROS = new byte[4096];
+    private static final int RUN_BYTES = 1 << 20;
 
     private final String name;
     private final BlockFormat format;
@@ -27,6 +25,8 @@ final class VolumeReader {
     private final Journal journal;
     private final JournalIndex index;
     private final byte[] unwrittenMeta;
+    /** One block of zeros, for blocks the journal holds as written zeroes; never written into. */
+    private final byte[] zeros;
     /**
      * Read-only shared mappings of the metadata file, {@code metaSegment} bytes each (a whole number
      * of blocks' metadata, so no block's straddles two), or null without metadata or where the storage
@@ -48,6 +48,7 @@ final class VolumeReader {
         this.journal = journal;
         this.index = index;
         this.unwrittenMeta = UnwrittenBlock.metadata(format);
+        this.zeros = new byte[format.dataSize()];
         ByteBuffer[] maps = null;
         long segment = 0;
         if (meta != null) {
@@ -95,7 +96,7 @@ final class VolumeReader {
         }
         boolean withMeta = metaOut != null && format.metadataSize() > 0;
         if (blocks == 1 && newer != null) {
-            readFromJournal(newer[1], newer[2], 0, dataOut, withMeta ? metaOut : null); // the home copy is older
+            readFromJournal(newer[1], newer[2], 0, 1, dataOut, withMeta ? metaOut : null); // the home copy is older
             return;
         }
         if (found < blocks) { // every block in the journal: its home copies are all older
@@ -110,11 +111,7 @@ final class VolumeReader {
                     i++;
                 } else {
                     int run = journalRun(newer, i, blocks, withMeta);
-                    if (run == 1) {
-                        readFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, dataOut, withMeta ? metaOut : null);
-                    } else {
-                        readRunFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, run, dataOut, withMeta ? metaOut : null);
-                    }
+                    readFromJournal(newer[3 * i + 1], newer[3 * i + 2], i, run, dataOut, withMeta ? metaOut : null);
                     i += run;
                 }
             }
@@ -144,11 +141,19 @@ final class VolumeReader {
     }
 
     /**
-     * Replaces blocks {@code i..i+run-1} of the outputs with their newer journal versions, which lie
-     * side by side from {@code dataPos} (data) and {@code metaPos} (metadata).
+     * Replaces blocks {@code i..i+run-1} of the outputs (read from the home files, or not read) with
+     * their newer journal versions, which lie side by side from {@code dataPos} (data) and
+     * {@code metaPos} (metadata); {@code dataPos < 0}: one zeroed block.
      */
-    private void readRunFromJournal(long dataPos, long metaPos, int i, int run, ScatterList dataOut,
+    private void readFromJournal(long dataPos, long metaPos, int i, int run, ScatterList dataOut,
             ScatterList metaOut) throws IOException {
+        if (dataPos < 0) {
+            dataOut.write((long) i * zeros.length, zeros, 0, zeros.length);
+            if (metaOut != null) {
+                metaOut.write((long) i * unwrittenMeta.length, unwrittenMeta, 0, unwrittenMeta.length);
+            }
+            return;
+        }
         int dataLen = run * format.dataSize();
         int metaLen = metaOut != null ? run * format.metadataSize() : 0;
         ByteBuffer b = scratch(dataLen + metaLen);
@@ -167,34 +172,6 @@ final class VolumeReader {
         if (metaOut != null) {
             metaOut.write((long) i * format.metadataSize(), b, dataLen, metaLen);
         }
-    }
-
-    /**
-     * Replaces block {@code i} of the outputs, read from the home files, with its newer journal
-     * version at {@code dataPos} and {@code metaPos} ({@code dataPos < 0}: zeroed).
-     */
-    private void readFromJournal(long dataPos, long metaPos, int i, ScatterList dataOut, ScatterList metaOut)
-            throws IOException {
-        int ds = format.dataSize();
-        int ms = format.metadataSize();
-        if (dataPos < 0) {
-            dataOut.write((long) i * ds, zeroBlock(ds), 0, ds);
-            if (metaOut != null) {
-                metaOut.write((long) i * ms, unwrittenMeta, 0, ms);
-            }
-            return;
-        }
-        readRunFromJournal(dataPos, metaPos, i, 1, dataOut, metaOut);
-    }
-
-    /** {@code n} zero bytes, shared: never written. */
-    private static byte[] zeroBlock(int n) {
-        byte[] z = ZEROS;
-        if (z.length < n) {
-            z = new byte[n];
-            ZEROS = z;
-        }
-        return z;
     }
 
     /** A direct buffer of this thread's, cleared, of at least {@code n} bytes: reads from the journal land here without allocating. */
