@@ -169,61 +169,93 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
         assertTrue(log.stream().anyMatch(l -> l.contains("pi-check logged in") && l.contains("header digest")), log.toString());
     }
 
+    /** How many runs of the suite share each format's suites, each on a unit of its own. */
+    static final int SHARDS = 2;
+
     /**
-     * libiscsi's conformance suite, data-destroying tests included, against a 512+8 Type 1 unit and
-     * a 4096+8 one at the same time (each its own target; the suite mostly waits, on the target's
-     * fsyncs and on its own protocol timeouts): every test but the known failures passes (a skip
-     * counts as a pass, as CUnit counts it), and the server stays up. The family {@code ALL} holds
-     * every test once; the tool's default also runs its SCSI, iSCSI and LINUX families, which only
-     * repeat tests of {@code ALL}.
+     * libiscsi's conformance suite, data-destroying tests included, against 512+8 Type 1 units and
+     * 4096+8 ones at the same time: each format's suites (the family {@code ALL}, which holds every
+     * test once; the tool's default also runs its SCSI, iSCSI and LINUX families, which only repeat
+     * tests of {@code ALL}) are dealt in turn to {@link #SHARDS} runs, each on a unit (a target) of
+     * its own, so every test runs once on each format and no run's resets, reservations or unit
+     * attentions reach another (the suite mostly waits, on the target's fsyncs and on its own
+     * protocol timeouts). Every test but the known failures passes (a skip counts as a pass, as
+     * CUnit counts it), and the server stays up.
      */
     @Test
     @Timeout(600) // the suite on 4096+8 blocks moves far more data than any other test here
     void conformanceSuitePassesButTheKnownFailures() throws Exception {
         need("iscsi-test-cu", "libiscsi-bin");
-        List<String> volumes = List.of("b", "a");
-        List<Running> suites = new ArrayList<>();
-        for (String volume : volumes) {
-            Path work = Files.createDirectories(dir.resolve("cu-" + volume));
-            suites.add(start(work, "iscsi-test-cu", "-d", "-x", "-t", "ALL", url(volume)));
+        Ran listed = run("iscsi-test-cu", "-l");
+        List<String> suites = listed.out().lines().filter(l -> l.matches("ALL\\.[^.\\s]+")).toList();
+        assertTrue(suites.size() >= 50, "iscsi-test-cu -l lists " + suites.size() + " suites of ALL:\n" + tail(listed.out()));
+        for (int k = 1; k < SHARDS; k++) { // the first shard of each format is "b" or "a"
+            store.create("b" + k, BlockFormat.of(512, 8), 131072);
+            store.create("a" + k, BlockFormat.of(4096, 8), 16384);
+        }
+        serve(options()); // the server takes the new units
+        List<String> units = new ArrayList<>();
+        List<Running> runs = new ArrayList<>();
+        for (String format : List.of("b", "a")) {
+            for (int k = 0; k < SHARDS; k++) {
+                String unit = k == 0 ? format : format + k;
+                List<String> dealt = new ArrayList<>();
+                for (int i = k; i < suites.size(); i += SHARDS) {
+                    dealt.add(suites.get(i));
+                }
+                Path work = Files.createDirectories(dir.resolve("cu-" + unit));
+                units.add(unit);
+                runs.add(start(work, "iscsi-test-cu", "-d", "-x", "-t", String.join(",", dealt), url(unit)));
+            }
         }
         List<Ran> ran = new ArrayList<>();
-        for (Running s : suites) {
-            ran.add(s.finish());
+        for (Running r : runs) {
+            ran.add(r.finish());
         }
         List<org.junit.jupiter.api.function.Executable> checks = new ArrayList<>();
-        for (int i = 0; i < volumes.size(); i++) {
-            String volume = volumes.get(i);
-            Ran r = ran.get(i);
-            checks.add(() -> conformanceResults(volume, dir.resolve("cu-" + volume), r));
+        for (String format : List.of("b", "a")) {
+            List<String> of = units.stream().filter(u -> u.startsWith(format)).toList();
+            List<Ran> outs = of.stream().map(u -> ran.get(units.indexOf(u))).toList();
+            checks.add(() -> conformanceResults(format, of, outs));
         }
         org.junit.jupiter.api.Assertions.assertAll(checks);
     }
 
-    void conformanceResults(String volume, Path work, Ran r) throws Exception {
-        Path xml = work.resolve("CUnitAutomated-Results.xml");
-        assertTrue(Files.exists(xml), volume + ": no CUnit results; the suite said:\n" + tail(r.out()));
-        String results = Files.readString(xml, StandardCharsets.UTF_8);
+    /**
+     * The results of one format's runs (units {@code units}, outputs {@code outs}) together: at
+     * least 50 suites and 220 passed tests, no failure but the known ones, every unit still answering.
+     */
+    void conformanceResults(String format, List<String> units, List<Ran> outs) throws Exception {
         Set<String> failed = new TreeSet<>();
-        String suite = "";
-        Matcher m = Pattern.compile("<SUITE_NAME> (\\S+) </SUITE_NAME>|<CUNIT_RUN_TEST_FAILURE>\\s*<TEST_NAME> (\\S+) </TEST_NAME>")
-                .matcher(results);
         int suites = 0;
-        while (m.find()) {
-            if (m.group(1) != null) {
-                suite = m.group(1);
-                suites++;
-            } else {
-                failed.add(suite + "." + m.group(2));
+        int passed = 0;
+        StringBuilder said = new StringBuilder();
+        for (int u = 0; u < units.size(); u++) {
+            Path xml = dir.resolve("cu-" + units.get(u)).resolve("CUnitAutomated-Results.xml");
+            said.append(units.get(u)).append(" said:\n").append(tail(outs.get(u).out())).append('\n');
+            assertTrue(Files.exists(xml), units.get(u) + ": no CUnit results; the suite said:\n" + tail(outs.get(u).out()));
+            String results = Files.readString(xml, StandardCharsets.UTF_8);
+            String suite = "";
+            Matcher m = Pattern.compile("<SUITE_NAME> (\\S+) </SUITE_NAME>|<CUNIT_RUN_TEST_FAILURE>\\s*<TEST_NAME> (\\S+) </TEST_NAME>")
+                    .matcher(results);
+            while (m.find()) {
+                if (m.group(1) != null) {
+                    suite = m.group(1);
+                    suites++;
+                } else {
+                    failed.add(suite + "." + m.group(2));
+                }
             }
+            passed += results.split("<CUNIT_RUN_TEST_SUCCESS>", -1).length - 1;
         }
-        int passed = results.split("<CUNIT_RUN_TEST_SUCCESS>", -1).length - 1;
-        assertTrue(suites >= 50 && passed >= 220, volume + ": " + suites + " suites, " + passed + " tests passed:\n" + tail(r.out()));
+        assertTrue(suites >= 50 && passed >= 220, format + ": " + suites + " suites, " + passed + " tests passed:\n" + said);
         Set<String> unexpected = new TreeSet<>(failed);
         unexpected.removeAll(KNOWN_FAILING);
-        assertEquals(Set.of(), unexpected, volume + ": unexpected failures; the suite said:\n" + tail(r.out()));
-        Ran after = run("iscsi-inq", url(volume));
-        assertEquals(0, after.code(), "the server answers after the suite: " + after.out());
+        assertEquals(Set.of(), unexpected, format + ": unexpected failures; the suites said:\n" + said);
+        for (String unit : units) {
+            Ran after = run("iscsi-inq", url(unit));
+            assertEquals(0, after.code(), "the server answers after the suite: " + after.out());
+        }
     }
 
     static String tail(String s) {
