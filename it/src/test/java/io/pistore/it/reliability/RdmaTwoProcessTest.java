@@ -1,5 +1,6 @@
 package io.pistore.it.reliability;
 
+import io.pistore.it.CtrlC;
 import io.pistore.testkit.FreePorts;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -144,7 +145,7 @@ class RdmaTwoProcessTest {
             } catch (AssertionError e) {
                 throw new AssertionError(e.getMessage() + ": " + b.output(), e);
             }
-            new ProcessBuilder("kill", "-INT", Long.toString(b.pid())).start().waitFor();
+            CtrlC.send(b.pid());
             int code = b.await(120); // a hang guard: interrupted, the bench prints its summary and exits
             assertTrue(b.output().contains("pistore bench: interrupted"), b.output());
             assertEquals(3, code, "requests failed while the target was down: exit 3, " + b.output());

@@ -1,5 +1,6 @@
 package io.pistore.it.reliability;
 
+import io.pistore.it.CtrlC;
 import io.pistore.testkit.FreePorts;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -140,7 +141,7 @@ class ReconnectAfterRestartTest {
             PistoreProcess b = bench;
             awaitLine(b, l -> b.lines.indexOf(l) >= seen && l.matches("\\[tcp +\\d+s\\] iops=[1-9].*"), 120);
             // the bench resumed after the restart: Ctrl-C ends it with its summary and its own exit code
-            assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(bench.pid())).start().waitFor());
+            CtrlC.send(bench.pid());
             int code = bench.await(120);
             assertTrue(bench.output().contains("data_mismatches=0"), bench.output());
             assertTrue(bench.output().matches("(?s).*io_errors=[1-9].*"), bench.output());

@@ -1,5 +1,6 @@
 package io.pistore.it.reliability;
 
+import io.pistore.it.CtrlC;
 import io.pistore.testkit.FreePorts;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -200,7 +201,7 @@ class ServeReadinessTest {
             }
             String ramp = lines.stream().filter(x -> x.startsWith("[local   1s ramp]")).findFirst().orElseThrow();
             assertTrue(ramp.matches(".* p99_us=\\d+\\.\\d errors=0"), "a ramp second shows its own p99: " + ramp);
-            new ProcessBuilder("kill", "-INT", Long.toString(bench.pid())).start().waitFor();
+            CtrlC.send(bench.pid());
             while ((l = r.readLine()) != null) {
                 lines.add(l);
             }
