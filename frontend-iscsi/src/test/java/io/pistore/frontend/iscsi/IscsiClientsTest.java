@@ -15,7 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -169,6 +171,10 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
         assertTrue(log.stream().anyMatch(l -> l.contains("pi-check logged in") && l.contains("header digest")), log.toString());
     }
 
+    /** A suite's name, or the name of a test that failed, in CUnit's XML results. */
+    static final Pattern CUNIT_RECORD = Pattern.compile(
+            "<SUITE_NAME> (\\S+) </SUITE_NAME>|<CUNIT_RUN_TEST_FAILURE>\\s*<TEST_NAME> (\\S+) </TEST_NAME>");
+
     /** How many runs of the suite share each format's suites, each on a unit of its own. */
     static final int SHARDS = 2;
 
@@ -194,8 +200,8 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
             store.create("a" + k, BlockFormat.of(4096, 8), 16384);
         }
         serve(options()); // the server takes the new units
-        List<String> units = new ArrayList<>();
-        List<Running> runs = new ArrayList<>();
+        Map<String, List<String>> units = new LinkedHashMap<>(); // by format
+        Map<String, List<Running>> runs = new LinkedHashMap<>();
         for (String format : List.of("b", "a")) {
             for (int k = 0; k < SHARDS; k++) {
                 String unit = k == 0 ? format : format + k;
@@ -204,19 +210,20 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
                     dealt.add(suites.get(i));
                 }
                 Path work = Files.createDirectories(dir.resolve("cu-" + unit));
-                units.add(unit);
-                runs.add(start(work, "iscsi-test-cu", "-d", "-x", "-t", String.join(",", dealt), url(unit)));
+                units.computeIfAbsent(format, f -> new ArrayList<>()).add(unit);
+                runs.computeIfAbsent(format, f -> new ArrayList<>())
+                        .add(start(work, "iscsi-test-cu", "-d", "-x", "-t", String.join(",", dealt), url(unit)));
             }
         }
-        List<Ran> ran = new ArrayList<>();
-        for (Running r : runs) {
-            ran.add(r.finish());
+        Map<String, List<Ran>> ran = new LinkedHashMap<>();
+        for (Map.Entry<String, List<Running>> e : runs.entrySet()) {
+            for (Running r : e.getValue()) {
+                ran.computeIfAbsent(e.getKey(), f -> new ArrayList<>()).add(r.finish());
+            }
         }
         List<org.junit.jupiter.api.function.Executable> checks = new ArrayList<>();
-        for (String format : List.of("b", "a")) {
-            List<String> of = units.stream().filter(u -> u.startsWith(format)).toList();
-            List<Ran> outs = of.stream().map(u -> ran.get(units.indexOf(u))).toList();
-            checks.add(() -> conformanceResults(format, of, outs));
+        for (String format : units.keySet()) {
+            checks.add(() -> conformanceResults(format, units.get(format), ran.get(format)));
         }
         org.junit.jupiter.api.Assertions.assertAll(checks);
     }
@@ -236,8 +243,7 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
             assertTrue(Files.exists(xml), units.get(u) + ": no CUnit results; the suite said:\n" + tail(outs.get(u).out()));
             String results = Files.readString(xml, StandardCharsets.UTF_8);
             String suite = "";
-            Matcher m = Pattern.compile("<SUITE_NAME> (\\S+) </SUITE_NAME>|<CUNIT_RUN_TEST_FAILURE>\\s*<TEST_NAME> (\\S+) </TEST_NAME>")
-                    .matcher(results);
+            Matcher m = CUNIT_RECORD.matcher(results);
             while (m.find()) {
                 if (m.group(1) != null) {
                     suite = m.group(1);
