@@ -2,6 +2,7 @@ package io.pistore.security.tls;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -92,10 +93,11 @@ public final class TlsContext {
         KeyPairCheck.check(k, key, chain.get(0), certificate);
         List<X509Certificate> cas = ca == null ? null : PemCertificates.read(ca, "CA bundle", now);
         TlsEngine e = engine.resolve(lib);
-        SSLContext c = build(chain, k, cas);
+        KeyManagerFactory keys = keyManagers(chain, k);
+        SSLContext c = build(keys, cas);
         SslContext n = null;
         if (e == TlsEngine.OPENSSL) {
-            n = buildNative(SslContextBuilder.forServer(k, chain.toArray(new X509Certificate[0]))
+            n = buildNative(SslContextBuilder.forServer(new OpenSslCachingX509KeyManagerFactory(keys))
                     .clientAuth(requireClientCertificate ? ClientAuth.REQUIRE : ClientAuth.NONE), cas);
         }
         String d = "certificate " + chain.get(0).getSubjectX500Principal().getName() + " (until "
@@ -131,12 +133,13 @@ public final class TlsContext {
         }
         List<X509Certificate> cas = ca == null ? null : PemCertificates.read(ca, "CA bundle", now);
         TlsEngine e = engine.resolve(lib);
-        SSLContext c = build(chain, k, cas);
+        KeyManagerFactory keys = chain == null ? null : keyManagers(chain, k);
+        SSLContext c = build(keys, cas);
         SslContext n = null;
         if (e == TlsEngine.OPENSSL) {
             SslContextBuilder b = SslContextBuilder.forClient();
-            if (chain != null) {
-                b.keyManager(k, chain.toArray(new X509Certificate[0]));
+            if (keys != null) {
+                b.keyManager(new OpenSslCachingX509KeyManagerFactory(keys));
             }
             n = buildNative(b, cas);
         }
@@ -145,17 +148,30 @@ public final class TlsContext {
         return new TlsContext(c, n, false, false, d, e.describe(lib));
     }
 
-    private static SSLContext build(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> cas) {
+    /**
+     * The key managers of {@code key} and its {@code chain}, for both engines (the native one converts
+     * the key once, through Netty's caching factory, not at each handshake). Held in an in-memory
+     * JKS store, which is never written: JKS protects a key with one cheap pass, where PKCS12 runs
+     * 10 000 PBKDF2 iterations to put it in and as many again to take it out, CPU every TLS context
+     * would pay for nothing.
+     */
+    private static KeyManagerFactory keyManagers(List<X509Certificate> chain, PrivateKey key) {
         try {
-            KeyManagerFactory kmf = null;
             char[] pw = new char[0];
-            if (chain != null) {
-                KeyStore ks = KeyStore.getInstance("PKCS12");
-                ks.load(null, null);
-                ks.setKeyEntry("key", key, pw, chain.toArray(new X509Certificate[0]));
-                kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-                kmf.init(ks, pw);
-            }
+            KeyStore ks = KeyStore.getInstance("JKS");
+            ks.load(null, null);
+            ks.setKeyEntry("key", key, pw, chain.toArray(new X509Certificate[0]));
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, pw);
+            return kmf;
+        } catch (GeneralSecurityException | java.io.IOException e) {
+            throw new TlsFileException("cannot set up TLS: " + e.getMessage(), e);
+        }
+    }
+
+    /** The JDK engine's context: {@code kmf}'s key (null: none), trusting {@code cas} (null: the JDK's default trust store). */
+    private static SSLContext build(KeyManagerFactory kmf, List<X509Certificate> cas) {
+        try {
             TrustManagerFactory tmf = null;
             if (cas != null) {
                 KeyStore ts = KeyStore.getInstance("PKCS12");
