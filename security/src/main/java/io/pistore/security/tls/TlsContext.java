@@ -94,11 +94,12 @@ public final class TlsContext {
         List<X509Certificate> cas = ca == null ? null : PemCertificates.read(ca, "CA bundle", now);
         TlsEngine e = engine.resolve(lib);
         KeyManagerFactory keys = keyManagers(chain, k);
-        SSLContext c = build(keys, cas);
+        TrustManagerFactory trust = trustManagers(cas);
+        SSLContext c = build(keys, trust);
         SslContext n = null;
         if (e == TlsEngine.OPENSSL) {
             n = buildNative(SslContextBuilder.forServer(new OpenSslCachingX509KeyManagerFactory(keys))
-                    .clientAuth(requireClientCertificate ? ClientAuth.REQUIRE : ClientAuth.NONE), cas);
+                    .clientAuth(requireClientCertificate ? ClientAuth.REQUIRE : ClientAuth.NONE), trust);
         }
         String d = "certificate " + chain.get(0).getSubjectX500Principal().getName() + " (until "
                 + chain.get(0).getNotAfter().toInstant() + ")"
@@ -134,14 +135,15 @@ public final class TlsContext {
         List<X509Certificate> cas = ca == null ? null : PemCertificates.read(ca, "CA bundle", now);
         TlsEngine e = engine.resolve(lib);
         KeyManagerFactory keys = chain == null ? null : keyManagers(chain, k);
-        SSLContext c = build(keys, cas);
+        TrustManagerFactory trust = trustManagers(cas);
+        SSLContext c = build(keys, trust);
         SslContext n = null;
         if (e == TlsEngine.OPENSSL) {
             SslContextBuilder b = SslContextBuilder.forClient();
             if (keys != null) {
                 b.keyManager(new OpenSslCachingX509KeyManagerFactory(keys));
             }
-            n = buildNative(b, cas);
+            n = buildNative(b, trust);
         }
         String d = (cas == null ? "default trust store" : "CA " + ca)
                 + (chain == null ? "" : ", certificate " + chain.get(0).getSubjectX500Principal().getName());
@@ -169,37 +171,49 @@ public final class TlsContext {
         }
     }
 
-    /** The JDK engine's context: {@code kmf}'s key (null: none), trusting {@code cas} (null: the JDK's default trust store). */
-    private static SSLContext build(KeyManagerFactory kmf, List<X509Certificate> cas) {
+    /**
+     * The trust managers of {@code cas}, for both engines, or null for the JDK's default trust store
+     * (which the native engine then uses too).
+     */
+    private static TrustManagerFactory trustManagers(List<X509Certificate> cas) {
+        if (cas == null) {
+            return null;
+        }
         try {
-            TrustManagerFactory tmf = null;
-            if (cas != null) {
-                KeyStore ts = KeyStore.getInstance("PKCS12");
-                ts.load(null, null);
-                for (int i = 0; i < cas.size(); i++) {
-                    ts.setCertificateEntry("ca" + i, cas.get(i));
-                }
-                tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-                tmf.init(ts);
+            KeyStore ts = KeyStore.getInstance("PKCS12");
+            ts.load(null, null);
+            for (int i = 0; i < cas.size(); i++) {
+                ts.setCertificateEntry("ca" + i, cas.get(i));
             }
-            SSLContext c = SSLContext.getInstance(PROTOCOL);
-            c.init(kmf == null ? null : kmf.getKeyManagers(), tmf == null ? null : tmf.getTrustManagers(), null);
-            return c;
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(ts);
+            return tmf;
         } catch (GeneralSecurityException | java.io.IOException e) {
             throw new TlsFileException("cannot set up TLS: " + e.getMessage(), e);
         }
     }
 
+    /** The JDK engine's context: {@code kmf}'s key (null: none), trusting {@code tmf} (null: the JDK's default trust store). */
+    private static SSLContext build(KeyManagerFactory kmf, TrustManagerFactory tmf) {
+        try {
+            SSLContext c = SSLContext.getInstance(PROTOCOL);
+            c.init(kmf == null ? null : kmf.getKeyManagers(), tmf == null ? null : tmf.getTrustManagers(), null);
+            return c;
+        } catch (GeneralSecurityException e) {
+            throw new TlsFileException("cannot set up TLS: " + e.getMessage(), e);
+        }
+    }
+
     /**
-     * The native context: TLS 1.3 only, trusting {@code cas} (null: the JDK's default trust store).
+     * The native context: TLS 1.3 only, trusting {@code tmf} (null: the JDK's default trust store).
      * The suites are BoringSSL's own for TLS 1.3 (AES-128-GCM first where the CPU has AES
      * instructions), which it does not let a caller reorder.
      */
-    private static SslContext buildNative(SslContextBuilder b, List<X509Certificate> cas) {
+    private static SslContext buildNative(SslContextBuilder b, TrustManagerFactory tmf) {
         try {
             b.sslProvider(SslProvider.OPENSSL).protocols(PROTOCOL);
-            if (cas != null) {
-                b.trustManager(cas.toArray(new X509Certificate[0]));
+            if (tmf != null) {
+                b.trustManager(tmf);
             }
             return b.build();
         } catch (javax.net.ssl.SSLException | RuntimeException e) {
