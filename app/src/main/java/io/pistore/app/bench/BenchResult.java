@@ -31,6 +31,10 @@ public final class BenchResult {
     public long refErrors;
     public long ioErrors;
     public long dataMismatches;
+    /** What went wrong first (an error's reason, a mismatch's block), or null when nothing did. */
+    public String firstProblem;
+    /** Requests still unanswered a minute after the run stopped (counted in {@link #ioErrors} too). */
+    public long unanswered;
     /** Every measured request's latency in nanoseconds (for plots); null when the run did not happen. */
     public org.HdrHistogram.Histogram latency;
     /** Requests completed in each measured second, in order (for plots). */
@@ -72,6 +76,8 @@ public final class BenchResult {
                         + "  cpu: %.2f cores, %.2f us per request (this process%s)",
                 transport, rw, blockSize, queueDepth, queues, pi, round > 0 ? " round=" + round : "", seconds, iops,
                 mibPerSec, p50us, p99us, p999us, piErrors(), guardErrors, appErrors, refErrors, ioErrors, dataMismatches, cpuCores, cpuUsPerOp,
-                embedded ? ", the embedded target included" : "");
+                embedded ? ", the embedded target included" : "")
+                + (unanswered == 0 ? "" : "\n  unanswered: " + unanswered + " requests, a minute after the run stopped")
+                + (firstProblem == null ? "" : "\n  first problem: " + firstProblem);
     }
 }

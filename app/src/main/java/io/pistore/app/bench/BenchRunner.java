@@ -60,6 +60,16 @@ public final class BenchRunner {
                 return t;
             });
 
+    /**
+     * Completions running on this thread, one inside another. A request answered before its
+     * submitter registered the callback (a transport that answers at once, or a submitting thread
+     * slower than the one answering: cold code beside warm code) runs the callback inside the
+     * submit, and the callback submits the next request: without a bound that recursion can run
+     * the thread out of stack, and the slot is lost.
+     */
+    private static final ThreadLocal<int[]> NESTED = ThreadLocal.withInitial(() -> new int[1]);
+    private static final int MAX_NESTED = 8;
+
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(60);
     /**
      * The length of one of a run's seconds (of {@code --seconds} and {@code --ramp}, a progress line
@@ -362,9 +372,11 @@ public final class BenchRunner {
             long measureEnd = System.nanoTime();
             long cpuAtMeasureEnd = ProcessCpu.nanos();
             stop = true;
+            long unanswered = 0;
             if (!done.await(60, TimeUnit.SECONDS)) {
-                io.add(done.getCount());
-                problem(done.getCount() + " requests still unanswered 60 s after the run stopped");
+                unanswered = done.getCount();
+                io.add(unanswered);
+                problem(unanswered + " requests still unanswered 60 s after the run stopped");
             }
             if (o.rampSeconds == 0 || measureStart == 0) {
                 measureStart = t0;
@@ -402,9 +414,8 @@ public final class BenchRunner {
             r.refErrors = ref.sum();
             r.ioErrors = io.sum();
             r.dataMismatches = mismatches.sum();
-            if (firstProblemHolder[0] != null && progressOut != null) {
-                progressOut.println("first problem: " + firstProblemHolder[0]);
-            }
+            r.firstProblem = firstProblemHolder[0];
+            r.unanswered = unanswered;
             return r;
         }
 
@@ -467,6 +478,8 @@ public final class BenchRunner {
                     answer = CompletableFuture.failedFuture(e);
                 }
                 answer.whenComplete((c, e) -> {
+                    int[] nested = NESTED.get();
+                    nested[0]++;
                     try {
                         complete(c, e);
                     } catch (RuntimeException | Error bug) {
@@ -474,6 +487,8 @@ public final class BenchRunner {
                         io.increment();
                         problem("bench slot at lba " + lba + " failed: " + bug);
                         done.countDown();
+                    } finally {
+                        nested[0]--;
                     }
                 });
             }
@@ -625,6 +640,10 @@ public final class BenchRunner {
                     done.countDown();
                 } else if (failed) {
                     retryLater();
+                } else if (NESTED.get()[0] > MAX_NESTED) {
+                    // answered before whenComplete was called, so this runs inside the submit of the
+                    // request before: the next one starts from a fresh stack, not one level deeper
+                    RETRIES.execute(this::issue);
                 } else {
                     issue();
                 }
