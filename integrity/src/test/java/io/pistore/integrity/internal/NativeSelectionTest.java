@@ -15,6 +15,7 @@ import io.pistore.integrity.reference.ReferenceGuards;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Which algorithm {@link NativeGuards} hands out for each guard (the policy of docs/NATIVE.md: CRC-16
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * entries at their exact edges, with the messages. Runs on both paths: with the library loaded and
  * with {@code pistore.native=false}.
  */
+@Isolated("sets the CRC-32C opt-in system property, which guard selection reads")
 class NativeSelectionTest {
     private static final String CRC32C_PROPERTY = "pistore.native.crc32c";
 
