@@ -35,7 +35,8 @@ public final class ThreePeers implements AutoCloseable {
     final String volume;
     final BlockFormat format;
     final long blocks;
-    public final List<String> log = Collections.synchronizedList(new ArrayList<>());
+    /** What the peers logged; appended on their threads, read by tests meanwhile (iteration on a snapshot). */
+    public final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
     final ReplicationSettings settings;
     private final Path root;
     private final ReplicaNode[] nodes = new ReplicaNode[3];

@@ -24,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.regex.Matcher;
@@ -53,7 +52,8 @@ class NbdInteropTest {
     TargetListener listener;
     HostConnection host;
     NbdServer server;
-    final List<String> log = Collections.synchronizedList(new ArrayList<>());
+    /** The server's log lines; appended on its threads, read by tests meanwhile (iteration on a snapshot). */
+    final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeEach
     void start() throws IOException {
@@ -256,7 +256,8 @@ class NbdInteropTest {
         ok(60, "qemu-io", "-f", "raw", "-c", "read -P 0xab 16k 4k", "-c", "read -P 0xab 24k 40k", uri("vol"));
         ToolRun span = run(60, "qemu-io", "-f", "raw", "-c", "read -P 0xab 0 64k", uri("vol"));
         assertTrue(span.output().contains("Input/output error"), span.output());
-        assertTrue(log.stream().anyMatch(l -> l.contains("at " + 5 * 4096 + ": PI check failed: lba=5")),
+        assertTrue(io.pistore.testkit.Eventually.within(java.time.Duration.ofSeconds(10),
+                () -> log.stream().anyMatch(l -> l.contains("at " + 5 * 4096 + ": PI check failed: lba=5"))),
                 "the server reports the first bad offset (ERROR_OFFSET): " + log);
         if (onPath("nbdcopy")) {
             Path out = dir.resolve("bad.raw");

@@ -17,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
@@ -41,7 +40,8 @@ abstract class NbdTlsInteropKit {
     TargetListener listener;
     HostConnection host;
     NbdServer server;
-    final List<String> log = Collections.synchronizedList(new ArrayList<>());
+    /** The server's log lines; appended on its threads, read by tests meanwhile (iteration on a snapshot). */
+    final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** The server's TLS settings (its log is added here); runs once the temporary directory exists. */
     abstract NbdServer.Options tlsOptions() throws Exception;
@@ -86,9 +86,12 @@ abstract class NbdTlsInteropKit {
     }
 
     boolean logged(String text) {
-        synchronized (log) {
-            return log.stream().anyMatch(l -> l.contains(text));
-        }
+        return logged(l -> l.contains(text));
+    }
+
+    /** Whether a line the server logged so far matches. */
+    boolean logged(java.util.function.Predicate<String> line) {
+        return log.stream().anyMatch(line);
     }
 
     /**
@@ -96,7 +99,12 @@ abstract class NbdTlsInteropKit {
      * handshake before the server's thread writes its line.
      */
     boolean logs(String text) {
-        return Eventually.within(Duration.ofSeconds(10), () -> logged(text));
+        return logs(l -> l.contains(text));
+    }
+
+    /** Whether the server logged a line that matches, waiting up to 10 s as {@link #logs(String)} does. */
+    boolean logs(java.util.function.Predicate<String> line) {
+        return Eventually.within(Duration.ofSeconds(10), () -> logged(line));
     }
 
     static void assumeTool(String tool, String pkg) {

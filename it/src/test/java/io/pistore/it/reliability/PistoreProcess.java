@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +22,8 @@ final class PistoreProcess implements AutoCloseable {
     private static final Pattern SERVING_NBD = Pattern.compile("^pistore serve: NBD on (\\S+:\\d+), .*$");
 
     final Process process;
-    final List<String> lines = Collections.synchronizedList(new ArrayList<>());
+    /** Every line so far; appended by the reader thread, read by tests while it runs (a snapshot per iteration). */
+    final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final LinkedBlockingQueue<String> queue = new LinkedBlockingQueue<>();
     private final Thread reader;
 
@@ -114,9 +114,7 @@ final class PistoreProcess implements AutoCloseable {
     }
 
     String output() {
-        synchronized (lines) {
-            return String.join("\n", lines);
-        }
+        return String.join("\n", lines);
     }
 
     /** The process id (for signals such as SIGSTOP). */

@@ -49,9 +49,7 @@ class RdmaTwoProcessTest {
     private static void awaitLine(PistoreProcess p, String regex, int seconds) {
         try {
             Eventually.await("a line matching " + regex, Duration.ofSeconds(seconds), () -> {
-                synchronized (p.lines) {
-                    return p.lines.stream().anyMatch(l -> l.matches(regex));
-                }
+                return p.lines.stream().anyMatch(l -> l.matches(regex));
             });
         } catch (AssertionError e) {
             throw new AssertionError("no line matching " + regex + " within " + seconds + " s: " + p.output(), e);

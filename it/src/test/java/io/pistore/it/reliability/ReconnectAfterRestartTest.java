@@ -158,9 +158,7 @@ class ReconnectAfterRestartTest {
     private static void awaitLine(PistoreProcess p, java.util.function.Predicate<String> want, int seconds) {
         try {
             Eventually.await("such a line", Duration.ofSeconds(seconds), () -> {
-                synchronized (p.lines) {
-                    return p.lines.stream().anyMatch(want);
-                }
+                return p.lines.stream().anyMatch(want);
             });
         } catch (AssertionError e) {
             throw new AssertionError("no such line within " + seconds + " s: " + p.output(), e);
