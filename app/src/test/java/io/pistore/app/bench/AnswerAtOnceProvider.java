@@ -15,16 +15,8 @@ import java.util.function.UnaryOperator;
  * inside the submit that asked for it. Unavailable unless a test switches it on.
  */
 public final class AnswerAtOnceProvider extends SwitchedOffLocalProvider {
-    static volatile boolean enabled;
-
-    @Override
-    boolean enabled() {
-        return enabled;
-    }
-
-    @Override
-    public String name() {
-        return "answer-at-once";
+    public AnswerAtOnceProvider() {
+        super("answer-at-once");
     }
 
     @Override

@@ -65,13 +65,10 @@ class BenchRunnerTest {
 
     @Test
     void verifyCountsSilentCorruptionApartFromErrors() throws Exception {
-        SilentCorruptionProvider.enabled = true;
-        try {
+        try (SwitchedOffLocalProvider.Switch on = SwitchedOffLocalProvider.on("corrupting")) {
             BenchResult r = new BenchRunner(small("verify", "off"), null).run("corrupting");
             assertTrue(r.dataMismatches > 0, "corrupted reads must be counted: " + r.summary());
             assertEquals(0, r.ioErrors + r.piErrors(), "nothing reported them: " + r.summary());
-        } finally {
-            SilentCorruptionProvider.enabled = false;
         }
     }
 
@@ -79,20 +76,16 @@ class BenchRunnerTest {
     void requestsAnsweredBeforeTheirSubmitReturnsDoNotRecurseOutOfStack() throws Exception {
         // Each answer's callback runs inside the submit before it and submits the next request: a
         // bench that chains them so recurses until the thread's stack runs out and loses the slot.
-        AnswerAtOnceProvider.enabled = true;
-        try {
+        try (SwitchedOffLocalProvider.Switch on = SwitchedOffLocalProvider.on("answer-at-once")) {
             BenchResult r = new BenchRunner(small("randrw", "insert"), null).run("answer-at-once");
             assertTrue(r.ops > 1000, "requests chained across many stacks: " + r.summary());
             assertEquals(0, r.piErrors() + r.ioErrors + r.dataMismatches + r.unanswered, r.summary());
-        } finally {
-            AnswerAtOnceProvider.enabled = false;
         }
     }
 
     @Test
     void aRequestRefusedBeforeItIsSentIsAnIoErrorWithItsReason() throws Exception {
-        RefusingProvider.enabled = true;
-        try {
+        try (SwitchedOffLocalProvider.Switch on = SwitchedOffLocalProvider.on("refusing")) {
             ByteArrayOutputStream progress = new ByteArrayOutputStream();
             BenchOptions o = small("randwrite", "insert");
             // long enough for more than EVERY writes on a busy machine (the tests' bench seconds are short)
@@ -105,16 +98,13 @@ class BenchRunnerTest {
             assertTrue(r.summary().contains("first problem: java.lang.IllegalStateException: " + RefusingProvider.REASON),
                     r.summary());
             assertEquals(0, r.unanswered, r.summary());
-        } finally {
-            RefusingProvider.enabled = false;
         }
     }
 
     @Test
     void requestsForAVolumeDeletedUnderTheRunAreSentAgainEveryRetryPauseNotAtOnce() throws Exception {
-        VanishingVolumeProvider.enabled = true;
         VanishingVolumeProvider.REFUSED.set(0);
-        try {
+        try (SwitchedOffLocalProvider.Switch on = SwitchedOffLocalProvider.on("vanishing")) {
             BenchOptions o = small("randread", "insert");
             o.prefill = false;
             long start = System.nanoTime();
@@ -129,8 +119,6 @@ class BenchRunnerTest {
             assertTrue(refused <= most, refused + " tries answered NO_SUCH_VOLUME in " + elapsedMs + " ms by "
                     + slots + " slots: more than one per slot every " + BenchRunner.RETRY_PAUSE_MS + " ms");
             assertTrue(r.ioErrors > 0 && r.ioErrors <= refused, "counted as I/O errors: " + r.summary());
-        } finally {
-            VanishingVolumeProvider.enabled = false;
         }
     }
 

@@ -16,18 +16,11 @@ import java.util.function.UnaryOperator;
  * transport with a bug might. Unavailable unless a test switches it on.
  */
 public final class RefusingProvider extends SwitchedOffLocalProvider {
-    static volatile boolean enabled;
     static final int EVERY = 50;
     static final String REASON = "refused by the test transport";
 
-    @Override
-    boolean enabled() {
-        return enabled;
-    }
-
-    @Override
-    public String name() {
-        return "refusing";
+    public RefusingProvider() {
+        super("refusing");
     }
 
     @Override

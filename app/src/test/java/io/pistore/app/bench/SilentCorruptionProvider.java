@@ -15,16 +15,8 @@ import java.util.function.Consumer;
  * Unavailable unless a test switches it on.
  */
 public final class SilentCorruptionProvider extends SwitchedOffLocalProvider {
-    static volatile boolean enabled;
-
-    @Override
-    boolean enabled() {
-        return enabled;
-    }
-
-    @Override
-    public String name() {
-        return "corrupting";
+    public SilentCorruptionProvider() {
+        super("corrupting");
     }
 
     @Override

@@ -20,8 +20,31 @@ import java.util.function.UnaryOperator;
  * {@link #connections} and {@link #handler} say.
  */
 abstract class SwitchedOffLocalProvider implements BlockTransportProvider {
-    /** Whether the test that uses this transport is running. */
-    abstract boolean enabled();
+    /** The names of the test transports a running test switched on. */
+    private static final java.util.Set<String> ON = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private final String name;
+
+    SwitchedOffLocalProvider(String name) {
+        this.name = name;
+    }
+
+    /** A test transport switched on, until {@link #close}. */
+    interface Switch extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /** Makes the test transport {@code name} available until the returned switch is closed. */
+    static Switch on(String name) {
+        ON.add(name);
+        return () -> ON.remove(name);
+    }
+
+    @Override
+    public final String name() {
+        return name;
+    }
 
     /**
      * How one transport this provider creates wraps each of {@code local}'s host connections (asked once
@@ -60,7 +83,7 @@ abstract class SwitchedOffLocalProvider implements BlockTransportProvider {
 
     @Override
     public final Availability availability(TransportOptions options) {
-        return enabled() ? Availability.available() : Availability.unavailable("a test-only transport, switched off");
+        return ON.contains(name) ? Availability.available() : Availability.unavailable("a test-only transport, switched off");
     }
 
     @Override

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 class UnavailableTransportTest {
     @Test
     void anUnavailableTransportNamesItsCauseOnceAndWhatIsAvailable() {
-        SilentCorruptionProvider.enabled = false;
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Transports.find("corrupting"));
         String m = e.getMessage();
         assertTrue(m.startsWith("transport 'corrupting' is unavailable: a test-only transport, switched off (available: "), m);
@@ -22,7 +21,6 @@ class UnavailableTransportTest {
 
     @Test
     void anUnknownTransportListsEveryProviderWithItsState() {
-        SilentCorruptionProvider.enabled = false;
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Transports.find("carrier-pigeon"));
         String m = e.getMessage();
         assertTrue(m.startsWith("unknown transport 'carrier-pigeon'; available: "), m);

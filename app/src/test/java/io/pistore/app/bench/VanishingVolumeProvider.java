@@ -16,18 +16,11 @@ import java.util.function.UnaryOperator;
  * under the run. Counts the requests it answered so. Unavailable unless a test switches it on.
  */
 public final class VanishingVolumeProvider extends SwitchedOffLocalProvider {
-    static volatile boolean enabled;
     static final int SERVED = 200;
     static final AtomicLong REFUSED = new AtomicLong();
 
-    @Override
-    boolean enabled() {
-        return enabled;
-    }
-
-    @Override
-    public String name() {
-        return "vanishing";
+    public VanishingVolumeProvider() {
+        super("vanishing");
     }
 
     @Override
