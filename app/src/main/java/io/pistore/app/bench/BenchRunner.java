@@ -481,7 +481,7 @@ public final class BenchRunner {
                     int[] nested = NESTED.get();
                     nested[0]++;
                     try {
-                        complete(c, e);
+                        complete(c, e, nested[0] > MAX_NESTED);
                     } catch (RuntimeException | Error bug) {
                         // A slot that dies here would leave the run waiting for it; count it and say why.
                         io.increment();
@@ -593,7 +593,8 @@ public final class BenchRunner {
                 return true;
             }
 
-            private void complete(Completion c, Throwable e) {
+            /** {@code deep}: this runs nested more than {@link #MAX_NESTED} completions deep on its thread. */
+            private void complete(Completion c, Throwable e, boolean deep) {
                 long lat = System.nanoTime() - started;
                 if (e != null || c == null) {
                     io.increment();
@@ -640,7 +641,7 @@ public final class BenchRunner {
                     done.countDown();
                 } else if (failed) {
                     retryLater();
-                } else if (NESTED.get()[0] > MAX_NESTED) {
+                } else if (deep) {
                     // answered before whenComplete was called, so this runs inside the submit of the
                     // request before: the next one starts from a fresh stack, not one level deeper
                     RETRIES.execute(this::issue);

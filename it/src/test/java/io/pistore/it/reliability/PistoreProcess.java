@@ -113,6 +113,19 @@ final class PistoreProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /**
+     * Waits until the process printed a line that {@code want} accepts ({@code what} names it), at
+     * most {@code seconds} (a hang guard); fails with everything the process printed.
+     */
+    void awaitLine(String what, java.util.function.Predicate<String> want, int seconds) {
+        try {
+            io.pistore.testkit.Eventually.await(what, java.time.Duration.ofSeconds(seconds),
+                    () -> lines.stream().anyMatch(want));
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + ": " + output(), e);
+        }
+    }
+
     String output() {
         return String.join("\n", lines);
     }

@@ -47,13 +47,7 @@ class RdmaTwoProcessTest {
 
     /** Waits until the process printed a line matching {@code regex} (a hang guard). */
     private static void awaitLine(PistoreProcess p, String regex, int seconds) {
-        try {
-            Eventually.await("a line matching " + regex, Duration.ofSeconds(seconds), () -> {
-                return p.lines.stream().anyMatch(l -> l.matches(regex));
-            });
-        } catch (AssertionError e) {
-            throw new AssertionError("no line matching " + regex + " within " + seconds + " s: " + p.output(), e);
-        }
+        p.awaitLine("a line matching " + regex, l -> l.matches(regex), seconds);
     }
 
     @Test

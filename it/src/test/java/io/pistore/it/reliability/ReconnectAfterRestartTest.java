@@ -156,12 +156,6 @@ class ReconnectAfterRestartTest {
 
     /** Waits until the process printed a line that {@code want} accepts. */
     private static void awaitLine(PistoreProcess p, java.util.function.Predicate<String> want, int seconds) {
-        try {
-            Eventually.await("such a line", Duration.ofSeconds(seconds), () -> {
-                return p.lines.stream().anyMatch(want);
-            });
-        } catch (AssertionError e) {
-            throw new AssertionError("no such line within " + seconds + " s: " + p.output(), e);
-        }
+        p.awaitLine("such a line", want, seconds);
     }
 }

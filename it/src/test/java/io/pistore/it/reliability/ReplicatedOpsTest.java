@@ -120,12 +120,7 @@ class ReplicatedOpsTest {
     }
 
     private static void awaitLine(PistoreProcess p, String text) {
-        try {
-            Eventually.await("a line '" + text + "' from the serve", Duration.ofSeconds(60),
-                    () -> p.output().contains(text));
-        } catch (AssertionError e) {
-            throw new AssertionError(e.getMessage() + ": " + p.output(), e);
-        }
+        p.awaitLine("a line '" + text + "' from the serve", l -> l.contains(text), 60);
     }
 
     private static byte[] read(BlockDevice dev, long lba) throws Exception {
