@@ -20,9 +20,16 @@ final class IscsiLogin {
 
     /** What a finished login agreed. */
     record Outcome(boolean discovery, String initiator, long isid, String targetName, ScsiLun lun, Negotiation params,
-                   long expCmdSn, long statSn, ClientIdentity identity, boolean readOnly) {
-        /** The initiator port of the session's I_T nexus (SPC-4: name, ",i,0x" and the ISID). */
-        String initiatorPort() {
+                   long expCmdSn, long statSn, ClientIdentity identity, boolean readOnly, String initiatorPort) {
+        /** {@code initiatorPort}: the port of the session's I_T nexus, made once as every command names it. */
+        Outcome(boolean discovery, String initiator, long isid, String targetName, ScsiLun lun, Negotiation params,
+                long expCmdSn, long statSn, ClientIdentity identity, boolean readOnly) {
+            this(discovery, initiator, isid, targetName, lun, params, expCmdSn, statSn, identity, readOnly,
+                    portOf(initiator, isid));
+        }
+
+        /** The initiator port of an I_T nexus (SPC-4: name, ",i,0x" and the ISID in 12 hex digits). */
+        static String portOf(String initiator, long isid) {
             return initiator + ",i,0x" + String.format("%012x", isid);
         }
     }
