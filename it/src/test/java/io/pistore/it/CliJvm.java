@@ -186,5 +186,15 @@ public final class CliJvm {
                     + Files.readString(log));
         }
         Files.move(partial, a, StandardCopyOption.ATOMIC_MOVE);
+        deleteTree(data);
+    }
+
+    /** The training's data directory, gone once the archive is made. */
+    private static void deleteTree(Path dir) throws IOException {
+        try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }
