@@ -6,7 +6,8 @@
 #   benchmarks/scripts/iscsi-two-builds.sh DIR_A DIR_B [ROUNDS] [SECONDS]     (from the repository root)
 # DIR_A, DIR_B: repository roots holding a package build (as for two-builds.sh).
 # FMT: the volumes' format (default 512+8); RW read|write, MODE seq|rand, BS bytes, QD (default a
-# 128 KiB sequential write at qd 8), over the first 256 MiB of a 1 GiB volume, after one unmeasured
+# 128 KiB sequential write at qd 8), PROTECT the RDPROTECT/WRPROTECT field (default 0), over the first
+# 256 MiB of a 1 GiB volume, FILL seconds of 128 KiB writes first (default 0; reads want it), after one unmeasured
 # run of each. Needs gcc and libiscsi-dev. Output also in OUT (default target/iscsi-two-builds.txt).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,8 +39,13 @@ for _ in $(seq 30); do
 done
 url() { echo "iscsi://127.0.0.1:$1/iqn.2026-12.io.pistore:w/0"; }
 bench() { # PORT SECONDS
-    "$work/iscsi_bench" "$(url "$1")" "${RW:-write}" "${MODE:-seq}" "${BS:-131072}" "${QD:-8}" "$2" 0 268435456
+    "$work/iscsi_bench" "$(url "$1")" "${RW:-write}" "${MODE:-seq}" "${BS:-131072}" "${QD:-8}" "$2" "${PROTECT:-0}" 268435456
 }
+if [ "${FILL:-0}" -gt 0 ]; then
+    for p in 3296 3297; do
+        "$work/iscsi_bench" "$(url $p)" write seq 131072 8 "$FILL" 0 268435456 > /dev/null
+    done
+fi
 bench 3296 3 > /dev/null
 bench 3297 3 > /dev/null
 for r in $(seq "$rounds"); do

@@ -188,7 +188,7 @@ int main(int argc, char **argv) {
             free(d);
         }
     }
-    /* WRPROTECT 3 checks nothing: a bad guard is stored, then RDPROTECT 0 (checks) refuses it and 3 returns it */
+    /* WRPROTECT 3 checks nothing: a bad guard is stored, then RDPROTECT 0 and 1 (check) refuse it and 3 returns it */
     {
         uint64_t lba = 500;
         unsigned char *d = protected_blocks(lba, 1, 0, 40);
@@ -202,6 +202,13 @@ int main(int argc, char **argv) {
         result(r0 && r0->status == SCSI_STATUS_CHECK_CONDITION && key == 0x0b
                && aq == 0x1001 && info == (long long) lba,
                "RDPROTECT 0 of that block fails its guard check (10h/01h) at its LBA", why);
+        struct scsi_task *r1 = rd(lba, 1, 1);
+        if (r1) sense_of(r1, &key, &aq, &info);
+        snprintf(why, sizeof why, "status %d", r1 ? r1->status : -1);
+        result(r1 && r1->status == SCSI_STATUS_CHECK_CONDITION && key == 0x0b
+               && aq == 0x1001 && info == (long long) lba,
+               "RDPROTECT 1 of that block fails its guard check (10h/01h) at its LBA", why);
+        if (r1) scsi_free_scsi_task(r1);
         struct scsi_task *r3 = rd(lba, 1, 3);
         result(good(r3) && memcmp(r3->datain.data, d, bs + 8) == 0, "RDPROTECT 3 returns it unchecked", "differs");
         struct scsi_task *r2 = rd(lba, 1, 2);

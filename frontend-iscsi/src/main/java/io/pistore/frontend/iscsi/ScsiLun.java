@@ -286,6 +286,10 @@ final class ScsiLun {
                     : x.isSuccess() ? ScsiResult.good(out) : ScsiResult.of(x, false)));
             return;
         }
+        if (n * (ds + 8) <= DataInPool.SIZE) {
+            startPooledPiRead(c, n, ds, done);
+            return;
+        }
         byte[] data = new byte[n * ds];
         byte[] meta = new byte[n * 8];
         BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.wrap(data), ScatterList.wrap(meta),
@@ -299,16 +303,43 @@ final class ScsiLun {
                 done.accept(ScsiResult.of(x, false));
                 return;
             }
-            if (n * (ds + 8) <= DataInPool.SIZE) { // straight into a buffer the socket takes without a copy
-                ByteBuffer out = dataIn.take(n * (ds + 8));
-                interleave(data, meta, out, 0, n, ds);
-                done.accept(ScsiResult.good(out));
-                return;
-            }
             byte[] out = new byte[n * (ds + 8)];
             interleave(data, meta, ByteBuffer.wrap(out), 0, n, ds);
             done.accept(ScsiResult.good(out));
         });
+    }
+
+    /**
+     * A read with PI on the wire that fits a pooled buffer: the blocks go from the file into one pooled
+     * direct buffer (no zeroed heap array, no copy through the JDK's temporary buffer), the tuples into
+     * a small array, and both interleave into a second pooled buffer that the socket takes as it is.
+     */
+    private void startPooledPiRead(Cdb c, int n, int ds, Consumer<ScsiResult> done) {
+        ByteBuffer data = dataIn.take(n * ds);
+        byte[] meta = new byte[n * 8];
+        BlockRequest r = BlockRequest.read(device.info().name(), c.lba(), n, ScatterList.of(data),
+                ScatterList.wrap(meta), protection(c, c.lba()));
+        try {
+            device.submitMayCompleteOnCaller(r, x -> {
+                ByteBuffer out = null;
+                try {
+                    if (x.isSuccess()) {
+                        out = dataIn.take(n * (ds + 8));
+                        for (int i = 0; i < n; i++) {
+                            out.put(i * (ds + 8), data, i * ds, ds);
+                            out.put(i * (ds + 8) + ds, meta, i * 8, 8);
+                        }
+                    }
+                } finally {
+                    dataIn.give(data);
+                }
+                done.accept(x.status() == Status.QUEUE_FULL ? null
+                        : out != null ? ScsiResult.good(out) : ScsiResult.of(x, false));
+            });
+        } catch (RuntimeException e) {
+            dataIn.give(data);
+            throw e;
+        }
     }
 
     /**

@@ -167,7 +167,8 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
         Ran r = run(exe.toString(), url(volume), Integer.toString(type));
         assertTrue(r.out().contains("\n0 failure(s)"), r.out());
         assertEquals(0, r.code(), r.out());
-        assertTrue(r.out().lines().filter(l -> l.startsWith("PASS ")).count() >= (type == 1 ? 48 : 45), r.out());
+        assertTrue(r.out().lines().filter(l -> l.startsWith("PASS ")).count() >= (type == 1 ? 49 : 46), r.out());
+        assertTrue(r.out().contains("PASS RDPROTECT 1 of that block fails its guard check"), r.out());
         assertTrue(log.stream().anyMatch(l -> l.contains("pi-check logged in") && l.contains("header digest")), log.toString());
     }
 
