@@ -188,6 +188,31 @@ int main(int argc, char **argv) {
             free(d);
         }
     }
+    /* 64 KiB of blocks with PI (a write large enough to be split into the target's pooled buffer):
+       stored and read back whole; then the same blocks with a wrong guard near the end are refused at
+       that block's LBA and the first write stays */
+    {
+        uint64_t lba = 1024;
+        int n = 65536 / bs;
+        unsigned char *d = protected_blocks(lba, n, 0x0707, 60);
+        struct scsi_task *t = wr(lba, d, n, 1);
+        struct scsi_task *r = rd(lba, n, 1);
+        result(good(t) && good(r) && r->datain.size == n * (bs + 8)
+               && memcmp(r->datain.data, d, (size_t) n * (bs + 8)) == 0,
+               "a 64 KiB WRPROTECT 1 write is stored and read back with its PI", "differs");
+        unsigned char *e = protected_blocks(lba, n, 0x0707, 61);
+        e[(size_t) (n - 3) * (bs + 8) + bs + 1] ^= 0x10;
+        refused("a 64 KiB WRPROTECT 1 write with a wrong guard near its end is refused (10h/01h) and stores nothing",
+                lba, e, n, 1, 0x1001, lba + n - 3);
+        struct scsi_task *again = rd(lba, n, 1);
+        result(good(again) && memcmp(again->datain.data, d, (size_t) n * (bs + 8)) == 0,
+               "after it the blocks and PI of the first write read back", "differs");
+        if (t) scsi_free_scsi_task(t);
+        if (r) scsi_free_scsi_task(r);
+        if (again) scsi_free_scsi_task(again);
+        free(d);
+        free(e);
+    }
     /* WRPROTECT 3 checks nothing: a bad guard is stored, then RDPROTECT 0 and 1 (check) refuse it and 3 returns it */
     {
         uint64_t lba = 500;
