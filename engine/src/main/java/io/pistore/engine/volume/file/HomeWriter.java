@@ -134,15 +134,25 @@ final class HomeWriter {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         ByteBuffer[] buffer = new ByteBuffer[1];
+        long oneRead = (long) HomeBatch.MOST_PER_WRITE * (ds + 8); // the size journalBytes' buffer starts at
         HomeBatch batch = new HomeBatch(blockCount, ds, ms, new HomeBatch.Sink() {
             /** Bytes written home since the home files were last forced. */
             private long unforced;
 
             @Override
             public void write(long lba, int blocks, long dataPos, long metaPos) throws IOException {
-                homeData.write(journalBytes(dataPos, blocks * ds, buffer), lba * ds);
-                if (homeMeta != null) {
-                    homeMeta.write(journalBytes(metaPos, blocks * ms, buffer), lba * ms);
+                int dataLen = blocks * ds;
+                long span = metaPos + (long) blocks * ms - dataPos;
+                if (homeMeta != null && metaPos >= dataPos + dataLen && span <= oneRead) {
+                    // the run's data and metadata with one journal read (what lies between is skipped)
+                    ByteBuffer both = journalBytes(dataPos, (int) span, buffer);
+                    homeData.write(both.duplicate().limit(dataLen), lba * ds);
+                    homeMeta.write(both.duplicate().position((int) (metaPos - dataPos)), lba * ms);
+                } else {
+                    homeData.write(journalBytes(dataPos, dataLen, buffer), lba * ds);
+                    if (homeMeta != null) {
+                        homeMeta.write(journalBytes(metaPos, blocks * ms, buffer), lba * ms);
+                    }
                 }
                 written(blocks);
             }
