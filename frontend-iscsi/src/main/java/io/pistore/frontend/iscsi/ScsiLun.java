@@ -259,7 +259,7 @@ final class ScsiLun {
                 && total * ds <= DataInPool.SIZE ? dataIn.take(total * ds) : null);
         try {
             BlockRequest w = pooled.get() == null ? writeRequest(c, c.lba(), dataOut, 0, total)
-                    : pooledWriteRequest(c, dataOut, total, pooled.get());
+                    : piWriteRequest(c, c.lba(), dataOut, 0, total, pooled.get());
             device.submitMayCompleteOnCaller(w, r -> {
                 writes.unlock(held);
                 dataIn.give(pooled.getAndSet(null));
@@ -272,23 +272,6 @@ final class ScsiLun {
             throw e;
         }
         return true;
-    }
-
-    /**
-     * The engine request that writes {@code total} blocks with PI from the wire at the CDB's LBA: the
-     * blocks split from their tuples into {@code data} (a pooled direct buffer, which the volume's
-     * file takes without a copy through the JDK's temporary buffer), the tuples into a small array.
-     */
-    private BlockRequest pooledWriteRequest(Cdb c, byte[] dataOut, int total, ByteBuffer data) {
-        int ds = device.format().dataSize();
-        int wire = ds + 8;
-        byte[] meta = new byte[total * 8];
-        for (int i = 0; i < total; i++) {
-            data.put(i * ds, dataOut, i * wire, ds);
-            System.arraycopy(dataOut, i * wire + ds, meta, i * 8, 8);
-        }
-        return BlockRequest.write(device.info().name(), c.lba(), total, ScatterList.of(data), ScatterList.wrap(meta),
-                protection(c, c.lba()), c.fua());
     }
 
     private void startRead(Cdb c, int n, Consumer<ScsiResult> done) {
@@ -336,7 +319,7 @@ final class ScsiLun {
                 return;
             }
             byte[] out = new byte[n * (ds + 8)];
-            interleave(data, meta, ByteBuffer.wrap(out), 0, n, ds);
+            interleave(ByteBuffer.wrap(data), meta, ByteBuffer.wrap(out), 0, n, ds);
             done.accept(ScsiResult.good(out));
         });
     }
@@ -357,10 +340,7 @@ final class ScsiLun {
                 try {
                     if (x.isSuccess()) {
                         out = dataIn.take(n * (ds + 8));
-                        for (int i = 0; i < n; i++) {
-                            out.put(i * (ds + 8), data, i * ds, ds);
-                            out.put(i * (ds + 8) + ds, meta, i * 8, 8);
-                        }
+                        interleave(data, meta, out, 0, n, ds);
                     }
                 } finally {
                     dataIn.give(data);
@@ -378,7 +358,7 @@ final class ScsiLun {
      * Puts {@code n} blocks of data and their tuples into {@code out} from block {@code at}, each block
      * followed by its tuple (absolute puts: the buffer's position stays).
      */
-    private static void interleave(byte[] data, byte[] meta, ByteBuffer out, int at, int n, int ds) {
+    private static void interleave(ByteBuffer data, byte[] meta, ByteBuffer out, int at, int n, int ds) {
         int wire = ds + 8;
         for (int i = 0; i < n; i++) {
             out.put((at + i) * wire, data, i * ds, ds);
@@ -393,20 +373,30 @@ final class ScsiLun {
      */
     private BlockRequest writeRequest(Cdb c, long lba, byte[] dataOut, int from, int total) {
         int ds = device.format().dataSize();
-        String name = device.info().name();
         if (c.protect() == 0) {
             ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, from * ds, total * ds).slice());
-            return BlockRequest.write(name, lba, total, data, null, device.insertStrip(lba), c.fua());
+            return BlockRequest.write(device.info().name(), lba, total, data, null, device.insertStrip(lba), c.fua());
         }
+        return piWriteRequest(c, lba, dataOut, from, total, ByteBuffer.wrap(new byte[total * ds]));
+    }
+
+    /**
+     * The engine request that writes {@code total} blocks with PI from the wire at {@code lba} from
+     * block {@code from} of {@code dataOut}: the blocks split from their tuples into {@code data} (a
+     * heap array's buffer, or a pooled direct one, which the volume's file takes without a copy
+     * through the JDK's temporary buffer), the tuples into a small array, with the checks the
+     * protect field asks for.
+     */
+    private BlockRequest piWriteRequest(Cdb c, long lba, byte[] dataOut, int from, int total, ByteBuffer data) {
+        int ds = device.format().dataSize();
         int wire = ds + 8;
-        byte[] data = new byte[total * ds];
         byte[] meta = new byte[total * 8];
         for (int i = 0; i < total; i++) {
-            System.arraycopy(dataOut, (from + i) * wire, data, i * ds, ds);
+            data.put(i * ds, dataOut, (from + i) * wire, ds);
             System.arraycopy(dataOut, (from + i) * wire + ds, meta, i * 8, 8);
         }
-        return BlockRequest.write(name, lba, total, ScatterList.wrap(data), ScatterList.wrap(meta), protection(c, lba),
-                c.fua());
+        return BlockRequest.write(device.info().name(), lba, total, ScatterList.of(data), ScatterList.wrap(meta),
+                protection(c, lba), c.fua());
     }
 
     /** READ, WRITE and VERIFY of every CDB size ({@link Cdb}). */
@@ -502,7 +492,7 @@ final class ScsiLun {
                 byte[] meta = new byte[n * 8];
                 r = await(() -> device.read(lba, ScatterList.wrap(data), ScatterList.wrap(meta), protection(c, lba)));
                 if (r.isSuccess()) {
-                    interleave(data, meta, ByteBuffer.wrap(out), done, n, ds);
+                    interleave(ByteBuffer.wrap(data), meta, ByteBuffer.wrap(out), done, n, ds);
                 }
             }
             if (!r.isSuccess()) {

@@ -134,7 +134,7 @@ final class HomeWriter {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         ByteBuffer[] buffer = new ByteBuffer[1];
-        long oneRead = (long) HomeBatch.MOST_PER_WRITE * (ds + 8); // the size journalBytes' buffer starts at
+        long oneRead = readBufferSize();
         HomeBatch batch = new HomeBatch(blockCount, ds, ms, new HomeBatch.Sink() {
             /** Bytes written home since the home files were last forced. */
             private long unforced;
@@ -205,11 +205,16 @@ final class HomeWriter {
         }
         if (buffer[0] == null || buffer[0].capacity() < len) {
             // Direct, so a positional write from it copies nothing more.
-            buffer[0] = ByteBuffer.allocateDirect(Math.max(len, HomeBatch.MOST_PER_WRITE * (format.dataSize() + 8)));
+            buffer[0] = ByteBuffer.allocateDirect(Math.max(len, readBufferSize()));
         }
         ByteBuffer b = buffer[0].clear().limit(len);
         journal.read(b, pos);
         return b.flip();
+    }
+
+    /** The size of the buffer runs are read into from an unmapped journal: a whole run of 8-byte tuples fits. */
+    private int readBufferSize() {
+        return HomeBatch.MOST_PER_WRITE * (format.dataSize() + 8);
     }
 
     private boolean isRewrittenLater(long lba, long seq, long durable) {
