@@ -249,6 +249,11 @@ public final class ReplicationSettings {
         // leader instead, and the state machine skips entries already in its files (skipUpTo).
         RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_MAX);
+        // An appender sends a new entry to its follower at once. Ratis's default holds it until 1 ms
+        // has passed since the last append or heartbeat to that follower, so that entries gather:
+        // the group commit (CommitBatcher) gathers them already, one entry of a volume in flight, and
+        // each entry arrives within that millisecond of the one before, so the wait fell on every one.
+        RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
         // No closed segment kept in memory beyond what a follower or the state machine still needs
         // (Ratis keeps six): entries carry the data, and each one held for seconds outlives the
         // young generation, is copied into the old one and dies there, which cost the peers more

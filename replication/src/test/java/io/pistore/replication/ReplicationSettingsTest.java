@@ -14,18 +14,26 @@ class ReplicationSettingsTest {
     @Test
     void aPrefixedPropertyOverridesPistoresOwnSettingAndOthersAreLeftAlone() {
         Properties system = new Properties();
-        system.setProperty("pistore.ratis.raft.server.log.appender.wait-time.min", "0ms");
+        system.setProperty("pistore.ratis.raft.server.log.appender.wait-time.min", "3ms");
         system.setProperty("pistore.ratis.raft.server.log.segment.size.max", "12MB");
         system.setProperty("pistore.ratis.", "no key");
         system.setProperty("raft.server.log.force.sync.num", "1");
         RaftProperties p = new RaftProperties();
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, org.apache.ratis.util.SizeInBytes.valueOf(22 << 20));
+        RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
         ReplicationSettings.withRatisOverrides(p, system);
-        assertEquals(TimeDuration.ZERO.toLong(java.util.concurrent.TimeUnit.MILLISECONDS),
+        assertEquals(3,
                 RaftServerConfigKeys.Log.Appender.waitTimeMin(p).toLong(java.util.concurrent.TimeUnit.MILLISECONDS));
         assertEquals(12L << 20, RaftServerConfigKeys.Log.segmentSizeMax(p).getSize());
         assertNull(p.get("raft.server.log.force.sync.num"), "only the prefixed properties are Ratis's");
         assertNull(p.get(""));
+    }
+
+    @Test
+    void anAppenderSendsANewEntryAtOnceUnlessOverridden() {
+        RaftProperties p = ReplicationSettings.defaults().server("127.0.0.1", 0, java.nio.file.Path.of("unused"));
+        assertEquals(0, RaftServerConfigKeys.Log.Appender.waitTimeMin(p).toLong(java.util.concurrent.TimeUnit.NANOSECONDS),
+                "the group commit gathers the entries; Ratis's 1 ms wait between appends delayed each one");
     }
 
     @Test
