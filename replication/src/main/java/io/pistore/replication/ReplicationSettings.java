@@ -251,8 +251,9 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, ENTRY_MAX);
         // An appender sends a new entry to its follower at once. Ratis's default holds it until 1 ms
         // has passed since the last append or heartbeat to that follower, so that entries gather:
-        // the group commit (CommitBatcher) gathers them already, one entry of a volume in flight, and
-        // each entry arrives within that millisecond of the one before, so the wait fell on every one.
+        // the group commit (CommitBatcher) gathers them already, with one entry of a volume in flight,
+        // and the next entry usually comes within that millisecond of the last append, so waiting held
+        // back nearly every entry.
         RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
         // No closed segment kept in memory beyond what a follower or the state machine still needs
         // (Ratis keeps six): entries carry the data, and each one held for seconds outlives the

@@ -30,7 +30,7 @@ class ReplicationSettingsTest {
     }
 
     @Test
-    void anAppenderSendsANewEntryAtOnceUnlessOverridden() {
+    void anAppenderSendsANewEntryAtOnce() {
         RaftProperties p = ReplicationSettings.defaults().server("127.0.0.1", 0, java.nio.file.Path.of("unused"));
         assertEquals(0, RaftServerConfigKeys.Log.Appender.waitTimeMin(p).toLong(java.util.concurrent.TimeUnit.NANOSECONDS),
                 "the group commit gathers the entries; Ratis's 1 ms wait between appends delayed each one");
