@@ -9,10 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Runs commands as the unprivileged user {@code nobody} ({@code setpriv --reuid=nobody
@@ -48,18 +46,6 @@ public final class AsNobody {
         Path d = Files.createTempDirectory(Path.of("/tmp"), prefix);
         Files.setPosixFilePermissions(d, PosixFilePermissions.fromString("rwx--x--x"));
         return d;
-    }
-
-    /** Deletes {@code root} and everything under it. */
-    public static void deleteTree(Path root) throws IOException {
-        if (root == null || !Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(root)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 
     /** Runs {@code command} as nobody, with no supplementary groups, and waits up to 60 s for it. */

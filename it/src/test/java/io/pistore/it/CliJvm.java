@@ -1,6 +1,7 @@
 package io.pistore.it;
 
 import io.pistore.testkit.FreePorts;
+import io.pistore.testkit.TestFiles;
 
 import io.pistore.app.cli.Main;
 import java.io.File;
@@ -186,15 +187,6 @@ public final class CliJvm {
                     + Files.readString(log));
         }
         Files.move(partial, a, StandardCopyOption.ATOMIC_MOVE);
-        deleteTree(data);
-    }
-
-    /** The training's data directory, gone once the archive is made. */
-    private static void deleteTree(Path dir) throws IOException {
-        try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
+        TestFiles.deleteTree(data); // the training's data, no longer needed
     }
 }

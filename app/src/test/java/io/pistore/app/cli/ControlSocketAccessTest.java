@@ -86,7 +86,7 @@ class ControlSocketAccessTest {
                 assertEquals(0, serve.stop(), serve.err());
             }
         } finally {
-            AsNobody.deleteTree(base);
+            io.pistore.testkit.TestFiles.deleteTree(base);
         }
     }
 }

@@ -167,7 +167,7 @@ class LocalAccessCliTest {
             assertTrue(r.output().endsWith("pistore volume list: " + d.resolve(".lock") + ": permission denied (mode "
                     + "0600, owner " + System.getProperty("user.name") + "; pistore runs as nobody)\n"), r.output());
         } finally {
-            io.pistore.testing.AsNobody.deleteTree(base);
+            io.pistore.testkit.TestFiles.deleteTree(base);
         }
     }
 }

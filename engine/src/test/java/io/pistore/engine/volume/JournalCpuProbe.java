@@ -7,10 +7,8 @@ import io.pistore.integrity.ScatterList;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
 /**
  * CPU time of a file volume's writes, with no transport, CLI or JVM start in the figure: the whole
@@ -37,7 +35,7 @@ public final class JournalCpuProbe {
         Path dir = Path.of(args[0]).resolve("journal-cpu-probe");
         long writes = args.length > 1 ? Long.parseLong(args[1]) : 400_000;
         int threads = args.length > 2 ? Integer.parseInt(args[2]) : 1;
-        deleteTree(dir);
+        io.pistore.testkit.TestFiles.deleteTree(dir);
         Files.createDirectories(dir);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -63,7 +61,7 @@ public final class JournalCpuProbe {
                     + " close_ms_cpu=%.0f%n", cpu / 1e3 / writes, (st1[1] - st0[1]) * 1e4 / writes,
                     (st1[2] - st0[2]) * 1e4 / writes, (double) (st1[0] - st0[0]) / writes, wall / 1e9, closeCpu / 1e6);
         } finally {
-            deleteTree(dir);
+            io.pistore.testkit.TestFiles.deleteTree(dir);
         }
     }
 
@@ -118,14 +116,4 @@ public final class JournalCpuProbe {
         }
     }
 
-    private static void deleteTree(Path p) throws java.io.IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> w = Files.walk(p)) {
-            for (Path q : w.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(q);
-            }
-        }
-    }
 }

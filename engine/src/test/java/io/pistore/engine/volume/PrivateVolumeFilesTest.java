@@ -103,7 +103,7 @@ class PrivateVolumeFilesTest {
                 assertFalse(AsNobody.canRead(dir.resolve(f)), "nobody reads " + f + " through a 0711 directory");
             }
         } finally {
-            AsNobody.deleteTree(base);
+            io.pistore.testkit.TestFiles.deleteTree(base);
         }
     }
 

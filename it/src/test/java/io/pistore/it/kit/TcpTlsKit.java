@@ -31,9 +31,7 @@ abstract class TcpTlsKit extends TransportCompatibilityKit {
     @AfterAll
     static void removePki() throws Exception {
         if (dir != null) {
-            try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            io.pistore.testkit.TestFiles.deleteTree(dir);
         }
     }
 

@@ -69,7 +69,7 @@ class PrivateRaftFilesTest {
                 assertFalse(AsNobody.canRead(f), "nobody reads " + dir.relativize(f));
             }
         } finally {
-            AsNobody.deleteTree(base);
+            io.pistore.testkit.TestFiles.deleteTree(base);
         }
     }
 }
