@@ -66,8 +66,8 @@ public final class ReplicationSettings {
         if (purgeGap < 1) {
             throw new IllegalArgumentException("purge gap must be at least 1 entry");
         }
-        if (segmentBytes < (64 << 10)) {
-            throw new IllegalArgumentException("log segments must be at least 64 KiB");
+        if (segmentBytes < (1 << 10)) {
+            throw new IllegalArgumentException("log segments must be at least 1 KiB");
         }
         this.snapshotEveryVolumes = snapshotEveryVolumes;
         this.purgeGap = purgeGap;
@@ -92,8 +92,9 @@ public final class ReplicationSettings {
      * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
      * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
      * at least 10 000 entries carrying at least twice the volume's size were applied since the last;
-     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 22 MiB (two of
-     * the largest entries: the open segment's entries stay in memory); one log entry of a volume on
+     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 64 KiB (the log
+     * holds headers, the data is beside it: a segment of about a thousand entries, whose data is
+     * kept until the segment is purged); one log entry of a volume on
      * its way to a quorum at a time (the writes that arrive meanwhile leave together as the next one,
      * which waits up to 2 ms for the writers the one before answered). The system properties
      * {@code pistore.replication.election.ms} (the minimum election timeout, the maximum twice it),
@@ -107,7 +108,7 @@ public final class ReplicationSettings {
                 Duration.ofMillis(Long.getLong("pistore.replication.rpc.ms", 3000)),
                 Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), 10_000,
                 Integer.getInteger("pistore.replication.entries.in.flight", 1),
-                Duration.ofSeconds(120), 2.0, 1024, 2 * ENTRY_MAX.getSize());
+                Duration.ofSeconds(120), 2.0, 1024, 64 << 10);
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
@@ -261,6 +262,11 @@ public final class ReplicationSettings {
         // CPU in the garbage collector than any one step of a write, and pauses of a tenth of a second
         // and more. A follower that lags further is sent entries read back from the segment files.
         RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 0);
+        // A command's data travels with its entry but is kept by the state machine beside the log
+        // (EntryData): Ratis's log and its cache hold the header, and Ratis asks the state machine for
+        // the data when it sends an entry. The data is durable before Ratis writes the header.
+        RaftServerConfigKeys.Log.StateMachineData.setCachingEnabled(p, true);
+        RaftServerConfigKeys.Log.StateMachineData.setSync(p, true);
         // Snapshots are copies of the volume (VolumeSnapshots); the log is purged up to each, even
         // while a follower still lacks some of it: that follower gets the snapshot's files shipped by
         // the leader (in chunks, over the same gRPC) and continues from the log after it.

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -57,6 +58,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private final AppliedIndex appliedIndex = new AppliedIndex();
     private final GroupEvents events;
     private final PeerAddressMemory addresses = new PeerAddressMemory();
+    /** The data of this replica's log entries, kept beside the log; open from {@link #initialize}. */
+    private EntryData entryData;
 
     /** What the replica's peer hears of its group's membership. */
     public interface GroupEvents {
@@ -126,6 +129,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
+        entryData = EntryData.open(raftStorage.getStorageDir().getRoot().toPath().resolve(EntryDataLog.DIR));
         getLifeCycle().transition(LifeCycle.State.STARTING);
         load();
         getLifeCycle().transition(LifeCycle.State.RUNNING);
@@ -146,6 +150,10 @@ public final class VolumeStateMachine extends BaseStateMachine {
     public synchronized void reinitialize() throws IOException {
         restores.incrementAndGet();
         load();
+        TermIndex at = getLastAppliedTermIndex();
+        if (at != null) {
+            entryData.dropBefore(at.getIndex() + 1); // the log starts after the snapshot now
+        }
         if (getLifeCycleState() == LifeCycle.State.PAUSED) {
             getLifeCycle().transition(LifeCycle.State.STARTING);
             getLifeCycle().transition(LifeCycle.State.RUNNING);
@@ -213,7 +221,14 @@ public final class VolumeStateMachine extends BaseStateMachine {
                 }
             }
         }
-        return t.setStateMachineContext(new CheckedOnEntry(commands));
+        ByteString content = request.getMessage().getContent();
+        CheckedOnEntry checked = new CheckedOnEntry(commands, ReplicaCommand.isBatch(content));
+        if (!EntryData.beside(content)) {
+            return t.setStateMachineContext(checked);
+        }
+        return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)
+                .setLogData(EntryData.header(content)).setStateMachineData(content)
+                .setStateMachineContext(checked).build();
     }
 
     /**
@@ -223,7 +238,52 @@ public final class VolumeStateMachine extends BaseStateMachine {
      * memory since, so the leader applies them without decoding or checking them again. Followers,
      * and a leader applying entries of an earlier term, decode and check what they apply.
      */
-    private record CheckedOnEntry(List<ReplicaCommand> commands) {
+    private record CheckedOnEntry(List<ReplicaCommand> commands, boolean batch) {
+    }
+
+    /** Ratis hands each new entry here before it writes the entry's header into its log. */
+    @Override
+    public CompletableFuture<?> write(LogEntryProto entry, TransactionContext context) {
+        StateMachineLogEntryProto e = entry.getStateMachineLogEntry();
+        return entryData.write(entry.getIndex(), e.getLogData(), e.getStateMachineEntry().getStateMachineData());
+    }
+
+    /** Ratis's appenders ask here for the data of an entry they send. */
+    @Override
+    public CompletableFuture<ByteString> read(LogEntryProto entry, TransactionContext context) {
+        try {
+            return CompletableFuture.completedFuture(entryData.read(entry.getIndex(),
+                    entry.getStateMachineLogEntry().getLogData()));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Ratis replaces the entries from {@code index} on. */
+    @Override
+    public CompletableFuture<Void> truncate(long index) {
+        try {
+            entryData.truncate(index);
+            return CompletableFuture.completedFuture(null);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The commands of an entry: in its log data, or beside the log where the log data is a header. */
+    private ByteString commandsOf(LogEntryProto entry) throws IOException {
+        StateMachineLogEntryProto e = entry.getStateMachineLogEntry();
+        if (!EntryData.isHeader(e.getLogData())) {
+            return e.getLogData();
+        }
+        ByteString data = e.getStateMachineEntry().getStateMachineData();
+        return data.isEmpty() ? entryData.read(entry.getIndex(), e.getLogData()) : data;
+    }
+
+    /** Bytes of commands an entry carries, wherever they are. */
+    private static long bytesOf(LogEntryProto entry) {
+        ByteString d = entry.getStateMachineLogEntry().getLogData();
+        return EntryData.isHeader(d) ? d.asReadOnlyByteBuffer().getInt(1) : d.size();
     }
 
     @Override
@@ -231,20 +291,22 @@ public final class VolumeStateMachine extends BaseStateMachine {
         LogEntryProto entry = trx.getLogEntry();
         Message reply;
         try {
-            ByteString data = entry.getStateMachineLogEntry().getLogData();
             boolean checked = trx.getStateMachineContext() instanceof CheckedOnEntry;
+            ByteString data = checked ? null : commandsOf(entry);
             List<ReplicaCommand> commands = checked ? ((CheckedOnEntry) trx.getStateMachineContext()).commands()
                     : ReplicaCommand.decodeAll(data);
+            boolean batch = checked ? ((CheckedOnEntry) trx.getStateMachineContext()).batch()
+                    : ReplicaCommand.isBatch(data);
             if (entry.getIndex() <= skipUpTo) {
                 // In the replica's files before it restarted: done then, not again (a block that rotted
                 // at rest stays as found, for a read or scrub to report and repair); its fences count.
                 for (ReplicaCommand c : commands) {
                     applier.admitOnly(c);
                 }
-                reply = ReplicaCommand.isBatch(data)
+                reply = batch
                         ? ApplyOutcome.encodeAll(Collections.nCopies(commands.size(), ApplyOutcome.done()))
                         : ApplyOutcome.done().encode();
-            } else if (!ReplicaCommand.isBatch(data)) {
+            } else if (!batch) {
                 reply = applier.apply(commands.get(0), checked).encode();
             } else {
                 List<ApplyOutcome> outcomes = new ArrayList<>(commands.size());
@@ -255,9 +317,13 @@ public final class VolumeStateMachine extends BaseStateMachine {
             }
         } catch (IllegalArgumentException e) {
             reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
+        } catch (IOException e) {
+            // its data is gone or damaged here: the blocks stay as they were, for scrub to find and repair
+            log.accept("volume " + files.name() + ": replica " + getId() + " could not apply log entry "
+                    + entry.getIndex() + ": " + e.getMessage());
+            reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
         }
-        appliedBytes += entry.getIndex() <= skipUpTo ? 0 : entry.getStateMachineLogEntry().getLogData().size()
-                + entry.getStateMachineLogEntry().getStateMachineEntry().getStateMachineData().size();
+        appliedBytes += entry.getIndex() <= skipUpTo ? 0 : bytesOf(entry);
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
         return CompletableFuture.completedFuture(reply);
     }
@@ -306,7 +372,24 @@ public final class VolumeStateMachine extends BaseStateMachine {
         storage.take(last, files, applier.fences().encode());
         files.recordHeld(last.getIndex());
         appliedBytes = 0;
+        dropPurgedData();
         return last.getIndex();
+    }
+
+    /**
+     * Drops the entry data of entries Ratis purged from its log (it purges after each snapshot, so
+     * each snapshot drops what the one before let go).
+     */
+    private void dropPurgedData() {
+        try {
+            long start = getServer().join().getDivision(getGroupId()).getRaftLog().getStartIndex();
+            if (start > 0) {
+                entryData.dropBefore(start);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.accept("volume " + files.name() + ": replica " + getId() + " could not drop purged entry data"
+                    + " (it stays until the next snapshot): " + e.getMessage());
+        }
     }
 
     @Override
@@ -350,6 +433,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
                     + " (the next start applies its log again from the last snapshot): " + e.getMessage());
         } finally {
             super.close();
+            if (entryData != null) {
+                entryData.close();
+            }
             LogWorkerWakeup.interruptIdle(getId(), getGroupId());
         }
     }

@@ -35,7 +35,7 @@ class FencedGroupTest {
     private static final String NAME = "fv";
     private static final long BLOCKS = 64;
     private static final ReplicationSettings SETTINGS = ThreePeers.SETTINGS.withSnapshotEveryEntries(8)
-            .withSnapshotEveryVolumes(0).withPurgeGap(1).withLogSegmentBytes(64 << 10);
+            .withSnapshotEveryVolumes(0).withPurgeGap(1).withLogSegmentBytes(1 << 10);
     private static final long KEY = 0x5eed;
 
     @TempDir

@@ -43,9 +43,12 @@ class SnapshotCatchUpTest {
     private static final String NAME = "rv";
     private static final long BLOCKS = 256;
     private static final int WRITE_BLOCKS = 16;
-    /** A snapshot every 8 entries whatever they carry, purged at once, 64 KiB log segments (a write is 8 KiB). */
+    /**
+     * A snapshot every 8 entries whatever they carry, purged at once, 1 KiB log segments (an entry's
+     * header takes about 70 bytes of the log, its 8 KiB of data lie beside it).
+     */
     private static final ReplicationSettings SETTINGS = ThreePeers.SETTINGS.withSnapshotEveryEntries(8)
-            .withSnapshotEveryVolumes(0).withPurgeGap(1).withLogSegmentBytes(64 << 10);
+            .withSnapshotEveryVolumes(0).withPurgeGap(1).withLogSegmentBytes(1 << 10);
 
     @TempDir
     Path dir;

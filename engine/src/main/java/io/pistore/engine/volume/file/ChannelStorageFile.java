@@ -4,35 +4,23 @@ import io.pistore.engine.volume.PrivateFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Set;
 
 /**
  * A {@link StorageFile} over a {@link FileChannel}: pread, pwrite, fdatasync, shared read-only
  * mappings, and shared read-write mappings on file systems that keep files in memory.
  */
 final class ChannelStorageFile implements StorageFile {
-    /**
-     * File systems whose pages, once a mapping touched them, take stores without another fault. On
-     * a disk file system (ext4, xfs) every page written back is write-protected again, so the next
-     * store into it faults into the file system, which costs more than the positional write it saves
-     * (docs/history.md#crash-atomic-file-volumes).
-     */
-    private static final Set<String> IN_MEMORY = Set.of("tmpfs", "ramfs");
     private final FileChannel ch;
     private final boolean inMemory;
 
     private ChannelStorageFile(FileChannel ch, Path p) {
         this.ch = ch;
-        boolean mem;
-        try {
-            mem = IN_MEMORY.contains(Files.getFileStore(p).type());
-        } catch (IOException | SecurityException e) {
-            mem = false;
-        }
-        this.inMemory = mem;
+        // On a disk file system (ext4, xfs) every page written back is write-protected again, so the
+        // next store through a mapping faults into the file system, which costs more than the
+        // positional write it saves (docs/history.md#crash-atomic-file-volumes).
+        this.inMemory = FileVolume.inMemory(p);
     }
 
     /** Opens an existing file for reading and writing. */

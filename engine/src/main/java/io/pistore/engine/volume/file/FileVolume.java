@@ -97,6 +97,18 @@ public final class FileVolume implements Volume {
     /** Records replayed when this volume was opened. */
     private long replayedOnOpen;
 
+    /** File systems whose files live in memory only: nothing in them survives the machine. */
+    private static final java.util.Set<String> IN_MEMORY = java.util.Set.of("tmpfs", "ramfs");
+
+    /** Whether {@code p} (which exists) is on a file system in memory (tmpfs, ramfs); false if that cannot be told. */
+    public static boolean inMemory(Path p) {
+        try {
+            return IN_MEMORY.contains(java.nio.file.Files.getFileStore(p).type());
+        } catch (IOException | SecurityException e) {
+            return false;
+        }
+    }
+
     private FileVolume(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta,
                        Journal journal, boolean writeThrough, long mapSegment, Executor checkpoints) throws IOException {
         this.name = name;
