@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
@@ -38,6 +38,7 @@ final class EntryData implements Closeable {
     private static final long RECENT_BYTES = 32L << 20;
     private static final long SEGMENT_BYTES = 64L << 20;
     /** Forces the records of logs on disks, off Ratis's appending thread (which holds its server's lock). */
+    private static final int FORCERS = 4;
     private static final Executor FORCER = forcer();
 
     private final EntryDataLog log;
@@ -56,13 +57,18 @@ final class EntryData implements Closeable {
         return new EntryData(log, !FileVolume.inMemory(dir));
     }
 
+    /**
+     * At most {@code FORCERS} forcings at once, the rest queued: a forcing covers every record
+     * appended before it began, so those queued behind it find little or nothing left to force.
+     */
     private static Executor forcer() {
-        ThreadPoolExecutor e = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        ThreadPoolExecutor e = new ThreadPoolExecutor(FORCERS, FORCERS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 r -> {
                     Thread t = new Thread(r, "pistore-entry-data-force");
                     t.setDaemon(true);
                     return t;
                 });
+        e.allowCoreThreadTimeOut(true);
         return e;
     }
 
@@ -181,6 +187,11 @@ final class EntryData implements Closeable {
 
     EntryDataLog log() {
         return log;
+    }
+
+    /** Whether {@link #write} forces each record (the log is on a disk, not in memory). */
+    boolean forces() {
+        return force;
     }
 
     @Override

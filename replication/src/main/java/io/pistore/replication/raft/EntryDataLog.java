@@ -347,6 +347,11 @@ final class EntryDataLog implements Closeable {
         return segments.isEmpty() ? -1 : segments.get(0).first();
     }
 
+    /** Whether every record appended so far was forced. */
+    synchronized boolean allForced() {
+        return !newFiles && segments.stream().noneMatch(s -> s.unforced);
+    }
+
     /** How many files hold records. */
     synchronized int files() {
         return segments.size();

@@ -58,6 +58,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private final AppliedIndex appliedIndex = new AppliedIndex();
     private final GroupEvents events;
     private final PeerAddressMemory addresses = new PeerAddressMemory();
+    /** Entries applied between looks at what Ratis purged from its log. */
+    private static final long DROP_EVERY = 256;
     /** The data of this replica's log entries, kept beside the log; open from {@link #initialize}. */
     private EntryData entryData;
 
@@ -324,6 +326,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
             reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
         }
         appliedBytes += entry.getIndex() <= skipUpTo ? 0 : bytesOf(entry);
+        if (entry.getIndex() % DROP_EVERY == 0) {
+            dropPurgedData(); // Ratis purges after a snapshot returns: the data it let go goes soon after
+        }
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
         return CompletableFuture.completedFuture(reply);
     }
@@ -376,10 +381,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         return last.getIndex();
     }
 
-    /**
-     * Drops the entry data of entries Ratis purged from its log (it purges after each snapshot, so
-     * each snapshot drops what the one before let go).
-     */
+    /** Drops the entry data of entries Ratis purged from its log (whole files only). */
     private void dropPurgedData() {
         try {
             long start = getServer().join().getDivision(getGroupId()).getRaftLog().getStartIndex();

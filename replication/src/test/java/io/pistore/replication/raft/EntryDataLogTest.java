@@ -1,11 +1,13 @@
 package io.pistore.replication.raft;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.volume.PrivateFiles;
+import io.pistore.engine.volume.file.FileVolume;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -15,12 +17,17 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The entry data log against a plain sorted map of what it must hold, through reopenings, torn tails and bad input. */
+/**
+ * The entry data log against a plain sorted map of what it must hold, through reopenings, torn tails
+ * and bad input; and the state machine's side of it: headers, forcing, refusals.
+ */
 class EntryDataLogTest {
     /** Small segments, so that records span many files. */
     private static final long SEGMENT = 8 << 10;
@@ -208,6 +215,57 @@ class EntryDataLogTest {
         // no command's encoding is taken for a header: their first byte is an op code below 32
         for (ReplicaCommand.Op op : ReplicaCommand.Op.values()) {
             assertTrue(op.code < EntryData.CODE, op.toString());
+        }
+    }
+
+    @Test
+    void onADiskAWriteIsDoneOnlyOnceItsRecordIsForcedAndInMemoryNothingIsForced() throws Exception {
+        Random r = new Random(10);
+        Assumptions.assumeFalse(FileVolume.inMemory(dir), "the temporary directory is on a disk");
+        try (EntryData d = EntryData.open(dir.resolve("disk"))) {
+            assertTrue(d.forces());
+            for (long i = 1; i <= 5; i++) {
+                ByteString b = bytes(r, 5000);
+                d.write(i, EntryData.header(b), b).get();
+                assertTrue(d.log().allForced(), "entry " + i + " forced before its write was done");
+            }
+        }
+        Path shm = Path.of("/dev/shm");
+        Assumptions.assumeTrue(Files.isDirectory(shm) && FileVolume.inMemory(shm), "a tmpfs at /dev/shm");
+        Path mem = Files.createTempDirectory(shm, "entry-data-");
+        try (EntryData d = EntryData.open(mem)) {
+            assertFalse(d.forces());
+            ByteString b = bytes(r, 5000);
+            d.write(1, EntryData.header(b), b).get();
+            assertFalse(d.log().allForced(), "nothing forced in memory");
+            assertEquals(b, d.read(1, EntryData.header(b)));
+        } finally {
+            io.pistore.testkit.TestFiles.deleteTree(mem);
+        }
+    }
+
+    @Test
+    void dataThatIsNotWhatItsHeaderNamesIsRefusedAndNotKept() throws Exception {
+        Random r = new Random(12);
+        try (EntryData d = EntryData.open(dir)) {
+            ByteString b = bytes(r, 3000);
+            ByteString other = bytes(r, 3000);
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> d.write(1, EntryData.header(other), b).get());
+            assertTrue(e.getCause().getMessage().contains("log entry 1 fails its checksum"), e.getCause().getMessage());
+            e = assertThrows(ExecutionException.class, () -> d.write(1, EntryData.header(b.substring(1)), b).get());
+            assertTrue(e.getCause().getMessage().contains("holds 3000 bytes where its header says 2999"),
+                    e.getCause().getMessage());
+            assertEquals(-1, d.log().lastIndex(), "nothing kept");
+            IOException missing = assertThrows(IOException.class, () -> d.read(1, EntryData.header(b)));
+            assertTrue(missing.getMessage().contains("no data of log entry 1"), missing.getMessage());
+            d.write(1, EntryData.header(b), b).get();
+        }
+        try (EntryData d = EntryData.open(dir)) { // from the file now, checked against the header
+            ByteString b = d.log().read(1);
+            assertEquals(b, d.read(1, EntryData.header(b)));
+            IOException wrong = assertThrows(IOException.class, () -> d.read(1, EntryData.header(b.substring(2))));
+            assertTrue(wrong.getMessage().contains("where its header says"), wrong.getMessage());
         }
     }
 
