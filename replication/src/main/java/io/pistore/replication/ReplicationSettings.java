@@ -42,6 +42,31 @@ public final class ReplicationSettings {
     private final double snapshotEveryVolumes;
     private final int purgeGap;
     private final long segmentBytes;
+    private final DataBeside dataBeside;
+
+    /**
+     * Where a leader puts a command's data ({@code EntryData}): beside the Raft log, or inside its
+     * entry. Beside saves the log's checksum and zero-filling of the data (CPU); on a disk it costs a
+     * second forcing per entry (the data before its header), which at one write at a time costs
+     * more than it saves.
+     */
+    public enum DataBeside {
+        /** Beside where the leader's log is in memory (tmpfs, ramfs), inside on a disk. */
+        AUTO,
+        ALWAYS,
+        NEVER;
+
+        /** {@code auto}, {@code always} or {@code never} (the system property {@code pistore.replication.dataBeside}). */
+        public static DataBeside parse(String s) {
+            for (DataBeside d : values()) {
+                if (d.name().equalsIgnoreCase(s.trim())) {
+                    return d;
+                }
+            }
+            throw new IllegalArgumentException("pistore.replication.dataBeside must be auto, always or never, not '"
+                    + s + "'");
+        }
+    }
     /** At most this much in one batch entry of several commands (a larger command goes alone). */
     public static final long BATCH_BYTES = 4L << 20;
     /** At most this many commands in one batch entry. */
@@ -56,7 +81,8 @@ public final class ReplicationSettings {
 
     private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
             Duration operationTimeout, long snapshotEveryEntries, int entriesInFlight, Duration membershipTimeout,
-            double snapshotEveryVolumes, int purgeGap, long segmentBytes) {
+            double snapshotEveryVolumes, int purgeGap, long segmentBytes, DataBeside dataBeside) {
+        this.dataBeside = java.util.Objects.requireNonNull(dataBeside);
         if (snapshotEveryEntries < 1) {
             throw new IllegalArgumentException("snapshot interval must be at least 1 entry");
         }
@@ -66,7 +92,7 @@ public final class ReplicationSettings {
         if (purgeGap < 1) {
             throw new IllegalArgumentException("purge gap must be at least 1 entry");
         }
-        if (segmentBytes < (1 << 10)) {
+        if (segmentBytes != 0 && segmentBytes < (1 << 10)) {
             throw new IllegalArgumentException("log segments must be at least 1 KiB");
         }
         this.snapshotEveryVolumes = snapshotEveryVolumes;
@@ -92,9 +118,11 @@ public final class ReplicationSettings {
      * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
      * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
      * at least 10 000 entries carrying at least twice the volume's size were applied since the last;
-     * the log is then purged up to it, keeping a gap of 1 024 entries; log segments of 64 KiB (the log
-     * holds headers, the data is beside it: a segment of about a thousand entries, whose data is
-     * kept until the segment is purged); one log entry of a volume on
+     * the log is then purged up to it, keeping a gap of 1 024 entries; commands' data beside the log
+     * where the peer's Raft storage is in memory, inside it on a disk ({@link DataBeside#AUTO}); log
+     * segments of 64 KiB where the log holds headers (about a thousand entries, whose data is kept
+     * until the segment is purged), 22 MiB where it holds the data (two of the largest entries, the
+     * open segment's entries in memory); one log entry of a volume on
      * its way to a quorum at a time (the writes that arrive meanwhile leave together as the next one,
      * which waits up to 2 ms for the writers the one before answered). The system properties
      * {@code pistore.replication.election.ms} (the minimum election timeout, the maximum twice it),
@@ -108,32 +136,33 @@ public final class ReplicationSettings {
                 Duration.ofMillis(Long.getLong("pistore.replication.rpc.ms", 3000)),
                 Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), 10_000,
                 Integer.getInteger("pistore.replication.entries.in.flight", 1),
-                Duration.ofSeconds(120), 2.0, 1024, 64 << 10);
+                Duration.ofSeconds(120), 2.0, 1024, 0,
+                DataBeside.parse(System.getProperty("pistore.replication.dataBeside", "auto")));
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
         return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes);
+                purgeGap, segmentBytes, dataBeside);
     }
 
     public ReplicationSettings withRpcTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes);
+                purgeGap, segmentBytes, dataBeside);
     }
 
     public ReplicationSettings withOperationTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes);
+                purgeGap, segmentBytes, dataBeside);
     }
 
     /** A snapshot is considered once {@code n} entries were applied since the last (Ratis's trigger). */
     public ReplicationSettings withSnapshotEveryEntries(long n) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes);
+                purgeGap, segmentBytes, dataBeside);
     }
 
     /**
@@ -144,7 +173,7 @@ public final class ReplicationSettings {
      */
     public ReplicationSettings withSnapshotEveryVolumes(double ratio) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
-                entriesInFlight, membershipTimeout, ratio, purgeGap, segmentBytes);
+                entriesInFlight, membershipTimeout, ratio, purgeGap, segmentBytes, dataBeside);
     }
 
     /** The bytes of entries after which a snapshot of a volume of {@code volumeBytes} is taken. */
@@ -159,7 +188,7 @@ public final class ReplicationSettings {
      */
     public ReplicationSettings withPurgeGap(int entries) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
-                entriesInFlight, membershipTimeout, snapshotEveryVolumes, entries, segmentBytes);
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, entries, segmentBytes, dataBeside);
     }
 
     /**
@@ -168,7 +197,7 @@ public final class ReplicationSettings {
      */
     public ReplicationSettings withLogSegmentBytes(long bytes) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
-                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, bytes);
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, bytes, dataBeside);
     }
 
     /**
@@ -179,17 +208,42 @@ public final class ReplicationSettings {
     public ReplicationSettings withEntriesInFlight(int n) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries, n,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes);
+                purgeGap, segmentBytes, dataBeside);
     }
 
     public int entriesInFlight() {
         return entriesInFlight;
     }
 
+    /** Where a leader puts a command's data; see {@link DataBeside}. */
+    public ReplicationSettings withDataBeside(DataBeside d) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, segmentBytes, d);
+    }
+
+    public DataBeside dataBeside() {
+        return dataBeside;
+    }
+
+    /** Log segments where the log holds headers only: about a thousand entries, whose data is kept until it is purged. */
+    private static final long BESIDE_SEGMENT = 64 << 10;
+
+    /** Whether a leader whose Raft storage is in {@code storage} puts a command's data beside the log. */
+    public boolean dataBesideIn(Path storage) {
+        if (dataBeside != DataBeside.AUTO) {
+            return dataBeside == DataBeside.ALWAYS;
+        }
+        Path p = storage.toAbsolutePath();
+        while (p != null && !java.nio.file.Files.exists(p)) {
+            p = p.getParent();
+        }
+        return p != null && io.pistore.engine.volume.file.FileVolume.inMemory(p);
+    }
+
     public ReplicationSettings withMembershipTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
                 entriesInFlight, t, snapshotEveryVolumes,
-                purgeGap, segmentBytes);
+                purgeGap, segmentBytes, dataBeside);
     }
 
     /**
@@ -243,7 +297,8 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Read.setTimeout(p, td(operationTimeout));
         // Entries carry whole requests: every buffer that holds one must fit the largest.
         RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(segmentBytes));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(segmentBytes > 0 ? segmentBytes
+                : dataBesideIn(storage) ? BESIDE_SEGMENT : 2 * ENTRY_MAX.getSize()));
         // No commit-index records in the log: Ratis appends one to every peer's log each time the
         // commit index moves, which took half the log's entries under writes (each one more append,
         // flush and apply round on every peer). A restarted peer learns the commit index from its
@@ -348,7 +403,7 @@ public final class ReplicationSettings {
         return "election " + electionMin.toMillis() + "-" + electionMax.toMillis() + " ms, rpc " + rpcTimeout.toMillis()
                 + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries + " entries, "
                 + " with " + snapshotEveryVolumes + "x the volume's size of data, purge gap " + purgeGap + " entries, log segments "
-                + segmentBytes + " bytes, " + entriesInFlight + " entries in flight, membership change "
-                + membershipTimeout.toMillis() + " ms";
+                + (segmentBytes > 0 ? segmentBytes + " bytes, " : "by where the data goes, ") + entriesInFlight + " entries in flight, membership change "
+                + membershipTimeout.toMillis() + " ms, data beside the log " + dataBeside.name().toLowerCase();
     }
 }

@@ -12,6 +12,33 @@ import org.junit.jupiter.api.Test;
 /** Ratis settings given as {@code pistore.ratis.KEY} system properties reach Ratis over pistore's own. */
 class ReplicationSettingsTest {
     @Test
+    void theLogsSegmentsAreSmallWhereTheyHoldHeadersOnlyAndLargeWhereTheyHoldTheData(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) {
+        ReplicationSettings beside = ReplicationSettings.defaults().withDataBeside(ReplicationSettings.DataBeside.ALWAYS);
+        ReplicationSettings inside = ReplicationSettings.defaults().withDataBeside(ReplicationSettings.DataBeside.NEVER);
+        assertEquals(64 << 10, org.apache.ratis.server.RaftServerConfigKeys.Log.segmentSizeMax(
+                beside.server("127.0.0.1", 0, dir)).getSize());
+        long large = org.apache.ratis.server.RaftServerConfigKeys.Log.segmentSizeMax(
+                inside.server("127.0.0.1", 0, dir)).getSize();
+        org.junit.jupiter.api.Assertions.assertTrue(large >= 16 << 20, "segments of the largest entries: " + large);
+        assertEquals(!io.pistore.engine.volume.file.FileVolume.inMemory(dir), !ReplicationSettings.defaults().dataBesideIn(dir),
+                "auto: beside only in memory");
+        assertEquals(4 << 10, org.apache.ratis.server.RaftServerConfigKeys.Log.segmentSizeMax(
+                inside.withLogSegmentBytes(4 << 10).server("127.0.0.1", 0, dir)).getSize(), "a size set is kept");
+    }
+
+    @Test
+    void whereTheDataGoesIsAutoByDefaultAndAnUnknownValueIsRefusedByName() {
+        assertEquals(ReplicationSettings.DataBeside.AUTO, ReplicationSettings.defaults().dataBeside());
+        assertEquals(ReplicationSettings.DataBeside.ALWAYS, ReplicationSettings.DataBeside.parse(" Always"));
+        assertEquals(ReplicationSettings.DataBeside.NEVER, ReplicationSettings.defaults()
+                .withDataBeside(ReplicationSettings.DataBeside.NEVER).withPurgeGap(3).dataBeside(), "kept through other changes");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> ReplicationSettings.DataBeside.parse("sometimes"));
+        assertEquals("pistore.replication.dataBeside must be auto, always or never, not 'sometimes'", e.getMessage());
+    }
+
+    @Test
     void aPrefixedPropertyOverridesPistoresOwnSettingAndOthersAreLeftAlone() {
         Properties system = new Properties();
         system.setProperty("pistore.ratis.raft.server.log.appender.wait-time.min", "3ms");

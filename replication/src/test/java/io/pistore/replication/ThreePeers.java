@@ -24,8 +24,13 @@ import org.apache.ratis.server.RaftServerConfigKeys;
  * leave them) and restarted on the same port and directory.
  */
 public final class ThreePeers implements AutoCloseable {
-    /** Short elections so tests see a new leader quickly; a short operation timeout so no-quorum fails soon. */
+    /**
+     * Short elections so tests see a new leader quickly; a short operation timeout so no-quorum fails
+     * soon; commands' data beside the log wherever the test's files are (the peers `it` starts keep
+     * the default, inside the log on a disk).
+     */
     public static final ReplicationSettings SETTINGS = ReplicationSettings.defaults()
+            .withDataBeside(ReplicationSettings.DataBeside.ALWAYS)
             .withElectionTimeout(Duration.ofMillis(300), Duration.ofMillis(600))
             .withRpcTimeout(Duration.ofSeconds(1))
             .withOperationTimeout(Duration.ofSeconds(4));

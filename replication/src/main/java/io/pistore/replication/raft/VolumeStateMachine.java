@@ -3,6 +3,7 @@ package io.pistore.replication.raft;
 import io.pistore.integrity.PiError;
 import io.pistore.replication.ReplicationSettings;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -62,6 +63,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private static final long DROP_EVERY = 256;
     /** The data of this replica's log entries, kept beside the log; open from {@link #initialize}. */
     private EntryData entryData;
+    private final ReplicationSettings settings;
+    /** Whether this peer, leading, puts a command's data beside the log; set by {@link #initialize}. */
+    private boolean besideWhenLeading;
 
     /** What the replica's peer hears of its group's membership. */
     public interface GroupEvents {
@@ -85,6 +89,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         this.log = log;
         this.files = files;
         this.snapshotAfterBytes = settings.snapshotAfterBytes(files.volumeBytes());
+        this.settings = settings;
         this.events = events;
     }
 
@@ -131,7 +136,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
-        entryData = EntryData.open(raftStorage.getStorageDir().getRoot().toPath().resolve(EntryDataLog.DIR));
+        Path root = raftStorage.getStorageDir().getRoot().toPath();
+        entryData = EntryData.open(root.resolve(EntryDataLog.DIR));
+        besideWhenLeading = settings.dataBesideIn(root);
         getLifeCycle().transition(LifeCycle.State.STARTING);
         load();
         getLifeCycle().transition(LifeCycle.State.RUNNING);
@@ -225,7 +232,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         }
         ByteString content = request.getMessage().getContent();
         CheckedOnEntry checked = new CheckedOnEntry(commands, ReplicaCommand.isBatch(content));
-        if (!EntryData.beside(content)) {
+        if (!besideWhenLeading || !EntryData.beside(content)) {
             return t.setStateMachineContext(checked);
         }
         return TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request)

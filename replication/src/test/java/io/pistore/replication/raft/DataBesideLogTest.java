@@ -8,7 +8,9 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
+import io.pistore.engine.volume.file.FileVolume;
 import io.pistore.integrity.ScatterList;
+import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import java.io.IOException;
@@ -21,6 +23,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Writes keep their data beside the Raft log ({@link EntryData}): each peer's log holds headers, its
  * entry data log the bytes; and a peer that was down catches up from a leader that restarted, so
  * that every byte it is sent and applies comes back from the entry data logs on disk, not memory.
+ * By default a leader whose log is on a disk keeps the data inside the log.
  */
 class DataBesideLogTest {
     private static final BlockFormat FORMAT = BlockFormat.of(4096, 8);
@@ -94,6 +98,24 @@ class DataBesideLogTest {
                     + " written");
             assertTrue(log * 4 < written, ThreePeers.id(i) + ": the Raft log holds " + log + " bytes for " + written
                     + " written");
+            assertHoldsWhatWasAcknowledged(i);
+        }
+    }
+
+    @Test
+    void onADiskTheDefaultKeepsTheDataInsideTheLog() throws Exception {
+        Assumptions.assumeFalse(FileVolume.inMemory(dir), "the temporary directory is on a disk");
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS,
+                ThreePeers.SETTINGS.withDataBeside(ReplicationSettings.DataBeside.AUTO));
+        int l = peers.leader();
+        try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
+            write(s, 32);
+        }
+        peers.awaitConverged();
+        long written = 32L * (FORMAT.dataSize() + FORMAT.metadataSize());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(bytesUnder(peers.dir(i), "current", "log_") >= written, ThreePeers.id(i) + ": the data in the log");
+            assertEquals(0, bytesUnder(peers.dir(i), EntryDataLog.DIR, "data-"), ThreePeers.id(i) + ": nothing beside it");
             assertHoldsWhatWasAcknowledged(i);
         }
     }
