@@ -163,25 +163,23 @@ final class EntryData implements Closeable {
 
     /** Drops the data of entries {@code index} and after (Ratis replaced them). */
     void truncate(long index) throws IOException {
+        forget(recent.tailMap(index, true));
+        log.truncate(index);
+    }
+
+    /** Removes a view of {@link #recent} and its bytes from the count. */
+    private void forget(Map<Long, ByteString> gone) {
         synchronized (recent) {
-            Map<Long, ByteString> gone = recent.tailMap(index, true);
             for (ByteString b : gone.values()) {
                 recentBytes -= b.size();
             }
             gone.clear();
         }
-        log.truncate(index);
     }
 
     /** Drops the files whose entries are all before {@code index} (purged from the Raft log). */
     void dropBefore(long index) throws IOException {
-        synchronized (recent) {
-            Map<Long, ByteString> gone = recent.headMap(index, false);
-            for (ByteString b : gone.values()) {
-                recentBytes -= b.size();
-            }
-            gone.clear();
-        }
+        forget(recent.headMap(index, false));
         log.dropBefore(index);
     }
 
