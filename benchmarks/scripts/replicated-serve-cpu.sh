@@ -13,7 +13,8 @@
 #   for r in 1 2; do RAMP=60 WIN=20 benchmarks/scripts/replicated-serve-cpu.sh ../before before
 #                    RAMP=60 WIN=20 benchmarks/scripts/replicated-serve-cpu.sh . after; done
 #
-# QD sets the measured row's queue depth (default 32). The last line gives the threads each peer's
+# QD sets the measured row's queue depth (default 32); SERVE_OPTS adds JVM options to the peers,
+# SERVE_ARGS `serve` arguments (e.g. --transport-option tcp.spinMicros=0). The last line gives the threads each peer's
 # JVM started over its life (a library that starts a thread per task shows here).
 #
 # PREFILL=SECONDS first writes the volume sequentially in 128 KiB requests for that long (the whole
@@ -40,7 +41,7 @@ for i in 1 2 3; do
 done
 for i in 1 2 3; do
     java ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" --listen 127.0.0.1:544$i \
-        --replica-id n$i --replica-listen 127.0.0.1:998$i > "$data/serve$i.log" 2>&1 &
+        --replica-id n$i --replica-listen 127.0.0.1:998$i ${SERVE_ARGS:-} > "$data/serve$i.log" 2>&1 &
     pids+=($!)
 done
 sleep 5

@@ -114,11 +114,18 @@ public final class ReplicationSettings {
     }
 
     /**
+     * The fewest entries between two snapshots, and the purge gap: every snapshot can purge. A snapshot
+     * is led by the data applied, not by entries: one of 128 KiB writes can hold 2 MiB, so a count of
+     * entries alone kept GiBs of log.
+     */
+    private static final int MIN_ENTRIES_PER_SNAPSHOT = 64;
+
+    /**
      * An election after 1-2 s without a leader; a request to one peer given up after 3 s; a read or
      * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
      * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
-     * at least 10 000 entries carrying at least twice the volume's size were applied since the last;
-     * the log is then purged up to it, keeping a gap of 1 024 entries; commands' data beside the log
+     * the entries applied since the last carry twice the volume's size (data and metadata), and are
+     * at least 64; the log is then purged up to it (the whole segments before it); commands' data beside the log
      * where the peer's Raft storage is in memory, inside it on a disk ({@link DataBeside#AUTO}); log
      * segments of 64 KiB where the log holds headers (about a thousand entries, whose data is kept
      * until the segment is purged), 22 MiB where it holds the data (two of the largest entries, the
@@ -134,9 +141,9 @@ public final class ReplicationSettings {
         long election = Long.getLong("pistore.replication.election.ms", 1000);
         return new ReplicationSettings(Duration.ofMillis(election), Duration.ofMillis(2 * election),
                 Duration.ofMillis(Long.getLong("pistore.replication.rpc.ms", 3000)),
-                Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), 10_000,
+                Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), MIN_ENTRIES_PER_SNAPSHOT,
                 Integer.getInteger("pistore.replication.entries.in.flight", 1),
-                Duration.ofSeconds(120), 2.0, 1024, 0,
+                Duration.ofSeconds(120), 2.0, MIN_ENTRIES_PER_SNAPSHOT, 0,
                 DataBeside.parse(System.getProperty("pistore.replication.dataBeside", "auto")));
     }
 
@@ -158,7 +165,11 @@ public final class ReplicationSettings {
                 purgeGap, segmentBytes, dataBeside);
     }
 
-    /** A snapshot is considered once {@code n} entries were applied since the last (Ratis's trigger). */
+    /**
+     * A snapshot is considered once {@code n} entries were applied since the last (Ratis's trigger),
+     * and taken once they also carry enough data ({@link #withSnapshotEveryVolumes}); Ratis asks again
+     * after each entry applied until then.
+     */
     public ReplicationSettings withSnapshotEveryEntries(long n) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,

@@ -18,7 +18,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
  * Data beside the log: a command that carries data enters the Raft log as a header only ({@code
- * code(1) length(4) crc32c(4)}), its bytes as the entry's state machine data. Ratis sends those
+ * code(1) length(4) crc32c(4)}, then one byte of padding per KiB of data), its bytes as the entry's
+ * state machine data. Ratis sends those
  * bytes to the followers with the entry but writes only the header into its log (no checksum of
  * the data in Java, no zeros written ahead of it); each peer keeps the bytes in its {@link
  * EntryDataLog}, and the most recent ones in memory for its appenders and its applier.
@@ -32,6 +33,13 @@ final class EntryData implements Closeable {
     /** The header's first byte: no command's op code (those are below 32). */
     static final byte CODE = 0x40;
     static final int HEADER = 9;
+    /**
+     * Data bytes per byte of a header's padding. Ratis sizes its log segments by the bytes it writes,
+     * and an entry's data is kept until Ratis purges the segment that holds its header: padded, a
+     * segment of headers stands for at most its size times this much data (64 MiB for 64 KiB), not
+     * for a count of entries whatever their size.
+     */
+    static final int DATA_PER_PAD_BYTE = 1024;
     /** Commands of fewer bytes stay inside the log entry: a record of their own would cost more than it saves. */
     static final int BESIDE_FROM = 512;
     /** Bytes of recent entries kept in memory. */
@@ -79,13 +87,14 @@ final class EntryData implements Closeable {
 
     /** The header that stands for {@code data} in the log. */
     static ByteString header(ByteString data) {
-        return UnsafeByteOperations.unsafeWrap(ByteBuffer.allocate(HEADER).put(CODE).putInt(data.size())
-                .putInt(EntryDataLog.crcOf(data)).flip());
+        ByteBuffer b = ByteBuffer.allocate(HEADER + data.size() / DATA_PER_PAD_BYTE); // the padding zeros
+        b.put(CODE).putInt(data.size()).putInt(EntryDataLog.crcOf(data));
+        return UnsafeByteOperations.unsafeWrap(b.rewind());
     }
 
     /** Whether an entry's log data is a header (its data beside the log) rather than the commands. */
     static boolean isHeader(ByteString logData) {
-        return logData.size() == HEADER && logData.byteAt(0) == CODE;
+        return logData.size() >= HEADER && logData.byteAt(0) == CODE;
     }
 
     /** A one-line reason why {@code data} is not what {@code header} names, or null if it is. */

@@ -37,6 +37,8 @@ final class VolumeSnapshots implements StateMachineStorage {
 
     private volatile File dir;
     private volatile FileListSnapshotInfo latest;
+    /** The newest snapshot's index when the directory was last cleaned up; -1 before. */
+    private volatile long cleanedAt = -1;
 
     @Override
     public void init(RaftStorage raftStorage) throws IOException {
@@ -153,10 +155,17 @@ final class VolumeSnapshots implements StateMachineStorage {
 
     /**
      * Keeps the newest snapshots (as many as the policy says, at least the newest) and deletes the
-     * rest: each is a copy of the whole volume.
+     * rest: each is a copy of the whole volume. Ratis calls this after each snapshot it asks for,
+     * also when the state machine declined to take one (not enough data yet): the directory is then
+     * looked at again only once the newest snapshot has changed.
      */
     @Override
     public void cleanupOldSnapshots(SnapshotRetentionPolicy policy) throws IOException {
+        FileListSnapshotInfo newest = latest;
+        long at = newest == null ? -1 : newest.getIndex();
+        if (at >= 0 && at == cleanedAt) {
+            return;
+        }
         int keep = Math.max(1, policy == null ? 1 : policy.getNumSnapshotsRetained());
         List<Path> all = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.toPath())) {
@@ -170,6 +179,7 @@ final class VolumeSnapshots implements StateMachineStorage {
         for (Path old : all.subList(Math.min(keep, all.size()), all.size())) {
             FileUtils.deleteFully(old); // a leader shipping it keeps reading a file it has open
         }
+        cleanedAt = at;
     }
 
     private static TermIndex termIndex(Path p) {
