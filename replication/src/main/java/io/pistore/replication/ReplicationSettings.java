@@ -124,11 +124,12 @@ public final class ReplicationSettings {
      * An election after 1-2 s without a leader; a request to one peer given up after 3 s; a read or
      * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
      * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
-     * the entries applied since the last carry twice the volume's size (data and metadata), and are
-     * at least 64; the log is then purged up to it (the whole segments before it); commands' data beside the log
-     * where the peer's Raft storage is in memory, inside it on a disk ({@link DataBeside#AUTO}); log
-     * segments of 64 KiB where the log holds headers (about a thousand entries, whose data is kept
-     * until the segment is purged), 22 MiB where it holds the data (two of the largest entries, the
+     * the entries applied since the last carry four times the volume's size (data and metadata), and
+     * are at least 64 (so a copy costs a write at most a quarter of its bytes again); the log is
+     * then purged up to it (the whole segments before it); commands' data beside the log where the
+     * peer's Raft storage is in memory, inside it on a disk ({@link DataBeside#AUTO}); log segments of
+     * 64 KiB where the log holds headers (each padded by its data's size, so a segment stands for at
+     * most 64 MiB, kept until the segment is purged), 22 MiB where it holds the data (two of the largest entries, the
      * open segment's entries in memory); one log entry of a volume on
      * its way to a quorum at a time (the writes that arrive meanwhile leave together as the next one,
      * which waits up to 2 ms for the writers the one before answered). The system properties
@@ -143,7 +144,7 @@ public final class ReplicationSettings {
                 Duration.ofMillis(Long.getLong("pistore.replication.rpc.ms", 3000)),
                 Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), MIN_ENTRIES_PER_SNAPSHOT,
                 Integer.getInteger("pistore.replication.entries.in.flight", 1),
-                Duration.ofSeconds(120), 2.0, MIN_ENTRIES_PER_SNAPSHOT, 0,
+                Duration.ofSeconds(120), 4.0, MIN_ENTRIES_PER_SNAPSHOT, 0,
                 DataBeside.parse(System.getProperty("pistore.replication.dataBeside", "auto")));
     }
 
