@@ -237,8 +237,16 @@ public final class ReplicationSettings {
         return dataBeside;
     }
 
-    /** Log segments where the log holds headers only: about a thousand entries, whose data is kept until it is purged. */
+    /**
+     * Log segments where the log holds headers only: a thousand of 4 KiB writes, or the headers of
+     * 64 MiB of data at most (they are padded by their data), which is kept until they are purged.
+     */
     private static final long BESIDE_SEGMENT = 64 << 10;
+
+    /** The log segments' size where the log holds headers only, the data beside it. */
+    public long besideSegmentBytes() {
+        return segmentBytes > 0 ? segmentBytes : BESIDE_SEGMENT;
+    }
 
     /** Whether a leader whose Raft storage is in {@code storage} puts a command's data beside the log. */
     public boolean dataBesideIn(Path storage) {
@@ -309,8 +317,8 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Read.setTimeout(p, td(operationTimeout));
         // Entries carry whole requests: every buffer that holds one must fit the largest.
         RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(segmentBytes > 0 ? segmentBytes
-                : dataBesideIn(storage) ? BESIDE_SEGMENT : 2 * ENTRY_MAX.getSize()));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(dataBesideIn(storage) ? besideSegmentBytes()
+                : segmentBytes > 0 ? segmentBytes : 2 * ENTRY_MAX.getSize()));
         // No commit-index records in the log: Ratis appends one to every peer's log each time the
         // commit index moves, which took half the log's entries under writes (each one more append,
         // flush and apply round on every peer). A restarted peer learns the commit index from its

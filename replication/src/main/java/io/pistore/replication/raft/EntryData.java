@@ -44,7 +44,9 @@ final class EntryData implements Closeable {
     static final int BESIDE_FROM = 512;
     /** Bytes of recent entries kept in memory. */
     private static final long RECENT_BYTES = 32L << 20;
-    private static final long SEGMENT_BYTES = 64L << 20;
+    /** The size of an entry data file at most: what a default log segment of headers stands for. */
+    private static final long FILE_BYTES_MAX = 64L << 20;
+    private static final long FILE_BYTES_MIN = 1L << 20;
     /** Forces the records of logs on disks, off Ratis's appending thread (which holds its server's lock). */
     private static final int FORCERS = 4;
     private static final Executor FORCER = forcer();
@@ -59,9 +61,14 @@ final class EntryData implements Closeable {
         this.force = force;
     }
 
-    /** Opens the data log in {@code dir}. */
-    static EntryData open(Path dir) throws IOException {
-        EntryDataLog log = EntryDataLog.open(dir, SEGMENT_BYTES);
+    /**
+     * Opens the data log in {@code dir}, beside a Raft log of {@code logSegmentBytes} segments: a data
+     * file holds what one segment of headers stands for (1 to 64 MiB), so that purging a segment
+     * can free about one file.
+     */
+    static EntryData open(Path dir, long logSegmentBytes) throws IOException {
+        long fileBytes = Math.max(FILE_BYTES_MIN, Math.min(FILE_BYTES_MAX, logSegmentBytes * DATA_PER_PAD_BYTE));
+        EntryDataLog log = EntryDataLog.open(dir, fileBytes);
         return new EntryData(log, !FileVolume.inMemory(dir));
     }
 

@@ -137,7 +137,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
         Path root = raftStorage.getStorageDir().getRoot().toPath();
-        entryData = EntryData.open(root.resolve(EntryDataLog.DIR));
+        entryData = EntryData.open(root.resolve(EntryDataLog.DIR), settings.besideSegmentBytes());
         besideWhenLeading = settings.dataBesideIn(root);
         getLifeCycle().transition(LifeCycle.State.STARTING);
         load();

@@ -222,7 +222,7 @@ class EntryDataLogTest {
     void onADiskAWriteIsDoneOnlyOnceItsRecordIsForcedAndInMemoryNothingIsForced() throws Exception {
         Random r = new Random(10);
         Assumptions.assumeFalse(FileVolume.inMemory(dir), "the temporary directory is on a disk");
-        try (EntryData d = EntryData.open(dir.resolve("disk"))) {
+        try (EntryData d = EntryData.open(dir.resolve("disk"), 64 << 10)) {
             assertTrue(d.forces());
             for (long i = 1; i <= 5; i++) {
                 ByteString b = bytes(r, 5000);
@@ -233,7 +233,7 @@ class EntryDataLogTest {
         Path shm = Path.of("/dev/shm");
         Assumptions.assumeTrue(Files.isDirectory(shm) && FileVolume.inMemory(shm), "a tmpfs at /dev/shm");
         Path mem = Files.createTempDirectory(shm, "entry-data-");
-        try (EntryData d = EntryData.open(mem)) {
+        try (EntryData d = EntryData.open(mem, 64 << 10)) {
             assertFalse(d.forces());
             ByteString b = bytes(r, 5000);
             d.write(1, EntryData.header(b), b).get();
@@ -247,7 +247,7 @@ class EntryDataLogTest {
     @Test
     void dataThatIsNotWhatItsHeaderNamesIsRefusedAndNotKept() throws Exception {
         Random r = new Random(12);
-        try (EntryData d = EntryData.open(dir)) {
+        try (EntryData d = EntryData.open(dir, 64 << 10)) {
             ByteString b = bytes(r, 3000);
             ByteString other = bytes(r, 3000);
             ExecutionException e = assertThrows(ExecutionException.class,
@@ -261,7 +261,7 @@ class EntryDataLogTest {
             assertTrue(missing.getMessage().contains("no data of log entry 1"), missing.getMessage());
             d.write(1, EntryData.header(b), b).get();
         }
-        try (EntryData d = EntryData.open(dir)) { // from the file now, checked against the header
+        try (EntryData d = EntryData.open(dir, 64 << 10)) { // from the file now, checked against the header
             ByteString b = d.log().read(1);
             assertEquals(b, d.read(1, EntryData.header(b)));
             IOException wrong = assertThrows(IOException.class, () -> d.read(1, EntryData.header(b.substring(2))));

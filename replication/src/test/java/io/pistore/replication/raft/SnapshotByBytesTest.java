@@ -30,8 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Large writes bound the log by their bytes, not by a count of entries: snapshots come once the
  * data applied reaches the settings' share of the volume (here after the fewest entries allowed,
- * far below the 10 000 a count once asked for), the log is purged up to them, and a segment of
- * headers rolls after a bounded amount of data because each header is padded by its data's size.
+ * far below the 10 000 a count once asked for), the log is purged up to them and the entry data
+ * files before it deleted, and a segment of headers rolls after a bounded amount of data because
+ * each header is padded by its data's size.
  */
 class SnapshotByBytesTest {
     private static final BlockFormat FORMAT = BlockFormat.of(4096, 8);
@@ -106,6 +107,17 @@ class SnapshotByBytesTest {
             List<Path> snapshots = under(peers.dir(i), p -> p.getFileName().toString().startsWith("snapshot.")
                     && Files.isDirectory(p));
             assertEquals(1, snapshots.size(), who + ": one snapshot kept: " + snapshots);
+            // data files of 8 MiB (what a segment stands for): those wholly before the log's start as
+            // the last drop saw it are gone (drops follow snapshots and applied entries, not the purge)
+            List<Path> files = under(peers.dir(i), p -> p.getParent().getFileName().toString().equals(EntryDataLog.DIR)
+                    && Files.isRegularFile(p));
+            long beside = files.stream().mapToLong(p -> p.toFile().length()).sum();
+            long written = WRITES * (long) WRITE_BLOCKS * (FORMAT.dataSize() + FORMAT.metadataSize());
+            assertTrue(beside < written * 3 / 4, who + ": " + beside + " bytes beside the log of " + written + " written");
+            long oldest = files.stream().mapToLong(p -> Long.parseLong(p.getFileName().toString().substring(5))).min()
+                    .orElseThrow();
+            long perFile = (SEGMENT * EntryData.DATA_PER_PAD_BYTE) / (WRITE_BLOCKS * (long) FORMAT.dataSize()) + 1;
+            assertTrue(oldest > 1 + perFile, who + ": the first data file is gone: " + files);
             assertHoldsWhatWasAcknowledged(i);
         }
     }
