@@ -37,8 +37,8 @@ final class VolumeSnapshots implements StateMachineStorage {
 
     private volatile File dir;
     private volatile FileListSnapshotInfo latest;
-    /** The newest snapshot's index when the directory was last cleaned up; -1 before. */
-    private volatile long cleanedAt = -1;
+    /** The newest snapshot's index (-1: none) when the directory was last cleaned up; MIN_VALUE before. */
+    private volatile long cleanedAt = Long.MIN_VALUE;
 
     @Override
     public void init(RaftStorage raftStorage) throws IOException {
@@ -163,7 +163,7 @@ final class VolumeSnapshots implements StateMachineStorage {
     public void cleanupOldSnapshots(SnapshotRetentionPolicy policy) throws IOException {
         FileListSnapshotInfo newest = latest;
         long at = newest == null ? -1 : newest.getIndex();
-        if (at >= 0 && at == cleanedAt) {
+        if (at == cleanedAt) {
             return;
         }
         int keep = Math.max(1, policy == null ? 1 : policy.getNumSnapshotsRetained());
