@@ -472,6 +472,12 @@ public final class FileVolume implements Volume {
         return new JournalFigures(journal.recordsAppended(), journal.bytesAppended(), checkpointer.done(),
                 checkpointer.nanos(), replayedOnOpen, journal.fillBytes(), journal.capacityBytes());
     }
+
+    /** The journal's segments mapped read-only for their readers (on a disk, once the writer left them). */
+    int journalSegmentsMappedForReads() {
+        return journal.segmentsMappedForReads();
+    }
+
     /** Forces the journal: every request appended so far is durable (concurrent flushes share one fsync). */
     @Override
     public void flush() throws IOException {

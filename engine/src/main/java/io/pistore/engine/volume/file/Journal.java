@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32C;
 
 /**
@@ -86,6 +87,17 @@ final class Journal {
     /** False once the storage had no mapping to give; guarded by this. */
     private boolean mappable = true;
     /**
+     * Where records are written with positional writes (a disk): a read-only shared mapping of each
+     * segment the writer has left, as far as the file reaches, for the readers of its records (a
+     * checkpoint, a read of a block whose newest version is in the journal), which would otherwise
+     * copy every record out of the page cache once more. Read-only: stores into a shared mapping of
+     * a file on a disk fault into its file system (docs/history.md#crash-atomic-file-volumes). Set
+     * by the writer as it moves on ({@link #swap}); read without the lock.
+     */
+    private volatile AtomicReferenceArray<ByteBuffer> readMaps;
+    /** False once the storage had no read-only mapping to give; guarded by this. */
+    private boolean readMappable = true;
+    /**
      * Set for a journal in memory ({@link StorageFile#inMemory}): a record is as durable as it will
      * ever be once it is written, so it counts as durable at once and nothing is forced. Measured on
      * tmpfs: the {@code msync} per write-through request, and writers waiting on each other's, was
@@ -145,6 +157,7 @@ final class Journal {
         this.wantedSegments = segments;
         this.segments = segments;
         this.maps = new MappedByteBuffer[segments];
+        this.readMaps = new AtomicReferenceArray<>(segments);
         this.dirty = new boolean[segments];
         this.ring = segments;
         this.scanner = new JournalScanner(this, file, dataSize, metaSize, segmentSize);
@@ -162,6 +175,13 @@ final class Journal {
         if (maps.length < n) {
             maps = java.util.Arrays.copyOf(maps, n);
             dirty = java.util.Arrays.copyOf(dirty, n);
+        }
+        if (readMaps.length() < n) {
+            AtomicReferenceArray<ByteBuffer> r = new AtomicReferenceArray<>(n);
+            for (int i = 0; i < readMaps.length(); i++) {
+                r.set(i, readMaps.get(i));
+            }
+            readMaps = r;
         }
     }
 
@@ -303,9 +323,38 @@ final class Journal {
      * left behind and the position where the next record goes.
      */
     synchronized Appended swap() {
+        mapForReads(active);
         active = (active + 1) % ring;
         tail = segmentStart(active);
         return new Appended(tail, nextSeq - 1);
+    }
+
+    /**
+     * Maps segment {@code seg}, which the writer is leaving, read-only for its readers where records
+     * are not written through mappings: as far as the file reaches (never beyond: a read-only
+     * mapping past the end would grow the file), again when a later lap reaches further. Called
+     * with this journal's lock held; without a mapping, readers read the file.
+     */
+    private void mapForReads(int seg) {
+        if (mappable || !readMappable) {
+            return;
+        }
+        long start = segmentStart(seg);
+        try {
+            long len = Math.min(segmentSize, file.size() - start);
+            ByteBuffer have = readMaps.get(seg);
+            if (len <= 0 || (have != null && have.capacity() >= len)) {
+                return;
+            }
+            ByteBuffer b = file.mapReadOnly(start, len);
+            if (b == null) {
+                readMappable = false;
+            } else {
+                readMaps.set(seg, b);
+            }
+        } catch (IOException | RuntimeException e) {
+            readMappable = false; // its readers read the file, as without mappings
+        }
     }
 
     static long recordSize(byte type, int blocks, int dataSize, int metaSize) {
@@ -489,11 +538,20 @@ final class Journal {
             return null;
         }
         int seg = (int) ((pos - RECORDS_START) / segmentSize);
-        if (seg >= segments || maps[seg] == null || pos + len > segmentStart(seg) + segmentSize) {
+        if (seg >= segments || pos + len > segmentStart(seg) + segmentSize) {
             return null;
         }
         int at = (int) (pos - segmentStart(seg));
-        return maps[seg].duplicate().limit(at + (int) len).position(at);
+        MappedByteBuffer m = maps[seg];
+        if (m != null) {
+            return m.duplicate().limit(at + (int) len).position(at);
+        }
+        AtomicReferenceArray<ByteBuffer> r = readMaps;
+        ByteBuffer v = seg < r.length() ? r.get(seg) : null;
+        if (v == null || at + len > v.capacity()) {
+            return null;
+        }
+        return v.duplicate().limit(at + (int) len).position(at);
     }
 
     long appendedSeq() {
@@ -567,6 +625,16 @@ final class Journal {
     ByteBuffer view(long pos, int len) {
         ByteBuffer m = mapped(pos, len);
         return m == null ? null : m.slice();
+    }
+
+    /** How many segments are mapped read-only for their readers (none where records go through mappings). */
+    int segmentsMappedForReads() {
+        AtomicReferenceArray<ByteBuffer> r = readMaps;
+        int n = 0;
+        for (int i = 0; i < r.length(); i++) {
+            n += r.get(i) == null ? 0 : 1;
+        }
+        return n;
     }
 
     /** Reads {@code dst.remaining()} bytes of a record's payload at file position {@code pos}. */

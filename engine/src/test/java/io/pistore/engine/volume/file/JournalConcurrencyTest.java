@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * sees the last completed write of each block (each writer owns its blocks) and valid PI, across
  * checkpoints that apply blocks and drop their journal entries meanwhile; after a reopen too. Once
  * in the temporary directory (on a disk file system: positional writes), once on tmpfs where there is
- * one (records and checkpoints go through shared mappings).
+ * one (records and checkpoints go through shared mappings). On the disk, the readers of the records
+ * (checkpoints, reads) go through read-only mappings of the segments the writer left.
  */
 class JournalConcurrencyTest {
     private static final BlockFormat F = BlockFormat.of(4096, 8);
@@ -117,6 +118,11 @@ class JournalConcurrencyTest {
             for (Future<?> f : work) {
                 f.get();
             }
+            // on a disk, segments the writer left are read through read-only mappings; on tmpfs all
+            // records go through read-write ones
+            boolean inMemory = FileVolume.inMemory(dir);
+            assertEquals(inMemory, v.journalSegmentsMappedForReads() == 0,
+                    v.journalSegmentsMappedForReads() + " segments mapped for reads, in memory: " + inMemory);
         } finally {
             pool.shutdownNow();
             v.close();
