@@ -10,7 +10,6 @@ import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -74,15 +73,7 @@ class SnapshotByBytesTest {
     /** {@code n} writes of 256 KiB through the leader, one at a time (so one entry each). */
     private void write(int n) throws Exception {
         try (ServedVolume s = new ServedVolume(peers.node(peers.leader()), NAME)) {
-            for (int i = 0; i < n; i++) {
-                long lba = (long) random.nextInt((int) (BLOCKS / WRITE_BLOCKS)) * WRITE_BLOCKS;
-                byte[] d = new byte[WRITE_BLOCKS * FORMAT.dataSize()];
-                random.nextBytes(d);
-                s.device.writeSync(lba, ByteBuffer.wrap(d));
-                for (int b = 0; b < WRITE_BLOCKS; b++) {
-                    acked.put(lba + b, Arrays.copyOfRange(d, b * FORMAT.dataSize(), (b + 1) * FORMAT.dataSize()));
-                }
-            }
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, n, acked);
         }
         peers.awaitConverged();
     }

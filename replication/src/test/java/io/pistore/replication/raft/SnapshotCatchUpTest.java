@@ -17,7 +17,6 @@ import io.pistore.replication.group.GroupMembership;
 import io.pistore.replication.node.ReplicaNode;
 import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,15 +69,7 @@ class SnapshotCatchUpTest {
 
     /** {@code n} writes of 16 blocks through the leader, each block remembered as acknowledged. */
     private void write(ServedVolume s, int n) throws Exception {
-        for (int i = 0; i < n; i++) {
-            long lba = (long) random.nextInt((int) (BLOCKS / WRITE_BLOCKS)) * WRITE_BLOCKS;
-            byte[] d = new byte[WRITE_BLOCKS * FORMAT.dataSize()];
-            random.nextBytes(d);
-            s.device.writeSync(lba, ByteBuffer.wrap(d));
-            for (int b = 0; b < WRITE_BLOCKS; b++) {
-                acked.put(lba + b, Arrays.copyOfRange(d, b * FORMAT.dataSize(), (b + 1) * FORMAT.dataSize()));
-            }
-        }
+        AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, n, acked);
     }
 
     private static long logStart(ReplicaNode n) throws IOException {
