@@ -129,9 +129,9 @@ public final class ReplicationSettings {
      * then purged up to it (the whole segments before it); commands' data beside the log where the
      * peer's Raft storage is in memory, inside it on a disk ({@link DataBeside#AUTO}); log segments of
      * 64 KiB where the log holds headers (each padded by its data's size, so a segment stands for at
-     * most 64 MiB, kept until the segment is purged), 22 MiB where it holds the data (two of the largest entries, the
-     * open segment's entries in memory); one log entry of a volume on
-     * its way to a quorum at a time (the writes that arrive meanwhile leave together as the next one,
+     * most 64 MiB, kept until the segment is purged), 22 MiB where it holds the data (two of the
+     * largest entries, the open segment's entries in memory); one log entry of a volume on its way
+     * to a quorum at a time (the writes that arrive meanwhile leave together as the next one,
      * which waits up to 2 ms for the writers the one before answered). The system properties
      * {@code pistore.replication.election.ms} (the minimum election timeout, the maximum twice it),
      * {@code pistore.replication.rpc.ms} and {@code pistore.replication.operation.ms} override the

@@ -18,11 +18,11 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
  * Data beside the log: a command that carries data enters the Raft log as a header only ({@code
- * code(1) length(4) crc32c(4)}, then one byte of padding per KiB of data), its bytes as the entry's
- * state machine data. Ratis sends those
- * bytes to the followers with the entry but writes only the header into its log (no checksum of
- * the data in Java, no zeros written ahead of it); each peer keeps the bytes in its {@link
- * EntryDataLog}, and the most recent ones in memory for its appenders and its applier.
+ * code(1) length(4) crc32c(4)}, then a zero byte per KiB of data), its bytes as the entry's state
+ * machine data. Ratis sends those bytes to the followers with the entry but writes only the header
+ * into its log (no checksum of the data in Java, no zeros written ahead of it); each peer keeps the
+ * bytes in its {@link EntryDataLog}, and the most recent ones in memory for its appenders and its
+ * applier.
  *
  * <p>Durable before named: where the log is on a disk, {@link #write} completes only once the
  * record is forced, and Ratis writes an entry's header into its log only after that; so a Raft log
