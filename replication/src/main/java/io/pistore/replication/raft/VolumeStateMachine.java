@@ -61,6 +61,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private final PeerAddressMemory addresses = new PeerAddressMemory();
     /** Entries applied between looks at what Ratis purged from its log. */
     private static final long DROP_EVERY = 256;
+    /** Or bytes of entries applied between those looks: entries of large writes each hold MiBs. */
+    private static final long DROP_EVERY_BYTES = 16L << 20;
+    private long bytesSinceDrop; // on Ratis's applier thread only
     /** The data of this replica's log entries, kept beside the log; open from {@link #initialize}. */
     private EntryData entryData;
     private final ReplicationSettings settings;
@@ -332,8 +335,11 @@ public final class VolumeStateMachine extends BaseStateMachine {
                     + entry.getIndex() + ": " + e.getMessage());
             reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
         }
-        appliedBytes += entry.getIndex() <= skipUpTo ? 0 : bytesOf(entry);
-        if (entry.getIndex() % DROP_EVERY == 0) {
+        long bytes = entry.getIndex() <= skipUpTo ? 0 : bytesOf(entry);
+        appliedBytes += bytes;
+        bytesSinceDrop += bytes;
+        if (entry.getIndex() % DROP_EVERY == 0 || bytesSinceDrop >= DROP_EVERY_BYTES) {
+            bytesSinceDrop = 0;
             dropPurgedData(); // Ratis purges after a snapshot returns: the data it let go goes soon after
         }
         updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
