@@ -106,4 +106,27 @@ class VolumeImageTest {
         VolumeFiles.copySparse(from, to);
         assertArrayEquals(b, Files.readAllBytes(to));
     }
+
+    @Test
+    void aCopyOfRandomRunsAndZerosIsExact() throws Exception {
+        java.util.Random r = new java.util.Random(5);
+        for (int round = 0; round < 4; round++) {
+            byte[] b = new byte[(3 << 20) + r.nextInt(1 << 20)]; // a last chunk shorter than the rest
+            for (int runs = r.nextInt(4); runs >= 0; runs--) {
+                int at = r.nextInt(b.length);
+                int len = Math.min(b.length - at, 1 + r.nextInt(300_000));
+                for (int i = at; i < at + len; i++) {
+                    b[i] = (byte) (1 + r.nextInt(255));
+                }
+            }
+            if (round % 2 == 0) {
+                b[b.length - 1] = 9; // data up to the very end
+            }
+            Path from = dir.resolve("random" + round);
+            Files.write(from, b);
+            Path to = dir.resolve("random" + round + ".copy");
+            VolumeFiles.copySparse(from, to);
+            assertArrayEquals(b, Files.readAllBytes(to), "round " + round + ", " + b.length + " bytes");
+        }
+    }
 }

@@ -51,11 +51,16 @@ public final class VolumeFiles {
 
     /** The unit of {@link #copySparse}: a run of this many zero bytes is left a hole. */
     private static final int COPY_CHUNK = 1 << 20;
+    /** The source is looked at through read-only mappings of at most this many bytes. */
+    private static final long COPY_WINDOW = 1L << 30;
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(COPY_CHUNK).asReadOnlyBuffer();
 
     /**
      * Copies {@code from} to a new file {@code to}, {@code 0600} (replacing one left there), and forces it. Every
      * 1 MiB of zeros is skipped rather than written, so the copy of a sparse data file (blocks never
-     * written) stays sparse on file systems with holes.
+     * written) stays sparse on file systems with holes. The source is checked for zeros through a
+     * read-only mapping and copied by the kernel ({@code transferTo}): no copy passes through this
+     * process.
      */
     public static void copySparse(Path from, Path to) throws IOException {
         java.nio.file.Files.deleteIfExists(to);
@@ -64,20 +69,16 @@ public final class VolumeFiles {
                 java.nio.channels.FileChannel out = PrivateFiles.open(to,
                         java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.CREATE_NEW)) {
             long size = in.size();
-            ByteBuffer b = ByteBuffer.allocateDirect(COPY_CHUNK);
-            for (long pos = 0; pos < size; ) {
-                b.clear();
-                int n = in.read(b, pos);
-                if (n < 0) {
-                    throw new IOException(from + " ended at byte " + pos + " while copying " + size + " bytes");
-                }
-                b.flip();
-                if (!allZero(b)) {
-                    while (b.hasRemaining()) {
-                        out.write(b, pos + b.position());
+            for (long base = 0; base < size; base += COPY_WINDOW) {
+                long windowLen = Math.min(COPY_WINDOW, size - base);
+                ByteBuffer window = in.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, base, windowLen);
+                for (int at = 0; at < windowLen; at += COPY_CHUNK) {
+                    int n = (int) Math.min(COPY_CHUNK, windowLen - at);
+                    ByteBuffer chunk = window.duplicate().limit(at + n).position(at);
+                    if (chunk.mismatch(ZEROS.duplicate().limit(n)) != -1) {
+                        transferFully(in, base + at, n, out);
                     }
                 }
-                pos += n;
             }
             if (out.size() < size) { // a hole at the end: the length alone says the zeros are there
                 out.write(ByteBuffer.allocate(1), size - 1);
@@ -86,19 +87,16 @@ public final class VolumeFiles {
         }
     }
 
-    private static boolean allZero(ByteBuffer b) {
-        int i = b.position();
-        int end = b.limit();
-        for (; i + 8 <= end; i += 8) {
-            if (b.getLong(i) != 0) {
-                return false;
+    /** Copies {@code [pos, pos + n)} of {@code in} to the same place of {@code out}. */
+    private static void transferFully(java.nio.channels.FileChannel in, long pos, long n,
+            java.nio.channels.FileChannel out) throws IOException {
+        out.position(pos);
+        for (long done = 0; done < n; ) {
+            long m = in.transferTo(pos + done, n - done, out);
+            if (m <= 0) {
+                throw new IOException("copying ended at byte " + (pos + done) + " of " + in.size());
             }
+            done += m;
         }
-        for (; i < end; i++) {
-            if (b.get(i) != 0) {
-                return false;
-            }
-        }
-        return true;
     }
 }
