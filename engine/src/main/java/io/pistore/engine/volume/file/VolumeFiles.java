@@ -53,7 +53,11 @@ public final class VolumeFiles {
     private static final int COPY_CHUNK = 1 << 20;
     /** The source is looked at through read-only mappings of at most this many bytes. */
     private static final long COPY_WINDOW = 1L << 30;
-    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(COPY_CHUNK).asReadOnlyBuffer();
+
+    /** A chunk of zeros to compare with, made at the first copy (not by every process that loads this class). */
+    private static final class Zeros {
+        static final ByteBuffer CHUNK = ByteBuffer.allocateDirect(COPY_CHUNK).asReadOnlyBuffer();
+    }
 
     /**
      * Copies {@code from} to a new file {@code to}, {@code 0600} (replacing one left there), and forces it. Every
@@ -75,7 +79,7 @@ public final class VolumeFiles {
                 for (int at = 0; at < windowLen; at += COPY_CHUNK) {
                     int n = (int) Math.min(COPY_CHUNK, windowLen - at);
                     ByteBuffer chunk = window.duplicate().limit(at + n).position(at);
-                    if (chunk.mismatch(ZEROS.duplicate().limit(n)) != -1) {
+                    if (chunk.mismatch(Zeros.CHUNK.duplicate().limit(n)) != -1) {
                         transferFully(in, base + at, n, out);
                     }
                 }
