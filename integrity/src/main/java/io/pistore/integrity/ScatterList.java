@@ -15,6 +15,10 @@ public final class ScatterList {
     private static final ScatterList EMPTY = new ScatterList(new ByteBuffer[0]);
     /** Copies shorter than this go byte by byte (see {@link #copy}). */
     private static final int SMALL_COPY = 32;
+    /** Zeros that {@link #isZero} compares runs with; never written, so shared by every thread. */
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(4096).asReadOnlyBuffer();
+    /** Runs shorter than this are checked word by word (a compare's two views cost more). */
+    private static final int ZERO_COMPARE_MIN = 64;
 
     /** Big-endian views, position 0, limit = segment length. */
     private final ByteBuffer[] segments;
@@ -274,20 +278,41 @@ public final class ScatterList {
         while (len > 0) {
             ByteBuffer s = segments[i];
             int n = (int) Math.min(len, s.limit() - local);
-            int k = 0;
-            for (; k + 8 <= n; k += 8) {
-                if (s.getLong(local + k) != 0) {
-                    return false;
-                }
-            }
-            for (; k < n; k++) {
-                if (s.get(local + k) != 0) {
-                    return false;
-                }
+            if (!isZero(s, local, n)) {
+                return false;
             }
             len -= n;
             i++;
             local = 0;
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@code n} bytes of {@code s} from {@code at} are zero: compared with {@link #ZEROS} a
+     * chunk at a time ({@code mismatch} is vectorized), short runs word by word.
+     */
+    private static boolean isZero(ByteBuffer s, int at, int n) {
+        if (n < ZERO_COMPARE_MIN) {
+            int k = 0;
+            for (; k + 8 <= n; k += 8) {
+                if (s.getLong(at + k) != 0) {
+                    return false;
+                }
+            }
+            for (; k < n; k++) {
+                if (s.get(at + k) != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        for (int k = 0; k < n; ) {
+            int c = Math.min(n - k, ZEROS.capacity());
+            if (s.slice(at + k, c).mismatch(ZEROS.slice(0, c)) >= 0) {
+                return false;
+            }
+            k += c;
         }
         return true;
     }

@@ -49,6 +49,38 @@ class ScatterListQueryTest {
         }
     }
 
+    /**
+     * Long runs of zeros (several of the chunks {@code isZero} compares at once) with at most one set
+     * byte, anywhere: at a chunk's edge, a cut's edge, the first or last byte of the range.
+     */
+    @Test
+    void isZeroFindsOneSetByteInLongRuns() {
+        Random r = new Random(12);
+        for (int round = 0; round < 300; round++) {
+            int n = 1 + r.nextInt(20_000);
+            byte[] content = new byte[n];
+            int set = r.nextInt(4) == 0 ? -1 : switch (r.nextInt(4)) {
+                case 0 -> Math.max(0, Math.min(n - 1, 4096 * (1 + r.nextInt(4)) + r.nextInt(3) - 1));
+                case 1 -> 0;
+                case 2 -> n - 1;
+                default -> r.nextInt(n);
+            };
+            if (set >= 0) {
+                content[set] = (byte) (1 << r.nextInt(8));
+            }
+            TestLists.Kind kind = TestLists.Kind.values()[r.nextInt(TestLists.Kind.values().length)];
+            TestLists.Built b = TestLists.split(content, kind, TestLists.randomCuts(r, n, 4));
+            for (int q = 0; q < 8; q++) {
+                int off = q == 0 ? 0 : r.nextInt(n + 1);
+                int len = q == 0 ? n : r.nextInt(n - off + 1);
+                boolean zero = set < off || set >= off + len;
+                assertEquals(zero, b.list.isZero(off, len), "isZero [" + off + ", " + (off + len) + ") set at " + set
+                        + " " + kind);
+            }
+            b.assertIntact();
+        }
+    }
+
     /** A writable list of up to 300 random bytes cut at random, and a random range of it. */
     private record RangeCase(byte[] content, TestLists.Kind kind, TestLists.Built b, int off, int len) {
         static RangeCase random(Random r) {
