@@ -362,10 +362,27 @@ public final class VolumeStore implements AutoCloseable {
     public void copyHomeFiles(String name, Path dataCopy, Path metaCopy) throws IOException {
         GatedVolume v = volumeWithFiles(name);
         checkpoint(name);
-        VolumeFiles.copySparse(dir.resolve(name + ".data"), dataCopy);
+        copyHomeFile(name, false, dataCopy);
         if (v.format().metadataSize() > 0) {
-            VolumeFiles.copySparse(dir.resolve(name + ".meta"), metaCopy);
+            copyHomeFile(name, true, metaCopy);
         }
+    }
+
+    /**
+     * Copies one home file of a file volume ({@code NAME.meta} if {@code metadata}, else
+     * {@code NAME.data}) as it is, forced, while the volume may be written: a fuzzy image. Each block
+     * in it holds whatever version the file had when the copy passed it, and a block written meanwhile
+     * may hold its data of one version and its metadata of another. Such an image is good only to a
+     * caller that had every block written before the copy started moved home ({@link #checkpoint})
+     * and writes every block changed since again over the restored image, as a replica replaying its
+     * log does.
+     */
+    public void copyHomeFile(String name, boolean metadata, Path copy) throws IOException {
+        GatedVolume v = volumeWithFiles(name);
+        if (metadata && v.format().metadataSize() == 0) {
+            throw new IllegalArgumentException("volume " + name + " has no metadata file");
+        }
+        VolumeFiles.copySparse(dir.resolve(name + (metadata ? ".meta" : ".data")), copy);
     }
 
     /**

@@ -44,9 +44,22 @@ public final class ReplicaFiles {
         return v.blockCount() * (v.format().dataSize() + v.format().metadataSize());
     }
 
-    /** Copies the volume's blocks (after a checkpoint) to {@code data} and {@code meta}: nothing may write meanwhile. */
-    void copyTo(Path data, Path meta) throws IOException {
-        store.copyHomeFiles(name, data, meta);
+    /** Moves every block of the volume into its home files and forces them (its journal emptied). */
+    void checkpoint() throws IOException {
+        store.checkpoint(name);
+    }
+
+    /** Whether the volume has a metadata file. */
+    boolean hasMetadata() {
+        return store.get(name).format().metadataSize() > 0;
+    }
+
+    /**
+     * Copies one of the volume's home files as it is, while entries go on being applied: a fuzzy
+     * image ({@link VolumeStore#copyHomeFile}), whole once the entries applied meanwhile are again.
+     */
+    void copyHomeFile(boolean metadata, Path copy) throws IOException {
+        store.copyHomeFile(name, metadata, copy);
     }
 
     /** Replaces the volume's blocks with a snapshot's copy; see {@link VolumeStore#restore}. */

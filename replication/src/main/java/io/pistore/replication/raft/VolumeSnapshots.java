@@ -22,18 +22,25 @@ import org.apache.ratis.util.FileUtils;
 
 /**
  * The snapshots of one replica, in its group's Ratis state machine directory ({@code .../sm}): each a
- * directory {@code snapshot.TERM_INDEX} holding a copy of the replica volume's home files at exactly
- * that index, {@code data}, (when the format has metadata) {@code meta}, and the replica's table of
- * write fences at that index, {@code fences} ({@link WriteFences}). These are the files the
- * leader ships to a follower that needs a snapshot; Ratis writes them there on the follower, with an
- * {@code .md5} beside each, and replaces the whole directory with them. A snapshot taken here is
- * written to {@code tmp.snapshot.TERM_INDEX} and renamed, so a directory of that name is complete.
+ * directory {@code snapshot.TERM_INDEX} holding a copy of the replica volume's home files, {@code
+ * data} and (when the format has metadata) {@code meta}, the replica's table of write fences at
+ * that index, {@code fences} ({@link WriteFences}), and {@code settled}, the index at which the copy
+ * is whole ({@link #settledIndex}). The home files are copied while entries after INDEX go on being
+ * applied, so a block in the copy may hold a version from any entry up to the settled index, its data
+ * and metadata even from two of them; every such entry is applied again over a restored copy, which
+ * makes it whole. These are the files the leader ships to a follower that needs a snapshot; Ratis
+ * writes them there on the follower, with an {@code .md5} beside each, and replaces the whole
+ * directory with them. A snapshot taken here is written to {@code tmp.snapshot.TERM_INDEX} and
+ * renamed, so a directory of that name is complete.
  */
 final class VolumeSnapshots implements StateMachineStorage {
     private static final Pattern NAME = Pattern.compile("snapshot\\.(\\d+)_(\\d+)");
     private static final String TMP_PREFIX = "tmp.";
     static final String DATA = "data";
     static final String META = "meta";
+    static final String SETTLED = "settled";
+    /** Runs between the copies of the data and the metadata file: a test holds a copy there while entries apply. */
+    static volatile java.util.function.Consumer<ReplicaFiles> betweenCopies = f -> { };
 
     private volatile File dir;
     private volatile FileListSnapshotInfo latest;
@@ -66,7 +73,7 @@ final class VolumeSnapshots implements StateMachineStorage {
      * half taken, and the one-file markers earlier versions wrote (their log was never purged, so it
      * still holds every entry).
      */
-    FileListSnapshotInfo load() throws IOException {
+    synchronized FileListSnapshotInfo load() throws IOException {
         Path d = dir.toPath();
         FileListSnapshotInfo found = null;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
@@ -98,6 +105,10 @@ final class VolumeSnapshots implements StateMachineStorage {
         if (Files.exists(fences)) {
             files.add(new FileInfo(fences, null));
         }
+        Path settled = snapshotDir.resolve(SETTLED);
+        if (Files.exists(settled)) {
+            files.add(new FileInfo(settled, null));
+        }
         return new FileListSnapshotInfo(files, ti);
     }
 
@@ -121,16 +132,42 @@ final class VolumeSnapshots implements StateMachineStorage {
         return file(s, META);
     }
 
+    /**
+     * The index from which a replica restored from {@code s} is whole: entries after the snapshot's
+     * own index were applied while its files were copied, up to this one. A snapshot without the
+     * file (taken before copies went on beside the applier) is whole at its own index.
+     */
+    static long settledIndex(FileListSnapshotInfo s) throws IOException {
+        Path p = file(s, SETTLED);
+        if (p == null) {
+            return s.getIndex();
+        }
+        String t = Files.readString(p, java.nio.charset.StandardCharsets.UTF_8).strip();
+        try {
+            if (t.startsWith("index ")) {
+                return Math.max(s.getIndex(), Long.parseLong(t.substring("index ".length()).strip()));
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IOException("snapshot " + s.getTermIndex() + ": " + p + " is not an index: '" + t + "'");
+    }
+
     /** The write fence table of a snapshot; null for one taken before fences were kept (an empty table). */
     static Path fences(FileListSnapshotInfo s) {
         return file(s, WriteFences.FILE);
     }
 
     /**
-     * Takes a snapshot at {@code ti}: the replica's files copied and its fence table written beside
-     * them, then the directory renamed into place.
+     * Takes a snapshot at {@code ti} of a replica whose home files hold every entry up to it (a
+     * checkpoint): its files copied as they are while entries after it are applied, its fence table at
+     * {@code ti} and the settled index (what {@code applying} says once the copies are done) written
+     * beside them, then the directory renamed into place, unless a newer snapshot is there by then.
+     * Returns the newest snapshot. Stops with {@link java.nio.channels.ClosedByInterruptException} when
+     * its thread is interrupted, leaving a {@code tmp.} directory the next {@link #load} deletes.
      */
-    FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica, byte[] fences) throws IOException {
+    FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica, byte[] fences, java.util.function.LongSupplier applying)
+            throws IOException {
         String name = "snapshot." + ti.getTerm() + "_" + ti.getIndex();
         Path d = dir.toPath();
         Path tmp = d.resolve(TMP_PREFIX + name);
@@ -138,19 +175,36 @@ final class VolumeSnapshots implements StateMachineStorage {
             FileUtils.deleteFully(tmp);
         }
         PrivateFiles.createDirectories(tmp);
-        replica.copyTo(tmp.resolve(DATA), tmp.resolve(META));
-        PrivateFiles.write(tmp.resolve(WriteFences.FILE), fences);
-        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(tmp.resolve(WriteFences.FILE),
-                java.nio.file.StandardOpenOption.WRITE)) {
+        replica.copyHomeFile(false, tmp.resolve(DATA));
+        betweenCopies.accept(replica);
+        if (replica.hasMetadata()) {
+            replica.copyHomeFile(true, tmp.resolve(META));
+        }
+        // Read after the copies: an entry whose writes the copies may hold had started by then.
+        long settled = Math.max(ti.getIndex(), applying.getAsLong());
+        writeForced(tmp.resolve(WriteFences.FILE), fences);
+        writeForced(tmp.resolve(SETTLED), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        ReplicaFiles.forceDirectory(tmp);
+        synchronized (this) {
+            FileListSnapshotInfo newest = latest;
+            if (newest != null && newest.getIndex() >= ti.getIndex()) {
+                FileUtils.deleteFully(tmp);
+                return newest;
+            }
+            Path done = d.resolve(name);
+            Files.move(tmp, done, StandardCopyOption.ATOMIC_MOVE);
+            ReplicaFiles.forceDirectory(d);
+            FileListSnapshotInfo s = info(done, ti);
+            latest = s;
+            return s;
+        }
+    }
+
+    private static void writeForced(Path p, byte[] content) throws IOException {
+        PrivateFiles.write(p, content);
+        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
             c.force(true);
         }
-        ReplicaFiles.forceDirectory(tmp);
-        Path done = d.resolve(name);
-        Files.move(tmp, done, StandardCopyOption.ATOMIC_MOVE);
-        ReplicaFiles.forceDirectory(d);
-        FileListSnapshotInfo s = info(done, ti);
-        latest = s;
-        return s;
     }
 
     /**

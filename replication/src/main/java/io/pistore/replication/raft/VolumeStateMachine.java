@@ -34,12 +34,15 @@ import org.apache.ratis.util.ProtoUtils;
  * refused before it reaches the log, so it is stored nowhere; every follower checks it again before
  * it applies it.
  *
- * <p>Snapshots ({@link VolumeSnapshots}): a snapshot is a copy of the replica volume's home files at
- * exactly the index it names, taken on Ratis's applier thread between two entries (so nothing writes
- * meanwhile), once the entries applied since the last one carry enough data ({@link
- * ReplicationSettings#withSnapshotEveryVolumes}); the log up to it is then purged. A follower that
- * needs entries the leader purged gets the snapshot's files shipped by Ratis and is restored from them
- * ({@link #reinitialize}); so does a replica found, at start, to hold less than its newest snapshot.
+ * <p>Snapshots ({@link VolumeSnapshots}): once the entries applied since the last one carry enough data
+ * ({@link ReplicationSettings#withSnapshotEveryVolumes}), Ratis's applier thread moves every block
+ * home between two entries and records the index; a thread of its own then copies the home files while
+ * entries go on being applied, and the snapshot counts (the log up to it purged) from the next time
+ * Ratis asks after the copy is done. A follower that needs entries the leader purged gets the
+ * snapshot's files shipped by Ratis and is restored from them ({@link #reinitialize}); so does a
+ * replica found, at start, to hold less than its newest snapshot. A restored copy may hold blocks of
+ * entries after its index, torn between two of them, until the replica applied the entries the copy
+ * overlapped again: until then its reads wait ({@link AppliedIndex#holdUntil}).
  */
 public final class VolumeStateMachine extends BaseStateMachine {
     private final VolumeSnapshots storage = new VolumeSnapshots();
@@ -69,6 +72,13 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private final ReplicationSettings settings;
     /** Whether this peer, leading, puts a command's data beside the log; set by {@link #initialize}. */
     private boolean besideWhenLeading;
+    /**
+     * The index of the entry being applied, or of the last one applied: set before an entry's first
+     * write, so a snapshot copy that saw a write reads at least its entry's index here afterwards.
+     */
+    private volatile long applyingIndex = -1;
+    /** The thread copying the snapshot being taken, or null (guarded by this). */
+    private Thread copying;
 
     /** What the replica's peer hears of its group's membership. */
     public interface GroupEvents {
@@ -106,22 +116,22 @@ public final class VolumeStateMachine extends BaseStateMachine {
     }
 
     // Every change of the applied index (entries applied here, configuration and no-op entries Ratis
-    // reports, a snapshot restored) goes through one of these two.
+    // reports, a snapshot restored) goes through one of these two. Ours moves first: once Ratis's
+    // shows an index (and answers a query waiting for it), a settling replica has settled.
     @Override
     protected boolean updateLastAppliedTermIndex(TermIndex ti) {
-        boolean updated = super.updateLastAppliedTermIndex(ti);
-        if (appliedIndex != null) { // null while the base class's constructor runs
-            appliedIndex.advance(getLastAppliedTermIndex().getIndex());
+        if (appliedIndex != null && ti != null) { // null while the base class's constructor runs
+            appliedIndex.advance(ti.getIndex());
         }
-        return updated;
+        return super.updateLastAppliedTermIndex(ti);
     }
 
     @Override
     protected void setLastAppliedTermIndex(TermIndex ti) {
-        super.setLastAppliedTermIndex(ti);
         if (appliedIndex != null && ti != null) { // null while the base class's constructor runs
             appliedIndex.advance(ti.getIndex());
         }
+        super.setLastAppliedTermIndex(ti);
     }
 
     /**
@@ -150,6 +160,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     /** Ratis pauses the state machine while a snapshot from the leader is written beside it. */
     @Override
     public synchronized void pause() {
+        endCopy(true); // the files it copies are about to be replaced
         restores.incrementAndGet();
         if (getLifeCycleState() == LifeCycle.State.RUNNING) {
             getLifeCycle().transition(LifeCycle.State.PAUSING);
@@ -160,6 +171,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     /** A snapshot from the leader is installed: the replica is restored from it, then follows the log after it. */
     @Override
     public synchronized void reinitialize() throws IOException {
+        endCopy(true);
         restores.incrementAndGet();
         load();
         TermIndex at = getLastAppliedTermIndex();
@@ -187,12 +199,18 @@ public final class VolumeStateMachine extends BaseStateMachine {
         if (s == null) {
             return;
         }
+        long settled = VolumeSnapshots.settledIndex(s);
         if (held < s.getIndex()) {
             files.restoreFrom(VolumeSnapshots.data(s), VolumeSnapshots.meta(s));
             files.recordHeld(s.getIndex());
             log.accept("volume " + files.name() + ": replica " + getId() + " restored from the snapshot at index "
-                    + s.getIndex() + (held < 0 ? "" : " (it held index " + held + ")"));
+                    + s.getIndex() + (held < 0 ? "" : " (it held index " + held + ")")
+                    + (settled > s.getIndex() ? ", whole again at index " + settled : ""));
             skipUpTo = s.getIndex();
+            held = s.getIndex();
+        }
+        if (held < settled) {
+            appliedIndex.holdUntil(settled); // the files may still hold the copy's torn blocks
         }
         setLastAppliedTermIndex(s.getTermIndex());
     }
@@ -301,6 +319,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto entry = trx.getLogEntry();
+        applyingIndex = entry.getIndex();
         Message reply;
         try {
             boolean checked = trx.getStateMachineContext() instanceof CheckedOnEntry;
@@ -364,8 +383,11 @@ public final class VolumeStateMachine extends BaseStateMachine {
             if (misfit != null) {
                 throw new IllegalArgumentException(misfit);
             }
+            if (appliedIndex.settling()) {
+                throw new IOException("replica " + getId() + " is restored from a snapshot and not whole yet");
+            }
             // The applied index is read before the blocks: the blocks are at least that fresh.
-            long applied = getLastAppliedTermIndex().getIndex();
+            long applied = appliedIndex.get();
             byte[][] dm = applier.read(c.lba, c.blocks);
             return CompletableFuture.completedFuture(ReadReply.encode(applied, dm[0], dm[1]));
         } catch (IOException | RuntimeException e) {
@@ -375,8 +397,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
 
     /**
      * Called by Ratis on its applier thread, between entries, once enough entries are applied since
-     * the last snapshot; a new one is taken only once they also carry enough data, else the last
-     * one's index is answered and Ratis asks again later.
+     * the last snapshot. Once they also carry enough data, every block is moved home (forced) and the
+     * index recorded here, and the copy starts on a thread of its own; the newest snapshot done is
+     * answered meanwhile, and Ratis asks again after later entries.
      */
     @Override
     public long takeSnapshot() throws IOException {
@@ -384,14 +407,70 @@ public final class VolumeStateMachine extends BaseStateMachine {
         FileListSnapshotInfo have = storage.getLatestSnapshot();
         long haveIndex = have == null ? -1 : have.getIndex();
         if (last == null || last.getIndex() <= 0 || last.getIndex() <= haveIndex || appliedBytes < snapshotAfterBytes
-                || last.getIndex() < skipUpTo) { // the files hold more than that index until the skipped entries pass
+                || last.getIndex() < skipUpTo // the files hold more than that index until the skipped entries pass
+                || isCopying()) {
             return haveIndex;
         }
-        storage.take(last, files, applier.fences().encode());
+        files.checkpoint();
         files.recordHeld(last.getIndex());
         appliedBytes = 0;
-        dropPurgedData();
-        return last.getIndex();
+        startCopy(last, applier.fences().encode());
+        return haveIndex;
+    }
+
+    /** Whether a snapshot is being copied. */
+    public synchronized boolean isCopying() {
+        return copying != null && copying.isAlive();
+    }
+
+    private synchronized void startCopy(TermIndex at, byte[] fences) {
+        if (getLifeCycleState() != LifeCycle.State.RUNNING) {
+            return; // paused for a snapshot from the leader, or closing
+        }
+        Thread t = new Thread(() -> copy(at, fences), "pistore-snapshot-" + files.name() + "-" + getId());
+        t.setDaemon(true);
+        copying = t;
+        t.start();
+    }
+
+    private void copy(TermIndex at, byte[] fences) {
+        try {
+            storage.take(at, files, fences, () -> applyingIndex);
+        } catch (IOException | RuntimeException e) {
+            if (!Thread.currentThread().isInterrupted() && !(e instanceof java.nio.channels.ClosedByInterruptException)) {
+                log.accept("volume " + files.name() + ": replica " + getId() + " could not take a snapshot at index "
+                        + at.getIndex() + " (its log is kept until the next): " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Waits for the snapshot copy under way, if any, to end; {@code cancel} interrupts it first (its
+     * part-copied directory stays for the next {@link VolumeSnapshots#load} to delete).
+     */
+    private void endCopy(boolean cancel) {
+        Thread t;
+        synchronized (this) {
+            t = copying;
+            copying = null;
+        }
+        if (t == null) {
+            return;
+        }
+        if (cancel) {
+            t.interrupt();
+        }
+        boolean interrupted = false;
+        while (t.isAlive()) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Drops the entry data of entries Ratis purged from its log (whole files only). */
@@ -437,6 +516,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
      */
     @Override
     public void close() throws IOException {
+        endCopy(true); // the record moved when it started: a stop loses only the copy
         try {
             TermIndex last = getLastAppliedTermIndex();
             if (!removed && last != null && last.getIndex() > files.heldIndex()) {

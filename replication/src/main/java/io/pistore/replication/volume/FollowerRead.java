@@ -145,9 +145,9 @@ final class FollowerRead {
         });
     }
 
-    /** Whether {@code sm} serves reads: not paused for, nor restoring from, a snapshot the leader sent. */
+    /** Whether {@code sm} serves reads: not paused for, restoring from, nor settling after a snapshot. */
     static boolean running(VolumeStateMachine sm) {
-        return sm.getLifeCycleState() == LifeCycle.State.RUNNING;
+        return sm.getLifeCycleState() == LifeCycle.State.RUNNING && !sm.appliedIndex().settling();
     }
 
     /** The read-index request of this peer to {@code leader}: the same for every read, built once per division and leader. */

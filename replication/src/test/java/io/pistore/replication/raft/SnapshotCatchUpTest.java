@@ -202,7 +202,13 @@ class SnapshotCatchUpTest {
             peers.awaitConverged();
             String fid = ThreePeers.id(f);
             Path record = ReplicaFiles.record(peers.dir(f).resolve("groups"), NAME);
-            ThreePeers.await(() -> Files.exists(record), fid + " to take a snapshot");
+            ThreePeers.await(() -> {
+                try {
+                    return Files.exists(record) && snapshotDirs(peers.dir(f)) > 0;
+                } catch (IOException e) {
+                    return false;
+                }
+            }, fid + " to take a snapshot");
             peers.stop(f);
             Files.delete(record);
             byte[] junk = new byte[(int) (BLOCKS * FORMAT.dataSize())];
