@@ -2,7 +2,7 @@
 # One replicated row with the CPU the peers spend on it: three `serve` peers of BUILD (the root of a
 # built checkout: app/target and transport-tcp/target) on loopback, a 256 MiB replicated volume in
 # $TMPDIR (tmpfs: TMPDIR=/dev/shm), `pistore bench` at qd 32 on the leader for RAMP unmeasured and
-# WIN measured seconds. Prints IOPS, latency, the three serve processes' CPU per request (from
+# WIN measured seconds. Prints IOPS, latency (p50, p99, p99.9, max), the three serve processes' CPU per request (from
 # /proc, over the measured window less 4 s), their voluntary context switches per request, and the
 # requests per log entry (each entry is one batch): the leader's commit index read 3 s before the
 # measured window and after the bench, outside the window since each reading starts a JVM, the
@@ -14,7 +14,8 @@
 #                    RAMP=60 WIN=20 benchmarks/scripts/replicated-serve-cpu.sh . after; done
 #
 # QD sets the measured row's queue depth (default 32); SERVE_OPTS adds JVM options to the peers,
-# SERVE_ARGS `serve` arguments (e.g. --transport-option tcp.spinMicros=0). The last line gives the threads each peer's
+# SERVE_ARGS `serve` arguments (e.g. --transport-option tcp.spinMicros=0), BENCH_BUILD another build's
+# `pistore bench` as the client (one that reports more). The last line gives the threads each peer's
 # JVM started over its life (a library that starts a thread per task shows here).
 #
 # PREFILL=SECONDS first writes the volume sequentially in 128 KiB requests for that long (the whole
@@ -27,6 +28,13 @@ ramp="${RAMP:-60}"; win="${WIN:-30}"
 data=$(mktemp -d)
 cp="$build/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$build/app/target/lib/*:$build/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
 pistore() { java -cp "$cp" io.pistore.app.cli.Main "$@"; }
+# The bench (the client) may come from another build (BENCH_BUILD), e.g. one that reports more.
+bcp="$cp"
+if [ -n "${BENCH_BUILD:-}" ]; then
+    bb="$(cd "$BENCH_BUILD" && pwd)"
+    bcp="$bb/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$bb/app/target/lib/*:$bb/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
+fi
+bench() { java -cp "$bcp" io.pistore.app.cli.Main bench "$@"; }
 peers=n1=127.0.0.1:9981,n2=127.0.0.1:9982,n3=127.0.0.1:9983
 pids=()
 cleanup() {
@@ -56,7 +64,7 @@ if [ "${PREFILL:-0}" -gt 0 ]; then # reads then meet written blocks, not the unw
     pistore bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw write --bs 128k --qd 32 \
         --seconds "$PREFILL" --ramp 0 --json > /dev/null 2>&1
 fi
-pistore bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw "$rw" --bs "$bs" --qd "${QD:-32}" --seconds "$win" \
+bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw "$rw" --bs "$bs" --qd "${QD:-32}" --seconds "$win" \
     --ramp "$ramp" --json > "$data/bench.json" 2> /dev/null &
 b=$!
 ticks() { for p in "${pids[@]}"; do awk '{print $14 + $15}' /proc/$p/stat; done | awk '{s += $1} END {print s}'; }
@@ -82,8 +90,8 @@ label, f, ticks, secs, cs, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(
 entries, span = int(sys.argv[8]) - int(sys.argv[7]), float(sys.argv[9])
 r = json.load(open(f))
 n = r["iops"] * secs
-print("%-12s iops %7.0f p50 %7.0f p99 %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f  req/entry %5.1f"
+print("%-12s iops %7.0f p50 %7.0f p99 %7.0f p99.9 %7.0f max %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f  req/entry %5.1f"
       "  threads started %s  load %s"
-      % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], ticks * 1e6 / hz / n, cs / n,
+      % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], r["lat_us"]["p999"], r["lat_us"].get("max", float("nan")), ticks * 1e6 / hz / n, cs / n,
          r["iops"] * span / entries if entries > 0 else float("nan"), sys.argv[10], open("/proc/loadavg").read().split()[0]))
 PY

@@ -20,6 +20,8 @@ public final class BenchResult {
     public double p50us;
     public double p99us;
     public double p999us;
+    /** The longest request of the measured window (a stall shows here before it moves a percentile). */
+    public double maxUs;
     /**
      * CPU time of the whole process over the measured seconds, per second (cores busy) and per
      * request; an embedded target's work is included. Negative when the JVM cannot tell.
@@ -56,11 +58,11 @@ public final class BenchResult {
         }
         return String.format(Locale.ROOT,
                 "{\"transport\":\"%s\",\"rw\":\"%s\",\"bs\":%d,\"qd\":%d,\"queues\":%d,\"pi\":\"%s\",%s\"seconds\":%.2f,"
-                        + "\"ops\":%d,\"iops\":%.0f,\"mib_per_s\":%.1f,\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f},"
+                        + "\"ops\":%d,\"iops\":%.0f,\"mib_per_s\":%.1f,\"lat_us\":{\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f,\"max\":%.1f},"
                         + "\"pi_errors\":%d,\"pi_errors_by_kind\":{\"guard\":%d,\"app\":%d,\"ref\":%d},"
                         + "\"io_errors\":%d,\"data_mismatches\":%d,\"cpu\":{\"cores\":%.2f,\"us_per_op\":%.2f}}",
                 transport, rw, blockSize, queueDepth, queues, pi, round > 0 ? "\"round\":" + round + "," : "", seconds,
-                ops, iops, mibPerSec, p50us, p99us, p999us,
+                ops, iops, mibPerSec, p50us, p99us, p999us, maxUs,
                 piErrors(), guardErrors, appErrors, refErrors, ioErrors, dataMismatches, cpuCores, cpuUsPerOp);
     }
 
@@ -71,11 +73,11 @@ public final class BenchResult {
         }
         return String.format(Locale.ROOT,
                 "transport=%s rw=%s bs=%d qd=%d queues=%d pi=%s%s seconds=%.1f%n"
-                        + "  iops=%.0f mib_per_s=%.1f lat_us p50=%.1f p99=%.1f p99.9=%.1f%n"
+                        + "  iops=%.0f mib_per_s=%.1f lat_us p50=%.1f p99=%.1f p99.9=%.1f max=%.1f%n"
                         + "  pi_errors=%d (guard=%d app=%d ref=%d) io_errors=%d data_mismatches=%d%n"
                         + "  cpu: %.2f cores, %.2f us per request (this process%s)",
                 transport, rw, blockSize, queueDepth, queues, pi, round > 0 ? " round=" + round : "", seconds, iops,
-                mibPerSec, p50us, p99us, p999us, piErrors(), guardErrors, appErrors, refErrors, ioErrors, dataMismatches, cpuCores, cpuUsPerOp,
+                mibPerSec, p50us, p99us, p999us, maxUs, piErrors(), guardErrors, appErrors, refErrors, ioErrors, dataMismatches, cpuCores, cpuUsPerOp,
                 embedded ? ", the embedded target included" : "")
                 + (unanswered == 0 ? "" : "\n  unanswered: " + unanswered + " requests, a minute after the run stopped")
                 + (firstProblem == null ? "" : "\n  first problem: " + firstProblem);

@@ -406,6 +406,7 @@ public final class BenchRunner {
                 r.p50us = total.getValueAtPercentile(50) / 1000.0;
                 r.p99us = total.getValueAtPercentile(99) / 1000.0;
                 r.p999us = total.getValueAtPercentile(99.9) / 1000.0;
+                r.maxUs = total.getMaxValue() / 1000.0;
             }
             r.latency = total;
             r.iopsPerSecond = opsPerSecond.stream().mapToLong(Long::longValue).toArray();

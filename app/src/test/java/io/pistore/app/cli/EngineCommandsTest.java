@@ -113,6 +113,10 @@ class EngineCommandsTest {
                 "\"p99\":", "\"p999\":", "\"pi_errors\":0", "\"io_errors\":0", "\"data_mismatches\":0"}) {
             assertTrue(json.contains(key), key + " in " + json);
         }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"p999\":([0-9.]+),\"max\":([0-9.]+)").matcher(json);
+        assertTrue(m.find(), "the longest request after p99.9 in " + json);
+        assertTrue(Double.parseDouble(m.group(2)) > 0 && Double.parseDouble(m.group(2)) >= Double.parseDouble(m.group(1)),
+                "max at least p99.9: " + json);
         assertTrue(r.err().contains("iops="), "progress goes to stderr with --json: " + r.err());
         assertTrue(r.err().startsWith(io.pistore.integrity.GuardPath.describe() + "\n"),
                 "the guard path and why, first: " + r.err());

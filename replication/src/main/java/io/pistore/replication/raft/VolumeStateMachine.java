@@ -408,6 +408,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         long haveIndex = have == null ? -1 : have.getIndex();
         if (last == null || last.getIndex() <= 0 || last.getIndex() <= haveIndex || appliedBytes < snapshotAfterBytes
                 || last.getIndex() < skipUpTo // the files hold more than that index until the skipped entries pass
+                || appliedIndex.settling() // a copy now could hold torn blocks of the restored one past its settled index
                 || isCopying()) {
             return haveIndex;
         }
