@@ -188,6 +188,11 @@ public final class ReplicationSettings {
                 entriesInFlight, membershipTimeout, ratio, purgeGap, segmentBytes, dataBeside);
     }
 
+    /** The fewest entries between two snapshots (Ratis's trigger; with the purge gap, each snapshot can purge). */
+    public long snapshotEveryEntries() {
+        return snapshotEveryEntries;
+    }
+
     /** The bytes of entries after which a snapshot of a volume of {@code volumeBytes} is taken. */
     public long snapshotAfterBytes(long volumeBytes) {
         double b = snapshotEveryVolumes * volumeBytes;

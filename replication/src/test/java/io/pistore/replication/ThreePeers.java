@@ -201,14 +201,18 @@ public final class ThreePeers implements AutoCloseable {
                 .allMatch(f -> f.getLastRpcElapsedTimeMs() > leaseMs), ThreePeers.id(i) + "'s leader lease to lapse");
     }
 
-    /** Waits until every running node has applied as far as the leader has. */
+    /**
+     * Waits until every running node has applied as far as the leader has and copies no snapshot (a
+     * copy that ends deletes the snapshot before it: the files are still until the next entry).
+     */
     public void awaitConverged() throws IOException {
         int l = leader();
         long target = nodes[l].appliedIndex(volume);
         await(() -> {
             for (ReplicaNode n : nodes) {
                 try {
-                    if (n != null && n.appliedIndex(volume) < target) {
+                    if (n != null && (n.appliedIndex(volume) < target || ((io.pistore.replication.raft.VolumeStateMachine)
+                            n.server().getDivision(ReplicaPeers.groupId(volume)).getStateMachine()).isCopying())) {
                         return false;
                     }
                 } catch (IOException e) {
@@ -216,7 +220,7 @@ public final class ThreePeers implements AutoCloseable {
                 }
             }
             return true;
-        }, "every running replica to apply up to index " + target);
+        }, "every running replica to apply up to index " + target + ", no snapshot being copied");
     }
 
     /** Node {@code i}'s replica as stored: data, then metadata. */

@@ -46,6 +46,8 @@ final class VolumeSnapshots implements StateMachineStorage {
     private volatile FileListSnapshotInfo latest;
     /** The newest snapshot's index (-1: none) when the directory was last cleaned up; MIN_VALUE before. */
     private volatile long cleanedAt = Long.MIN_VALUE;
+    /** How many snapshots to keep: Ratis's retention policy as last seen (one, pistore's setting). */
+    private volatile int keep = 1;
 
     @Override
     public void init(RaftStorage raftStorage) throws IOException {
@@ -196,6 +198,7 @@ final class VolumeSnapshots implements StateMachineStorage {
             ReplicaFiles.forceDirectory(d);
             FileListSnapshotInfo s = info(done, ti);
             latest = s;
+            keepNewest(keep); // each is a whole volume: the older go now, not when Ratis next asks
             return s;
         }
     }
@@ -217,10 +220,16 @@ final class VolumeSnapshots implements StateMachineStorage {
     public void cleanupOldSnapshots(SnapshotRetentionPolicy policy) throws IOException {
         FileListSnapshotInfo newest = latest;
         long at = newest == null ? -1 : newest.getIndex();
+        keep = Math.max(1, policy == null ? 1 : policy.getNumSnapshotsRetained());
         if (at == cleanedAt) {
             return;
         }
-        int keep = Math.max(1, policy == null ? 1 : policy.getNumSnapshotsRetained());
+        keepNewest(keep);
+        cleanedAt = at;
+    }
+
+    /** Deletes every complete snapshot but the {@code n} newest. */
+    private synchronized void keepNewest(int n) throws IOException {
         List<Path> all = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir.toPath())) {
             for (Path p : ds) {
@@ -230,10 +239,9 @@ final class VolumeSnapshots implements StateMachineStorage {
             }
         }
         all.sort(Comparator.comparing(VolumeSnapshots::termIndex).reversed());
-        for (Path old : all.subList(Math.min(keep, all.size()), all.size())) {
+        for (Path old : all.subList(Math.min(n, all.size()), all.size())) {
             FileUtils.deleteFully(old); // a leader shipping it keeps reading a file it has open
         }
-        cleanedAt = at;
     }
 
     private static TermIndex termIndex(Path p) {

@@ -52,6 +52,18 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private final long snapshotAfterBytes;
     private long appliedBytes; // on Ratis's applier thread only
     /**
+     * Bytes of entries applied after a snapshot was taken before Ratis hears of it and purges the log
+     * up to it: a quarter of the snapshot interval (a volume's size by default), so a follower that
+     * fell that far behind (a pause, a short partition) catches up from the log, not a whole copy.
+     */
+    private final long purgeMarginBytes;
+    private long appliedTotal; // bytes of entries applied since start; on the applier thread only
+    /** The index of the newest snapshot taken here and the applied bytes then (-1: none since start). */
+    private long takenIndex = -1;
+    private long takenAtBytes;
+    /** The snapshot index last answered to Ratis, which purges its log up to it; never goes back. */
+    private long reportedIndex = -1;
+    /**
      * Entries up to this index are in the replica's files already (it stopped cleanly after applying
      * them, or took a snapshot there): Ratis replays them from its last snapshot, they are not applied again.
      */
@@ -102,6 +114,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         this.log = log;
         this.files = files;
         this.snapshotAfterBytes = settings.snapshotAfterBytes(files.volumeBytes());
+        this.purgeMarginBytes = snapshotAfterBytes / 4;
         this.settings = settings;
         this.events = events;
     }
@@ -193,6 +206,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
         FileListSnapshotInfo s = storage.load();
         long held = files.heldIndex();
         appliedBytes = 0;
+        takenIndex = -1;
+        reportedIndex = s == null ? -1 : s.getIndex(); // where Ratis's own snapshot index starts
         skipUpTo = held;
         // the table as at the snapshot; the log after it passes through it again, applied or skipped
         applier.fences().restore(s == null ? null : VolumeSnapshots.fences(s));
@@ -356,6 +371,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         }
         long bytes = entry.getIndex() <= skipUpTo ? 0 : bytesOf(entry);
         appliedBytes += bytes;
+        appliedTotal += bytes;
         bytesSinceDrop += bytes;
         if (entry.getIndex() % DROP_EVERY == 0 || bytesSinceDrop >= DROP_EVERY_BYTES) {
             bytesSinceDrop = 0;
@@ -398,25 +414,34 @@ public final class VolumeStateMachine extends BaseStateMachine {
     /**
      * Called by Ratis on its applier thread, between entries, once enough entries are applied since
      * the last snapshot. Once they also carry enough data, every block is moved home (forced) and the
-     * index recorded here, and the copy starts on a thread of its own; the newest snapshot done is
-     * answered meanwhile, and Ratis asks again after later entries.
+     * index recorded here, and the copy starts on a thread of its own. The answer is the newest
+     * snapshot done with the purge margin applied after it (Ratis purges its log up to it), so Ratis
+     * goes on asking after later entries.
      */
     @Override
     public long takeSnapshot() throws IOException {
         TermIndex last = getLastAppliedTermIndex();
         FileListSnapshotInfo have = storage.getLatestSnapshot();
         long haveIndex = have == null ? -1 : have.getIndex();
+        if (haveIndex == takenIndex && appliedTotal - takenAtBytes >= purgeMarginBytes) {
+            reportedIndex = Math.max(reportedIndex, takenIndex); // done, and the margin applied after it
+        }
         if (last == null || last.getIndex() <= 0 || last.getIndex() <= haveIndex || appliedBytes < snapshotAfterBytes
                 || last.getIndex() < skipUpTo // the files hold more than that index until the skipped entries pass
+                || (takenIndex >= 0 && last.getIndex() - takenIndex < settings.snapshotEveryEntries()) // as many as
+                // Ratis counts from the index it last heard of, which the purge margin holds back
                 || appliedIndex.settling() // a copy now could hold torn blocks of the restored one past its settled index
                 || isCopying()) {
-            return haveIndex;
+            return reportedIndex;
         }
         files.checkpoint();
         files.recordHeld(last.getIndex());
         appliedBytes = 0;
-        startCopy(last, applier.fences().encode());
-        return haveIndex;
+        if (startCopy(last, applier.fences().encode())) {
+            takenIndex = last.getIndex();
+            takenAtBytes = appliedTotal;
+        }
+        return reportedIndex;
     }
 
     /** Whether a snapshot is being copied. */
@@ -424,14 +449,15 @@ public final class VolumeStateMachine extends BaseStateMachine {
         return copying != null && copying.isAlive();
     }
 
-    private synchronized void startCopy(TermIndex at, byte[] fences) {
+    private synchronized boolean startCopy(TermIndex at, byte[] fences) {
         if (getLifeCycleState() != LifeCycle.State.RUNNING) {
-            return; // paused for a snapshot from the leader, or closing
+            return false; // paused for a snapshot from the leader, or closing
         }
         Thread t = new Thread(() -> copy(at, fences), "pistore-snapshot-" + files.name() + "-" + getId());
         t.setDaemon(true);
         copying = t;
         t.start();
+        return true;
     }
 
     private void copy(TermIndex at, byte[] fences) {

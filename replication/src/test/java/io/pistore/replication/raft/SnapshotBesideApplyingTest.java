@@ -94,7 +94,7 @@ class SnapshotBesideApplyingTest {
 
     /** The newest complete snapshot directory of a peer, or null. */
     private static Path newestSnapshot(Path peerDir) throws IOException {
-        try (Stream<Path> s = Files.walk(peerDir.resolve("raft"))) {
+        try (Stream<Path> s = SnapshotListing.walk(peerDir)) {
             return s.filter(p -> p.getFileName().toString().matches("snapshot\\.\\d+_\\d+") && Files.isDirectory(p))
                     .max(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().replaceAll(".*_", ""))))
                     .orElse(null);

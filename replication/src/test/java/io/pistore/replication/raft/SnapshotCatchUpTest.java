@@ -132,7 +132,7 @@ class SnapshotCatchUpTest {
     }
 
     private static long snapshotDirs(Path peerDir) throws IOException {
-        try (Stream<Path> s = Files.walk(peerDir.resolve("raft"))) {
+        try (Stream<Path> s = SnapshotListing.walk(peerDir)) {
             return s.filter(p -> p.getFileName().toString().matches("snapshot\\.\\d+_\\d+") && Files.isDirectory(p))
                     .count();
         }
