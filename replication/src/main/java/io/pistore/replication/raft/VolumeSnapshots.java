@@ -166,7 +166,8 @@ final class VolumeSnapshots implements StateMachineStorage {
      * {@code ti} and the settled index (what {@code applying} says once the copies are done) written
      * beside them, then the directory renamed into place, unless a newer snapshot is there by then.
      * Returns the newest snapshot. Stops with {@link java.nio.channels.ClosedByInterruptException} when
-     * its thread is interrupted, leaving a {@code tmp.} directory the next {@link #load} deletes.
+     * its thread is interrupted; a copy that fails or stops deletes its {@code tmp.} directory (one a
+     * crash left is deleted by the next {@link #load}).
      */
     FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica, byte[] fences, java.util.function.LongSupplier applying)
             throws IOException {
@@ -177,16 +178,25 @@ final class VolumeSnapshots implements StateMachineStorage {
             FileUtils.deleteFully(tmp);
         }
         PrivateFiles.createDirectories(tmp);
-        replica.copyHomeFile(false, tmp.resolve(DATA));
-        betweenCopies.accept(replica);
-        if (replica.hasMetadata()) {
-            replica.copyHomeFile(true, tmp.resolve(META));
+        try {
+            replica.copyHomeFile(false, tmp.resolve(DATA));
+            betweenCopies.accept(replica);
+            if (replica.hasMetadata()) {
+                replica.copyHomeFile(true, tmp.resolve(META));
+            }
+            // Read after the copies: an entry whose writes the copies may hold had started by then.
+            long settled = Math.max(ti.getIndex(), applying.getAsLong());
+            writeForced(tmp.resolve(WriteFences.FILE), fences);
+            writeForced(tmp.resolve(SETTLED), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            ReplicaFiles.forceDirectory(tmp);
+        } catch (IOException | RuntimeException e) {
+            try {
+                FileUtils.deleteFully(tmp); // a part copy holds up to a volume's size until the next start otherwise
+            } catch (IOException again) {
+                e.addSuppressed(again);
+            }
+            throw e;
         }
-        // Read after the copies: an entry whose writes the copies may hold had started by then.
-        long settled = Math.max(ti.getIndex(), applying.getAsLong());
-        writeForced(tmp.resolve(WriteFences.FILE), fences);
-        writeForced(tmp.resolve(SETTLED), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        ReplicaFiles.forceDirectory(tmp);
         synchronized (this) {
             FileListSnapshotInfo newest = latest;
             if (newest != null && newest.getIndex() >= ti.getIndex()) {

@@ -472,8 +472,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Waits for the snapshot copy under way, if any, to end; {@code cancel} interrupts it first (its
-     * part-copied directory stays for the next {@link VolumeSnapshots#load} to delete).
+     * Waits for the snapshot copy under way, if any, to end; {@code cancel} interrupts it first (it
+     * deletes its part copy).
      */
     private void endCopy(boolean cancel) {
         Thread t;

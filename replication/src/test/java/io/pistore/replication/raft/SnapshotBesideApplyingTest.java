@@ -20,11 +20,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -187,6 +189,34 @@ class SnapshotBesideApplyingTest {
             ReplicatedVolume.ScrubReport r = v.scrub(x -> { });
             assertEquals(BLOCKS, r.blocks);
             assertTrue(r.clean(), "scrub: bad " + r.badCopies + " unreachable " + r.unreachable);
+        }
+    }
+
+    @Test
+    void aCopyThatFailsLeavesNoPartCopyAndTheNextOneIsTaken() throws Exception {
+        Set<ReplicaFiles> failed = ConcurrentHashMap.newKeySet();
+        VolumeSnapshots.betweenCopies = files -> {
+            if (failed.add(files)) {
+                throw new IllegalStateException("the test fails this copy");
+            }
+        };
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS, SETTINGS);
+        int l = peers.leader();
+        try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 40, acked);
+            peers.awaitConverged();
+        }
+        assertEquals(3, failed.size(), "each peer's first copy failed");
+        assertTrue(peers.log.stream().anyMatch(x -> x.contains("could not take a snapshot")), "the failure is logged");
+        for (int i = 0; i < 3; i++) {
+            Path peer = peers.dir(i);
+            try (Stream<Path> all = SnapshotListing.walk(peer)) {
+                List<String> names = all.map(p -> p.getFileName().toString()).collect(Collectors.toList());
+                assertTrue(names.stream().noneMatch(n -> n.startsWith("tmp.")), ThreePeers.id(i) + ": no part copy left: " + names);
+            }
+            Path newest = newestSnapshot(peer);
+            assertTrue(newest != null && settledIndex(newest) >= snapshotIndex(newest),
+                    ThreePeers.id(i) + ": a later snapshot was taken whole: " + newest);
         }
     }
 
