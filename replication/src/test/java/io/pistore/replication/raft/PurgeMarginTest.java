@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.integrity.BlockFormat;
-import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.node.ReplicaNode;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -47,10 +45,6 @@ class PurgeMarginTest {
         }
     }
 
-    private static long logStart(ReplicaNode n) throws IOException {
-        return n.server().getDivision(ReplicaPeers.groupId(NAME)).getRaftLog().getStartIndex();
-    }
-
     /** The index of a peer's newest complete snapshot, or -1. */
     private static long newestSnapshot(Path peerDir) throws IOException {
         try (Stream<Path> s = SnapshotListing.walk(peerDir)) {
@@ -74,7 +68,7 @@ class PurgeMarginTest {
                 AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
             }
             peers.awaitConverged();
-            assertTrue(logStart(leader) > 0, "snapshots were taken and the log purged before");
+            assertTrue(ReplicaCompare.logStart(leader, NAME) > 0, "snapshots were taken and the log purged before");
             long had = peers.node(f).appliedIndex(NAME);
             peers.stop(f);
             // Up to the first snapshot past what the follower has, then a few entries: within the margin.
@@ -84,8 +78,8 @@ class PurgeMarginTest {
             long snapshot = newestSnapshot(peers.dir(l));
             assertTrue(snapshot > had, "the leader took a snapshot past index " + had);
             AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
-            assertTrue(logStart(leader) <= had + 1, "the leader's log still holds what " + fid + " lacks: starts at "
-                    + logStart(leader) + ", " + fid + " had " + had + ", snapshot at " + snapshot);
+            assertTrue(ReplicaCompare.logStart(leader, NAME) <= had + 1, "the leader's log still holds what " + fid + " lacks: starts at "
+                    + ReplicaCompare.logStart(leader, NAME) + ", " + fid + " had " + had + ", snapshot at " + snapshot);
 
             peers.restart(f);
             ThreePeers.await(() -> {
@@ -106,7 +100,7 @@ class PurgeMarginTest {
             AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 30, acked);
             ThreePeers.await(() -> {
                 try {
-                    return logStart(leader) > had + 1;
+                    return ReplicaCompare.logStart(leader, NAME) > had + 1;
                 } catch (IOException e) {
                     return false;
                 }

@@ -1,6 +1,5 @@
 package io.pistore.replication.raft;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,7 +13,6 @@ import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.node.ReplicaNode;
-import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,10 +86,6 @@ class SnapshotBesideApplyingTest {
 
     private static VolumeStateMachine stateMachine(ReplicaNode n) throws IOException {
         return (VolumeStateMachine) n.server().getDivision(ReplicaPeers.groupId(NAME)).getStateMachine();
-    }
-
-    private static long logStart(ReplicaNode n) throws IOException {
-        return n.server().getDivision(ReplicaPeers.groupId(NAME)).getRaftLog().getStartIndex();
     }
 
     /** The newest complete snapshot directory of a peer, or null. */
@@ -168,7 +162,7 @@ class SnapshotBesideApplyingTest {
             ThreePeers.await(() -> {
                 try {
                     AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
-                    return logStart(leader) > had + 1;
+                    return ReplicaCompare.logStart(leader, NAME) > had + 1;
                 } catch (Exception e) {
                     return false;
                 }
@@ -180,16 +174,12 @@ class SnapshotBesideApplyingTest {
             ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid
                     + " restored from the snapshot at index " + index) && x.contains("whole again at index")),
                     fid + " to be restored from the torn snapshot");
-            assertSameAsLeader(leader, peers.node(f));
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
             AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 5, acked);
-            assertSameAsLeader(leader, peers.node(f));
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
         }
         releaseLater.countDown();
-        try (ReplicatedVolume v = ReplicatedVolume.connect(NAME, peers.peerList(), SETTINGS, peers.log::add)) {
-            ReplicatedVolume.ScrubReport r = v.scrub(x -> { });
-            assertEquals(BLOCKS, r.blocks);
-            assertTrue(r.clean(), "scrub: bad " + r.badCopies + " unreachable " + r.unreachable);
-        }
+        ReplicaCompare.assertScrubClean(NAME, BLOCKS, peers.peerList(), SETTINGS, peers.log::add);
     }
 
     @Test
@@ -220,32 +210,4 @@ class SnapshotBesideApplyingTest {
         }
     }
 
-    /** Waits until {@code n} applied as far as the leader has, then checks its replica equals the leader's and the writes acknowledged. */
-    private void assertSameAsLeader(ReplicaNode leader, ReplicaNode n) throws IOException {
-        long target = leader.appliedIndex(NAME);
-        ThreePeers.await(() -> {
-            try {
-                return n.appliedIndex(NAME) >= target;
-            } catch (IOException e) {
-                return false;
-            }
-        }, n.id() + " to apply up to index " + target);
-        byte[][] want = contents(leader);
-        byte[][] got = contents(n);
-        assertArrayEquals(want[0], got[0], "data of " + n.id() + " and the leader");
-        assertArrayEquals(want[1], got[1], "metadata of " + n.id() + " and the leader");
-        for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
-            int lba = e.getKey().intValue();
-            byte[] d = java.util.Arrays.copyOfRange(got[0], lba * FORMAT.dataSize(), (lba + 1) * FORMAT.dataSize());
-            assertArrayEquals(e.getValue(), d, "acknowledged lba " + lba + " on " + n.id());
-        }
-    }
-
-    private static byte[][] contents(ReplicaNode n) throws IOException {
-        var v = n.replica(NAME);
-        byte[] d = new byte[(int) (BLOCKS * FORMAT.dataSize())];
-        byte[] m = new byte[(int) (BLOCKS * FORMAT.metadataSize())];
-        v.read(0, (int) BLOCKS, ScatterList.wrap(d), ScatterList.wrap(m));
-        return new byte[][] {d, m};
-    }
 }

@@ -1,28 +1,21 @@
 package io.pistore.replication.raft;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.CheckFlags;
-import io.pistore.integrity.Pi;
-import io.pistore.integrity.PiContext;
-import io.pistore.integrity.ScatterList;
 import io.pistore.replication.ReplicaPeers;
 import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.group.GroupMembership;
 import io.pistore.replication.node.ReplicaNode;
-import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,55 +65,15 @@ class SnapshotCatchUpTest {
         AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, n, acked);
     }
 
-    private static long logStart(ReplicaNode n) throws IOException {
-        return n.server().getDivision(ReplicaPeers.groupId(NAME)).getRaftLog().getStartIndex();
-    }
-
-    private static byte[][] contents(ReplicaNode n) throws IOException {
-        var v = n.replica(NAME);
-        byte[] d = new byte[(int) (BLOCKS * FORMAT.dataSize())];
-        byte[] m = new byte[(int) (BLOCKS * FORMAT.metadataSize())];
-        v.read(0, (int) BLOCKS, ScatterList.wrap(d), ScatterList.wrap(m));
-        return new byte[][] {d, m};
-    }
-
-    /** Waits until {@code n} applied as far as the leader has, then checks its replica equals the leader's. */
-    private void assertSameAsLeader(ReplicaNode leader, ReplicaNode n) throws IOException {
-        long target = leader.appliedIndex(NAME);
-        ThreePeers.await(() -> {
-            try {
-                return n.appliedIndex(NAME) >= target;
-            } catch (IOException e) {
-                return false;
-            }
-        }, n.id() + " to apply up to index " + target);
-        byte[][] want = contents(leader);
-        byte[][] got = contents(n);
-        assertArrayEquals(want[0], got[0], "data of " + n.id() + " and the leader " + leader.id());
-        assertArrayEquals(want[1], got[1], "metadata of " + n.id() + " and the leader " + leader.id());
-        for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
-            int lba = e.getKey().intValue();
-            byte[] d = Arrays.copyOfRange(got[0], lba * FORMAT.dataSize(), (lba + 1) * FORMAT.dataSize());
-            byte[] m = Arrays.copyOfRange(got[1], lba * FORMAT.metadataSize(), (lba + 1) * FORMAT.metadataSize());
-            assertArrayEquals(e.getValue(), d, "acknowledged lba " + lba + " on " + n.id());
-            PiContext ctx = PiContext.builder(FORMAT).checks(CheckFlags.ALL).initialRefTag(lba).build();
-            assertEquals(null, Pi.verify(ctx, ScatterList.wrap(d), ScatterList.wrap(m), 1), "PI of lba " + lba + " on " + n.id());
-        }
-    }
-
     private void assertScrubClean(String peerList) throws IOException {
-        try (ReplicatedVolume v = ReplicatedVolume.connect(NAME, peerList, SETTINGS, peers.log::add)) {
-            ReplicatedVolume.ScrubReport r = v.scrub(x -> { });
-            assertEquals(BLOCKS, r.blocks);
-            assertTrue(r.clean(), "scrub: bad " + r.badCopies + " unreachable " + r.unreachable);
-        }
+        ReplicaCompare.assertScrubClean(NAME, BLOCKS, peerList, SETTINGS, peers.log::add);
     }
 
     /** Waits until the leader purged its log past {@code index}: entries after it are all that is left. */
     private static void awaitPurgedPast(ReplicaNode leader, long index) {
         ThreePeers.await(() -> {
             try {
-                return logStart(leader) > index + 1;
+                return ReplicaCompare.logStart(leader, NAME) > index + 1;
             } catch (IOException e) {
                 return false;
             }
@@ -159,9 +112,9 @@ class SnapshotCatchUpTest {
                     fid + " to be restored from a snapshot");
             // A read of the replica outside the log (a follower read) sees the restore and is not kept.
             assertTrue(peers.node(f).snapshotRestores(NAME) > 0, "the restore is counted");
-            assertSameAsLeader(leader, peers.node(f));
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
             write(s, 10); // ... and it follows the log after the snapshot
-            assertSameAsLeader(leader, peers.node(f));
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
         }
         assertScrubClean(peers.peerList());
     }
@@ -179,9 +132,9 @@ class SnapshotCatchUpTest {
             GroupMembership.Change add = n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
             assertEquals(4, add.after.size());
             ThreePeers.await(() -> logSays("replica n4 restored from the snapshot"), "n4 to be brought up from a snapshot");
-            assertSameAsLeader(leader, n4);
+            ReplicaCompare.assertSameAsLeader(leader, n4, NAME, FORMAT, BLOCKS, acked);
             write(s, 10);
-            assertSameAsLeader(leader, n4);
+            ReplicaCompare.assertSameAsLeader(leader, n4, NAME, FORMAT, BLOCKS, acked);
             assertScrubClean(ReplicaPeers.describe(add.after));
         }
     }
@@ -219,7 +172,7 @@ class SnapshotCatchUpTest {
             ThreePeers.await(() -> logSays("replica " + fid + " restored from the snapshot"), fid + " restored at start");
             assertTrue(Files.readString(record, StandardCharsets.UTF_8).startsWith("index "), "the record is back");
             write(s, 5);
-            assertSameAsLeader(leader, peers.node(f));
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
         }
         assertScrubClean(peers.peerList());
     }
