@@ -407,15 +407,11 @@ public final class FileVolume implements Volume {
 
     private void indexRecord(byte type, Journal.Appended a, long lba, int blocks) {
         int ds = format.dataSize();
-        int ms = format.metadataSize();
         long dataAt = a.pos() + Journal.RECORD_HEADER;
-        long metaAt = dataAt + (long) blocks * ds;
-        for (int i = 0; i < blocks; i++) {
-            if (type == Journal.ZEROES) {
-                index.put(lba + i, a.seq(), -1, -1);
-            } else {
-                index.put(lba + i, a.seq(), dataAt + (long) i * ds, metaAt + (long) i * ms);
-            }
+        if (type == Journal.ZEROES) {
+            index.putRun(lba, blocks, a.seq(), -1, 0, -1, 0);
+        } else {
+            index.putRun(lba, blocks, a.seq(), dataAt, ds, dataAt + (long) blocks * ds, format.metadataSize());
         }
     }
 

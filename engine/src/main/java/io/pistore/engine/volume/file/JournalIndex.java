@@ -40,13 +40,33 @@ final class JournalIndex {
         return tables[(int) Math.floorMod(lba >>> STRIPE_RUN_BITS, (long) STRIPES)];
     }
 
-    /** Records that {@code lba}'s newest version is in record {@code seq}; {@code dataPos < 0}: zeroed. */
-    void put(long lba, long seq, long dataPos, long metaPos) {
-        Table t = table(lba);
-        synchronized (t) {
-            if (t.put(lba, seq, dataPos, metaPos)) {
-                entries.incrementAndGet();
+    /**
+     * Records that the {@code blocks} blocks from {@code lba} have their newest version in record
+     * {@code seq}, block {@code i}'s data at {@code dataAt + i * dataSize} and metadata at {@code
+     * metaAt + i * metaSize} ({@code dataAt < 0}: zeroed). Each stripe's monitor is taken once for the
+     * blocks in it, and the count of entries changed once per stripe, not per block.
+     */
+    void putRun(long lba, int blocks, long seq, long dataAt, int dataSize, long metaAt, int metaSize) {
+        int i = 0;
+        while (i < blocks) {
+            long first = lba + i;
+            // the blocks up to the end of this run of neighbours share its stripe
+            int n = (int) Math.min(blocks - i, (1L << STRIPE_RUN_BITS) - (first & ((1L << STRIPE_RUN_BITS) - 1)));
+            Table t = table(first);
+            int added = 0;
+            synchronized (t) {
+                for (int k = i; k < i + n; k++) {
+                    boolean isNew = dataAt < 0 ? t.put(lba + k, seq, -1, -1)
+                            : t.put(lba + k, seq, dataAt + (long) k * dataSize, metaAt + (long) k * metaSize);
+                    if (isNew) {
+                        added++;
+                    }
+                }
+                if (added > 0) {
+                    entries.addAndGet(added);
+                }
             }
+            i += n;
         }
     }
 

@@ -10,8 +10,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The journal index against a plain map doing the same puts, removals up to a sequence number and
- * clears: LBAs that collide in one stripe (runs of neighbours that share it) and runs that wrap around
+ * The journal index against a plain map doing the same puts (of runs of blocks), removals up to a
+ * sequence number and clears: LBAs that collide in one stripe (runs of neighbours that share it) and runs that wrap around
  * the end of a table, where removal by shifting back is easiest to get wrong.
  */
 class JournalIndexTest {
@@ -26,13 +26,19 @@ class JournalIndexTest {
             for (int op = 0; op < 20_000; op++) {
                 int what = r.nextInt(100);
                 if (what < 85) {
-                    // Mostly LBAs of one stripe (64 neighbours every 4096), so one table fills, grows and wraps.
+                    // Mostly LBAs of one stripe (64 neighbours every 4096), so one table fills, grows and wraps;
+                    // runs of blocks up to 80 long, some across the end of a stripe's run of neighbours.
                     long lba = r.nextBoolean() ? 4096L * r.nextInt(span) + r.nextInt(64) : r.nextInt(64 * span);
+                    int blocks = r.nextInt(4) == 0 ? 1 + r.nextInt(80) : 1;
                     seq++;
                     long d = r.nextBoolean() ? -1 : r.nextInt(1 << 20);
                     long m = d < 0 ? -1 : r.nextInt(1 << 20);
-                    index.put(lba, seq, d, m);
-                    model.put(lba, new long[] {seq, d, m});
+                    int ds = 512 << r.nextInt(4);
+                    int ms = 8 << r.nextInt(2);
+                    index.putRun(lba, blocks, seq, d, ds, m, ms);
+                    for (int i = 0; i < blocks; i++) {
+                        model.put(lba + i, d < 0 ? new long[] {seq, -1, -1} : new long[] {seq, d + (long) i * ds, m + (long) i * ms});
+                    }
                 } else if (what < 99) {
                     long upTo = seq - r.nextInt(200);
                     index.removeUpTo(upTo);
