@@ -109,11 +109,23 @@ public final class PrivateFiles {
 
     /** Writes {@code bytes} to a new or truncated file {@code file}, made {@code 0600} if new. */
     public static void write(Path file, byte[] bytes) throws IOException {
+        write(file, bytes, false);
+    }
+
+    /** {@link #write}, then forces the file's content to the device before it returns. */
+    public static void writeForced(Path file, byte[] bytes) throws IOException {
+        write(file, bytes, true);
+    }
+
+    private static void write(Path file, byte[] bytes, boolean force) throws IOException {
         try (FileChannel c = open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes);
             while (b.hasRemaining()) {
                 c.write(b);
+            }
+            if (force) {
+                c.force(true);
             }
         }
     }

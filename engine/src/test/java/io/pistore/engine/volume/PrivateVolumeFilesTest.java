@@ -137,6 +137,16 @@ class PrivateVolumeFilesTest {
     }
 
     @Test
+    void aFileWrittenForcedIsPrivateAndReplacesWhatWasThere() throws Exception {
+        Path f = tmp.resolve("record");
+        PrivateFiles.writeForced(f, "index 12345678\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals("index 12345678\n", Files.readString(f));
+        assertEquals("0600", PrivateFiles.mode(f));
+        PrivateFiles.writeForced(f, "index 9\n".getBytes(StandardCharsets.UTF_8)); // shorter: truncated, not overlaid
+        assertEquals("index 9\n", Files.readString(f));
+    }
+
+    @Test
     void tightenMakesALibrarysTreePrivateAndLeavesWhatALinkPointsTo() throws Exception {
         Path outside = Files.writeString(tmp.resolve("outside.txt"), "x");
         Files.setPosixFilePermissions(outside, PosixFilePermissions.fromString("rw-r--r--"));

@@ -185,11 +185,7 @@ public final class ReplicaNode implements AutoCloseable {
     private static void writePeers(Path groupsDir, String name, List<RaftPeer> peers) throws IOException {
         PrivateFiles.createDirectories(groupsDir);
         Path tmp = groupsDir.resolve(name + ".peers.tmp");
-        PrivateFiles.write(tmp, (ReplicaPeers.describe(peers) + "\n").getBytes(StandardCharsets.UTF_8));
-        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(tmp,
-                java.nio.file.StandardOpenOption.WRITE)) {
-            c.force(true);
-        }
+        PrivateFiles.writeForced(tmp, (ReplicaPeers.describe(peers) + "\n").getBytes(StandardCharsets.UTF_8));
         java.nio.file.Files.move(tmp, peersFile(groupsDir, name), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }

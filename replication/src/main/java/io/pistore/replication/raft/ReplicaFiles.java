@@ -87,10 +87,7 @@ public final class ReplicaFiles {
     void recordHeld(long index) throws IOException {
         PrivateFiles.createDirectories(record.getParent());
         Path tmp = record.resolveSibling(record.getFileName() + ".tmp");
-        PrivateFiles.write(tmp, ("index " + index + "\n").getBytes(StandardCharsets.UTF_8));
-        try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-            c.force(true);
-        }
+        PrivateFiles.writeForced(tmp, ("index " + index + "\n").getBytes(StandardCharsets.UTF_8));
         Files.move(tmp, record, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         forceDirectory(record.getParent());
     }

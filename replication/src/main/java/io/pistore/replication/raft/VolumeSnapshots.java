@@ -186,8 +186,8 @@ final class VolumeSnapshots implements StateMachineStorage {
             }
             // Read after the copies: an entry whose writes the copies may hold had started by then.
             long settled = Math.max(ti.getIndex(), applying.getAsLong());
-            writeForced(tmp.resolve(WriteFences.FILE), fences);
-            writeForced(tmp.resolve(SETTLED), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            PrivateFiles.writeForced(tmp.resolve(WriteFences.FILE), fences);
+            PrivateFiles.writeForced(tmp.resolve(SETTLED), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
             ReplicaFiles.forceDirectory(tmp);
         } catch (IOException | RuntimeException e) {
             try {
@@ -210,13 +210,6 @@ final class VolumeSnapshots implements StateMachineStorage {
             latest = s;
             keepNewest(keep); // each is a whole volume: the older go now, not when Ratis next asks
             return s;
-        }
-    }
-
-    private static void writeForced(Path p, byte[] content) throws IOException {
-        PrivateFiles.write(p, content);
-        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
-            c.force(true);
         }
     }
 
