@@ -88,7 +88,7 @@ class ReplicaMembershipCliTest {
                 String[] lines = status.out().strip().split("\n");
                 assertEquals(5, lines.length, status.out());
                 assertTrue(lines[3].matches("n4 +127\\.0\\.0\\.1:\\d+ +follower +last=\\d+ committed=\\d+ applied=\\d+ "
-                        + "lag=\\d+"), status.out());
+                        + "lag=\\d+ snapshot=(none|\\d+)"), status.out());
                 assertTrue(lines[4].matches("volume rv: leader n[123], 4 of 4 peers answered"), status.out());
 
                 // a scrub with the list of before the change checks the member added since, and says so

@@ -83,7 +83,7 @@ class ReplicatedServeTest {
             assertEquals(4, lines.length, status.out());
             for (int i = 0; i < 3; i++) {
                 assertTrue(lines[i].startsWith("n" + (i + 1) + " "), lines[i]);
-                assertTrue(lines[i].matches(".* (leader|follower) +last=\\d+ committed=\\d+ applied=\\d+ lag=\\d+"),
+                assertTrue(lines[i].matches(".* (leader|follower) +last=\\d+ committed=\\d+ applied=\\d+ lag=\\d+ snapshot=(none|\\d+)"),
                         lines[i]);
             }
             assertTrue(lines[3].matches("volume rv: leader n[123], 3 of 3 peers answered"), lines[3]);

@@ -18,7 +18,7 @@ import org.apache.ratis.retry.RetryPolicies;
 
 /**
  * What each peer of a replicated volume's group says of itself: its role, the last index of its log,
- * what it knows committed and what it applied; the leader and each follower's lag behind it. Asked of
+ * what it knows committed, what it applied and the index of its newest snapshot; the leader and each follower's lag behind it. Asked of
  * every peer once, without retries, so a peer that is down shows as unreachable after the RPC timeout
  * instead of holding the view up.
  */
@@ -32,6 +32,8 @@ public final class GroupStatus {
         public final long lastIndex;
         public final long committedIndex;
         public final long appliedIndex;
+        /** The index of its newest complete snapshot; -1 when it has none (or did not answer). */
+        public final long snapshotIndex;
         /** Why it did not answer, or null. */
         public final String error;
         /** False when the leader's configuration leaves it out (removed, or never added); true without a leader. */
@@ -40,20 +42,22 @@ public final class GroupStatus {
         final List<RaftPeer> group;
 
         Member(String id, String address, String role, long lastIndex, long committedIndex, long appliedIndex,
-                String error, boolean member, List<RaftPeer> group) {
+                long snapshotIndex, String error, boolean member, List<RaftPeer> group) {
             this.id = id;
             this.address = address;
             this.role = role;
             this.lastIndex = lastIndex;
             this.committedIndex = committedIndex;
             this.appliedIndex = appliedIndex;
+            this.snapshotIndex = snapshotIndex;
             this.error = error;
             this.member = member;
             this.group = group;
         }
 
         Member notMember() {
-            return new Member(id, address, role, lastIndex, committedIndex, appliedIndex, error, false, group);
+            return new Member(id, address, role, lastIndex, committedIndex, appliedIndex, snapshotIndex, error, false,
+                    group);
         }
 
         public boolean reachable() {
@@ -109,7 +113,8 @@ public final class GroupStatus {
             LogInfoProto l = r.getLogInfoProto();
             RaftPeerRole role = r.getRoleInfoProto().getRole();
             return new Member(p.getId().toString(), p.getAddress(), role.name(), l.getLastEntry().getIndex(),
-                    l.getCommitted().getIndex(), l.getApplied().getIndex(), null, true,
+                    l.getCommitted().getIndex(), l.getApplied().getIndex(),
+                    l.hasLastSnapshot() ? l.getLastSnapshot().getIndex() : -1, null, true,
                     List.copyOf(r.getGroup().getPeers()));
         } catch (IOException | RuntimeException e) {
             return unreachable(p, ReplicationException.oneLine(e));
@@ -117,7 +122,7 @@ public final class GroupStatus {
     }
 
     private static Member unreachable(RaftPeer p, String why) {
-        return new Member(p.getId().toString(), p.getAddress(), null, -1, -1, -1, why, true, List.of());
+        return new Member(p.getId().toString(), p.getAddress(), null, -1, -1, -1, -1, why, true, List.of());
     }
 
     /** The peer that says it leads, or null (none reachable does: an election, or no quorum). */
@@ -161,9 +166,9 @@ public final class GroupStatus {
             } else if (!m.reachable()) {
                 lines.add(head + "unreachable: " + m.error);
             } else {
-                lines.add(head + String.format("%-9s last=%d committed=%d applied=%d lag=%s",
+                lines.add(head + String.format("%-9s last=%d committed=%d applied=%d lag=%s snapshot=%s",
                         m.role.toLowerCase(java.util.Locale.ROOT), m.lastIndex, m.committedIndex, m.appliedIndex,
-                        l == null ? "?" : String.valueOf(lag(m))));
+                        l == null ? "?" : String.valueOf(lag(m)), m.snapshotIndex < 0 ? "none" : String.valueOf(m.snapshotIndex)));
             }
         }
         long count = members.stream().filter(m -> m.member).count();

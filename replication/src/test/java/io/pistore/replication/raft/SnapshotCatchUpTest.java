@@ -9,6 +9,7 @@ import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.group.GroupMembership;
+import io.pistore.replication.group.GroupStatus;
 import io.pistore.replication.node.ReplicaNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -105,6 +106,11 @@ class SnapshotCatchUpTest {
             write(s, 80);
             awaitPurgedPast(leader, had);
             assertTrue(snapshotDirs(peers.dir(l)) <= 2, "at most two snapshots kept on the leader");
+            GroupStatus status = GroupStatus.of(NAME, peers.peerList(), SETTINGS);
+            long shown = status.leader().snapshotIndex;
+            assertTrue(shown > had, "replicas status shows the leader's snapshot past " + had + ": " + status.describe());
+            assertTrue(status.describe().stream().anyMatch(x -> x.startsWith(leader.id() + " ") && x.endsWith(" snapshot=" + shown)),
+                    String.join("\n", status.describe()));
 
             peers.restart(f);
             String fid = ThreePeers.id(f);
