@@ -62,7 +62,7 @@ for i in 1 2 3; do
     mkdir -p "$data/d$i"
     pistore volume create rv --size 256MiB --format 4096+8 --data "$data/d$i" --replica-id n$i --replicas $peers > /dev/null
 done
-mkdir -p "$data/plain"
+mkdir -p -m 700 "$data/plain"
 pistore volume create pv --size 256MiB --format 4096+8 --data "$data/plain" > /dev/null
 for i in 1 2 3; do
     # shellcheck disable=SC2086
