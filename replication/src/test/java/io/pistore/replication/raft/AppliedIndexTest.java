@@ -19,13 +19,7 @@ class AppliedIndexTest {
         assertEquals(5, a.get());
         assertTrue(a.await(5, 0));
         assertFalse(a.await(6, 10), "nothing applied index 6");
-        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return a.await(7, 30_000);
-            } catch (InterruptedException e) {
-                return false;
-            }
-        });
+        CompletableFuture<Boolean> waiter = waiter(a, 7);
         a.advance(7);
         assertTrue(waiter.get(30, TimeUnit.SECONDS));
     }
@@ -40,13 +34,7 @@ class AppliedIndexTest {
         a.advance(19);
         assertEquals(10, a.get(), "entries before the settled index are not shown");
         assertFalse(a.await(15, 10), "a read waiting for index 15 waits on while the files are not whole");
-        CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
-            try {
-                return a.await(12, 30_000);
-            } catch (InterruptedException e) {
-                return false;
-            }
-        });
+        CompletableFuture<Boolean> waiter = waiter(a, 12);
         a.advance(20);
         assertTrue(waiter.get(30, TimeUnit.SECONDS));
         assertEquals(20, a.get());
@@ -63,5 +51,16 @@ class AppliedIndexTest {
         assertFalse(a.settling());
         a.advance(31);
         assertEquals(31, a.get());
+    }
+
+    /** A read waiting (on another thread) for {@code a} to reach {@code index}; true once it did. */
+    private static CompletableFuture<Boolean> waiter(AppliedIndex a, long index) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return a.await(index, 30_000);
+            } catch (InterruptedException e) {
+                return false;
+            }
+        });
     }
 }

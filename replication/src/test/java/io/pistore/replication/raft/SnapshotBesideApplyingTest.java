@@ -40,8 +40,8 @@ class SnapshotBesideApplyingTest {
     private static final String NAME = "rv";
     private static final long BLOCKS = 256;
     private static final int WRITE_BLOCKS = 16;
-    private static final ReplicationSettings SETTINGS = ThreePeers.SETTINGS.withSnapshotEveryEntries(8)
-            .withSnapshotEveryVolumes(0).withPurgeGap(1).withLogSegmentBytes(1 << 10);
+    /** Snapshots every 8 entries, purged at once, as in {@link SnapshotCatchUpTest}. */
+    private static final ReplicationSettings SETTINGS = SnapshotCatchUpTest.SETTINGS;
 
     @TempDir
     Path dir;

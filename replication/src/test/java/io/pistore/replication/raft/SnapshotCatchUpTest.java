@@ -40,7 +40,7 @@ class SnapshotCatchUpTest {
      * A snapshot every 8 entries whatever they carry, purged at once, 1 KiB log segments (an entry's
      * header takes about 70 bytes of the log, its 8 KiB of data lie beside it).
      */
-    private static final ReplicationSettings SETTINGS = ThreePeers.SETTINGS.withSnapshotEveryEntries(8)
+    static final ReplicationSettings SETTINGS = ThreePeers.SETTINGS.withSnapshotEveryEntries(8)
             .withSnapshotEveryVolumes(0).withPurgeGap(1).withLogSegmentBytes(1 << 10);
 
     @TempDir
