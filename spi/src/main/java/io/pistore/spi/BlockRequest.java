@@ -28,14 +28,16 @@ public final class BlockRequest {
     private final boolean fua;
     /** The host stream and connection that sent it, or null ({@link WriteFence}). */
     private final WriteFence fence;
+    /** {@link #receivedNanos}: 0 when the transport does not say. */
+    private final long receivedNanos;
 
     private BlockRequest(Operation op, String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
                          Protection protection, boolean fua) {
-        this(op, volume, lba, blocks, data, metadata, protection, fua, null);
+        this(op, volume, lba, blocks, data, metadata, protection, fua, null, 0);
     }
 
     private BlockRequest(Operation op, String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
-                         Protection protection, boolean fua, WriteFence fence) {
+                         Protection protection, boolean fua, WriteFence fence, long receivedNanos) {
         this.op = Objects.requireNonNull(op, "op");
         this.volume = Objects.requireNonNull(volume, "volume");
         this.lba = lba;
@@ -45,11 +47,22 @@ public final class BlockRequest {
         this.protection = protection == null ? Protection.NONE : protection;
         this.fua = fua;
         this.fence = fence;
+        this.receivedNanos = receivedNanos;
     }
 
     public static BlockRequest read(String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
                                     Protection protection) {
         return new BlockRequest(Operation.READ, volume, lba, blocks, data, metadata, protection, false);
+    }
+
+    /**
+     * A read that its transport had received whole by {@code receivedNanos} ({@link System#nanoTime};
+     * see {@link #receivedNanos}).
+     */
+    public static BlockRequest read(String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
+                                    Protection protection, long receivedNanos) {
+        return new BlockRequest(Operation.READ, volume, lba, blocks, data, metadata, protection, false, null,
+                receivedNanos);
     }
 
     public static BlockRequest write(String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
@@ -71,17 +84,28 @@ public final class BlockRequest {
 
     /** The same request with other buffers (a transport rebuilding a request on the target side). */
     public BlockRequest withBuffers(ScatterList newData, ScatterList newMetadata) {
-        return new BlockRequest(op, volume, lba, blocks, newData, newMetadata, protection, fua, fence);
+        return new BlockRequest(op, volume, lba, blocks, newData, newMetadata, protection, fua, fence, receivedNanos);
     }
 
     /** The same request with other protection fields (e.g. PRACT cleared after a hop inserted the PI). */
     public BlockRequest withProtection(Protection p) {
-        return new BlockRequest(op, volume, lba, blocks, data, metadata, p, fua, fence);
+        return new BlockRequest(op, volume, lba, blocks, data, metadata, p, fua, fence, receivedNanos);
     }
 
     /** The same request as sent by the host stream and connection {@code f} (null: none). */
     public BlockRequest withFence(WriteFence f) {
-        return f == fence ? this : new BlockRequest(op, volume, lba, blocks, data, metadata, protection, fua, f);
+        return f == fence ? this : new BlockRequest(op, volume, lba, blocks, data, metadata, protection, fua, f,
+                receivedNanos);
+    }
+
+    /**
+     * A {@link System#nanoTime} reading taken after this process had received the whole request (so
+     * after its host sent it), or 0 when the transport does not say. A read index confirmed by a call
+     * that started after this time covers every write acknowledged before the host sent the request:
+     * reads received together may share one confirmation.
+     */
+    public long receivedNanos() {
+        return receivedNanos;
     }
 
     /** The host stream and connection that sent this request, or null when its transport says none. */

@@ -47,6 +47,16 @@ class SpiValuesTest {
     }
 
     @Test
+    void aReadsReceiveTimeTravelsWithItsCopies() {
+        io.pistore.integrity.ScatterList d = io.pistore.integrity.ScatterList.wrap(new byte[4096]);
+        assertEquals(0, BlockRequest.read("v", 1, 1, d, null, Protection.NONE).receivedNanos(), "unknown");
+        BlockRequest r = BlockRequest.read("v", 1, 1, d, null, Protection.NONE, 1234);
+        assertEquals(1234, r.receivedNanos());
+        assertEquals(1234, r.withProtection(Protection.NONE).withBuffers(d, null).withFence(new WriteFence(5, 1))
+                .receivedNanos(), "kept by the other copies");
+    }
+
+    @Test
     void availabilityIsOneLine() {
         assertTrue(Availability.available().isAvailable());
         assertNull(Availability.available().cause());

@@ -291,7 +291,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
             meta = mine.take(r.blocks() * f.metadataSize());
         }
         try {
-            v.read(r.lba(), r.blocks(), r.data(), meta);
+            v.read(r.lba(), r.blocks(), r.data(), meta, r.receivedNanos());
             if (f.hasPi()) {
                 // Always, whoever checks the PI: the unwritten pattern is an escape that no PI check
                 // (here, in a transport, or at the host) looks behind. A replicated volume's read

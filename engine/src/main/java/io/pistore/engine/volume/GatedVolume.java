@@ -74,6 +74,16 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public void read(long lba, int blocks, ScatterList data, ScatterList metadata, long receivedNanos) throws IOException {
+        Volume v = enter();
+        try {
+            v.read(lba, blocks, data, metadata, receivedNanos);
+        } finally {
+            left.increment();
+        }
+    }
+
+    @Override
     public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
         write(lba, blocks, data, metadata, fua, io.pistore.spi.PiDuty.NONE);
     }

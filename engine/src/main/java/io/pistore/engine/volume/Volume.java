@@ -27,6 +27,17 @@ public interface Volume extends AutoCloseable {
     void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws IOException;
 
     /**
+     * {@link #read} of a request received whole by {@code receivedNanos}
+     * ({@link io.pistore.spi.BlockRequest#receivedNanos}, 0: unknown): a volume whose reads need a
+     * confirmation from other machines (a replicated one) may use one that started after that time.
+     * By default the plain read.
+     */
+    default void read(long lba, int blocks, ScatterList data, ScatterList metadata, long receivedNanos)
+            throws IOException {
+        read(lba, blocks, data, metadata);
+    }
+
+    /**
      * Writes blocks; {@code metadata} is required when the format has metadata. With {@code fua} the
      * blocks are durable when this returns.
      */

@@ -59,6 +59,15 @@ public final class LocalLeader {
     private volatile long inPlaceUntilNanos;
     /** How long one immediate confirmation vouches for the next reads: far below the lease. */
     private static final long IN_PLACE_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /**
+     * The newest read index this peer confirmed while it led, with when the call that confirmed it
+     * started: a read received before that start may use it instead of asking Ratis again
+     * ({@link #confirmRead(long, long, String, long)}). Threads may overwrite a newer one with an
+     * older one; each stays valid for the reads received before its own start.
+     */
+    private volatile Confirmed lastConfirmed;
+    /** Read indexes asked of the division ({@link #readIndexCalls}). */
+    private final java.util.concurrent.atomic.LongAdder readIndexCalls = new java.util.concurrent.atomic.LongAdder();
 
     public LocalLeader(RaftServer server, RaftGroupId groupId) {
         this.server = server;
@@ -93,6 +102,11 @@ public final class LocalLeader {
             return info.isLeaderReady() ? io.pistore.spi.PathState.OPTIMIZED : io.pistore.spi.PathState.INACCESSIBLE;
         }
         return info.getLeaderId() != null ? io.pistore.spi.PathState.NON_OPTIMIZED : io.pistore.spi.PathState.INACCESSIBLE;
+    }
+
+    /** Read indexes asked of this peer's division; a read that shared another's confirmation asked none. */
+    long readIndexCalls() {
+        return readIndexCalls.sum();
     }
 
     /** This peer's reads while it follows the group ({@link FollowerRead}). */
@@ -137,6 +151,33 @@ public final class LocalLeader {
         return confirm(timeoutMs, null, lba, volume);
     }
 
+    /**
+     * {@link #confirmRead(long, long, String)} of a read received whole by {@code receivedNanos}
+     * ({@link io.pistore.spi.BlockRequest#receivedNanos}; 0: unknown). A read index that this peer
+     * confirmed in a call started after that time serves the read without asking Ratis: the call
+     * started after the host sent the read, so every write acknowledged before then is committed at or
+     * below that index, as for a confirmation of its own. Reads that arrived in one socket read (32 at
+     * qd 32) share the first one's. Whether this peer still leads does not matter: the read waits
+     * until this replica applied that index, and a replica applies committed entries only.
+     */
+    VolumeStateMachine confirmRead(long timeoutMs, long lba, String volume, long receivedNanos) throws IOException {
+        Confirmed c = lastConfirmed;
+        if (receivedNanos == 0 || c == null || receivedNanos - c.startedNanos >= 0 || !c.division.getInfo().isAlive()) {
+            return confirm(timeoutMs, null, lba, volume);
+        }
+        VolumeStateMachine sm = (VolumeStateMachine) c.division.getStateMachine();
+        try {
+            if (!sm.appliedIndex().await(c.readIndex, timeoutMs)) {
+                throw new ReplicationException("volume " + volume + ": " + what(null, lba) + " waited " + timeoutMs
+                        + " ms for this replica to apply up to index " + c.readIndex);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ReplicationException("volume " + volume + ": " + what(null, lba) + " interrupted");
+        }
+        return sm;
+    }
+
     private static String what(String what, long lba) {
         return what != null ? what : "read lba=" + lba;
     }
@@ -146,9 +187,11 @@ public final class LocalLeader {
         if (d == null || !d.getInfo().isLeader()) { // not (or no longer) a member here, or not leading
             return null;
         }
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        long started = System.nanoTime();
+        long end = started + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         ReadIndexRequestProto p = request(d);
         CompletableFuture<ReadIndexReplyProto> f;
+        readIndexCalls.increment();
         try {
             f = RatisInternals.readIndex(server, d, p);
         } catch (IOException e) {
@@ -162,6 +205,10 @@ public final class LocalLeader {
                 return null; // stepped down, or not ready: Ratis's own read path sorts it out
             }
             VolumeStateMachine sm = (VolumeStateMachine) d.getStateMachine();
+            Confirmed last = lastConfirmed;
+            if (last == null || last.division != d || started - last.startedNanos > 0) {
+                lastConfirmed = new Confirmed(d, started, r.getReadIndex());
+            }
             long now = System.nanoTime();
             inPlaceUntilNanos = atOnce && sm.appliedIndex().get() >= r.getReadIndex() ? now + IN_PLACE_NANOS : now - 1;
             long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()));
@@ -248,6 +295,19 @@ public final class LocalLeader {
             prebuilt = b;
         }
         return b.proto;
+    }
+
+    /** A read index confirmed by this peer's division {@code division} in a call that started at {@code startedNanos}. */
+    private static final class Confirmed {
+        final RaftServer.Division division;
+        final long startedNanos;
+        final long readIndex;
+
+        Confirmed(RaftServer.Division division, long startedNanos, long readIndex) {
+            this.division = division;
+            this.startedNanos = startedNanos;
+            this.readIndex = readIndex;
+        }
     }
 
     private static final class Prebuilt {

@@ -460,6 +460,11 @@ public final class ReplicatedVolume implements CheckingVolume {
         return localReads.sum();
     }
 
+    /** Read indexes this peer asked of its own division while it led; reads that shared one are not counted. */
+    long readIndexCalls() {
+        return localLeader == null ? 0 : localLeader.readIndexCalls();
+    }
+
     /**
      * Whether reads while this peer follows read its own replica after the leader's read index (the
      * default, {@code pistore.replication.followerReads}), or go through Ratis's client (tests and
@@ -476,13 +481,19 @@ public final class ReplicatedVolume implements CheckingVolume {
 
     @Override
     public void read(long lba, int n, ScatterList data, ScatterList metadata) throws IOException {
+        read(lba, n, data, metadata, 0);
+    }
+
+    /** A read that its transport had received whole by {@code receivedNanos}: it may share an earlier read's confirmation. */
+    @Override
+    public void read(long lba, int n, ScatterList data, ScatterList metadata, long receivedNanos) throws IOException {
         long start = System.nanoTime();
         VolumeStateMachine local = null;
         if (localLeader != null) {
             try {
                 // An attempt's time, not the operation's: a leader that cannot confirm its read index
                 // that soon may have lost its followers, and the group's client finds whoever leads.
-                local = localLeader.confirmRead(attemptMs, lba, name);
+                local = localLeader.confirmRead(attemptMs, lba, name, receivedNanos);
             } catch (ReplicationException e) {
                 log.accept(e.getMessage() + "; read through the group instead");
             }

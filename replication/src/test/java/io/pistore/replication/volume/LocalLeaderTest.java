@@ -89,6 +89,53 @@ class LocalLeaderTest {
         }
     }
 
+    private static byte[] readReceived(ServedVolume s, long lba, long receivedNanos) throws Exception {
+        byte[] d = new byte[FORMAT.dataSize()];
+        s.volume.read(lba, 1, io.pistore.integrity.ScatterList.wrap(d),
+                io.pistore.integrity.ScatterList.wrap(new byte[FORMAT.metadataSize()]), receivedNanos);
+        return d;
+    }
+
+    /**
+     * Reads received before a read index was asked share it; a read received after a write was
+     * acknowledged asks again and sees the write, and so does one whose transport gave no time.
+     */
+    @Test
+    void aReadReceivedBeforeAConfirmationSharesItAndOneReceivedLaterAsksAgain() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        Random r = new Random(24);
+        try (ServedVolume onLeader = new ServedVolume(peers.node(l), NAME);
+                ServedVolume onFollower = new ServedVolume(peers.node(f), NAME)) {
+            byte[] a = new byte[FORMAT.dataSize()];
+            r.nextBytes(a);
+            onLeader.device.writeSync(5, ByteBuffer.wrap(a));
+            for (int round = 0; round < 10; round++) {
+                long received = System.nanoTime();
+                long calls = onLeader.volume.readIndexCalls();
+                assertArrayEquals(a, readReceived(onLeader, 5, received));
+                assertEquals(calls + 1, onLeader.volume.readIndexCalls(), "the first read received asks Ratis");
+                for (int i = 0; i < 5; i++) {
+                    assertArrayEquals(a, readReceived(onLeader, 5, received));
+                }
+                assertEquals(calls + 1, onLeader.volume.readIndexCalls(), "reads received before that call share it");
+
+                byte[] b = new byte[FORMAT.dataSize()];
+                r.nextBytes(b);
+                onFollower.device.writeSync(5, ByteBuffer.wrap(b)); // acknowledged: committed by a quorum
+                byte[] seen = readReceived(onLeader, 5, received); // overlaps the write: either copy
+                assertTrue(java.util.Arrays.equals(a, seen) || java.util.Arrays.equals(b, seen), "the old or the new copy");
+                assertEquals(calls + 1, onLeader.volume.readIndexCalls());
+                assertArrayEquals(b, readReceived(onLeader, 5, System.nanoTime()), "a read received after the write sees it");
+                assertEquals(calls + 2, onLeader.volume.readIndexCalls(), "and asked Ratis again");
+                assertArrayEquals(b, readReceived(onLeader, 5, 0), "a read without a receive time");
+                assertEquals(calls + 3, onLeader.volume.readIndexCalls(), "always asks");
+                a = b;
+            }
+        }
+    }
+
     /**
      * Writes on the peer that leads go into its own log in process; on a follower through the group's
      * client. Leadership then moves while a writer keeps writing on the old leader, one write at a time:

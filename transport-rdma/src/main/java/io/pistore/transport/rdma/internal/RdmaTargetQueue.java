@@ -124,6 +124,12 @@ final class RdmaTargetQueue {
         volumes = m;
     }
 
+    /**
+     * When the last poll that found completions returned: every command received so far had arrived
+     * by then, so the reads built from them carry it ({@link BlockRequest#receivedNanos}).
+     */
+    private long polledNanos;
+
     private void run() {
         WorkCompletion[] wcs = new WorkCompletion[32];
         for (int i = 0; i < wcs.length; i++) {
@@ -136,6 +142,7 @@ final class RdmaTargetQueue {
                     cq.await(TimeUnit.MILLISECONDS.toNanos(100));
                     continue;
                 }
+                polledNanos = System.nanoTime();
                 for (int i = 0; i < n && !stopped; i++) {
                     handle(wcs[i]);
                 }
@@ -277,7 +284,7 @@ final class RdmaTargetQueue {
                         c.has(Capsule.F_FUA));
                 moveOffloaded(t, true);
             } else {
-                t.request = BlockRequest.read(c.volume, c.lba, (int) c.blocks, t.dataList, t.metaList, p);
+                t.request = BlockRequest.read(c.volume, c.lba, (int) c.blocks, t.dataList, t.metaList, p, polledNanos);
                 handler.execute(t.request, t.duty, done -> afterRead(t, done));
             }
             return;
@@ -319,7 +326,7 @@ final class RdmaTargetQueue {
                 qp.postSend(rd);
             }
         } else {
-            t.request = BlockRequest.read(c.volume, c.lba, (int) c.blocks, dl, ml, p);
+            t.request = BlockRequest.read(c.volume, c.lba, (int) c.blocks, dl, ml, p, polledNanos);
             handler.execute(t.request, PiDuty.of(p), done -> afterRead(t, done));
         }
     }

@@ -80,6 +80,14 @@ abstract class TcpConnection implements Selectable {
     long frameTimeoutNanos = Long.MAX_VALUE;
     private long rxActivityNanos = System.nanoTime();
 
+    /**
+     * When the last socket read that brought bytes returned: every frame parsed since had all its
+     * bytes by then ({@link io.pistore.spi.BlockRequest#receivedNanos}).
+     */
+    final long lastReceiveNanos() {
+        return rxActivityNanos;
+    }
+
     // receive state
     final ByteBuffer header = ByteBuffer.allocate(Protocol.HEADER_SIZE);
     private int rxState = RX_HEADER;

@@ -358,7 +358,8 @@ final class TcpTargetQueue extends TcpConnection {
                 int n = (int) t.blocks;
                 t.data = pool.acquire(n * f.dataSize());
                 t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
-                r = BlockRequest.read(name, t.lba, n, t.data.list(), t.meta == null ? null : t.meta.list(), t.protection);
+                r = BlockRequest.read(name, t.lba, n, t.data.list(), t.meta == null ? null : t.meta.list(), t.protection,
+                        lastReceiveNanos());
                 if (f.hasPi()) {
                     duty = PiDuty.of(t.protection).checkedBy(PiDuty.Hop.HOST); // the host's decoder checks what returns
                 }

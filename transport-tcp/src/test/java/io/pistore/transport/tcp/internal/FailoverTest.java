@@ -97,6 +97,29 @@ class FailoverTest {
         }
     }
 
+    /**
+     * A read reaches the target with the time its frame was in whole (after the host sent it, before
+     * the target ran it), which lets a replicated volume share one read index among the reads received
+     * together; other requests carry none.
+     */
+    @Test
+    void readsCarryWhenTheTargetHadReceivedThem() throws Exception {
+        try (HostConnection c = host.connect(list(), new ConnectOptions(1, 4))) {
+            io.pistore.spi.HostQueue q = c.queue(0);
+            assertEquals(Status.SUCCESS, ReconnectTest.write(q, 3, new byte[4096]).status());
+            for (int i = 0; i < 5; i++) {
+                long before = System.nanoTime();
+                assertEquals(Status.SUCCESS, ReconnectTest.read(q, 3, new byte[4096]).status());
+                long after = System.nanoTime();
+                java.util.List<io.pistore.spi.BlockRequest> reads = received(io.pistore.spi.Operation.READ);
+                long at = reads.get(reads.size() - 1).receivedNanos();
+                assertTrue(at - before > 0 && after - at > 0, "received " + (at - before) + " ns after the send, "
+                        + (after - at) + " ns before the answer");
+            }
+            assertEquals(0, received(io.pistore.spi.Operation.WRITE).get(0).receivedNanos(), "writes carry none");
+        }
+    }
+
     /** The writes a host queue sent, with their fences, as the targets received them. */
     private java.util.List<io.pistore.spi.BlockRequest> received(io.pistore.spi.Operation op) {
         return shared.requests.stream().filter(r -> r.op() == op).toList();
