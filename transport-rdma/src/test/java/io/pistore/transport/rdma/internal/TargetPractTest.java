@@ -137,8 +137,13 @@ class TargetPractTest {
         Pi.generate(PiContext.builder(F).initialRefTag(LBA).build(), ScatterList.wrap(data), ScatterList.wrap(meta), N);
         System.arraycopy(data, 0, backend.data, (int) LBA * 4096, data.length);
         System.arraycopy(meta, 0, backend.meta, (int) LBA * 8, meta.length);
+        long sent = System.nanoTime();
         Completion c = send(Capsule.OP_READ, Protection.insertStrip(LBA), N * 4096L);
+        long answered = System.nanoTime();
         assertEquals(Status.SUCCESS, c.status(), c.toString());
+        long at = backend.last().receivedNanos();
+        assertTrue(at - sent > 0 && answered - at > 0, "a read carries when its capsule was in: after the send, "
+                + "before the answer (" + (at - sent) + ", " + (answered - at) + " ns)");
         byte[] got = new byte[N * 4096];
         dataMr.buffer().get(0, got);
         assertArrayEquals(data, got, "the data alone crosses the wire");
