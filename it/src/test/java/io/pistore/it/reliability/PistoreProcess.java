@@ -92,7 +92,9 @@ final class PistoreProcess implements AutoCloseable {
                 continue;
             }
             if (l.equals("\u0000eof")) {
-                throw new IllegalStateException("pistore serve ended before listening: " + lines);
+                // the exit status tells a signal (128 + N: the OOM killer's 9) from one of pistore's exit codes
+                String status = process.waitFor(5, TimeUnit.SECONDS) ? "exit status " + process.exitValue() : "still running";
+                throw new IllegalStateException("pistore serve ended before listening (" + status + "): " + lines);
             }
             Matcher m = serving.matcher(l);
             if (m.matches()) {
