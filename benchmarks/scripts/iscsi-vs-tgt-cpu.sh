@@ -20,9 +20,10 @@ ctl=$((RANDOM % 200 + 20))
 work="${WORK_DIR:-$(mktemp -d)}"
 mkdir -p "$work"
 pids=()
+# shellcheck source=lib-tgt.sh
+. "$root/benchmarks/scripts/lib-tgt.sh"
 cleanup() {
-    tgtadm -C "$ctl" --lld iscsi --op delete --mode target --tid 1 --force > /dev/null 2>&1 || true
-    tgtadm -C "$ctl" --op delete --mode system > /dev/null 2>&1 || true
+    tgt_down "$ctl"
     for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
     for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
     [ -n "${WORK_DIR:-}" ] && rm -rf "$work/data" "$work/tgt.img" || rm -rf "$work"
@@ -33,20 +34,15 @@ gcc -O2 -Wall -o "$work/iscsi_bench" "$root/benchmarks/scripts/iscsi_bench.c" -l
 "$root/pistore" serve --data "$work/data" --iscsi "127.0.0.1:$iport" > "$work/pistore.log" 2>&1 &
 pids+=($!)
 ppid=$!
-truncate -s 1024M "$work/tgt.img"
-tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$tport" > "$work/tgtd.log" 2>&1 &
-pids+=($!)
-tpid=$!
+tgt_up "$work" "$tport" "$ctl" 1024
+tpid=$tgt_pid
 for _ in $(seq 300); do
-    grep -q "iSCSI on" "$work/pistore.log" && tgtadm -C "$ctl" --op show --mode system > /dev/null 2>&1 && break
+    grep -q "iSCSI on" "$work/pistore.log" && break
     sleep 0.2
 done
 grep -q "iSCSI on" "$work/pistore.log" || { cat "$work/pistore.log" >&2; exit 3; }
-tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T iqn.2026-12.org.example:tgt
-tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 --lun 1 -b "$work/tgt.img"
-tgtadm -C "$ctl" --lld iscsi --op bind --mode target --tid 1 -I ALL
 up="iscsi://127.0.0.1:$iport/iqn.2026-12.io.pistore:vol/0"
-ut="iscsi://127.0.0.1:$tport/iqn.2026-12.org.example:tgt/1"
+ut="$tgt_url"
 span=$((256 << 20))
 for u in "$up" "$ut"; do
     qemu-img bench -f raw -t none -w -c 256 -s 1M -d 8 "$u" > /dev/null

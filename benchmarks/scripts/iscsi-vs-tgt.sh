@@ -29,10 +29,10 @@ done
 work="${WORK_DIR:-$(mktemp -d)}"
 mkdir -p "$work"
 pids=()
+# shellcheck source=lib-tgt.sh
+. "$root/benchmarks/scripts/lib-tgt.sh"
 cleanup() {
-    # tgtd ignores SIGTERM while it has targets: delete the target, then the system, which ends it
-    tgtadm -C "$ctl" --lld iscsi --op delete --mode target --tid 1 --force > /dev/null 2>&1 || true
-    tgtadm -C "$ctl" --op delete --mode system > /dev/null 2>&1 || true
+    tgt_down "$ctl"
     for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
     for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
     [ -n "${WORK_DIR:-}" ] || rm -rf "$work"
@@ -50,21 +50,16 @@ gcc -O2 -Wall -o "$work/iscsi_bench" "$root/benchmarks/scripts/iscsi_bench.c" -l
 "$root/pistore" serve --data "$work/data" --iscsi "127.0.0.1:$iport" --nbd "127.0.0.1:$nport" > "$work/pistore.log" 2>&1 &
 ppid=$!
 pids+=($ppid)
-truncate -s "${size_mib}M" "$work/tgt.img"
-tgtd -f -C "$ctl" --iscsi "portal=127.0.0.1:$tport" > "$work/tgtd.log" 2>&1 &
-tpid=$!
-pids+=($tpid)
+tgt_up "$work" "$tport" "$ctl" "$size_mib"
+tpid=$tgt_pid
 for i in $(seq 1 300); do
-    grep -q "iSCSI on" "$work/pistore.log" 2> /dev/null && tgtadm -C "$ctl" --op show --mode system > /dev/null 2>&1 && break
+    grep -q "iSCSI on" "$work/pistore.log" 2> /dev/null && break
     sleep 0.2
 done
 grep -q "iSCSI on" "$work/pistore.log" || { cat "$work/pistore.log" >&2; exit 3; }
-tgtadm -C "$ctl" --lld iscsi --op new --mode target --tid 1 -T iqn.2026-12.org.example:tgt
-tgtadm -C "$ctl" --lld iscsi --op new --mode logicalunit --tid 1 --lun 1 -b "$work/tgt.img"
-tgtadm -C "$ctl" --lld iscsi --op bind --mode target --tid 1 -I ALL
 
 url_p="iscsi://127.0.0.1:$iport/iqn.2026-12.io.pistore:vol/0"
-url_t="iscsi://127.0.0.1:$tport/iqn.2026-12.org.example:tgt/1"
+url_t="$tgt_url"
 uri_n="nbd://127.0.0.1:$nport/vol"
 
 cpu() { # PID -> utime + stime in clock ticks
