@@ -6,9 +6,9 @@
 #   benchmarks/scripts/iscsi-vs-tgt-cpu.sh [ROUNDS] [SECONDS]     (default 3 rounds of 5 s)
 # RW read|write, MODE seq|rand, BS bytes, QD (default: 128 KiB sequential reads at qd 8), PROTECT
 # (pistore only; tgt refuses a non-zero protect field), WORK_DIR (default a new directory under
-# /tmp; tmpfs: /dev/shm/...). Volume 512+8 Type 1 of 1 GiB, tgt's rdwr store on a sparse file of 1 GiB
-# beside it, the first 256 MiB of each written with qemu-img first. Needs root (tgtd), tgt, gcc,
-# libiscsi-dev, qemu-utils, qemu-block-extra.
+# /tmp, removed after; one named is kept). Volume 512+8 Type 1 of 1 GiB, tgt's rdwr store on a
+# sparse file of 1 GiB beside it, the first 256 MiB of each written with qemu-img first. Needs root
+# (tgtd), tgt, gcc, libiscsi-dev, qemu-utils, qemu-block-extra.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 rounds="${1:-3}"
@@ -22,13 +22,7 @@ mkdir -p "$work"
 pids=()
 # shellcheck source=lib-tgt.sh
 . "$root/benchmarks/scripts/lib-tgt.sh"
-cleanup() {
-    tgt_down "$ctl"
-    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-    [ -n "${WORK_DIR:-}" ] && rm -rf "$work/data" "$work/tgt.img" || rm -rf "$work"
-}
-trap cleanup EXIT
+trap tgt_cleanup EXIT
 gcc -O2 -Wall -o "$work/iscsi_bench" "$root/benchmarks/scripts/iscsi_bench.c" -liscsi
 "$root/pistore" volume create --data "$work/data" vol --size 1024MiB --format 512+8 > /dev/null
 "$root/pistore" serve --data "$work/data" --iscsi "127.0.0.1:$iport" > "$work/pistore.log" 2>&1 &

@@ -31,13 +31,7 @@ mkdir -p "$work"
 pids=()
 # shellcheck source=lib-tgt.sh
 . "$root/benchmarks/scripts/lib-tgt.sh"
-cleanup() {
-    tgt_down "$ctl"
-    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-    [ -n "${WORK_DIR:-}" ] || rm -rf "$work"
-}
-trap cleanup EXIT
+trap tgt_cleanup EXIT
 
 for p in $iport $nport $tport; do
     if (exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null; then

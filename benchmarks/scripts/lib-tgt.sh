@@ -25,3 +25,12 @@ tgt_down() { # CTL
     tgtadm -C "$1" --lld iscsi --op delete --mode target --tid 1 --force > /dev/null 2>&1 || true
     tgtadm -C "$1" --op delete --mode system > /dev/null 2>&1 || true
 }
+
+# For `trap tgt_cleanup EXIT`: the tgtd of control port $ctl ended, the processes in the array pids
+# stopped and waited for, $work removed unless the caller named it (WORK_DIR).
+tgt_cleanup() {
+    tgt_down "$ctl"
+    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
+    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
+    [ -n "${WORK_DIR:-}" ] || rm -rf "$work"
+}
