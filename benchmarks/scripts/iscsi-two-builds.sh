@@ -9,6 +9,8 @@
 # 128 KiB sequential write at qd 8), PROTECT the RDPROTECT/WRPROTECT field (default 0), over the first
 # 256 MiB of a 1 GiB volume, FILL seconds of 128 KiB writes first (default 0; reads want it), after one unmeasured
 # run of each. Needs gcc and libiscsi-dev. Output also in OUT (default target/iscsi-two-builds.txt).
+# PROTECT_B: build B's protect field (default PROTECT): `PROTECT=0 PROTECT_B=1 ... . . 4 5` sets PI
+# from the initiator against protect 0 on one build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 a="${1:?DIR_A}"
@@ -38,8 +40,8 @@ for _ in $(seq 30); do
     sleep 1
 done
 url() { echo "iscsi://127.0.0.1:$1/iqn.2026-12.io.pistore:w/0"; }
-bench() { # PORT SECONDS
-    "$work/iscsi_bench" "$(url "$1")" "${RW:-write}" "${MODE:-seq}" "${BS:-131072}" "${QD:-8}" "$2" "${PROTECT:-0}" 268435456
+bench() { # PORT SECONDS [PROTECT]
+    "$work/iscsi_bench" "$(url "$1")" "${RW:-write}" "${MODE:-seq}" "${BS:-131072}" "${QD:-8}" "$2" "${3:-${PROTECT:-0}}" 268435456
 }
 if [ "${FILL:-0}" -gt 0 ]; then
     for p in 3296 3297; do
@@ -47,13 +49,15 @@ if [ "${FILL:-0}" -gt 0 ]; then
     done
 fi
 bench 3296 3 > /dev/null
-bench 3297 3 > /dev/null
+bench 3297 3 "${PROTECT_B:-${PROTECT:-0}}" > /dev/null
 for r in $(seq "$rounds"); do
     i=0
     for x in a b; do
         pid=${pids[$i]}
         c0=$(awk '{print $14+$15}' "/proc/$pid/stat")
-        res=$(bench $((3296 + i)) "$secs")
+        protect="${PROTECT:-0}"
+        [ "$x" = b ] && protect="${PROTECT_B:-$protect}"
+        res=$(bench $((3296 + i)) "$secs" "$protect")
         c1=$(awk '{print $14+$15}' "/proc/$pid/stat")
         ops=$(echo "$res" | awk '{print $1}')
         echo "round $r build $x: requests iops mib_s errors = $res, cpu_us_per_req=$(( (c1 - c0) * 1000000 / $(getconf CLK_TCK) / (ops > 0 ? ops : 1) ))" | tee -a "$out"
