@@ -331,8 +331,12 @@ public final class VolumeStateMachine extends BaseStateMachine {
         return EntryData.isHeader(d) ? d.asReadOnlyByteBuffer().getInt(1) : d.size();
     }
 
+    /** Tests only: runs on each replica's applier thread, with its peer id, before an entry is applied. */
+    static volatile java.util.function.Consumer<org.apache.ratis.protocol.RaftPeerId> beforeApply = id -> { };
+
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        beforeApply.accept(getId());
         LogEntryProto entry = trx.getLogEntry();
         applyingIndex = entry.getIndex();
         Message reply;
