@@ -9,7 +9,7 @@
 # 128 KiB sequential write at qd 8), PROTECT the RDPROTECT/WRPROTECT field (default 0), over the first
 # 256 MiB of a 1 GiB volume, FILL seconds of 128 KiB writes first (default 0; reads want it), after one unmeasured
 # run of each. Needs gcc and libiscsi-dev. Output also in OUT (default target/iscsi-two-builds.txt).
-# PROTECT_B: build B's protect field (default PROTECT): `PROTECT=0 PROTECT_B=1 ... . . 4 5` sets PI
+# SERVE_OPTS: JVM options of both serves. PROTECT_B: build B's protect field (default PROTECT): `PROTECT=0 PROTECT_B=1 ... . . 4 5` sets PI
 # from the initiator against protect 0 on one build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,12 +25,15 @@ gcc -O2 -Wall -o "$work/iscsi_bench" benchmarks/scripts/iscsi_bench.c -liscsi
 # shellcheck source=lib-builds.sh
 . benchmarks/scripts/lib-builds.sh
 trap stop_at_exit EXIT
+# The collector the pistore launcher picks unless the options name one (docs/OPERATIONS.md#jvm-options).
+case " ${JAVA_OPTS:-} ${SERVE_OPTS:-} " in *" -XX:+Use"*"GC "*) ;; *) SERVE_OPTS="-XX:+UseParallelGC ${SERVE_OPTS:-}" ;; esac
 port=3296
 for x in a b; do
     cp="$(classpath "${!x}")"
     mkdir -m 700 "$work/$x"
     java -cp "$cp" io.pistore.app.cli.Main volume create w --size 1GiB --format "${FMT:-512+8}" --data "$work/$x" > /dev/null
-    java -cp "$cp" io.pistore.app.cli.Main serve --data "$work/$x" --iscsi 127.0.0.1:$port \
+    # shellcheck disable=SC2086 # SERVE_OPTS is a list of options
+    java $SERVE_OPTS -cp "$cp" io.pistore.app.cli.Main serve --data "$work/$x" --iscsi 127.0.0.1:$port \
         --listen 127.0.0.1:$((port + 1200)) > "$work/$x.log" 2>&1 &
     pids+=($!)
     port=$((port + 1))
