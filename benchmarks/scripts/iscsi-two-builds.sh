@@ -9,8 +9,8 @@
 # 128 KiB sequential write at qd 8), PROTECT the RDPROTECT/WRPROTECT field (default 0), over the first
 # 256 MiB of a 1 GiB volume, FILL seconds of 128 KiB writes first (default 0; reads want it), after one unmeasured
 # run of each. Needs gcc and libiscsi-dev. Output also in OUT (default target/iscsi-two-builds.txt).
-# SERVE_OPTS: JVM options of both serves. PROTECT_B: build B's protect field (default PROTECT): `PROTECT=0 PROTECT_B=1 ... . . 4 5` sets PI
-# from the initiator against protect 0 on one build.
+# SERVE_OPTS: JVM options of both serves. PROTECT_B: build B's protect field (default PROTECT):
+# `PROTECT=0 PROTECT_B=1 ... . . 4 5` sets PI from the initiator against protect 0 on one build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 a="${1:?DIR_A}"

@@ -34,6 +34,18 @@ public final class ServedVolume implements AutoCloseable {
         device = BlockDevice.open(connection, name);
     }
 
+    /**
+     * One block at {@code lba} read straight from the volume as a request received at
+     * {@code receivedNanos} ({@link io.pistore.spi.BlockRequest#receivedNanos}; 0: unknown).
+     */
+    public byte[] readReceived(long lba, long receivedNanos) throws IOException {
+        io.pistore.integrity.BlockFormat f = volume.format();
+        byte[] d = new byte[f.dataSize()];
+        volume.read(lba, 1, io.pistore.integrity.ScatterList.wrap(d),
+                io.pistore.integrity.ScatterList.wrap(new byte[f.metadataSize()]), receivedNanos);
+        return d;
+    }
+
     @Override
     public void close() throws IOException {
         connection.close();

@@ -145,6 +145,15 @@ public final class ThreePeers implements AutoCloseable {
         nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", ports[i], dir(i), settings, log::add);
     }
 
+    /** Whether node {@code i} runs and leads the volume's group now. */
+    public boolean leads(int i) {
+        try {
+            return nodes[i] != null && nodes[i].isLeader(volume);
+        } catch (IOException e) {
+            return false; // not (yet, or any longer) a member
+        }
+    }
+
     /** Waits for a running node to lead the volume's group and returns its index. */
     public int leader() {
         int[] found = {-1};

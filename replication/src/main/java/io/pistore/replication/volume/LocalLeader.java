@@ -156,8 +156,8 @@ public final class LocalLeader {
      * ({@link io.pistore.spi.BlockRequest#receivedNanos}; 0: unknown). A read index that this peer
      * confirmed in a call started after that time serves the read without asking Ratis: the call
      * started after the host sent the read, so every write acknowledged before then is committed at or
-     * below that index, as for a confirmation of its own. Reads that arrived in one socket read (32 at
-     * qd 32) share the first one's. Whether this peer still leads does not matter: the read waits
+     * below that index, as for a confirmation of its own. Reads that arrived in one socket read share
+     * the first one's. Whether this peer still leads does not matter: the read waits
      * until this replica applied that index, and a replica applies committed entries only.
      */
     VolumeStateMachine confirmRead(long timeoutMs, long lba, String volume, long receivedNanos) throws IOException {

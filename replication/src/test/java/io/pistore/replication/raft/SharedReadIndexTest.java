@@ -3,7 +3,6 @@ package io.pistore.replication.raft;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.ScatterList;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import java.nio.ByteBuffer;
@@ -40,20 +39,6 @@ class SharedReadIndexTest {
         }
     }
 
-    private static byte[] read(ServedVolume s, long lba, long receivedNanos) throws Exception {
-        byte[] d = new byte[FORMAT.dataSize()];
-        s.volume.read(lba, 1, ScatterList.wrap(d), ScatterList.wrap(new byte[FORMAT.metadataSize()]), receivedNanos);
-        return d;
-    }
-
-    private boolean leads(int i) {
-        try {
-            return peers.node(i).isLeader(NAME);
-        } catch (java.io.IOException e) {
-            return false;
-        }
-    }
-
     @Test
     void aReadReceivedAfterAnAcknowledgedWriteSeesItOnAPeerThatLedAndLags() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, 64);
@@ -68,10 +53,10 @@ class SharedReadIndexTest {
         try (ServedVolume onOld = new ServedVolume(peers.node(l), NAME);
                 ServedVolume onNew = new ServedVolume(peers.node(f), NAME)) {
             onOld.device.writeSync(9, ByteBuffer.wrap(a));
-            assertArrayEquals(a, read(onOld, 9, System.nanoTime()), "confirmed while it leads");
+            assertArrayEquals(a, onOld.readReceived(9, System.nanoTime()), "confirmed while it leads");
 
             onNew.volume.transferLeadership(ThreePeers.id(f));
-            ThreePeers.await(() -> leads(f) && !leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
+            ThreePeers.await(() -> peers.leads(f) && !peers.leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
             RaftPeerId held = RaftPeerId.valueOf(ThreePeers.id(l));
             VolumeStateMachine.beforeApply = id -> {
                 if (id.equals(held)) {
@@ -89,7 +74,7 @@ class SharedReadIndexTest {
             CompletableFuture<byte[]> seen = CompletableFuture.supplyAsync(() -> {
                 reader[0] = Thread.currentThread();
                 try {
-                    return read(onOld, 9, received);
+                    return onOld.readReceived(9, received);
                 } catch (Exception e) {
                     throw new java.util.concurrent.CompletionException(e);
                 }

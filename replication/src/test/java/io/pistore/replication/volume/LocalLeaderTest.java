@@ -42,14 +42,6 @@ class LocalLeaderTest {
         return b.array();
     }
 
-    private boolean leads(int i) {
-        try {
-            return peers.node(i).isLeader(NAME);
-        } catch (java.io.IOException e) {
-            return false;
-        }
-    }
-
     @Test
     void theLocalLeaderItsOwnReplicaAndSeesWritesAcknowledgedThroughAnotherPeer() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, 64);
@@ -77,7 +69,7 @@ class LocalLeaderTest {
 
             // Leadership moves to the follower: the old leader's reads go through Ratis, the new one's are local.
             onFollower.volume.transferLeadership(ThreePeers.id(f));
-            ThreePeers.await(() -> leads(f) && !leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
+            ThreePeers.await(() -> peers.leads(f) && !peers.leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
             byte[] b = new byte[FORMAT.dataSize()];
             r.nextBytes(b);
             onLeader.device.writeSync(63, ByteBuffer.wrap(b));
@@ -87,13 +79,6 @@ class LocalLeaderTest {
             assertEquals(20, onLeader.volume.localReads(), "the old leader no longer reads its own replica as leader");
             assertTrue(onLeader.volume.followerReads() >= 1, "but as a follower, after the new leader's read index");
         }
-    }
-
-    private static byte[] readReceived(ServedVolume s, long lba, long receivedNanos) throws Exception {
-        byte[] d = new byte[FORMAT.dataSize()];
-        s.volume.read(lba, 1, io.pistore.integrity.ScatterList.wrap(d),
-                io.pistore.integrity.ScatterList.wrap(new byte[FORMAT.metadataSize()]), receivedNanos);
-        return d;
     }
 
     /**
@@ -114,22 +99,22 @@ class LocalLeaderTest {
             for (int round = 0; round < 10; round++) {
                 long received = System.nanoTime();
                 long calls = onLeader.volume.readIndexCalls();
-                assertArrayEquals(a, readReceived(onLeader, 5, received));
+                assertArrayEquals(a, onLeader.readReceived(5, received));
                 assertEquals(calls + 1, onLeader.volume.readIndexCalls(), "the first read received asks Ratis");
                 for (int i = 0; i < 5; i++) {
-                    assertArrayEquals(a, readReceived(onLeader, 5, received));
+                    assertArrayEquals(a, onLeader.readReceived(5, received));
                 }
                 assertEquals(calls + 1, onLeader.volume.readIndexCalls(), "reads received before that call share it");
 
                 byte[] b = new byte[FORMAT.dataSize()];
                 r.nextBytes(b);
                 onFollower.device.writeSync(5, ByteBuffer.wrap(b)); // acknowledged: committed by a quorum
-                byte[] seen = readReceived(onLeader, 5, received); // overlaps the write: either copy
+                byte[] seen = onLeader.readReceived(5, received); // overlaps the write: either copy
                 assertTrue(java.util.Arrays.equals(a, seen) || java.util.Arrays.equals(b, seen), "the old or the new copy");
                 assertEquals(calls + 1, onLeader.volume.readIndexCalls());
-                assertArrayEquals(b, readReceived(onLeader, 5, System.nanoTime()), "a read received after the write sees it");
+                assertArrayEquals(b, onLeader.readReceived(5, System.nanoTime()), "a read received after the write sees it");
                 assertEquals(calls + 2, onLeader.volume.readIndexCalls(), "and asked Ratis again");
-                assertArrayEquals(b, readReceived(onLeader, 5, 0), "a read without a receive time");
+                assertArrayEquals(b, onLeader.readReceived(5, 0), "a read without a receive time");
                 assertEquals(calls + 3, onLeader.volume.readIndexCalls(), "always asks");
                 a = b;
             }
@@ -186,7 +171,7 @@ class LocalLeaderTest {
             long before = onLeader.volume.localEntryCount();
             ThreePeers.await(() -> onLeader.volume.localEntryCount() > before + 20, "the writer to write in process");
             onFollower.volume.transferLeadership(ThreePeers.id(f));
-            ThreePeers.await(() -> leads(f) && !leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
+            ThreePeers.await(() -> peers.leads(f) && !peers.leads(l), ThreePeers.id(f) + " to lead and " + ThreePeers.id(l) + " to step down");
             long movedAt = writes.get();
             ThreePeers.await(() -> writes.get() > movedAt + 20 || failed.get() != null, "the writer to go on through the new leader");
             stop.set(true);
