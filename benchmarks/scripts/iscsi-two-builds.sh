@@ -25,15 +25,13 @@ gcc -O2 -Wall -o "$work/iscsi_bench" benchmarks/scripts/iscsi_bench.c -liscsi
 # shellcheck source=lib-builds.sh
 . benchmarks/scripts/lib-builds.sh
 trap stop_at_exit EXIT
-# The collector the pistore launcher picks unless the options name one (docs/OPERATIONS.md#jvm-options).
-case " ${JAVA_OPTS:-} ${SERVE_OPTS:-} " in *" -XX:+Use"*"GC "*) ;; *) SERVE_OPTS="-XX:+UseParallelGC ${SERVE_OPTS:-}" ;; esac
 port=3296
 for x in a b; do
     cp="$(classpath "${!x}")"
     mkdir -m 700 "$work/$x"
     java -cp "$cp" io.pistore.app.cli.Main volume create w --size 1GiB --format "${FMT:-512+8}" --data "$work/$x" > /dev/null
     # shellcheck disable=SC2086 # SERVE_OPTS is a list of options
-    java $SERVE_OPTS -cp "$cp" io.pistore.app.cli.Main serve --data "$work/$x" --iscsi 127.0.0.1:$port \
+    java ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --data "$work/$x" --iscsi 127.0.0.1:$port \
         --listen 127.0.0.1:$((port + 1200)) > "$work/$x.log" 2>&1 &
     pids+=($!)
     port=$((port + 1))

@@ -28,8 +28,6 @@ ramp="${RAMP:-60}"; win="${WIN:-30}"
 data=$(mktemp -d)
 cp="$build/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$build/app/target/lib/*:$build/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
 pistore() { java -cp "$cp" io.pistore.app.cli.Main "$@"; }
-# The collector the pistore launcher picks unless the options name one (docs/OPERATIONS.md#jvm-options).
-case " ${JAVA_OPTS:-} ${SERVE_OPTS:-} " in *" -XX:+Use"*"GC "*) ;; *) SERVE_OPTS="-XX:+UseParallelGC ${SERVE_OPTS:-}" ;; esac
 # The bench (the client) may come from another build (BENCH_BUILD), e.g. one that reports more.
 bcp="$cp"
 if [ -n "${BENCH_BUILD:-}" ]; then

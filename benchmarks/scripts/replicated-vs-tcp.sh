@@ -44,8 +44,6 @@ pin() { # SLOT (0-based): the taskset prefix of that slot's cores, or nothing wi
     [ -n "${PIN:-}" ] && echo "taskset -c $(($1 * PIN))-$((($1 + 1) * PIN - 1))"; true
 }
 pistore() { $(pin 3) java ${JAVA_OPTS:-} -cp "$cp" io.pistore.app.cli.Main "$@"; }
-# The collector the pistore launcher picks unless the options name one (docs/OPERATIONS.md#jvm-options).
-case " ${JAVA_OPTS:-} ${SERVE_OPTS:-} " in *" -XX:+Use"*"GC "*) ;; *) SERVE_OPTS="-XX:+UseParallelGC ${SERVE_OPTS:-}" ;; esac
 peers=n1=127.0.0.1:$(port 9881),n2=127.0.0.1:$(port 9882),n3=127.0.0.1:$(port 9883)
 for port in $(port 4441) $(port 4442) $(port 4443) $(port 4444) $(port 9881) $(port 9882) $(port 9883); do
     if (exec 3<> /dev/tcp/127.0.0.1/$port) 2> /dev/null; then
