@@ -401,7 +401,7 @@ final class IscsiConnection implements Runnable {
             boolean started;
             AtomicBoolean ran = new AtomicBoolean();
             try {
-                started = lun.start(session.initiatorPort(), t.cdb, t.data, r -> {
+                started = lun.start(session.initiatorPort(), t.cdb, t.data, t.receivedNanos, r -> {
                     ran.set(true);
                     if (r == null) { // the engine's queue was full: the worker waits for room
                         server.workers().execute(() -> runTask(t));

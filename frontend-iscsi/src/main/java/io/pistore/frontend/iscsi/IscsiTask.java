@@ -31,6 +31,8 @@ final class IscsiTask {
     /** Data-Out bytes the CDB needs, -1 for a command that takes none. */
     final long writeNeeded;
     final byte[] data;
+    /** When its command PDU had arrived whole ({@link Pdu#receivedNanos}). */
+    final long receivedNanos;
     final CompletableFuture<Void> done = new CompletableFuture<>();
 
     State state = State.DATA;
@@ -63,6 +65,7 @@ final class IscsiTask {
         this.edtl = edtl;
         this.writeNeeded = writeNeeded;
         this.data = data;
+        this.receivedNanos = p.receivedNanos;
     }
 
     /** Bytes this task holds while it runs: its write data or the data it may read. */

@@ -35,6 +35,8 @@ final class Pdu {
     final byte[] bhs;
     byte[] ahs;
     byte[] data;
+    /** For a PDU read from the initiator: {@link System#nanoTime} by which it had arrived whole (0: not known). */
+    long receivedNanos;
 
     Pdu(byte[] bhs, byte[] ahs, byte[] data) {
         this.bhs = bhs;

@@ -39,6 +39,11 @@ final class PduChannel {
     private final byte[] buf = new byte[IN_BUFFER];
     private int pos;
     private int lim;
+    /**
+     * {@link System#nanoTime} after the last socket read that returned bytes: every PDU taken from the
+     * input had arrived by then (a replicated volume's reads received together share one read index).
+     */
+    private long lastReceiveNanos;
     private Hook beforeSocketRead = () -> { };
     private volatile boolean headerDigest;
     private volatile boolean dataDigest;
@@ -107,6 +112,7 @@ final class PduChannel {
             }
         }
         p.data = data;
+        p.receivedNanos = lastReceiveNanos;
         return p;
     }
 
@@ -237,6 +243,12 @@ final class PduChannel {
         }
     }
 
+    private void received(int n) {
+        if (n > 0) {
+            lastReceiveNanos = System.nanoTime();
+        }
+    }
+
     /** Reads more input after what is buffered (moving that to the front); false at the end of the stream. */
     private boolean fill() throws IOException {
         if (pos == lim) {
@@ -252,6 +264,7 @@ final class PduChannel {
         if (n < 0) {
             return false;
         }
+        received(n);
         lim += n;
         return true;
     }
@@ -265,6 +278,7 @@ final class PduChannel {
                 if (n < 0) {
                     throw new EOFException("connection closed inside a PDU");
                 }
+                received(n);
                 off += n;
                 len -= n;
                 continue;

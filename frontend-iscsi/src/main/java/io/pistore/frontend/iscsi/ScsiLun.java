@@ -228,7 +228,7 @@ final class ScsiLun {
      * pending on the unit), and for a write whose
      * blocks a COMPARE AND WRITE holds or waits for: those run with {@link #execute}.
      */
-    boolean start(String nexus, byte[] cdb, byte[] dataOut, Consumer<ScsiResult> done) {
+    boolean start(String nexus, byte[] cdb, byte[] dataOut, long receivedNanos, Consumer<ScsiResult> done) {
         int op = cdb[0] & 0xff;
         boolean read = op == 0x28 || op == 0xA8 || op == 0x88;
         if (!read && op != 0x2A && op != 0xAA && op != 0x8A) {
@@ -242,7 +242,7 @@ final class ScsiLun {
         }
         int n = (int) c.blocks();
         if (read) {
-            startRead(c, n, done);
+            startRead(c, n, receivedNanos, done);
             return true;
         }
         int total = (int) Math.min(n, dataOut.length / wireBlock(c.protect()));
@@ -274,12 +274,13 @@ final class ScsiLun {
         return true;
     }
 
-    private void startRead(Cdb c, int n, Consumer<ScsiResult> done) {
+    private void startRead(Cdb c, int n, long receivedNanos, Consumer<ScsiResult> done) {
         int ds = device.format().dataSize();
         String name = device.info().name();
         if (c.protect() == 0 && n * ds <= DataInPool.SIZE) {
             ByteBuffer out = dataIn.take(n * ds);
-            BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.of(out), null, device.insertStrip(c.lba()));
+            BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.of(out), null, device.insertStrip(c.lba()),
+                    receivedNanos);
             try {
                 device.submitMayCompleteOnCaller(r, x -> {
                     if (!x.isSuccess()) {
@@ -296,19 +297,20 @@ final class ScsiLun {
         }
         if (c.protect() == 0) {
             byte[] out = new byte[n * ds];
-            BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.wrap(out), null, device.insertStrip(c.lba()));
+            BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.wrap(out), null, device.insertStrip(c.lba()),
+                    receivedNanos);
             device.submitMayCompleteOnCaller(r, x -> done.accept(x.status() == Status.QUEUE_FULL ? null
                     : x.isSuccess() ? ScsiResult.good(out) : ScsiResult.of(x, false)));
             return;
         }
         if (n * (ds + 8) <= DataInPool.SIZE) {
-            startPooledPiRead(c, n, ds, done);
+            startPooledPiRead(c, n, ds, receivedNanos, done);
             return;
         }
         byte[] data = new byte[n * ds];
         byte[] meta = new byte[n * 8];
         BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.wrap(data), ScatterList.wrap(meta),
-                protection(c, c.lba()));
+                protection(c, c.lba()), receivedNanos);
         device.submitMayCompleteOnCaller(r, x -> {
             if (x.status() == Status.QUEUE_FULL) {
                 done.accept(null);
@@ -329,11 +331,11 @@ final class ScsiLun {
      * direct buffer (no zeroed heap array, no copy through the JDK's temporary buffer), the tuples into
      * a small array, and both interleave into a second pooled buffer that the socket takes as it is.
      */
-    private void startPooledPiRead(Cdb c, int n, int ds, Consumer<ScsiResult> done) {
+    private void startPooledPiRead(Cdb c, int n, int ds, long receivedNanos, Consumer<ScsiResult> done) {
         ByteBuffer data = dataIn.take(n * ds);
         byte[] meta = new byte[n * 8];
         BlockRequest r = BlockRequest.read(device.info().name(), c.lba(), n, ScatterList.of(data),
-                ScatterList.wrap(meta), protection(c, c.lba()));
+                ScatterList.wrap(meta), protection(c, c.lba()), receivedNanos);
         try {
             device.submitMayCompleteOnCaller(r, x -> {
                 ByteBuffer out = null;

@@ -192,14 +192,31 @@ final class IscsiTestInitiator implements AutoCloseable {
         return read();
     }
 
+    /** PDUs held back by {@link #hold} until {@link #release}; null: each is sent at once. */
+    private java.io.ByteArrayOutputStream held;
+
+    /** Holds the PDUs sent from now on, to go together in one write at {@link #release}. */
+    void hold() {
+        held = new java.io.ByteArrayOutputStream();
+    }
+
+    /** Sends the PDUs held since {@link #hold} in one write. */
+    void release() throws IOException {
+        byte[] b = held.toByteArray();
+        held = null;
+        out.write(b);
+        out.flush();
+    }
+
     private void send(Pdu p, byte[] ahs) throws IOException {
         int len = p.data.length;
         p.set8(5, len >>> 16).set8(6, len >>> 8).set8(7, len);
-        out.write(p.bhs);
-        out.write(ahs);
-        out.write(p.data);
-        out.write(new byte[(4 - (len & 3)) & 3]);
-        out.flush();
+        OutputStream o = held != null ? held : out;
+        o.write(p.bhs);
+        o.write(ahs);
+        o.write(p.data);
+        o.write(new byte[(4 - (len & 3)) & 3]);
+        o.flush();
     }
 
     private Pdu read() throws IOException {

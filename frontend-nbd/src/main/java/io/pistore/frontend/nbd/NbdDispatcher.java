@@ -142,7 +142,7 @@ final class NbdDispatcher {
         ByteBuffer data = reply.duplicate();
         data.position(header);
         server.engineRequests.incrementAndGet();
-        export.read(r.offset, data.slice()).whenComplete((o, ex) -> {
+        export.read(r.offset, data.slice(), r.receivedNanos).whenComplete((o, ex) -> {
             server.engineRequests.decrementAndGet();
             Outcome out = ex != null ? Outcome.error(EIO, String.valueOf(ex)) : o;
             if (out.isOk()) {

@@ -82,20 +82,23 @@ final class NbdExport {
 
     // ------------------------------------------------------------------ read
 
-    /** Reads {@code dst.remaining()} bytes at {@code offset} into {@code dst} (its position is kept). */
-    CompletableFuture<Outcome> read(long offset, ByteBuffer dst) {
+    /**
+     * Reads {@code dst.remaining()} bytes at {@code offset} into {@code dst} (its position is kept), for
+     * a request received whole by {@code receivedNanos} (0: not known).
+     */
+    CompletableFuture<Outcome> read(long offset, ByteBuffer dst, long receivedNanos) {
         int len = dst.remaining();
         if (aligned(offset, len)) {
             ScatterList d = ScatterList.of(dst.slice());
             long lba = offset / dataSize;
-            return backend.submit(device, readRequest(lba, len / dataSize, d))
+            return backend.submit(device, readRequest(lba, len / dataSize, d, receivedNanos))
                     .thenApply(c -> Outcome.of(c, offset, len, dataSize));
         }
         long first = offset / dataSize;
         long last = (offset + len - 1) / dataSize;
         ByteBuffer span = ByteBuffer.allocate((int) ((last - first + 1) * dataSize));
         ScatterList d = ScatterList.of(span.duplicate());
-        return backend.submit(device, readRequest(first, (int) (last - first + 1), d)).thenApply(c -> {
+        return backend.submit(device, readRequest(first, (int) (last - first + 1), d, receivedNanos)).thenApply(c -> {
             Outcome o = Outcome.of(c, offset, len, dataSize);
             if (o.isOk()) {
                 ByteBuffer part = span.duplicate();
@@ -177,13 +180,13 @@ final class NbdExport {
         ByteBuffer one = span.duplicate();
         one.position(at).limit(at + dataSize);
         ScatterList d = ScatterList.of(one.slice());
-        return backend.submit(device, readRequest(lba, 1, d))
+        return backend.submit(device, readRequest(lba, 1, d, 0))
                 .thenApply(c -> Outcome.of(c, reqOffset, reqLength, dataSize));
     }
 
     /** A data-only read: PI checked and stripped on the way out. */
-    private BlockRequest readRequest(long lba, int blocks, ScatterList data) {
-        return BlockRequest.read(name, lba, blocks, data, null, device.insertStrip(lba));
+    private BlockRequest readRequest(long lba, int blocks, ScatterList data, long receivedNanos) {
+        return BlockRequest.read(name, lba, blocks, data, null, device.insertStrip(lba), receivedNanos);
     }
 
     private static int stripe(long lba) {

@@ -11,17 +11,23 @@ final class NbdRequest {
     final long offset;
     /** Unsigned 32-bit length. */
     final long length;
+    /** {@link System#nanoTime} by which the header had arrived whole (0: not known). */
+    final long receivedNanos;
 
-    private NbdRequest(int flags, int type, long cookie, long offset, long length) {
+    private NbdRequest(int flags, int type, long cookie, long offset, long length, long receivedNanos) {
         this.flags = flags;
         this.type = type;
         this.cookie = cookie;
         this.offset = offset;
         this.length = length;
+        this.receivedNanos = receivedNanos;
     }
 
-    /** Consumes one header from {@code in}, which holds at least {@link NbdProtocol#REQUEST_HEADER} bytes. */
-    static NbdRequest parse(ByteBuffer in) throws NbdProtocolException {
+    /**
+     * Consumes one header from {@code in}, which holds at least {@link NbdProtocol#REQUEST_HEADER} bytes
+     * and had them by {@code receivedNanos}.
+     */
+    static NbdRequest parse(ByteBuffer in, long receivedNanos) throws NbdProtocolException {
         int magic = in.getInt();
         if (magic != NbdProtocol.REQUEST_MAGIC) {
             throw new NbdProtocolException("bad request magic 0x" + Integer.toHexString(magic));
@@ -31,7 +37,7 @@ final class NbdRequest {
         long cookie = in.getLong();
         long offset = in.getLong();
         long length = Integer.toUnsignedLong(in.getInt());
-        return new NbdRequest(flags, type, cookie, offset, length);
+        return new NbdRequest(flags, type, cookie, offset, length, receivedNanos);
     }
 
     /** Whether {@code [offset, offset+length)} lies inside an export of {@code size} bytes. */

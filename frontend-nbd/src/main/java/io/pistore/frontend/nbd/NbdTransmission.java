@@ -33,6 +33,12 @@ final class NbdTransmission {
     private ByteBuffer pollIn;
     private ByteBuffer pollPayload;
     private final PolitePoll.Probe readProbe = () -> readInput(pollIn, pollPayload);
+    /**
+     * {@link System#nanoTime} after the last socket read that returned bytes: every request parsed
+     * from the input buffer had arrived by then (a replicated volume's reads received together share
+     * one read index).
+     */
+    private long lastReceiveNanos;
 
     NbdTransmission(NbdServer server, NbdSocket socket, ReplyWriter writer, NbdDispatcher dispatcher,
                     PolitePoll poll) {
@@ -83,7 +89,7 @@ final class NbdTransmission {
                 if (disc || !admit() || in.remaining() < REQUEST_HEADER) {
                     break;
                 }
-                NbdRequest r = NbdRequest.parse(in);
+                NbdRequest r = NbdRequest.parse(in, lastReceiveNanos);
                 parsed++;
                 if (r.type == CMD_DISC) {
                     disc = true;
@@ -179,14 +185,21 @@ final class NbdTransmission {
     /** One non-blocking read: into the write payload being filled when it is large, else the buffer. */
     private int readInput(ByteBuffer in, ByteBuffer payload) throws IOException {
         if (payload != null && !in.hasRemaining() && payload.remaining() >= DIRECT_READ) {
-            return socket.read(payload);
+            return received(socket.read(payload));
         }
         in.compact();
         try {
-            return socket.read(in);
+            return received(socket.read(in));
         } finally {
             in.flip();
         }
+    }
+
+    private int received(int n) {
+        if (n > 0) {
+            lastReceiveNanos = System.nanoTime();
+        }
+        return n;
     }
 
     private String endOfInput(NbdRequest cur) {

@@ -168,6 +168,12 @@ final class NbdTestClient implements AutoCloseable {
         return cookie;
     }
 
+    /** Sends {@code bytes} as they are, in one write (requests built by a test). */
+    void raw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
     /** One reply; {@code readLength} is the data a successful simple read reply carries. */
     Reply reply(int readLength) throws IOException {
         int magic = in.readInt();
