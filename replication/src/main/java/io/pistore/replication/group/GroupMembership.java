@@ -42,7 +42,10 @@ public final class GroupMembership {
     public static final class Change {
         public final List<RaftPeer> before;
         public final List<RaftPeer> after;
-        /** One line per removed peer: it left the group, or why it could not be told to. */
+        /**
+         * One line per removed peer: it left the group, or why it could not be told to; and one if the
+         * change answered an error yet took effect.
+         */
         public final List<String> notes;
 
         Change(List<RaftPeer> before, List<RaftPeer> after, List<String> notes) {
@@ -77,8 +80,12 @@ public final class GroupMembership {
         return of(volume, ReplicaPeers.parse(peers), settings);
     }
 
-    /** The leader and its configuration's peers. */
-    private record Leader(RaftPeer peer, List<RaftPeer> members) {
+    /** The leader, its configuration's peers, and whether that configuration is a settled one (not joint). */
+    private record Leader(RaftPeer peer, List<RaftPeer> members, boolean settled) {
+    }
+
+    private static boolean settled(GroupInfoReply r) {
+        return r.getConf().map(c -> c.getOldPeersCount() == 0).orElse(true);
     }
 
     /**
@@ -135,7 +142,7 @@ public final class GroupMembership {
                 }
                 List<RaftPeer> members = new ArrayList<>(r.getGroup().getPeers());
                 if (r.getRoleInfoProto().getRole() == RaftPeerRole.LEADER) {
-                    return new Leader(p, members);
+                    return new Leader(p, members, settled(r));
                 }
                 why.put(p.getId(), r.getRoleInfoProto().getRole().name().toLowerCase(java.util.Locale.ROOT));
                 members.forEach(m -> toAsk.putIfAbsent(m.getId(), m)); // members the caller did not name
@@ -144,7 +151,7 @@ public final class GroupMembership {
                     RaftPeerId leaderId = RaftPeerId.valueOf(heard.getId().getId());
                     RaftPeer leader = members.stream().filter(m -> m.getId().equals(leaderId)).findFirst().orElse(null);
                     if (leader != null && heard.getLastRpcElapsedTimeMs() < VOUCHED_WITHIN_MS) {
-                        vouched = new Leader(leader, members);
+                        vouched = new Leader(leader, members, settled(r));
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -238,13 +245,16 @@ public final class GroupMembership {
         for (RaftPeer a : add) {
             checkAnswers(a);
         }
+        List<String> notes = new ArrayList<>();
         if (!ReplicaPeers.sameMembers(after, before)) {
-            setConfiguration(l, after);
+            String took = setConfiguration(l, after);
+            if (took != null) {
+                notes.add(took);
+            }
             if (!remove.isEmpty()) {
                 awaitApplied(after);
             }
         }
-        List<String> notes = new ArrayList<>();
         for (RaftPeer p : before) {
             if (remove.contains(p.getId().toString())) {
                 notes.add(dismiss(p));
@@ -274,11 +284,21 @@ public final class GroupMembership {
     }
 
     /**
+     * Tests only: runs before a change is sent, with null, and with its answer before that is read (a
+     * test throws to fail the request before anything changed, or to lose the answer).
+     */
+    static volatile java.util.function.Consumer<RaftClientReply> onChangeAnswer = r -> { };
+
+    /**
      * The change itself, through the leader. Ratis answers once the new configuration is committed;
      * the wait is bounded by the membership timeout whatever the client does (a retry of the same
-     * call is answered from the leader's retry cache, so it is safe).
+     * call is answered from the leader's retry cache, so it is safe). An error or no answer does not
+     * mean that nothing changed: a leader that dies once the joint configuration is committed leaves
+     * the change to its successor (which refuses the client's retry as a change in progress), and an
+     * answer may come too late. So then the group is asked again ({@link #tookEffect}): if its settled
+     * members are {@code after}, the change is done and the line returned says so; else the error stands.
      */
-    private void setConfiguration(Leader l, List<RaftPeer> after) throws ReplicationException {
+    private String setConfiguration(Leader l, List<RaftPeer> after) throws ReplicationException {
         long ms = settings.membershipTimeout().toMillis();
         String what = "volume " + volume + ": members " + describeIds(l.members) + " -> " + describeIds(after);
         RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, l.members))
@@ -288,21 +308,32 @@ public final class GroupMembership {
                 .build();
         CompletableFuture<RaftClientReply> f = CompletableFuture.supplyAsync(() -> {
             try {
-                return c.admin().setConfiguration(after);
+                onChangeAnswer.accept(null);
+                RaftClientReply r = c.admin().setConfiguration(after);
+                onChangeAnswer.accept(r);
+                return r;
             } catch (IOException e) {
                 throw new java.util.concurrent.CompletionException(e);
             }
         });
         try {
-            RaftClientReply r = f.get(ms, TimeUnit.MILLISECONDS);
-            if (!r.isSuccess()) {
-                throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(r.getException()));
+            ReplicationException failed;
+            try {
+                RaftClientReply r = f.get(ms, TimeUnit.MILLISECONDS);
+                if (r.isSuccess()) {
+                    return null;
+                }
+                failed = new ReplicationException(what + " failed: " + ReplicationException.oneLine(r.getException()));
+            } catch (TimeoutException e) {
+                failed = new ReplicationException(what + " not committed within " + ms + " ms (a new peer that cannot "
+                        + "catch up, or no quorum); see 'pistore replicas status'");
+            } catch (ExecutionException e) {
+                failed = new ReplicationException(what + " failed: " + ReplicationException.oneLine(e.getCause()));
             }
-        } catch (TimeoutException e) {
-            throw new ReplicationException(what + " not committed within " + ms + " ms (a new peer that cannot catch "
-                    + "up, or no quorum); see 'pistore replicas status'");
-        } catch (ExecutionException e) {
-            throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(e.getCause()));
+            if (tookEffect(after)) {
+                return what + " took effect; the request itself answered: " + failed.getMessage().substring(what.length() + 1);
+            }
+            throw failed;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ReplicationException(what + " interrupted");
@@ -312,6 +343,29 @@ public final class GroupMembership {
             } catch (IOException e) {
                 // the answer is in already
             }
+        }
+    }
+
+    /**
+     * Whether the group's members are now {@code after}, as a leader with a settled (not joint)
+     * configuration answers; while the configuration is joint (a new leader finishing a change) it is
+     * asked again, until the operation timeout. False when no leader answered by then.
+     */
+    private boolean tookEffect(List<RaftPeer> after) throws InterruptedException {
+        long end = System.nanoTime() + settings.operationTimeout().toNanos();
+        while (true) {
+            try {
+                Leader l = leader();
+                if (l.settled) {
+                    return ReplicaPeers.sameMembers(l.members, after);
+                }
+            } catch (ReplicationException e) {
+                return false;
+            }
+            if (System.nanoTime() - end > 0) {
+                return false;
+            }
+            Thread.sleep(100);
         }
     }
 

@@ -523,9 +523,14 @@ public final class VolumeStateMachine extends BaseStateMachine {
         events.removed();
     }
 
+    /** Tests only: runs on each replica's applier thread, with its peer id, as a configuration entry is applied. */
+    static volatile java.util.function.BiConsumer<org.apache.ratis.protocol.RaftPeerId, RaftConfigurationProto>
+            onConfiguration = (id, conf) -> { };
+
     @Override
     public void notifyConfigurationChanged(long term, long index,
             RaftConfigurationProto conf) {
+        onConfiguration.accept(getId(), conf);
         List<RaftPeer> peers = new ArrayList<>(
                 ProtoUtils.toRaftPeers(conf.getPeersList()));
         for (RaftPeer p : ProtoUtils.toRaftPeers(conf.getOldPeersList())) {

@@ -291,6 +291,74 @@ class MembershipChangeTest {
         assertTrue(none.getMessage().startsWith("volume rv: no leader answered within 4000 ms"), none.getMessage());
         assertTrue(!none.getMessage().contains("\n"), "one line");
     }
+    /**
+     * A change's answer lost after the change took effect (the leader died once the joint configuration
+     * was committed, or the answer came too late): the join is a join, the new peer keeps its replica.
+     * Without asking the group again, the peer would leave and delete its replica while the group
+     * counts it, a member that never answers.
+     */
+    @Test
+    void aJoinWhoseAnswerIsLostAfterItTookEffectIsAJoin() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        ReplicaNode n4 = startExtra("n4");
+        GroupMembership.onChangeAnswer = r -> {
+            if (r != null) {
+                throw new IllegalStateException("answer lost");
+            }
+        };
+        GroupMembership.Change c;
+        try {
+            c = n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
+        } finally {
+            GroupMembership.onChangeAnswer = r -> { };
+        }
+        assertTrue(c.after.contains(n4.peer()), list(c.after));
+        assertEquals(1, c.notes.size(), c.notes.toString());
+        assertTrue(c.notes.get(0).startsWith("volume rv: members n1,n2,n3 -> n1,n2,n3,n4 took effect; the request "
+                + "itself answered: failed: "), c.notes.get(0));
+        List<RaftPeer> members = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS).members();
+        assertTrue(members.contains(n4.peer()), list(members));
+        assertTrue(n4.replica(NAME) != null, "the new member keeps its replica");
+        try (ServedVolume s = new ServedVolume(peers.node(peers.leader()), NAME)) {
+            byte[] d = new byte[FORMAT.dataSize()];
+            new Random(8).nextBytes(d);
+            s.device.writeSync(5, ByteBuffer.wrap(d));
+            ThreePeers.await(() -> {
+                try {
+                    return n4.appliedIndex(NAME) >= peers.node(peers.leader()).appliedIndex(NAME);
+                } catch (IOException e) {
+                    return false;
+                }
+            }, "n4 to apply the write");
+            byte[] back = new byte[FORMAT.dataSize()];
+            n4.replica(NAME).read(5, 1, ScatterList.wrap(back), null);
+            assertArrayEquals(d, back, "the new member's replica has the write");
+        }
+    }
+
+    /** A change that failed before it reached the group: the join is refused, the peer holds nothing. */
+    @Test
+    void aJoinThatFailsBeforeTheChangeIsUndone() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        ReplicaNode n4 = startExtra("n4");
+        GroupMembership.onChangeAnswer = r -> {
+            if (r == null) {
+                throw new IllegalStateException("not sent");
+            }
+        };
+        ReplicationException e;
+        try {
+            e = assertThrows(ReplicationException.class, () -> n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null));
+        } finally {
+            GroupMembership.onChangeAnswer = r -> { };
+        }
+        assertTrue(e.getMessage().startsWith("volume rv: members n1,n2,n3 -> n1,n2,n3,n4 failed: "), e.getMessage());
+        assertEquals(3, GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS).members().size());
+        assertNull(n4.replica(NAME), "a peer whose join failed holds nothing");
+        GroupMembership.Change again = n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
+        assertTrue(again.after.contains(n4.peer()) && again.notes.isEmpty(), list(again.after) + " " + again.notes);
+    }
+
     @Test
     void aNameBackAtAnotherAddressIsRefusedAtOnceAndANewNameJoins() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);

@@ -1,0 +1,175 @@
+package io.pistore.replication.raft;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.replication.ReplicaPeers;
+import io.pistore.replication.ServedVolume;
+import io.pistore.replication.ThreePeers;
+import io.pistore.replication.group.GroupMembership;
+import io.pistore.replication.node.ReplicaNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The leader dies while a peer joins, once the change is under way (the new peer applies the joint
+ * configuration): the join either answers success and the peer is a member holding its replica, or
+ * answers an error and the peer is no member and holds nothing; never a member without a replica,
+ * which would count against the quorum. Either way the group keeps a quorum, writes go on, every
+ * acknowledged write reads back on every member, and a join refused that way can be tried again.
+ */
+class JoinLeaderLossTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(512, 8);
+    private static final String NAME = "rv";
+    private static final long BLOCKS = 64;
+
+    @TempDir
+    Path dir;
+
+    private ThreePeers peers;
+    private final List<ReplicaNode> extra = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        VolumeStateMachine.onConfiguration = (id, conf) -> { };
+        VolumeStateMachine.beforeApply = id -> { };
+        for (ReplicaNode n : extra) {
+            n.close();
+        }
+        if (peers != null) {
+            peers.close();
+        }
+    }
+
+    private static boolean isMember(List<RaftPeer> members, String id) {
+        return members.stream().anyMatch(p -> p.getId().toString().equals(id));
+    }
+
+    /**
+     * {@code catchUp}: the leader stops as the new peer applies its first entry (the leader brings it up
+     * to date before it asks for the change); {@code joint}: as it applies the joint configuration.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"catchUp", "joint"})
+    void theLeaderLostInTheMiddleOfAJoinLeavesTheJoinWholeOrUndone(String when) throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        ReplicaNode n4 = ReplicaNode.start("n4", "127.0.0.1", 0, dir.resolve("n4"), ThreePeers.SETTINGS, peers.log::add);
+        extra.add(n4);
+        Map<Long, byte[]> acked = new TreeMap<>();
+        Random r = new Random(61);
+        try (ServedVolume s = new ServedVolume(peers.node(f), NAME)) {
+            for (long lba = 0; lba < 16; lba++) {
+                byte[] d = new byte[FORMAT.dataSize()];
+                r.nextBytes(d);
+                s.device.writeSync(lba, ByteBuffer.wrap(d));
+                acked.put(lba, d);
+            }
+        }
+        RaftPeerId joining = RaftPeerId.valueOf("n4");
+        AtomicBoolean stopped = new AtomicBoolean();
+        Runnable stopLeader = () -> {
+            if (stopped.compareAndSet(false, true)) {
+                try {
+                    peers.stop(l);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        };
+        if (when.equals("joint")) {
+            VolumeStateMachine.onConfiguration = (id, conf) -> {
+                if (id.equals(joining) && conf.getOldPeersCount() > 0) {
+                    stopLeader.run(); // the change is committed as far as the joint configuration
+                }
+            };
+        } else {
+            VolumeStateMachine.beforeApply = id -> {
+                if (id.equals(joining)) {
+                    stopLeader.run();
+                }
+            };
+        }
+        List<RaftPeer> known = ReplicaPeers.parse(peers.peerList());
+        Object outcome = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
+            try {
+                return n4.join(NAME, known, null);
+            } catch (IOException | RuntimeException e) {
+                return e;
+            }
+        });
+        assertTrue(stopped.get(), "the leader was stopped while the change was under way: " + outcome);
+        System.out.println("join with its leader lost: " + (outcome instanceof GroupMembership.Change c
+                ? "joined, members " + ReplicaPeers.describe(c.after) : "refused: " + outcome));
+        VolumeStateMachine.onConfiguration = (id, conf) -> { };
+        VolumeStateMachine.beforeApply = id -> { };
+
+        List<RaftPeer> survivors = new ArrayList<>(known);
+        survivors.remove(l);
+        survivors.add(n4.peer());
+        List<RaftPeer> members = GroupMembership.of(NAME, survivors, ThreePeers.SETTINGS).members();
+        if (outcome instanceof GroupMembership.Change c) {
+            assertTrue(isMember(c.after, "n4") && isMember(members, "n4"), "joined: " + ReplicaPeers.describe(members));
+            assertNotNull(n4.replica(NAME), "a member holds its replica");
+        } else {
+            assertTrue(!isMember(members, "n4"), "the join answered " + outcome + " but the group counts n4: "
+                    + ReplicaPeers.describe(members));
+            assertNull(n4.replica(NAME), "a peer whose join failed holds nothing");
+            GroupMembership.Change again = n4.join(NAME, survivors.subList(0, 2), null);
+            assertTrue(isMember(again.after, "n4"), "a second try joins");
+        }
+
+        // The group has a quorum without the old leader: writes go on.
+        try (ServedVolume s = new ServedVolume(peers.node(f), NAME)) {
+            for (long lba = 16; lba < 24; lba++) {
+                byte[] d = new byte[FORMAT.dataSize()];
+                r.nextBytes(d);
+                s.device.writeSync(lba, ByteBuffer.wrap(d));
+                acked.put(lba, d);
+            }
+            peers.restart(l);
+            for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
+                ByteBuffer b = ByteBuffer.allocate(FORMAT.dataSize());
+                s.device.readSync(e.getKey(), b);
+                assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
+            }
+        }
+        // Every member, n4 included, ends with the same blocks.
+        peers.awaitConverged();
+        byte[][] want = peers.contents(f);
+        ThreePeers.await(() -> {
+            try {
+                return n4.appliedIndex(NAME) >= peers.node(f).appliedIndex(NAME);
+            } catch (IOException e) {
+                return false;
+            }
+        }, "n4 to apply what the others did");
+        io.pistore.engine.volume.Volume v = n4.replica(NAME);
+        byte[] d = new byte[(int) (BLOCKS * FORMAT.dataSize())];
+        byte[] m = new byte[(int) (BLOCKS * FORMAT.metadataSize())];
+        v.read(0, (int) BLOCKS, io.pistore.integrity.ScatterList.wrap(d), io.pistore.integrity.ScatterList.wrap(m));
+        assertArrayEquals(want[0], d, "n4's data");
+        assertArrayEquals(want[1], m, "n4's metadata");
+        assertEquals(4, GroupMembership.of(NAME, survivors, ThreePeers.SETTINGS).members().size());
+    }
+}
