@@ -122,8 +122,8 @@ public final class ReplicationSettings {
 
     /**
      * An election after 1-2 s without a leader; a request to one peer given up after 3 s; a read or
-     * write that no quorum answered within 10 s fails; a membership change (a new replica's catch-up
-     * included) that is not committed within 120 s fails. A snapshot (a copy of the whole volume) once
+     * write that no quorum answered within 10 s fails; a membership change fails once its new replicas
+     * made no progress for 120 s (it waits as long as they catch up). A snapshot (a copy of the whole volume) once
      * the entries applied since the last carry four times the volume's size (data and metadata), and
      * are at least 64 (so a copy costs a write at most a quarter of its bytes again); the log is
      * then purged up to it (the whole segments before it); commands' data beside the log where the
@@ -272,9 +272,11 @@ public final class ReplicationSettings {
     }
 
     /**
-     * How long a membership change may take before it fails: a new replica first catches up (from a
-     * snapshot of the whole volume and the log after it, or from the log while it still holds every
-     * entry), then the joint configuration and the new one commit.
+     * How long a membership change may go without progress before it fails: a new replica first
+     * catches up (from a snapshot of the whole volume and the log after it, or from the log while it
+     * still holds every entry), then the joint configuration and the new one commit. A change that
+     * adds a replica waits as long as that replica keeps receiving (a large volume takes longer to
+     * copy than any fixed bound); one that only removes gets this long in all.
      */
     public Duration membershipTimeout() {
         return membershipTimeout;

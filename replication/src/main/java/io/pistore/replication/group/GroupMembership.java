@@ -213,6 +213,18 @@ public final class GroupMembership {
      * would leave no member.
      */
     public Change change(List<RaftPeer> add, Collection<String> remove) throws ReplicationException {
+        return change(add, remove, () -> 0, 0);
+    }
+
+    /**
+     * {@link #change(List, Collection)} for new peers whose catching up shows in {@code progress} (any
+     * value that changes while they receive the log or a snapshot) and may take up to {@code mostMs}
+     * (what copying their volume may take at the slowest rate worth waiting for): the change then waits
+     * as long as that moves, giving up after the membership timeout without a change, or after
+     * {@code mostMs} in all (a group that goes on writing moves it without the change ever ending).
+     */
+    public Change change(List<RaftPeer> add, Collection<String> remove, java.util.function.LongSupplier progress,
+            long mostMs) throws ReplicationException {
         Leader l = leader();
         List<RaftPeer> before = l.members;
         Set<String> ids = before.stream().map(p -> p.getId().toString()).collect(Collectors.toSet());
@@ -247,7 +259,7 @@ public final class GroupMembership {
         }
         List<String> notes = new ArrayList<>();
         if (!ReplicaPeers.sameMembers(after, before)) {
-            String took = setConfiguration(l, after);
+            String took = setConfiguration(l, after, progress, mostMs);
             if (took != null) {
                 notes.add(took);
             }
@@ -298,11 +310,13 @@ public final class GroupMembership {
      * answer may come too late. So then the group is asked again ({@link #tookEffect}): if its settled
      * members are {@code after}, the change is done and the line returned says so; else the error stands.
      */
-    private String setConfiguration(Leader l, List<RaftPeer> after) throws ReplicationException {
+    private String setConfiguration(Leader l, List<RaftPeer> after, java.util.function.LongSupplier progress,
+            long mostMs) throws ReplicationException {
         long ms = settings.membershipTimeout().toMillis();
         String what = "volume " + volume + ": members " + describeIds(l.members) + " -> " + describeIds(after);
+        // The request itself may take as long as the new peers keep catching up: the wait below bounds it.
         RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, l.members))
-                .setLeaderId(l.peer.getId()).setProperties(settings.client(settings.membershipTimeout()))
+                .setLeaderId(l.peer.getId()).setProperties(settings.client(UNBOUNDED_CHANGE))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(5,
                         org.apache.ratis.util.TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
                 .build();
@@ -319,14 +333,16 @@ public final class GroupMembership {
         try {
             ReplicationException failed;
             try {
-                RaftClientReply r = f.get(ms, TimeUnit.MILLISECONDS);
-                if (r.isSuccess()) {
+                long most = Math.max(ms, mostMs);
+                RaftClientReply r = awaitWhileProgressing(f, ms, progress, most);
+                if (r == null) {
+                    failed = new ReplicationException(what + " not committed, with no progress for " + ms + " ms or "
+                            + most + " ms in all (a new peer that cannot catch up, or no quorum); see 'pistore replicas status'");
+                } else if (r.isSuccess()) {
                     return null;
+                } else {
+                    failed = new ReplicationException(what + " failed: " + ReplicationException.oneLine(r.getException()));
                 }
-                failed = new ReplicationException(what + " failed: " + ReplicationException.oneLine(r.getException()));
-            } catch (TimeoutException e) {
-                failed = new ReplicationException(what + " not committed within " + ms + " ms (a new peer that cannot "
-                        + "catch up, or no quorum); see 'pistore replicas status'");
             } catch (ExecutionException e) {
                 failed = new ReplicationException(what + " failed: " + ReplicationException.oneLine(e.getCause()));
             }
@@ -342,6 +358,43 @@ public final class GroupMembership {
                 c.close();
             } catch (IOException e) {
                 // the answer is in already
+            }
+        }
+    }
+
+    /** How long a change's request may take by itself: the wait for it is bounded by progress instead. */
+    private static final java.time.Duration UNBOUNDED_CHANGE = java.time.Duration.ofDays(1);
+    /** How often a change that is still running looks at the new peers' progress. */
+    private static final long PROGRESS_LOOK_MS = 500;
+
+    /**
+     * The answer of {@code f}, or null once {@code progress} stayed the same for {@code ms} (it is
+     * looked at every {@link #PROGRESS_LOOK_MS}) or {@code mostMs} passed: a change may take as long as
+     * the new peers catch up.
+     */
+    static <T> T awaitWhileProgressing(CompletableFuture<T> f, long ms, java.util.function.LongSupplier progress,
+            long mostMs) throws ExecutionException, InterruptedException {
+        long seen = progress.getAsLong();
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(mostMs);
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        while (true) {
+            if (until - end > 0) {
+                until = end;
+            }
+            long left = TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime());
+            try {
+                return f.get(Math.max(1, Math.min(left, PROGRESS_LOOK_MS)), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                if (System.nanoTime() - end >= 0) {
+                    return null;
+                }
+                long now = progress.getAsLong();
+                if (now != seen) {
+                    seen = now;
+                    until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+                } else if (System.nanoTime() - until >= 0) {
+                    return null;
+                }
             }
         }
     }

@@ -377,7 +377,11 @@ public final class ReplicaNode implements AutoCloseable {
                     RaftGroup.valueOf(gid), true)), "join the group of volume " + name);
             privateRaft();
             joined = true;
-            GroupMembership.Change c = m.change(List.of(peer()), replacing == null ? List.of() : List.of(replacing));
+            // At most the volume's data and metadata five times (a snapshot and the log after it, or
+            // the whole log) at 32 MiB/s, beyond the membership timeout.
+            long bytes = shape.blocks * (shape.format.dataSize() + shape.format.metadataSize());
+            GroupMembership.Change c = m.change(List.of(peer()), replacing == null ? List.of() : List.of(replacing),
+                    () -> catchUpProgress(gid), settings.membershipTimeout().toMillis() + 5 * bytes / (32L << 20) * 1000);
             writePeers(groupsDir, name, c.after);
             log.accept("volume " + name + ": replica " + id + " joined; members " + GroupMembership.describeIds(c.after));
             return c;
@@ -395,6 +399,27 @@ public final class ReplicaNode implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * A value that changes while this peer catches up with a group it joins: the log it received, what
+     * it applied, and the bytes of its storage for the group (a snapshot being installed grows there).
+     */
+    private long catchUpProgress(RaftGroupId gid) {
+        long n = 0;
+        try {
+            RaftServer.Division d = server.getDivision(gid);
+            n += d.getRaftLog().getLastEntryTermIndex() == null ? 0 : d.getRaftLog().getLastEntryTermIndex().getIndex();
+            n += d.getInfo().getLastAppliedIndex();
+        } catch (IOException e) {
+            // not joined yet, or gone: its files below still tell
+        }
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(raftDir.resolve(gid.getUuid().toString()))) {
+            n += files.mapToLong(f -> f.toFile().length()).sum();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // a file renamed or deleted under the walk: the next look counts it
+        }
+        return n;
     }
 
     /**

@@ -286,9 +286,13 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private record CheckedOnEntry(List<ReplicaCommand> commands, boolean batch) {
     }
 
+    /** Tests only: runs with the replica's peer id before the data of an entry beside the log is written. */
+    static volatile java.util.function.Consumer<org.apache.ratis.protocol.RaftPeerId> beforeEntryData = id -> { };
+
     /** Ratis hands each new entry here before it writes the entry's header into its log. */
     @Override
     public CompletableFuture<?> write(LogEntryProto entry, TransactionContext context) {
+        beforeEntryData.accept(getId());
         StateMachineLogEntryProto e = entry.getStateMachineLogEntry();
         return entryData.write(entry.getIndex(), e.getLogData(), e.getStateMachineEntry().getStateMachineData());
     }

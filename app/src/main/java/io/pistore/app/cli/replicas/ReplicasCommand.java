@@ -123,7 +123,8 @@ public final class ReplicasCommand {
                     + "a member (a joint-consensus configuration change); then it serves the volume too.",
                 "Run it on the new peer's machine. Exit 0 when the change is committed; 2 for a refusal (a "
                     + "member already, a volume of that name there); 3 when the group did not answer or the change "
-                    + "was not committed within the membership timeout (120 s). docs/REPLICATION.md."})
+                    + "was not committed: it waits while the new peer catches up, and gives up after 120 s without "
+                    + "progress. docs/REPLICATION.md."})
     static final class Add implements Callable<Integer> {
         @Spec
         CommandSpec spec;
