@@ -336,6 +336,55 @@ class MembershipChangeTest {
         }
     }
 
+    /**
+     * A peer joins while a follower is down (the joint configuration needs a quorum of the old members
+     * and one of the new, which the leader, the other follower and the new peer make); the follower
+     * then comes back, learns the new configuration, catches up, and all four replicas are equal.
+     */
+    @Test
+    void aPeerJoinsWhileAFollowerIsDownAndTheFollowerCatchesUp() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        int l = peers.leader();
+        int down = (l + 1) % 3;
+        ReplicaNode n4 = startExtra("n4");
+        Random r = new Random(12);
+        Map<Long, byte[]> acked = new java.util.TreeMap<>();
+        try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
+            for (long lba = 0; lba < 8; lba++) {
+                byte[] d = new byte[FORMAT.dataSize()];
+                r.nextBytes(d);
+                s.device.writeSync(lba, ByteBuffer.wrap(d));
+                acked.put(lba, d);
+            }
+            peers.stop(down);
+            GroupMembership.Change add = n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
+            assertEquals(4, add.after.size(), list(add.after));
+            for (long lba = 8; lba < 16; lba++) {
+                byte[] d = new byte[FORMAT.dataSize()];
+                r.nextBytes(d);
+                s.device.writeSync(lba, ByteBuffer.wrap(d));
+                acked.put(lba, d);
+            }
+            peers.restart(down);
+            List<RaftPeer> members = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS).members();
+            assertEquals(4, members.size(), list(members));
+            assertTrue(members.contains(n4.peer()), list(members));
+        }
+        ReplicaNode leader = peers.node(peers.leader());
+        awaitApplied(leader, List.of(peers.node(0), peers.node(1), peers.node(2), n4));
+        byte[][] want = contents(leader);
+        for (ReplicaNode n : List.of(peers.node(down), n4)) {
+            byte[][] c = contents(n);
+            assertArrayEquals(want[0], c[0], "data of " + n.id());
+            assertArrayEquals(want[1], c[1], "metadata of " + n.id());
+        }
+        for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
+            int lba = e.getKey().intValue();
+            assertArrayEquals(e.getValue(), Arrays.copyOfRange(want[0], lba * FORMAT.dataSize(),
+                    (lba + 1) * FORMAT.dataSize()), "acknowledged write at lba " + lba);
+        }
+    }
+
     /** A change that failed before it reached the group: the join is refused, the peer holds nothing. */
     @Test
     void aJoinThatFailsBeforeTheChangeIsUndone() throws Exception {
