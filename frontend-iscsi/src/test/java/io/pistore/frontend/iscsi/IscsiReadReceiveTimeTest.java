@@ -3,8 +3,8 @@ package io.pistore.frontend.iscsi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pistore.engine.volume.ForwardingVolume;
 import io.pistore.engine.volume.MemoryVolume;
-import io.pistore.engine.volume.Volume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
 import java.io.IOException;
@@ -22,28 +22,23 @@ class IscsiReadReceiveTimeTest extends IscsiLoopbackFixture {
     private static final BlockFormat F = BlockFormat.of(512, 8);
 
     /** A volume that remembers the receive time of each read. */
-    static final class Recording implements Volume {
-        final MemoryVolume inner = new MemoryVolume("r", F, 64);
+    static final class Recording extends ForwardingVolume {
         final List<long[]> reads = new CopyOnWriteArrayList<>(); // {lba, receivedNanos}, from the target's threads
         final List<Long> plainReads = new CopyOnWriteArrayList<>();
 
-        @Override public String name() { return inner.name(); }
-        @Override public BlockFormat format() { return F; }
-        @Override public long blockCount() { return inner.blockCount(); }
+        Recording() {
+            super(new MemoryVolume("r", F, 64));
+        }
+
         @Override public void read(long lba, int n, ScatterList d, ScatterList m) throws IOException {
             plainReads.add(lba);
-            inner.read(lba, n, d, m);
+            super.read(lba, n, d, m);
         }
+
         @Override public void read(long lba, int n, ScatterList d, ScatterList m, long receivedNanos) throws IOException {
             reads.add(new long[] {lba, receivedNanos});
-            inner.read(lba, n, d, m);
+            super.read(lba, n, d, m);
         }
-        @Override public void write(long lba, int n, ScatterList d, ScatterList m, boolean fua) throws IOException {
-            inner.write(lba, n, d, m, fua);
-        }
-        @Override public void writeZeroes(long lba, int n, boolean fua) throws IOException { inner.writeZeroes(lba, n, fua); }
-        @Override public void flush() { }
-        @Override public void close() { }
     }
 
     private final Recording volume = new Recording();

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.ForwardingVolume;
 import io.pistore.engine.volume.MemoryVolume;
-import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
@@ -32,28 +32,23 @@ class NbdReadReceiveTimeTest {
     private static final BlockFormat F = BlockFormat.of(4096, 8);
 
     /** A volume that remembers the receive time of each read. */
-    static final class Recording implements Volume {
-        final MemoryVolume inner = new MemoryVolume("r", F, 256);
-        final List<long[]> reads = new CopyOnWriteArrayList<>(); // {lba, receivedNanos}, from connection threads
+    static final class Recording extends ForwardingVolume {
+        final List<long[]> reads = new CopyOnWriteArrayList<>(); // {lba, receivedNanos}, from the target's threads
         final List<Long> plainReads = new CopyOnWriteArrayList<>();
 
-        @Override public String name() { return inner.name(); }
-        @Override public BlockFormat format() { return F; }
-        @Override public long blockCount() { return inner.blockCount(); }
+        Recording() {
+            super(new MemoryVolume("r", F, 256));
+        }
+
         @Override public void read(long lba, int n, ScatterList d, ScatterList m) throws IOException {
             plainReads.add(lba);
-            inner.read(lba, n, d, m);
+            super.read(lba, n, d, m);
         }
+
         @Override public void read(long lba, int n, ScatterList d, ScatterList m, long receivedNanos) throws IOException {
             reads.add(new long[] {lba, receivedNanos});
-            inner.read(lba, n, d, m);
+            super.read(lba, n, d, m);
         }
-        @Override public void write(long lba, int n, ScatterList d, ScatterList m, boolean fua) throws IOException {
-            inner.write(lba, n, d, m, fua);
-        }
-        @Override public void writeZeroes(long lba, int n, boolean fua) throws IOException { inner.writeZeroes(lba, n, fua); }
-        @Override public void flush() { }
-        @Override public void close() { }
     }
 
     private final Recording volume = new Recording();
