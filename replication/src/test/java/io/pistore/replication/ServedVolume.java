@@ -34,6 +34,16 @@ public final class ServedVolume implements AutoCloseable {
         device = BlockDevice.open(connection, name);
     }
 
+    /** Writes a random block at each LBA of {@code [from, to)}, one by one, each put in {@code acked} once acknowledged. */
+    public void writeRandom(long from, long to, java.util.Random r, java.util.Map<Long, byte[]> acked) throws IOException {
+        for (long lba = from; lba < to; lba++) {
+            byte[] d = new byte[volume.format().dataSize()];
+            r.nextBytes(d);
+            device.writeSync(lba, java.nio.ByteBuffer.wrap(d));
+            acked.put(lba, d);
+        }
+    }
+
     /**
      * One block at {@code lba} read straight from the volume as a request received at
      * {@code receivedNanos} ({@link io.pistore.spi.BlockRequest#receivedNanos}; 0: unknown).

@@ -80,12 +80,8 @@ public final class GroupMembership {
         return of(volume, ReplicaPeers.parse(peers), settings);
     }
 
-    /** The leader, its configuration's peers, and whether that configuration is a settled one (not joint). */
-    private record Leader(RaftPeer peer, List<RaftPeer> members, boolean settled) {
-    }
-
-    private static boolean settled(GroupInfoReply r) {
-        return r.getConf().map(c -> c.getOldPeersCount() == 0).orElse(true);
+    /** The leader and its configuration's peers. */
+    private record Leader(RaftPeer peer, List<RaftPeer> members) {
     }
 
     /**
@@ -142,7 +138,7 @@ public final class GroupMembership {
                 }
                 List<RaftPeer> members = new ArrayList<>(r.getGroup().getPeers());
                 if (r.getRoleInfoProto().getRole() == RaftPeerRole.LEADER) {
-                    return new Leader(p, members, settled(r));
+                    return new Leader(p, members);
                 }
                 why.put(p.getId(), r.getRoleInfoProto().getRole().name().toLowerCase(java.util.Locale.ROOT));
                 members.forEach(m -> toAsk.putIfAbsent(m.getId(), m)); // members the caller did not name
@@ -151,7 +147,7 @@ public final class GroupMembership {
                     RaftPeerId leaderId = RaftPeerId.valueOf(heard.getId().getId());
                     RaftPeer leader = members.stream().filter(m -> m.getId().equals(leaderId)).findFirst().orElse(null);
                     if (leader != null && heard.getLastRpcElapsedTimeMs() < VOUCHED_WITHIN_MS) {
-                        vouched = new Leader(leader, members, settled(r));
+                        vouched = new Leader(leader, members);
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -307,13 +303,44 @@ public final class GroupMembership {
      * call is answered from the leader's retry cache, so it is safe). An error or no answer does not
      * mean that nothing changed: a leader that dies once the joint configuration is committed leaves
      * the change to its successor (which refuses the client's retry as a change in progress), and an
-     * answer may come too late. So then the group is asked again ({@link #tookEffect}): if its settled
-     * members are {@code after}, the change is done and the line returned says so; else the error stands.
+     * answer may come too late. So the change is asked again of whoever leads then, while that one
+     * answers it is still in progress (at most the operation timeout): Ratis answers a change to the
+     * members it has at once. If that succeeds, the line returned says so; else the first error stands.
+     * (A group information answer cannot tell: Ratis 3.2.0 does not send its configuration to clients.)
      */
     private String setConfiguration(Leader l, List<RaftPeer> after, java.util.function.LongSupplier progress,
             long mostMs) throws ReplicationException {
-        long ms = settings.membershipTimeout().toMillis();
         String what = "volume " + volume + ": members " + describeIds(l.members) + " -> " + describeIds(after);
+        ReplicationException failed = tryChange(l, after, progress, mostMs, what);
+        if (failed == null) {
+            return null;
+        }
+        // Asked again of whoever leads now: the same members on a settled configuration answer at once
+        // (the change took effect), a change still in progress (finished by a new leader) is waited for,
+        // a configuration without the change gets it again.
+        long end = System.nanoTime() + settings.operationTimeout().toNanos();
+        while (true) {
+            ReplicationException again;
+            try {
+                again = tryChange(leader(), after, progress, mostMs, what);
+            } catch (ReplicationException e) {
+                throw failed; // no leader to ask: the first answer stands
+            }
+            if (again == null) {
+                return what + " took effect when asked again; the first request answered: "
+                        + failed.getMessage().substring(what.length() + 1);
+            }
+            if (!again.getMessage().contains("ReconfigurationInProgress") || System.nanoTime() - end > 0) {
+                throw failed;
+            }
+            sleep(200);
+        }
+    }
+
+    /** One change request through leader {@code l}: null once it is committed, else why not. */
+    private ReplicationException tryChange(Leader l, List<RaftPeer> after, java.util.function.LongSupplier progress,
+            long mostMs, String what) throws ReplicationException {
+        long ms = settings.membershipTimeout().toMillis();
         // The request itself may take as long as the new peers keep catching up: the wait below bounds it.
         RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, l.members))
                 .setLeaderId(l.peer.getId()).setProperties(settings.client(UNBOUNDED_CHANGE))
@@ -331,25 +358,16 @@ public final class GroupMembership {
             }
         });
         try {
-            ReplicationException failed;
-            try {
-                long most = Math.max(ms, mostMs);
-                RaftClientReply r = awaitWhileProgressing(f, ms, progress, most);
-                if (r == null) {
-                    failed = new ReplicationException(what + " not committed, with no progress for " + ms + " ms or "
-                            + most + " ms in all (a new peer that cannot catch up, or no quorum); see 'pistore replicas status'");
-                } else if (r.isSuccess()) {
-                    return null;
-                } else {
-                    failed = new ReplicationException(what + " failed: " + ReplicationException.oneLine(r.getException()));
-                }
-            } catch (ExecutionException e) {
-                failed = new ReplicationException(what + " failed: " + ReplicationException.oneLine(e.getCause()));
+            long most = Math.max(ms, mostMs);
+            RaftClientReply r = awaitWhileProgressing(f, ms, progress, most);
+            if (r == null) {
+                return new ReplicationException(what + " not committed, with no progress for " + ms + " ms or "
+                        + most + " ms in all (a new peer that cannot catch up, or no quorum); see 'pistore replicas status'");
             }
-            if (tookEffect(after)) {
-                return what + " took effect; the request itself answered: " + failed.getMessage().substring(what.length() + 1);
-            }
-            throw failed;
+            return r.isSuccess() ? null
+                    : new ReplicationException(what + " failed: " + ReplicationException.oneLine(r.getException()));
+        } catch (ExecutionException e) {
+            return new ReplicationException(what + " failed: " + ReplicationException.oneLine(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ReplicationException(what + " interrupted");
@@ -396,29 +414,6 @@ public final class GroupMembership {
                     return null;
                 }
             }
-        }
-    }
-
-    /**
-     * Whether the group's members are now {@code after}, as a leader with a settled (not joint)
-     * configuration answers; while the configuration is joint (a new leader finishing a change) it is
-     * asked again, until the operation timeout. False when no leader answered by then.
-     */
-    private boolean tookEffect(List<RaftPeer> after) throws InterruptedException {
-        long end = System.nanoTime() + settings.operationTimeout().toNanos();
-        while (true) {
-            try {
-                Leader l = leader();
-                if (l.settled) {
-                    return ReplicaPeers.sameMembers(l.members, after);
-                }
-            } catch (ReplicationException e) {
-                return false;
-            }
-            if (System.nanoTime() - end > 0) {
-                return false;
-            }
-            Thread.sleep(100);
         }
     }
 
