@@ -381,7 +381,7 @@ public final class ReplicaNode implements AutoCloseable {
             // the whole log) at 32 MiB/s, beyond the membership timeout.
             long bytes = shape.blocks * (shape.format.dataSize() + shape.format.metadataSize());
             GroupMembership.Change c = m.change(List.of(peer()), replacing == null ? List.of() : List.of(replacing),
-                    () -> catchUpProgress(gid), settings.membershipTimeout().toMillis() + 5 * bytes / (32L << 20) * 1000);
+                    () -> catchUpProgress(gid), settings.membershipTimeout().toMillis() + 5 * bytes * 1000 / (32L << 20));
             writePeers(groupsDir, name, c.after);
             log.accept("volume " + name + ": replica " + id + " joined; members " + GroupMembership.describeIds(c.after));
             return c;
