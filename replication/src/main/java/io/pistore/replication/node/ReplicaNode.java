@@ -402,8 +402,9 @@ public final class ReplicaNode implements AutoCloseable {
     }
 
     /**
-     * A value that changes while this peer catches up with a group it joins: the log it received, what
-     * it applied, and the bytes of its storage for the group (a snapshot being installed grows there).
+     * A value that changes while this peer catches up with a group it joins: the log it received, the
+     * entries whose data it wrote beside the log (one by one within a batch), what it applied, and the
+     * bytes of its storage for the group (a snapshot being installed grows there).
      */
     private long catchUpProgress(RaftGroupId gid) {
         long n = 0;
@@ -411,6 +412,7 @@ public final class ReplicaNode implements AutoCloseable {
             RaftServer.Division d = server.getDivision(gid);
             n += d.getRaftLog().getLastEntryTermIndex() == null ? 0 : d.getRaftLog().getLastEntryTermIndex().getIndex();
             n += d.getInfo().getLastAppliedIndex();
+            n += ((VolumeStateMachine) d.getStateMachine()).entryDataWrites();
         } catch (IOException e) {
             // not joined yet, or gone: its files below still tell
         }

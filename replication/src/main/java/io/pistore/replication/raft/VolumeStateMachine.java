@@ -286,13 +286,18 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private record CheckedOnEntry(List<ReplicaCommand> commands, boolean batch) {
     }
 
-    /** Tests only: runs with the replica's peer id before the data of an entry beside the log is written. */
-    static volatile java.util.function.Consumer<org.apache.ratis.protocol.RaftPeerId> beforeEntryData = id -> { };
+    /** Entries whose data this replica wrote beside its log: moves with each entry a catching-up peer receives. */
+    private final java.util.concurrent.atomic.AtomicLong entryDataWrites = new java.util.concurrent.atomic.AtomicLong();
+
+    /** How many entries' data this replica wrote beside its log so far (a measure of progress, not durable). */
+    public long entryDataWrites() {
+        return entryDataWrites.get();
+    }
 
     /** Ratis hands each new entry here before it writes the entry's header into its log. */
     @Override
     public CompletableFuture<?> write(LogEntryProto entry, TransactionContext context) {
-        beforeEntryData.accept(getId());
+        entryDataWrites.incrementAndGet();
         StateMachineLogEntryProto e = entry.getStateMachineLogEntry();
         return entryData.write(entry.getIndex(), e.getLogData(), e.getStateMachineEntry().getStateMachineData());
     }

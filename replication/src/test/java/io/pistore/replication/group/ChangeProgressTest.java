@@ -14,8 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A membership change waits as long as its new peers make progress and gives up only after the
  * membership timeout without any, or after the most its volume's copy may take: a large volume takes
- * longer to copy than any fixed bound. A join
- * that way: {@code SlowCatchUpJoinTest}.
+ * longer to copy than any fixed bound.
  */
 class ChangeProgressTest {
     @Test
