@@ -28,8 +28,6 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The leader dies while a peer joins, once the change is under way (the new peer applies the joint
@@ -65,37 +63,41 @@ class JoinLeaderLossTest {
         return members.stream().anyMatch(p -> p.getId().toString().equals(id));
     }
 
-    /**
-     * {@code joint}: the leader stops as the new peer applies the joint configuration. (Stopped earlier,
-     * while the new peer still caught up, in 3 of 4 runs the survivors held the joint configuration
-     * uncommitted and elected no leader: the new peer was still in Ratis's STARTING state, which refuses
-     * votes; docs/REPLICATION.md "What is not there yet".)
-     */
-    @ParameterizedTest
-    @ValueSource(strings = {"joint"})
-    void theLeaderLostInTheMiddleOfAJoinLeavesTheJoinWholeOrUndone(String when) throws Exception {
+    /** Three peers with 16 acknowledged blocks written through a follower, and a fourth peer started to join. */
+    private record Started(int leader, int follower, ReplicaNode n4, Map<Long, byte[]> acked, Random random) {
+    }
+
+    private Started start(long seed) throws IOException {
         peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
         int l = peers.leader();
         int f = (l + 1) % 3;
         ReplicaNode n4 = ReplicaNode.start("n4", "127.0.0.1", 0, dir.resolve("n4"), ThreePeers.SETTINGS, peers.log::add);
         extra.add(n4);
         Map<Long, byte[]> acked = new TreeMap<>();
-        Random r = new Random(61);
+        Random r = new Random(seed);
         try (ServedVolume s = new ServedVolume(peers.node(f), NAME)) {
             s.writeRandom(0, 16, r, acked);
         }
+        return new Started(l, f, n4, acked, r);
+    }
+
+    /**
+     * n4 joins, and the leader is stopped (once) from n4's applier: as it applies the joint configuration
+     * ({@code atJoint}), else as it applies its first entry. Returns the join's change, or its failure.
+     */
+    private Object joinStoppingTheLeader(Started g, boolean atJoint) {
         RaftPeerId joining = RaftPeerId.valueOf("n4");
         AtomicBoolean stopped = new AtomicBoolean();
         Runnable stopLeader = () -> {
             if (stopped.compareAndSet(false, true)) {
                 try {
-                    peers.stop(l);
+                    peers.stop(g.leader());
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
             }
         };
-        if (when.equals("joint")) {
+        if (atJoint) {
             VolumeStateMachine.onConfiguration = (id, conf) -> {
                 if (id.equals(joining) && conf.getOldPeersCount() > 0) {
                     stopLeader.run(); // the change is committed as far as the joint configuration
@@ -111,18 +113,37 @@ class JoinLeaderLossTest {
         List<RaftPeer> known = ReplicaPeers.parse(peers.peerList());
         Object outcome = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
             try {
-                return n4.join(NAME, known, null);
+                return g.n4().join(NAME, known, null);
             } catch (IOException | RuntimeException e) {
                 return e;
             }
         });
-        assertTrue(stopped.get(), "the leader was stopped while the change was under way: " + outcome);
-        System.out.println("join with its leader lost: " + (outcome instanceof GroupMembership.Change c
-                ? "joined, members " + ReplicaPeers.describe(c.after) : "refused: " + outcome));
         VolumeStateMachine.onConfiguration = (id, conf) -> { };
         VolumeStateMachine.beforeApply = id -> { };
+        assertTrue(stopped.get(), "the leader was stopped while the change was under way: " + outcome);
+        System.out.println("join with its leader lost " + (atJoint ? "at the joint configuration" : "during the catch-up")
+                + ": " + (outcome instanceof GroupMembership.Change c ? "joined, members " + ReplicaPeers.describe(c.after)
+                : "refused: " + outcome));
+        return outcome;
+    }
 
-        List<RaftPeer> survivors = new ArrayList<>(known);
+    /**
+     * {@code joint}: the leader stops as the new peer applies the joint configuration. (Stopped earlier,
+     * while the new peer still caught up, in 3 of 4 runs the survivors held the joint configuration
+     * uncommitted and elected no leader: the new peer was still in Ratis's STARTING state, which refuses
+     * votes; docs/REPLICATION.md "What is not there yet".)
+     */
+    @Test
+    void theLeaderLostInTheMiddleOfAJoinLeavesTheJoinWholeOrUndone() throws Exception {
+        Started g = start(61);
+        int l = g.leader();
+        int f = g.follower();
+        ReplicaNode n4 = g.n4();
+        Map<Long, byte[]> acked = g.acked();
+        Random r = g.random();
+        Object outcome = joinStoppingTheLeader(g, true);
+
+        List<RaftPeer> survivors = new ArrayList<>(ReplicaPeers.parse(peers.peerList()));
         survivors.remove(l);
         survivors.add(n4.peer());
         List<RaftPeer> members = GroupMembership.of(NAME, survivors, ThreePeers.SETTINGS).members();
@@ -175,38 +196,13 @@ class JoinLeaderLossTest {
      */
     @Test
     void aLeaderLostWhileTheNewPeerCatchesUpLeavesAWayBack() throws Exception {
-        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
-        int l = peers.leader();
-        int f = (l + 1) % 3;
-        ReplicaNode n4 = ReplicaNode.start("n4", "127.0.0.1", 0, dir.resolve("n4"), ThreePeers.SETTINGS, peers.log::add);
-        extra.add(n4);
-        Map<Long, byte[]> acked = new TreeMap<>();
-        Random r = new Random(62);
-        try (ServedVolume s = new ServedVolume(peers.node(f), NAME)) {
-            s.writeRandom(0, 16, r, acked);
-        }
-        RaftPeerId joining = RaftPeerId.valueOf("n4");
-        AtomicBoolean stopped = new AtomicBoolean();
-        VolumeStateMachine.beforeApply = id -> {
-            if (id.equals(joining) && stopped.compareAndSet(false, true)) {
-                try {
-                    peers.stop(l);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }
-        };
-        Object outcome = assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
-            try {
-                return n4.join(NAME, ReplicaPeers.parse(peers.peerList()), null);
-            } catch (IOException | RuntimeException e) {
-                return e;
-            }
-        });
-        VolumeStateMachine.beforeApply = id -> { };
-        assertTrue(stopped.get(), "the leader was stopped while the peer caught up: " + outcome);
-        System.out.println("join with its leader lost during the catch-up: " + (outcome instanceof GroupMembership.Change
-                ? "joined" : "refused: " + outcome));
+        Started started = start(62);
+        int l = started.leader();
+        int f = started.follower();
+        ReplicaNode n4 = started.n4();
+        Map<Long, byte[]> acked = started.acked();
+        Random r = started.random();
+        Object outcome = joinStoppingTheLeader(started, false);
 
         peers.restart(l);
         GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
