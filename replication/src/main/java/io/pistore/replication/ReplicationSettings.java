@@ -136,7 +136,9 @@ public final class ReplicationSettings {
      * {@code pistore.replication.election.ms} (the minimum election timeout, the maximum twice it),
      * {@code pistore.replication.rpc.ms} and {@code pistore.replication.operation.ms} override the
      * timeouts (tests of failures shorten them); {@code pistore.replication.entries.in.flight} the
-     * entries of a volume on their way at once (for weighing it on more cores than two).
+     * entries of a volume on their way at once (for weighing it on more cores than two);
+     * {@code pistore.replication.snapshot.volumes} the volumes' worth of entries between snapshots
+     * (for weighing log length against copies).
      */
     public static ReplicationSettings defaults() {
         long election = Long.getLong("pistore.replication.election.ms", 1000);
@@ -144,8 +146,18 @@ public final class ReplicationSettings {
                 Duration.ofMillis(Long.getLong("pistore.replication.rpc.ms", 3000)),
                 Duration.ofMillis(Long.getLong("pistore.replication.operation.ms", 10_000)), MIN_ENTRIES_PER_SNAPSHOT,
                 Integer.getInteger("pistore.replication.entries.in.flight", 1),
-                Duration.ofSeconds(120), 4.0, MIN_ENTRIES_PER_SNAPSHOT, 0,
+                Duration.ofSeconds(120), snapshotVolumesProperty(),
+                MIN_ENTRIES_PER_SNAPSHOT, 0,
                 DataBeside.parse(System.getProperty("pistore.replication.dataBeside", "auto")));
+    }
+
+    private static double snapshotVolumesProperty() {
+        String v = System.getProperty("pistore.replication.snapshot.volumes", "4");
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("pistore.replication.snapshot.volumes must be a number, not '" + v + "'");
+        }
     }
 
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {

@@ -66,12 +66,22 @@ final class NetnsGroup implements AutoCloseable {
 
     /** {@code n1=HOST:9870,...} for peers 1..{@code count}. */
     String peers(int count) {
+        return peersOf(upTo(count));
+    }
+
+    /** {@code nI=HOST:9870,...} for the peers {@code ids}. */
+    String peersOf(int... ids) {
         StringBuilder b = new StringBuilder();
-        for (int i = 1; i <= count; i++) {
-            b.append(i == 1 ? "" : ",").append("n").append(i).append('=').append(lab.host(i)).append(':')
+        for (int i : ids) {
+            b.append(b.length() == 0 ? "" : ",").append("n").append(i).append('=').append(lab.host(i)).append(':')
                     .append(REPLICA_PORT);
         }
         return b.toString();
+    }
+
+    /** 1..{@code n}. */
+    static int[] upTo(int n) {
+        return java.util.stream.IntStream.rangeClosed(1, n).toArray();
     }
 
     /** Runs a CLI command in this process; its output, or an assertion error with it when it did not exit 0. */
@@ -130,7 +140,11 @@ final class NetnsGroup implements AutoCloseable {
     }
 
     GroupStatus status(int members) {
-        return GroupStatus.of(VOLUME, peers(members), ReplicationSettings.defaults());
+        return statusOf(upTo(members));
+    }
+
+    GroupStatus statusOf(int... ids) {
+        return GroupStatus.of(VOLUME, peersOf(ids), ReplicationSettings.defaults());
     }
 
     /**
@@ -138,11 +152,16 @@ final class NetnsGroup implements AutoCloseable {
      * leader committed when the wait began; fails with the group's status when not within 120 s.
      */
     void awaitCaughtUp(int members) {
+        awaitCaughtUp(upTo(members));
+    }
+
+    /** {@link #awaitCaughtUp(int)} for the members {@code ids}. */
+    void awaitCaughtUp(int... ids) {
         long[] target = {-1};
         GroupStatus[] s = new GroupStatus[1];
         try {
             Eventually.await("peers to catch up", Duration.ofSeconds(120), () -> {
-                s[0] = status(members);
+                s[0] = statusOf(ids);
                 if (s[0].leader() == null) {
                     return false;
                 }
@@ -163,24 +182,30 @@ final class NetnsGroup implements AutoCloseable {
      * their data files are equal. Returns the scrub's summary.
      */
     String verifyEverywhere(AckedWriter w, int reader, int members) throws Exception {
+        return verifyEverywhere(w, reader, upTo(members));
+    }
+
+    /** {@link #verifyEverywhere(AckedWriter, int, int)} for the members {@code ids}. */
+    String verifyEverywhere(AckedWriter w, int reader, int... ids) throws Exception {
         w.rethrow();
-        awaitCaughtUp(members);
+        awaitCaughtUp(ids);
+        int members = ids.length;
         log("all " + members + " peers caught up; " + w.acknowledged() + " writes acknowledged, " + w.failed()
                 + " failed");
         List<String> problems = w.verify(device(reader));
         assertTrue(problems.isEmpty(), "acknowledged writes lost:\n" + String.join("\n", problems));
         log("every block read back through n" + reader);
-        String scrub = scrubClean(members);
+        String scrub = scrubClean(ids);
         log(scrub);
-        stopAndCompare(members);
+        stopAndCompare(ids);
         log("stopped; the data files of the " + members + " peers are equal");
         return scrub;
     }
 
-    /** Scrubs every replica of peers 1..{@code members}; asserts exit 0 and no bad copy; the summary. */
-    String scrubClean(int members) {
+    /** Scrubs every replica of the peers {@code ids}; asserts exit 0 and no bad copy; the summary. */
+    String scrubClean(int... ids) {
         StringWriter o = new StringWriter();
-        int code = Main.run(new PrintWriter(o), new PrintWriter(o), "scrub", VOLUME, "--replicas", peers(members));
+        int code = Main.run(new PrintWriter(o), new PrintWriter(o), "scrub", VOLUME, "--replicas", peersOf(ids));
         assertEquals(0, code, o.toString());
         assertTrue(o.toString().contains("no bad copies"), o.toString());
         return o.toString().trim();
@@ -188,13 +213,23 @@ final class NetnsGroup implements AutoCloseable {
 
     /** Stops hosts and peers 1..{@code members} (SIGTERM: each flushes) and asserts their data files are equal. */
     void stopAndCompare(int members) throws Exception {
+        stopAndCompare(upTo(members));
+    }
+
+    /** {@link #stopAndCompare(int)} for the peers {@code ids}. */
+    void stopAndCompare(int... ids) throws Exception {
         closeHosts();
-        PistoreProcess.stopAll(java.util.Arrays.copyOfRange(servers, 1, members + 1));
-        byte[] first = Files.readAllBytes(Path.of(data(1), "replication", "replicas", VOLUME + ".data"));
-        for (int i = 2; i <= members; i++) {
-            byte[] other = Files.readAllBytes(Path.of(data(i), "replication", "replicas", VOLUME + ".data"));
-            assertArrayEquals(first, other, "n1 and n" + i + " hold the same data");
+        PistoreProcess.stopAll(java.util.Arrays.stream(ids).mapToObj(i -> servers[i]).toArray(PistoreProcess[]::new));
+        byte[] first = Files.readAllBytes(replicaData(ids[0]));
+        for (int k = 1; k < ids.length; k++) {
+            byte[] other = Files.readAllBytes(replicaData(ids[k]));
+            assertArrayEquals(first, other, "n" + ids[0] + " and n" + ids[k] + " hold the same data");
         }
+    }
+
+    /** Peer {@code i}'s data file of the volume's replica. */
+    Path replicaData(int i) {
+        return Path.of(data(i), "replication", "replicas", VOLUME + ".data");
     }
 
     String output(int i) {

@@ -468,7 +468,7 @@ public final class GroupMembership {
                     + ReplicationException.oneLine(r.getException());
         } catch (IOException | RuntimeException e) {
             return "peer " + p.getId() + " is no member any more but was not reachable to leave the group: "
-                    + ReplicationException.oneLine(e) + " (its replica stays; run the same remove once it is up again)";
+                    + ReplicationException.oneLine(e) + " (its replica stays until it is back: it then leaves by itself)";
         }
     }
 

@@ -48,11 +48,24 @@ public final class RemovalCause {
      * for a deletion. Asks again while {@code stillWanted} holds (the node still runs).
      */
     public boolean byChange(BooleanSupplier stillWanted) {
+        return ask(stillWanted) != Verdict.DELETED;
+    }
+
+    /**
+     * True only once a peer this one knew answers that it holds the group without this peer; false
+     * when the answers say deletion, or say nothing within the operation timeout.
+     */
+    public boolean confirmedChange(BooleanSupplier stillWanted) {
+        return ask(stillWanted) == Verdict.CHANGE;
+    }
+
+    /** Rounds of questions until one tells, the operation timeout passes or {@code stillWanted} fails. */
+    private Verdict ask(BooleanSupplier stillWanted) {
         long end = System.nanoTime() + settings.operationTimeout().toNanos();
         while (stillWanted.getAsBoolean()) {
             Verdict v = round();
             if (v != Verdict.UNKNOWN) {
-                return v == Verdict.CHANGE;
+                return v;
             }
             if (System.nanoTime() > end) {
                 break;
@@ -64,7 +77,7 @@ public final class RemovalCause {
                 break;
             }
         }
-        return true;
+        return Verdict.UNKNOWN;
     }
 
     /** One question to each other peer this one knew. */

@@ -248,6 +248,11 @@ public final class ReplicaNode implements AutoCloseable {
                     }
 
                     @Override
+                    public void stoppedByRatis() {
+                        ReplicaNode.this.stoppedByRatis(gid, name);
+                    }
+
+                    @Override
                     public void member(boolean inNewConfiguration) {
                         if (inNewConfiguration) {
                             leaving.remove(name);
@@ -316,6 +321,45 @@ public final class ReplicaNode implements AutoCloseable {
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // this node is closing: its serve stops, nothing to detach
+        }
+    }
+
+    /**
+     * Ratis closed the group of volume {@code name} on this peer by itself: a member left out by a
+     * change it never heard of (it was down or cut off while the change committed) asks for votes
+     * once it is back, and the leader answers that it was removed. Ratis then holds the group closed
+     * (every request to it fails) without removing it. Once a member it knew confirms the change,
+     * this peer removes the group, and so its replica, as if told to leave; without that answer
+     * within the operation timeout the group stays closed and a line says what to do.
+     */
+    private void stoppedByRatis(RaftGroupId gid, String name) {
+        List<RaftPeer> known = knownPeers(name);
+        try {
+            removals.execute(() -> {
+                if (closed || !names.containsKey(gid)) {
+                    return; // stopping, or removed meanwhile
+                }
+                if (!new RemovalCause(name, id, known, settings).confirmedChange(() -> !closed && names.containsKey(gid))) {
+                    if (!closed && names.containsKey(gid)) {
+                        log.accept("volume " + name + ": replica " + id + " stopped its group (outside the group's "
+                                + "configuration, Ratis says), but no member confirmed a change that removed it; "
+                                + "'pistore replicas remove' removes it, a restart of this serve starts it again");
+                    }
+                    return;
+                }
+                leaving.add(name); // known: removed() tells the listener without asking again
+                log.accept("volume " + name + ": replica " + id + " was left out by a membership change it did not "
+                        + "hear of (down or cut off meanwhile); leaving the group");
+                try {
+                    reply(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid,
+                            true, false)), "leave the group of volume " + name);
+                } catch (IOException | RuntimeException e) {
+                    leaving.remove(name);
+                    log.accept("volume " + name + ": replica " + id + " could not leave the group: " + e.getMessage());
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // this node is closing: nothing to leave
         }
     }
 

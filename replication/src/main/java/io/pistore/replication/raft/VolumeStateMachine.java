@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftPeer;
@@ -105,6 +106,14 @@ public final class VolumeStateMachine extends BaseStateMachine {
          * removes it is applied: the joint configuration names it among the old members only).
          */
         default void member(boolean inNewConfiguration) {
+        }
+
+        /**
+         * Ratis closed this peer's group by itself, not through a removal: a leader answered its
+         * election that a membership change had left it out, or its own configuration does not name
+         * it. The group stays held, closed, until this peer removes it.
+         */
+        default void stoppedByRatis() {
         }
     }
 
@@ -550,6 +559,13 @@ public final class VolumeStateMachine extends BaseStateMachine {
         addresses.saw(peers);
         events.configured(peers);
         events.member(conf.getPeersList().stream().anyMatch(p -> p.getId().equals(getId().toByteString())));
+    }
+
+    @Override
+    public void notifyServerShutdown(RoleInfoProto roleInfo, boolean allServer) {
+        if (!allServer) { // the whole server stopping says true
+            events.stoppedByRatis();
+        }
     }
 
     /**

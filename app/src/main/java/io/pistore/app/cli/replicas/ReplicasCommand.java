@@ -143,7 +143,7 @@ public final class ReplicasCommand {
             description = {"Replaces member ID of the replicated volume NAME by the running serve of --data DIR, "
                     + "online, in one configuration change: the new peer joins and catches up as with 'replicas add', "
                     + "then the group's members become the old ones less ID plus the new peer; ID is told to leave "
-                    + "and deletes its replica (when it is down, run 'replicas remove' for it once it is up).",
+                    + "and deletes its replica (one down or cut off leaves by itself once it is back).",
                 "Exit codes as 'replicas add'."})
     static final class Replace implements Callable<Integer> {
         @Spec
@@ -170,8 +170,9 @@ public final class ReplicasCommand {
     @Command(name = "remove", sortOptions = false,
             description = {"Removes member ID from the group of the replicated volume NAME, online (a "
                     + "joint-consensus configuration change through the leader); then tells ID to leave the group, "
-                    + "and it deletes its replica. A member that is down is removed all the same and keeps its "
-                    + "files: run the same command, naming it in --replicas, once it is up, and it leaves.",
+                    + "and it deletes its replica. A member that is down or cut off is removed all the same and keeps "
+                    + "its files until it is back: then it learns of the change from the leader and leaves by "
+                    + "itself (or run the same command, naming it in --replicas).",
                 "The last member is never removed. Exit 0 when done; 2 for a refusal (no such member, the last "
                     + "one); 3 when no leader answered or the change was not committed in time."})
     static final class Remove implements Callable<Integer> {
