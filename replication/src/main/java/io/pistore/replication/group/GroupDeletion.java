@@ -191,7 +191,7 @@ public final class GroupDeletion {
     }
 
     /** Whether a peer's failure to answer for group {@code gid} says that it holds no such group. */
-    static boolean groupGone(RaftGroupId gid, Throwable e) {
+    public static boolean groupGone(RaftGroupId gid, Throwable e) {
         // Over gRPC the peer's GroupMismatchException arrives as a status whose text names the group.
         String notFound = gid + " not found";
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {

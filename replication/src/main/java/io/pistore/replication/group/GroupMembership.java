@@ -461,12 +461,16 @@ public final class GroupMembership {
         try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
                 .setProperties(settings.client(settings.membershipTimeout())).setRetryPolicy(RetryPolicies.noRetry()).build()) {
             RaftClientReply r = c.getGroupManagementApi(p.getId()).remove(gid, true, false);
-            if (r.isSuccess()) {
+            // No such group there: it left by itself first (its election met a leader that had removed it).
+            if (r.isSuccess() || GroupDeletion.groupGone(gid, r.getException())) {
                 return "peer " + p.getId() + " left the group of volume " + volume + " and deleted its replica";
             }
             return "peer " + p.getId() + " is no member any more but did not leave the group: "
                     + ReplicationException.oneLine(r.getException());
         } catch (IOException | RuntimeException e) {
+            if (GroupDeletion.groupGone(gid, e)) {
+                return "peer " + p.getId() + " left the group of volume " + volume + " and deleted its replica";
+            }
             return "peer " + p.getId() + " is no member any more but was not reachable to leave the group: "
                     + ReplicationException.oneLine(e) + " (its replica stays until it is back: it then leaves by itself)";
         }

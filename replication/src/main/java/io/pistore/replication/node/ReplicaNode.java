@@ -355,7 +355,10 @@ public final class ReplicaNode implements AutoCloseable {
                             true, false)), "leave the group of volume " + name);
                 } catch (IOException | RuntimeException e) {
                     leaving.remove(name);
-                    log.accept("volume " + name + ": replica " + id + " could not leave the group: " + e.getMessage());
+                    if (!GroupDeletion.groupGone(gid, e)) { // gone: told to leave meanwhile, and left
+                        log.accept("volume " + name + ": replica " + id + " could not leave the group: "
+                                + e.getMessage());
+                    }
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {

@@ -267,6 +267,10 @@ class MembershipChangeTest {
         peers.restart(a);
         assertTrue(peers.node(a).replica(NAME) != null, "a peer that was not told keeps its replica");
         ThreePeers.await(() -> peers.node(a).replica(NAME) == null, "the removed peer to leave by itself");
+        // Named again after that (as before this peer left by itself): nothing is left to leave, and that is said so.
+        GroupMembership.Change again = g.change(List.of(), List.of(ThreePeers.id(a)));
+        assertEquals(List.of("peer " + ThreePeers.id(a) + " left the group of volume rv and deleted its replica"),
+                again.notes);
         GroupMembership.Change c = g.change(List.of(), List.of(ThreePeers.id(b)));
         assertEquals(List.of(ThreePeers.id(l)), c.after.stream().map(p -> p.getId().toString()).toList());
         try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
