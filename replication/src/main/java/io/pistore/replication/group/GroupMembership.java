@@ -58,6 +58,11 @@ public final class GroupMembership {
     private final String volume;
     private final RaftGroupId gid;
     private final List<RaftPeer> named;
+    /**
+     * Peers whose last question went unanswered (down, or cut off): asked after the others, so that
+     * each of this change's questions does not first wait out an RPC on a peer it is replacing.
+     */
+    private final Set<RaftPeerId> unanswered = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final ReplicationSettings settings;
 
     private GroupMembership(String volume, List<RaftPeer> named, ReplicationSettings settings) {
@@ -119,7 +124,8 @@ public final class GroupMembership {
         Set<RaftPeerId> asked = new java.util.HashSet<>();
         Leader vouched = null;
         while (true) {
-            RaftPeer p = toAsk.values().stream().filter(x -> !asked.contains(x.getId())).findFirst().orElse(null);
+            RaftPeer p = toAsk.values().stream().filter(x -> !asked.contains(x.getId()))
+                    .min(java.util.Comparator.comparing(x -> unanswered.contains(x.getId()))).orElse(null);
             if (p == null) {
                 // The leader itself did not answer in time (busy with writes on a loaded machine), but a
                 // follower heard from it just now: a change sent to it is redirected by Ratis if it no
@@ -132,6 +138,7 @@ public final class GroupMembership {
             try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
                     .setProperties(settings.client()).setRetryPolicy(RetryPolicies.noRetry()).build()) {
                 GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
+                unanswered.remove(p.getId());
                 if (!r.isSuccess()) {
                     why.put(p.getId(), ReplicationException.oneLine(r.getException()));
                     continue;
@@ -151,6 +158,7 @@ public final class GroupMembership {
                     }
                 }
             } catch (IOException | RuntimeException e) {
+                unanswered.add(p.getId());
                 why.put(p.getId(), "unreachable: " + ReplicationException.oneLine(e));
             }
         }

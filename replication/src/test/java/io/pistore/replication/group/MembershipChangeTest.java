@@ -294,6 +294,38 @@ class MembershipChangeTest {
         assertTrue(!none.getMessage().contains("\n"), "one line");
     }
     /**
+     * A named peer that did not answer is asked after the others from then on: replacing a peer that
+     * is down or cut off, each question of the change would otherwise first wait out an RPC on it.
+     */
+    @Test
+    void aNamedPeerThatDidNotAnswerIsAskedAfterTheOthers() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        try (java.net.ServerSocket dead = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            AtomicLong contacts = new AtomicLong();
+            Thread acceptor = new Thread(() -> {
+                while (true) {
+                    try (java.net.Socket s = dead.accept()) { // closed at once: the question fails
+                        contacts.incrementAndGet();
+                    } catch (IOException e) {
+                        return; // the socket closed with the test
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            List<RaftPeer> named = new ArrayList<>(ReplicaPeers.parse("n9=127.0.0.1:" + dead.getLocalPort()));
+            named.addAll(ReplicaPeers.parse(peers.peerList()));
+            GroupMembership g = GroupMembership.of(NAME, named, ThreePeers.SETTINGS);
+            assertEquals(3, g.members().size());
+            long first = contacts.get();
+            assertTrue(first >= 1, "named first, so asked first");
+            assertEquals(3, g.members().size());
+            assertEquals(3, g.members().size());
+            assertEquals(first, contacts.get(), "not asked again while the others answer");
+        }
+    }
+
+    /**
      * A change's answer lost after the change took effect (the leader died once the joint configuration
      * was committed, or the answer came too late): the join is a join, the new peer keeps its replica.
      * Without asking the group again, the peer would leave and delete its replica while the group
