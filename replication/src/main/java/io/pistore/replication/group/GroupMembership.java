@@ -465,23 +465,32 @@ public final class GroupMembership {
 
     /** Tells a removed peer to leave the group; it deletes its replica. One line: done, or why not. */
     private String dismiss(RaftPeer p) {
+        String left = "peer " + p.getId() + " left the group of volume " + volume + " and deleted its replica";
+        // First one RPC's time to answer at all: a hung host, or a dead one behind a router, would
+        // otherwise hold the change for the whole wait below. One that is alive after all learns of
+        // its removal at its next election and leaves by itself.
+        try {
+            info(p);
+        } catch (IOException | RuntimeException e) {
+            return GroupDeletion.groupGone(gid, e) ? left : unreachable(p, e); // gone: it left by itself first
+        }
         // Leaving closes the peer's group and deletes its files before it answers: more than one RPC's time.
         try (RaftClient c = RaftClient.newBuilder().setRaftGroup(RaftGroup.valueOf(gid, List.of(p)))
                 .setProperties(settings.client(settings.membershipTimeout())).setRetryPolicy(RetryPolicies.noRetry()).build()) {
             RaftClientReply r = c.getGroupManagementApi(p.getId()).remove(gid, true, false);
-            // No such group there: it left by itself first (its election met a leader that had removed it).
             if (r.isSuccess() || GroupDeletion.groupGone(gid, r.getException())) {
-                return "peer " + p.getId() + " left the group of volume " + volume + " and deleted its replica";
+                return left;
             }
             return "peer " + p.getId() + " is no member any more but did not leave the group: "
                     + ReplicationException.oneLine(r.getException());
         } catch (IOException | RuntimeException e) {
-            if (GroupDeletion.groupGone(gid, e)) {
-                return "peer " + p.getId() + " left the group of volume " + volume + " and deleted its replica";
-            }
-            return "peer " + p.getId() + " is no member any more but was not reachable to leave the group: "
-                    + ReplicationException.oneLine(e) + " (its replica stays until it is back: it then leaves by itself)";
+            return GroupDeletion.groupGone(gid, e) ? left : unreachable(p, e);
         }
+    }
+
+    private static String unreachable(RaftPeer p, Throwable e) {
+        return "peer " + p.getId() + " is no member any more but was not reachable to leave the group: "
+                + ReplicationException.oneLine(e) + " (its replica stays until it is back: it then leaves by itself)";
     }
 
     public static String describeIds(List<RaftPeer> peers) {

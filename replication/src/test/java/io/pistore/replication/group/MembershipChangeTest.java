@@ -294,6 +294,48 @@ class MembershipChangeTest {
         assertTrue(!none.getMessage().contains("\n"), "one line");
     }
     /**
+     * A removed member that takes connections and never answers (a hung host; a dead one behind a
+     * router is the same to a client) is told to leave within one RPC's time, not the membership
+     * timeout (2 minutes): the change it holds is a replacement of that very peer.
+     */
+    @Test
+    void aRemovedMemberThatHangsHoldsTheChangeOneRpcAtMost() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        int a = (peers.leader() + 1) % 3;
+        RaftPeer pa = ReplicaPeers.parse(peers.peerList()).stream()
+                .filter(p -> p.getId().toString().equals(ThreePeers.id(a))).findFirst().orElseThrow();
+        peers.stop(a);
+        String[] hostPort = pa.getAddress().split(":");
+        List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (java.net.ServerSocket hung = new java.net.ServerSocket()) {
+            hung.setReuseAddress(true);
+            hung.bind(new java.net.InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])));
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        held.add(hung.accept()); // held open, never read nor answered
+                    }
+                } catch (IOException e) {
+                    // the socket closed with the test
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
+            GroupMembership.Change c = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                    () -> g.change(List.of(), List.of(ThreePeers.id(a))), "the change waited on the hung peer");
+            assertEquals(2, c.after.size(), list(c.after));
+            assertTrue(c.notes.get(0).startsWith("peer " + ThreePeers.id(a) + " is no member any more but was not "
+                    + "reachable to leave the group: "), c.notes.get(0));
+            assertTrue(!held.isEmpty(), "the hung peer was asked");
+        } finally {
+            for (java.net.Socket x : held) {
+                x.close();
+            }
+        }
+    }
+
+    /**
      * A named peer that did not answer is asked after the others from then on: replacing a peer that
      * is down or cut off, each question of the change would otherwise first wait out an RPC on it.
      */
