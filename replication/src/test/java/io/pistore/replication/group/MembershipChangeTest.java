@@ -322,6 +322,7 @@ class MembershipChangeTest {
             acceptor.setDaemon(true);
             acceptor.start();
             GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
+            // A hang guard, not a speed check: held by the hung peer, the change would wait 120 s.
             GroupMembership.Change c = assertTimeoutPreemptively(Duration.ofSeconds(60),
                     () -> g.change(List.of(), List.of(ThreePeers.id(a))), "the change waited on the hung peer");
             assertEquals(2, c.after.size(), list(c.after));
