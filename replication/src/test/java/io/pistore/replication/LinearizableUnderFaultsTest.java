@@ -123,7 +123,9 @@ class LinearizableUnderFaultsTest {
 
     /**
      * A fourth peer joins the group (a membership change) and, once operations went on, is removed
-     * (another); each under a new name, since a name keeps its first address in the group.
+     * (another); each under a new name, since a name keeps its first address in the group. Every other
+     * time, starting with the first, it is stopped before its removal and started again after it: it
+     * then learns of the removal at its first election and leaves by itself.
      */
     private void joinAndLeave(ThreePeers peers, List<Op> history, List<Throwable> errors) throws Exception {
         int before = history.size();
@@ -131,16 +133,30 @@ class LinearizableUnderFaultsTest {
         // Every member caught up first (a peer restarted just before may still be): a join overlapping
         // that catch-up once went uncommitted for the change's whole 120 s in a full build.
         peers.awaitConverged();
+        boolean downWhileRemoved = joins % 2 == 0;
         String name = "n" + (4 + joins++);
-        try (io.pistore.replication.node.ReplicaNode n4 = io.pistore.replication.node.ReplicaNode.start(name,
-                "127.0.0.1", 0, dir.resolve(name), SinglePeerFailureTest.SETTINGS, peers.log::add)) {
+        int port = io.pistore.testkit.FreePorts.next();
+        io.pistore.replication.node.ReplicaNode n4 = io.pistore.replication.node.ReplicaNode.start(name,
+                "127.0.0.1", port, dir.resolve(name), SinglePeerFailureTest.SETTINGS, peers.log::add);
+        try {
             io.pistore.replication.group.GroupMembership.Change add = n4.join("rv",
                     ReplicaPeers.parse(peers.peerList()), null);
             assertEquals(4, add.after.size(), name + " joined: " + add.after);
             ThreePeers.await(() -> history.size() >= before + 20 || !errors.isEmpty(),
                     "operations to go on with four members");
+            if (downWhileRemoved) {
+                n4.close();
+            }
             io.pistore.replication.group.GroupMembership.of("rv", add.after, SinglePeerFailureTest.SETTINGS)
                     .change(List.of(), List.of(name));
+            if (downWhileRemoved) {
+                n4 = io.pistore.replication.node.ReplicaNode.start(name, "127.0.0.1", port, dir.resolve(name),
+                        SinglePeerFailureTest.SETTINGS, peers.log::add);
+                io.pistore.replication.node.ReplicaNode back = n4;
+                ThreePeers.await(() -> back.replica("rv") == null, name + " to leave by itself once back");
+            }
+        } finally {
+            n4.close();
         }
     }
 
