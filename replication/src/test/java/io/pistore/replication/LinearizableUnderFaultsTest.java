@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.replication.group.GroupMembership;
+import io.pistore.replication.node.ReplicaNode;
+import io.pistore.testkit.FreePorts;
 import io.pistore.testkit.LinearizabilityChecker;
 import io.pistore.testkit.LinearizabilityChecker.Op;
 import io.pistore.spi.Completion;
@@ -135,11 +138,11 @@ class LinearizableUnderFaultsTest {
         peers.awaitConverged();
         boolean downWhileRemoved = joins % 2 == 0;
         String name = "n" + (4 + joins++);
-        int port = io.pistore.testkit.FreePorts.next();
-        io.pistore.replication.node.ReplicaNode n4 = io.pistore.replication.node.ReplicaNode.start(name,
+        int port = FreePorts.next();
+        ReplicaNode n4 = ReplicaNode.start(name,
                 "127.0.0.1", port, dir.resolve(name), SinglePeerFailureTest.SETTINGS, peers.log::add);
         try {
-            io.pistore.replication.group.GroupMembership.Change add = n4.join("rv",
+            GroupMembership.Change add = n4.join("rv",
                     ReplicaPeers.parse(peers.peerList()), null);
             assertEquals(4, add.after.size(), name + " joined: " + add.after);
             ThreePeers.await(() -> history.size() >= before + 20 || !errors.isEmpty(),
@@ -147,12 +150,12 @@ class LinearizableUnderFaultsTest {
             if (downWhileRemoved) {
                 n4.close();
             }
-            io.pistore.replication.group.GroupMembership.of("rv", add.after, SinglePeerFailureTest.SETTINGS)
+            GroupMembership.of("rv", add.after, SinglePeerFailureTest.SETTINGS)
                     .change(List.of(), List.of(name));
             if (downWhileRemoved) {
-                n4 = io.pistore.replication.node.ReplicaNode.start(name, "127.0.0.1", port, dir.resolve(name),
+                n4 = ReplicaNode.start(name, "127.0.0.1", port, dir.resolve(name),
                         SinglePeerFailureTest.SETTINGS, peers.log::add);
-                io.pistore.replication.node.ReplicaNode back = n4;
+                ReplicaNode back = n4;
                 ThreePeers.await(() -> back.replica("rv") == null, name + " to leave by itself once back");
             }
         } finally {

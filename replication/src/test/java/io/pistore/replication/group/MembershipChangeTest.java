@@ -22,6 +22,10 @@ import io.pistore.replication.ThreePeers;
 import io.pistore.replication.node.ReplicaNode;
 import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.protocol.RaftPeer;
@@ -306,10 +311,10 @@ class MembershipChangeTest {
                 .filter(p -> p.getId().toString().equals(ThreePeers.id(a))).findFirst().orElseThrow();
         peers.stop(a);
         String[] hostPort = pa.getAddress().split(":");
-        List<java.net.Socket> held = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (java.net.ServerSocket hung = new java.net.ServerSocket()) {
+        List<Socket> held = new CopyOnWriteArrayList<>();
+        try (ServerSocket hung = new ServerSocket()) {
             hung.setReuseAddress(true);
-            hung.bind(new java.net.InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])));
+            hung.bind(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])));
             Thread acceptor = new Thread(() -> {
                 try {
                     while (true) {
@@ -330,7 +335,7 @@ class MembershipChangeTest {
                     + "reachable to leave the group: "), c.notes.get(0));
             assertTrue(!held.isEmpty(), "the hung peer was asked");
         } finally {
-            for (java.net.Socket x : held) {
+            for (Socket x : held) {
                 x.close();
             }
         }
@@ -343,11 +348,11 @@ class MembershipChangeTest {
     @Test
     void aNamedPeerThatDidNotAnswerIsAskedAfterTheOthers() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
-        try (java.net.ServerSocket dead = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket dead = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             AtomicLong contacts = new AtomicLong();
             Thread acceptor = new Thread(() -> {
                 while (true) {
-                    try (java.net.Socket s = dead.accept()) { // closed at once: the question fails
+                    try (Socket s = dead.accept()) { // closed at once: the question fails
                         contacts.incrementAndGet();
                     } catch (IOException e) {
                         return; // the socket closed with the test
