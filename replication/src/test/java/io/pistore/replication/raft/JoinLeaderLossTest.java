@@ -167,6 +167,18 @@ class JoinLeaderLossTest {
                 s.device.readSync(e.getKey(), b);
                 assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
             }
+            // n4 may have won the election that followed the stop; awaitConverged looks for the leader
+            // among the three, so the lead goes back to one of them.
+            ThreePeers.await(() -> {
+                try {
+                    if (n4.isLeader(NAME)) {
+                        s.volume.transferLeadership(ThreePeers.id(f));
+                    }
+                    return !n4.isLeader(NAME);
+                } catch (IOException e) {
+                    return false; // refused while f catches up: asked again
+                }
+            }, "the lead to move from n4 to one of the three");
         }
         // Every member, n4 included, ends with the same blocks.
         peers.awaitConverged();
