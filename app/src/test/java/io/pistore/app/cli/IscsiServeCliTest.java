@@ -114,5 +114,9 @@ class IscsiServeCliTest {
         assertEquals(2, r.code(), r.out() + " / " + r.err());
         assertEquals("pistore serve: --iscsi-chap: CHAP secrets file " + bad + " line 1: the secret of 'alice' has 5 "
                 + "characters; CHAP secrets have 12 to 255\n", r.err());
+        r = EngineCommandsTest.run("serve", "--memory-volume", "v:1MiB", "--transport", "local", "--listen",
+                "iscsi-cli-test-5", "--iscsi", "127.0.0.1:0", "--iscsi-spin-us", "10001");
+        assertEquals(2, r.code(), r.out() + " / " + r.err());
+        assertEquals("pistore serve: --iscsi-spin-us must be 0 to 10000, not 10001\n", r.err());
     }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import io.pistore.spi.net.PolitePoll;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -70,7 +71,7 @@ final class IscsiConnection implements Runnable {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
             socket.setSoTimeout((int) server.options().loginTimeoutMillis);
-            channel = new PduChannel(socket.getInputStream(), socket.getChannel(), 8192);
+            channel = new PduChannel(socket.getInputStream(), socket.getChannel(), 8192, server.dataIn()::give);
             reader = Thread.currentThread();
             // the session is this connection's before the initiator learns it is in (sessionsOn, disconnect)
             session = new IscsiLogin(server, channel, socket.getInetAddress().getHostAddress(), s -> session = s).run();
@@ -83,6 +84,7 @@ final class IscsiConnection implements Runnable {
                 channel.maxRecvData(Negotiation.TARGET_MAX_RECV_DATA);
                 channel.beforeSocketRead(this::flushHeld);
                 tasks = new IscsiTaskSet(session.expCmdSn(), this::start, MAX_PENDING_BYTES);
+                channel.pollBeforeBlocking(server.options().spinNanos, tasks::isEmpty);
                 statSn = session.statSn();
                 server.log("iscsi: " + peer + " " + session.initiator() + " logged in to "
                         + (session.discovery() ? "discovery" : session.targetName()) + (n.headerDigest ? ", header digest" : "")
@@ -159,6 +161,12 @@ final class IscsiConnection implements Runnable {
     void shutdown() {
         ending = true;
         close();
+    }
+
+    /** How this connection waited for commands; null when it does not poll. */
+    PolitePoll waits() {
+        PduChannel c = channel;
+        return c == null ? null : c.waits();
     }
 
     private void close() {
@@ -452,7 +460,9 @@ final class IscsiConnection implements Runnable {
         } catch (IOException e) {
             close(); // the reader thread sees the closed socket and ends the connection
         } finally {
-            server.dataIn().give(r.dataBuffer); // written (the channel blocks until it is) or never to be
+            synchronized (sendLock) { // written, held by the channel until its next flush, or never to be
+                channel.giveBackOnceWritten(r.dataBuffer);
+            }
             t.done.complete(null);
         }
         tasks.startEnabled();
@@ -581,19 +591,8 @@ final class IscsiConnection implements Runnable {
             }
         }
         answer.putAll(session.params().answer(keys, session.discovery()));
-        byte[] a = TextKeys.format(answer);
-        byte[] t = targets.toString().getBytes(StandardCharsets.UTF_8);
-        byte[] all = new byte[t.length + a.length];
-        System.arraycopy(t, 0, all, 0, t.length);
-        System.arraycopy(a, 0, all, t.length, a.length);
-        if (all.length > session.params().initiatorMaxRecvData) {
-            all = java.util.Arrays.copyOf(all, session.params().initiatorMaxRecvData); // bounded answer
-            int end = all.length;
-            while (end > 0 && all[end - 1] != 0) {
-                end--;
-            }
-            all = java.util.Arrays.copyOf(all, end);
-        }
+        byte[] all = TextKeys.joinBounded(targets.toString().getBytes(StandardCharsets.UTF_8), TextKeys.format(answer),
+                session.params().initiatorMaxRecvData);
         Pdu r = response(Pdu.TEXT_RESPONSE, 0x80, p.itt());
         r.set32(20, Pdu.RESERVED_TAG);
         sendStatus(r.data(all));

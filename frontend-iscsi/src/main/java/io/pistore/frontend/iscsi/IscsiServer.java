@@ -4,6 +4,7 @@ import io.pistore.engine.BlockDevice;
 import io.pistore.engine.local.LocalTransportProvider;
 import io.pistore.engine.service.TargetService;
 import io.pistore.spi.net.ListenAddress;
+import io.pistore.spi.net.PolitePoll;
 import io.pistore.security.access.AccessRules;
 import io.pistore.security.access.ClientIdentity;
 import io.pistore.spi.BlockTransport;
@@ -54,8 +55,15 @@ public final class IscsiServer implements AutoCloseable {
     /** Target names are this prefix and the volume name. */
     public static final String IQN_PREFIX = "iqn.2026-12.io.pistore:";
 
+    /** The longest a connection's thread polls for the next command by default, in microseconds. */
+    public static final long DEFAULT_SPIN_MICROS = 100;
+    /** The most {@link Options#spinMicros} takes. */
+    public static final long MAX_SPIN_MICROS = 10_000;
+
     /** Limits and logging of a server. */
     public static final class Options {
+        long spinNanos = TimeUnit.MICROSECONDS.toNanos(
+                Long.getLong("pistore.iscsi.spinMicros", DEFAULT_SPIN_MICROS));
         int maxConnections = 64;
         int workerThreads = 64;
         java.nio.file.Path reservationsDir;
@@ -157,6 +165,20 @@ public final class IscsiServer implements AutoCloseable {
          */
         public Options reservationsDirectory(java.nio.file.Path dir) {
             this.reservationsDir = dir;
+            return this;
+        }
+
+        /**
+         * Longest a connection's thread polls for an initiator's next command before it blocks,
+         * in microseconds (default {@value IscsiServer#DEFAULT_SPIN_MICROS}; 0: never polls): for
+         * initiators that send one command at a time, the poll adapting to the gaps between them
+         * (docs/ISCSI.md).
+         */
+        public Options spinMicros(long micros) {
+            if (micros < 0 || micros > MAX_SPIN_MICROS) {
+                throw new IllegalArgumentException("spinMicros must be 0 to " + MAX_SPIN_MICROS + ", not " + micros);
+            }
+            this.spinNanos = TimeUnit.MICROSECONDS.toNanos(micros);
             return this;
         }
 
@@ -387,6 +409,15 @@ public final class IscsiServer implements AutoCloseable {
     /** Worker threads alive now (at most {@link Options#workerThreads}). */
     public int workerThreadsAlive() {
         return workers.getPoolSize();
+    }
+
+    /** How the open connections waited for commands so far (for tests and notes). */
+    public PolitePoll.Counts waitCounters() {
+        PolitePoll.Counts n = PolitePoll.Counts.NONE;
+        for (IscsiConnection c : connections) {
+            n = n.plus(c.waits());
+        }
+        return n;
     }
 
     /** Initiator connections open now. */

@@ -38,6 +38,11 @@ final class IscsiTaskSet {
         this.budget = budget;
     }
 
+    /** Whether no command is in the set: every one was answered, or never will be. */
+    synchronized boolean isEmpty() {
+        return tasks.isEmpty();
+    }
+
     /** Writes ExpCmdSN and MaxCmdSN into a response PDU (bytes 28 and 32). */
     synchronized void window(Pdu r) {
         r.set32(28, expCmdSn);

@@ -1,19 +1,28 @@
 package io.pistore.frontend.iscsi;
 
 import io.pistore.integrity.GuardType;
+import io.pistore.spi.net.PolitePoll;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Reads and writes whole PDUs on one connection: header, AHS, data padded to 4 bytes, and the
  * CRC32C header and data digests once they are on (sent least significant byte first, as every
  * initiator does). The CRC32C is the project's guard algorithm. A data segment longer than the
  * length this side declared it receives is a protocol error, so memory per PDU stays bounded.
- * Output collects in a buffer that a flush writes; a data segment too large for it leaves with its
- * header in one gathering write. Not thread-safe: one reader thread, writers serialise on the channel.
+ * Output collects in a buffer that a flush writes; a data segment of {@value #GATHER} bytes or more
+ * is not copied: it waits, as a reference, between the pieces of that buffer around it, and a flush
+ * writes them all with one gathering write, so the Data-In of the reads answered together leave in
+ * full segments (written one by one, each ended in a small one and woke the initiator once more).
+ * The caller must leave such a segment's bytes as they are until {@link #hasPending} is false. Not
+ * thread-safe: one reader thread, writers serialise on the channel.
  *
  * <p>Input is buffered here: the PDUs an initiator sent at once are parsed from one socket read,
  * and before any read that may block the reader's hook runs ({@link #beforeSocketRead}), so a
@@ -29,13 +38,24 @@ final class PduChannel {
     private static final int OUT_BUFFER = 65_536;
     /** A data segment at least this long is not copied into the output buffer. */
     private static final int GATHER = 16_384;
+    /** Entries of a gathering write at most: data segments and the buffer's pieces between them. */
+    private static final int MOST_GATHERED = 64;
+    /** Bytes of data segments that wait for a flush at most, before one is forced. */
+    private static final long MOST_GATHERED_BYTES = 4L << 20;
 
     private final InputStream in;
     private final GatheringByteChannel out;
     private final ByteBuffer outBuf = ByteBuffer.allocateDirect(OUT_BUFFER);
-    /** The padding and data digest after a gathered data segment. */
-    private final ByteBuffer tail = ByteBuffer.allocate(8);
-    private final ByteBuffer[] gather = new ByteBuffer[3];
+    /** Data segments waiting for the next flush and the pieces of {@link #outBuf} before them, in order. */
+    private final ByteBuffer[] gather = new ByteBuffer[MOST_GATHERED];
+    private int gathered;
+    /** Where in {@link #outBuf} the bytes not yet in {@link #gather} start. */
+    private int sliceFrom;
+    /** Bytes of the data segments in {@link #gather}. */
+    private long gatheredBytes;
+    private final Consumer<ByteBuffer> giveBack;
+    /** Buffers whose segments were written by reference, given back after the next flush. */
+    private final ArrayList<ByteBuffer> toGiveBack = new ArrayList<>();
     private final byte[] buf = new byte[IN_BUFFER];
     private int pos;
     private int lim;
@@ -45,15 +65,28 @@ final class PduChannel {
      */
     private long lastReceiveNanos;
     private Hook beforeSocketRead = () -> { };
+    /** Polls for input before a read that would block (null: never polls, as during the login). */
+    private PolitePoll poll;
+    private long spinNanos;
+    private PolitePoll.Probe inputReady;
+    private BooleanSupplier answered;
+    /** PDUs taken from the input since the last socket read. */
+    private int pdusSinceRead;
+    /** Whether the initiator sends commands without waiting for answers: then it is not polled for. */
+    private boolean pipelining;
     private volatile boolean headerDigest;
     private volatile boolean dataDigest;
     private volatile int maxRecvData;
 
-    /** {@code out}: a blocking channel (the socket's). */
-    PduChannel(InputStream in, GatheringByteChannel out, int maxRecvData) {
+    /**
+     * {@code out}: a blocking channel (the socket's); {@code giveBack}: where the buffers of
+     * {@link #giveBackOnceWritten} go once nothing of theirs waits here.
+     */
+    PduChannel(InputStream in, GatheringByteChannel out, int maxRecvData, Consumer<ByteBuffer> giveBack) {
         this.in = in;
         this.out = out;
         this.maxRecvData = maxRecvData;
+        this.giveBack = giveBack;
     }
 
     void digests(boolean header, boolean data) {
@@ -68,6 +101,26 @@ final class PduChannel {
     /** What runs on the reader's thread each time it is about to read the socket (the input buffered here is all used). */
     void beforeSocketRead(Hook hook) {
         this.beforeSocketRead = hook;
+    }
+
+    /**
+     * From now on, a read that would block first polls the socket (whether bytes wait, {@code
+     * FIONREAD}) for up to {@code spinNanos}, adaptively and politely ({@link PolitePoll}), when
+     * every command was answered ({@code answered}) and the initiator does not pipeline: the last
+     * socket read brought one PDU, and no byte was waiting once the answers had left (one command
+     * at a time cannot be sent before its answer is seen). A command at queue depth 1 then costs no
+     * kernel wake-up of this thread. 0: never polls.
+     */
+    void pollBeforeBlocking(long spinNanos, BooleanSupplier answered) {
+        this.spinNanos = spinNanos;
+        this.answered = answered;
+        this.poll = new PolitePoll(true, 0, true); // with 0 it never polls, and counts the blocking waits
+        this.inputReady = () -> in.available() > 0 ? 1 : 0;
+    }
+
+    /** How this connection waited for input: null before {@link #pollBeforeBlocking}. */
+    PolitePoll waits() {
+        return poll;
     }
 
     /** The CRC32C of iSCSI digests over {@code len} bytes of {@code b} at {@code off}. */
@@ -113,6 +166,7 @@ final class PduChannel {
         }
         p.data = data;
         p.receivedNanos = lastReceiveNanos;
+        pdusSinceRead++;
         return p;
     }
 
@@ -126,7 +180,11 @@ final class PduChannel {
         write(p, len == 0 ? null : ByteBuffer.wrap(data, off, len), flush);
     }
 
-    /** Writes {@code p} with the remaining bytes of {@code data} (or none) as its data segment; {@code data} is not moved. */
+    /**
+     * Writes {@code p} with the remaining bytes of {@code data} (or none) as its data segment;
+     * {@code data} is not moved. A segment of {@value #GATHER} bytes or more is written by the next
+     * flush, not copied (see the class comment).
+     */
     void write(Pdu p, ByteBuffer data, boolean flush) throws IOException {
         int len = data == null ? 0 : data.remaining();
         byte[] bhs = p.bhs;
@@ -136,9 +194,10 @@ final class PduChannel {
         bhs[7] = (byte) len;
         int pad = (4 - (len & 3)) & 3;
         int head = bhs.length + (headerDigest ? 4 : 0);
-        int rest = len == 0 ? 0 : len + pad + (dataDigest ? 4 : 0);
-        boolean gathered = len >= GATHER;
-        if (outBuf.remaining() < head + (gathered ? 0 : rest)) {
+        int after = len == 0 ? 0 : pad + (dataDigest ? 4 : 0);
+        boolean byReference = len >= GATHER;
+        if (outBuf.remaining() < head + after + (byReference ? 0 : len)
+                || byReference && (gathered + 3 > MOST_GATHERED || gatheredBytes + len > MOST_GATHERED_BYTES)) {
             drain();
         }
         outBuf.put(bhs);
@@ -146,32 +205,19 @@ final class PduChannel {
             putDigest(outBuf, crc32c(bhs, 0, bhs.length));
         }
         if (len > 0) {
-            ByteBuffer after = gathered ? tail.clear() : outBuf;
-            if (!gathered) {
+            if (byReference) {
+                gather[gathered++] = outBuf.slice(sliceFrom, outBuf.position() - sliceFrom);
+                gather[gathered++] = data.duplicate();
+                gatheredBytes += len;
+                sliceFrom = outBuf.position();
+            } else {
                 outBuf.put(data.duplicate());
             }
             for (int i = 0; i < pad; i++) {
-                after.put((byte) 0);
+                outBuf.put((byte) 0);
             }
             if (dataDigest) {
-                putDigest(after, crc32cPadded(data, pad));
-            }
-            if (gathered) {
-                outBuf.flip();
-                tail.flip();
-                gather[0] = outBuf;
-                gather[1] = data.duplicate();
-                gather[2] = tail;
-                try {
-                    long left = outBuf.remaining() + (long) len + tail.remaining();
-                    while (left > 0) {
-                        left -= out.write(gather);
-                    }
-                } finally {
-                    gather[1] = null;
-                    outBuf.clear();
-                }
-                return;
+                putDigest(outBuf, crc32cPadded(data, pad));
             }
         }
         if (flush) {
@@ -183,15 +229,58 @@ final class PduChannel {
         drain();
     }
 
-    /** Writes the output buffer whole (a blocking channel takes it all, or fails). */
+    /** Whether data segments passed by reference wait for a flush. */
+    boolean hasPending() {
+        return gathered > 0;
+    }
+
+    /**
+     * Gives {@code b} (null: nothing) back once no segment written by reference waits here: at once,
+     * or after the next flush (a failed one too: the connection is over then).
+     */
+    void giveBackOnceWritten(ByteBuffer b) {
+        if (b == null) {
+            return;
+        }
+        if (gathered == 0) {
+            giveBack.accept(b);
+        } else {
+            toGiveBack.add(b);
+        }
+    }
+
+    /** Writes the output buffer and the data segments between its pieces whole (a blocking channel takes it all, or fails). */
     private void drain() throws IOException {
-        outBuf.flip();
         try {
-            while (outBuf.hasRemaining()) {
-                out.write(outBuf);
+            if (gathered == 0) {
+                outBuf.flip();
+                while (outBuf.hasRemaining()) {
+                    out.write(outBuf);
+                }
+                return;
+            }
+            if (outBuf.position() > sliceFrom) {
+                gather[gathered++] = outBuf.slice(sliceFrom, outBuf.position() - sliceFrom);
+            }
+            long left = 0;
+            for (int i = 0; i < gathered; i++) {
+                left += gather[i].remaining();
+            }
+            int first = 0;
+            while (left > 0) {
+                left -= out.write(gather, first, gathered - first);
+                while (first < gathered && !gather[first].hasRemaining()) {
+                    first++;
+                }
             }
         } finally {
+            Arrays.fill(gather, 0, gathered, null);
+            gathered = 0;
+            gatheredBytes = 0;
+            sliceFrom = 0;
             outBuf.clear();
+            toGiveBack.forEach(giveBack);
+            toGiveBack.clear();
         }
     }
 
@@ -259,26 +348,46 @@ final class PduChannel {
             lim -= pos;
             pos = 0;
         }
-        beforeSocketRead.run();
-        int n = in.read(buf, lim, buf.length - lim);
+        int n = socketRead(buf, lim, buf.length - lim);
         if (n < 0) {
             return false;
         }
-        received(n);
         lim += n;
         return true;
+    }
+
+    /** Reads the socket once (blocking), after the reader's hook and, where it applies, a poll. */
+    private int socketRead(byte[] b, int off, int len) throws IOException {
+        beforeSocketRead.run();
+        boolean polled = false;
+        if (poll != null) {
+            boolean ready = in.available() > 0;
+            if (pdusSinceRead > 0) {
+                pipelining = pdusSinceRead > 1 || ready;
+            }
+            boolean waits = pipelining || !answered.getAsBoolean();
+            if (!ready && (waits || poll.poll(inputReady, spinNanos) == 0)) {
+                poll.blocking();
+                polled = !waits;
+            }
+        }
+        pdusSinceRead = 0;
+        int n = in.read(b, off, len);
+        if (polled && n > 0) {
+            poll.wokeUp();
+        }
+        received(n);
+        return n;
     }
 
     /** Fills {@code b}: from the buffer first, then (a large rest) straight from the socket. */
     private void readFully(byte[] b, int off, int len) throws IOException {
         while (len > 0) {
             if (pos == lim && len >= IN_BUFFER / 2) {
-                beforeSocketRead.run();
-                int n = in.read(b, off, len);
+                int n = socketRead(b, off, len);
                 if (n < 0) {
                     throw new EOFException("connection closed inside a PDU");
                 }
-                received(n);
                 off += n;
                 len -= n;
                 continue;

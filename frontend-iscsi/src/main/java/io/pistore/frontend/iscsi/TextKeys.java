@@ -64,4 +64,22 @@ final class TextKeys {
         }
         return b.toString();
     }
+
+    /**
+     * {@code first} then {@code rest}, cut after the last whole NUL-ended key=value that fits in
+     * {@code max} bytes: a text answer never longer than the initiator takes.
+     */
+    static byte[] joinBounded(byte[] first, byte[] rest, int max) {
+        byte[] all = new byte[first.length + rest.length];
+        System.arraycopy(first, 0, all, 0, first.length);
+        System.arraycopy(rest, 0, all, first.length, rest.length);
+        if (all.length <= max) {
+            return all;
+        }
+        int end = max;
+        while (end > 0 && all[end - 1] != 0) {
+            end--;
+        }
+        return java.util.Arrays.copyOf(all, end);
+    }
 }

@@ -51,7 +51,8 @@ final class IscsiTestInitiator implements AutoCloseable {
         socket = new Socket(portal.getAddress(), portal.getPort());
         socket.setSoTimeout(20_000);
         in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-        out = socket.getOutputStream();
+        socket.setTcpNoDelay(true); // each PDU leaves whole at its flush, none waits for an ACK
+        out = new java.io.BufferedOutputStream(socket.getOutputStream(), 1 << 16);
         Map<String, String> k = new LinkedHashMap<>();
         k.put("InitiatorName", "iqn.2026-12.io.pistore:test-initiator");
         k.put("SessionType", "Normal");

@@ -138,6 +138,16 @@ public final class PolitePoll {
         budget = Math.min(cap, Math.max(2 * gap, MIN_BUDGET_NANOS));
     }
 
+    /** The counters of one or more pollers, summed. */
+    public record Counts(long polls, long caught, long blockingWaits, long lostCpu) {
+        public static final Counts NONE = new Counts(0, 0, 0, 0);
+
+        public Counts plus(PolitePoll p) {
+            return p == null ? this : new Counts(polls + p.polls, caught + p.caught, blockingWaits + p.blockingWaits,
+                    lostCpu + p.lostCpu);
+        }
+    }
+
     /** Probes run so far (it stops growing while the thread is blocked). */
     public long polls() {
         return polls;

@@ -26,6 +26,12 @@ final class IscsiServeOptions {
                     + "given; docs/ISCSI.md; config key: iscsi-access).")
     Path access;
 
+    @Option(names = "--iscsi-spin-us", paramLabel = "MICROS", defaultValue = "${sys:pistore.iscsi.spinMicros:-100}",
+            description = "Longest an iSCSI connection's thread polls for the initiator's next command before it "
+                    + "blocks, when the initiator sends one at a time; adapts to the gaps, yields the CPU, stops when "
+                    + "idle; 0: never polls (default: ${DEFAULT-VALUE}, or -Dpistore.iscsi.spinMicros).")
+    long spinMicros;
+
     /** What was loaded, for the start-up line. */
     private String described = "";
 
@@ -38,7 +44,10 @@ final class IscsiServeOptions {
             }
             return null;
         }
-        IscsiServer.Options o = new IscsiServer.Options().log(log);
+        if (spinMicros < 0 || spinMicros > IscsiServer.MAX_SPIN_MICROS) {
+            throw CliException.usage("--iscsi-spin-us must be 0 to " + IscsiServer.MAX_SPIN_MICROS + ", not " + spinMicros);
+        }
+        IscsiServer.Options o = new IscsiServer.Options().log(log).spinMicros(spinMicros);
         StringBuilder d = new StringBuilder();
         if (chap != null) {
             try {
