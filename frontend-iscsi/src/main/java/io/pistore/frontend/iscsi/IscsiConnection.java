@@ -460,8 +460,10 @@ final class IscsiConnection implements Runnable {
         } catch (IOException e) {
             close(); // the reader thread sees the closed socket and ends the connection
         } finally {
-            synchronized (sendLock) { // written, held by the channel until its next flush, or never to be
-                channel.giveBackOnceWritten(r.dataBuffer);
+            if (r.dataBuffer != null) {
+                synchronized (sendLock) { // written, held by the channel until its next flush, or never to be
+                    channel.giveBackOnceWritten(r.dataBuffer);
+                }
             }
             t.done.complete(null);
         }
