@@ -62,8 +62,7 @@ public final class IscsiServer implements AutoCloseable {
 
     /** Limits and logging of a server. */
     public static final class Options {
-        long spinNanos = TimeUnit.MICROSECONDS.toNanos(
-                Long.getLong("pistore.iscsi.spinMicros", DEFAULT_SPIN_MICROS));
+        long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
         int maxConnections = 64;
         int workerThreads = 64;
         java.nio.file.Path reservationsDir;

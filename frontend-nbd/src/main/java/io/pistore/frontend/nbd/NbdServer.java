@@ -2,6 +2,7 @@ package io.pistore.frontend.nbd;
 
 import io.pistore.engine.BlockDevice;
 import io.pistore.spi.net.ListenAddress;
+import io.pistore.spi.net.PolitePoll;
 import io.pistore.security.access.AccessRules;
 import io.pistore.security.tls.PskKeys;
 import io.pistore.security.tls.PskTlsChannel;
@@ -330,21 +331,12 @@ public final class NbdServer implements AutoCloseable {
      * How the threads of the open connections waited for input, summed over them: polls run, requests
      * caught while polling, blocking waits, and polls given up because the thread lost its CPU.
      */
-    public record WaitCounters(long polls, long caught, long blockingWaits, long lostCpu) { }
-
-    /** How the open connections waited for input so far (for notes and tests). */
-    public WaitCounters waitCounters() {
-        long polls = 0;
-        long caught = 0;
-        long blocking = 0;
-        long lost = 0;
+    public PolitePoll.Counts waitCounters() {
+        PolitePoll.Counts n = PolitePoll.Counts.NONE;
         for (NbdConnection c : connections) {
-            polls += c.waiting().polls();
-            caught += c.waiting().caught();
-            blocking += c.waiting().blockingWaits();
-            lost += c.waiting().lostCpu();
+            n = n.plus(c.waiting());
         }
-        return new WaitCounters(polls, caught, blocking, lost);
+        return n;
     }
 
     /** Client connections open now (for counters). */

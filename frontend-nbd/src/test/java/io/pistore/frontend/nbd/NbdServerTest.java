@@ -18,6 +18,7 @@ import io.pistore.spi.HostConnection;
 import io.pistore.spi.TargetListener;
 import io.pistore.spi.TransportCapabilities;
 import io.pistore.testkit.Eventually;
+import io.pistore.spi.net.PolitePoll;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -142,7 +143,7 @@ class NbdServerTest {
             assertEquals(REP_ACK, r.get(r.size() - 1).type());
             // On a busy machine a round's gaps can all outlast the cap (the thread lost its CPU):
             // more rounds, until one is caught, bounded.
-            NbdServer.WaitCounters w = s.waitCounters();
+            PolitePoll.Counts w = s.waitCounters();
             for (int round = 0; round < 20 && (w.polls() == 0 || w.caught() == 0); round++) {
                 depthOneTraffic(c);
                 w = s.waitCounters();
@@ -200,7 +201,7 @@ class NbdServerTest {
             List<NbdTestClient.OptionReply> r = c.go("a");
             assertEquals(REP_ACK, r.get(r.size() - 1).type());
             depthOneTraffic(c);
-            NbdServer.WaitCounters w = s.waitCounters();
+            PolitePoll.Counts w = s.waitCounters();
             assertEquals(0, w.polls(), "never polls: " + w);
             assertEquals(0, w.caught());
             assertTrue(w.blockingWaits() >= 400, "one blocking wait per depth-1 request: " + w);
