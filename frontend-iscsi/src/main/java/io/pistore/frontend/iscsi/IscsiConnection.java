@@ -1,13 +1,10 @@
 package io.pistore.frontend.iscsi;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import io.pistore.spi.net.PolitePoll;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -71,7 +68,8 @@ final class IscsiConnection implements Runnable {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
             socket.setSoTimeout((int) server.options().loginTimeoutMillis);
-            channel = new PduChannel(socket.getInputStream(), socket.getChannel(), 8192, server.dataIn()::give);
+            channel = new PduChannel(socket.getInputStream(), socket.getChannel(), socket.getChannel(), 8192,
+                    server.dataIn()::give);
             reader = Thread.currentThread();
             // the session is this connection's before the initiator learns it is in (sessionsOn, disconnect)
             session = new IscsiLogin(server, channel, socket.getInetAddress().getHostAddress(), s -> session = s).run();
@@ -83,6 +81,7 @@ final class IscsiConnection implements Runnable {
                 channel.digests(n.headerDigest, n.dataDigest);
                 channel.maxRecvData(Negotiation.TARGET_MAX_RECV_DATA);
                 channel.beforeSocketRead(this::flushHeld);
+                channel.placeDataWith((p, len) -> ScsiLun.placesWrite(p, len) ? server.dataIn().take(len) : null);
                 tasks = new IscsiTaskSet(session.expCmdSn(), this::start, MAX_PENDING_BYTES);
                 channel.pollBeforeBlocking(server.options().spinNanos, tasks::isEmpty);
                 statSn = session.statSn();
@@ -184,46 +183,58 @@ final class IscsiConnection implements Runnable {
             if (p == null) {
                 return "initiator closed the connection";
             }
-            switch (p.opcode()) {
-                case Pdu.NOP_OUT:
-                    if (sequenced(p)) {
-                        nopOut(p);
-                    }
-                    break;
-                case Pdu.SCSI_COMMAND:
-                    if (session.discovery()) {
-                        reject(p, 0x04);
-                    } else if (sequenced(p)) {
-                        command(p);
-                    }
-                    break;
-                case Pdu.DATA_OUT:
-                    dataOut(p);
-                    break;
-                case Pdu.TEXT:
-                    if (sequenced(p)) {
-                        text(p);
-                    }
-                    break;
-                case Pdu.TASK_MGMT:
-                    if (session.discovery()) {
-                        reject(p, 0x04);
-                    } else if (sequenced(p)) {
-                        taskManagement(p);
-                    }
-                    break;
-                case Pdu.LOGOUT:
-                    if (sequenced(p)) {
-                        logout(p);
-                        return "logged out";
-                    }
-                    break;
-                case Pdu.SNACK:
-                    reject(p, 0x04); // error recovery level 0 has no SNACK
-                    break;
-                default:
-                    reject(p, 0x05);
+            try {
+                if (handle(p)) {
+                    return "logged out";
+                }
+            } finally {
+                server.dataIn().give(p.placed); // a write's buffer that no task took (else null)
             }
+        }
+    }
+
+    /** Handles one PDU of the full feature phase; true once the session logged out. */
+    private boolean handle(Pdu p) throws IOException {
+        switch (p.opcode()) {
+            case Pdu.NOP_OUT:
+                if (sequenced(p)) {
+                    nopOut(p);
+                }
+                return false;
+            case Pdu.SCSI_COMMAND:
+                if (session.discovery()) {
+                    reject(p, 0x04);
+                } else if (sequenced(p)) {
+                    command(p);
+                }
+                return false;
+            case Pdu.DATA_OUT:
+                dataOut(p);
+                return false;
+            case Pdu.TEXT:
+                if (sequenced(p)) {
+                    text(p);
+                }
+                return false;
+            case Pdu.TASK_MGMT:
+                if (session.discovery()) {
+                    reject(p, 0x04);
+                } else if (sequenced(p)) {
+                    taskManagement(p);
+                }
+                return false;
+            case Pdu.LOGOUT:
+                if (sequenced(p)) {
+                    logout(p);
+                    return true;
+                }
+                return false;
+            case Pdu.SNACK:
+                reject(p, 0x04); // error recovery level 0 has no SNACK
+                return false;
+            default:
+                reject(p, 0x05);
+                return false;
         }
     }
 
@@ -294,7 +305,7 @@ final class IscsiConnection implements Runnable {
         byte[] cdb = p.cdb();
         ScsiLun lun = p.lun() == 0 ? lun() : null;
         if (!write) {
-            if (p.data.length > 0) {
+            if (p.dataLength() > 0) {
                 throw new IscsiProtocolException("immediate data with a command that does not write");
             }
             IscsiTask t = new IscsiTask(p, edtl, -1, 0);
@@ -302,8 +313,8 @@ final class IscsiConnection implements Runnable {
             tasks.ready(t);
             return;
         }
-        if (p.data.length > edtl || p.data.length > 0 && !session.params().immediateData) {
-            throw new IscsiProtocolException("immediate data of " + p.data.length + " bytes for a transfer of " + edtl);
+        if (p.dataLength() > edtl || p.dataLength() > 0 && !session.params().immediateData) {
+            throw new IscsiProtocolException("immediate data of " + p.dataLength() + " bytes for a transfer of " + edtl);
         }
         long needed = lun == null ? 0 : lun.dataOutBytes(cdb);
         if (lun == null || edtl > needed + Negotiation.TARGET_MAX_BURST || edtl > Integer.MAX_VALUE - 8
@@ -319,21 +330,25 @@ final class IscsiConnection implements Runnable {
             return;
         }
         // all of it came as immediate data: the task runs from the PDU's own buffer, no second copy
-        boolean whole = p.data.length == edtl;
-        IscsiTask t = whole ? new IscsiTask(p, edtl, needed, p.data) : new IscsiTask(p, edtl, needed, (int) edtl);
+        int immediate = p.dataLength();
+        ByteBuffer placed = p.placed;
+        p.placed = null; // the task's now, given back once it is answered or aborted (it no longer runs then)
+        IscsiTask t = placed != null ? new IscsiTask(p, edtl, needed, placed)
+                : p.data.length == edtl ? new IscsiTask(p, edtl, needed, p.data) : new IscsiTask(p, edtl, needed, (int) edtl);
         pendingBytes.addAndGet(edtl); // counted until the task is answered or aborted
         t.done.thenRun(() -> {
             pendingBytes.addAndGet(-edtl);
             server.releasePending(edtl);
+            server.dataIn().give(placed);
         });
-        if (!whole) {
-            System.arraycopy(p.data, 0, t.data, 0, p.data.length);
+        if (placed == null && immediate < edtl) {
+            System.arraycopy(p.data, 0, t.data, 0, immediate);
         }
-        t.received = p.data.length;
+        t.received = immediate;
         Negotiation n = session.params();
         t.burstEnd = n.initialR2T ? t.received : (int) Math.min(edtl, Math.max(n.firstBurst, t.received));
         tasks.add(t);
-        if (t.received == t.data.length) {
+        if (t.received == t.dataLength()) {
             tasks.ready(t);
             return;
         }
@@ -409,7 +424,7 @@ final class IscsiConnection implements Runnable {
             boolean started;
             AtomicBoolean ran = new AtomicBoolean();
             try {
-                started = lun.start(session.initiatorPort(), t.cdb, t.data, t.receivedNanos, r -> {
+                started = lun.start(session.initiatorPort(), t.cdb, t.data, t.buffer, t.receivedNanos, r -> {
                     ran.set(true);
                     if (r == null) { // the engine's queue was full: the worker waits for room
                         server.workers().execute(() -> runTask(t));
@@ -435,7 +450,7 @@ final class IscsiConnection implements Runnable {
     private void runTask(IscsiTask t) {
         ScsiResult r;
         try {
-            r = execute(t.lun == 0 ? lun() : null, t.cdb, t.data);
+            r = execute(t.lun == 0 ? lun() : null, t.cdb, t.dataBytes());
         } catch (RuntimeException e) {
             r = failed(t, e);
         }
@@ -578,32 +593,10 @@ final class IscsiConnection implements Runnable {
         if ((p.flags() & 0x40) != 0) {
             throw new IscsiProtocolException("continued text requests are not supported");
         }
-        Map<String, String> keys = TextKeys.parse(p.data);
-        Map<String, String> answer = new LinkedHashMap<>();
-        StringBuilder targets = new StringBuilder();
-        String st = keys.remove("SendTargets");
-        if (st != null) {
-            for (String name : server.targetNamesFor(session.identity())) {
-                boolean wanted = st.equals("All") && session.discovery() || st.equalsIgnoreCase(name)
-                        || st.isEmpty() && !session.discovery() && name.equalsIgnoreCase(session.targetName());
-                if (wanted) {
-                    targets.append("TargetName=").append(name).append('\0');
-                    targets.append("TargetAddress=").append(portal()).append(",1").append('\0');
-                }
-            }
-        }
-        answer.putAll(session.params().answer(keys, session.discovery()));
-        byte[] all = TextKeys.joinBounded(targets.toString().getBytes(StandardCharsets.UTF_8), TextKeys.format(answer),
-                session.params().initiatorMaxRecvData);
+        byte[] all = IscsiTextRequest.answer(p.data, session, server, socket);
         Pdu r = response(Pdu.TEXT_RESPONSE, 0x80, p.itt());
         r.set32(20, Pdu.RESERVED_TAG);
         sendStatus(r.data(all));
-    }
-
-    private String portal() {
-        InetSocketAddress a = (InetSocketAddress) socket.getLocalSocketAddress();
-        String host = a.getAddress().getHostAddress();
-        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
     /**
@@ -694,3 +687,4 @@ final class IscsiConnection implements Runnable {
         sendStatus(r);
     }
 }
+

@@ -1,5 +1,6 @@
 package io.pistore.frontend.iscsi;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,7 +31,13 @@ final class IscsiTask {
     final long edtl;
     /** Data-Out bytes the CDB needs, -1 for a command that takes none. */
     final long writeNeeded;
+    /** The write data, unless it is in {@link #buffer} (then empty). */
     final byte[] data;
+    /**
+     * A WRITE's data read straight from the socket into a pooled direct buffer (position 0, limit its
+     * length; see {@link PduChannel.Placement}), held until {@link #done}; else null.
+     */
+    final ByteBuffer buffer;
     /** When its command PDU had arrived whole ({@link Pdu#receivedNanos}). */
     final long receivedNanos;
     final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -50,11 +57,20 @@ final class IscsiTask {
     int dataSn;
 
     IscsiTask(Pdu p, long edtl, long writeNeeded, int dataLength) {
-        this(p, edtl, writeNeeded, new byte[dataLength]);
+        this(p, edtl, writeNeeded, new byte[dataLength], null);
     }
 
     /** A task whose write data is {@code data}, held from now on (the PDU's own buffer, all of it immediate). */
     IscsiTask(Pdu p, long edtl, long writeNeeded, byte[] data) {
+        this(p, edtl, writeNeeded, data, null);
+    }
+
+    /** A task whose write data, all of it immediate, was placed in {@code buffer} ({@link Pdu#placed}). */
+    IscsiTask(Pdu p, long edtl, long writeNeeded, ByteBuffer buffer) {
+        this(p, edtl, writeNeeded, new byte[0], buffer);
+    }
+
+    private IscsiTask(Pdu p, long edtl, long writeNeeded, byte[] data, ByteBuffer buffer) {
         this.itt = p.itt();
         this.lun = p.lun();
         this.cmdSn = p.u32(24);
@@ -65,12 +81,28 @@ final class IscsiTask {
         this.edtl = edtl;
         this.writeNeeded = writeNeeded;
         this.data = data;
+        this.buffer = buffer;
         this.receivedNanos = p.receivedNanos;
+    }
+
+    /** Bytes of write data this task takes. */
+    int dataLength() {
+        return buffer == null ? data.length : buffer.limit();
+    }
+
+    /** The write data as an array: {@link #data}, or a copy of {@link #buffer} (for a command run on a worker). */
+    byte[] dataBytes() {
+        if (buffer == null) {
+            return data;
+        }
+        byte[] b = new byte[buffer.limit()];
+        buffer.get(0, b);
+        return b;
     }
 
     /** Bytes this task holds while it runs: its write data or the data it may read. */
     long bytes() {
-        return Math.max(data.length, edtl);
+        return Math.max(dataLength(), edtl);
     }
 
     /** Whether a task of this attribute waits for every older task (SAM: ORDERED, ACA). */

@@ -37,6 +37,11 @@ final class Pdu {
     byte[] data;
     /** For a PDU read from the initiator: {@link System#nanoTime} by which it had arrived whole (0: not known). */
     long receivedNanos;
+    /**
+     * The data segment, when it was read into a buffer the reader named ({@link PduChannel.Placement}):
+     * its remaining bytes; {@link #data} is then empty.
+     */
+    java.nio.ByteBuffer placed;
 
     Pdu(byte[] bhs, byte[] ahs, byte[] data) {
         this.bhs = bhs;
@@ -70,6 +75,11 @@ final class Pdu {
 
     int totalAhsLength() {
         return (bhs[4] & 0xff) * 4;
+    }
+
+    /** Bytes of the data segment as read: {@link #data}'s or {@link #placed}'s. */
+    int dataLength() {
+        return placed == null ? data.length : placed.remaining();
     }
 
     int dataSegmentLength() {

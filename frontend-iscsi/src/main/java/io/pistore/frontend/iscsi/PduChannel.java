@@ -6,7 +6,9 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.ReadableByteChannel;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.function.BooleanSupplier;
@@ -27,11 +29,24 @@ import java.util.function.Consumer;
  * <p>Input is buffered here: the PDUs an initiator sent at once are parsed from one socket read,
  * and before any read that may block the reader's hook runs ({@link #beforeSocketRead}), so a
  * writer may hold back the answers given while input was still buffered and send them together.
+ * A data segment of {@value #GATHER} bytes or more may be read straight into a buffer the reader's
+ * {@link Placement} names (a write's pooled direct buffer): from the socket's channel, with no copy
+ * through a heap array and none through the JDK's temporary direct buffer.
  */
 final class PduChannel {
     /** Runs before the reader goes to the socket for more input. */
     interface Hook {
         void run() throws IOException;
+    }
+
+    /** Where a data segment is read into, asked once its PDU's header is in and checked. */
+    interface Placement {
+        /**
+         * A buffer whose remaining bytes, exactly {@code len}, take the data segment of {@code p}
+         * (its position and limit are left as they are); null: a new array, {@link Pdu#data}. A PDU
+         * whose segment was placed has that buffer as {@link Pdu#placed}.
+         */
+        ByteBuffer place(Pdu p, int len);
     }
 
     private static final int IN_BUFFER = 65_536;
@@ -44,7 +59,10 @@ final class PduChannel {
     private static final long MOST_GATHERED_BYTES = 4L << 20;
 
     private final InputStream in;
+    /** The same input as {@link #in}, read into direct buffers (no copy through a heap array). */
+    private final ReadableByteChannel inChannel;
     private final GatheringByteChannel out;
+    private Placement placement;
     private final ByteBuffer outBuf = ByteBuffer.allocateDirect(OUT_BUFFER);
     /** Data segments waiting for the next flush and the pieces of {@link #outBuf} before them, in order. */
     private final ByteBuffer[] gather = new ByteBuffer[MOST_GATHERED];
@@ -83,7 +101,14 @@ final class PduChannel {
      * {@link #giveBackOnceWritten} go once nothing of theirs waits here.
      */
     PduChannel(InputStream in, GatheringByteChannel out, int maxRecvData, Consumer<ByteBuffer> giveBack) {
+        this(in, Channels.newChannel(in), out, maxRecvData, giveBack);
+    }
+
+    /** As above, {@code inChannel} reading the same bytes as {@code in} (the socket's channel and its stream). */
+    PduChannel(InputStream in, ReadableByteChannel inChannel, GatheringByteChannel out, int maxRecvData,
+            Consumer<ByteBuffer> giveBack) {
         this.in = in;
+        this.inChannel = inChannel;
         this.out = out;
         this.maxRecvData = maxRecvData;
         this.giveBack = giveBack;
@@ -96,6 +121,11 @@ final class PduChannel {
 
     void maxRecvData(int n) {
         this.maxRecvData = n;
+    }
+
+    /** From now on, data segments of {@value #GATHER} bytes or more may go where {@code p} says. */
+    void placeDataWith(Placement p) {
+        this.placement = p;
     }
 
     /** What runs on the reader's thread each time it is about to read the socket (the input buffered here is all used). */
@@ -155,16 +185,24 @@ final class PduChannel {
             throw new IscsiProtocolException("data segment of " + len + " bytes, more than the " + maxRecvData
                     + " declared (opcode 0x" + Integer.toHexString(p.opcode()) + ")");
         }
-        byte[] data = len == 0 ? p.data : new byte[len];
-        readFully(data, 0, len);
-        skip((4 - (len & 3)) & 3);
-        if (dataDigest && len > 0) {
-            int want = readDigest();
-            if (want != crc32c(data, 0, len)) {
+        ByteBuffer to = len >= GATHER && placement != null ? placement.place(p, len) : null;
+        int pad = (4 - (len & 3)) & 3;
+        if (to != null) {
+            readFully(to.duplicate());
+            skip(pad);
+            if (dataDigest && readDigest() != crc32cPadded(to, pad)) {
                 throw new IscsiProtocolException("data digest error (opcode 0x" + Integer.toHexString(p.opcode()) + ")");
             }
+            p.placed = to;
+        } else {
+            byte[] data = len == 0 ? p.data : new byte[len];
+            readFully(data, 0, len);
+            skip(pad);
+            if (dataDigest && len > 0 && readDigest() != crc32cPadded(ByteBuffer.wrap(data), pad)) {
+                throw new IscsiProtocolException("data digest error (opcode 0x" + Integer.toHexString(p.opcode()) + ")");
+            }
+            p.data = data;
         }
-        p.data = data;
         p.receivedNanos = lastReceiveNanos;
         pdusSinceRead++;
         return p;
@@ -290,13 +328,10 @@ final class PduChannel {
 
     /** The data digest covers the padding too (zeros). */
     private static int crc32cPadded(ByteBuffer data, int pad) {
-        int len = data.remaining();
-        if (pad == 0 && data.hasArray()) {
-            return crc32c(data.array(), data.arrayOffset() + data.position(), len);
+        if (pad == 0) {
+            return (int) GuardType.CRC32C.compute(data);
         }
-        byte[] b = new byte[len + pad];
-        data.duplicate().get(b, 0, len);
-        return crc32c(b, 0, b.length);
+        return (int) GuardType.CRC32C.newDigest().update(data.duplicate()).update(new byte[pad], 0, pad).value();
     }
 
     private static int crc32cOf(byte[] bhs, byte[] ahs) {
@@ -332,12 +367,6 @@ final class PduChannel {
         }
     }
 
-    private void received(int n) {
-        if (n > 0) {
-            lastReceiveNanos = System.nanoTime();
-        }
-    }
-
     /** Reads more input after what is buffered (moving that to the front); false at the end of the stream. */
     private boolean fill() throws IOException {
         if (pos == lim) {
@@ -358,6 +387,22 @@ final class PduChannel {
 
     /** Reads the socket once (blocking), after the reader's hook and, where it applies, a poll. */
     private int socketRead(byte[] b, int off, int len) throws IOException {
+        boolean polled = waitForInput();
+        int n = in.read(b, off, len);
+        received(n, polled);
+        return n;
+    }
+
+    /** As above, into the remaining bytes of a direct buffer, which it moves. */
+    private int socketRead(ByteBuffer to) throws IOException {
+        boolean polled = waitForInput();
+        int n = inChannel.read(to);
+        received(n, polled);
+        return n;
+    }
+
+    /** Runs the reader's hook and, where it applies, polls; whether the read that follows may block after a poll. */
+    private boolean waitForInput() throws IOException {
         beforeSocketRead.run();
         boolean polled = false;
         if (poll != null) {
@@ -372,12 +417,28 @@ final class PduChannel {
             }
         }
         pdusSinceRead = 0;
-        int n = in.read(b, off, len);
+        return polled;
+    }
+
+    private void received(int n, boolean polled) {
         if (polled && n > 0) {
             poll.wokeUp();
         }
-        received(n);
-        return n;
+        if (n > 0) {
+            lastReceiveNanos = System.nanoTime();
+        }
+    }
+
+    /** Fills the remaining bytes of {@code to}: from the buffer first, then straight from the socket. */
+    private void readFully(ByteBuffer to) throws IOException {
+        int n = Math.min(to.remaining(), lim - pos);
+        to.put(buf, pos, n);
+        pos += n;
+        while (to.hasRemaining()) {
+            if (socketRead(to) < 0) {
+                throw new EOFException("connection closed inside a PDU");
+            }
+        }
     }
 
     /** Fills {@code b}: from the buffer first, then (a large rest) straight from the socket. */

@@ -226,9 +226,11 @@ final class ScsiLun {
      * was full (then run the command with {@link #execute}). Returns false, having started nothing,
      * for any other command, for one {@link #execute} answers with an error or a unit attention (any
      * pending on the unit), and for a write whose
-     * blocks a COMPARE AND WRITE holds or waits for: those run with {@link #execute}.
+     * blocks a COMPARE AND WRITE holds or waits for: those run with {@link #execute}. A write's data
+     * is {@code placed} (position 0, limit its length; see {@link #placesWrite}) or else {@code dataOut}.
      */
-    boolean start(String nexus, byte[] cdb, byte[] dataOut, long receivedNanos, Consumer<ScsiResult> done) {
+    boolean start(String nexus, byte[] cdb, byte[] dataOut, ByteBuffer placed, long receivedNanos,
+            Consumer<ScsiResult> done) {
         int op = cdb[0] & 0xff;
         boolean read = op == 0x28 || op == 0xA8 || op == 0x88;
         if (!read && op != 0x2A && op != 0xAA && op != 0x8A) {
@@ -245,7 +247,8 @@ final class ScsiLun {
             startRead(c, n, receivedNanos, done);
             return true;
         }
-        int total = (int) Math.min(n, dataOut.length / wireBlock(c.protect()));
+        ByteBuffer in = placed != null ? placed : ByteBuffer.wrap(dataOut);
+        int total = (int) Math.min(n, in.limit() / wireBlock(c.protect()));
         if (pages.readOnly() || total == 0) {
             return false;
         }
@@ -258,8 +261,8 @@ final class ScsiLun {
         AtomicReference<ByteBuffer> pooled = new AtomicReference<>(c.protect() != 0 && total * ds >= POOLED_WRITE_MIN
                 && total * ds <= DataInPool.SIZE ? dataIn.take(total * ds) : null);
         try {
-            BlockRequest w = pooled.get() == null ? writeRequest(c, c.lba(), dataOut, 0, total)
-                    : piWriteRequest(c, c.lba(), dataOut, 0, total, pooled.get());
+            BlockRequest w = pooled.get() == null ? writeRequest(c, c.lba(), in, 0, total)
+                    : piWriteRequest(c, c.lba(), in, 0, total, pooled.get());
             device.submitMayCompleteOnCaller(w, r -> {
                 writes.unlock(held);
                 dataIn.give(pooled.getAndSet(null));
@@ -272,6 +275,17 @@ final class ScsiLun {
             throw e;
         }
         return true;
+    }
+
+    /**
+     * Whether the data segment ({@code len} bytes) of SCSI Command {@code p} is the whole of a
+     * WRITE(10/12/16) small enough for a pooled buffer: then the reader places it in one
+     * ({@link PduChannel.Placement}) for {@link #start}, with no zeroed heap array and no copy.
+     */
+    static boolean placesWrite(Pdu p, int len) {
+        int op = p.bhs[32] & 0xff;
+        return p.opcode() == Pdu.SCSI_COMMAND && (p.flags() & 0x20) != 0 && (op == 0x2A || op == 0xAA || op == 0x8A)
+                && len == p.u32(20) && len <= DataInPool.SIZE;
     }
 
     private void startRead(Cdb c, int n, long receivedNanos, Consumer<ScsiResult> done) {
@@ -378,9 +392,13 @@ final class ScsiLun {
      * initiator's tuples with the checks the protect field asks for.
      */
     private BlockRequest writeRequest(Cdb c, long lba, byte[] dataOut, int from, int total) {
+        return writeRequest(c, lba, ByteBuffer.wrap(dataOut), from, total);
+    }
+
+    private BlockRequest writeRequest(Cdb c, long lba, ByteBuffer dataOut, int from, int total) {
         int ds = device.format().dataSize();
         if (c.protect() == 0) {
-            ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, from * ds, total * ds).slice());
+            ScatterList data = ScatterList.of(dataOut.slice(from * ds, total * ds));
             return BlockRequest.write(device.info().name(), lba, total, data, null, device.insertStrip(lba), c.fua());
         }
         return piWriteRequest(c, lba, dataOut, from, total, ByteBuffer.wrap(new byte[total * ds]));
@@ -393,13 +411,13 @@ final class ScsiLun {
      * through the JDK's temporary buffer), the tuples into a small array, with the checks the
      * protect field asks for.
      */
-    private BlockRequest piWriteRequest(Cdb c, long lba, byte[] dataOut, int from, int total, ByteBuffer data) {
+    private BlockRequest piWriteRequest(Cdb c, long lba, ByteBuffer dataOut, int from, int total, ByteBuffer data) {
         int ds = device.format().dataSize();
         int wire = ds + 8;
         byte[] meta = new byte[total * 8];
         for (int i = 0; i < total; i++) {
             data.put(i * ds, dataOut, (from + i) * wire, ds);
-            System.arraycopy(dataOut, (from + i) * wire + ds, meta, i * 8, 8);
+            dataOut.get((from + i) * wire + ds, meta, i * 8, 8);
         }
         return BlockRequest.write(device.info().name(), lba, total, ScatterList.of(data), ScatterList.wrap(meta),
                 protection(c, lba), c.fua());

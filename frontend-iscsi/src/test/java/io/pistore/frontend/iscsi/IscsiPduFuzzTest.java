@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * declared data segments far over the limit, wrong header and data digests). After each connection
  * the server must close it once the fuzzer stops sending (no hang); every few connections and at the
  * end a good initiator logs in and reads back a volume the fuzzer never names, byte for byte; at the
- * end no connection and no held write data remains.
+ * end no connection, no held write data and no pooled buffer lent remains.
  *
  * <p>Bounded for CI: {@code -Dpistore.iscsi.fuzz.iterations=N} connections (default 150),
  * {@code -Dpistore.iscsi.fuzz.seed=S} to replay one run (the seed is in every failure message).
@@ -115,6 +115,7 @@ class IscsiPduFuzzTest {
         goodInitiatorReadsTheKeptVolume(where(ITERATIONS));
         Eventually.await("every fuzz connection ended (" + where(ITERATIONS) + ")", () -> server.connectionsOpen() == 0);
         assertEquals(0, server.pendingWriteBytes(), "write data still held: " + where(ITERATIONS));
+        Eventually.await("every pooled buffer given back (" + where(ITERATIONS) + ")", () -> server.dataIn().lent() == 0);
         System.gc();
         long heapAfter = rt.totalMemory() - rt.freeMemory();
         System.out.println("iSCSI PDU fuzz: " + ITERATIONS + " connections, seed " + SEED + ", " + logLines.get()

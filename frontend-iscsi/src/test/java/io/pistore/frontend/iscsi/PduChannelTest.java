@@ -81,7 +81,7 @@ class PduChannelTest {
     }
 
     /** The wire bytes of a PDU with data segment {@code data}, framed as RFC 7143 says. */
-    private static void frame(ByteArrayOutputStream out, byte[] bhs, byte[] data, boolean digests) {
+    static void frame(ByteArrayOutputStream out, byte[] bhs, byte[] data, boolean digests) {
         byte[] h = bhs.clone();
         h[4] = 0;
         h[5] = (byte) (data.length >>> 16);

@@ -1,0 +1,110 @@
+package io.pistore.frontend.iscsi;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.testkit.Eventually;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A WRITE whose data all comes as immediate data is read from the socket into a pooled direct
+ * buffer ({@link ScsiLun#placesWrite}), which goes back to the pool once the task is answered or
+ * aborted, or at once when no task takes it. Pipelined writes of every size around the threshold
+ * each store their own blocks, and once the connection is quiet no buffer is still lent: one never
+ * given back, or given back twice (then shared by two transfers), shows in the pool's count.
+ */
+class IscsiWriteBufferTest extends IscsiLoopbackFixture {
+    private static final int REGION = 512; // blocks of 512 bytes: 256 KiB, the largest placed write
+    private static final int REGIONS = 16;
+    private static final int[] SIZES = {16, 31, 32, 64, 256, 512}; // 8 KiB (an array) to 256 KiB
+
+    @Override
+    void createVolumes() throws IOException {
+        store.create("w", BlockFormat.of(512, 8), (long) REGION * REGIONS);
+    }
+
+    private static byte[] cdb16(int op, long lba, int blocks) {
+        byte[] c = new byte[16];
+        c[0] = (byte) op;
+        Pdu.putInt(c, 2, (int) (lba >>> 32));
+        Pdu.putInt(c, 6, (int) lba);
+        Pdu.putInt(c, 10, blocks);
+        return c;
+    }
+
+    private IscsiTestInitiator open(String... more) throws IOException {
+        String[] keys = {"MaxRecvDataSegmentLength", "262144", "FirstBurstLength", "262144"};
+        String[] all = java.util.Arrays.copyOf(keys, keys.length + more.length);
+        System.arraycopy(more, 0, all, keys.length, more.length);
+        return login("w", all);
+    }
+
+    private void awaitNoBufferLent() {
+        Eventually.await("every pooled buffer given back", () -> server.dataIn().lent() == 0);
+    }
+
+    @Test
+    void pipelinedWritesEachStoreTheirOwnBlocks() throws IOException {
+        Random r = new Random(23);
+        byte[][] stored = new byte[REGIONS][];
+        try (IscsiTestInitiator c = open()) {
+            for (int round = 0; round < 4; round++) {
+                c.hold();
+                Map<Integer, Integer> regionOf = new HashMap<>();
+                for (int i = 0; i < REGIONS; i++) {
+                    int blocks = SIZES[r.nextInt(SIZES.length)];
+                    byte[] d = new byte[blocks * 512];
+                    r.nextBytes(d);
+                    stored[i] = d;
+                    byte[] cdb = (i + round) % 2 == 0 ? cdb10(0x2A, (long) i * REGION, blocks)
+                            : cdb16(0x8A, (long) i * REGION, blocks);
+                    regionOf.put(c.submit(cdb, d, d.length, true, 0), i);
+                }
+                c.release();
+                for (int k = 0; k < REGIONS; k++) {
+                    Pdu p = c.next();
+                    assertEquals(Pdu.SCSI_RESPONSE, p.opcode(), "a write is answered with its status");
+                    assertEquals(GOOD, p.u8(3), "the write of region " + regionOf.get(p.i32(16)) + " in round " + round);
+                }
+                for (int i = 0; i < REGIONS; i++) {
+                    IscsiTestInitiator.Result got = c.command(cdb10(0x28, (long) i * REGION, stored[i].length / 512),
+                            new byte[0], 0, stored[i].length, true);
+                    assertEquals(GOOD, got.status());
+                    assertArrayEquals(stored[i], got.dataIn(), "round " + round + ": region " + i + " holds its own write");
+                }
+            }
+        }
+        awaitNoBufferLent();
+    }
+
+    @Test
+    void aRefusedWriteGivesItsBufferBack() throws IOException {
+        try (IscsiTestInitiator c = open()) {
+            byte[] d = new byte[64 * 512];
+            IscsiTestInitiator.Result beyond = c.command(cdb10(0x2A, (long) REGION * REGIONS - 8, 64), d, d.length,
+                    d.length, false);
+            assertEquals(CHECK, beyond.status());
+            assertEquals(0x2100, beyond.ascq(), "LBA out of range");
+            IscsiTestInitiator.Result ok = c.command(cdb10(0x2A, 0, 64), d, d.length, d.length, false);
+            assertEquals(GOOD, ok.status(), "the connection goes on");
+        }
+        awaitNoBufferLent();
+    }
+
+    @Test
+    void immediateDataWhereNoneWasAgreedEndsTheConnectionAndGivesTheBufferBack() throws IOException {
+        try (IscsiTestInitiator c = open("ImmediateData", "No")) {
+            byte[] d = new byte[64 * 512];
+            assertThrows(IOException.class, () -> c.command(cdb10(0x2A, 0, 64), d, d.length, d.length, false),
+                    "a protocol error closes the connection");
+        }
+        Eventually.await("the connection's end logged", () -> log.stream().anyMatch(l -> l.contains("immediate data of")));
+        awaitNoBufferLent();
+    }
+}
