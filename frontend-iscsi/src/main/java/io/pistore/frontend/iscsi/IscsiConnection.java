@@ -157,6 +157,11 @@ final class IscsiConnection implements Runnable {
         return s == null ? null : s.initiatorPort();
     }
 
+    /** The receive buffer the kernel gave this connection's socket (SO_RCVBUF, as the kernel reports it). */
+    int receiveBufferBytes() throws java.net.SocketException {
+        return socket.getReceiveBufferSize();
+    }
+
     void shutdown() {
         ending = true;
         close();

@@ -50,6 +50,13 @@ import java.util.function.Consumer;
 public final class IscsiServer implements AutoCloseable {
     /** Longest wait of a PREEMPT AND ABORT for the preempted sessions' running tasks to end. */
     static final int PREEMPT_ABORT_WAIT_SECONDS = 30;
+    /**
+     * SO_RCVBUF of each connection (the kernel may cap it at net.core.rmem_max and doubles it for its
+     * own overhead): room for what an initiator keeps in flight at its usual depth, eight or more
+     * writes of 128 KiB. A receive queue that fills closes the window, and on loopback the reader's
+     * thread then also runs the initiator's sending, retransmissions included, from its own receives.
+     */
+    private static final int RECEIVE_BUFFER = 4 << 20;
     /** The IANA port of iSCSI. */
     public static final int DEFAULT_PORT = 3260;
     /** Target names are this prefix and the volume name. */
@@ -252,6 +259,7 @@ public final class IscsiServer implements AutoCloseable {
         ServerSocket l = ServerSocketChannel.open().socket();
         try {
             l.setReuseAddress(true);
+            l.setReceiveBufferSize(RECEIVE_BUFFER); // before bind: the window scale of the sockets it accepts follows
             l.bind(a, 64);
         } catch (IOException | RuntimeException e) {
             l.close();
@@ -417,6 +425,16 @@ public final class IscsiServer implements AutoCloseable {
             n = n.plus(c.waits());
         }
         return n;
+    }
+
+    /** The smallest receive buffer of the open connections' sockets, or -1 with none open (for tests). */
+    int smallestReceiveBuffer() throws java.net.SocketException {
+        int least = -1;
+        for (IscsiConnection c : connections) {
+            int n = c.receiveBufferBytes();
+            least = least < 0 ? n : Math.min(least, n);
+        }
+        return least;
     }
 
     /** Initiator connections open now. */

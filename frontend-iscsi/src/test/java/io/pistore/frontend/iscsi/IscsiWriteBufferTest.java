@@ -3,10 +3,14 @@ package io.pistore.frontend.iscsi;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.testkit.Eventually;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -17,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * buffer ({@link ScsiLun#placesWrite}), which goes back to the pool once the task is answered or
  * aborted, or at once when no task takes it. Pipelined writes of every size around the threshold
  * each store their own blocks, and once the connection is quiet no buffer is still lent: one never
- * given back, or given back twice (then shared by two transfers), shows in the pool's count.
+ * given back, or given back twice (then shared by two transfers), shows in the pool's count. A
+ * connection's receive buffer has room for a queue of such writes.
  */
 class IscsiWriteBufferTest extends IscsiLoopbackFixture {
     private static final int REGION = 512; // blocks of 512 bytes: 256 KiB, the largest placed write
@@ -81,6 +86,21 @@ class IscsiWriteBufferTest extends IscsiLoopbackFixture {
             }
         }
         awaitNoBufferLent();
+    }
+
+    /**
+     * Each connection's receive buffer holds a queue of large writes: eight of 128 KiB in flight
+     * must not close the window (the kernel caps the size at net.core.rmem_max).
+     */
+    @Test
+    void eachConnectionCanReceiveAQueueOfLargeWrites() throws IOException {
+        Path max = Path.of("/proc/sys/net/core/rmem_max");
+        assumeTrue(Files.isReadable(max), "no " + max);
+        long want = Math.min(4L << 20, Long.parseLong(Files.readAllLines(max).get(0).trim()));
+        try (IscsiTestInitiator c = open()) {
+            int got = server.smallestReceiveBuffer();
+            assertTrue(got >= want, "SO_RCVBUF " + got + ", want at least " + want);
+        }
     }
 
     @Test
