@@ -9,7 +9,8 @@
  *   iscsi_bench URL read|write rand|seq BYTES QD SECONDS [PROTECT [SPAN_BYTES]]
  *
  * Prints one line: "requests IOPS MiB/s errors". Exit code 0, or 2 on bad arguments, 3 when the
- * login or a command fails.
+ * login or a command fails. With ISCSI_BENCH_R2T=1 in the environment it asks for ImmediateData=No
+ * and InitialR2T=Yes: every write's data then follows in Data-Out PDUs, each burst solicited by an R2T.
  */
 #include <poll.h>
 #include <stdint.h>
@@ -132,6 +133,11 @@ int main(int argc, char **argv) {
     }
     iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
     iscsi_set_header_digest(iscsi, ISCSI_HEADER_DIGEST_NONE);
+    const char *r2t = getenv("ISCSI_BENCH_R2T");
+    if (r2t != NULL && strcmp(r2t, "1") == 0) {
+        iscsi_set_immediate_data(iscsi, ISCSI_IMMEDIATE_DATA_NO);
+        iscsi_set_initial_r2t(iscsi, ISCSI_INITIAL_R2T_YES);
+    }
     lun = url->lun;
     if (iscsi_full_connect_sync(iscsi, url->portal, lun) != 0) {
         fprintf(stderr, "iscsi_bench: login failed: %s\n", iscsi_get_error(iscsi));

@@ -48,6 +48,15 @@ final class DataInPool {
         }
     }
 
+    /**
+     * A holder let go of a buffer no longer held (a task's buffer released once too often: it went
+     * back to the pool before its last user was done). Counted as a second give, so {@link #lent}
+     * goes below 0 and stays there.
+     */
+    void releasedUnheld() {
+        lent.decrementAndGet();
+    }
+
     /** Buffers taken and not given back yet (below 0 only if one was given back twice). */
     int lent() {
         return lent.get();

@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import io.pistore.spi.net.PolitePoll;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,8 +37,8 @@ final class IscsiConnection implements Runnable {
     private final IscsiServer server;
     private final Socket socket;
     private final String peer;
-    /** Write commands waiting for Data-Out, by initiator task tag (the reader thread's alone). */
-    private final Map<Integer, IscsiTask> pending = new HashMap<>();
+    /** Write commands waiting for Data-Out (the reader thread's alone). */
+    private final PendingWrites pending;
     private final AtomicLong pendingBytes = new AtomicLong();
     /** Held while a response is written: one PDU sequence at a time, StatSN in sending order. */
     private final Object sendLock = new Object();
@@ -59,6 +57,7 @@ final class IscsiConnection implements Runnable {
         this.server = server;
         this.socket = socket;
         this.peer = peer;
+        this.pending = new PendingWrites(server.dataIn());
     }
 
     @Override
@@ -81,7 +80,8 @@ final class IscsiConnection implements Runnable {
                 channel.digests(n.headerDigest, n.dataDigest);
                 channel.maxRecvData(Negotiation.TARGET_MAX_RECV_DATA);
                 channel.beforeSocketRead(this::flushHeld);
-                channel.placeDataWith((p, len) -> ScsiLun.placesWrite(p, len) ? server.dataIn().take(len) : null);
+                channel.placeDataWith((p, len) -> p.opcode() == Pdu.DATA_OUT ? pending.place(p, len)
+                        : ScsiLun.placesWrite(p, len) ? server.dataIn().take(len) : null);
                 tasks = new IscsiTaskSet(session.expCmdSn(), this::start, MAX_PENDING_BYTES);
                 channel.pollBeforeBlocking(server.options().spinNanos, tasks::isEmpty);
                 statSn = session.statSn();
@@ -193,7 +193,9 @@ final class IscsiConnection implements Runnable {
                     return "logged out";
                 }
             } finally {
-                server.dataIn().give(p.placed); // a write's buffer that no task took (else null)
+                if (p.opcode() == Pdu.SCSI_COMMAND) { // a Data-Out's is a view of its task's buffer
+                    server.dataIn().give(p.placed); // a write's buffer that no task took (else null)
+                }
             }
         }
     }
@@ -338,18 +340,17 @@ final class IscsiConnection implements Runnable {
         int immediate = p.dataLength();
         ByteBuffer placed = p.placed;
         p.placed = null; // the task's now, given back once it is answered or aborted (it no longer runs then)
-        IscsiTask t = placed != null ? new IscsiTask(p, edtl, needed, placed)
+        boolean pooled = placed == null && immediate < edtl && ScsiLun.pooledWrite(cdb[0], edtl);
+        IscsiTask t = placed != null ? new IscsiTask(p, edtl, needed, placed, 1)
+                : pooled ? new IscsiTask(p, edtl, needed, server.dataIn().take((int) edtl), 2)
                 : p.data.length == edtl ? new IscsiTask(p, edtl, needed, p.data) : new IscsiTask(p, edtl, needed, (int) edtl);
         pendingBytes.addAndGet(edtl); // counted until the task is answered or aborted
         t.done.thenRun(() -> {
             pendingBytes.addAndGet(-edtl);
             server.releasePending(edtl);
-            server.dataIn().give(placed);
+            t.releaseBuffer(server.dataIn());
         });
-        if (placed == null && immediate < edtl) {
-            System.arraycopy(p.data, 0, t.data, 0, immediate);
-        }
-        t.received = immediate;
+        t.append(placed == null && immediate < edtl ? p.data : null, immediate);
         Negotiation n = session.params();
         t.burstEnd = n.initialR2T ? t.received : (int) Math.min(edtl, Math.max(n.firstBurst, t.received));
         tasks.add(t);
@@ -357,8 +358,8 @@ final class IscsiConnection implements Runnable {
             tasks.ready(t);
             return;
         }
-        pending.values().removeIf(x -> x.aborted); // aborted by another session: no Data-Out may follow
-        pending.put(t.itt, t);
+        pending.removeAborted(); // aborted by another session: no Data-Out may follow
+        pending.put(t);
         if (t.received == t.burstEnd) {
             solicit(t);
         }
@@ -366,7 +367,7 @@ final class IscsiConnection implements Runnable {
 
     /** Sends the R2T for the next burst of {@code t}'s data. */
     private void solicit(IscsiTask t) throws IOException {
-        int len = Math.min(session.params().maxBurst, t.data.length - t.received);
+        int len = Math.min(session.params().maxBurst, t.dataLength() - t.received);
         t.ttt = nextTtt++ & 0x7FFFFFFF;
         t.burstEnd = t.received + len;
         t.dataSn = 0;
@@ -388,29 +389,29 @@ final class IscsiConnection implements Runnable {
             return; // data of a command answered already (refused before its data was in): dropped
         }
         if (t.aborted) { // by a reset from another session: its data is dropped, no more R2Ts
-            pending.remove(t.itt);
+            pending.remove(t);
             return;
         }
         int ttt = p.i32(20);
         int offset = p.i32(40);
         int dataSn = p.i32(36);
-        if (ttt != t.ttt || offset != t.received || p.data.length > t.burstEnd - t.received || dataSn != t.dataSn) {
+        int len = p.dataLength();
+        if (ttt != t.ttt || offset != t.received || len > t.burstEnd - t.received || dataSn != t.dataSn) {
             throw new IscsiProtocolException("Data-Out out of order: offset " + (offset & 0xFFFFFFFFL) + " length "
-                    + p.data.length + " tag 0x" + Integer.toHexString(ttt) + ", expected offset " + t.received
+                    + len + " tag 0x" + Integer.toHexString(ttt) + ", expected offset " + t.received
                     + " up to " + t.burstEnd + " tag 0x" + Integer.toHexString(t.ttt) + ", DataSN " + dataSn
                     + " (expected " + t.dataSn + ")");
         }
         t.dataSn++;
-        System.arraycopy(p.data, 0, t.data, t.received, p.data.length);
-        t.received += p.data.length;
+        t.append(p.placed == null ? p.data : null, len); // placed: read into the task's buffer (PendingWrites.place)
         if (t.received < t.burstEnd) {
             return;
         }
-        if (t.received < t.data.length) {
+        if (t.received < t.dataLength()) {
             solicit(t);
             return;
         }
-        pending.remove(t.itt);
+        pending.remove(t);
         tasks.ready(t);
     }
 
@@ -654,7 +655,7 @@ final class IscsiConnection implements Runnable {
                 response = 5;
         }
         for (IscsiTask t : aborted) {
-            pending.remove(t.itt, t); // this session's own; another's leave at their next Data-Out
+            pending.remove(t); // this session's own; another's leave at their next Data-Out
         }
         Pdu r = response(Pdu.TASK_MGMT_RESPONSE, 0x80, p.itt());
         r.set8(2, response);

@@ -2,6 +2,7 @@ package io.pistore.frontend.iscsi;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One SCSI command of a session from its arrival to its answer: the CDB, its task attribute, the
@@ -34,10 +35,12 @@ final class IscsiTask {
     /** The write data, unless it is in {@link #buffer} (then empty). */
     final byte[] data;
     /**
-     * A WRITE's data read straight from the socket into a pooled direct buffer (position 0, limit its
-     * length; see {@link PduChannel.Placement}), held until {@link #done}; else null.
+     * A WRITE's data in a pooled direct buffer (position 0, limit its length), read into it straight
+     * from the socket ({@link PduChannel.Placement}); else null. Given back once every holder let go.
      */
     final ByteBuffer buffer;
+    /** Holders of {@link #buffer}: the task until {@link #done}, and {@link PendingWrites} while it waits for data. */
+    private final AtomicInteger bufferHolds;
     /** When its command PDU had arrived whole ({@link Pdu#receivedNanos}). */
     final long receivedNanos;
     final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -57,20 +60,23 @@ final class IscsiTask {
     int dataSn;
 
     IscsiTask(Pdu p, long edtl, long writeNeeded, int dataLength) {
-        this(p, edtl, writeNeeded, new byte[dataLength], null);
+        this(p, edtl, writeNeeded, new byte[dataLength], null, 0);
     }
 
     /** A task whose write data is {@code data}, held from now on (the PDU's own buffer, all of it immediate). */
     IscsiTask(Pdu p, long edtl, long writeNeeded, byte[] data) {
-        this(p, edtl, writeNeeded, data, null);
+        this(p, edtl, writeNeeded, data, null, 0);
     }
 
-    /** A task whose write data, all of it immediate, was placed in {@code buffer} ({@link Pdu#placed}). */
-    IscsiTask(Pdu p, long edtl, long writeNeeded, ByteBuffer buffer) {
-        this(p, edtl, writeNeeded, new byte[0], buffer);
+    /**
+     * A task whose write data goes in the pooled {@code buffer}, which {@code holders} hold: 1 when
+     * all of the data came with the command ({@link Pdu#placed}), 2 when it then waits for Data-Out.
+     */
+    IscsiTask(Pdu p, long edtl, long writeNeeded, ByteBuffer buffer, int holders) {
+        this(p, edtl, writeNeeded, new byte[0], buffer, holders);
     }
 
-    private IscsiTask(Pdu p, long edtl, long writeNeeded, byte[] data, ByteBuffer buffer) {
+    private IscsiTask(Pdu p, long edtl, long writeNeeded, byte[] data, ByteBuffer buffer, int holders) {
         this.itt = p.itt();
         this.lun = p.lun();
         this.cmdSn = p.u32(24);
@@ -82,7 +88,31 @@ final class IscsiTask {
         this.writeNeeded = writeNeeded;
         this.data = data;
         this.buffer = buffer;
+        this.bufferHolds = new AtomicInteger(holders);
         this.receivedNanos = p.receivedNanos;
+    }
+
+    /**
+     * Takes the next {@code len} bytes of write data, at {@link #received}: copied from {@code src},
+     * or already in place ({@code src} null: read into {@link #buffer}, or {@link #data} is the PDU's).
+     */
+    void append(byte[] src, int len) {
+        if (src != null && buffer != null) {
+            buffer.put(received, src, 0, len);
+        } else if (src != null) {
+            System.arraycopy(src, 0, data, received, len);
+        }
+        received += len;
+    }
+
+    /** One holder lets go of {@link #buffer}; the last gives it back to {@code pool}. */
+    void releaseBuffer(DataInPool pool) {
+        int left = buffer == null ? 1 : bufferHolds.decrementAndGet();
+        if (left == 0) {
+            pool.give(buffer);
+        } else if (left < 0) {
+            pool.releasedUnheld();
+        }
     }
 
     /** Bytes of write data this task takes. */

@@ -283,9 +283,13 @@ final class ScsiLun {
      * ({@link PduChannel.Placement}) for {@link #start}, with no zeroed heap array and no copy.
      */
     static boolean placesWrite(Pdu p, int len) {
-        int op = p.bhs[32] & 0xff;
-        return p.opcode() == Pdu.SCSI_COMMAND && (p.flags() & 0x20) != 0 && (op == 0x2A || op == 0xAA || op == 0x8A)
-                && len == p.u32(20) && len <= DataInPool.SIZE;
+        return p.opcode() == Pdu.SCSI_COMMAND && (p.flags() & 0x20) != 0 && len == p.u32(20) && pooledWrite(p.bhs[32], len);
+    }
+
+    /** Whether a command of this operation code and expected length writes from a pooled buffer. */
+    static boolean pooledWrite(byte opcode, long edtl) {
+        int op = opcode & 0xff;
+        return (op == 0x2A || op == 0xAA || op == 0x8A) && edtl <= DataInPool.SIZE;
     }
 
     private void startRead(Cdb c, int n, long receivedNanos, Consumer<ScsiResult> done) {

@@ -103,6 +103,61 @@ class IscsiWriteBufferTest extends IscsiLoopbackFixture {
         }
     }
 
+    /**
+     * The data of a write that does not all come with its command (16 KiB first bursts, then R2Ts of
+     * at most 64 KiB) goes into the task's pooled buffer too: Data-Out of 16 KiB or more read into it
+     * in place, smaller ones copied.
+     */
+    @Test
+    void writesWhoseDataFollowsInDataOutStoreTheirBlocks() throws IOException {
+        Random r = new Random(29);
+        int[] immediates = {0, 4096, 16_384};
+        try (IscsiTestInitiator c = open("FirstBurstLength", "16384", "MaxBurstLength", "65536")) {
+            for (int round = 0; round < 2; round++) {
+                byte[][] stored = new byte[REGIONS][];
+                for (int i = 0; i < REGIONS; i++) {
+                    stored[i] = new byte[SIZES[r.nextInt(SIZES.length)] * 512];
+                    r.nextBytes(stored[i]);
+                    int immediate = Math.min(immediates[(i + round) % immediates.length], stored[i].length);
+                    IscsiTestInitiator.Result w = c.command(cdb10(0x2A, (long) i * REGION, stored[i].length / 512),
+                            stored[i], immediate, stored[i].length, false);
+                    assertEquals(GOOD, w.status(), "round " + round + ", region " + i);
+                }
+                for (int i = 0; i < REGIONS; i++) {
+                    IscsiTestInitiator.Result got = c.command(cdb10(0x28, (long) i * REGION, stored[i].length / 512),
+                            new byte[0], 0, stored[i].length, true);
+                    assertArrayEquals(stored[i], got.dataIn(), "round " + round + ": region " + i);
+                }
+            }
+        }
+        awaitNoBufferLent();
+    }
+
+    /**
+     * A write waiting for its Data-Out when another session resets the unit is answered TASK ABORTED
+     * at once; its buffer goes back only once this connection has dropped it too (its late Data-Out),
+     * once: a buffer given back twice leaves the pool's count below zero.
+     */
+    @Test
+    void aWriteAbortedWhileItWaitsForDataGivesItsBufferBackOnce() throws IOException {
+        try (IscsiTestInitiator a = loginAs("iqn.2026-12.io.pistore.test:a", "w");
+                IscsiTestInitiator b = loginAs("iqn.2026-12.io.pistore.test:b", "w")) {
+            byte[] d = new byte[128 * 512];
+            int write = b.submit(cdb10(0x2A, 0, 128), new byte[0], d.length, true, IscsiTask.SIMPLE);
+            Pdu r2t = b.next();
+            assertEquals(Pdu.R2T, r2t.opcode());
+            int tmf = a.taskManagement(IscsiTaskSetTest.LOGICAL_UNIT_RESET, Pdu.RESERVED_TAG, 0);
+            assertEquals(tmf, a.next().itt());
+            Pdu aborted = b.next();
+            assertEquals(write, aborted.itt());
+            assertEquals(ScsiResult.TASK_ABORTED, aborted.u8(3));
+            b.dataOut(write, r2t.i32(20), 0, d); // dropped, its task gone
+            int ping = b.ping();
+            assertEquals(ping, b.next().itt(), "the connection goes on");
+        }
+        awaitNoBufferLent();
+    }
+
     @Test
     void aRefusedWriteGivesItsBufferBack() throws IOException {
         try (IscsiTestInitiator c = open()) {
