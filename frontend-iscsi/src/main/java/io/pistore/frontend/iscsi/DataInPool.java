@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the socket, shared by a server's sessions: the blocks go between the volume's file and the socket
  * without a zeroed heap array and without the copies through the JDK's temporary direct buffers. A
  * read's buffer is taken when the engine request starts and given back once its Data-In was written
- * (or the task was aborted); a write's when its data segment arrives, and given back once the task
- * is answered or aborted. At most {@value #POOLED} of {@value #SIZE} bytes each are kept, and a
+ * (or the task was aborted); a write's when its command arrives, and given back once the task is
+ * answered or aborted and, if it waited for Data-Out, dropped by the reader ({@link PendingWrites}). At most {@value #POOLED} of {@value #SIZE} bytes each are kept, and a
  * larger transfer gets none (it uses a heap array).
  */
 final class DataInPool {
