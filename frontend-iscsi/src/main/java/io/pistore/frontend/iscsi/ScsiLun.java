@@ -259,7 +259,7 @@ final class ScsiLun {
         int ds = device.format().dataSize();
         // PI from the wire split into a pooled direct buffer: given back once, whichever way the request ends
         AtomicReference<ByteBuffer> pooled = new AtomicReference<>(c.protect() != 0 && total * ds >= POOLED_WRITE_MIN
-                && total * ds <= DataInPool.SIZE ? dataIn.take(total * ds) : null);
+                && total * ds <= DataInPool.LARGEST ? dataIn.take(total * ds) : null);
         try {
             BlockRequest w = pooled.get() == null ? writeRequest(c, c.lba(), in, 0, total)
                     : piWriteRequest(c, c.lba(), in, 0, total, pooled.get());
@@ -289,13 +289,13 @@ final class ScsiLun {
     /** Whether a command of this operation code and expected length writes from a pooled buffer. */
     static boolean pooledWrite(byte opcode, long edtl) {
         int op = opcode & 0xff;
-        return (op == 0x2A || op == 0xAA || op == 0x8A) && edtl <= DataInPool.SIZE;
+        return (op == 0x2A || op == 0xAA || op == 0x8A) && edtl <= DataInPool.LARGEST;
     }
 
     private void startRead(Cdb c, int n, long receivedNanos, Consumer<ScsiResult> done) {
         int ds = device.format().dataSize();
         String name = device.info().name();
-        if (c.protect() == 0 && n * ds <= DataInPool.SIZE) {
+        if (c.protect() == 0 && n * ds <= DataInPool.LARGEST) {
             ByteBuffer out = dataIn.take(n * ds);
             BlockRequest r = BlockRequest.read(name, c.lba(), n, ScatterList.of(out), null, device.insertStrip(c.lba()),
                     receivedNanos);
@@ -321,7 +321,7 @@ final class ScsiLun {
                     : x.isSuccess() ? ScsiResult.good(out) : ScsiResult.of(x, false)));
             return;
         }
-        if (n * (ds + 8) <= DataInPool.SIZE) {
+        if (n * (ds + 8) <= DataInPool.LARGEST) {
             startPooledPiRead(c, n, ds, receivedNanos, done);
             return;
         }

@@ -25,9 +25,11 @@ import org.junit.jupiter.api.Test;
  * connection's receive buffer has room for a queue of such writes.
  */
 class IscsiWriteBufferTest extends IscsiLoopbackFixture {
-    private static final int REGION = 512; // blocks of 512 bytes: 256 KiB, the largest placed write
+    private static final int REGION = 3072; // blocks of 512 bytes: 1.5 MiB, past the largest pooled transfer
     private static final int REGIONS = 16;
-    private static final int[] SIZES = {16, 31, 32, 64, 256, 512}; // 8 KiB (an array) to 256 KiB
+    private static final int[] SIZES = {16, 31, 32, 64, 256, 512}; // 8 KiB (an array) to 256 KiB, all immediate
+    /** Up to 1 MiB and 16 KiB (DataInPool.LARGEST, 2080 blocks), then one that takes heap arrays. */
+    private static final int[] LARGER_SIZES = {16, 64, 512, 513, 2048, 2080, 2081, 3072};
 
     @Override
     void createVolumes() throws IOException {
@@ -105,8 +107,9 @@ class IscsiWriteBufferTest extends IscsiLoopbackFixture {
 
     /**
      * The data of a write that does not all come with its command (16 KiB first bursts, then R2Ts of
-     * at most 64 KiB) goes into the task's pooled buffer too: Data-Out of 16 KiB or more read into it
-     * in place, smaller ones copied.
+     * at most 64 KiB) goes into the task's pooled buffer too, of either size: Data-Out of 16 KiB or
+     * more read into it in place, smaller ones copied; past the largest pooled size, heap arrays.
+     * Reads of each size (pooled too) return the blocks.
      */
     @Test
     void writesWhoseDataFollowsInDataOutStoreTheirBlocks() throws IOException {
@@ -116,7 +119,7 @@ class IscsiWriteBufferTest extends IscsiLoopbackFixture {
             for (int round = 0; round < 2; round++) {
                 byte[][] stored = new byte[REGIONS][];
                 for (int i = 0; i < REGIONS; i++) {
-                    stored[i] = new byte[SIZES[r.nextInt(SIZES.length)] * 512];
+                    stored[i] = new byte[LARGER_SIZES[(i + round) % LARGER_SIZES.length] * 512];
                     r.nextBytes(stored[i]);
                     int immediate = Math.min(immediates[(i + round) % immediates.length], stored[i].length);
                     IscsiTestInitiator.Result w = c.command(cdb10(0x2A, (long) i * REGION, stored[i].length / 512),
