@@ -83,7 +83,8 @@ final class IscsiConnection implements Runnable {
                 channel.placeDataWith((p, len) -> p.opcode() == Pdu.DATA_OUT ? pending.place(p, len)
                         : ScsiLun.placesWrite(p, len) ? server.dataIn().take(len) : null);
                 tasks = new IscsiTaskSet(session.expCmdSn(), this::start, MAX_PENDING_BYTES);
-                channel.pollBeforeBlocking(server.options().spinNanos, tasks::isEmpty);
+                // polls when no command waits for anything but the initiator's Data-Out
+                channel.pollBeforeBlocking(server.options().spinNanos, () -> tasks.size() == pending.size());
                 statSn = session.statSn();
                 server.log("iscsi: " + peer + " " + session.initiator() + " logged in to "
                         + (session.discovery() ? "discovery" : session.targetName()) + (n.headerDigest ? ", header digest" : "")

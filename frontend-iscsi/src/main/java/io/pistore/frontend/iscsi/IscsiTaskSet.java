@@ -43,6 +43,11 @@ final class IscsiTaskSet {
         return tasks.isEmpty();
     }
 
+    /** Commands in the set. */
+    synchronized int size() {
+        return tasks.size();
+    }
+
     /** Writes ExpCmdSN and MaxCmdSN into a response PDU (bytes 28 and 32). */
     synchronized void window(Pdu r) {
         r.set32(28, expCmdSn);

@@ -136,10 +136,11 @@ final class PduChannel {
     /**
      * From now on, a read that would block first polls the socket (whether bytes wait, {@code
      * FIONREAD}) for up to {@code spinNanos}, adaptively and politely ({@link PolitePoll}), when
-     * every command was answered ({@code answered}) and the initiator does not pipeline: the last
-     * socket read brought one PDU, and no byte was waiting once the answers had left (one command
-     * at a time cannot be sent before its answer is seen). A command at queue depth 1 then costs no
-     * kernel wake-up of this thread. 0: never polls.
+     * the initiator is what the connection waits for ({@code answered}: every command was answered,
+     * or waits for the initiator's Data-Out) and it does not pipeline: the last socket read brought
+     * one PDU, and no byte was waiting once the answers had left (one command at a time cannot be
+     * sent before its answer is seen). A command at queue depth 1, and each of its R2T round trips,
+     * then costs no kernel wake-up of this thread. 0: never polls.
      */
     void pollBeforeBlocking(long spinNanos, BooleanSupplier answered) {
         this.spinNanos = spinNanos;

@@ -25,6 +25,10 @@ final class PendingWrites {
         byTag.put(t.itt, t);
     }
 
+    int size() {
+        return byTag.size();
+    }
+
     IscsiTask get(int itt) {
         return byTag.get(itt);
     }

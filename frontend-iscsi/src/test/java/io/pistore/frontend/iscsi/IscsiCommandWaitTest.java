@@ -50,6 +50,35 @@ class IscsiCommandWaitTest extends IscsiLoopbackFixture {
         }
     }
 
+    /**
+     * Writes one at a time whose data the target solicits (ImmediateData=No): the Data-Out after each
+     * R2T is waited for polling too, as the next command is, since no command then waits for
+     * anything but the initiator. Each write stores its block.
+     */
+    @Test
+    void theDataOutOfAWriteAtDepthOneIsPolledFor() throws Exception {
+        serve(options().spinMicros(10_000));
+        try (IscsiTestInitiator c = login("v", "ImmediateData", "No")) {
+            int writes = 100;
+            long best = 0;
+            // as above, rounds until one shows it (a round whose thread lost its CPU catches less), bounded
+            for (int round = 0; round < 20 && best <= writes; round++) {
+                long before = server.waitCounters().caught();
+                for (int i = 0; i < writes; i++) {
+                    byte[] b = block(round * 1000L + i);
+                    IscsiTestInitiator.Result w = c.command(Arrays.copyOf(cdb10(0x2A, i % 64, 1), 10), b, 0, 512, false);
+                    assertEquals(GOOD, w.status(), "write " + i);
+                    assertEquals(1, w.r2ts(), "its data solicited");
+                    IscsiTestInitiator.Result r = c.command(Arrays.copyOf(cdb10(0x28, i % 64, 1), 10), new byte[0], 0, 512, true);
+                    assertArrayEquals(b, r.dataIn(), "block " + i);
+                }
+                best = Math.max(best, server.waitCounters().caught() - before);
+            }
+            // 3 waits a write and its read: 2 commands and the Data-Out between; over 2 a pair, the Data-Out's too
+            assertTrue(best > 2L * writes, "waits caught while polling in the best round: " + best + " of " + 3 * writes);
+        }
+    }
+
     @Test
     void aPipeliningInitiatorIsNotPolledFor() throws Exception {
         serve(options().spinMicros(10_000));
