@@ -337,7 +337,8 @@ final class IscsiConnection implements Runnable {
             answer(p.itt(), p.lun(), edtl, needed, ScsiResult.status(ScsiResult.TASK_SET_FULL), 0);
             return;
         }
-        // all of it came as immediate data: the task runs from the PDU's own buffer, no second copy
+        // the write data: in the pooled buffer it was read into (all of it immediate), in a pooled
+        // buffer the rest will be read into, in the PDU's own array (all of it immediate), or an array
         int immediate = p.dataLength();
         ByteBuffer placed = p.placed;
         p.placed = null; // the task's now, given back once it is answered or aborted (it no longer runs then)
@@ -393,14 +394,11 @@ final class IscsiConnection implements Runnable {
             pending.remove(t);
             return;
         }
-        int ttt = p.i32(20);
-        int offset = p.i32(40);
-        int dataSn = p.i32(36);
         int len = p.dataLength();
-        if (ttt != t.ttt || offset != t.received || len > t.burstEnd - t.received || dataSn != t.dataSn) {
-            throw new IscsiProtocolException("Data-Out out of order: offset " + (offset & 0xFFFFFFFFL) + " length "
-                    + len + " tag 0x" + Integer.toHexString(ttt) + ", expected offset " + t.received
-                    + " up to " + t.burstEnd + " tag 0x" + Integer.toHexString(t.ttt) + ", DataSN " + dataSn
+        if (!t.expects(p, len)) {
+            throw new IscsiProtocolException("Data-Out out of order: offset " + (p.i32(40) & 0xFFFFFFFFL) + " length "
+                    + len + " tag 0x" + Integer.toHexString(p.i32(20)) + ", expected offset " + t.received
+                    + " up to " + t.burstEnd + " tag 0x" + Integer.toHexString(t.ttt) + ", DataSN " + p.i32(36)
                     + " (expected " + t.dataSn + ")");
         }
         t.dataSn++;

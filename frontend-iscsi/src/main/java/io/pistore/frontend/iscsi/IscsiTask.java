@@ -92,6 +92,11 @@ final class IscsiTask {
         this.receivedNanos = p.receivedNanos;
     }
 
+    /** Whether Data-Out {@code p}, of {@code len} bytes, is the next one this task's burst expects. */
+    boolean expects(Pdu p, int len) {
+        return p.i32(20) == ttt && p.i32(40) == received && len <= burstEnd - received && p.i32(36) == dataSn;
+    }
+
     /**
      * Takes the next {@code len} bytes of write data, at {@link #received}: copied from {@code src},
      * or already in place ({@code src} null: read into {@link #buffer}, or {@link #data} is the PDU's).

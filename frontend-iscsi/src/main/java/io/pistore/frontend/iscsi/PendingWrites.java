@@ -62,8 +62,7 @@ final class PendingWrites {
      */
     ByteBuffer place(Pdu p, int len) {
         IscsiTask t = byTag.get(p.itt());
-        if (t == null || t.buffer == null || t.aborted || p.i32(20) != t.ttt || p.i32(40) != t.received
-                || len > t.burstEnd - t.received || p.i32(36) != t.dataSn) {
+        if (t == null || t.buffer == null || t.aborted || !t.expects(p, len)) {
             return null;
         }
         return t.buffer.duplicate().limit(t.received + len).position(t.received);
