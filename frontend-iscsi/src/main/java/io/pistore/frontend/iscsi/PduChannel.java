@@ -51,6 +51,8 @@ final class PduChannel {
 
     private static final int IN_BUFFER = 65_536;
     private static final int OUT_BUFFER = 65_536;
+    /** The zeros a data segment is padded with (at most 3). */
+    private static final byte[] PAD = new byte[3];
     /** A data segment at least this long is not copied into the output buffer. */
     private static final int GATHER = 16_384;
     /** Entries of a gathering write at most: data segments and the buffer's pieces between them. */
@@ -332,7 +334,7 @@ final class PduChannel {
         if (pad == 0) {
             return (int) GuardType.CRC32C.compute(data);
         }
-        return (int) GuardType.CRC32C.newDigest().update(data.duplicate()).update(new byte[pad], 0, pad).value();
+        return (int) GuardType.CRC32C.newDigest().update(data).update(PAD, 0, pad).value();
     }
 
     private static int crc32cOf(byte[] bhs, byte[] ahs) {

@@ -36,15 +36,6 @@ class IscsiWriteBufferTest extends IscsiLoopbackFixture {
         store.create("w", BlockFormat.of(512, 8), (long) REGION * REGIONS);
     }
 
-    private static byte[] cdb16(int op, long lba, int blocks) {
-        byte[] c = new byte[16];
-        c[0] = (byte) op;
-        Pdu.putInt(c, 2, (int) (lba >>> 32));
-        Pdu.putInt(c, 6, (int) lba);
-        Pdu.putInt(c, 10, blocks);
-        return c;
-    }
-
     private IscsiTestInitiator open(String... more) throws IOException {
         String[] keys = {"MaxRecvDataSegmentLength", "262144", "FirstBurstLength", "262144"};
         String[] all = java.util.Arrays.copyOf(keys, keys.length + more.length);
@@ -70,7 +61,7 @@ class IscsiWriteBufferTest extends IscsiLoopbackFixture {
                     r.nextBytes(d);
                     stored[i] = d;
                     byte[] cdb = (i + round) % 2 == 0 ? cdb10(0x2A, (long) i * REGION, blocks)
-                            : cdb16(0x8A, (long) i * REGION, blocks);
+                            : IscsiProtectionTest.cdb16(0x8A, (long) i * REGION, blocks, 0);
                     regionOf.put(c.submit(cdb, d, d.length, true, 0), i);
                 }
                 c.release();
