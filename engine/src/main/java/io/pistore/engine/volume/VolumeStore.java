@@ -482,15 +482,25 @@ public final class VolumeStore implements AutoCloseable {
         return new ArrayList<>(new TreeMap<>(volumes).values());
     }
 
+    /**
+     * Closes every volume, then gives the directory up: whatever a volume's close throws (an I/O error,
+     * or a bug's runtime exception), the others are closed and the lock is released, so the next owner
+     * (this process reopening it, or another) is never refused by a store that is gone. The first
+     * failure is thrown at the end, the others suppressed in it.
+     */
     @Override
     public synchronized void close() throws IOException {
         IOException first = null;
         for (GatedVolume v : volumes.values()) {
             try {
                 v.close();
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
+                IOException io = e instanceof IOException x ? x
+                        : new IOException("volume " + v.name() + " did not close: " + e, e);
                 if (first == null) {
-                    first = e;
+                    first = io;
+                } else {
+                    first.addSuppressed(io);
                 }
             }
         }
@@ -512,6 +522,8 @@ public final class VolumeStore implements AutoCloseable {
             } catch (IOException e) {
                 if (first == null) {
                     first = e;
+                } else {
+                    first.addSuppressed(e);
                 }
             }
         }
