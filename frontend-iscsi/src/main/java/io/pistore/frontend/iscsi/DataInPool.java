@@ -11,15 +11,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * read's buffer is taken when the engine request starts and given back once its Data-In was written
  * (or the task was aborted); a write's when its command arrives, and given back once the task is
  * answered or aborted and, if it waited for Data-Out, dropped by the reader ({@link PendingWrites}).
- * Two sizes: a transfer of up to {@value #SIZE} bytes takes a buffer of that size (at most 64 kept),
- * one of up to {@value #LARGEST} a buffer of that size (at most 16 kept); a larger transfer gets
- * none (it uses heap arrays).
+ * <p>
+ * Four sizes: {@value #SIZE} bytes (at most 64 kept), then 1, 2 and 4 MiB of 512-byte blocks with
+ * their tuples (at most 16, 8 and 4 kept): about 16 MiB of each, 65 MiB at most. A transfer takes a
+ * buffer of the smallest size that holds it; the largest, {@value #LARGEST} bytes, holds the largest
+ * transfer a LUN allows by default (4 MiB of blocks, the block limits page) with PI on the wire, so
+ * only a server configured for larger transfers meets one that takes none (it uses heap arrays).
  */
 final class DataInPool {
-    /** The buffers of the smaller class, and the largest transfer that takes one. */
+    /** The buffers of the smallest size, and the largest transfer that takes one. */
     static final int SIZE = 262_144;
-    /** The largest transfer, in bytes on the wire, that takes a pooled buffer: 1 MiB of 512-byte blocks with their tuples. */
-    static final int LARGEST = 1_064_960;
+    /** The largest transfer, in bytes on the wire, that takes a pooled buffer: 4 MiB of 512-byte blocks with their tuples. */
+    static final int LARGEST = 4_259_840;
 
     /** Buffers of one size: at most {@code most} kept. */
     private static final class SizeClass {
@@ -34,17 +37,47 @@ final class DataInPool {
         }
     }
 
-    private final SizeClass small = new SizeClass(SIZE, 64);
-    private final SizeClass large = new SizeClass(LARGEST, 16);
+    /** The sizes, smallest first; each above the first is 2^k MiB of 512-byte blocks with 8-byte tuples. */
+    private static final int[] SIZES = {SIZE, 1_064_960, 2_129_920, LARGEST};
+    /** How many buffers of each size are kept: about 16 MiB of each. */
+    private static final int[] MOST = {64, 16, 8, 4};
+
+    private final SizeClass[] classes = new SizeClass[SIZES.length];
     /** Buffers taken and not given back. */
     private final AtomicInteger lent = new AtomicInteger();
 
+    DataInPool() {
+        for (int i = 0; i < SIZES.length; i++) {
+            classes[i] = new SizeClass(SIZES[i], MOST[i]);
+        }
+    }
+
+    private static int classIndex(int len) {
+        for (int i = 0; i < SIZES.length; i++) {
+            if (len <= SIZES[i]) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("a pooled buffer holds at most " + LARGEST + " bytes, not " + len);
+    }
+
+    private SizeClass classFor(int len) {
+        return classes[classIndex(len)];
+    }
+
+    /** The capacity of the buffer a transfer of {@code len} bytes takes (at most {@link #LARGEST}). */
+    static int capacityFor(int len) {
+        return SIZES[classIndex(len)];
+    }
+
+    /** How many buffers of the size a transfer of {@code len} bytes takes are kept at most. */
+    static int mostKept(int len) {
+        return MOST[classIndex(len)];
+    }
+
     /** A direct buffer whose position is 0 and limit {@code len} (at most {@link #LARGEST}). */
     ByteBuffer take(int len) {
-        if (len > LARGEST) {
-            throw new IllegalArgumentException("a pooled buffer holds at most " + LARGEST + " bytes, not " + len);
-        }
-        SizeClass c = len <= SIZE ? small : large;
+        SizeClass c = classFor(len);
         ByteBuffer b = c.free.poll();
         if (b == null) {
             b = ByteBuffer.allocateDirect(c.size);
@@ -62,12 +95,17 @@ final class DataInPool {
             return;
         }
         lent.decrementAndGet();
-        SizeClass c = b.capacity() == SIZE ? small : large;
+        SizeClass c = classFor(b.capacity());
         if (c.kept.incrementAndGet() <= c.most) {
             c.free.add(b);
         } else {
             c.kept.decrementAndGet();
         }
+    }
+
+    /** Buffers of the size {@code len} takes that wait in the pool now (tests). */
+    int kept(int len) {
+        return classFor(len).free.size();
     }
 
     /**

@@ -25,11 +25,14 @@ import org.junit.jupiter.api.Test;
  * connection's receive buffer has room for a queue of such writes.
  */
 class IscsiWriteBufferTest extends IscsiLoopbackFixture {
-    private static final int REGION = 3072; // blocks of 512 bytes: 1.5 MiB, past the largest pooled transfer
+    private static final int REGION = 16_384; // blocks of 512 bytes: 8 MiB, past the largest pooled transfer
     private static final int REGIONS = 16;
     private static final int[] SIZES = {16, 31, 32, 64, 256, 512}; // 8 KiB (an array) to 256 KiB, all immediate
-    /** Up to 1 MiB and 16 KiB (DataInPool.LARGEST, 2080 blocks), then one that takes heap arrays. */
-    private static final int[] LARGER_SIZES = {16, 64, 512, 513, 2048, 2080, 2081, 3072};
+    /**
+     * Each pooled size, full and one block past it (256 KiB; 1, 2 and 4 MiB of blocks with tuples:
+     * 512, 2080, 4160 and 8320 blocks, the last DataInPool.LARGEST), then larger ones in heap arrays.
+     */
+    private static final int[] LARGER_SIZES = {16, 64, 512, 513, 2048, 2080, 2081, 4160, 4161, 8192, 8320, 8321, 12_000};
 
     @Override
     void createVolumes() throws IOException {
@@ -98,14 +101,16 @@ class IscsiWriteBufferTest extends IscsiLoopbackFixture {
 
     /**
      * The data of a write that does not all come with its command (16 KiB first bursts, then R2Ts of
-     * at most 64 KiB) goes into the task's pooled buffer too, of either size: Data-Out of 16 KiB or
-     * more read into it in place, smaller ones copied; past the largest pooled size, heap arrays.
+     * at most 64 KiB) goes into the task's pooled buffer too, of each size: Data-Out of 16 KiB or
+     * more read into it in place, smaller ones copied; past the largest pooled size (a server allowing
+     * 8 MiB transfers), heap arrays.
      * Reads of each size (pooled too) return the blocks.
      */
     @Test
     void writesWhoseDataFollowsInDataOutStoreTheirBlocks() throws IOException {
         Random r = new Random(29);
         int[] immediates = {0, 4096, 16_384};
+        serve(options().maxTransferBytes(16 << 20)); // the LUN allows 8 MiB transfers, past the pool's largest (the engine takes at most 8 MiB with tuples)
         try (IscsiTestInitiator c = open("FirstBurstLength", "16384", "MaxBurstLength", "65536")) {
             for (int round = 0; round < 2; round++) {
                 byte[][] stored = new byte[REGIONS][];
