@@ -13,12 +13,16 @@ import java.util.ArrayDeque;
  * reply is recycled inside the writer's critical section without a second lock.
  */
 final class ReplyPool {
-    /** Read replies up to 4 KiB << (CLASSES - 1) = 1 MiB of data use pooled direct buffers. */
-    private static final int CLASSES = 9;
+    /**
+     * Replies and payloads up to 4 KiB << (CLASSES - 1) = 8 MiB of data, the largest an export takes,
+     * use pooled direct buffers (a heap buffer beyond 1 MiB cost 2 MiB requests a third of their rate).
+     */
+    static final int CLASSES = 12;
     /** Room for the largest read reply header (structured: 20 + 8 bytes). */
     private static final int HEADER_ROOM = 32;
     private static final int POOLED_PER_CLASS = 64;
-    private static final long POOLED_BYTES = 16L << 20;
+    /** At most this many bytes of buffers wait in one connection's pool, whatever their sizes. */
+    static final long POOLED_BYTES = 16L << 20;
 
     private final Object lock;
     /** Guarded by {@link #lock}. */
@@ -33,7 +37,7 @@ final class ReplyPool {
 
     /**
      * A buffer of {@code header + len} bytes between position 0 and the limit ({@code header} at most
-     * 32): pooled and direct for 1 byte to 1 MiB of data, a heap buffer otherwise.
+     * 32): pooled and direct for 1 byte to 8 MiB of data, a heap buffer otherwise.
      */
     ByteBuffer take(int header, int len) {
         int cls = 32 - Integer.numberOfLeadingZeros((len - 1) >>> 12);
@@ -53,6 +57,13 @@ final class ReplyPool {
         }
         b.clear().limit(header + len);
         return b;
+    }
+
+    /** Bytes of buffers waiting in the pool (tests). */
+    long pooledBytes() {
+        synchronized (lock) {
+            return pooledBytes;
+        }
     }
 
     /** Returns a buffer that is no longer used (any buffer: those not from the pool are dropped); any thread. */
