@@ -6,12 +6,17 @@ import java.util.ArrayDeque;
 
 /**
  * Heap buffers for the target's request data and metadata, reused by size class (powers of two
- * from 512 bytes to 1 MiB; larger buffers are not kept). Loop thread only. Sizes come from requests
- * whose lengths were checked against the negotiated maximum.
+ * from 512 bytes to 8 MiB, the transport's largest transfer). Loop thread only. Sizes come from
+ * requests whose lengths were checked against the negotiated maximum. A class keeps as many buffers
+ * as the queue had in use at once ({@link #keepAtLeast}); a class above 1 MiB never more than
+ * {@value #KEPT_BYTES} bytes of them: a deep queue of 8 MiB requests keeps two, not a gigabyte. Freshly allocated (and
+ * zeroed), a buffer of more than 1 MiB had cost 2 MiB writes a third of their rate.
  */
 final class BufferPool {
     private static final int MIN_SHIFT = 9;
-    private static final int MAX_SHIFT = 20;
+    private static final int MAX_SHIFT = 23;
+    /** The most bytes of buffers one class of more than 1 MiB keeps. */
+    static final int KEPT_BYTES = 16 << 20;
     private final ArrayDeque<Buf>[] free;
     private int keep;
 
@@ -75,6 +80,12 @@ final class BufferPool {
         return b;
     }
 
+    /** Buffers of the class {@code size} falls in that wait in the pool (tests). */
+    int kept(int size) {
+        int c = sizeClass(size);
+        return c < free.length ? free[c].size() : 0;
+    }
+
     void release(Buf b) {
         if (b == null) {
             return;
@@ -84,7 +95,8 @@ final class BufferPool {
             return;
         }
         int c = sizeClass(cap);
-        if (c < free.length && free[c].size() < keep) {
+        int most = cap > 1 << 20 ? Math.min(keep, KEPT_BYTES / cap) : keep;
+        if (c < free.length && free[c].size() < most) {
             free[c].push(b);
         }
     }

@@ -1,8 +1,10 @@
 package io.pistore.transport.tcp.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -46,12 +48,41 @@ class BufferPoolTest {
     }
 
     @Test
+    void buffersUpTo8MiBAreKeptWithin16MiBPerClass() {
+        BufferPool pool = new BufferPool(4);
+        pool.keepAtLeast(128);
+        for (int size : new int[] {(1 << 20) + 1, 2 << 20, 4 << 20, 8 << 20}) {
+            List<BufferPool.Buf> taken = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                taken.add(pool.acquire(size));
+            }
+            int cap = taken.get(0).buffer.capacity();
+            assertEquals(Integer.highestOneBit(size - 1) << 1, cap, "the power-of-two class above " + size);
+            taken.forEach(pool::release);
+            int kept = Math.min(12, BufferPool.KEPT_BYTES / cap);
+            assertEquals(kept, pool.kept(size), "a queue 128 deep keeps at most 16 MiB of " + cap + "-byte buffers");
+            Map<BufferPool.Buf, Boolean> mine = new IdentityHashMap<>();
+            taken.forEach(b -> mine.put(b, true));
+            for (int i = 0; i < kept; i++) {
+                assertTrue(mine.containsKey(pool.acquire(size)), "a kept " + cap + "-byte buffer is reused");
+            }
+            assertFalse(mine.containsKey(pool.acquire(size)), "past what was kept, a new one");
+        }
+        List<BufferPool.Buf> small = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            small.add(pool.acquire(1 << 20));
+        }
+        small.forEach(pool::release);
+        assertEquals(40, pool.kept(1 << 20), "1 MiB buffers are kept as deep as the queue was, past 16 MiB");
+    }
+
+    @Test
     void buffersBeyondTheLargestClassAreNotKept() {
         BufferPool pool = new BufferPool(4);
-        BufferPool.Buf big = pool.acquire(2 << 20);
-        assertEquals(2 << 20, big.buffer.capacity());
+        BufferPool.Buf big = pool.acquire((8 << 20) + 1);
+        assertEquals((8 << 20) + 1, big.buffer.capacity());
         pool.release(big);
-        assertNotSame(big, pool.acquire(2 << 20));
+        assertNotSame(big, pool.acquire((8 << 20) + 1));
         pool.release(null); // a request without metadata releases null: nothing happens
         BufferPool.Buf odd = new BufferPool.Buf(ByteBuffer.allocate(3000));
         pool.release(odd); // not one of the pool's (not a power of two): dropped
