@@ -1,7 +1,7 @@
 package io.pistore.frontend.iscsi;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -28,7 +28,8 @@ final class DataInPool {
     private static final class SizeClass {
         final int size;
         final int most;
-        final ConcurrentLinkedQueue<ByteBuffer> free = new ConcurrentLinkedQueue<>();
+        /** Last in, first out: the buffer given back last is the one most likely still in the CPU's cache. */
+        final ConcurrentLinkedDeque<ByteBuffer> free = new ConcurrentLinkedDeque<>();
         final AtomicInteger kept = new AtomicInteger();
 
         SizeClass(int size, int most) {
@@ -78,7 +79,7 @@ final class DataInPool {
     /** A direct buffer whose position is 0 and limit {@code len} (at most {@link #LARGEST}). */
     ByteBuffer take(int len) {
         SizeClass c = classFor(len);
-        ByteBuffer b = c.free.poll();
+        ByteBuffer b = c.free.pollFirst();
         if (b == null) {
             b = ByteBuffer.allocateDirect(c.size);
         } else {
@@ -97,7 +98,7 @@ final class DataInPool {
         lent.decrementAndGet();
         SizeClass c = classFor(b.capacity());
         if (c.kept.incrementAndGet() <= c.most) {
-            c.free.add(b);
+            c.free.addFirst(b);
         } else {
             c.kept.decrementAndGet();
         }

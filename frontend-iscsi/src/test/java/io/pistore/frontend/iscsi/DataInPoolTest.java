@@ -58,6 +58,20 @@ class DataInPoolTest {
         assertEquals(0, pool.lent());
     }
 
+    /** Last in, first out: a queue that cycled through every kept buffer would read into memory long out of the cache. */
+    @Test
+    void theBufferGivenBackLastIsTakenFirst() {
+        DataInPool pool = new DataInPool();
+        List<ByteBuffer> taken = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            taken.add(pool.take(131_072));
+        }
+        taken.forEach(pool::give);
+        for (int i = 7; i >= 0; i--) {
+            assertSame(taken.get(i), pool.take(131_072), "taken in the reverse order of their giving back");
+        }
+    }
+
     @Test
     void eachSizeKeepsAtMostItsShare() {
         DataInPool pool = new DataInPool();
