@@ -142,6 +142,18 @@ public final class BlockDevice {
     /** {@link #unwrittenBlocks(long, int)}, its read submitted by {@code submitter}. */
     public CompletableFuture<java.util.BitSet> unwrittenBlocks(long lba, int blocks,
             java.util.function.Function<BlockRequest, CompletableFuture<Completion>> submitter) {
+        return unwrittenBlocks(lba, blocks, submitter, null);
+    }
+
+    /**
+     * {@link #unwrittenBlocks(long, int, java.util.function.Function)} with the blocks' data read into
+     * {@code dataScratch} (from its position; null: a new array), which the caller keeps until the
+     * answer completes: a pooled direct buffer spares a zeroed array and the copy through the JDK's
+     * temporary direct buffer.
+     */
+    public CompletableFuture<java.util.BitSet> unwrittenBlocks(long lba, int blocks,
+            java.util.function.Function<BlockRequest, CompletableFuture<Completion>> submitter,
+            ByteBuffer dataScratch) {
         BlockFormat f = info.format();
         if (!f.hasPi()) {
             return CompletableFuture.completedFuture(new java.util.BitSet());
@@ -151,7 +163,13 @@ public final class BlockDevice {
         }
         int ms = f.metadataSize();
         ByteBuffer meta = ByteBuffer.allocate(blocks * ms);
-        ScatterList data = ScatterList.of(ByteBuffer.allocate(blocks * f.dataSize()));
+        int dataLen = blocks * f.dataSize();
+        if (dataScratch != null && dataScratch.remaining() < dataLen) {
+            throw new IllegalArgumentException("the scratch holds " + dataScratch.remaining() + " bytes, "
+                    + blocks + " blocks need " + dataLen);
+        }
+        ScatterList data = ScatterList.of(dataScratch == null ? ByteBuffer.allocate(dataLen)
+                : dataScratch.slice(dataScratch.position(), dataLen));
         BlockRequest r = BlockRequest.read(info.name(), lba, blocks, data, ScatterList.of(meta),
                 Protection.pass(io.pistore.integrity.CheckFlags.NONE, f.refTagOf(lba), 0, 0));
         return submitter.apply(r).thenApply(c -> {

@@ -84,7 +84,7 @@ final class ScsiLun {
         int n = Integer.highestOneBit(Math.max(1, maxTransferBytes / Math.max(wire, f.blockSize())));
         this.maxTransferBlocks = n;
         this.pages = new ScsiPages(device.info(), n);
-        this.provisioning = new ScsiProvisioning(device, n);
+        this.provisioning = new ScsiProvisioning(device, n, dataIn);
         this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
         if (previous != null) {
             previous.next = this;

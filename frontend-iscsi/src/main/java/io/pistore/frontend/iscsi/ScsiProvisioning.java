@@ -34,10 +34,13 @@ final class ScsiProvisioning {
 
     private final BlockDevice device;
     private final int maxTransferBlocks;
+    /** The server's pooled buffers: GET LBA STATUS reads the blocks it looks at into one. */
+    private final DataInPool dataIn;
 
-    ScsiProvisioning(BlockDevice device, int maxTransferBlocks) {
+    ScsiProvisioning(BlockDevice device, int maxTransferBlocks, DataInPool dataIn) {
         this.device = device;
         this.maxTransferBlocks = maxTransferBlocks;
+        this.dataIn = dataIn;
     }
 
     /** Bytes of Data-Out of an UNMAP or WRITE SAME CDB, or -1 when {@code cdb} is neither. */
@@ -151,8 +154,17 @@ final class ScsiProvisioning {
         int window = Math.max(1, STATUS_WINDOW_BYTES / device.info().format().dataSize());
         int n = (int) Math.min(window, count - lba);
         BitSet unwritten;
+        // Read on this thread (the engine's in-process queue runs it inline) into a pooled buffer,
+        // given back once the read is over, whether this thread still waits for it or not.
+        java.nio.ByteBuffer scratch = dataIn.take(n * device.info().format().dataSize());
+        java.util.concurrent.CompletableFuture<BitSet> status = device.unwrittenBlocks(lba, n, r -> {
+            java.util.concurrent.CompletableFuture<io.pistore.spi.Completion> f = new java.util.concurrent.CompletableFuture<>();
+            device.submitMayCompleteOnCaller(r, f::complete);
+            return f;
+        }, scratch);
+        status.whenComplete((x, t) -> dataIn.give(scratch));
         try {
-            unwritten = device.unwrittenBlocks(lba, n).get();
+            unwritten = status.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00);

@@ -169,7 +169,13 @@ final class NbdDispatcher {
             return;
         }
         server.engineRequests.incrementAndGet();
-        export.blockStatus(r.offset, r.length, (r.flags & CMD_FLAG_REQ_ONE) != 0).whenComplete((x, ex) -> {
+        // the blocks are read into a pooled buffer, back in the pool once the answer is known
+        ByteBuffer scratch = export.statusReads() ? pool.take(0, export.statusBlocks(r.offset, r.length) * export.dataSize)
+                : null;
+        export.blockStatus(r.offset, r.length, (r.flags & CMD_FLAG_REQ_ONE) != 0, scratch).whenComplete((x, ex) -> {
+            if (scratch != null) {
+                pool.recycle(scratch);
+            }
             server.engineRequests.decrementAndGet();
             Outcome out = ex != null ? Outcome.error(EIO, String.valueOf(ex)) : x.outcome;
             if (!out.isOk()) {

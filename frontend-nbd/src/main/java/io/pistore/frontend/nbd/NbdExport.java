@@ -290,11 +290,31 @@ final class NbdExport {
      * With {@code one}, only the first extent. Never longer than asked.
      */
     CompletableFuture<Extents> blockStatus(long offset, long length, boolean one) {
+        return blockStatus(offset, length, one, null);
+    }
+
+    /** Whether a {@link #blockStatus} reads blocks: only a format with PI can tell unwritten blocks. */
+    boolean statusReads() {
+        return device.format().hasPi();
+    }
+
+    /** The blocks one {@link #blockStatus} of {@code [offset, offset+length)} reads. */
+    int statusBlocks(long offset, long length) {
+        long first = offset / dataSize;
+        long endBlock = (offset + length + dataSize - 1) / dataSize;
+        return (int) Math.min(endBlock - first, maxPayload / dataSize);
+    }
+
+    /**
+     * {@link #blockStatus(long, long, boolean)} reading the blocks' data into {@code scratch} (null: a
+     * new array; else at least {@link #statusBlocks} blocks of data), which the caller keeps until the
+     * answer completes.
+     */
+    CompletableFuture<Extents> blockStatus(long offset, long length, boolean one, java.nio.ByteBuffer scratch) {
         long end = offset + length;
         long first = offset / dataSize;
-        long endBlock = (end + dataSize - 1) / dataSize;
-        int blocks = (int) Math.min(endBlock - first, maxPayload / dataSize);
-        return device.unwrittenBlocks(first, blocks, r -> backend.submit(device, r)).handle((holes, ex) -> {
+        int blocks = statusBlocks(offset, length);
+        return device.unwrittenBlocks(first, blocks, r -> backend.submit(device, r), scratch).handle((holes, ex) -> {
             if (ex != null) {
                 Throwable cause = ex instanceof java.util.concurrent.CompletionException && ex.getCause() != null
                         ? ex.getCause() : ex;
