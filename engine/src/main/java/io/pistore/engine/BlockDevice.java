@@ -150,6 +150,12 @@ public final class BlockDevice {
      * {@code dataScratch} (from its position; null: a new array), which the caller keeps until the
      * answer completes: a pooled direct buffer spares a zeroed array and the copy through the JDK's
      * temporary direct buffer.
+     * <p>
+     * Where the connection serves metadata-only reads ({@link HostConnection#readsMetadataOnly}: in
+     * one process), the metadata is read first and only the blocks whose metadata is the unwritten
+     * pattern are then read whole, so that the target checks their data is zeros; the answer for those
+     * is taken from that second read (a write between the two makes a block written). Written blocks'
+     * data is never read.
      */
     public CompletableFuture<java.util.BitSet> unwrittenBlocks(long lba, int blocks,
             java.util.function.Function<BlockRequest, CompletableFuture<Completion>> submitter,
@@ -161,31 +167,69 @@ public final class BlockDevice {
         if (blocks < 1) {
             throw new IllegalArgumentException("block count must be at least 1, not " + blocks);
         }
-        int ms = f.metadataSize();
-        ByteBuffer meta = ByteBuffer.allocate(blocks * ms);
         int dataLen = blocks * f.dataSize();
         if (dataScratch != null && dataScratch.remaining() < dataLen) {
             throw new IllegalArgumentException("the scratch holds " + dataScratch.remaining() + " bytes, "
                     + blocks + " blocks need " + dataLen);
         }
-        ScatterList data = ScatterList.of(dataScratch == null ? ByteBuffer.allocate(dataLen)
-                : dataScratch.slice(dataScratch.position(), dataLen));
-        BlockRequest r = BlockRequest.read(info.name(), lba, blocks, data, ScatterList.of(meta),
-                Protection.pass(io.pistore.integrity.CheckFlags.NONE, f.refTagOf(lba), 0, 0));
+        ByteBuffer data = dataScratch == null ? null : dataScratch.slice(dataScratch.position(), dataLen);
+        if (!connection.readsMetadataOnly()) {
+            return wholeRead(lba, 0, blocks, submitter, data);
+        }
+        byte[] meta = new byte[blocks * f.metadataSize()];
+        return submitter.apply(BlockRequest.readMetadata(info.name(), lba, blocks, ScatterList.wrap(meta)))
+                .thenCompose(c -> {
+                    if (!c.isSuccess()) {
+                        throw new java.util.concurrent.CompletionException(new BlockIoException(c));
+                    }
+                    java.util.BitSet candidates = unwrittenIn(f, meta, blocks);
+                    int from = candidates.nextSetBit(0);
+                    if (from < 0) {
+                        return CompletableFuture.completedFuture(candidates);
+                    }
+                    int to = candidates.previousSetBit(blocks - 1) + 1; // one read from the first candidate to the last
+                    ByteBuffer d = data == null ? null
+                            : data.slice(from * f.dataSize(), (to - from) * f.dataSize());
+                    return wholeRead(lba, from, to - from, submitter, d).thenApply(checked -> {
+                        java.util.BitSet unwritten = new java.util.BitSet(blocks);
+                        for (int i = checked.nextSetBit(0); i >= 0; i = checked.nextSetBit(i + 1)) {
+                            unwritten.set(from + i);
+                        }
+                        return unwritten;
+                    });
+                });
+    }
+
+    /**
+     * Blocks {@code lba+from .. +n} read whole (data and metadata, PI not checked; the target still
+     * refuses a block with the unwritten pattern whose data is not zeros): which of them are unwritten.
+     */
+    private CompletableFuture<java.util.BitSet> wholeRead(long lba, int from, int n,
+            java.util.function.Function<BlockRequest, CompletableFuture<Completion>> submitter, ByteBuffer data) {
+        BlockFormat f = info.format();
+        byte[] meta = new byte[n * f.metadataSize()];
+        long at = lba + from;
+        BlockRequest r = BlockRequest.read(info.name(), at, n,
+                ScatterList.of(data != null ? data : ByteBuffer.allocate(n * f.dataSize())), ScatterList.wrap(meta),
+                Protection.pass(io.pistore.integrity.CheckFlags.NONE, f.refTagOf(at), 0, 0));
         return submitter.apply(r).thenApply(c -> {
             if (!c.isSuccess()) {
                 throw new java.util.concurrent.CompletionException(new BlockIoException(c));
             }
-            byte[] pattern = io.pistore.integrity.UnwrittenBlock.metadata(f);
-            byte[] m = meta.array();
-            java.util.BitSet unwritten = new java.util.BitSet(blocks);
-            for (int i = 0; i < blocks; i++) {
-                if (io.pistore.integrity.UnwrittenBlock.isUnwritten(f, pattern, m, i * ms)) {
-                    unwritten.set(i);
-                }
-            }
-            return unwritten;
+            return unwrittenIn(f, meta, n);
         });
+    }
+
+    private static java.util.BitSet unwrittenIn(BlockFormat f, byte[] meta, int blocks) {
+        byte[] pattern = io.pistore.integrity.UnwrittenBlock.metadata(f);
+        int ms = f.metadataSize();
+        java.util.BitSet unwritten = new java.util.BitSet(blocks);
+        for (int i = 0; i < blocks; i++) {
+            if (io.pistore.integrity.UnwrittenBlock.isUnwritten(f, pattern, meta, i * ms)) {
+                unwritten.set(i);
+            }
+        }
+        return unwritten;
     }
 
     // ------------------------------------------------------------------ sync helpers

@@ -65,6 +65,23 @@ public final class BlockRequest {
                 receivedNanos);
     }
 
+    /**
+     * A read of the blocks' metadata alone, into {@code metadata}: no data is read, and nothing is
+     * checked (there is no data to check it against). Only a target whose {@link
+     * TargetHandler#readsMetadataOnly} says so serves it ({@link HostConnection#readsMetadataOnly}).
+     */
+    public static BlockRequest readMetadata(String volume, long lba, int blocks, ScatterList metadata) {
+        if (metadata == null) {
+            throw new IllegalArgumentException("a metadata-only read needs a metadata list");
+        }
+        return new BlockRequest(Operation.READ, volume, lba, blocks, null, metadata, null, false);
+    }
+
+    /** Whether this is a {@link #readMetadata} request: a read of metadata with no data list. */
+    public boolean isMetadataOnly() {
+        return op == Operation.READ && data == NO_BUFFER && metadata != null;
+    }
+
     public static BlockRequest write(String volume, long lba, int blocks, ScatterList data, ScatterList metadata,
                                      Protection protection, boolean fua) {
         return new BlockRequest(Operation.WRITE, volume, lba, blocks, data, metadata, protection, fua);

@@ -21,6 +21,14 @@ public interface HostConnection extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * Whether the target behind this connection serves {@link BlockRequest#readMetadata}; by default
+     * not (a transport that carries requests over a wire does not).
+     */
+    default boolean readsMetadataOnly() {
+        return false;
+    }
+
     @Override
     void close();
 }

@@ -26,6 +26,14 @@ public final class RequestCheck {
             return c;
         }
         BlockFormat f = v.format();
+        if (r.isMetadataOnly()) {
+            long metaLen = (long) r.blocks() * f.metadataSize();
+            if (f.metadataSize() == 0 || r.metadata().length() != metaLen || r.metadata().isReadOnly()) {
+                return Completion.failure(Status.INVALID_FIELD, "a metadata-only read of " + r.blocks()
+                        + " blocks of " + f.sizes() + " needs a writable metadata list of " + metaLen + " bytes");
+            }
+            return null;
+        }
         long dataLen = (long) r.blocks() * f.dataSize();
         if (r.data().length() != dataLen) {
             return Completion.failure(Status.INVALID_FIELD, "data buffer holds " + r.data().length() + " bytes, "

@@ -32,6 +32,14 @@ public interface TargetHandler {
     }
 
     /**
+     * Whether this target serves {@link BlockRequest#readMetadata} (a read of metadata alone). By
+     * default not: such a request then never reaches it.
+     */
+    default boolean readsMetadataOnly() {
+        return false;
+    }
+
+    /**
      * This target's path state for {@code volume}, one of {@link #volumes} ({@link PathState}); a
      * transport that reports path states to hosts asks it often (every few tens of milliseconds while
      * a host waits for a change), so it must be cheap and must not block. By default every volume is

@@ -34,6 +34,12 @@ final class LocalHostConnection implements HostConnection {
         return queues[index];
     }
 
+    /** In one process the request reaches the target as it is: whatever the target serves. */
+    @Override
+    public boolean readsMetadataOnly() {
+        return handler.readsMetadataOnly();
+    }
+
     @Override
     public void close() {
         for (LocalHostQueue q : queues) {

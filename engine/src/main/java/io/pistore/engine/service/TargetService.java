@@ -94,6 +94,12 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         return list;
     }
 
+    /** Metadata-only reads are served: each volume reads its metadata alone ({@link Volume#readMetadata}). */
+    @Override
+    public boolean readsMetadataOnly() {
+        return true;
+    }
+
     /** The volume's own path state ({@link Volume#pathState}); inaccessible for a name this target does not serve. */
     @Override
     public io.pistore.spi.PathState pathState(String volume) {
@@ -280,6 +286,10 @@ public final class TargetService implements TargetHandler, AutoCloseable {
     }
 
     private static Completion read(BlockRequest r, Volume v, PiDuty duty) throws IOException {
+        if (r.isMetadataOnly()) { // nothing to check: the caller reads the data of what it must check
+            v.readMetadata(r.lba(), r.blocks(), r.metadata());
+            return Completion.success();
+        }
         BlockFormat f = v.format();
         ScatterList meta = r.metadata();
         // Strip (no metadata list in the request): with PI, the stored metadata is read, checked and

@@ -40,6 +40,11 @@ final class MeasuredTargetHandler implements TargetHandler {
     }
 
     @Override
+    public boolean readsMetadataOnly() {
+        return delegate.readsMetadataOnly();
+    }
+
+    @Override
     public io.pistore.spi.PathState pathState(String volume) {
         return delegate.pathState(volume);
     }

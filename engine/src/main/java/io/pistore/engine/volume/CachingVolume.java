@@ -96,6 +96,17 @@ public final class CachingVolume implements Volume {
         }
     }
 
+    /** The inner volume's metadata, under this cache's locks: every write reaches it before they are let go. */
+    @Override
+    public void readMetadata(long lba, int blocks, ScatterList metadata) throws IOException {
+        long token = locks.lock(lba, blocks, false);
+        try {
+            inner.readMetadata(lba, blocks, metadata);
+        } finally {
+            locks.unlock(token, false);
+        }
+    }
+
     @Override
     public void write(long lba, int blocks, ScatterList data, ScatterList metadata, boolean fua) throws IOException {
         write(lba, blocks, data, metadata, fua, io.pistore.spi.PiDuty.NONE);

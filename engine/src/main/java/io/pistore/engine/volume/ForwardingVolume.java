@@ -46,6 +46,11 @@ public abstract class ForwardingVolume implements Volume {
     }
 
     @Override
+    public void readMetadata(long lba, int blocks, ScatterList metadata) throws IOException {
+        delegate.readMetadata(lba, blocks, metadata);
+    }
+
+    @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata, long receivedNanos)
             throws IOException {
         delegate.read(lba, blocks, data, metadata, receivedNanos);

@@ -74,6 +74,16 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public void readMetadata(long lba, int blocks, ScatterList metadata) throws IOException {
+        Volume v = enter();
+        try {
+            v.readMetadata(lba, blocks, metadata);
+        } finally {
+            left.increment();
+        }
+    }
+
+    @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata, long receivedNanos) throws IOException {
         Volume v = enter();
         try {

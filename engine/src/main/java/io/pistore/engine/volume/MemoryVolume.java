@@ -85,6 +85,18 @@ public final class MemoryVolume implements Volume {
         }
     }
 
+    /** The metadata alone, with no data copied. */
+    @Override
+    public void readMetadata(long lba, int blocks, ScatterList metadata) {
+        long token = locks.lock(lba, blocks, false);
+        try {
+            readUnlocked(lba, blocks, null, metadata);
+        } finally {
+            locks.unlock(token, false);
+        }
+    }
+
+    /** {@code data} null: the metadata alone. */
     private void readUnlocked(long lba, int blocks, ScatterList data, ScatterList metadata) {
         int ds = format.dataSize();
         int ms = format.metadataSize();
@@ -95,12 +107,16 @@ public final class MemoryVolume implements Volume {
             byte[] c = chunk((int) (b / CHUNK_BLOCKS), false);
             int at = (int) (b % CHUNK_BLOCKS) * bs;
             if (c == null) {
-                zero(data, (long) i * ds, ds);
+                if (data != null) {
+                    zero(data, (long) i * ds, ds);
+                }
                 if (withMeta) {
                     metadata.write((long) i * ms, unwrittenMeta, 0, ms);
                 }
             } else {
-                data.write((long) i * ds, c, at, ds);
+                if (data != null) {
+                    data.write((long) i * ds, c, at, ds);
+                }
                 if (withMeta) {
                     metadata.write((long) i * ms, c, at + ds, ms);
                 }

@@ -38,6 +38,15 @@ public interface Volume extends AutoCloseable {
     }
 
     /**
+     * Reads the blocks' metadata alone into {@code metadata}, as {@link #read} would (the same
+     * versions, under the same locks). By default a whole read into a scratch array; a volume that
+     * keeps metadata apart reads only it.
+     */
+    default void readMetadata(long lba, int blocks, ScatterList metadata) throws IOException {
+        read(lba, blocks, ScatterList.wrap(new byte[Math.multiplyExact(blocks, format().dataSize())]), metadata);
+    }
+
+    /**
      * Writes blocks; {@code metadata} is required when the format has metadata. With {@code fua} the
      * blocks are durable when this returns.
      */

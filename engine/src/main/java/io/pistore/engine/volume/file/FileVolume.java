@@ -332,6 +332,20 @@ public final class FileVolume implements Volume {
         }
     }
 
+    /** The metadata alone: from the journal where a block's newest version is there, else from home. */
+    @Override
+    public void readMetadata(long lba, int blocks, ScatterList metaOut) throws IOException {
+        if (format.metadataSize() == 0) {
+            return;
+        }
+        long token = locks.lock(lba, blocks, false);
+        try {
+            reader.read(lba, blocks, null, metaOut);
+        } finally {
+            locks.unlock(token, false);
+        }
+    }
+
 
     @Override
     public void write(long lba, int blocks, ScatterList dataIn, ScatterList metaIn, boolean fua) throws IOException {

@@ -74,7 +74,10 @@ final class VolumeReader {
         return metaSegment;
     }
 
-    /** Reads {@code blocks} blocks from {@code lba}; the caller holds their read locks. */
+    /**
+     * Reads {@code blocks} blocks from {@code lba}; the caller holds their read locks. {@code dataOut}
+     * null: their metadata alone (no data is read).
+     */
     void read(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
         // The index first, the home files after: a checkpoint removes a block's entry only after it
         // wrote the block home, so a block missed here is already there.
@@ -100,7 +103,9 @@ final class VolumeReader {
             return;
         }
         if (found < blocks) { // every block in the journal: its home copies are all older
-            readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
+            if (dataOut != null) {
+                readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
+            }
             if (withMeta) {
                 readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
             }
@@ -148,7 +153,9 @@ final class VolumeReader {
     private void readFromJournal(long dataPos, long metaPos, int i, int run, ScatterList dataOut,
             ScatterList metaOut) throws IOException {
         if (dataPos < 0) {
-            dataOut.write((long) i * zeros.length, zeros, 0, zeros.length);
+            if (dataOut != null) {
+                dataOut.write((long) i * zeros.length, zeros, 0, zeros.length);
+            }
             if (metaOut != null) {
                 metaOut.write((long) i * unwrittenMeta.length, unwrittenMeta, 0, unwrittenMeta.length);
             }
@@ -156,6 +163,14 @@ final class VolumeReader {
         }
         int dataLen = run * format.dataSize();
         int metaLen = metaOut != null ? run * format.metadataSize() : 0;
+        if (dataOut == null) { // the metadata alone
+            if (metaLen > 0) {
+                ByteBuffer m = scratch(metaLen).limit(metaLen);
+                journal.read(m, metaPos);
+                metaOut.write((long) i * format.metadataSize(), m, 0, metaLen);
+            }
+            return;
+        }
         ByteBuffer b = scratch(dataLen + metaLen);
         if (metaOut != null && metaPos == dataPos + dataLen) {
             b.limit(dataLen + metaLen);
