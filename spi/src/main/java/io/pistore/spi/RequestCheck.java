@@ -21,12 +21,25 @@ public final class RequestCheck {
      * range and always passes.
      */
     public static Completion validate(BlockRequest r, VolumeInfo v, long maxTransferBytes) {
+        return validate(r, v, maxTransferBytes, false);
+    }
+
+    /**
+     * {@link #validate(BlockRequest, VolumeInfo, long)} where {@code metadataOnly} says whether a
+     * {@link BlockRequest#readMetadata} may proceed (a target that serves it, {@link
+     * TargetHandler#readsMetadataOnly}); elsewhere, a host over a wire, it is refused.
+     */
+    public static Completion validate(BlockRequest r, VolumeInfo v, long maxTransferBytes, boolean metadataOnly) {
         Completion c = validateHeader(r.op(), r.lba(), r.blocks(), r.protection(), v, maxTransferBytes);
         if (c != null || r.op() != Operation.READ && r.op() != Operation.WRITE) {
             return c;
         }
         BlockFormat f = v.format();
         if (r.isMetadataOnly()) {
+            if (!metadataOnly) {
+                return Completion.failure(Status.INVALID_FIELD, "a metadata-only read is served only in the target's"
+                        + " own process (HostConnection.readsMetadataOnly)");
+            }
             long metaLen = (long) r.blocks() * f.metadataSize();
             if (f.metadataSize() == 0 || r.metadata().length() != metaLen || r.metadata().isReadOnly()) {
                 return Completion.failure(Status.INVALID_FIELD, "a metadata-only read of " + r.blocks()

@@ -109,4 +109,19 @@ class RequestCheckMessagesTest {
         assertEquals(Status.LBA_OUT_OF_RANGE,
                 RequestCheck.validate(BlockRequest.writeZeroes("v1", 999, 4, false), V, LIMIT).status());
     }
+
+    /** A read of metadata alone: refused unless the caller serves it (a target in the host's process), then sized like any. */
+    @Test
+    void aMetadataOnlyReadPassesOnlyWhereItIsServed() {
+        BlockRequest r = BlockRequest.readMetadata("v1", 0, 8, bytes(64));
+        assertEquals(true, r.isMetadataOnly());
+        assertFails(Status.INVALID_FIELD, "a metadata-only read is served only in the target's own process"
+                + " (HostConnection.readsMetadataOnly)", RequestCheck.validate(r, V, LIMIT));
+        assertNull(RequestCheck.validate(r, V, LIMIT, true));
+        assertFails(Status.INVALID_FIELD, "a metadata-only read of 8 blocks of 4096+8 needs a writable metadata list"
+                + " of 64 bytes", RequestCheck.validate(BlockRequest.readMetadata("v1", 0, 8, bytes(63)), V, LIMIT, true));
+        assertFails(Status.INVALID_FIELD, "a metadata-only read of 1 blocks of 4096+0 needs a writable metadata list"
+                + " of 0 bytes", RequestCheck.validate(BlockRequest.readMetadata("n", 0, 1, bytes(0)), NO_META, LIMIT, true));
+        assertEquals(false, BlockRequest.read("v1", 0, 1, bytes(4096), bytes(8), Protection.NONE).isMetadataOnly());
+    }
 }

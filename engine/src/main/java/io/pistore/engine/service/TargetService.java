@@ -166,7 +166,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         Completion c;
         try {
             c = RequestCheck.validate(r, new VolumeInfo(v.name(), v.blockCount(), v.format()),
-                    TransportCapabilities.MAX_TRANSFER_BYTES);
+                    TransportCapabilities.MAX_TRANSFER_BYTES, true);
             if (c == null) {
                 c = write(r, v, duty, started);
             }
@@ -196,7 +196,7 @@ public final class TargetService implements TargetHandler, AutoCloseable {
             return Completion.success();
         }
         Completion bad = RequestCheck.validate(r, new VolumeInfo(v.name(), v.blockCount(), v.format()),
-                TransportCapabilities.MAX_TRANSFER_BYTES);
+                TransportCapabilities.MAX_TRANSFER_BYTES, true);
         if (bad != null) {
             return bad;
         }
