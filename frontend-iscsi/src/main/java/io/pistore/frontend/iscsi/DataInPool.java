@@ -24,32 +24,26 @@ final class DataInPool {
     /** The largest transfer, in bytes on the wire, that takes a pooled buffer: 4 MiB of 512-byte blocks with their tuples. */
     static final int LARGEST = 4_259_840;
 
-    /** Buffers of one size: at most {@code most} kept. */
-    private static final class SizeClass {
-        final int size;
-        final int most;
-        /** Last in, first out: the buffer given back last is the one most likely still in the CPU's cache. */
-        final ConcurrentLinkedDeque<ByteBuffer> free = new ConcurrentLinkedDeque<>();
-        final AtomicInteger kept = new AtomicInteger();
-
-        SizeClass(int size, int most) {
-            this.size = size;
-            this.most = most;
-        }
-    }
-
     /** The sizes, smallest first; each above the first is 2^k MiB of 512-byte blocks with 8-byte tuples. */
     private static final int[] SIZES = {SIZE, 1_064_960, 2_129_920, LARGEST};
     /** How many buffers of each size are kept: about 16 MiB of each. */
     private static final int[] MOST = {64, 16, 8, 4};
 
-    private final SizeClass[] classes = new SizeClass[SIZES.length];
+    /**
+     * The buffers waiting, by size; last in, first out: the buffer given back last is the one most
+     * likely still in the CPU's cache.
+     */
+    @SuppressWarnings("unchecked")
+    private final ConcurrentLinkedDeque<ByteBuffer>[] free = new ConcurrentLinkedDeque[SIZES.length];
+    /** How many wait, by size (a deque's own size is not constant-time). */
+    private final AtomicInteger[] kept = new AtomicInteger[SIZES.length];
     /** Buffers taken and not given back. */
     private final AtomicInteger lent = new AtomicInteger();
 
     DataInPool() {
         for (int i = 0; i < SIZES.length; i++) {
-            classes[i] = new SizeClass(SIZES[i], MOST[i]);
+            free[i] = new ConcurrentLinkedDeque<>();
+            kept[i] = new AtomicInteger();
         }
     }
 
@@ -60,10 +54,6 @@ final class DataInPool {
             }
         }
         throw new IllegalArgumentException("a pooled buffer holds at most " + LARGEST + " bytes, not " + len);
-    }
-
-    private SizeClass classFor(int len) {
-        return classes[classIndex(len)];
     }
 
     /** The capacity of the buffer a transfer of {@code len} bytes takes (at most {@link #LARGEST}). */
@@ -78,12 +68,12 @@ final class DataInPool {
 
     /** A direct buffer whose position is 0 and limit {@code len} (at most {@link #LARGEST}). */
     ByteBuffer take(int len) {
-        SizeClass c = classFor(len);
-        ByteBuffer b = c.free.pollFirst();
+        int c = classIndex(len);
+        ByteBuffer b = free[c].pollFirst();
         if (b == null) {
-            b = ByteBuffer.allocateDirect(c.size);
+            b = ByteBuffer.allocateDirect(SIZES[c]);
         } else {
-            c.kept.decrementAndGet();
+            kept[c].decrementAndGet();
         }
         lent.incrementAndGet();
         b.clear().limit(len);
@@ -96,17 +86,17 @@ final class DataInPool {
             return;
         }
         lent.decrementAndGet();
-        SizeClass c = classFor(b.capacity());
-        if (c.kept.incrementAndGet() <= c.most) {
-            c.free.addFirst(b);
+        int c = classIndex(b.capacity());
+        if (kept[c].incrementAndGet() <= MOST[c]) {
+            free[c].addFirst(b);
         } else {
-            c.kept.decrementAndGet();
+            kept[c].decrementAndGet();
         }
     }
 
     /** Buffers of the size {@code len} takes that wait in the pool now (tests). */
     int kept(int len) {
-        return classFor(len).free.size();
+        return kept[classIndex(len)].get();
     }
 
     /**
