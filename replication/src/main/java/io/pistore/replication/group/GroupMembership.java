@@ -180,8 +180,29 @@ public final class GroupMembership {
         return PeerAddressMemory.decode(askLeader(ReplicaCommand.Op.PEERS, "tell its peers' addresses"));
     }
 
-    /** The leader replica's answer to a query without data; {@code what} names it in errors. */
+    /**
+     * The leader replica's answer to a query without data; {@code what} names it in errors. A leader
+     * can change between finding it and asking it (an election after a member came back), and the
+     * group's client may then end at a member that does not answer for the group; so a failed answer
+     * is asked again of the leader found anew, until the operation timeout, and only the last failure
+     * is reported.
+     */
     private org.apache.ratis.thirdparty.com.google.protobuf.ByteString askLeader(ReplicaCommand.Op op, String what)
+            throws ReplicationException {
+        long end = System.nanoTime() + settings.operationTimeout().toNanos();
+        while (true) {
+            try {
+                return askLeaderOnce(op, what);
+            } catch (ReplicationException e) {
+                if (Thread.currentThread().isInterrupted() || System.nanoTime() > end) {
+                    throw e;
+                }
+                sleep(100);
+            }
+        }
+    }
+
+    private org.apache.ratis.thirdparty.com.google.protobuf.ByteString askLeaderOnce(ReplicaCommand.Op op, String what)
             throws ReplicationException {
         Leader l = leader();
         long ms = settings.operationTimeout().toMillis();
