@@ -152,7 +152,7 @@ public final class BlockDevice {
      * temporary direct buffer.
      * <p>
      * Where the connection serves metadata-only reads ({@link HostConnection#readsMetadataOnly}: in
-     * one process), the metadata is read first and only the blocks whose metadata is the unwritten
+     * one process, or over tcp), the metadata is read first and only the blocks whose metadata is the unwritten
      * pattern are then read whole, so that the target checks their data is zeros; the answer for those
      * is taken from that second read (a write between the two makes a block written). Written blocks'
      * data is never read.

@@ -22,8 +22,8 @@ public interface HostConnection extends AutoCloseable {
     }
 
     /**
-     * Whether the target behind this connection serves {@link BlockRequest#readMetadata}; by default
-     * not (a transport that carries requests over a wire does not).
+     * Whether this connection serves {@link BlockRequest#readMetadata}: its target in the same process
+     * does, or its transport carries such reads (tcp). By default not: such a request is refused.
      */
     default boolean readsMetadataOnly() {
         return false;

@@ -27,7 +27,7 @@ public final class RequestCheck {
     /**
      * {@link #validate(BlockRequest, VolumeInfo, long)} where {@code metadataOnly} says whether a
      * {@link BlockRequest#readMetadata} may proceed (a target that serves it, {@link
-     * TargetHandler#readsMetadataOnly}); elsewhere, a host over a wire, it is refused.
+     * TargetHandler#readsMetadataOnly}, or a host transport that carries it); elsewhere it is refused.
      */
     public static Completion validate(BlockRequest r, VolumeInfo v, long maxTransferBytes, boolean metadataOnly) {
         Completion c = validateHeader(r.op(), r.lba(), r.blocks(), r.protection(), v, maxTransferBytes);
@@ -37,8 +37,8 @@ public final class RequestCheck {
         BlockFormat f = v.format();
         if (r.isMetadataOnly()) {
             if (!metadataOnly) {
-                return Completion.failure(Status.INVALID_FIELD, "a metadata-only read is served only in the target's"
-                        + " own process (HostConnection.readsMetadataOnly)");
+                return Completion.failure(Status.INVALID_FIELD, "a metadata-only read is served only where the"
+                        + " connection says so (HostConnection.readsMetadataOnly)");
             }
             long metaLen = (long) r.blocks() * f.metadataSize();
             if (f.metadataSize() == 0 || r.metadata().length() != metaLen || r.metadata().isReadOnly()) {

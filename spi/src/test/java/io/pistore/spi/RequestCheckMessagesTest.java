@@ -110,12 +110,12 @@ class RequestCheckMessagesTest {
                 RequestCheck.validate(BlockRequest.writeZeroes("v1", 999, 4, false), V, LIMIT).status());
     }
 
-    /** A read of metadata alone: refused unless the caller serves it (a target in the host's process), then sized like any. */
+    /** A read of metadata alone: refused unless the caller serves it (a target, a host transport that carries it), then sized like any. */
     @Test
     void aMetadataOnlyReadPassesOnlyWhereItIsServed() {
         BlockRequest r = BlockRequest.readMetadata("v1", 0, 8, bytes(64));
         assertEquals(true, r.isMetadataOnly());
-        assertFails(Status.INVALID_FIELD, "a metadata-only read is served only in the target's own process"
+        assertFails(Status.INVALID_FIELD, "a metadata-only read is served only where the connection says so"
                 + " (HostConnection.readsMetadataOnly)", RequestCheck.validate(r, V, LIMIT));
         assertNull(RequestCheck.validate(r, V, LIMIT, true));
         assertFails(Status.INVALID_FIELD, "a metadata-only read of 8 blocks of 4096+8 needs a writable metadata list"

@@ -58,6 +58,12 @@ public abstract class ForwardingHostConnection implements HostConnection {
         };
     }
 
+    /** As the real connection: its queues serve what this one's pass on. */
+    @Override
+    public boolean readsMetadataOnly() {
+        return real.readsMetadataOnly();
+    }
+
     @Override
     public void close() {
         real.close();

@@ -60,6 +60,11 @@ final class MeasuredHostConnection implements HostConnection {
     }
 
     @Override
+    public boolean readsMetadataOnly() {
+        return delegate.readsMetadataOnly();
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

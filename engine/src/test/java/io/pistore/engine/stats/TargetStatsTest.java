@@ -142,6 +142,40 @@ class TargetStatsTest {
         assertEquals(2, stats.transport("tcp").connectionsOpened());
     }
 
+    /** A measured host connection serves metadata-only reads exactly where the connection it wraps does. */
+    @Test
+    void aMeasuredHostConnectionReadsMetadataOnlyAsItsConnectionDoes() {
+        TargetStats stats = new TargetStats();
+        for (boolean serves : new boolean[] {true, false}) {
+            io.pistore.spi.HostConnection c = new io.pistore.spi.HostConnection() {
+                @Override
+                public java.util.List<io.pistore.spi.VolumeInfo> volumes() {
+                    return java.util.List.of();
+                }
+
+                @Override
+                public int queueCount() {
+                    return 0;
+                }
+
+                @Override
+                public io.pistore.spi.HostQueue queue(int index) {
+                    throw new IndexOutOfBoundsException(index);
+                }
+
+                @Override
+                public boolean readsMetadataOnly() {
+                    return serves;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+            assertEquals(serves, stats.measureHost("tcp", c).readsMetadataOnly());
+        }
+    }
+
     @Test
     void latencyBucketsRunFromOneMicrosecondToTenSeconds() {
         assertEquals(0, LatencyBuckets.indexOf(0));

@@ -268,6 +268,58 @@ class NbdInteropTest {
         }
     }
 
+    /**
+     * A gateway over tcp maps a volume by reading its metadata alone: a volume written whole is all
+     * data to nbdinfo --map, and the target saw metadata-only reads and no whole read while it mapped.
+     */
+    @Test
+    void aGatewayOverTcpMapsAWrittenVolumeFromItsMetadataAlone() throws Exception {
+        assumeTool("nbdinfo", "libnbd-bin");
+        assumeTool("qemu-io", "qemu-utils");
+        assumeTrue(Transports.all().stream().anyMatch(p -> p.name().equals("tcp") && p.availability().isAvailable()),
+                "skipped: the tcp transport is not on the class path");
+        TargetService service = new TargetService(store);
+        java.util.concurrent.atomic.AtomicInteger metadataOnly = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger whole = new java.util.concurrent.atomic.AtomicInteger();
+        io.pistore.spi.TargetHandler counting = new io.pistore.spi.TargetHandler() {
+            @Override
+            public List<io.pistore.spi.VolumeInfo> volumes() {
+                return service.volumes();
+            }
+
+            @Override
+            public void execute(io.pistore.spi.BlockRequest r, io.pistore.spi.PiDuty duty,
+                    java.util.function.Consumer<io.pistore.spi.Completion> done) {
+                if (r.isMetadataOnly()) {
+                    metadataOnly.incrementAndGet();
+                } else if (r.op() == io.pistore.spi.Operation.READ) {
+                    whole.incrementAndGet();
+                }
+                service.execute(r, duty, done);
+            }
+
+            @Override
+            public boolean readsMetadataOnly() {
+                return service.readsMetadataOnly();
+            }
+        };
+        io.pistore.spi.BlockTransportProvider tcp = Transports.find("tcp");
+        try (BlockTransport t = tcp.create();
+             TargetListener l = t.listen("127.0.0.1:0", counting);
+             HostConnection hc = t.connect(l.address(), new ConnectOptions(1, 16));
+             NbdServer gateway = NbdServer.start("127.0.0.1:0", hc, new NbdServer.Options()
+                     .maxTransferBytes(Math.min(tcp.capabilities().maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES))
+                     .log(log::add))) {
+            String img = "nbd://127.0.0.1:" + gateway.address().getPort() + "/img";
+            ok(120, "qemu-io", "-f", "raw", "-c", "write -P 0x3c 0 " + IMAGE_BYTES, img);
+            whole.set(0);
+            ToolRun map = ok(60, "nbdinfo", "--map", img);
+            assertEquals("0 " + IMAGE_BYTES + " 0 data", String.join(" ", map.output().strip().split("\\s+")), map.output());
+            assertTrue(metadataOnly.get() > 0, "metadata-only reads over tcp");
+            assertEquals(0, whole.get(), "no block read whole to map a volume written whole");
+        }
+    }
+
     @Test
     void overTheTcpTransportPiIsCheckedAcrossTheNetworkToo() throws Exception {
         assumeTool("qemu-img", "qemu-utils");

@@ -79,6 +79,8 @@ public final class ReplicatedVolume implements CheckingVolume {
     private final java.util.concurrent.atomic.LongAdder localReads = new java.util.concurrent.atomic.LongAdder();
     /** Reads served by this peer's own replica while it followed, after the leader's read index. */
     private final java.util.concurrent.atomic.LongAdder followerReads = new java.util.concurrent.atomic.LongAdder();
+    /** Of the reads served by the own replica (leading or following), those of metadata alone. */
+    private final java.util.concurrent.atomic.LongAdder metadataReads = new java.util.concurrent.atomic.LongAdder();
     /** Log entries this peer put into its own log while it led (no client, no gRPC). */
     private final java.util.concurrent.atomic.LongAdder localEntries = new java.util.concurrent.atomic.LongAdder();
     /** The heal and scrub paths: blocks that fail their check, read from other replicas and rewritten. */
@@ -460,6 +462,11 @@ public final class ReplicatedVolume implements CheckingVolume {
         return localReads.sum();
     }
 
+    /** Reads of metadata alone (block status) served by this peer's own replica, leading or following; no data read. */
+    public long localMetadataReads() {
+        return metadataReads.sum();
+    }
+
     /** Read indexes this peer asked of its own division while it led; reads that shared one are not counted. */
     long readIndexCalls() {
         return localLeader == null ? 0 : localLeader.readIndexCalls();
@@ -488,6 +495,38 @@ public final class ReplicatedVolume implements CheckingVolume {
     @Override
     public void read(long lba, int n, ScatterList data, ScatterList metadata, long receivedNanos) throws IOException {
         long start = System.nanoTime();
+        if (readOwnReplica(lba, n, data, metadata, receivedNanos)) {
+            return;
+        }
+        RaftClientReply r = GroupRead.linearizable(client, group.getPeers(), this::knownLeader,
+                ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), "volume " + name + ": read lba=" + lba, start,
+                timeoutMs, attemptMs);
+        ReadReply rr = ReadReply.decode(r.getMessage().getContent());
+        // The reply's buffers are read-only: healing, if needed, works on copies.
+        repair.checkAndHeal(lba, n, ScatterList.of(rr.data), ScatterList.of(rr.metadata), r.getServerId(), rr.appliedIndex,
+                data, metadata);
+    }
+
+    /**
+     * The blocks' metadata alone, from this peer's own replica once it applied the read index (while
+     * it leads, or follows with follower reads on): as linearizable as a read, and nothing checked or
+     * healed (the caller reads the data of what it must check). Elsewhere, the blocks read whole
+     * through the group, checked and healed like any read.
+     */
+    @Override
+    public void readMetadata(long lba, int n, ScatterList metadata) throws IOException {
+        if (!readOwnReplica(lba, n, null, metadata, 0)) {
+            CheckingVolume.super.readMetadata(lba, n, metadata);
+        }
+    }
+
+    /**
+     * Reads this peer's own replica if it may ({@link LocalLeader} while it leads, {@link FollowerRead}
+     * while it follows): true when the read is done, false when the caller reads through the group.
+     * {@code data} null: the metadata alone.
+     */
+    private boolean readOwnReplica(long lba, int n, ScatterList data, ScatterList metadata, long receivedNanos)
+            throws IOException {
         VolumeStateMachine local = null;
         if (localLeader != null) {
             try {
@@ -500,35 +539,37 @@ public final class ReplicatedVolume implements CheckingVolume {
         }
         if (local != null && readLocal(local, local.restores(), lba, n, data, metadata)) {
             localReads.increment();
-            return;
+            return true;
         }
         if (local == null && followerRead != null && followerReadsOn) {
             FollowerRead.Confirmed c = followerRead.confirm(attemptMs);
             if (c != null && readLocal(c.stateMachine(), c.restores(), lba, n, data, metadata)) {
                 followerReads.increment();
-                return;
+                return true;
             }
         }
-        RaftClientReply r = GroupRead.linearizable(client, group.getPeers(), this::knownLeader,
-                ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), "volume " + name + ": read lba=" + lba, start,
-                timeoutMs, attemptMs);
-        ReadReply rr = ReadReply.decode(r.getMessage().getContent());
-        // The reply's buffers are read-only: healing, if needed, works on copies.
-        repair.checkAndHeal(lba, n, ScatterList.of(rr.data), ScatterList.of(rr.metadata), r.getServerId(), rr.appliedIndex,
-                data, metadata);
+        return false;
     }
 
     /**
      * This peer's own replica, read straight into the caller's buffers once it has applied the read
      * index ({@link LocalLeader} while it leads, {@link FollowerRead} while it follows), then checked
-     * and healed like a read through Ratis; false, with nothing checked, when the replica was paused
-     * for or restored from a snapshot since its count was {@code restores} (the caller reads through
-     * the group).
+     * and healed like a read through Ratis ({@code data} null: the metadata alone, neither checked nor
+     * healed); false, with nothing checked, when the replica was paused for or restored from a
+     * snapshot since its count was {@code restores} (the caller reads through the group).
      */
     private boolean readLocal(VolumeStateMachine local, long restores, long lba, int n, ScatterList data,
             ScatterList metadata) throws IOException {
         if (!FollowerRead.running(local) || local.restores() != restores) {
             return false;
+        }
+        if (data == null) {
+            local.applier().volume().readMetadata(lba, n, metadata);
+            if (!FollowerRead.running(local) || local.restores() != restores) {
+                return false;
+            }
+            metadataReads.increment();
+            return true;
         }
         // The applied index is taken before the blocks are read: the blocks are at least that fresh,
         // so a repair's copies from other replicas are asked at least that fresh too.

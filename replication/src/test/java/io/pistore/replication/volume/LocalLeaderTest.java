@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
+import io.pistore.integrity.ScatterList;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -193,6 +195,65 @@ class LocalLeaderTest {
                         io.pistore.integrity.ScatterList.wrap(new byte[FORMAT.metadataSize()]));
                 assertArrayEquals(e.getValue(), got, "acknowledged lba " + e.getKey() + " on " + ThreePeers.id(i));
             }
+        }
+    }
+
+    /** The metadata of {@code n} blocks from a whole read of {@code v}. */
+    private static byte[] metadataOfWholeRead(ReplicatedVolume v, long lba, int n) throws Exception {
+        byte[] m = new byte[n * FORMAT.metadataSize()];
+        v.read(lba, n, ScatterList.wrap(new byte[n * FORMAT.dataSize()]), ScatterList.wrap(m));
+        return m;
+    }
+
+    /**
+     * A read of metadata alone (block status) comes from the peer's own replica after the read index,
+     * on the leader and on a follower, and gives what a whole read gives; with follower reads off it
+     * goes through the group, read whole. Block status through each peer's device matches the writes.
+     */
+    @Test
+    void metadataAloneComesFromTheOwnReplicaAndMatchesAWholeRead() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        Random r = new Random(77);
+        try (ServedVolume onLeader = new ServedVolume(peers.node(l), NAME);
+                ServedVolume onFollower = new ServedVolume(peers.node(f), NAME)) {
+            BitSet written = new BitSet(64);
+            for (int i = 0; i < 12; i++) {
+                int lba = r.nextInt(60);
+                int n = 1 + r.nextInt(4);
+                byte[] a = new byte[n * FORMAT.dataSize()];
+                r.nextBytes(a);
+                (i % 2 == 0 ? onLeader : onFollower).device.writeSync(lba, ByteBuffer.wrap(a));
+                written.set(lba, lba + n);
+            }
+            for (ServedVolume s : new ServedVolume[] {onLeader, onFollower}) {
+                long local = s.volume.localReads() + s.volume.followerReads();
+                long metadataAlone = s.volume.localMetadataReads();
+                for (int k = 0; k < 10; k++) {
+                    int lba = r.nextInt(64);
+                    int n = 1 + r.nextInt(64 - lba);
+                    byte[] alone = new byte[n * FORMAT.metadataSize()];
+                    s.volume.readMetadata(lba, n, ScatterList.wrap(alone));
+                    assertArrayEquals(metadataOfWholeRead(s.volume, lba, n), alone, "lba " + lba + " + " + n);
+                    BitSet unwritten = s.device.unwrittenBlocks(lba, n).get();
+                    for (int i = 0; i < n; i++) {
+                        assertEquals(!written.get(lba + i), unwritten.get(i), "block " + (lba + i));
+                    }
+                }
+                assertTrue(s.volume.localReads() + s.volume.followerReads() - local >= 30,
+                        "each metadata read, whole read and block status came from the own replica");
+                assertEquals(20, s.volume.localMetadataReads() - metadataAlone,
+                        "ten reads of metadata alone and ten block statuses read no data");
+            }
+            onFollower.volume.readOwnReplicaWhileFollowing(false);
+            long followerReads = onFollower.volume.followerReads();
+            long metadataAlone = onFollower.volume.localMetadataReads();
+            byte[] alone = new byte[64 * FORMAT.metadataSize()];
+            onFollower.volume.readMetadata(0, 64, ScatterList.wrap(alone));
+            assertArrayEquals(metadataOfWholeRead(onLeader.volume, 0, 64), alone, "through the group");
+            assertEquals(followerReads, onFollower.volume.followerReads(), "not from the follower's own replica");
+            assertEquals(metadataAlone, onFollower.volume.localMetadataReads());
         }
     }
 }

@@ -43,8 +43,8 @@ final class HostCommand implements OutFrame {
     public void writeHeader(ByteBuffer d) {
         BlockRequest r = request;
         Protection pr = r.protection();
-        int flags = (r.fua() ? Protocol.F_FUA : 0) | (pr.pract() ? Protocol.F_PRACT : 0)
-                | Protocol.checkFlags(pr.checks());
+        int flags = r.isMetadataOnly() ? Protocol.F_METADATA_ONLY
+                : (r.fua() ? Protocol.F_FUA : 0) | (pr.pract() ? Protocol.F_PRACT : 0) | Protocol.checkFlags(pr.checks());
         d.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) Protocol.opcode(r.op()))
                 .putShort((short) flags).putInt(commandId).putInt(payloadLength())
                 .putInt(volume.id).putInt(r.blocks()).putLong(r.lba()).putLong(pr.initialRefTag())

@@ -21,6 +21,7 @@ import io.pistore.spi.Status;
  * HELLO / HELLO_REPLY
  *   16 u32 max transfer bytes   20 u16 queue depth   22 u16 queue index   24 u8 digests
  *   25 u8 features (asked / granted)   26..31 reserved   32 u64 session id   40..63 reserved
+ *   features: bit 0 path states, bit 1 metadata-only reads (READ flag bit 5: the response carries metadata alone)
  * PATH_STATES (feature bit 0; response 0x95, payload: spi.wire.PathReportCodec)
  *   16 u32 reserved   20 u32 longest wait (ms)   24 u64 change counter the host knows   32..63 reserved
  * then: [u32 header digest] payload [u32 data digest, when the payload is not empty]
@@ -84,6 +85,11 @@ public final class Protocol {
     public static final int F_CHECK_APP = 1 << 3;
     public static final int F_CHECK_REF = 1 << 4;
     public static final int F_KNOWN = F_FUA | F_PRACT | F_CHECK_GUARD | F_CHECK_APP | F_CHECK_REF;
+    /**
+     * A READ of the blocks' metadata alone (the response carries {@code blocks x META} bytes): only
+     * with {@link #FEATURE_METADATA_READS} granted, and alone (no other flag).
+     */
+    public static final int F_METADATA_ONLY = 1 << 5;
 
     // digests (HELLO)
     public static final int DIGEST_HEADER = 1;
@@ -91,6 +97,8 @@ public final class Protocol {
 
     // features (HELLO asks, HELLO_REPLY grants a subset; unknown bits asked are not granted)
     public static final int FEATURE_PATH_STATES = 1;
+    /** READ with {@link #F_METADATA_ONLY}: the target serves reads of metadata alone (block status). */
+    public static final int FEATURE_METADATA_READS = 1 << 1;
     /** Longest a target holds one PATH_STATES query. */
     public static final int MAX_PATH_WAIT_MS = 60_000;
 

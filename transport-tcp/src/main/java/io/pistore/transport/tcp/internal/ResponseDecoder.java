@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class ResponseDecoder {
     private final ReadSink readSink = new ReadSink();
+    private final MetadataSink metadataSink = new MetadataSink();
     private PiStream verifier;
 
     // the response being received
@@ -48,6 +49,26 @@ final class ResponseDecoder {
                 verifier.update(chunk, chunk.position(), chunk.remaining());
             }
             shuttle.fromWire(chunk);
+        }
+    }
+
+    /** A metadata-only read's payload: the stored metadata, copied as it comes. Re-aimed per response. */
+    private static final class MetadataSink implements PayloadSink {
+        io.pistore.integrity.ScatterList out;
+        long at;
+
+        MetadataSink reset(HostCommand c) {
+            out = c.request.metadata();
+            at = 0;
+            return this;
+        }
+
+        @Override
+        public void accept(ByteBuffer chunk) {
+            int n = chunk.remaining();
+            out.write(at, chunk, chunk.position(), n);
+            chunk.position(chunk.position() + n);
+            at += n;
         }
     }
 
@@ -80,11 +101,16 @@ final class ResponseDecoder {
         rxMessage = null;
         rxRead = null;
         if (st == Status.SUCCESS) {
-            long expected = p.request.op() == Operation.READ
-                    ? (long) p.request.blocks() * p.volume.info.format().blockSize() : 0;
+            boolean metadataOnly = p.request.isMetadataOnly();
+            io.pistore.integrity.BlockFormat f = p.volume.info.format();
+            long expected = p.request.op() != Operation.READ ? 0
+                    : (long) p.request.blocks() * (metadataOnly ? f.metadataSize() : f.blockSize());
             if (len != expected) {
                 throw new ProtocolException(Protocol.opName(op) + " carries " + len + " payload bytes, the command needs "
                         + expected);
+            }
+            if (len > 0 && metadataOnly) {
+                return metadataSink.reset(p);
             }
             if (len > 0) {
                 PiStream v = null;

@@ -155,6 +155,15 @@ final class TcpHostConnection implements HostConnection {
         return n;
     }
 
+    /**
+     * True: every queue serves {@link io.pistore.spi.BlockRequest#readMetadata}, with one READ that
+     * carries the metadata alone where its target granted it, else by reading the blocks whole.
+     */
+    @Override
+    public boolean readsMetadataOnly() {
+        return true;
+    }
+
     @Override
     public long reconnects() {
         long n = 0;

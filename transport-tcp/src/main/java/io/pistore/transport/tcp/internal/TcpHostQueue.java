@@ -48,6 +48,8 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
     private volatile Map<String, WireVolume> byName = Collections.emptyMap();
     volatile List<VolumeInfo> volumes = Collections.emptyList();
     private volatile long maxTransfer;
+    /** Whether the target granted metadata-only reads; without, {@link #submit} reads such a request whole. */
+    private volatile boolean metadataReads;
     private boolean greeted;
     private volatile boolean userClosed;
     /** Closed by {@link #drop}: the host's queue says why in its own line. */
@@ -65,7 +67,8 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
     TcpHostQueue(EventLoop loop, SocketChannel ch, TcpConfig cfg, InetSocketAddress address, String peer,
                         int queueIndex, int depth, long session) {
         super(loop, ch, peer, cfg, address, new HostHandshake(cfg.maxTransferBytes, depth, queueIndex,
-                (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0), session));
+                (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0), session,
+                Protocol.FEATURE_METADATA_READS));
         this.depth = depth;
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.frameTimeoutMillis);
     }
@@ -110,6 +113,12 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
         PiContext ctx = null;
         if (v == null) {
             bad = Completion.failure(Status.NO_SUCH_VOLUME, "no volume named '" + r.volume() + "'");
+        } else if (r.isMetadataOnly()) {
+            bad = RequestCheck.validate(r, v.info, maxTransfer, true);
+            if (bad == null && !metadataReads) {
+                inFlight.decrementAndGet();
+                return readWhole(r, v.info.format());
+            }
         } else {
             bad = RequestCheck.validate(r, v.info, maxTransfer);
             if (bad == null && v.info.format().hasPi() && (r.op() == Operation.READ || r.op() == Operation.WRITE)) {
@@ -128,6 +137,23 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
             finish(p, Completion.failure(Status.TRANSPORT_ERROR, "the transport is closed"));
         }
         return p.future;
+    }
+
+    /**
+     * A metadata-only read where the target did not grant them (an older target): the blocks are read
+     * whole, data and metadata, with no PI check asked, and the data is dropped. The target still
+     * refuses a block with the unwritten pattern whose data is not zeros, as for any read.
+     */
+    private CompletableFuture<Completion> readWhole(BlockRequest r, io.pistore.integrity.BlockFormat f) {
+        BlockRequest whole = BlockRequest.read(r.volume(), r.lba(), r.blocks(),
+                io.pistore.integrity.ScatterList.wrap(new byte[r.blocks() * f.dataSize()]), r.metadata(),
+                Protection.pass(io.pistore.integrity.CheckFlags.NONE, f.refTagOf(r.lba()), 0, 0));
+        return submit(whole);
+    }
+
+    /** Whether the target granted metadata-only reads (HELLO features); false before the handshake. */
+    boolean metadataReads() {
+        return metadataReads;
     }
 
     @Override
@@ -208,6 +234,7 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
         rxDataDigest = txDataDigest = g.dataDigest();
         byName = g.byName();
         volumes = g.volumes();
+        metadataReads = (g.features() & Protocol.FEATURE_METADATA_READS) != 0;
         depth = g.depth();
         flushEvery(cfg.flushFrames, g.depth());
         greeted = true;

@@ -39,6 +39,8 @@ final class TcpTargetQueue extends TcpConnection {
     private TargetRequest rx;
     /** Whether this host asked for path states and was granted them (HELLO features). */
     private boolean pathStates;
+    /** Whether this host asked for metadata-only reads and was granted them (HELLO features). */
+    private boolean metadataReads;
     /** The PATH_STATES query whose header arrived (loop thread). */
     private int pathCid;
     private long pathKnown;
@@ -70,6 +72,8 @@ final class TcpTargetQueue extends TcpConnection {
         int opcode;
         int commandId;
         int flags;
+        /** A READ of metadata alone ({@link Protocol#F_METADATA_ONLY}): the response carries {@link #meta} only. */
+        boolean metadataOnly;
         long lba;
         long blocks;
         Protection protection;
@@ -91,7 +95,8 @@ final class TcpTargetQueue extends TcpConnection {
         TargetRequest init(int opcode, int commandId, int flags, long lba, long blocks, Protection protection) {
             this.opcode = opcode;
             this.commandId = commandId;
-            this.flags = flags;
+            this.flags = flags & ~Protocol.F_METADATA_ONLY;
+            this.metadataOnly = (flags & Protocol.F_METADATA_ONLY) != 0;
             this.lba = lba;
             this.blocks = blocks;
             this.protection = protection;
@@ -120,7 +125,8 @@ final class TcpTargetQueue extends TcpConnection {
             this.c = c;
             if (payload) {
                 message = null;
-                payloadLength = (int) (blocks * volume.info.format().blockSize());
+                BlockFormat f = volume.info.format();
+                payloadLength = (int) (blocks * (metadataOnly ? f.metadataSize() : f.blockSize()));
             } else if (c.isSuccess() || c.status().isPiError() || c.message() == null) {
                 message = null;
                 payloadLength = 0;
@@ -158,6 +164,11 @@ final class TcpTargetQueue extends TcpConnection {
         public void fillPayload(ByteBuffer d, int n) {
             if (message != null) {
                 d.put(message, messageAt, n);
+                messageAt += n;
+                return;
+            }
+            if (metadataOnly) {
+                d.put(d.position(), meta.buffer, messageAt, n).position(d.position() + n);
                 messageAt += n;
                 return;
             }
@@ -233,7 +244,16 @@ final class TcpTargetQueue extends TcpConnection {
             throw new ProtocolException(op == Protocol.OP_HELLO ? "a second HELLO"
                     : "unknown opcode 0x" + Integer.toHexString(op));
         }
-        if ((flags & ~Protocol.F_KNOWN) != 0) {
+        if ((flags & Protocol.F_METADATA_ONLY) != 0) {
+            if (!metadataReads) {
+                throw new ProtocolException("a metadata-only " + Protocol.opName(op)
+                        + " without the metadata-only reads feature (HELLO did not get it)");
+            }
+            if (op != Protocol.OP_READ || flags != Protocol.F_METADATA_ONLY) {
+                throw new ProtocolException("the metadata-only flag on " + Protocol.opName(op) + " with flags 0x"
+                        + Integer.toHexString(flags) + " (only a READ carries it, and no other flag)");
+            }
+        } else if ((flags & ~Protocol.F_KNOWN) != 0) {
             throw new ProtocolException("unknown flags 0x" + Integer.toHexString(flags & ~Protocol.F_KNOWN) + " on "
                     + Protocol.opName(op));
         }
@@ -301,6 +321,10 @@ final class TcpTargetQueue extends TcpConnection {
         if (c != null) {
             return c;
         }
+        if (t.metadataOnly && t.volume.info.format().metadataSize() == 0) {
+            return Completion.failure(Status.INVALID_FIELD, "a metadata-only read of volume " + t.volume.info.name()
+                    + " (" + t.volume.info.format().sizes() + "), which has no metadata");
+        }
         long bytes = t.blocks * t.volume.info.format().blockSize();
         if (t.opcode == Protocol.OP_WRITE && len != bytes) {
             return Completion.failure(Status.INVALID_FIELD, "payload of " + len + " bytes, " + t.blocks + " blocks of "
@@ -356,6 +380,11 @@ final class TcpTargetQueue extends TcpConnection {
             }
             case Protocol.OP_READ: {
                 int n = (int) t.blocks;
+                if (t.metadataOnly) { // nothing to check: the host reads the data of what it must check
+                    t.meta = pool.acquire(n * f.metadataSize());
+                    r = BlockRequest.readMetadata(name, t.lba, n, t.meta.list());
+                    break;
+                }
                 t.data = pool.acquire(n * f.dataSize());
                 t.meta = f.metadataSize() > 0 ? pool.acquire(n * f.metadataSize()) : null;
                 r = BlockRequest.read(name, t.lba, n, t.data.list(), t.meta == null ? null : t.meta.list(), t.protection,
@@ -500,7 +529,8 @@ final class TcpTargetQueue extends TcpConnection {
         int grantD = Math.min(d, listener.config().maxQueueDepth);
         short queueIndex = h.getShort(Protocol.O_QUEUE_INDEX);
         // features this target knows and has on, of those asked; unknown bits are not granted
-        int features = h.get(Protocol.O_FEATURES) & (listener.pathStates() != null ? Protocol.FEATURE_PATH_STATES : 0);
+        int features = h.get(Protocol.O_FEATURES) & ((listener.pathStates() != null ? Protocol.FEATURE_PATH_STATES : 0)
+                | (handler.readsMetadataOnly() ? Protocol.FEATURE_METADATA_READS : 0));
         long session = h.getLong(Protocol.O_SESSION);
         List<WireVolume> vols = listener.refreshVolumes();
         if (listener.config().access != null) {
@@ -513,6 +543,7 @@ final class TcpTargetQueue extends TcpConnection {
         byte[] list = WireVolume.encode(vols, Protocol.MAX_HANDSHAKE_PAYLOAD);
         greeted = true;
         pathStates = (features & Protocol.FEATURE_PATH_STATES) != 0;
+        metadataReads = (features & Protocol.FEATURE_METADATA_READS) != 0;
         depth = grantD;
         flushEvery(listener.config().flushFrames, grantD);
         pool.keepAtLeast(grantD);

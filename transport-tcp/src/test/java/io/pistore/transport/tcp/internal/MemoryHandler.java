@@ -33,6 +33,8 @@ final class MemoryHandler implements TargetHandler {
     final List<BlockRequest> requests = new CopyOnWriteArrayList<>();
     final List<io.pistore.spi.PiDuty> duties = new CopyOnWriteArrayList<>();
     volatile boolean hold;
+    /** Whether this handler serves metadata-only reads ({@link #readsMetadataOnly}); a target asks at each HELLO. */
+    volatile boolean servesMetadataOnly;
     final List<Runnable> held = Collections.synchronizedList(new ArrayList<>());
     final ConcurrentHashMap<Long, Boolean> written = new ConcurrentHashMap<>();
 
@@ -53,6 +55,11 @@ final class MemoryHandler implements TargetHandler {
     @Override
     public void disconnected(String peer, String reason) {
         connections.add("disconnected " + peer + " " + reason);
+    }
+
+    @Override
+    public boolean readsMetadataOnly() {
+        return servesMetadataOnly;
     }
 
     @Override
@@ -89,6 +96,10 @@ final class MemoryHandler implements TargetHandler {
         int ds = format.dataSize();
         int ms = format.metadataSize();
         if (r.op() == Operation.FLUSH || r.op() == Operation.WRITE_ZEROES || r.op() == Operation.DEALLOCATE) {
+            return Completion.success();
+        }
+        if (r.isMetadataOnly()) {
+            copy(meta, (int) r.lba() * ms, r.metadata());
             return Completion.success();
         }
         PiContext ctx = PiContext.builder(format).checks(r.protection().checks())

@@ -136,7 +136,12 @@ final class RawPeer implements AutoCloseable {
 
     /** HELLO, then reads HELLO_REPLY; returns it. */
     Frame greet(int maxTransfer, int depth, int digests) throws IOException {
-        sendFrame(hello(maxTransfer, depth, digests), null);
+        return greet(maxTransfer, depth, digests, 0);
+    }
+
+    /** HELLO asking for the {@link Protocol} feature bits {@code features}, then reads HELLO_REPLY; returns it. */
+    Frame greet(int maxTransfer, int depth, int digests, int features) throws IOException {
+        sendFrame(hello(maxTransfer, depth, digests).put(Protocol.O_FEATURES, (byte) features), null);
         Frame f = readFrame(false);
         headerDigest = (digests & Protocol.DIGEST_HEADER) != 0;
         dataDigest = (digests & Protocol.DIGEST_DATA) != 0;

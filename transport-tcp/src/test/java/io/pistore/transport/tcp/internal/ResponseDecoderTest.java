@@ -53,6 +53,28 @@ class ResponseDecoderTest {
         assertNull(d.command(), "ready for the next response");
     }
 
+    /** A metadata-only read's response carries its metadata alone: exactly that many bytes, copied as they come. */
+    @Test
+    void aMetadataOnlyReadTakesTheMetadataAlone() throws Exception {
+        BlockFormat pi = BlockFormat.of(512, 8);
+        byte[] meta = new byte[3 * 8];
+        HostCommand m = new HostCommand(BlockRequest.readMetadata("p", 4, 3, ScatterList.wrap(meta)),
+                new WireVolume(2, new VolumeInfo("p", 100, pi)), null, new WriteEncoder(), null);
+        int id = slots.claim(m);
+        assertEquals("READ_RESPONSE carries 1560 payload bytes, the command needs 24",
+                refused(READ_RESPONSE, id, 3 * 520, header(Status.SUCCESS)));
+        PayloadSink sink = d.onHeader(READ_RESPONSE, id, meta.length, header(Status.SUCCESS), slots);
+        byte[] wire = new byte[meta.length];
+        for (int i = 0; i < wire.length; i++) {
+            wire[i] = (byte) (i * 11 + 3);
+        }
+        sink.accept(ByteBuffer.wrap(wire, 0, 5));
+        sink.accept(ByteBuffer.wrap(wire, 5, wire.length - 5));
+        assertSame(m, d.command());
+        assertEquals(Status.SUCCESS, d.complete().status());
+        assertArrayEquals(wire, meta);
+    }
+
     @Test
     void anErrorCarriesItsMessageOrElseTheStatusName() throws Exception {
         byte[] m = "disk on fire".getBytes(StandardCharsets.UTF_8);
