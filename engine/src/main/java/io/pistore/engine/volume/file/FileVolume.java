@@ -307,6 +307,11 @@ public final class FileVolume implements Volume {
         HomeWriter.fillUnwritten(m::write, format, unwritten, lba, blocks);
     }
 
+    /** Data segments this volume reads out of mappings (tests): all of them on tmpfs, none on a disk. */
+    int dataSegmentsMappedForReads() {
+        return reader.dataSegmentsMapped();
+    }
+
     @Override
     public String name() {
         return name;
@@ -526,6 +531,9 @@ public final class FileVolume implements Volume {
             }
             checkpointer.fullCheckpointLocked(true);
         } finally {
+            if (closed) {
+                reader.close(); // under every block's lock: no read is in flight
+            }
             locks.unlock(token, true);
             try {
                 closeAll(data, meta);

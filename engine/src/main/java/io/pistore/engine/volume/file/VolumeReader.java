@@ -9,9 +9,11 @@ import java.nio.ByteBuffer;
 /**
  * The read path of a {@link FileVolume}: each block's newest version, from the journal where the
  * index has it, else from the home files, with the metadata copied out of read-only mappings where
- * the storage maps. Invariant: the index is looked up before the home files are read, and a
- * checkpoint removes a block's entry only after it wrote the block home, so a block the index
- * misses is already home; the caller holds the blocks' read locks.
+ * the storage maps, and the data too where the storage is memory (tmpfs, ramfs). Invariant: the
+ * index is looked up before the home files are read, and a checkpoint removes a block's entry only
+ * after it wrote the block home, so a block the index misses is already home; the caller holds the
+ * blocks' read locks, so a read copies each block whole from one version, whether by a positional
+ * read or out of a mapping.
  */
 final class VolumeReader {
     private static final ThreadLocal<ByteBuffer> SCRATCH = new ThreadLocal<>();
@@ -37,6 +39,19 @@ final class VolumeReader {
      */
     private final ByteBuffer[] metaMaps;
     private final long metaSegment;
+    /**
+     * Read-only shared mappings of the data file, like {@link #metaMaps}, or null: only where the
+     * storage is memory ({@link StorageFile#inMemory}), and unless {@code -Dpistore.volume.mappedReads=false}.
+     * A copy out of a mapping spares each read its system call and the page cache lookup of every
+     * page. On a disk the positional read stays: a fault on a page not cached reads around it, which
+     * random reads would pay for with bytes they never asked for (a mapping takes no advice here).
+     */
+    private final ByteBuffer[] dataMaps;
+    private final long dataSegment;
+    /** Set by {@link #close} (under every block's lock): a read after it fails instead of reading the mappings. */
+    private volatile boolean closed;
+    /** Whether data files in memory are read out of mappings (for measuring against positional reads). */
+    static final boolean MAPPED_READS = !"false".equals(System.getProperty("pistore.volume.mappedReads"));
 
     /** Reads of a volume of {@code blockCount} blocks, mapping its metadata in pieces of about {@code mapSegment} bytes. */
     VolumeReader(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta, Journal journal,
@@ -67,6 +82,32 @@ final class VolumeReader {
         }
         this.metaMaps = maps;
         this.metaSegment = segment;
+        int ds = format.dataSize();
+        this.dataSegment = Math.max(1, mapSegment / ds) * ds;
+        this.dataMaps = MAPPED_READS && data.inMemory() ? mapAll(data, blockCount * ds, dataSegment) : null;
+    }
+
+    /** Read-only mappings of {@code size} bytes of {@code f} in pieces of {@code segment}, or null where it cannot map. */
+    private static ByteBuffer[] mapAll(StorageFile f, long size, long segment) throws IOException {
+        ByteBuffer[] maps = new ByteBuffer[(int) ((size + segment - 1) / segment)];
+        for (int i = 0; i < maps.length; i++) {
+            long at = i * segment;
+            maps[i] = f.mapReadOnly(at, Math.min(segment, size - at));
+            if (maps[i] == null) {
+                return null;
+            }
+        }
+        return maps;
+    }
+
+    /** Data segments read out of mappings (0: every read is positional). */
+    int dataSegmentsMapped() {
+        return dataMaps == null ? 0 : dataMaps.length;
+    }
+
+    /** The volume closes: later reads fail (the mappings stay until the JVM drops them, so none may be read). */
+    void close() {
+        closed = true;
     }
 
     /** Bytes of metadata per mapping: a whole number of blocks' metadata (0 without metadata). */
@@ -79,6 +120,9 @@ final class VolumeReader {
      * null: their metadata alone (no data is read).
      */
     void read(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
+        if (closed) {
+            throw new IOException("volume " + name + " is closed");
+        }
         // The index first, the home files after: a checkpoint removes a block's entry only after it
         // wrote the block home, so a block missed here is already there.
         // Per block found: sequence number (ABSENT: not in the journal), data and metadata position.
@@ -104,10 +148,11 @@ final class VolumeReader {
         }
         if (found < blocks) { // every block in the journal: its home copies are all older
             if (dataOut != null) {
-                readInto(data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
+                readHome(dataMaps, dataSegment, data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
             }
             if (withMeta) {
-                readMeta(metaOut, lba * format.metadataSize(), (long) blocks * format.metadataSize());
+                readHome(metaMaps, metaSegment, meta, metaOut, lba * format.metadataSize(),
+                        (long) blocks * format.metadataSize());
             }
         }
         if (newer != null) {
@@ -199,26 +244,30 @@ final class VolumeReader {
         return b.clear();
     }
 
-    /** Copies {@code len} bytes of metadata at file offset {@code pos} out of the mappings, or reads them. */
-    private void readMeta(ScatterList out, long pos, long len) throws IOException {
-        if (metaMaps == null) {
-            readInto(meta, out, pos, len);
+    /**
+     * Copies {@code len} bytes of home file {@code f} at offset {@code pos} out of its mappings
+     * ({@code maps}, {@code segment} bytes each), or reads them where it has none.
+     */
+    private void readHome(ByteBuffer[] maps, long segment, StorageFile f, ScatterList out, long pos, long len)
+            throws IOException {
+        if (maps == null) {
+            readInto(f, out, pos, len);
             return;
         }
-        // No closed check of its own: the data read before it fails on a closed volume's channel.
         try {
             long done = 0;
             while (done < len) {
                 long at = pos + done;
-                int seg = (int) (at / metaSegment);
-                int index = (int) (at % metaSegment);
-                int n = (int) Math.min(len - done, metaSegment - index);
-                out.write(done, metaMaps[seg], index, n);
+                int seg = (int) (at / segment);
+                int index = (int) (at % segment);
+                int n = (int) Math.min(len - done, segment - index);
+                out.write(done, maps[seg], index, n);
                 done += n;
             }
         } catch (InternalError e) {
             // The JVM reports a fault in mapped memory (the file shrank under us) this way.
-            throw new IOException("volume " + name + ": metadata file unreadable at " + pos + ": " + e.getMessage(), e);
+            throw new IOException("volume " + name + ": " + (f == meta ? "metadata" : "data") + " file unreadable at "
+                    + pos + ": " + e.getMessage(), e);
         }
     }
 

@@ -123,6 +123,7 @@ class JournalConcurrencyTest {
             boolean inMemory = FileVolume.inMemory(dir);
             assertEquals(inMemory, v.journalSegmentsMappedForReads() == 0,
                     v.journalSegmentsMappedForReads() + " segments mapped for reads, in memory: " + inMemory);
+            assertEquals(inMemory, v.dataSegmentsMappedForReads() > 0, "the data read out of mappings on tmpfs only");
         } finally {
             pool.shutdownNow();
             v.close();
