@@ -79,6 +79,53 @@ class UnwrittenBlockTest {
         assertNull(Pi.verify(c, ScatterList.wrap(data), ScatterList.wrap(meta), n), "pistore's verify");
     }
 
+    /**
+     * The check of one 8-byte tuple per block in one buffer (a long compare per block) answers as the
+     * general walk does over the same metadata cut into pieces: random runs of written tuples, the
+     * pattern over zeros, the pattern over data that is not zeros, and tuples one byte off the pattern.
+     */
+    @Test
+    void oneBufferOfEightByteTuplesAnswersAsTheWalkOverPieces() {
+        Random r = new Random(31);
+        for (BlockFormat f : new BlockFormat[] {BlockFormat.of(512, 8), BlockFormat.of(4096, 8),
+                BlockFormat.of(512, 8, GuardType.CRC16, PiType.TYPE_3, PiLocation.FIRST)}) {
+            byte[] pattern = UnwrittenBlock.metadata(f);
+            for (int round = 0; round < 300; round++) {
+                int blocks = 1 + r.nextInt(64);
+                byte[] data = new byte[blocks * f.dataSize()];
+                byte[] meta = new byte[blocks * 8];
+                for (int i = 0; i < blocks; i++) {
+                    int kind = r.nextInt(4);
+                    if (kind == 0) {
+                        r.nextBytes(data);
+                        java.util.Arrays.fill(data, i * f.dataSize(), (i + 1) * f.dataSize(), (byte) 0);
+                    }
+                    if (kind <= 1) {
+                        System.arraycopy(pattern, 0, meta, i * 8, 8);
+                    } else if (kind == 2) {
+                        System.arraycopy(pattern, 0, meta, i * 8, 8);
+                        meta[i * 8 + r.nextInt(8)] ^= (byte) (1 << r.nextInt(8));
+                    } else {
+                        byte[] t = new byte[8];
+                        r.nextBytes(t);
+                        System.arraycopy(t, 0, meta, i * 8, 8);
+                    }
+                    if (kind == 1 && r.nextInt(3) == 0) {
+                        data[i * f.dataSize() + r.nextInt(f.dataSize())] = 1; // the pattern over data that is not zeros
+                    }
+                }
+                java.nio.ByteBuffer single = java.nio.ByteBuffer.wrap(meta);
+                int cut = 1 + r.nextInt(meta.length);
+                ScatterList pieces = cut == meta.length ? ScatterList.of(single.duplicate())
+                        : ScatterList.of(java.nio.ByteBuffer.wrap(meta, 0, cut).slice(),
+                                java.nio.ByteBuffer.wrap(meta, cut, meta.length - cut).slice());
+                PiError one = UnwrittenBlock.firstDataError(f, ScatterList.wrap(data), ScatterList.of(single), blocks);
+                PiError walked = UnwrittenBlock.firstDataError(f, ScatterList.wrap(data), pieces, blocks);
+                assertEquals(String.valueOf(walked), String.valueOf(one), f + " round " + round);
+            }
+        }
+    }
+
     @Test
     void formatsWithoutPiHaveZeroMetadataAndNoDataCheck() {
         BlockFormat f = BlockFormat.of(512, 8, GuardType.CRC16, PiType.TYPE_0, PiLocation.FIRST);
