@@ -55,8 +55,26 @@ final class FaultCluster implements AutoCloseable {
         targets = t.toString();
     }
 
-    /** Creates {@code rv} ({@code size}, 4096+8) on three peers serving hosts over {@code transport}, starts them, n2 leading. */
+    /**
+     * Creates {@code rv} ({@code size}, 4096+8) on three peers serving hosts over {@code transport}, starts them, n2 leading.
+     * A port taken between its pick and a peer's bind (by another test JVM's process) gets fresh ports and
+     * a fresh directory, up to three times.
+     */
     static FaultCluster start(Path dir, String transport, String size) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            Path d = attempt == 1 ? dir : java.nio.file.Files.createDirectories(dir.resolve("again-" + attempt));
+            try {
+                return startOnce(d, transport, size);
+            } catch (IllegalStateException e) {
+                if (attempt == 3 || e.getMessage() == null || !e.getMessage().contains("already in use")) {
+                    throw e;
+                }
+                System.out.println("[reliability] " + e.getMessage() + "; again with other ports");
+            }
+        }
+    }
+
+    private static FaultCluster startOnce(Path dir, String transport, String size) throws Exception {
         FaultCluster c = new FaultCluster(dir, transport);
         try {
             for (int i = 1; i <= 3; i++) {
