@@ -187,33 +187,28 @@ class TargetBadInputTest {
     /** The metadata-only flag: only once HELLO got the feature, only on a READ, and alone. */
     @Test
     void metadataOnlyFlagWithoutTheFeature() throws Exception {
-        handler.servesMetadataOnly = true;
-        try (RawPeer p = raw()) {
-            p.greet(1 << 16, 4, 0); // asks for no feature
-            p.sendFrame(RawPeer.request(Protocol.OP_READ, Protocol.F_METADATA_ONLY, 1, 0, 1, 1, 0, 0, 0, 0), null);
-            assertClosedFor(p, "a metadata-only READ without the metadata-only reads feature");
-        }
+        misusedMetadataFlag(0, Protocol.OP_READ, 0, "a metadata-only READ without the metadata-only reads feature");
     }
 
     @Test
     void metadataOnlyFlagOnAWrite() throws Exception {
-        handler.servesMetadataOnly = true;
-        try (RawPeer p = raw()) {
-            RawPeer.Frame reply = p.greet(1 << 16, 4, 0, Protocol.FEATURE_METADATA_READS);
-            assertEquals(Protocol.FEATURE_METADATA_READS, reply.header.get(Protocol.O_FEATURES), "granted");
-            p.sendFrame(RawPeer.request(Protocol.OP_WRITE, Protocol.F_METADATA_ONLY, 1, 0, 1, 1, 0, 0, 0, 0), null);
-            assertClosedFor(p, "the metadata-only flag on WRITE");
-        }
+        misusedMetadataFlag(Protocol.FEATURE_METADATA_READS, Protocol.OP_WRITE, 0, "the metadata-only flag on WRITE");
     }
 
     @Test
     void metadataOnlyFlagWithAnotherFlag() throws Exception {
+        misusedMetadataFlag(Protocol.FEATURE_METADATA_READS, Protocol.OP_READ, Protocol.F_CHECK_GUARD,
+                "only a READ carries it, and no other flag");
+    }
+
+    /** A peer that asked for {@code features} sends {@code op} with the metadata-only flag and {@code more}: closed for {@code reason}. */
+    private void misusedMetadataFlag(int features, int op, int more, String reason) throws Exception {
         handler.servesMetadataOnly = true;
         try (RawPeer p = raw()) {
-            p.greet(1 << 16, 4, 0, Protocol.FEATURE_METADATA_READS);
-            p.sendFrame(RawPeer.request(Protocol.OP_READ, Protocol.F_METADATA_ONLY | Protocol.F_CHECK_GUARD, 1, 0, 1, 1,
-                    0, 0, 0, 0), null);
-            assertClosedFor(p, "only a READ carries it, and no other flag");
+            RawPeer.Frame reply = p.greet(1 << 16, 4, 0, features);
+            assertEquals(features, reply.header.get(Protocol.O_FEATURES), "granted what was asked");
+            p.sendFrame(RawPeer.request(op, Protocol.F_METADATA_ONLY | more, 1, 0, 1, 1, 0, 0, 0, 0), null);
+            assertClosedFor(p, reason);
         }
     }
 

@@ -68,14 +68,22 @@ class TcpMetadataReadTest {
         }
     }
 
-    /** Reads {@code n} blocks' metadata from {@code lba} through {@code c}, which must succeed. */
-    private static byte[] readMetadata(HostConnection c, int lba, int n) throws Exception {
+    /**
+     * Reads the metadata of a random run of blocks through {@code c}, which must succeed and give what
+     * the target stores; returns the request the target got for it, with its duty.
+     */
+    private BlockRequest readSomeMetadata(HostConnection c, Random r, PiDuty[] duty) throws Exception {
+        int lba = r.nextInt(BLOCKS);
+        int n = 1 + r.nextInt(Math.min(16, BLOCKS - lba));
         byte[] m = new byte[n * 8];
         Arrays.fill(m, (byte) 0x5a);
+        int before = handler.requests.size();
         Completion done = c.queue(0).submit(BlockRequest.readMetadata(MemoryHandler.VOLUME, lba, n, ScatterList.wrap(m)))
                 .get(10, TimeUnit.SECONDS);
         assertEquals(Status.SUCCESS, done.status(), done.toString());
-        return m;
+        assertArrayEquals(Arrays.copyOfRange(handler.meta, lba * 8, (lba + n) * 8), m, "lba " + lba + " + " + n);
+        duty[0] = handler.duties.get(before);
+        return handler.requests.get(before);
     }
 
     @Test
@@ -84,15 +92,11 @@ class TcpMetadataReadTest {
             assertTrue(c.readsMetadataOnly());
             Random r = new Random(3);
             writeSome(c, r);
+            PiDuty[] duty = new PiDuty[1];
             for (int k = 0; k < 40; k++) {
-                int lba = r.nextInt(BLOCKS);
-                int n = 1 + r.nextInt(Math.min(16, BLOCKS - lba));
-                int before = handler.requests.size();
-                byte[] got = readMetadata(c, lba, n);
-                assertArrayEquals(Arrays.copyOfRange(handler.meta, lba * 8, (lba + n) * 8), got, "lba " + lba + " + " + n);
-                BlockRequest seen = handler.requests.get(before);
+                BlockRequest seen = readSomeMetadata(c, r, duty);
                 assertTrue(seen.isMetadataOnly(), "the target got a metadata-only read, not " + seen);
-                assertEquals(PiDuty.NONE, handler.duties.get(before), "nothing to check");
+                assertEquals(PiDuty.NONE, duty[0], "nothing to check");
             }
         }
         // On the wire: the response to a metadata-only READ is the metadata, 8 bytes per block.
@@ -113,15 +117,11 @@ class TcpMetadataReadTest {
             assertTrue(c.readsMetadataOnly(), "the host serves them either way");
             Random r = new Random(4);
             writeSome(c, r);
+            PiDuty[] duty = new PiDuty[1];
             for (int k = 0; k < 20; k++) {
-                int lba = r.nextInt(BLOCKS);
-                int n = 1 + r.nextInt(Math.min(16, BLOCKS - lba));
-                int before = handler.requests.size();
-                byte[] got = readMetadata(c, lba, n);
-                assertArrayEquals(Arrays.copyOfRange(handler.meta, lba * 8, (lba + n) * 8), got, "lba " + lba + " + " + n);
-                BlockRequest seen = handler.requests.get(before);
+                BlockRequest seen = readSomeMetadata(c, r, duty);
                 assertFalse(seen.isMetadataOnly(), "read whole: " + seen);
-                assertEquals(n * 4096L, seen.data().length());
+                assertEquals(seen.blocks() * 4096L, seen.data().length());
             }
         }
         try (RawPeer p = RawPeer.connect(listener.address())) {
