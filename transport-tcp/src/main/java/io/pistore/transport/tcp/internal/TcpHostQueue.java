@@ -151,11 +151,6 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
         return submit(whole);
     }
 
-    /** Whether the target granted metadata-only reads (HELLO features); false before the handshake. */
-    boolean metadataReads() {
-        return metadataReads;
-    }
-
     @Override
     public void fence(io.pistore.spi.WriteFence f) {
         fence = f;
