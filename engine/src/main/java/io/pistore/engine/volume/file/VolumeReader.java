@@ -64,24 +64,9 @@ final class VolumeReader {
         this.index = index;
         this.unwrittenMeta = UnwrittenBlock.metadata(format);
         this.zeros = new byte[format.dataSize()];
-        ByteBuffer[] maps = null;
-        long segment = 0;
-        if (meta != null) {
-            int ms = format.metadataSize();
-            segment = Math.max(1, mapSegment / ms) * ms;
-            long size = blockCount * ms;
-            maps = new ByteBuffer[(int) ((size + segment - 1) / segment)];
-            for (int i = 0; i < maps.length; i++) {
-                long at = i * segment;
-                maps[i] = meta.mapReadOnly(at, Math.min(segment, size - at));
-                if (maps[i] == null) {
-                    maps = null;
-                    break;
-                }
-            }
-        }
-        this.metaMaps = maps;
-        this.metaSegment = segment;
+        int ms = format.metadataSize();
+        this.metaSegment = meta == null ? 0 : Math.max(1, mapSegment / ms) * ms;
+        this.metaMaps = meta == null ? null : mapAll(meta, blockCount * ms, metaSegment);
         int ds = format.dataSize();
         this.dataSegment = Math.max(1, mapSegment / ds) * ds;
         this.dataMaps = MAPPED_READS && data.inMemory() ? mapAll(data, blockCount * ds, dataSegment) : null;
