@@ -2,6 +2,7 @@ package io.pistore.engine.volume.file;
 
 import io.pistore.integrity.UnwrittenBlock;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.pistore.integrity.BlockFormat;
@@ -19,6 +20,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * channel: random writes, zeroings and reads, with the mapping cut into small pieces so reads cross
  * them, checked against a model in memory; then again after a reopen with other pieces. Reads of
  * several blocks cross journal records (read a run of blocks at a time) and blocks already home.
+ * On tmpfs the data is read out of mappings of the data file too, in the same pieces; on a disk
+ * with positional reads. A read after close fails, whatever it would have read from.
  */
 class FileVolumeMetadataTest {
     @TempDir
@@ -27,11 +30,25 @@ class FileVolumeMetadataTest {
     @ParameterizedTest
     @CsvSource({"512,8,40", "512,8,8", "4096,16,100", "4096,24,50", "4096,8,1048576"})
     void readsSeeEveryWriteThroughTheMappingAcrossItsPieces(int ds, int ms, long segment) throws IOException {
+        readsSeeEveryWrite(dir, ds, ms, segment);
+    }
+
+    /** The same where the files are in memory: the data, too, read out of mappings in pieces. */
+    @ParameterizedTest
+    @CsvSource({"512,8,40", "4096,16,100", "512,8,1048576"})
+    void onTmpfsTheDataIsReadThroughMappingsAcrossTheirPiecesToo(int ds, int ms, long segment) throws IOException {
+        try (TmpfsDir d = TmpfsDir.create("pistore-mapped-reads")) {
+            readsSeeEveryWrite(d.path, ds, ms, segment);
+        }
+    }
+
+    private static void readsSeeEveryWrite(Path dir, int ds, int ms, long segment) throws IOException {
         BlockFormat f = BlockFormat.of(ds, ms);
         int blocks = 48;
         Path d = dir.resolve("v.data");
         Path m = dir.resolve("v.meta");
         Path j = dir.resolve("v.journal");
+        boolean inMemory = FileVolume.inMemory(dir);
         byte[] data = new byte[blocks * ds];
         byte[] meta = new byte[blocks * ms];
         byte[] unwritten = UnwrittenBlock.metadata(f);
@@ -41,6 +58,9 @@ class FileVolumeMetadataTest {
         Random r = new Random(ds * 31L + ms * 7L + segment);
         FileVolume.create(d, m, j, "v", f, blocks, null).close();
         FileVolume v = FileVolume.open(d, m, j, "v", f, blocks, segment, note -> { });
+        long dataSegment = Math.max(1, segment / ds) * ds;
+        assertEquals(inMemory ? (blocks * ds + dataSegment - 1) / dataSegment : 0, v.dataSegmentsMappedForReads(),
+                "every piece of the data file mapped on tmpfs, none on a disk");
         try {
             for (int op = 0; op < 400; op++) {
                 int n = 1 + r.nextInt(8);
@@ -75,8 +95,10 @@ class FileVolumeMetadataTest {
         } finally {
             again.close();
         }
-        assertThrows(IOException.class, () -> again.read(0, 1, ScatterList.wrap(new byte[ds]),
+        IOException closed = assertThrows(IOException.class, () -> again.read(0, 1, ScatterList.wrap(new byte[ds]),
                 ScatterList.wrap(new byte[ms])), "a closed volume refuses reads");
+        assertEquals("volume v is closed", closed.getMessage());
+        assertThrows(IOException.class, () -> again.readMetadata(0, 1, ScatterList.wrap(new byte[ms])));
     }
 
     /** Reads {@code n} blocks into heap or direct buffers, the metadata list cut in two, and compares. */

@@ -20,7 +20,6 @@ import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,24 +48,13 @@ class JournalConcurrencyTest {
 
     @Test
     void theSameThroughMappingsOnTmpfs() throws Exception {
-        Path shm = Path.of("/dev/shm");
-        Assumptions.assumeTrue(Files.isDirectory(shm) && "tmpfs".equals(Files.getFileStore(shm).type()),
-                "no tmpfs at /dev/shm");
-        Path d = Files.createTempDirectory(shm, "pistore-journal-test");
-        try {
-            try (ChannelStorageFile probe = ChannelStorageFile.create(d.resolve("probe"))) {
+        try (TmpfsDir d = TmpfsDir.create("pistore-journal-test")) {
+            try (ChannelStorageFile probe = ChannelStorageFile.create(d.path.resolve("probe"))) {
                 probe.truncate(4096);
                 assertNotNull(probe.mapReadWrite(0, 4096), "tmpfs files map for writing");
             }
-            Files.delete(d.resolve("probe"));
-            exercise(d);
-        } finally {
-            try (var files = Files.list(d)) {
-                for (Path f : (Iterable<Path>) files::iterator) {
-                    Files.delete(f);
-                }
-            }
-            Files.delete(d);
+            Files.delete(d.path.resolve("probe"));
+            exercise(d.path);
         }
     }
 
