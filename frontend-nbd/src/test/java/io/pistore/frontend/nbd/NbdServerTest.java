@@ -168,6 +168,8 @@ class NbdServerTest {
             }
             Eventually.await("the connection's closing line", Duration.ofSeconds(10),
                     () -> info.stream().anyMatch(l -> l.contains("connection ended")));
+            // the debug line follows the closing line, on the connection's thread
+            Eventually.await("the connection's debug line", Duration.ofSeconds(10), () -> !debug.isEmpty());
         }
         String ended = info.stream().filter(l -> l.contains("connection ended")).findFirst().orElseThrow();
         assertTrue(ended.contains("connection ended: closed by the client"), ended);
