@@ -7,7 +7,18 @@ import java.util.List;
  * request still in flight with {@link Status#TRANSPORT_ERROR}.
  */
 public interface HostConnection extends AutoCloseable {
+    /** The target's volumes as the connection last heard them. */
     List<VolumeInfo> volumes();
+
+    /**
+     * Asks the target for its volumes again, for one created, deleted or grown since the connection
+     * was made; once it completes, {@link #volumes} returns them and requests may name them. By
+     * default {@link #volumes} as it is: a connection whose list is always current (the local
+     * transport's) or whose transport cannot ask again.
+     */
+    default java.util.concurrent.CompletableFuture<List<VolumeInfo>> relistVolumes() {
+        return java.util.concurrent.CompletableFuture.completedFuture(volumes());
+    }
 
     int queueCount();
 

@@ -9,8 +9,17 @@ import java.util.function.Consumer;
  * makes another, to the same peer or to the next.
  */
 public interface PeerConnection extends HostQueue {
-    /** The volumes the peer listed when this connection was made. */
+    /** The volumes the peer listed when this connection was made, or last {@link #relist relisted}. */
     List<VolumeInfo> listed();
+
+    /**
+     * Asks the peer for its volumes again on this connection (one created, deleted or grown since it
+     * was made); once it completes, {@link #listed} returns them and requests may name them. By
+     * default the list of the connection's greeting, unchanged.
+     */
+    default java.util.concurrent.CompletableFuture<List<VolumeInfo>> relist() {
+        return java.util.concurrent.CompletableFuture.completedFuture(listed());
+    }
 
     /**
      * Has every answer of the peer to a request pass through {@code screen} before the request

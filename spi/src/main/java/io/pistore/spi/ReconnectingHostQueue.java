@@ -22,8 +22,12 @@ import java.util.function.Consumer;
  * peer of the target's list, round robin from the one lost (a list of one reconnects to the same
  * address), so a queue whose peer died fails over to another peer serving the same volumes.
  * Adopting a peer logs one line: {@code reconnected to B} or {@code failed over from A to B}; failed
- * attempts log one line at the first, then every tenth. A peer is used only if it lists the volumes
- * of the first connection (names, formats, sizes): the application sized its buffers for them.
+ * attempts log one line at the first, then every tenth. What a single target lists on a reconnect is
+ * what it serves (a volume created, deleted or grown meanwhile; requests are checked against the new
+ * list), but a volume it lists in another block format than known is refused (NO_SUCH_VOLUME, "open
+ * it again") until {@link #relistVolumes} names it. With a list of peers, a peer that lists a known volume in another block format is not used
+ * (a configuration mistake); volumes known to the queue are those of the first connection and any
+ * {@link #relistVolumes} added.
  *
  * <p>With a list of more than one peer, a peer that answers {@link Status#NO_SUCH_VOLUME} for a
  * volume the host uses is treated as lost too (the volume may live on the other peers: a replica
@@ -60,10 +64,8 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     private int attempts;
     /** Successful reconnects since connect (written by the attempting thread). */
     private volatile long reconnects;
-    /** The volumes the first connection's peer listed. */
-    private List<VolumeInfo> atConnect;
-    /** Their names. */
-    private java.util.Set<String> used;
+    /** The volumes this queue knows of (the first connection's, and those a relist added). */
+    private KnownVolumes known;
     /** Per volume, the peers found without it since it last answered (guarded by this). */
     private final Map<String, BitSet> missing = new HashMap<>();
     /** Whether {@link #missing} may hold anything: answers skip the lock while it does not. */
@@ -104,17 +106,12 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
 
     /** Takes up the first connection. */
     protected final void start(C first) {
-        atConnect = List.copyOf(volumesOf(first));
-        java.util.Set<String> names = new java.util.HashSet<>();
-        for (VolumeInfo v : atConnect) {
-            names.add(v.name());
-        }
-        used = names;
+        known = new KnownVolumes(volumesOf(first));
         adopt(first, peerIndex);
     }
 
     /**
-     * A peer that answered but cannot be used (it serves other volumes than at connect time): logged
+     * A peer that answered but cannot be used (it holds a volume the queue uses in another format): logged
      * at every attempt that finds it, since it is a configuration mistake, not an outage.
      */
     protected static final class PeerUnusable extends IOException {
@@ -154,8 +151,42 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     protected void beforeReconnecting(C lost) {
     }
 
-    /** The volumes {@code c}'s peer listed when {@code c} connected. */
+    /** The volumes {@code c}'s peer listed when {@code c} connected, or last relisted. */
     protected abstract List<VolumeInfo> volumesOf(C c);
+
+    /** Asks {@code c}'s peer for its volumes again; by default {@link #volumesOf} unchanged. */
+    protected CompletableFuture<List<VolumeInfo>> relist(C c) {
+        return CompletableFuture.completedFuture(volumesOf(c));
+    }
+
+    /** The volumes of the connection in use (or of the lost one, while reconnecting). */
+    public final List<VolumeInfo> volumes() {
+        return volumesOf(current);
+    }
+
+    /**
+     * Asks the peer in use for its volumes again; the queue then knows them, so that one created
+     * since it connected may be used (and, with a list of peers, followed from peer to peer as those
+     * of the first connection are). While reconnecting, or when the peer does not answer, the list
+     * known before.
+     */
+    public final CompletableFuture<List<VolumeInfo>> relistVolumes() {
+        C c = current;
+        if (isShut(c)) {
+            return CompletableFuture.completedFuture(volumesOf(c));
+        }
+        return relist(c).handle((list, t) -> {
+            if (t != null) {
+                return volumesOf(c);
+            }
+            if (peers.size() == 1) {
+                known.replace(list);
+            } else {
+                known.learn(list);
+            }
+            return list;
+        });
+    }
 
     /**
      * Has {@code c} pass every answer of its peer to a request through {@code screen} before it
@@ -212,8 +243,8 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
      */
     private Completion screen(C c, int p, String volume, Completion answer) {
         if (answer.status() == Status.NO_SUCH_VOLUME) {
-            if (!used.contains(volume) || !reconnectEnabled()) {
-                return answer; // a name no peer listed at connect, or a queue that does not move
+            if (!known.names().contains(volume) || !reconnectEnabled()) {
+                return answer; // a name the queue never heard listed, or a queue that does not move
             }
             boolean everywhere;
             synchronized (this) {
@@ -252,34 +283,23 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     }
 
     /**
-     * Why the queue must not use peer {@code p}, which lists {@code listed}, or null when it may: it
-     * must list the volumes of the first connection; with a list of peers it may lack one of them when
-     * every peer of the list has been found without it (its requests then answer NO_SUCH_VOLUME).
-     * Throws {@link PeerUnusable} for a peer that lists other volumes (a configuration mistake).
+     * Why the queue must not use peer {@code p}, which lists {@code listed}, or null when it may. A
+     * single target may: what it lists is what it serves now. With a list of peers, it may lack a
+     * known volume only once every peer has been found without it (its requests then answer
+     * NO_SUCH_VOLUME). Throws {@link PeerUnusable} for a peer of a list that holds a known volume in
+     * another block format (a configuration mistake).
      */
     private String refusal(int p, List<VolumeInfo> listed) throws PeerUnusable {
-        if (listed.equals(atConnect)) {
+        if (peers.size() == 1) {
             return null;
         }
-        PeerUnusable other = new PeerUnusable("it now lists other volumes than at connect (" + listed + " instead of "
-                + atConnect + "); not using it");
-        if (peers.size() == 1) {
-            throw other;
-        }
-        Map<String, VolumeInfo> before = new HashMap<>();
-        for (VolumeInfo v : atConnect) {
-            before.put(v.name(), v);
-        }
-        List<String> lacking = new ArrayList<>(before.keySet());
-        for (VolumeInfo v : listed) {
-            if (!v.equals(before.get(v.name()))) {
-                throw other; // a volume it did not list, or with another format or size
-            }
-            lacking.remove(v.name());
+        String reformatted = known.reformatted(listed);
+        if (reformatted != null) {
+            throw new PeerUnusable("it lists a volume this queue uses in another format (" + reformatted + "); not using it");
         }
         List<String> elsewhere = new ArrayList<>();
         synchronized (this) {
-            for (String v : lacking) {
+            for (String v : known.lacking(listed)) {
                 if (!markMissing(v, p)) {
                     elsewhere.add(v);
                 }
@@ -300,6 +320,10 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR,
                     "connection to " + peers.get(lostPeer) + " lost" + (why == null ? "" : " (" + why + ")")
                             + "; reconnecting"));
+        }
+        String stale = known.staleReason(request.volume());
+        if (stale != null) {
+            return CompletableFuture.completedFuture(Completion.failure(Status.NO_SUCH_VOLUME, stale));
         }
         return c.submit(request);
     }
@@ -352,7 +376,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
         PeerPaths pp = paths;
         // the path states name where the volumes are served best now: the next in turn if it is, or
         // while nothing is known of it yet (round robin then, as without path states)
-        int best = pp == null || !pp.known(p) ? -1 : pp.optimized(used, p);
+        int best = pp == null || !pp.known(p) ? -1 : pp.optimized(known.names(), p);
         if (best >= 0) {
             p = best;
         }
@@ -397,13 +421,18 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             return;
         }
         String after = attempts + (attempts == 1 ? " attempt" : " attempts");
+        String changes = known.changes(volumesOf(c));
+        String lists = changes == null ? "" : "; it now lists: " + changes;
         if (p == lostIndex) {
             log.log(System.Logger.Level.INFO, "pistore " + transport + ": reconnected to " + peer + " (queue " + index
-                    + ") after " + after);
+                    + ") after " + after + lists);
         } else {
             String why = dropReason;
             log.log(System.Logger.Level.INFO, "pistore " + transport + ": failed over from " + peers.get(lostIndex) + " to "
-                    + peer + " (queue " + index + ") after " + after + (why == null ? "" : ": " + why));
+                    + peer + " (queue " + index + ") after " + after + (why == null ? "" : ": " + why) + lists);
+        }
+        if (peers.size() == 1) {
+            known.reconnected(volumesOf(c));
         }
         attempts = 0;
         lostReason = null;
@@ -495,7 +524,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             return;
         }
         C c = current;
-        int best = pp.optimized(used, peerIndex);
+        int best = pp.optimized(known.names(), peerIndex);
         if (best < 0 || best == peerIndex || isShut(c)) {
             return; // staying, none optimized, or a reconnect under way (it prefers the optimized peer)
         }
@@ -510,7 +539,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             PeerPaths pp = paths;
             C old = current;
             int from = peerIndex;
-            int p = pp.optimized(used, from);
+            int p = pp.optimized(known.names(), from);
             if (closed || p < 0 || p == from || isShut(old)) {
                 return;
             }
@@ -543,7 +572,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             moves++;
             log.log(System.Logger.Level.INFO, "pistore " + transport + ": moved from " + peers.get(from) + " to "
                     + peers.get(p) + " (queue " + index + "): " + peers.get(p) + " is optimized for "
-                    + String.join(", ", new java.util.TreeSet<>(used)) + ", " + peers.get(from) + " "
+                    + String.join(", ", new java.util.TreeSet<>(known.names())) + ", " + peers.get(from) + " "
                     + describe(pp, from));
             adopt(c, p);
             retire(old, from, System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(drainMillis()));
@@ -558,7 +587,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             return "is unreachable";
         }
         java.util.Set<String> states = new java.util.TreeSet<>();
-        for (String v : used) {
+        for (String v : known.names()) {
             PathState s = pp.state(peer, v);
             states.add(s == null ? "unknown" : s.label());
         }

@@ -49,6 +49,11 @@ public abstract class ReconnectingPeerQueue<C extends PeerConnection> extends Re
     }
 
     @Override
+    protected final java.util.concurrent.CompletableFuture<List<VolumeInfo>> relist(C c) {
+        return c.relist();
+    }
+
+    @Override
     protected final void screenAnswers(C c, AnswerScreen screen) {
         c.screen(screen);
     }

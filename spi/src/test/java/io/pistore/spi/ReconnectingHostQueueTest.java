@@ -32,7 +32,8 @@ class ReconnectingHostQueueTest {
     /** One fake connection to one peer. */
     static final class Connection implements HostQueue {
         final int peer;
-        final List<VolumeInfo> volumes;
+        /** What the peer lists: at connect, and to a relist (a test changes it to model a change there). */
+        volatile List<VolumeInfo> volumes;
         final Map<String, Completion> answers;
         final List<BlockRequest> received = new ArrayList<>();
         volatile boolean shut;
@@ -262,6 +263,12 @@ class ReconnectingHostQueueTest {
         return q.submit(BlockRequest.flush(volume)).join();
     }
 
+    /** Submits a request of {@code volume} that the connection in use answers {@code answer}. */
+    private static Completion submitAnswered(Queue q, String volume, Completion answer) {
+        q.now().next.add(answer);
+        return submit(q, volume);
+    }
+
     @Test
     void whileUpRequestsGoStraightToTheConnection() {
         Queue q = new Queue(new Lines(), List.of("a")).started();
@@ -318,17 +325,59 @@ class ReconnectingHostQueueTest {
     }
 
     @Test
-    void aPeerThatListsOtherVolumesIsReleasedAndTriedAgainLater() {
+    void aSingleTargetIsTakenAsItListsNowWithVolumesCreatedGrownOrGone() {
         Lines log = new Lines();
         Queue q = new Queue(log, List.of("a")).started();
-        q.listed.put(0, List.of(new VolumeInfo("v", 128, BlockFormat.of(4096, 8))));
+        VolumeInfo grown = new VolumeInfo("v", 128, BlockFormat.of(4096, 8));
+        VolumeInfo created = new VolumeInfo("x", 8, BlockFormat.of(512, 0));
+        q.listed.put(0, List.of(grown, created));
         q.made.get(0).lose("reset");
         q.runNextAttempt();
-        assertEquals(0, q.reconnects());
-        assertTrue(q.made.get(1).released, "the unusable connection is released");
-        assertEquals(1, log.count("but it now lists other volumes than at connect"), log.lines.toString());
-        assertEquals(1, q.attempts.size(), "and the queue tries again");
-        assertSame(q.made.get(0), q.now());
+        assertEquals(1, q.reconnects());
+        assertSame(q.made.get(1), q.now());
+        assertEquals(1, log.count("INFO pistore fake: reconnected to a (queue 3) after 1 attempt; it now lists: now "
+                + grown + "; new x; gone w"), log.lines.toString());
+        assertEquals(List.of(grown, created), q.volumes());
+        assertEquals(Status.SUCCESS, submit(q, "v").status());
+        assertEquals(Status.SUCCESS, submit(q, "x").status());
+        assertEquals(0, log.count("WARNING"), log.lines.toString());
+    }
+
+    @Test
+    void aSingleTargetsVolumeInAnotherFormatIsRefusedUntilRelisted() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a")).started();
+        VolumeInfo other = new VolumeInfo("v", 64, BlockFormat.of(4096, 16));
+        q.listed.put(0, List.of(other, VOLUMES.get(1)));
+        q.made.get(0).lose("reset");
+        q.runNextAttempt();
+        assertEquals(1, q.reconnects(), "the target is used: its other volumes are as known");
+        Completion refused = submit(q, "v");
+        assertEquals(Status.NO_SUCH_VOLUME, refused.status());
+        assertEquals("volume v is now 4096+16 type=1 guard=crc64 pi=first on the target, not 4096+8 type=1 guard=crc16 "
+                + "pi=first as this host knew it: open it again", refused.message());
+        assertEquals(0, q.made.get(1).received.size(), "nothing of v reached the target");
+        assertEquals(Status.SUCCESS, submit(q, "w").status());
+        assertEquals(List.of(other, VOLUMES.get(1)), q.relistVolumes().join());
+        assertEquals(Status.SUCCESS, submit(q, "v").status(), "the application asked for the list: it knows the format");
+    }
+
+    @Test
+    void aRelistLearnsAVolumeAndAListFollowsItFromPeerToPeer() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        VolumeInfo created = new VolumeInfo("x", 8, BlockFormat.of(512, 8));
+        Completion none = Completion.failure(Status.NO_SUCH_VOLUME, "no volume x");
+        assertSame(none, submitAnswered(q, "x", none), "a name the queue never heard listed: the answer stands");
+        assertFalse(q.made.get(0).shut);
+        q.made.get(0).volumes = List.of(VOLUMES.get(0), VOLUMES.get(1), created);
+        assertEquals(3, q.relistVolumes().join().size());
+        Completion moved = submitAnswered(q, "x", none);
+        assertEquals("a has no volume x; moving to another peer of a,b", moved.message(), "now it is one the queue uses");
+        q.runNextAttempt();
+        assertEquals(1, q.now().peer);
+        assertEquals(1, log.count("failed over from a to b (queue 3) after 1 attempt: a has no volume x; it now lists: gone x"),
+                log.lines.toString());
     }
 
     @Test
@@ -440,14 +489,15 @@ class ReconnectingHostQueueTest {
     }
 
     @Test
-    void aPeerOfAListThatListsAVolumeOtherwiseIsNotUsed() {
+    void aPeerOfAListThatListsAVolumeInAnotherFormatIsNotUsed() {
         Lines log = new Lines();
         Queue q = new Queue(log, List.of("a", "b")).started();
-        q.listed.put(1, List.of(new VolumeInfo("v", 128, BlockFormat.of(4096, 8)), VOLUMES.get(1)));
+        q.listed.put(1, List.of(new VolumeInfo("v", 64, BlockFormat.of(512, 8)), VOLUMES.get(1)));
         q.made.get(0).lose("reset");
         q.runNextAttempt();
         assertTrue(q.made.get(1).released);
-        assertEquals(1, log.count("WARNING pistore fake: reconnected to b (queue 3) but it now lists other volumes"),
+        assertEquals(1, log.count("WARNING pistore fake: reconnected to b (queue 3) but it lists a volume this queue uses in "
+                + "another format (v is 512+8 type=1 guard=crc16 pi=first, not 4096+8 type=1 guard=crc16 pi=first); not using it"),
                 log.lines.toString());
         q.runNextAttempt();
         assertEquals(0, q.now().peer, "round robin back to a, which lists what it did");
@@ -455,15 +505,17 @@ class ReconnectingHostQueueTest {
     }
 
     @Test
-    void aPeerOfAListThatListsAnUnknownVolumeIsNotUsed() {
+    void aPeerOfAListWithAnotherSizeOrAnExtraVolumeIsUsed() {
         Lines log = new Lines();
         Queue q = new Queue(log, List.of("a", "b")).started();
-        q.listed.put(1, List.of(VOLUMES.get(0), VOLUMES.get(1), new VolumeInfo("x", 8, BlockFormat.of(512, 8))));
+        q.listed.put(1, List.of(new VolumeInfo("v", 128, BlockFormat.of(4096, 8)), VOLUMES.get(1),
+                new VolumeInfo("x", 8, BlockFormat.of(512, 8))));
         q.made.get(0).lose("reset");
         q.runNextAttempt();
-        assertTrue(q.made.get(1).released);
-        assertEquals(1, log.count("but it now lists other volumes"), log.lines.toString());
-        assertEquals(0, q.reconnects());
+        assertEquals(1, q.reconnects());
+        assertEquals(1, q.now().peer);
+        assertEquals(Status.SUCCESS, submit(q, "v").status());
+        assertEquals(0, log.count("WARNING"), log.lines.toString());
     }
 
     @Test
@@ -550,10 +602,10 @@ class ReconnectingHostQueueTest {
         q.runNextAttempt();
         assertTrue(q.made.get(q.made.size() - 1).released, "b without w is not moved to");
 
-        q.listed.put(1, List.of(new VolumeInfo("v", 128, BlockFormat.of(4096, 8)), VOLUMES.get(1)));
+        q.listed.put(1, List.of(new VolumeInfo("v", 64, BlockFormat.of(512, 8)), VOLUMES.get(1)));
         paths.report(1, new PathReport(3, optimized.states()));
         q.runNextAttempt();
-        assertTrue(q.made.get(q.made.size() - 1).released, "b listing v otherwise is not moved to");
+        assertTrue(q.made.get(q.made.size() - 1).released, "b listing v in another format is not moved to");
 
         q.listed.remove(1);
         q.duringConnect = q::close;

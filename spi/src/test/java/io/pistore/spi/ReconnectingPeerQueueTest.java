@@ -181,14 +181,15 @@ class ReconnectingPeerQueueTest {
     }
 
     @Test
-    void aPeerListingOtherVolumesIsShutDownAndTheNextAttemptWaitsLonger() {
+    void aPeerListingAVolumeInAnotherFormatIsShutDownAndTheNextAttemptWaitsLonger() {
         Hand hand = new Hand();
         Queue q = new Queue(List.of("a"), new ReconnectPolicy(true, 5, 8, hand));
         q.connection().lose("reset");
         hand.tasks.removeFirst().run(); // the fake connects with the same volumes: adopted
         assertEquals(1, q.reconnects());
-        Queue other = new Queue(List.of("a"), new ReconnectPolicy(true, 5, 8, hand));
-        other.listing = List.of(new VolumeInfo("v", 32, BlockFormat.of(512, 8)));
+        // of a list of peers, one holding the volume in another format
+        Queue other = new Queue(List.of("a", "b"), new ReconnectPolicy(true, 5, 8, hand));
+        other.listing = List.of(new VolumeInfo("v", 16, BlockFormat.of(4096, 8)));
         hand.delays.clear();
         other.connection().lose("reset");
         hand.tasks.removeFirst().run();

@@ -65,6 +65,11 @@ public abstract class ForwardingHostConnection implements HostConnection {
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<List<VolumeInfo>> relistVolumes() {
+        return real.relistVolumes();
+    }
+
+    @Override
     public void close() {
         real.close();
     }

@@ -45,6 +45,16 @@ final class MeasuredHostConnection implements HostConnection {
     }
 
     @Override
+    public CompletableFuture<List<VolumeInfo>> relistVolumes() {
+        return delegate.relistVolumes().thenApply(list -> {
+            for (VolumeInfo v : list) {
+                counters.volume(v.name());
+            }
+            return list;
+        });
+    }
+
+    @Override
     public int queueCount() {
         return queues.length;
     }

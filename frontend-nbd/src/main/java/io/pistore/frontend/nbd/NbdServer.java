@@ -23,7 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -214,6 +216,8 @@ public final class NbdServer implements AutoCloseable {
     private final ServerSocketChannel listener;
     private final Backend backend;
     private final Map<String, NbdExport> exports = new ConcurrentHashMap<>();
+    /** Longest a handshake waits for the target's volume list ({@link #relisted}). */
+    static final long RELIST_WAIT_MS = 2_000;
     private final Set<NbdConnection> connections = ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.LongAdder accepted = new java.util.concurrent.atomic.LongAdder();
     private final Thread acceptor;
@@ -275,9 +279,15 @@ public final class NbdServer implements AutoCloseable {
         return names;
     }
 
-    /** The export of that name ({@code ""}: the only volume, if there is exactly one), or null. */
+    /**
+     * The export of that name ({@code ""}: the only volume, if there is exactly one), or null. Over a
+     * transport the target is asked for its volumes again first ({@link #relisted}).
+     */
     NbdExport export(String name) {
-        List<VolumeInfo> vols = connection.volumes();
+        return exportIn(relisted(), name);
+    }
+
+    private NbdExport exportIn(List<VolumeInfo> vols, String name) {
         VolumeInfo found = null;
         if (name.isEmpty()) {
             if (vols.size() == 1) {
@@ -299,7 +309,24 @@ public final class NbdServer implements AutoCloseable {
                 : new NbdExport(BlockDevice.open(connection, info.name()), backend, options.maxTransferBytes));
     }
 
+    /** The volumes to list to a client: the target's, asked again first as for {@link #export}. */
     List<VolumeInfo> volumes() {
+        return relisted();
+    }
+
+    /**
+     * The connection's volumes after asking its target again (a volume created, deleted or grown
+     * since the gateway connected: one round trip per handshake over a transport, none in process); a
+     * target that does not answer within {@link #RELIST_WAIT_MS} leaves the list as known.
+     */
+    private List<VolumeInfo> relisted() {
+        try {
+            connection.relistVolumes().get(RELIST_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // the list as known: the handshake goes on with it
+        }
         return connection.volumes();
     }
 

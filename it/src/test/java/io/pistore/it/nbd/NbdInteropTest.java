@@ -2,6 +2,7 @@ package io.pistore.it.nbd;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -317,6 +318,41 @@ class NbdInteropTest {
             assertEquals("0 " + IMAGE_BYTES + " 0 data", String.join(" ", map.output().strip().split("\\s+")), map.output());
             assertTrue(metadataOnly.get() > 0, "metadata-only reads over tcp");
             assertEquals(0, whole.get(), "no block read whole to map a volume written whole");
+        }
+    }
+
+    @Test
+    void aGatewayOverTcpExportsVolumesCreatedGrownAndDeletedOnTheTargetAfterItStarted() throws Exception {
+        assumeTool("nbdinfo", "libnbd-bin");
+        assumeTool("nbdcopy", "libnbd-bin");
+        assumeTrue(Transports.all().stream().anyMatch(p -> p.name().equals("tcp") && p.availability().isAvailable()),
+                "skipped: the tcp transport is not on the class path");
+        io.pistore.spi.BlockTransportProvider tcp = Transports.find("tcp");
+        try (BlockTransport t = tcp.create();
+             TargetListener l = t.listen("127.0.0.1:0", new TargetService(store));
+             HostConnection hc = t.connect(l.address(), new ConnectOptions(1, 16));
+             NbdServer gateway = NbdServer.start("127.0.0.1:0", hc, new NbdServer.Options()
+                     .maxTransferBytes(Math.min(tcp.capabilities().maxTransferBytes(), TransportCapabilities.MAX_TRANSFER_BYTES))
+                     .log(log::add))) {
+            String base = "nbd://127.0.0.1:" + gateway.address().getPort();
+            store.create("later", BlockFormat.of(4096, 8), 256);
+            assertTrue(ok(60, "nbdinfo", "--list", base).output().contains("export=\"later\""), "listed once created");
+            Path src = dir.resolve("later.src");
+            byte[] bytes = new byte[1 << 20];
+            new java.util.Random(11).nextBytes(bytes);
+            Files.write(src, bytes);
+            ok(60, "nbdcopy", src.toString(), base + "/later");
+            Path back = dir.resolve("later.back");
+            ok(60, "nbdcopy", base + "/later", back.toString());
+            assertArrayEquals(bytes, Files.readAllBytes(back));
+
+            store.resize("later", 512);
+            assertTrue(ok(60, "nbdinfo", base + "/later").output().contains("export-size: " + (512 * 4096)),
+                    "a new client sees the grown size");
+            store.delete("later");
+            ToolRun gone = run(60, "nbdinfo", base + "/later");
+            assertNotEquals(0, gone.code(), "a deleted volume is no export: " + gone.output());
+            assertFalse(ok(60, "nbdinfo", "--list", base).output().contains("later"));
         }
     }
 

@@ -50,7 +50,8 @@ public final class RdmaHostConnection implements HostConnection {
     private final boolean ownScheduler;
     private final boolean integrity;
     private final int depth;
-    private final Map<String, VolumeInfo> volumes = new LinkedHashMap<>();
+    /** The target's volumes by name, as queue 0 last heard them (replaced whole: read from any thread). */
+    private volatile Map<String, VolumeInfo> volumes = Map.of();
     private final Map<String, byte[]> names = new ConcurrentHashMap<>();
     private final Map<String, String> paths = new ConcurrentHashMap<>();
     private final AtomicLong offloaded = new AtomicLong();
@@ -121,9 +122,7 @@ public final class RdmaHostConnection implements HostConnection {
         }
         List<VolumeInfo> listed = chosen.opened().listed();
         RdmaHostQueue[] qs = chosen.opened().queues();
-        for (VolumeInfo v : listed) {
-            volumes.put(v.name(), v);
-        }
+        heard(listed);
         for (RdmaHostQueue q : qs) {
             q.listed = listed;
         }
@@ -271,6 +270,29 @@ public final class RdmaHostConnection implements HostConnection {
     @Override
     public List<VolumeInfo> volumes() {
         return List.copyOf(volumes.values());
+    }
+
+    private void heard(List<VolumeInfo> listed) {
+        Map<String, VolumeInfo> m = new LinkedHashMap<>();
+        for (VolumeInfo v : listed) {
+            m.put(v.name(), v);
+        }
+        volumes = java.util.Collections.unmodifiableMap(m);
+    }
+
+    /** Every queue asks its peer again (DISCOVER); the connection's list becomes queue 0's answer. */
+    @Override
+    public java.util.concurrent.CompletableFuture<List<VolumeInfo>> relistVolumes() {
+        java.util.concurrent.CompletableFuture<List<VolumeInfo>> first = queues[0].relistVolumes();
+        java.util.concurrent.CompletableFuture<?>[] all = new java.util.concurrent.CompletableFuture<?>[queues.length];
+        all[0] = first;
+        for (int i = 1; i < queues.length; i++) {
+            all[i] = queues[i].relistVolumes();
+        }
+        return java.util.concurrent.CompletableFuture.allOf(all).thenApply(x -> {
+            heard(first.join());
+            return volumes();
+        });
     }
 
     @Override

@@ -170,6 +170,27 @@ final class RdmaHostQueue implements PeerConnection {
         return listed;
     }
 
+    /** DISCOVER again on the admin slot (one at a time), on a thread of its own: it waits for the answer. */
+    @Override
+    public CompletableFuture<java.util.List<VolumeInfo>> relist() {
+        CompletableFuture<java.util.List<VolumeInfo>> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            synchronized (relisting) {
+                try {
+                    listed = VolumeList.decode(discover());
+                    f.complete(listed);
+                } catch (Exception e) {
+                    f.completeExceptionally(e);
+                }
+            }
+        }, "pistore-rdma-relist-" + index);
+        t.setDaemon(true);
+        t.start();
+        return f;
+    }
+
+    private final Object relisting = new Object();
+
     /** Has every answer of the target pass through {@code s} before its request completes. */
     @Override
     public void screen(AnswerScreen s) {

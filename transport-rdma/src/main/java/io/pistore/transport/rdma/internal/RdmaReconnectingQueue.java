@@ -16,9 +16,9 @@ import java.io.IOException;
  *
  * <p>The first attempt after a loss releases the dead connection's resources (its QP, CQ, command
  * buffers, staging buffers and integrity MRs, all registered in the connection's PD) before any new
- * ones are made. A new queue is used only if the target lists the same volumes as at connect time;
- * with a list of peers, a peer that has no volume the host uses is passed over
- * ({@link ReconnectingHostQueue}).
+ * ones are made. Which peers and volumes a new queue may use: {@link ReconnectingHostQueue} (a single
+ * target with what it lists now; with a list of peers, a peer that has no volume the host uses is
+ * passed over).
  */
 final class RdmaReconnectingQueue extends ReconnectingPeerQueue<RdmaHostQueue> {
     static final System.Logger LOG = System.getLogger("io.pistore.transport.rdma");

@@ -99,6 +99,30 @@ class RdmaMissingVolumeTest {
                 Duration.ofSeconds(60), () -> write(h, queue, lba), r -> r.status() != Status.TRANSPORT_ERROR);
     }
 
+    @Test
+    void aRelistHearsTheTargetsVolumesAsTheyAreNowOnEveryQueue() throws Exception {
+        RdmaHostConnection h = new RdmaHostConnection("soft", new SoftDevice(true), fastReconnect(), a,
+                new ConnectOptions(2, 4));
+        try {
+            assertEquals(List.of("v"), names(h.volumes()));
+            peers[0].gone = true;
+            assertEquals(List.of("v"), names(h.volumes()), "not heard of until asked");
+            assertEquals(List.of(), h.relistVolumes().get(30, TimeUnit.SECONDS));
+            assertEquals(List.of(), h.volumes());
+            peers[0].gone = false;
+            assertEquals(List.of("v"), names(h.relistVolumes().get(30, TimeUnit.SECONDS)));
+            for (int q = 0; q < 2; q++) {
+                assertEquals(Status.SUCCESS, write(h, q, 5 + q).status(), "queue " + q + " after its DISCOVER");
+            }
+        } finally {
+            h.close();
+        }
+    }
+
+    private static List<String> names(List<VolumeInfo> l) {
+        return l.stream().map(VolumeInfo::name).toList();
+    }
+
     @ParameterizedTest(name = "packets={0}")
     @ValueSource(booleans = {false, true})
     void aPeerThatAnswersNoSuchVolumeIsLeftForTheNextThatHasIt(boolean packets) throws Exception {

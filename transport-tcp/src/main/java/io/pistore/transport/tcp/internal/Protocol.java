@@ -45,6 +45,8 @@ public final class Protocol {
     public static final int OP_DEALLOCATE = 0x14;
     /** A query of the target's path states, answered once they differ from what the host knows (a feature). */
     public static final int OP_PATH_STATES = 0x15;
+    /** A request for the target's volume list again, answered at once with it (a feature). */
+    public static final int OP_VOLUMES = 0x16;
     public static final int RESPONSE = 0x80;
     public static final int OP_HELLO_REPLY = OP_HELLO | RESPONSE;
 
@@ -99,6 +101,8 @@ public final class Protocol {
     public static final int FEATURE_PATH_STATES = 1;
     /** READ with {@link #F_METADATA_ONLY}: the target serves reads of metadata alone (block status). */
     public static final int FEATURE_METADATA_READS = 1 << 1;
+    /** VOLUMES: the target lists its volumes again on a connection already greeted. */
+    public static final int FEATURE_VOLUME_LIST = 1 << 2;
     /** Longest a target holds one PATH_STATES query. */
     public static final int MAX_PATH_WAIT_MS = 60_000;
 
@@ -146,8 +150,10 @@ public final class Protocol {
             case OP_WRITE_ZEROES: return "WRITE_ZEROES";
             case OP_DEALLOCATE: return "DEALLOCATE";
             case OP_PATH_STATES: return "PATH_STATES";
+            case OP_VOLUMES: return "VOLUMES";
             default:
-                if ((op & RESPONSE) != 0 && (isRequest(op & ~RESPONSE) || (op & ~RESPONSE) == OP_PATH_STATES)) {
+                int req = op & ~RESPONSE;
+                if ((op & RESPONSE) != 0 && (isRequest(req) || req == OP_PATH_STATES || req == OP_VOLUMES)) {
                     return opName(op & ~RESPONSE) + "_RESPONSE";
                 }
                 return "0x" + Integer.toHexString(op);

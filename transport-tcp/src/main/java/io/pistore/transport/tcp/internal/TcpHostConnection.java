@@ -23,7 +23,6 @@ import java.util.concurrent.TimeoutException;
 final class TcpHostConnection implements HostConnection {
     private final TcpTransport transport;
     private final TcpReconnectingQueue[] queues;
-    private final List<VolumeInfo> volumes;
     /** The watches of the peers' path states (a list of peers, {@code tcp.pathStates}), or null. */
     private final PeerWatches watches;
     private volatile boolean closed;
@@ -32,7 +31,6 @@ final class TcpHostConnection implements HostConnection {
         this.transport = transport;
         this.queues = queues;
         this.watches = watches;
-        this.volumes = queues[0].connection().volumes;
     }
 
     /**
@@ -126,9 +124,23 @@ final class TcpHostConnection implements HostConnection {
         }
     }
 
+    /** The volumes of the first queue's connection: as its peer listed them at connect or last relist. */
     @Override
     public List<VolumeInfo> volumes() {
-        return volumes;
+        return queues[0].volumes();
+    }
+
+    /**
+     * Every queue asks its own peer again (VOLUMES on its connection: the ids it learns are its
+     * peer's); completes once all have answered, with the first queue's list.
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<List<VolumeInfo>> relistVolumes() {
+        java.util.concurrent.CompletableFuture<?>[] all = new java.util.concurrent.CompletableFuture<?>[queues.length];
+        for (int i = 0; i < queues.length; i++) {
+            all[i] = queues[i].relistVolumes();
+        }
+        return java.util.concurrent.CompletableFuture.allOf(all).thenApply(x -> volumes());
     }
 
     @Override

@@ -50,6 +50,9 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
     private volatile long maxTransfer;
     /** Whether the target granted metadata-only reads; without, {@link #submit} reads such a request whole. */
     private volatile boolean metadataReads;
+    /** Whether the target granted VOLUMES: without, {@link #relist} answers the list of the greeting. */
+    private volatile boolean relists;
+    private final VolumeRelist relisting = new VolumeRelist();
     private boolean greeted;
     private volatile boolean userClosed;
     /** Closed by {@link #drop}: the host's queue says why in its own line. */
@@ -68,7 +71,7 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
                         int queueIndex, int depth, long session) {
         super(loop, ch, peer, cfg, address, new HostHandshake(cfg.maxTransferBytes, depth, queueIndex,
                 (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0), session,
-                Protocol.FEATURE_METADATA_READS));
+                Protocol.FEATURE_METADATA_READS | Protocol.FEATURE_VOLUME_LIST));
         this.depth = depth;
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.frameTimeoutMillis);
     }
@@ -201,6 +204,9 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
         if (!greeted) {
             return handshake.onReplyHeader(op, len);
         }
+        if (op == (Protocol.OP_VOLUMES | Protocol.RESPONSE)) {
+            return relisting.onHeader(cid, len, header);
+        }
         return responses.onHeader(op, cid, len, header, slots);
     }
 
@@ -208,6 +214,12 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
     void onFrame(int op) throws ProtocolException {
         if (!greeted) {
             onHelloReply();
+            return;
+        }
+        if (op == (Protocol.OP_VOLUMES | Protocol.RESPONSE)) {
+            List<WireVolume> list = relisting.onFrame();
+            adoptList(list);
+            relisting.answer(list);
             return;
         }
         HostCommand p = responses.command();
@@ -229,6 +241,7 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
         rxDataDigest = txDataDigest = g.dataDigest();
         byName = g.byName();
         volumes = g.volumes();
+        relists = (g.features() & Protocol.FEATURE_VOLUME_LIST) != 0;
         metadataReads = (g.features() & Protocol.FEATURE_METADATA_READS) != 0;
         depth = g.depth();
         flushEvery(cfg.flushFrames, g.depth());
@@ -282,6 +295,44 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
         return volumes;
     }
 
+    /**
+     * Asks the target for its volumes again (VOLUMES); once answered, requests may name the volumes
+     * it lists and {@link #listed} returns them. Ids come from the same connection's target, so they
+     * are the ones its requests must carry. A target that did not grant the feature: the greeting's list.
+     */
+    @Override
+    public CompletableFuture<List<VolumeInfo>> relist() {
+        if (!relists) {
+            return CompletableFuture.completedFuture(volumes);
+        }
+        CompletableFuture<List<WireVolume>> f = new CompletableFuture<>();
+        if (!loop.execute(() -> {
+            if (closed) {
+                f.completeExceptionally(new IOException("connection to " + peer + " is closed"));
+                return;
+            }
+            OutFrame frame = relisting.ask(f);
+            if (frame != null) {
+                send(frame);
+            }
+        })) {
+            f.completeExceptionally(new IOException("the transport is closed"));
+        }
+        return f.thenApply(list -> volumes);
+    }
+
+    /** Takes up a list the target sent again: its names and ids replace the greeting's (loop thread). */
+    private void adoptList(List<WireVolume> list) {
+        Map<String, WireVolume> m = new java.util.HashMap<>();
+        List<VolumeInfo> infos = new java.util.ArrayList<>();
+        for (WireVolume v : list) {
+            m.put(v.info.name(), v);
+            infos.add(v.info);
+        }
+        byName = m;
+        volumes = Collections.unmodifiableList(infos);
+    }
+
     /** Has every answer of the target pass through {@code s} before its request completes. */
     @Override
     public void screen(AnswerScreen s) {
@@ -331,6 +382,7 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
     void onClosed(String reason) {
         closeReason = reason;
         shut = true;
+        relisting.fail("connection to " + peer + " closed: " + reason);
         if (!ready.isDone()) {
             ready.completeExceptionally(new IOException(reason));
         }

@@ -16,10 +16,10 @@ import java.util.concurrent.TimeoutException;
  * flight on a lost connection fail, new ones fail at once while the queue reconnects in the
  * background with backoff, round robin over the target's {@link PeerList}).
  *
- * <p>A new connection is used only if the target lists the same volumes (names, formats, sizes) as
- * at connect time: the application's buffers were sized for them. Otherwise it is closed with a
- * one-line warning and the queue keeps trying (the right target may come back). With a list of
- * peers, a peer that has no volume the host uses is passed over ({@link ReconnectingHostQueue}).
+ * <p>A single target's new connection is used with what it lists now; a volume it lists in another
+ * block format than known is refused until the host asks for the list again. With a list of peers, a
+ * peer that has no volume the host uses is passed over, and one that holds such a volume in another
+ * format is not used ({@link ReconnectingHostQueue}).
  */
 final class TcpReconnectingQueue extends ReconnectingPeerQueue<TcpHostQueue> {
     private final TcpTransport transport;

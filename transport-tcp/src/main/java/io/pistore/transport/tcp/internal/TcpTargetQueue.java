@@ -41,6 +41,10 @@ final class TcpTargetQueue extends TcpConnection {
     private boolean pathStates;
     /** Whether this host asked for metadata-only reads and was granted them (HELLO features). */
     private boolean metadataReads;
+    /** Whether HELLO got the volume list feature: VOLUMES may come. */
+    private boolean volumeList;
+    /** The command id of the VOLUMES being received. */
+    private int volumesCid;
     /** The PATH_STATES query whose header arrived (loop thread). */
     private int pathCid;
     private long pathKnown;
@@ -240,6 +244,17 @@ final class TcpTargetQueue extends TcpConnection {
         if (op == Protocol.OP_PATH_STATES) {
             return onPathStatesHeader(flags, cid, len);
         }
+        if (op == Protocol.OP_VOLUMES) {
+            if (!volumeList) {
+                throw new ProtocolException("VOLUMES without the volume list feature (HELLO did not get it)");
+            }
+            if (flags != 0 || len != 0) {
+                throw new ProtocolException("VOLUMES with flags 0x" + Integer.toHexString(flags) + " and a payload of "
+                        + len + " bytes (it carries neither)");
+            }
+            volumesCid = cid;
+            return null;
+        }
         if (!Protocol.isRequest(op)) {
             throw new ProtocolException(op == Protocol.OP_HELLO ? "a second HELLO"
                     : "unknown opcode 0x" + Integer.toHexString(op));
@@ -337,6 +352,12 @@ final class TcpTargetQueue extends TcpConnection {
     void onFrame(int op) throws ProtocolException {
         if (!greeted) {
             onHello();
+            return;
+        }
+        if (op == Protocol.OP_VOLUMES) {
+            // answered at once, before the next frame is read: it never waits, so it takes no room of the depth
+            sendPayload(Protocol.OP_VOLUMES | Protocol.RESPONSE, volumesCid,
+                    WireVolume.encode(visibleVolumes(), (int) Math.min(maxPayload, Protocol.MAX_HANDSHAKE_PAYLOAD)));
             return;
         }
         if (op == Protocol.OP_PATH_STATES) {
@@ -447,15 +468,18 @@ final class TcpTargetQueue extends TcpConnection {
             }
             report = new io.pistore.spi.PathReport(report.counter(), seen);
         }
-        byte[] payload = io.pistore.spi.wire.PathReportCodec.encode(report, (int) Math.min(maxPayload,
-                Protocol.MAX_HANDSHAKE_PAYLOAD));
+        sendPayload(Protocol.OP_PATH_STATES | Protocol.RESPONSE, cid, io.pistore.spi.wire.PathReportCodec.encode(report,
+                (int) Math.min(maxPayload, Protocol.MAX_HANDSHAKE_PAYLOAD)));
+    }
+
+    /** Sends a SUCCESS answer {@code op} to command {@code cid} carrying {@code payload} (no other field used). */
+    private void sendPayload(int op, int cid, byte[] payload) {
         send(new OutFrame() {
             private int at;
 
             @Override
             public void writeHeader(ByteBuffer b) {
-                b.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION)
-                        .put((byte) (Protocol.OP_PATH_STATES | Protocol.RESPONSE)).putShort((short) 0).putInt(cid)
+                b.putInt(Protocol.MAGIC).put((byte) Protocol.VERSION).put((byte) op).putShort((short) 0).putInt(cid)
                         .putInt(payload.length).putShort((short) Protocol.statusCode(Status.SUCCESS)).put(new byte[46]);
             }
 
@@ -470,6 +494,19 @@ final class TcpTargetQueue extends TcpConnection {
                 at += n;
             }
         });
+    }
+
+    /** The target's volumes as this host may see them: with access rules, those granted; else all. */
+    private List<WireVolume> visibleVolumes() throws ProtocolException {
+        List<WireVolume> vols = listener.refreshVolumes();
+        if (listener.config().access == null) {
+            return vols;
+        }
+        if (access == null) {
+            // cannot happen: the listener refuses rules without TLS, which runs before any frame
+            throw new ProtocolException("access rules, but the host has no TLS identity");
+        }
+        return access.visible(vols);
     }
 
     /** Tells the handler (its counters) about a write whose PI this transport refused on arrival. */
@@ -530,20 +567,13 @@ final class TcpTargetQueue extends TcpConnection {
         short queueIndex = h.getShort(Protocol.O_QUEUE_INDEX);
         // features this target knows and has on, of those asked; unknown bits are not granted
         int features = h.get(Protocol.O_FEATURES) & ((listener.pathStates() != null ? Protocol.FEATURE_PATH_STATES : 0)
-                | (handler.readsMetadataOnly() ? Protocol.FEATURE_METADATA_READS : 0));
+                | (handler.readsMetadataOnly() ? Protocol.FEATURE_METADATA_READS : 0) | Protocol.FEATURE_VOLUME_LIST);
         long session = h.getLong(Protocol.O_SESSION);
-        List<WireVolume> vols = listener.refreshVolumes();
-        if (listener.config().access != null) {
-            if (access == null) {
-                // cannot happen: the listener refuses rules without TLS, which runs before any frame
-                throw new ProtocolException("access rules, but the host has no TLS identity");
-            }
-            vols = access.visible(vols);
-        }
-        byte[] list = WireVolume.encode(vols, Protocol.MAX_HANDSHAKE_PAYLOAD);
+        byte[] list = WireVolume.encode(visibleVolumes(), Protocol.MAX_HANDSHAKE_PAYLOAD);
         greeted = true;
         pathStates = (features & Protocol.FEATURE_PATH_STATES) != 0;
         metadataReads = (features & Protocol.FEATURE_METADATA_READS) != 0;
+        volumeList = (features & Protocol.FEATURE_VOLUME_LIST) != 0;
         depth = grantD;
         flushEvery(listener.config().flushFrames, grantD);
         pool.keepAtLeast(grantD);

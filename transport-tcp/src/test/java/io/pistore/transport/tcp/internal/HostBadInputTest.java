@@ -210,6 +210,18 @@ class HostBadInputTest {
     }
 
     @Test
+    void aVolumesAnswerThatWasNotAskedFor() throws Exception {
+        assertFailsWith(t -> {
+            greet(t, 0);
+            t.readFrame(true);
+            byte[] list = WireVolume.encode(List.of(new WireVolume(1, new VolumeInfo("v", 64, F))), 1 << 20);
+            ByteBuffer h = RawPeer.header(Protocol.OP_VOLUMES | Protocol.RESPONSE, 0, 1, list.length);
+            h.putShort(Protocol.O_STATUS, (short) Protocol.statusCode(Status.SUCCESS));
+            t.sendFrame(h, list);
+        }, "a VOLUMES answer to command 0x1, which was not asked");
+    }
+
+    @Test
     void unknownStatusCode() throws Exception {
         assertFailsWith(t -> {
             greet(t, 0);

@@ -26,6 +26,7 @@ import java.util.function.Consumer;
 final class MemoryHandler implements TargetHandler {
     static final String VOLUME = "v";
 
+    final String name;
     final BlockFormat format;
     final long blocks;
     final byte[] data;
@@ -39,6 +40,12 @@ final class MemoryHandler implements TargetHandler {
     final ConcurrentHashMap<Long, Boolean> written = new ConcurrentHashMap<>();
 
     MemoryHandler(BlockFormat format, long blocks) {
+        this(VOLUME, format, blocks);
+    }
+
+    /** A handler whose one volume is called {@code name}. */
+    MemoryHandler(String name, BlockFormat format, long blocks) {
+        this.name = name;
         this.format = format;
         this.blocks = blocks;
         this.data = new byte[(int) (blocks * format.dataSize())];
@@ -64,7 +71,7 @@ final class MemoryHandler implements TargetHandler {
 
     @Override
     public List<VolumeInfo> volumes() {
-        return List.of(new VolumeInfo(VOLUME, blocks, format));
+        return List.of(new VolumeInfo(name, blocks, format));
     }
 
     @Override

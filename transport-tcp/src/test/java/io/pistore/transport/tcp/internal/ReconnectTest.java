@@ -16,6 +16,7 @@ import io.pistore.spi.HostQueue;
 import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import io.pistore.spi.TargetListener;
+import io.pistore.spi.VolumeInfo;
 import io.pistore.testkit.Eventually;
 import io.pistore.transport.tcp.TcpConfig;
 import java.net.InetSocketAddress;
@@ -34,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A host queue survives its target going away: requests in flight and during the outage fail with a
  * transport error, the queue reconnects in the background to a target that comes back on the same
- * address, and only to one that lists the same volumes.
+ * address, whatever volumes it lists now (one in another format waits for the host to ask again).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReconnectTest {
@@ -122,19 +123,59 @@ class ReconnectTest {
     }
 
     @Test
-    void aTargetWithOtherVolumesIsNotUsed() throws Exception {
+    void aTargetBackWithAVolumeInAnotherFormatIsUsedButThatVolumeWaitsForARelist() throws Exception {
         MemoryHandler h = new MemoryHandler(F, 64);
         TargetListener l = serve("127.0.0.1:0", h);
         String address = l.address();
         try (HostConnection c = host.connect(address, new ConnectOptions(1, 4))) {
             HostQueue q = c.queue(0);
             assertEquals(Status.SUCCESS, write(q, 1, new byte[4096]).status());
-            serve(address, new MemoryHandler(BlockFormat.of(4096, 16), 64)); // same name, other format
-            assertNotNull(log.awaitWarning(10_000, "lists other volumes"), log.warnings().toString());
-            Completion refused = read(q, 1, new byte[4096]);
-            assertEquals(Status.TRANSPORT_ERROR, refused.status(), refused.toString());
-            serve(address, h); // the right target is back
-            readUntilBack(q, 1, new byte[4096]);
+            BlockFormat other = BlockFormat.of(4096, 16);
+            serve(address, new MemoryHandler(other, 64)); // same name, other format
+            List<String> meanwhile = new ArrayList<>();
+            Completion refused = Eventually.until("v refused as stale once reconnected", () -> read(q, 1, new byte[4096]),
+                    r -> {
+                        if (r.status() == Status.TRANSPORT_ERROR) {
+                            meanwhile.add(r.message());
+                            return false;
+                        }
+                        return true;
+                    });
+            assertEquals(Status.NO_SUCH_VOLUME, refused.status(), refused.toString());
+            assertTrue(refused.message().endsWith("as this host knew it: open it again"), refused.message());
+            assertNotNull(log.awaitInfo(5000, "reconnected to " + address, "it now lists: now v 64 blocks " + other),
+                    log.all().toString());
+            assertTrue(log.warnings().stream().noneMatch(w -> w.contains("not using it")), log.warnings().toString());
+            assertEquals(List.of(new VolumeInfo(MemoryHandler.VOLUME, 64, other)), c.relistVolumes().get(10, TimeUnit.SECONDS));
+            byte[] d = new byte[4096];
+            new Random(4).nextBytes(d);
+            assertEquals(Status.SUCCESS, write(q, 1, d).status(), "asked for again: served in its format");
+            byte[] back = new byte[4096];
+            assertEquals(Status.SUCCESS, read(q, 1, back).status());
+            assertArrayEquals(d, back);
+        }
+    }
+
+    @Test
+    void aTargetBackWithAnotherVolumeBesideIsUsed() throws Exception {
+        MemoryHandler h = new MemoryHandler(F, 64);
+        TargetListener l = serve("127.0.0.1:0", h);
+        String address = l.address();
+        byte[] data = new byte[4096];
+        new Random(9).nextBytes(data);
+        try (HostConnection c = host.connect(address, new ConnectOptions(1, 4))) {
+            assertEquals(Status.SUCCESS, write(c.queue(0), 2, data).status());
+            VolumeRelistTest.Shelf more = new VolumeRelistTest.Shelf();
+            more.byName.put(MemoryHandler.VOLUME, h);
+            more.put("x", F, 8);
+            target.close();
+            target = new TcpTransport(TcpConfig.defaults());
+            target.listen(address, more);
+            byte[] back = new byte[4096];
+            readUntilBack(c.queue(0), 2, back);
+            assertArrayEquals(data, back);
+            assertNotNull(log.awaitInfo(5000, "reconnected to " + address, "it now lists: new x"), log.all().toString());
+            assertEquals(List.of("v", "x"), VolumeRelistTest.names(c.volumes()), "the new connection's list");
         }
     }
 

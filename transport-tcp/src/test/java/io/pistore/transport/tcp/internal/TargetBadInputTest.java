@@ -201,6 +201,47 @@ class TargetBadInputTest {
                 "only a READ carries it, and no other flag");
     }
 
+    /** VOLUMES: answered with the list at once, on the same connection; only with the feature, bare. */
+    @Test
+    void volumesIsAnsweredWithTheListAndTheConnectionGoesOn() throws Exception {
+        try (RawPeer p = raw()) {
+            RawPeer.Frame reply = p.greet(1 << 16, 4, 0, Protocol.FEATURE_VOLUME_LIST);
+            assertEquals(Protocol.FEATURE_VOLUME_LIST, reply.header.get(Protocol.O_FEATURES), "granted what was asked");
+            p.sendFrame(RawPeer.header(Protocol.OP_VOLUMES, 0, 0x77, 0), null);
+            RawPeer.Frame f = p.readFrame(false);
+            assertEquals(Protocol.OP_VOLUMES | Protocol.RESPONSE, f.opcode());
+            assertEquals(0x77, f.commandId());
+            assertEquals(Status.SUCCESS, Protocol.status(f.header.getShort(Protocol.O_STATUS)));
+            assertArrayEquals(reply.payload, f.payload, "the list the greeting carried, ids included");
+            p.sendFrame(RawPeer.request(Protocol.OP_FLUSH, 0, 0x78, 0, 1, 0, 0, 0, 0, 0), null);
+            assertEquals(Status.SUCCESS, Protocol.status(p.readFrame(false).header.getShort(Protocol.O_STATUS)));
+        }
+    }
+
+    @Test
+    void volumesWithoutTheFeature() throws Exception {
+        misusedVolumes(0, 0, 0, "VOLUMES without the volume list feature");
+    }
+
+    @Test
+    void volumesWithAFlag() throws Exception {
+        misusedVolumes(Protocol.FEATURE_VOLUME_LIST, Protocol.F_FUA, 0, "VOLUMES with flags 0x1");
+    }
+
+    @Test
+    void volumesWithAPayload() throws Exception {
+        misusedVolumes(Protocol.FEATURE_VOLUME_LIST, 0, 8, "and a payload of 8 bytes (it carries neither)");
+    }
+
+    /** A peer that asked for {@code features} sends VOLUMES with {@code flags} and a payload of {@code len}: closed for {@code reason}. */
+    private void misusedVolumes(int features, int flags, int len, String reason) throws Exception {
+        try (RawPeer p = raw()) {
+            p.greet(1 << 16, 4, 0, features);
+            p.sendFrame(RawPeer.header(Protocol.OP_VOLUMES, flags, 1, len), len == 0 ? null : new byte[len]);
+            assertClosedFor(p, reason);
+        }
+    }
+
     /** A peer that asked for {@code features} sends {@code op} with the metadata-only flag and {@code more}: closed for {@code reason}. */
     private void misusedMetadataFlag(int features, int op, int more, String reason) throws Exception {
         handler.servesMetadataOnly = true;
