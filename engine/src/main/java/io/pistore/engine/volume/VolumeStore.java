@@ -477,6 +477,12 @@ public final class VolumeStore implements AutoCloseable {
         return volumes.get(name);
     }
 
+    /** What volume {@code name} is behind the store's gate (an attached volume itself, say), or null. */
+    public Volume storage(String name) {
+        GatedVolume v = volumes.get(name);
+        return v == null ? null : v.storage();
+    }
+
     /** The volumes, sorted by name. */
     public List<Volume> list() {
         return new ArrayList<>(new TreeMap<>(volumes).values());

@@ -149,6 +149,7 @@ public final class ControlSocket implements AutoCloseable {
                 VolumeChange change = VolumeChange.decode(request);
                 ReplicaJoiner j = joiner;
                 List<String> lines = change.verb().equals(VolumeChange.JOIN_REPLICA) ? join(change)
+                        : change.verb().equals(VolumeChange.CREATE_REPLICA) ? replicaPeer().create(change)
                         : change.verb().equals("delete") && j != null && j.replicated(change.args().get(0))
                         ? j.delete(change.args().get(0), Boolean.parseBoolean(change.args().get(1)), use)
                         : change.apply(store, use);
@@ -186,12 +187,17 @@ public final class ControlSocket implements AutoCloseable {
         }
     }
 
-    private List<String> join(VolumeChange change) throws IOException {
+    private ReplicaJoiner replicaPeer() {
         ReplicaJoiner j = joiner;
         if (j == null) {
             throw new IllegalArgumentException("this serve runs no replica peer: start it with --replica-id and "
                     + "--replica-listen");
         }
+        return j;
+    }
+
+    private List<String> join(VolumeChange change) throws IOException {
+        ReplicaJoiner j = replicaPeer();
         return j.join(change.args().get(0), change.args().get(1),
                 change.args().get(2).isEmpty() ? null : change.args().get(2));
     }

@@ -46,6 +46,28 @@ public final class ReplicaJoiner {
         return lines;
     }
 
+    /**
+     * Creates this peer's replica of a new replicated volume ({@link VolumeChange#createReplica}) and
+     * serves it here; the group elects a leader once a majority of its peers have theirs.
+     */
+    List<String> create(VolumeChange c) throws IOException {
+        String name = c.args().get(0);
+        VolumeStore.checkName(name);
+        if (!c.args().get(7).equals(node.id())) {
+            throw new IllegalArgumentException("this serve's replica peer is " + node.id() + ", not " + c.args().get(7));
+        }
+        if (store.get(name) != null) {
+            throw new IllegalArgumentException("this serve has a volume named " + name + " already");
+        }
+        List<org.apache.ratis.protocol.RaftPeer> peers = ReplicaPeers.parse(c.args().get(8));
+        long blocks = Long.parseLong(c.args().get(1));
+        io.pistore.integrity.BlockFormat f = c.format();
+        node.createReplica(name, f, blocks, peers);
+        store.attach(node.open(name));
+        return List.of("created replica " + node.id() + " of " + name + ": " + blocks + " blocks, " + f + "; peers "
+                + ReplicaPeers.describe(peers) + "; served here (a leader once a majority of the peers have theirs)");
+    }
+
     /** Whether {@code name} is a replicated volume this serve attached (one its peer holds a replica of). */
     public boolean replicated(String name) {
         io.pistore.engine.volume.Volume v = store.get(name);

@@ -44,6 +44,26 @@ public record VolumeChange(String verb, List<String> args) {
 
     public static final String JOIN_REPLICA = "replica-join";
 
+    /**
+     * Creates the server's replica {@code replicaId} of a new replicated volume whose group is
+     * {@code peers} ({@code ID=HOST:PORT,...}) and serves it: as the offline {@code volume create
+     * --replicas} does, on a running serve ({@link ReplicaJoiner#create}).
+     */
+    public static VolumeChange createReplica(String name, BlockFormat f, long blocks, String replicaId, String peers) {
+        List<String> a = new ArrayList<>(create(name, f, blocks).args());
+        a.add(replicaId);
+        a.add(peers);
+        return new VolumeChange(CREATE_REPLICA, a);
+    }
+
+    public static final String CREATE_REPLICA = "replica-create";
+
+    /** The format a {@code create} or {@link #createReplica} names (its arguments 2 to 6). */
+    BlockFormat format() {
+        return BlockFormat.of(Integer.parseInt(args.get(2)), Integer.parseInt(args.get(3)), GuardType.parse(args.get(4)),
+                PiType.of(Integer.parseInt(args.get(5))), PiLocation.parse(args.get(6)));
+    }
+
     public static VolumeChange list() {
         return new VolumeChange("list", List.of());
     }
@@ -64,6 +84,7 @@ public record VolumeChange(String verb, List<String> args) {
             case "resize", "delete" -> 2;
             case "list" -> 0;
             case JOIN_REPLICA -> 3;
+            case CREATE_REPLICA -> 9;
             default -> throw new IllegalArgumentException("unknown control request '" + c.verb + "'");
         };
         if (c.args.size() != want) {
@@ -80,9 +101,7 @@ public record VolumeChange(String verb, List<String> args) {
     public List<String> apply(VolumeStore store, VolumeUse use) throws IOException {
         switch (verb) {
             case "create": {
-                BlockFormat f = BlockFormat.of(Integer.parseInt(args.get(2)), Integer.parseInt(args.get(3)),
-                        GuardType.parse(args.get(4)), PiType.of(Integer.parseInt(args.get(5))),
-                        PiLocation.parse(args.get(6)));
+                BlockFormat f = format();
                 long blocks = Long.parseLong(args.get(1));
                 store.create(args.get(0), f, blocks);
                 return List.of("created " + args.get(0) + ": " + blocks + " blocks, " + f);
@@ -129,7 +148,8 @@ public record VolumeChange(String verb, List<String> args) {
                 for (Volume v : store.list()) {
                     out.add(String.format("%-24s %12d %12s  %s", v.name(), v.blockCount(),
                             ByteCount.format(v.blockCount() * v.format().dataSize()), v.format())
-                            + (v instanceof io.pistore.replication.volume.ReplicatedVolume r ? "  replicated on "
+                            + (store.storage(v.name()) instanceof io.pistore.replication.volume.ReplicatedVolume r
+                                    ? "  replicated on "
                                     + io.pistore.replication.ReplicaPeers.describe(r.group().getPeers().stream().toList())
                                     : ""));
                 }

@@ -163,7 +163,8 @@ public final class VolumeCommand implements Callable<Integer> {
 
         @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...",
                 description = "Create this target's replica of a replicated volume whose peers these are "
-                        + "(with --replica-id; run on every peer, before its serve; docs/REPLICATION.md).")
+                        + "(with --replica-id; run on every peer: before its serve, or through its running serve, "
+                        + "which then serves it; docs/REPLICATION.md).")
         String replicas;
 
         @Mixin
@@ -249,6 +250,17 @@ public final class VolumeCommand implements Callable<Integer> {
                 io.pistore.replication.node.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
                         size / f.dataSize(), peers);
             } catch (DataDirInUseException e) {
+                if (ControlClient.available(data.dir)) {
+                    try {
+                        // a running serve's replica peer: it creates the replica, joins the group and serves it
+                        ControlClient.send(data.dir, VolumeChange.createReplica(name, f, size / f.dataSize(), me,
+                                io.pistore.replication.ReplicaPeers.describe(peers)))
+                                .forEach(spec.commandLine().getOut()::println);
+                        return ExitCodes.OK;
+                    } catch (java.net.SocketException unreachable) {
+                        // a socket file left by a server that died while the lock's owner is another
+                    }
+                }
                 throw inUse(e, "stop it first");
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
