@@ -170,18 +170,23 @@ final class RdmaHostQueue implements PeerConnection {
         return listed;
     }
 
-    /** DISCOVER again on the admin slot (one at a time), on a thread of its own: it waits for the answer. */
+    /**
+     * DISCOVER again on the admin slot, on a thread of its own (it waits for the answer, at most 10 s);
+     * callers while one runs share it.
+     */
     @Override
-    public CompletableFuture<java.util.List<VolumeInfo>> relist() {
+    public synchronized CompletableFuture<java.util.List<VolumeInfo>> relist() {
+        if (relisting != null && !relisting.isDone()) {
+            return relisting;
+        }
         CompletableFuture<java.util.List<VolumeInfo>> f = new CompletableFuture<>();
+        relisting = f;
         Thread t = new Thread(() -> {
-            synchronized (relisting) {
-                try {
-                    listed = VolumeList.decode(discover());
-                    f.complete(listed);
-                } catch (Exception e) {
-                    f.completeExceptionally(e);
-                }
+            try {
+                listed = VolumeList.decode(discover());
+                f.complete(listed);
+            } catch (Exception e) {
+                f.completeExceptionally(e);
             }
         }, "pistore-rdma-relist-" + index);
         t.setDaemon(true);
@@ -189,7 +194,8 @@ final class RdmaHostQueue implements PeerConnection {
         return f;
     }
 
-    private final Object relisting = new Object();
+    /** The relist running, or the last (guarded by this). */
+    private CompletableFuture<java.util.List<VolumeInfo>> relisting;
 
     /** Has every answer of the target pass through {@code s} before its request completes. */
     @Override

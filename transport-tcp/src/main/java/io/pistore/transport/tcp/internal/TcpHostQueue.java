@@ -262,6 +262,10 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
             return;
         }
         long limit = TimeUnit.MILLISECONDS.toNanos(cfg.requestTimeoutMillis);
+        if (relisting.overdue(now, limit)) {
+            close("no answer to VOLUMES within " + cfg.requestTimeoutMillis + " ms", false);
+            return;
+        }
         for (int s = 0; s < slots.capacity(); s++) {
             HostCommand p = slots.at(s);
             if (p != null && now - p.sentNanos > limit) {

@@ -15,6 +15,8 @@ final class VolumeRelist {
     private final List<CompletableFuture<List<WireVolume>>> waiting = new ArrayList<>();
     private int commandId;
     private ByteBuffer rx;
+    /** When the VOLUMES on the wire was sent (0: none). */
+    private long sentNanos;
 
     /** Queues {@code f} for the next answer; the frame to send when none is on the wire, else null. */
     OutFrame ask(CompletableFuture<List<WireVolume>> f) {
@@ -23,6 +25,7 @@ final class VolumeRelist {
             return null;
         }
         int cid = ++commandId;
+        sentNanos = System.nanoTime();
         return new OutFrame() {
             @Override
             public void writeHeader(ByteBuffer d) {
@@ -56,6 +59,11 @@ final class VolumeRelist {
         rx = null;
         b.flip();
         return WireVolume.decode(b);
+    }
+
+    /** Whether the VOLUMES on the wire has waited more than {@code limitNanos} at {@code now}. */
+    boolean overdue(long now, long limitNanos) {
+        return !waiting.isEmpty() && now - sentNanos > limitNanos;
     }
 
     /** Completes every waiting caller with {@code list}. */

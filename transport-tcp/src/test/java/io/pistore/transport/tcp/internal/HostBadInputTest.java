@@ -302,4 +302,28 @@ class HostBadInputTest {
             assertTrue(done.message().contains("no response to READ command"), done.message());
         }
     }
+
+    @Test
+    void aTargetSilentOnVolumesHitsTheRequestTimeout() throws Exception {
+        TcpConfig cfg = TcpConfig.defaults();
+        cfg.requestTimeoutMillis = 300;
+        transport.close();
+        transport = new TcpTransport(cfg);
+        fakeTarget(t -> {
+            RawPeer.Frame hello = t.readFrame(false);
+            assertEquals(Protocol.OP_HELLO, hello.opcode());
+            byte[] list = WireVolume.encode(List.of(new WireVolume(1, new VolumeInfo("v", 64, F))), 1 << 20);
+            ByteBuffer h = RawPeer.header(Protocol.OP_HELLO_REPLY, 0, 0, list.length);
+            h.putInt(Protocol.O_MAX_TRANSFER, 1 << 16).putShort(Protocol.O_QUEUE_DEPTH, (short) 4)
+                    .put(Protocol.O_FEATURES, (byte) Protocol.FEATURE_VOLUME_LIST);
+            t.sendFrame(h, list);
+            assertEquals(Protocol.OP_VOLUMES, t.readFrame(false).opcode()); // and never answered
+        });
+        try (HostConnection c = transport.connect(address(), new ConnectOptions(1, 4))) {
+            java.util.concurrent.CompletableFuture<List<VolumeInfo>> f = c.relistVolumes();
+            assertEquals(List.of(new VolumeInfo("v", 64, F)), f.get(10, TimeUnit.SECONDS),
+                    "the list known, once the silent connection is closed");
+            assertNotNull(log.awaitWarning(5000, "no answer to VOLUMES within 300 ms"), log.warnings().toString());
+        }
+    }
 }
