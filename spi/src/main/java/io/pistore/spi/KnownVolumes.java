@@ -20,6 +20,8 @@ final class KnownVolumes {
      * the format it knew.
      */
     private volatile Map<String, String> stale = Map.of();
+    /** The known volumes requests have named: those whose path states the queue follows. */
+    private final Set<String> used = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     KnownVolumes(List<VolumeInfo> first) {
         byName = index(first);
@@ -36,6 +38,21 @@ final class KnownVolumes {
     /** The names known. */
     Set<String> names() {
         return byName.keySet();
+    }
+
+    /** A request named {@code volume}: once known, it is one of those {@link #followed}. */
+    void use(String volume) {
+        if (!used.contains(volume) && byName.containsKey(volume)) {
+            used.add(volume);
+        }
+    }
+
+    /**
+     * The volumes whose path states decide where the queue goes: those its requests named, or every
+     * known one before any was (a volume learnt by a relist and led elsewhere does not hold it back).
+     */
+    Set<String> followed() {
+        return used.isEmpty() ? names() : used;
     }
 
     /** Adds the volumes of {@code listed}, each as listed now; keeps those it lacks. */

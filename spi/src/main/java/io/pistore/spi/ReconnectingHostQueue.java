@@ -310,6 +310,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
 
     @Override
     public CompletableFuture<Completion> submit(BlockRequest request) {
+        known.use(request.volume());
         if (paths != null) {
             return submitFollowing(request, System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
                     failoverWaitMillis()));
@@ -376,7 +377,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
         PeerPaths pp = paths;
         // the path states name where the volumes are served best now: the next in turn if it is, or
         // while nothing is known of it yet (round robin then, as without path states)
-        int best = pp == null || !pp.known(p) ? -1 : pp.optimized(known.names(), p);
+        int best = pp == null || !pp.known(p) ? -1 : pp.optimized(known.followed(), p);
         if (best >= 0) {
             p = best;
         }
@@ -524,7 +525,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             return;
         }
         C c = current;
-        int best = pp.optimized(known.names(), peerIndex);
+        int best = pp.optimized(known.followed(), peerIndex);
         if (best < 0 || best == peerIndex || isShut(c)) {
             return; // staying, none optimized, or a reconnect under way (it prefers the optimized peer)
         }
@@ -539,7 +540,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             PeerPaths pp = paths;
             C old = current;
             int from = peerIndex;
-            int p = pp.optimized(known.names(), from);
+            int p = pp.optimized(known.followed(), from);
             if (closed || p < 0 || p == from || isShut(old)) {
                 return;
             }
@@ -572,7 +573,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             moves++;
             log.log(System.Logger.Level.INFO, "pistore " + transport + ": moved from " + peers.get(from) + " to "
                     + peers.get(p) + " (queue " + index + "): " + peers.get(p) + " is optimized for "
-                    + String.join(", ", new java.util.TreeSet<>(known.names())) + ", " + peers.get(from) + " "
+                    + String.join(", ", new java.util.TreeSet<>(known.followed())) + ", " + peers.get(from) + " "
                     + describe(pp, from));
             adopt(c, p);
             retire(old, from, System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(drainMillis()));
@@ -587,7 +588,7 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
             return "is unreachable";
         }
         java.util.Set<String> states = new java.util.TreeSet<>();
-        for (String v : known.names()) {
+        for (String v : known.followed()) {
             PathState s = pp.state(peer, v);
             states.add(s == null ? "unknown" : s.label());
         }

@@ -583,6 +583,30 @@ class ReconnectingHostQueueTest {
     }
 
     @Test
+    void thePathsFollowedAreThoseOfTheVolumesItsRequestsName() {
+        Lines log = new Lines();
+        Queue q = new Queue(log, List.of("a", "b")).started();
+        PeerPaths paths = new PeerPaths(List.of("a", "b"));
+        q.follow(paths);
+        paths.report(0, new PathReport(1, Map.of("v", PathState.OPTIMIZED, "w", PathState.NON_OPTIMIZED)));
+        paths.report(1, new PathReport(1, Map.of("v", PathState.NON_OPTIMIZED, "w", PathState.OPTIMIZED)));
+        while (!q.attempts.isEmpty()) {
+            q.runNextAttempt();
+        }
+        assertEquals(0, q.moves(), "before any request, every known volume counts: no peer leads both");
+        assertEquals(Status.SUCCESS, submit(q, "w").status());
+        paths.report(1, new PathReport(2, Map.of("v", PathState.NON_OPTIMIZED, "w", PathState.OPTIMIZED)));
+        while (!q.attempts.isEmpty()) {
+            q.runNextAttempt();
+        }
+        assertEquals(1, q.moves());
+        assertEquals(1, q.now().peer);
+        assertEquals(1, log.count("INFO pistore fake: moved from a to b (queue 3): b is optimized for w, a is non-optimized"),
+                log.lines.toString());
+        q.close();
+    }
+
+    @Test
     void aMoveThatCannotBeMadeLeavesTheQueueWhereItIs() {
         Lines log = new Lines();
         Queue q = new Queue(log, List.of("a", "b")).started();
