@@ -50,6 +50,11 @@ public final class Capsule {
     public static final int F_OFFLOAD = 4;
     /** Software path: the buffer holds the metadata at {@code metaOffset}. */
     public static final int F_META = 8;
+    /**
+     * A READ of the blocks' stored metadata alone (block status), into the buffer the command names
+     * (software path, {@code length} = blocks × metadata size): no data read, nothing checked.
+     */
+    public static final int F_METADATA_ONLY = 16;
 
     private Capsule() {
     }

@@ -53,6 +53,10 @@ final class HostCommandPoster {
     void start(HostSlot s, BlockRequest r) throws VerbsException {
         VolumeInfo v = owner.volume(r.volume());
         s.format = v == null ? null : v.format();
+        if (r.isMetadataOnly()) {
+            startSoftware(s, r);
+            return;
+        }
         boolean data = r.op() == Operation.READ || r.op() == Operation.WRITE;
         if (data && v != null && owner.offloads(v) && pool != null && offloadable(r, v.format())) {
             startOffload(s, r, v);
@@ -151,7 +155,7 @@ final class HostCommandPoster {
     private void startSoftware(HostSlot s, BlockRequest r) throws VerbsException {
         s.path = HostSlot.PATH_SOFTWARE;
         boolean data = r.op() == Operation.READ || r.op() == Operation.WRITE;
-        long dataLen = data ? r.data().length() : 0;
+        long dataLen = data && !r.isMetadataOnly() ? r.data().length() : 0;
         boolean meta = data && r.hasMetadata();
         long metaLen = meta ? r.metadata().length() : 0;
         long len = dataLen + metaLen;
@@ -179,7 +183,7 @@ final class HostCommandPoster {
             key = s.staging.rkey();
         }
         int flags = (r.fua() ? Capsule.F_FUA : 0) | (r.protection().pract() ? Capsule.F_PRACT : 0)
-                | (meta ? Capsule.F_META : 0);
+                | (meta ? Capsule.F_META : 0) | (r.isMetadataOnly() ? Capsule.F_METADATA_ONLY : 0);
         int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, r.protection(),
                 r.blocks(), r.lba(), addr, len, key, dataLen, owner.nameBytes(r.volume()));
         Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence);

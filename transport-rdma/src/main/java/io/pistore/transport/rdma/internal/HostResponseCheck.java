@@ -44,6 +44,8 @@ final class HostResponseCheck {
                     Buffers.scatter(s.bounceMeta.segment(0), 0, s.userMeta);
                 }
             }
+        } else if (s.path == HostSlot.PATH_SOFTWARE && c.isSuccess() && r.isMetadataOnly()) {
+            Buffers.scatter(s.staging.buffer(), 0, r.metadata()); // stored metadata, unchecked
         } else if (s.path == HostSlot.PATH_SOFTWARE && c.isSuccess() && r.op() == Operation.READ) {
             ByteBuffer b = s.staging.buffer();
             Buffers.scatter(b, 0, r.data());

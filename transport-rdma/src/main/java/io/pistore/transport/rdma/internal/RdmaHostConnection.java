@@ -295,6 +295,15 @@ public final class RdmaHostConnection implements HostConnection {
         });
     }
 
+    /**
+     * True: every queue serves {@link io.pistore.spi.BlockRequest#readMetadata}, as one READ of the
+     * metadata where the target serves it, else by reading the blocks whole ({@link RdmaReconnectingQueue#submit}).
+     */
+    @Override
+    public boolean readsMetadataOnly() {
+        return true;
+    }
+
     @Override
     public int queueCount() {
         return queues.length;

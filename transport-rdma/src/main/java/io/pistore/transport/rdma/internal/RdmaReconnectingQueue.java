@@ -50,6 +50,25 @@ final class RdmaReconnectingQueue extends ReconnectingPeerQueue<RdmaHostQueue> {
         lost.shutdown(); // release the dead QP and its MRs before making new ones (idempotent)
     }
 
+    /**
+     * A metadata-only read goes as one (READ with {@link Capsule#F_METADATA_ONLY}); a target that
+     * refuses it (INVALID_FIELD: an older pistore, or an engine that does not serve such reads) gets
+     * the blocks read whole, with no PI check asked, and the data dropped.
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<io.pistore.spi.Completion> submit(io.pistore.spi.BlockRequest r) {
+        if (!r.isMetadataOnly()) {
+            return super.submit(r);
+        }
+        io.pistore.spi.VolumeInfo v = owner.volume(r.volume());
+        return super.submit(r).thenCompose(c -> c.status() != io.pistore.spi.Status.INVALID_FIELD || v == null
+                || v.format().metadataSize() == 0 ? java.util.concurrent.CompletableFuture.completedFuture(c)
+                : super.submit(io.pistore.spi.BlockRequest.read(r.volume(), r.lba(), r.blocks(),
+                        io.pistore.integrity.ScatterList.wrap(new byte[r.blocks() * v.format().dataSize()]), r.metadata(),
+                        io.pistore.spi.Protection.pass(io.pistore.integrity.CheckFlags.NONE,
+                                v.format().refTagOf(r.lba()), 0, 0))));
+    }
+
     @Override
     public String toString() {
         return "rdma queue " + index + " to " + peer();

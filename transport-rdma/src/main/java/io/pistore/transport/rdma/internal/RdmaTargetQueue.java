@@ -289,6 +289,10 @@ final class RdmaTargetQueue {
             }
             return;
         }
+        if (c.has(Capsule.F_METADATA_ONLY)) {
+            metadataOnly(t, v);
+            return;
+        }
         // Software path: data (and metadata) in a registered staging buffer.
         long len = c.length;
         ScatterList dl = ScatterList.of();
@@ -329,6 +333,36 @@ final class RdmaTargetQueue {
             t.request = BlockRequest.read(c.volume, c.lba, (int) c.blocks, dl, ml, p, polledNanos);
             handler.execute(t.request, PiDuty.of(p), done -> afterRead(t, done));
         }
+    }
+
+    /**
+     * A READ of metadata alone (block status): the stored metadata of the blocks RDMA-written into the
+     * host's buffer, no data read, nothing checked; refused (INVALID_FIELD) where the engine does not
+     * serve such reads, the volume has no metadata, or the buffer is not its size.
+     */
+    private void metadataOnly(TargetCommand t, VolumeInfo v) throws VerbsException {
+        Capsule.Command c = t.cmd;
+        long len = c.blocks * v.format().metadataSize();
+        String refused = c.op != Capsule.OP_READ ? "the metadata-only flag on a write"
+                : !handler.readsMetadataOnly() ? "metadata-only reads are not served by this target"
+                : len == 0 ? "volume " + v.name() + " has no metadata"
+                : c.length != len ? "a metadata-only read of " + c.blocks + " blocks needs " + len + " bytes, got "
+                        + c.length : null;
+        if (refused != null) {
+            respond(t, Completion.failure(Status.INVALID_FIELD, refused), 0);
+            return;
+        }
+        if (t.staging == null || t.staging.length() < len) {
+            if (t.staging != null) {
+                t.staging.close();
+            }
+            t.staging = pd.register(ByteBuffer.allocateDirect((int) Math.max(len, 4096)),
+                    Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE);
+        }
+        t.dataList = ScatterList.of();
+        t.metaList = ScatterList.of(t.staging.buffer().duplicate().limit((int) len).position(0));
+        t.request = BlockRequest.readMetadata(c.volume, c.lba, (int) c.blocks, t.metaList);
+        handler.execute(t.request, PiDuty.NONE, done -> afterRead(t, done));
     }
 
     private io.pistore.transport.rdma.verbs.DeviceCaps caps;

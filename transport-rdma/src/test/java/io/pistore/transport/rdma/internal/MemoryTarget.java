@@ -24,6 +24,8 @@ final class MemoryTarget implements TargetHandler {
     final byte[] meta;
     final List<BlockRequest> requests = new ArrayList<>();
     final List<io.pistore.spi.PiDuty> duties = new ArrayList<>();
+    /** Whether it serves metadata-only reads ({@link #readsMetadataOnly}). */
+    volatile boolean servesMetadataOnly;
 
     MemoryTarget(BlockFormat format, long blocks) {
         this.format = format;
@@ -38,6 +40,11 @@ final class MemoryTarget implements TargetHandler {
     }
 
     @Override
+    public boolean readsMetadataOnly() {
+        return servesMetadataOnly;
+    }
+
+    @Override
     public synchronized void execute(BlockRequest r, io.pistore.spi.PiDuty duty, Consumer<Completion> done) {
         requests.add(r);
         duties.add(duty);
@@ -49,6 +56,8 @@ final class MemoryTarget implements TargetHandler {
             if (r.hasMetadata()) {
                 r.metadata().read(0, meta, (int) r.lba() * ms, n * ms);
             }
+        } else if (r.isMetadataOnly()) {
+            r.metadata().write(0, meta, (int) r.lba() * ms, n * ms);
         } else if (r.op() == Operation.READ) {
             r.data().write(0, data, (int) r.lba() * ds, n * ds);
             if (r.hasMetadata()) {
