@@ -25,9 +25,9 @@ import java.util.function.Consumer;
  * attempts log one line at the first, then every tenth. What a single target lists on a reconnect is
  * what it serves (a volume created, deleted or grown meanwhile; requests are checked against the new
  * list), but a volume it lists in another block format than known is refused (NO_SUCH_VOLUME, "open
- * it again") until {@link #relistVolumes} names it. With a list of peers, a peer that lists a known volume in another block format is not used
- * (a configuration mistake); volumes known to the queue are those of the first connection and any
- * {@link #relistVolumes} added.
+ * it again") until {@link #relistVolumes} names it. With a list of peers, a peer that lists a known
+ * volume in another block format is not used (a configuration mistake); volumes known to the queue
+ * are those of the first connection and any {@link #relistVolumes} added.
  *
  * <p>With a list of more than one peer, a peer that answers {@link Status#NO_SUCH_VOLUME} for a
  * volume the host uses is treated as lost too (the volume may live on the other peers: a replica
