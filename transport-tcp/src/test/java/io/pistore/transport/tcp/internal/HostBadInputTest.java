@@ -86,12 +86,17 @@ class HostBadInputTest {
 
     /** Reads HELLO and answers with a proper HELLO_REPLY listing volume "v" (id 1). */
     static void greet(RawPeer t, int digests) throws IOException {
+        greet(t, digests, 0);
+    }
+
+    /** As above, granting the {@link Protocol} feature bits {@code features}. */
+    static void greet(RawPeer t, int digests, int features) throws IOException {
         RawPeer.Frame hello = t.readFrame(false);
         assertEquals(Protocol.OP_HELLO, hello.opcode());
         byte[] list = WireVolume.encode(List.of(new WireVolume(1, new VolumeInfo("v", 64, F))), 1 << 20);
         ByteBuffer h = RawPeer.header(Protocol.OP_HELLO_REPLY, 0, 0, list.length);
         h.putInt(Protocol.O_MAX_TRANSFER, 1 << 16).putShort(Protocol.O_QUEUE_DEPTH, (short) 4)
-                .put(Protocol.O_DIGESTS, (byte) digests);
+                .put(Protocol.O_DIGESTS, (byte) digests).put(Protocol.O_FEATURES, (byte) features);
         t.sendFrame(h, list);
         t.headerDigest = (digests & Protocol.DIGEST_HEADER) != 0;
         t.dataDigest = (digests & Protocol.DIGEST_DATA) != 0;
@@ -310,13 +315,7 @@ class HostBadInputTest {
         transport.close();
         transport = new TcpTransport(cfg);
         fakeTarget(t -> {
-            RawPeer.Frame hello = t.readFrame(false);
-            assertEquals(Protocol.OP_HELLO, hello.opcode());
-            byte[] list = WireVolume.encode(List.of(new WireVolume(1, new VolumeInfo("v", 64, F))), 1 << 20);
-            ByteBuffer h = RawPeer.header(Protocol.OP_HELLO_REPLY, 0, 0, list.length);
-            h.putInt(Protocol.O_MAX_TRANSFER, 1 << 16).putShort(Protocol.O_QUEUE_DEPTH, (short) 4)
-                    .put(Protocol.O_FEATURES, (byte) Protocol.FEATURE_VOLUME_LIST);
-            t.sendFrame(h, list);
+            greet(t, 0, Protocol.FEATURE_VOLUME_LIST);
             assertEquals(Protocol.OP_VOLUMES, t.readFrame(false).opcode()); // and never answered
         });
         try (HostConnection c = transport.connect(address(), new ConnectOptions(1, 4))) {
