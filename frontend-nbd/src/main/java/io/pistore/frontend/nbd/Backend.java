@@ -31,7 +31,10 @@ import java.util.concurrent.atomic.LongAdder;
  * once a quorum's log holds it, so a flush on the next peer covers every write replied before): a
  * single target that restarted may have lost writes replied before it died and not yet flushed,
  * and a flush that then succeeded would claim them durable; its client gets EIO, which says so.
- * It lives here, not in
+ * For the same reason, with one remote target the first flush of a volume after the host
+ * connection reconnected fails with EIO when a write (or zeroing) of that volume was replied before
+ * the reconnect and no flush has covered it since ({@link UnflushedWrites}); the next flush goes to
+ * the target. It lives here, not in
  * the transport's host queue, so a host queue keeps failing what was in flight (the bench and other
  * programs decide themselves whether to send again).
  *
@@ -49,6 +52,8 @@ final class Backend implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final long resendDeadlineNanos;
     private final boolean resendFlushes;
+    /** Per volume, writes replied and not yet flushed, with the connection's reconnect count then; null unless one remote target. */
+    private final UnflushedWrites unflushed;
     private final LongAdder queueFull = new LongAdder();
     private final LongAdder resends = new LongAdder();
     private final LongAdder resendsGivenUp = new LongAdder();
@@ -58,15 +63,18 @@ final class Backend implements AutoCloseable {
 
     /** A backend that never resends after a transport error (the client sees EIO at once). */
     Backend() {
-        this(0, false);
+        this(0, false, false);
     }
 
     /**
      * A backend that resends a request failing with a transport error for up to
-     * {@code resendDeadlineMillis}, flushes only with {@code resendFlushes}.
+     * {@code resendDeadlineMillis}, flushes only with {@code resendFlushes}; with
+     * {@code unflushedAfterReconnect} (one remote target) it fails the first flush after a reconnect
+     * that follows unflushed writes.
      */
-    Backend(long resendDeadlineMillis, boolean resendFlushes) {
+    Backend(long resendDeadlineMillis, boolean resendFlushes, boolean unflushedAfterReconnect) {
         this.resendFlushes = resendFlushes;
+        this.unflushed = unflushedAfterReconnect ? new UnflushedWrites() : null;
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
             Thread th = new Thread(r, "pistore-nbd-retry");
             th.setDaemon(true);
@@ -80,6 +88,22 @@ final class Backend implements AutoCloseable {
     /** Submits {@code request} on {@code device}; the future may be complete when this returns. */
     CompletableFuture<Completion> submit(BlockDevice device, BlockRequest request) {
         CompletableFuture<Completion> result = new CompletableFuture<>();
+        if (unflushed == null) {
+            attempt(device, request, result, 0);
+            return result;
+        }
+        if (request.op() == Operation.FLUSH) {
+            Completion lost = unflushed.lostBefore(request.volume(), device.connection().reconnects());
+            if (lost != null) {
+                return CompletableFuture.completedFuture(lost);
+            }
+            Object covered = unflushed.marker(request.volume());
+            result.thenAccept(c -> {
+                if (c.isSuccess()) {
+                    unflushed.flushed(request.volume(), covered);
+                }
+            });
+        }
         attempt(device, request, result, 0);
         return result;
     }
@@ -105,6 +129,11 @@ final class Backend implements AutoCloseable {
                     later(() -> attempt(device, request, result, since), TimeUnit.MILLISECONDS.toNanos(RESEND_MILLIS),
                             result, c);
                 } else {
+                    if (unflushed != null && c.isSuccess() && request.op() != Operation.READ
+                            && request.op() != Operation.FLUSH && !request.fua()) {
+                        // recorded before the reply leaves, so a flush the client sends after it sees the write
+                        unflushed.replied(request.volume(), device.connection().reconnects());
+                    }
                     result.complete(c);
                 }
             });

@@ -60,6 +60,7 @@ public final class NbdServer implements AutoCloseable {
         long spinNanos = TimeUnit.MICROSECONDS.toNanos(DEFAULT_SPIN_MICROS);
         long resendMillis = DEFAULT_RESEND_MILLIS;
         boolean resendFlushes;
+        boolean singleRemoteTarget;
         Consumer<String> log = line -> { };
         NbdTls tls = NbdTls.OFF;
         TlsContext tlsContext;
@@ -132,6 +133,17 @@ public final class NbdServer implements AutoCloseable {
          */
         public Options resendFlushes(boolean on) {
             this.resendFlushes = on;
+            return this;
+        }
+
+        /**
+         * Whether the volumes are those of one remote target that may restart (a gateway given one
+         * address; default false): then the first flush of a volume after the connection reconnected
+         * answers EIO when writes replied before the reconnect were not flushed, since the target may
+         * have lost them. See docs/NBD.md.
+         */
+        public Options singleRemoteTarget(boolean on) {
+            this.singleRemoteTarget = on;
             return this;
         }
 
@@ -229,7 +241,8 @@ public final class NbdServer implements AutoCloseable {
         this.connection = connection;
         this.options = options;
         this.listener = listener;
-        this.backend = new Backend(options.resendMillis, options.resendFlushes);
+        this.backend = new Backend(options.resendMillis, options.resendFlushes,
+                options.singleRemoteTarget && !options.resendFlushes);
         this.acceptor = new Thread(this::acceptLoop, "pistore-nbd-accept");
         this.acceptor.setDaemon(true);
     }

@@ -26,6 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,9 +52,16 @@ class NbdResendTest {
     static final class OutageConnection extends ForwardingHostConnection {
         final AtomicBoolean down = new AtomicBoolean();
         final AtomicInteger refused = new AtomicInteger();
+        /** How often the host "reconnected" (the test says when). */
+        final AtomicInteger reconnects = new AtomicInteger();
 
         OutageConnection(HostConnection real) {
             super(real);
+        }
+
+        @Override
+        public long reconnects() {
+            return reconnects.get();
         }
 
         @Override
@@ -176,6 +185,41 @@ class NbdResendTest {
             assertEquals(0, c.write(0, new byte[4096]), "a write is sent again");
             up.join();
             assertEquals(0, c.command(FLUSH, 0, 0, 0));
+        }
+    }
+
+    /**
+     * A gateway to one remote target: a write replied and not flushed before the host reconnected may
+     * be lost (the target restarted), so the next flush of that volume is EIO, once; writes replied
+     * after the reconnect, FUA writes and flushed writes are not held against a flush.
+     */
+    @ParameterizedTest(name = "one remote target: {0}")
+    @ValueSource(booleans = {true, false})
+    void theFirstFlushAfterAReconnectThatFollowsUnflushedWritesIsEio(boolean single) throws Exception {
+        server = NbdServer.start("127.0.0.1:0", host, new NbdServer.Options().handshakeTimeoutMillis(2000)
+                .resendMillis(30_000).singleRemoteTarget(single));
+        int fua = 1;
+        try (NbdTestClient c = connect()) {
+            byte[] d = NbdServerTest.random(4096, 9);
+            assertEquals(0, c.write(0, d));
+            assertEquals(0, c.command(FLUSH, 0, 0, 0));
+            host.reconnects.incrementAndGet();
+            assertEquals(0, c.command(FLUSH, 0, 0, 0), "flushed before the reconnect: nothing at stake");
+
+            assertEquals(0, c.write(4096, d));
+            host.reconnects.incrementAndGet(); // the target restarted, the host reconnected
+            assertEquals(single ? EIO : 0, c.command(FLUSH, 0, 0, 0), "replied before the reconnect, never flushed");
+            assertEquals(0, c.command(FLUSH, 0, 0, 0), "said once");
+
+            assertEquals(0, c.write(8192, d, fua));
+            assertEquals(0, c.write(12288, d));
+            assertEquals(0, c.command(FLUSH, 0, 0, 0));
+            assertEquals(0, c.write(16384, d, fua));
+            host.reconnects.incrementAndGet();
+            assertEquals(0, c.command(FLUSH, 0, 0, 0), "a FUA write is durable once replied");
+            assertEquals(0, c.write(20480, d));
+            assertEquals(0, c.command(FLUSH, 0, 0, 0), "replied after the last reconnect");
+            assertArrayEquals(d, c.read(4096, 4096), "the data itself is untouched");
         }
     }
 

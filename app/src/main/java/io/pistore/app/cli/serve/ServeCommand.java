@@ -223,8 +223,8 @@ public final class ServeCommand implements Callable<Integer> {
             }
         }
         if (nbd != null) {
-            b.nbd(nbd, nbdOptions.serverOptions(target != null && target.contains(","), log,
-                    serverLog.at(LogLevel.DEBUG)));
+            b.nbd(nbd, nbdOptions.serverOptions(target != null && target.contains(","),
+                    target != null && !target.contains(","), log, serverLog.at(LogLevel.DEBUG)));
         }
         IscsiServer.Options iscsiOpts = iscsiOptions.options(iscsi != null, nbdOptions.accessFile, log);
         if (iscsi != null) {

@@ -152,11 +152,13 @@ final class ServeNbdOptions {
     /**
      * The NBD frontend's options (the server sets the largest transfer). Flushes are sent again
      * only to the peers of a replicated volume ({@code resendFlushes}: a list of peers): they
-     * acknowledge a write once a quorum's log holds it, where a single restarted target may have lost it.
+     * acknowledge a write once a quorum's log holds it, where a single restarted target may have lost it
+     * ({@code singleRemoteTarget}: the first flush after a reconnect then fails, as docs/NBD.md says).
      */
-    NbdServer.Options serverOptions(boolean resendFlushes, Consumer<String> log, Consumer<String> debug) {
+    NbdServer.Options serverOptions(boolean resendFlushes, boolean singleRemoteTarget, Consumer<String> log,
+                                    Consumer<String> debug) {
         NbdServer.Options o = new NbdServer.Options().spinMicros(spinMicros).resendMillis(resendMillis)
-                .resendFlushes(resendFlushes);
+                .resendFlushes(resendFlushes).singleRemoteTarget(singleRemoteTarget);
         if (pskKeys != null) {
             o.tls(mode, pskKeys);
         } else {
