@@ -79,6 +79,28 @@ class ReplicaCreateOnlineCliTest {
                     }
                 }
             }
+            EngineCommandsTest.Result grow = EngineCommandsTest.run("volume", "resize", "rv", "--data", data(2), "--size",
+                    "128KiB");
+            assertEquals(0, grow.code(), grow.out() + grow.err());
+            assertEquals("resized rv: 128 -> 256 blocks on every replica of its group\n", grow.out());
+            EngineCommandsTest.Result shrink = EngineCommandsTest.run("volume", "resize", "rv", "--data", data(1), "--size",
+                    "64KiB");
+            assertEquals(2, shrink.code(), shrink.out() + shrink.err());
+            assertTrue(shrink.err().contains("shrinking to 128 would drop data"), shrink.err());
+            byte[] late = new byte[512];
+            new Random(41).nextBytes(late);
+            try (BlockTransport t = new LocalTransportProvider().create();
+                 HostConnection c = t.connect("online-create-3", new ConnectOptions(1, 8))) {
+                io.pistore.testkit.Eventually.await("serve 3 to serve the grown volume",
+                        () -> c.relistVolumes().join().get(0).blockCount() == 256);
+                BlockDevice.open(c, "rv").writeSync(200, ByteBuffer.wrap(late));
+            }
+            try (BlockTransport t = new LocalTransportProvider().create();
+                 HostConnection c = t.connect("online-create-1", new ConnectOptions(1, 8))) {
+                ByteBuffer back = ByteBuffer.allocate(late.length);
+                BlockDevice.open(c, "rv").readSync(200, back);
+                assertArrayEquals(late, back.array(), "a block past the old end, written through serve 3");
+            }
             EngineCommandsTest.Result status = EngineCommandsTest.run("replicas", "status", "rv", "--replicas", peers);
             assertEquals(0, status.code(), status.out() + status.err());
             assertTrue(status.out().strip().endsWith("3 of 3 peers answered"), status.out());

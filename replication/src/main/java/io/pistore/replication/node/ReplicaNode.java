@@ -233,7 +233,7 @@ public final class ReplicaNode implements AutoCloseable {
                     + " (its volume is missing from " + "the replicas directory)");
         }
         ReplicaStats st = stats.computeIfAbsent(name, n -> new ReplicaStats());
-        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st),
+        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st, b -> replicas.resize(name, b)),
                 new ReplicaFiles(replicas, name, ReplicaFiles.record(groupsDir, name)), settings, log,
                 new VolumeStateMachine.GroupEvents() {
                     @Override
@@ -574,7 +574,7 @@ public final class ReplicaNode implements AutoCloseable {
         if (!group.getPeers().isEmpty()) {
             lastKnown.putIfAbsent(name, List.copyOf(group.getPeers()));
         }
-        ReplicatedVolume v = new ReplicatedVolume(name, local.format(), local.blockCount(), group, settings, log,
+        ReplicatedVolume v = new ReplicatedVolume(name, local.format(), local::blockCount, group, settings, log,
                 new LocalLeader(server, ReplicaPeers.groupId(name)));
         opened.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(v);
         v.regroup(server.getDivision(ReplicaPeers.groupId(name)).getGroup()); // a change between the look above and now

@@ -24,8 +24,21 @@ public final class ReplicaApplier {
     private final ReplicaStats stats;
     /** Applier thread only (and a restore, while nothing is applied). */
     private final WriteFences fences = new WriteFences();
+    /** Grows the replica's files ({@link ReplicaCommand.Op#RESIZE}); null: a replica that cannot. */
+    private final Grower grower;
+
+    /** Grows a replica's volume to a larger block count, durably (its files and their manifest). */
+    public interface Grower {
+        void grow(long blocks) throws IOException;
+    }
 
     public ReplicaApplier(String volumeName, String replica, Volume volume, Consumer<String> log, ReplicaStats stats) {
+        this(volumeName, replica, volume, log, stats, null);
+    }
+
+    public ReplicaApplier(String volumeName, String replica, Volume volume, Consumer<String> log, ReplicaStats stats,
+                          Grower grower) {
+        this.grower = grower;
         this.volumeName = volumeName;
         this.replica = replica;
         this.volume = volume;
@@ -41,6 +54,9 @@ public final class ReplicaApplier {
     String misfit(ReplicaCommand c) {
         if (c.op == ReplicaCommand.Op.FLUSH) {
             return null;
+        }
+        if (c.op == ReplicaCommand.Op.RESIZE) {
+            return c.lba < 1 ? c + ": a volume needs a block at least" : null; // a smaller count changes nothing
         }
         BlockFormat f = volume.format();
         if (c.blocks < 1 || c.lba < 0 || c.lba > volume.blockCount() - c.blocks) {
@@ -110,12 +126,28 @@ public final class ReplicaApplier {
                 case FLUSH:
                     volume.flush();
                     return ApplyOutcome.done();
+                case RESIZE:
+                    return grow(c);
                 default:
                     return failed(c, "not a log command");
             }
         } catch (IOException | RuntimeException e) {
             return failed(c, String.valueOf(e.getMessage()));
         }
+    }
+
+    /** Grows the replica to the command's count; one it already has (met again in a replay) is done as is. */
+    private ApplyOutcome grow(ReplicaCommand c) throws IOException {
+        long before = volume.blockCount();
+        if (c.lba <= before) {
+            return ApplyOutcome.done();
+        }
+        if (grower == null) {
+            return failed(c, "this replica cannot grow");
+        }
+        grower.grow(c.lba);
+        log.accept("volume " + volumeName + " replica " + replica + ": grown from " + before + " to " + c.lba + " blocks");
+        return ApplyOutcome.done();
     }
 
     private ApplyOutcome write(ReplicaCommand c) throws IOException {

@@ -27,6 +27,12 @@ public final class ReplicaCommand {
          * {@code blocks} is their count, its data their encodings, each after its length ({@code int}).
          */
         BATCH(6),
+        /**
+         * Grow every replica to {@code lba} blocks (a larger count; never shrinks): ordered with the
+         * writes, so a write to a new block follows it on every replica. Peers of a build without it
+         * fail the entry.
+         */
+        RESIZE(7),
         /** A query, never in the log. */
         READ(16),
         /** A query for the volume's format and size. */

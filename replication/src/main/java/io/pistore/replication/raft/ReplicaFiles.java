@@ -62,8 +62,17 @@ public final class ReplicaFiles {
         store.copyHomeFile(name, metadata, copy);
     }
 
-    /** Replaces the volume's blocks with a snapshot's copy; see {@link VolumeStore#restore}. */
+    /**
+     * Replaces the volume's blocks with a snapshot's copy; see {@link VolumeStore#restore}. A copy of
+     * more blocks (taken after the volume grew, which this replica has not applied yet) grows the
+     * replica first; a replica never holds more blocks than a snapshot newer than what it applied.
+     */
     void restoreFrom(Path data, Path meta) throws IOException {
+        var v = store.get(name);
+        long copied = Files.size(data) / v.format().dataSize();
+        if (copied > v.blockCount()) {
+            store.resize(name, copied);
+        }
         store.restore(name, data, meta);
     }
 

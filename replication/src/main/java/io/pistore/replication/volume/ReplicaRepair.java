@@ -44,7 +44,8 @@ final class ReplicaRepair {
 
     private final String name;
     private final BlockFormat format;
-    private final long blocks;
+    /** The volume's block count now (it may grow). */
+    private final java.util.function.LongSupplier blocks;
     private final long timeoutMs;
     private final long attemptMs;
     private final Consumer<String> log;
@@ -52,7 +53,7 @@ final class ReplicaRepair {
     private final AtomicLong healedBlocks = new AtomicLong();
     private final AtomicLong unhealableBlocks = new AtomicLong();
 
-    ReplicaRepair(String name, BlockFormat format, long blocks, long timeoutMs, long attemptMs, Consumer<String> log,
+    ReplicaRepair(String name, BlockFormat format, java.util.function.LongSupplier blocks, long timeoutMs, long attemptMs, Consumer<String> log,
             Group group) {
         this.name = name;
         this.format = format;
@@ -154,8 +155,9 @@ final class ReplicaRepair {
     ReplicatedVolume.ScrubReport scrub(java.util.function.LongConsumer progress) throws IOException {
         ReplicatedVolume.ScrubReport report = new ReplicatedVolume.ScrubReport();
         int per = Math.max(1, (1 << 20) / format.dataSize());
-        for (long lba = 0; lba < blocks; lba += per) {
-            int n = (int) Math.min(per, blocks - lba);
+        long count = blocks.getAsLong();
+        for (long lba = 0; lba < count; lba += per) {
+            int n = (int) Math.min(per, count - lba);
             RaftClientReply fresh = GroupRead.linearizable(group.client(), group.members().getPeers(), group::knownLeader,
                     ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), "volume " + name + ": read lba=" + lba,
                     System.nanoTime(), timeoutMs, attemptMs);

@@ -52,7 +52,8 @@ import org.apache.ratis.util.TimeDuration;
 public final class ReplicatedVolume implements CheckingVolume {
     private final String name;
     private final BlockFormat format;
-    private final long blocks;
+    /** The block count now: this peer's replica's where it holds one (it grows with the group), else fixed. */
+    private final java.util.function.LongSupplier blocks;
     /** The group's members as last known: replaced with its clients when they change ({@link #regroup}). */
     private volatile RaftGroup group;
     private final ReplicationSettings settings;
@@ -94,6 +95,12 @@ public final class ReplicatedVolume implements CheckingVolume {
     /** {@code localLeader}: this peer's own replica, read in process while it leads; null outside the peers. */
     public ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
             Consumer<String> log, LocalLeader localLeader) {
+        this(name, format, () -> blocks, group, settings, log, localLeader);
+    }
+
+    /** As above, its size read from {@code blocks} at each use (a peer's own replica's, which grows). */
+    public ReplicatedVolume(String name, BlockFormat format, java.util.function.LongSupplier blocks, RaftGroup group,
+            ReplicationSettings settings, Consumer<String> log, LocalLeader localLeader) {
         this.localLeader = localLeader;
         this.followerRead = localLeader == null ? null : localLeader.followerRead();
         this.name = name;
@@ -298,7 +305,24 @@ public final class ReplicatedVolume implements CheckingVolume {
 
     @Override
     public long blockCount() {
-        return blocks;
+        return blocks.getAsLong();
+    }
+
+    /**
+     * Grows the volume to {@code newBlocks} on every replica: a command through the log, so writes to
+     * the new blocks follow it everywhere; returns once this peer's group applied it (each peer
+     * serves the new size once it has). A count not larger than now changes nothing.
+     */
+    public void grow(long newBlocks) throws IOException {
+        long now = blockCount();
+        if (newBlocks < now) {
+            throw new IllegalArgumentException("volume " + name + " has " + now + " blocks; shrinking to " + newBlocks
+                    + " would drop data and is not supported");
+        }
+        if (newBlocks > now) {
+            commit(ReplicaCommand.plain(ReplicaCommand.Op.RESIZE, newBlocks, 0, false), "resize to " + newBlocks
+                    + " blocks");
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.pistore.replication.raft;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.volume.MemoryVolume;
@@ -141,5 +142,46 @@ class ReplicaApplierTest {
         assertEquals(ApplyOutcome.Code.FAILED, o.code);
         assertTrue(o.message.contains("does not fit a volume of 32 blocks"), o.message);
         assertEquals(1, stats.failedApplies());
+    }
+
+    @Test
+    void aResizeGrowsTheReplicaOnceAndNeverShrinksIt() throws Exception {
+        List<Long> grown = new ArrayList<>();
+        ReplicaApplier growing = new ReplicaApplier("v", "n2", volume, log::add, stats, grown::add);
+        assertTrue(growing.apply(command(ReplicaCommand.Op.RESIZE, 48)).isDone());
+        assertEquals(List.of(48L), grown);
+        assertTrue(growing.apply(command(ReplicaCommand.Op.RESIZE, 32)).isDone(), "its own size: done, as in a replay");
+        assertTrue(growing.apply(command(ReplicaCommand.Op.RESIZE, 8)).isDone(), "a smaller count: nothing shrinks");
+        assertEquals(List.of(48L), grown, "grown once");
+        assertTrue(log.contains("volume v replica n2: grown from 32 to 48 blocks"), log.toString());
+        ApplyOutcome cannot = applier.apply(command(ReplicaCommand.Op.RESIZE, 64));
+        assertFalse(cannot.isDone(), "a replica without a way to grow fails the entry");
+        assertTrue(cannot.describe().contains("this replica cannot grow"), cannot.describe());
+        assertFalse(applier.apply(command(ReplicaCommand.Op.RESIZE, 0)).isDone(), "no volume of no blocks");
+    }
+
+    private static ReplicaCommand command(ReplicaCommand.Op op, long lba) {
+        return ReplicaCommand.decode(ReplicaCommand.plain(op, lba, 0, false).getContent());
+    }
+
+    @Test
+    void aSnapshotOfMoreBlocksGrowsTheReplicaBeforeItIsRestored(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        byte[][] w = blocks(20, 1, 9);
+        java.nio.file.Path image = dir.resolve("image");
+        try (io.pistore.engine.volume.VolumeStore bigger = io.pistore.engine.volume.VolumeStore.open(image)) {
+            bigger.create("v", F, 24).write(20, 1, ScatterList.wrap(w[0]), ScatterList.wrap(w[1]), true);
+        }
+        try (io.pistore.engine.volume.VolumeStore replica = io.pistore.engine.volume.VolumeStore.open(dir.resolve("r"))) {
+            replica.create("v", F, 16);
+            new ReplicaFiles(replica, "v", dir.resolve("v.applied")).restoreFrom(image.resolve("v.data"),
+                    image.resolve("v.meta"));
+            assertEquals(24, replica.get("v").blockCount());
+            byte[] d = new byte[F.dataSize()];
+            byte[] m = new byte[F.metadataSize()];
+            replica.get("v").read(20, 1, ScatterList.wrap(d), ScatterList.wrap(m));
+            assertArrayEquals(w[0], d);
+            assertArrayEquals(w[1], m);
+        }
     }
 }

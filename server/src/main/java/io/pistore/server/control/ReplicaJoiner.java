@@ -68,6 +68,29 @@ public final class ReplicaJoiner {
                 + ReplicaPeers.describe(peers) + "; served here (a leader once a majority of the peers have theirs)");
     }
 
+    /**
+     * Grows replicated volume {@code name} to {@code bytes} of data on every replica of its group
+     * ({@link ReplicatedVolume#grow}: through its log, ordered with the writes).
+     */
+    public List<String> resize(String name, long bytes, VolumeUse use) throws IOException {
+        if (!(store.storage(name) instanceof ReplicatedVolume r)) {
+            throw new IllegalArgumentException("no replicated volume named " + name + " here");
+        }
+        int bs = r.format().dataSize();
+        if (bytes <= 0 || bytes % bs != 0) {
+            throw new IllegalArgumentException("--size " + bytes + " is not a positive multiple of the " + bs
+                    + "-byte block");
+        }
+        long old = r.blockCount();
+        long blocks = bytes / bs;
+        r.grow(blocks);
+        if (old == blocks) {
+            return List.of(name + " already has " + blocks + " blocks");
+        }
+        use.changed(name);
+        return List.of("resized " + name + ": " + old + " -> " + blocks + " blocks on every replica of its group");
+    }
+
     /** Whether {@code name} is a replicated volume this serve attached (one its peer holds a replica of). */
     public boolean replicated(String name) {
         io.pistore.engine.volume.Volume v = store.get(name);
