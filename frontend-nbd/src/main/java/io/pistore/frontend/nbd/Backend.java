@@ -88,34 +88,29 @@ final class Backend implements AutoCloseable {
     /** Submits {@code request} on {@code device}; the future may be complete when this returns. */
     CompletableFuture<Completion> submit(BlockDevice device, BlockRequest request) {
         CompletableFuture<Completion> result = new CompletableFuture<>();
-        if (unflushed == null) {
-            attempt(device, request, result, 0);
-            return result;
-        }
-        if (request.op() == Operation.FLUSH) {
+        Object covered = null;
+        if (unflushed != null && request.op() == Operation.FLUSH) {
             Completion lost = unflushed.lostBefore(request.volume(), device.connection().reconnects());
             if (lost != null) {
                 return CompletableFuture.completedFuture(lost);
             }
-            Object covered = unflushed.marker(request.volume());
-            result.thenAccept(c -> {
-                if (c.isSuccess()) {
-                    unflushed.flushed(request.volume(), covered);
-                }
-            });
+            covered = unflushed.marker(request.volume());
         }
-        attempt(device, request, result, 0);
+        attempt(device, request, result, 0, covered);
         return result;
     }
 
-    /** {@code failedSince}: when the request first failed with a transport error (0: it has not). */
+    /**
+     * {@code failedSince}: when the request first failed with a transport error (0: it has not);
+     * {@code covered}: what a flush covers of {@link #unflushed} (null: nothing, or not a flush).
+     */
     private void attempt(BlockDevice device, BlockRequest request, CompletableFuture<Completion> result,
-                         long failedSince) {
+                         long failedSince, Object covered) {
         try {
             device.submitMayCompleteOnCaller(request, c -> {
                 if (c.status() == Status.QUEUE_FULL) {
                     queueFull.increment();
-                    later(() -> attempt(device, request, result, failedSince), RETRY_NANOS, result, c);
+                    later(() -> attempt(device, request, result, failedSince, covered), RETRY_NANOS, result, c);
                 } else if (c.status() == Status.TRANSPORT_ERROR && resendDeadlineNanos > 0 && !closed
                         && (resendFlushes || request.op() != Operation.FLUSH)) {
                     long now = System.nanoTime();
@@ -126,13 +121,16 @@ final class Backend implements AutoCloseable {
                         return;
                     }
                     resends.increment();
-                    later(() -> attempt(device, request, result, since), TimeUnit.MILLISECONDS.toNanos(RESEND_MILLIS),
+                    later(() -> attempt(device, request, result, since, covered), TimeUnit.MILLISECONDS.toNanos(RESEND_MILLIS),
                             result, c);
                 } else {
-                    if (unflushed != null && c.isSuccess() && request.op() != Operation.READ
-                            && request.op() != Operation.FLUSH && !request.fua()) {
-                        // recorded before the reply leaves, so a flush the client sends after it sees the write
-                        unflushed.replied(request.volume(), device.connection().reconnects());
+                    if (unflushed != null && c.isSuccess()) {
+                        // recorded before the reply leaves: a flush the client sends after it sees this one's
+                        if (request.op() == Operation.FLUSH) {
+                            unflushed.flushed(request.volume(), covered);
+                        } else if (request.op() != Operation.READ && !request.fua()) {
+                            unflushed.replied(request.volume(), device.connection().reconnects());
+                        }
                     }
                     result.complete(c);
                 }
