@@ -365,6 +365,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
                     : ReplicaCommand.decodeAll(data);
             boolean batch = checked ? ((CheckedOnEntry) trx.getStateMachineContext()).batch()
                     : ReplicaCommand.isBatch(data);
+            if (entry.getIndex() > skipUpTo && commands.stream().anyMatch(c -> c.op == ReplicaCommand.Op.RESIZE)) {
+                endCopy(true); // a copy of files about to grow would hold parts of both sizes
+            }
             if (entry.getIndex() <= skipUpTo) {
                 // In the replica's files before it restarted: done then, not again (a block that rotted
                 // at rest stays as found, for a read or scrub to report and repair); its fences count.

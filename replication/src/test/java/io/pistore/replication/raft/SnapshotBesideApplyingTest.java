@@ -210,4 +210,58 @@ class SnapshotBesideApplyingTest {
         }
     }
 
+    /**
+     * A volume grown while a snapshot's copy is held between its data and metadata files: applying the
+     * growth cancels the copy (a copy of files about to grow would hold parts of both sizes), so the
+     * growth never waits on it; the next snapshots are whole at the new size, and a follower that was
+     * down is restored from one, growing first.
+     */
+    @Test
+    void growingCancelsACopyUnderWayAndLaterSnapshotsHoldTheNewSize() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS, SETTINGS);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        ReplicaNode leader = peers.node(l);
+        Set<ReplicaFiles> waiting = ConcurrentHashMap.newKeySet();
+        Set<ReplicaFiles> cancelled = ConcurrentHashMap.newKeySet();
+        try (ServedVolume s = new ServedVolume(leader, NAME)) {
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
+            peers.awaitConverged();
+            long had = peers.node(f).appliedIndex(NAME);
+            peers.stop(f);
+            VolumeSnapshots.betweenCopies = files -> {
+                waiting.add(files);
+                try {
+                    releaseLater.await();
+                } catch (InterruptedException e) {
+                    cancelled.add(files);
+                    throw new IllegalStateException("copy cancelled");
+                }
+            };
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 10, acked);
+            ThreePeers.await(() -> waiting.size() == 2, "both running peers to hold a copy");
+            s.volume.grow(2 * BLOCKS);
+            ThreePeers.await(() -> cancelled.size() == 2, "both held copies to be cancelled by the growth");
+            releaseLater.countDown(); // copies started since go on
+            ThreePeers.await(() -> {
+                try {
+                    AcknowledgedRuns.write(s, random, FORMAT, 2 * BLOCKS, WRITE_BLOCKS, 1, acked);
+                    Path n = newestSnapshot(peers.dir(l));
+                    return n != null && Files.size(n.resolve(VolumeSnapshots.DATA)) == 2 * BLOCKS * FORMAT.dataSize()
+                            && ReplicaCompare.logStart(leader, NAME) > had + 1;
+                } catch (Exception e) {
+                    return false;
+                }
+            }, "a snapshot of the grown volume, and the log the stopped follower needs purged");
+            peers.restart(f);
+            String fid = ThreePeers.id(f);
+            ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid + " restored from the snapshot")),
+                    fid + " to be restored from a snapshot of the grown volume");
+            ThreePeers.await(() -> peers.node(f).replica(NAME).blockCount() == 2 * BLOCKS, fid + " to hold the new size");
+            AcknowledgedRuns.write(s, random, FORMAT, 2 * BLOCKS, WRITE_BLOCKS, 3, acked);
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, 2 * BLOCKS, acked);
+        }
+        ReplicaCompare.assertScrubClean(NAME, 2 * BLOCKS, peers.peerList(), SETTINGS, peers.log::add);
+    }
+
 }
