@@ -56,6 +56,14 @@ public final class ReplicaCommand {
         }
     }
 
+    /** What a refused shrink says: a volume only grows. */
+    public static final String SHRINKS = "would drop data and is not supported";
+
+    /** The one-line refusal of shrinking {@code volume} from {@code blocks} to {@code to} blocks. */
+    public static String shrinking(String volume, long blocks, long to) {
+        return "volume " + volume + " has " + blocks + " blocks; shrinking to " + to + " " + SHRINKS;
+    }
+
     static final int HEADER_BYTES = 22;
     private static final int FLAG_FUA = 1;
     private static final int FLAG_FENCE = 2;

@@ -267,6 +267,11 @@ public final class VolumeStateMachine extends BaseStateMachine {
             if (misfit != null) {
                 return t.setException(new IOException(misfit));
             }
+            if (c.op == ReplicaCommand.Op.RESIZE && c.lba < applier.volume().blockCount()) {
+                // a new entry, checked against the leader's replica (one applied again is done as is)
+                return t.setException(new IOException(ReplicaCommand.shrinking(files.name(), applier.volume().blockCount(),
+                        c.lba)));
+            }
             if (c.op == ReplicaCommand.Op.REPAIR || (c.op == ReplicaCommand.Op.WRITE && !prechecked)) {
                 PiError e = applier.firstError(c);
                 if (e != null) {

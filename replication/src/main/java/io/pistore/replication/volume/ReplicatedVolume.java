@@ -310,18 +310,23 @@ public final class ReplicatedVolume implements CheckingVolume {
 
     /**
      * Grows the volume to {@code newBlocks} on every replica: a command through the log, so writes to
-     * the new blocks follow it everywhere; returns once this peer's group applied it (each peer
-     * serves the new size once it has). A count not larger than now changes nothing.
+     * the new blocks follow it everywhere; returns once the group's leader applied it (each peer
+     * serves the new size once it has). The leader refuses a count below its replica's (this peer's
+     * may lag behind it): IllegalArgumentException, as for one below this peer's.
      */
     public void grow(long newBlocks) throws IOException {
         long now = blockCount();
         if (newBlocks < now) {
-            throw new IllegalArgumentException("volume " + name + " has " + now + " blocks; shrinking to " + newBlocks
-                    + " would drop data and is not supported");
+            throw new IllegalArgumentException(ReplicaCommand.shrinking(name, now, newBlocks));
         }
-        if (newBlocks > now) {
+        try {
             commit(ReplicaCommand.plain(ReplicaCommand.Op.RESIZE, newBlocks, 0, false), "resize to " + newBlocks
                     + " blocks");
+        } catch (ReplicationException e) {
+            if (String.valueOf(e.getMessage()).contains(ReplicaCommand.SHRINKS)) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+            throw e;
         }
     }
 

@@ -82,5 +82,21 @@ class ReplicatedResizeTest {
             assertArrayEquals(d, back.array());
         }
         assertTrue(peers.log.stream().anyMatch(l -> l.contains("grown from 64 to 128 blocks")), peers.log.toString());
+        // Straight to the leader, past the sender's own check (a peer whose replica lags behind): refused on entry.
+        try (org.apache.ratis.client.RaftClient raw = org.apache.ratis.client.RaftClient.newBuilder()
+                .setRaftGroup(peers.node(peers.leader()).open(NAME).group()).setProperties(ThreePeers.SETTINGS.client())
+                .build()) {
+            String why;
+            try {
+                org.apache.ratis.protocol.RaftClientReply reply = raw.io().send(
+                        io.pistore.replication.raft.ReplicaCommand.plain(io.pistore.replication.raft.ReplicaCommand.Op.RESIZE,
+                                96, 0, false));
+                why = reply.isSuccess() ? "accepted" : String.valueOf(reply.getException());
+            } catch (java.io.IOException e) {
+                why = String.valueOf(e.getMessage());
+            }
+            assertTrue(why.contains("volume rv has 128 blocks; shrinking to 96 would drop data"), why);
+        }
+        assertEquals(128, peers.node(peers.leader()).replica(NAME).blockCount());
     }
 }
