@@ -2,9 +2,6 @@ package io.pistore.transport.tcp.internal;
 
 import io.pistore.spi.VolumeInfo;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -100,15 +97,9 @@ final class HostHandshake {
                     + " that were not asked for");
         }
         reply.flip();
-        List<WireVolume> vols = WireVolume.decode(reply);
+        WireVolume.Listed listed = WireVolume.Listed.of(WireVolume.decode(reply));
         reply = null;
-        Map<String, WireVolume> m = new HashMap<>();
-        List<VolumeInfo> infos = new ArrayList<>();
-        for (WireVolume v : vols) {
-            m.put(v.info.name(), v);
-            infos.add(v.info);
-        }
-        return new Grant(maxT, d, (granted & Protocol.DIGEST_HEADER) != 0, (granted & Protocol.DIGEST_DATA) != 0, m,
-                Collections.unmodifiableList(infos), grantedFeatures);
+        return new Grant(maxT, d, (granted & Protocol.DIGEST_HEADER) != 0, (granted & Protocol.DIGEST_DATA) != 0,
+                listed.byName(), listed.infos(), grantedFeatures);
     }
 }

@@ -327,14 +327,9 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
 
     /** Takes up a list the target sent again: its names and ids replace the greeting's (loop thread). */
     private void adoptList(List<WireVolume> list) {
-        Map<String, WireVolume> m = new java.util.HashMap<>();
-        List<VolumeInfo> infos = new java.util.ArrayList<>();
-        for (WireVolume v : list) {
-            m.put(v.info.name(), v);
-            infos.add(v.info);
-        }
-        byName = m;
-        volumes = Collections.unmodifiableList(infos);
+        WireVolume.Listed listed = WireVolume.Listed.of(list);
+        byName = listed.byName();
+        volumes = listed.infos();
     }
 
     /** Has every answer of the target pass through {@code s} before its request completes. */

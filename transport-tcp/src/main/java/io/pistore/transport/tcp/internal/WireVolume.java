@@ -4,7 +4,10 @@ import io.pistore.spi.VolumeInfo;
 import io.pistore.spi.wire.VolumeListCodec;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A volume as the wire knows it: a numeric id, stable for the life of a listener, and its info.
@@ -28,6 +31,19 @@ final class WireVolume {
             entries.add(new VolumeListCodec.Entry(v.id, v.info));
         }
         return VolumeListCodec.encode(entries, maxBytes, Protocol.MAX_VOLUMES);
+    }
+
+    /** A host's view of a list: the volumes by name (with their ids) and their infos in list order. */
+    record Listed(Map<String, WireVolume> byName, List<VolumeInfo> infos) {
+        static Listed of(List<WireVolume> vols) {
+            Map<String, WireVolume> m = new HashMap<>();
+            List<VolumeInfo> infos = new ArrayList<>(vols.size());
+            for (WireVolume v : vols) {
+                m.put(v.info.name(), v);
+                infos.add(v.info);
+            }
+            return new Listed(m, Collections.unmodifiableList(infos));
+        }
     }
 
     /** Decodes a volume list; every length is checked against the bytes present. */
