@@ -170,6 +170,9 @@ public final class PistoreServer implements AutoCloseable {
             if (control != null) {
                 control.serveReplicas(joiner);
             }
+            if (volumeUse != null) {
+                replica.onReplicaGrown(volumeUse::changed); // every peer's iSCSI sessions hear of a growth
+            }
         }
         TargetThreads threads = opened(new TargetThreads());
         TargetService service = opened(new TargetService(store, b.log, threads));

@@ -97,6 +97,9 @@ class ReplicaCreateOnlineCliTest {
             }
             try (BlockTransport t = new LocalTransportProvider().create();
                  HostConnection c = t.connect("online-create-1", new ConnectOptions(1, 8))) {
+                // each peer serves the new size once its replica applied the growth
+                io.pistore.testkit.Eventually.await("serve 1 to serve the grown volume",
+                        () -> c.relistVolumes().join().get(0).blockCount() == 256);
                 ByteBuffer back = ByteBuffer.allocate(late.length);
                 BlockDevice.open(c, "rv").readSync(200, back);
                 assertArrayEquals(late, back.array(), "a block past the old end, written through serve 3");

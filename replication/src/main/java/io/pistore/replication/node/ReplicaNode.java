@@ -233,7 +233,7 @@ public final class ReplicaNode implements AutoCloseable {
                     + " (its volume is missing from " + "the replicas directory)");
         }
         ReplicaStats st = stats.computeIfAbsent(name, n -> new ReplicaStats());
-        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st, b -> replicas.resize(name, b)),
+        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st, b -> grow(name, b)),
                 new ReplicaFiles(replicas, name, ReplicaFiles.record(groupsDir, name)), settings, log,
                 new VolumeStateMachine.GroupEvents() {
                     @Override
@@ -387,6 +387,18 @@ public final class ReplicaNode implements AutoCloseable {
      */
     public void onReplicaRemoved(RemovalListener listener) {
         this.onReplicaRemoved = listener;
+    }
+
+    /** Hears the name of each volume whose replica here grew (a RESIZE applied), on the applier's thread. */
+    public void onReplicaGrown(java.util.function.Consumer<String> listener) {
+        this.onReplicaGrown = listener;
+    }
+
+    private volatile java.util.function.Consumer<String> onReplicaGrown = name -> { };
+
+    private void grow(String name, long blocks) throws IOException {
+        replicas.resize(name, blocks);
+        onReplicaGrown.accept(name);
     }
 
     /**

@@ -50,6 +50,11 @@ class ReplicatedResizeTest {
         int leader = peers.leader();
         int follower = (leader + 1) % 3;
         int down = (leader + 2) % 3;
+        java.util.List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String id = ThreePeers.id(i);
+            peers.node(i).onReplicaGrown(v -> heard.add(id + " " + v));
+        }
         peers.stop(down);
         byte[] d = random(1);
         try (ServedVolume s = new ServedVolume(peers.node(follower), NAME)) {
@@ -64,6 +69,9 @@ class ReplicatedResizeTest {
             s.volume.grow(128); // the same size: nothing to do
         }
         assertEquals(128, peers.node(leader).replica(NAME).blockCount());
+        ThreePeers.await(() -> heard.size() == 2, "both running peers to say their replica grew");
+        assertTrue(heard.contains(ThreePeers.id(leader) + " rv") && heard.contains(ThreePeers.id(follower) + " rv"),
+                heard.toString());
         peers.restart(down);
         ThreePeers.await(() -> peers.node(down).replica(NAME).blockCount() == 128, "the peer that was down to grow");
         peers.awaitConverged();

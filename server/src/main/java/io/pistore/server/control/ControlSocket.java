@@ -153,7 +153,7 @@ public final class ControlSocket implements AutoCloseable {
                         : change.verb().equals("delete") && j != null && j.replicated(change.args().get(0))
                         ? j.delete(change.args().get(0), Boolean.parseBoolean(change.args().get(1)), use)
                         : change.verb().equals("resize") && j != null && j.replicated(change.args().get(0))
-                        ? j.resize(change.args().get(0), Long.parseLong(change.args().get(1)), use)
+                        ? j.resize(change.args().get(0), Long.parseLong(change.args().get(1)))
                         : change.apply(store, use);
                 // one log line per reply line, as the caller prints them (a joined line would run them together)
                 List<String> logged = change.verb().equals("list") || lines.isEmpty() ? List.of(change.verb()) : lines;

@@ -72,7 +72,7 @@ public final class ReplicaJoiner {
      * Grows replicated volume {@code name} to {@code bytes} of data on every replica of its group
      * ({@link ReplicatedVolume#grow}: through its log, ordered with the writes).
      */
-    public List<String> resize(String name, long bytes, VolumeUse use) throws IOException {
+    public List<String> resize(String name, long bytes) throws IOException {
         if (!(store.storage(name) instanceof ReplicatedVolume r)) {
             throw new IllegalArgumentException("no replicated volume named " + name + " here");
         }
@@ -83,11 +83,10 @@ public final class ReplicaJoiner {
         }
         long old = r.blockCount();
         long blocks = bytes / bs;
-        r.grow(blocks);
+        r.grow(blocks); // each peer tells its frontends once its replica has grown (ReplicaNode#onReplicaGrown)
         if (old == blocks) {
             return List.of(name + " already has " + blocks + " blocks");
         }
-        use.changed(name);
         return List.of("resized " + name + ": " + old + " -> " + blocks + " blocks on every replica of its group");
     }
 
