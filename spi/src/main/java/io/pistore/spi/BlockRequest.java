@@ -77,6 +77,16 @@ public final class BlockRequest {
         return new BlockRequest(Operation.READ, volume, lba, blocks, null, metadata, null, false);
     }
 
+    /**
+     * The whole read that stands for this {@link #readMetadata} request where a transport cannot carry
+     * it alone: the blocks with their metadata into this request's list, data into a scratch array,
+     * no PI check asked (the target still refuses unwritten-pattern blocks whose data is not zeros).
+     */
+    public BlockRequest wholeReadInstead(io.pistore.integrity.BlockFormat f) {
+        return read(volume, lba, blocks, io.pistore.integrity.ScatterList.wrap(new byte[blocks * f.dataSize()]), metadata,
+                Protection.pass(io.pistore.integrity.CheckFlags.NONE, f.refTagOf(lba), 0, 0));
+    }
+
     /** Whether this is a {@link #readMetadata} request: a read of metadata with no data list. */
     public boolean isMetadataOnly() {
         return op == Operation.READ && data == NO_BUFFER && metadata != null;

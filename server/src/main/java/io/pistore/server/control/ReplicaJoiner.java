@@ -76,13 +76,8 @@ public final class ReplicaJoiner {
         if (!(store.storage(name) instanceof ReplicatedVolume r)) {
             throw new IllegalArgumentException("no replicated volume named " + name + " here");
         }
-        int bs = r.format().dataSize();
-        if (bytes <= 0 || bytes % bs != 0) {
-            throw new IllegalArgumentException("--size " + bytes + " is not a positive multiple of the " + bs
-                    + "-byte block");
-        }
         long old = r.blockCount();
-        long blocks = bytes / bs;
+        long blocks = VolumeChange.blocksOf(bytes, r);
         r.grow(blocks); // each peer tells its frontends once its replica has grown (ReplicaNode#onReplicaGrown)
         if (old == blocks) {
             return List.of(name + " already has " + blocks + " blocks");

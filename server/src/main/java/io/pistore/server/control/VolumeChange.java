@@ -109,13 +109,7 @@ public record VolumeChange(String verb, List<String> args) {
             case "resize": {
                 Volume v = existing(store, args.get(0));
                 long old = v.blockCount();
-                long bytes = Long.parseLong(args.get(1));
-                int bs = v.format().dataSize();
-                if (bytes <= 0 || bytes % bs != 0) {
-                    throw new IllegalArgumentException("--size " + bytes + " is not a positive multiple of the " + bs
-                            + "-byte block");
-                }
-                long blocks = bytes / bs;
+                long blocks = blocksOf(Long.parseLong(args.get(1)), v);
                 store.resize(args.get(0), blocks);
                 if (old != blocks) {
                     use.changed(args.get(0));
@@ -158,6 +152,16 @@ public record VolumeChange(String verb, List<String> args) {
             default:
                 throw new IllegalArgumentException("unknown control request '" + verb + "'");
         }
+    }
+
+    /** The block count of {@code bytes} of {@code v}'s data: a positive whole number of its blocks, else a usage error. */
+    static long blocksOf(long bytes, Volume v) {
+        int bs = v.format().dataSize();
+        if (bytes <= 0 || bytes % bs != 0) {
+            throw new IllegalArgumentException("--size " + bytes + " is not a positive multiple of the " + bs
+                    + "-byte block");
+        }
+        return bytes / bs;
     }
 
     private static Volume existing(VolumeStore store, String name) {

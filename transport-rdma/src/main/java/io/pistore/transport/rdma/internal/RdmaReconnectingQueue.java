@@ -63,10 +63,7 @@ final class RdmaReconnectingQueue extends ReconnectingPeerQueue<RdmaHostQueue> {
         io.pistore.spi.VolumeInfo v = owner.volume(r.volume());
         return super.submit(r).thenCompose(c -> c.status() != io.pistore.spi.Status.INVALID_FIELD || v == null
                 || v.format().metadataSize() == 0 ? java.util.concurrent.CompletableFuture.completedFuture(c)
-                : super.submit(io.pistore.spi.BlockRequest.read(r.volume(), r.lba(), r.blocks(),
-                        io.pistore.integrity.ScatterList.wrap(new byte[r.blocks() * v.format().dataSize()]), r.metadata(),
-                        io.pistore.spi.Protection.pass(io.pistore.integrity.CheckFlags.NONE,
-                                v.format().refTagOf(r.lba()), 0, 0))));
+                : super.submit(r.wholeReadInstead(v.format())));
     }
 
     @Override

@@ -148,10 +148,7 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
      * refuses a block with the unwritten pattern whose data is not zeros, as for any read.
      */
     private CompletableFuture<Completion> readWhole(BlockRequest r, io.pistore.integrity.BlockFormat f) {
-        BlockRequest whole = BlockRequest.read(r.volume(), r.lba(), r.blocks(),
-                io.pistore.integrity.ScatterList.wrap(new byte[r.blocks() * f.dataSize()]), r.metadata(),
-                Protection.pass(io.pistore.integrity.CheckFlags.NONE, f.refTagOf(r.lba()), 0, 0));
-        return submit(whole);
+        return submit(r.wholeReadInstead(f));
     }
 
     @Override
