@@ -148,8 +148,10 @@ public final class PistoreServer implements AutoCloseable {
                 replica = opened(ReplicaNode.start(b.replicaId, b.replicaHost, b.replicaPort,
                         replicationDir(b.dataDir), b.replicationSettings, b.log));
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot start replica " + b.replicaId + " on " + b.replicaHost + ":"
-                        + b.replicaPort + ": " + e.getMessage(), e);
+                String at = b.replicaHost + ":" + b.replicaPort;
+                String m = e.getMessage();
+                throw new IllegalArgumentException("cannot start replica " + b.replicaId
+                        + (m != null && m.contains(at) ? "" : " on " + at) + ": " + m, e);
             }
         }
         store = opened(openStore());

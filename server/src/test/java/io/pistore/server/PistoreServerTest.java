@@ -221,6 +221,25 @@ class PistoreServerTest {
         }
     }
 
+    /**
+     * A Raft address already taken is a one-line refusal naming it, not the end of the process (Ratis
+     * ends it when its gRPC server cannot bind, unless told not to): this test's JVM lives on to check.
+     */
+    @Test
+    void aReplicaWhoseRaftAddressIsTakenIsRefusedWithItsReason() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            int port = taken.getLocalPort();
+            PistoreServer server = PistoreServer.builder().dataDir(dir).listen("tcp", "127.0.0.1:0")
+                    .replica("n1", "127.0.0.1", port).build();
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, server::start);
+            assertTrue(e.getMessage().startsWith("cannot start replica n1: cannot listen for Raft peers on 127.0.0.1:"
+                    + port + ": ") && e.getMessage().endsWith("Address already in use"), e.getMessage());
+        }
+        try (VolumeStore s = VolumeStore.open(dir)) { // what had started was closed: the data directory is free
+            assertEquals(List.of(), s.list());
+        }
+    }
+
     @Test
     void partsThatDoNotFitTogetherAreRefusedBeforeAnythingStarts() {
         assertThrows(IllegalArgumentException.class,

@@ -189,10 +189,43 @@ final class FaultCluster implements AutoCloseable {
         servers[i].kill();
     }
 
-    /** Starts peer {@code i} again (after {@link #kill}) on its ports and directory; returns once it listens. */
+    /**
+     * Starts peer {@code i} again (after {@link #kill}) on its ports and directory; returns once it
+     * listens. A port of its still held (by what, the sockets on it say) is tried again for up to 30 s,
+     * as an operator would: a peer cannot move to other ports without its group's consent.
+     */
     void restart(int i) throws Exception {
-        servers[i] = serve(i);
-        servers[i].awaitListening();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            servers[i] = serve(i);
+            try {
+                servers[i].awaitListening();
+                return;
+            } catch (IllegalStateException e) {
+                if (!String.valueOf(e.getMessage()).contains("already in use") || System.nanoTime() > end) {
+                    throw e;
+                }
+                System.out.println("[reliability] n" + i + " restarting: " + e.getMessage() + "; sockets on its ports:\n"
+                        + sockets(hostPort[i], repl[i]));
+                TimeUnit.MILLISECONDS.sleep(500); // not a synchronisation: a pause between tries of a port held elsewhere
+            }
+        }
+    }
+
+    /** What {@code ss} lists on these local ports (state, peer, owning process), for a failure's cause. */
+    private static String sockets(int... ports) {
+        StringBuilder filter = new StringBuilder();
+        for (int p : ports) {
+            filter.append(filter.length() == 0 ? "( " : " or ").append("sport = :").append(p);
+        }
+        try {
+            Process ss = new ProcessBuilder("ss", "-tanpe", filter + " )").redirectErrorStream(true).start();
+            String out = new String(ss.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            ss.waitFor(5, TimeUnit.SECONDS);
+            return out;
+        } catch (IOException | InterruptedException e) {
+            return "(ss: " + e + ")";
+        }
     }
 
     /** SIGSTOP ({@code true}) or SIGCONT of peer {@code i}. */

@@ -34,6 +34,7 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.util.ExitUtils;
 
 /**
  * One peer of pistore's replication: a Ratis server that holds one replica of each replicated volume
@@ -108,7 +109,7 @@ public final class ReplicaNode implements AutoCloseable {
                     .setStateMachineRegistry(this::stateMachine)
                     .setParameters(settings.serverParameters())
                     .build();
-            s.start();
+            startRaft(s, host, port);
             this.server = s;
             joinDeclaredGroups();
             privateRaft();
@@ -118,6 +119,26 @@ public final class ReplicaNode implements AutoCloseable {
             }
             replicas.close();
             throw e;
+        }
+    }
+
+    static {
+        // Ratis ends the process (System.exit(1), its reason logged through slf4j, which pistore binds to
+        // nothing) when its gRPC server cannot bind: a serve must say why instead, and one that also
+        // serves other volumes must not vanish. With this Ratis throws, and startRaft reports the cause.
+        ExitUtils.disableSystemExit();
+    }
+
+    /** Starts {@code s}; a Raft address that cannot be bound is an IOException that says why (the socket's reason). */
+    private static void startRaft(RaftServer s, String host, int port) throws IOException {
+        try {
+            s.start();
+        } catch (ExitUtils.ExitException e) {
+            Throwable c = e;
+            while (c.getCause() != null) {
+                c = c.getCause();
+            }
+            throw new IOException("cannot listen for Raft peers on " + host + ":" + port + ": " + c.getMessage(), e);
         }
     }
 
