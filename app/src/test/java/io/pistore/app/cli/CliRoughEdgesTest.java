@@ -106,7 +106,7 @@ class CliRoughEdgesTest {
         assertTrue(r.err().startsWith("pistore volume create: warning: huge needs ") && r.err().contains(" free; ")
                 && r.err().strip().lines().count() == 1, r.err());
         // what it says of the files is what they are: the data file sparse, the metadata (none here) written
-        assertTrue(r.err().contains(", metadata 0 B) ") && r.err().contains("the data file is sparse"), r.err());
+        assertTrue(r.err().contains(", metadata 0 B, journal ") && r.err().contains("the data file is sparse"), r.err());
         assertTrue(Files.size(data.resolve("huge.data")) > free, "the data file has its full length");
         Result small = run("volume", "create", "--data", data.toString(), "small", "--size", "1m");
         assertEquals(0, small.code(), small.err());

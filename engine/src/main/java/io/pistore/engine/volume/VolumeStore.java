@@ -131,8 +131,18 @@ public final class VolumeStore implements AutoCloseable {
                 try {
                     s.volumes.put(name, new GatedVolume(s.cached(s.openFileVolume(name, manifest))));
                 } catch (IOException | RuntimeException e) {
-                    s.openProblems.add("volume " + name + " not opened: " + e.getMessage());
+                    s.openProblems.add("volume " + name + " not opened: " + e.getMessage()
+                            + (String.valueOf(e.getMessage()).contains("No space left on device")
+                            ? " (opening writes its journal's records home: make room on the file system of " + dir + ")"
+                            : ""));
                 }
+            }
+            long toGrow = VolumeSpace.journalsToGrow(dir, s.fileVolumes(), FileVolume.inMemory(dir));
+            long free = VolumeSpace.free(dir);
+            if (free >= 0 && toGrow > free) {
+                s.openNotes.add("warning: the journals of the volumes in " + dir + " are still to grow by "
+                        + VolumeSpace.bytes(toGrow) + ", and its file system has " + VolumeSpace.bytes(free)
+                        + " free: writes fail once it is full");
             }
         } catch (IOException | RuntimeException e) {
             try {
@@ -143,6 +153,13 @@ public final class VolumeStore implements AutoCloseable {
             throw e;
         }
         return s;
+    }
+
+    /** The volumes whose files are in this store's directory (not the attached ones), by name. */
+    Map<String, Volume> fileVolumes() {
+        Map<String, Volume> m = new java.util.HashMap<>(volumes);
+        attached.forEach(m::remove);
+        return m;
     }
 
     /** Whether the volumes are durable files. */
@@ -196,7 +213,16 @@ public final class VolumeStore implements AutoCloseable {
             Files.deleteIfExists(data);
             Files.deleteIfExists(meta);
             Files.deleteIfExists(journal);
-            v = cached(FileVolume.create(data, meta, journal, name, format, blocks, idle));
+            VolumeSpace.checkRoomFor(dir, name, format, blocks, fileVolumes());
+            try {
+                v = cached(FileVolume.create(data, meta, journal, name, format, blocks, idle));
+            } catch (IOException | RuntimeException e) {
+                // a create that failed (a file system full) leaves nothing to fill it further
+                Files.deleteIfExists(data);
+                Files.deleteIfExists(meta);
+                Files.deleteIfExists(journal);
+                throw e;
+            }
             try {
                 writeManifest(manifest, name, format, blocks);
             } catch (IOException e) {

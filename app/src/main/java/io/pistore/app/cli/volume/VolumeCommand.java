@@ -192,7 +192,7 @@ public final class VolumeCommand implements Callable<Integer> {
                 return createReplica(f);
             }
             long blocks = size / f.dataSize();
-            warnIfLargerThanFree(blocks * f.dataSize(), blocks * (long) f.metadataSize());
+            warnIfLargerThanFree(f, blocks);
             Changed c = change(data.dir, spec, VolumeChange.create(name, f, blocks));
             spec.commandLine().getOut().println(c.lines().get(0) + ", in " + data.dir
                     + (c.throughServer() ? ", through the running server" : ""));
@@ -202,10 +202,12 @@ public final class VolumeCommand implements Callable<Integer> {
         /**
          * One warning line when the volume's files would not fit in the free space of the directory's
          * file system: the data file is sparse, so the create succeeds, and writes fail once the disk
-         * is full. The metadata file is not: every block's PI is written now, marked unwritten.
+         * is full. The metadata file is not (every block's PI is written now, marked unwritten), nor
+         * is the journal's room: a volume whose journal and metadata do not fit is refused by the store.
          */
-        private void warnIfLargerThanFree(long dataBytes, long metaBytes) {
-            long bytes = dataBytes + metaBytes;
+        private void warnIfLargerThanFree(BlockFormat f, long blocks) {
+            long dataBytes = blocks * f.dataSize();
+            long metaBytes = blocks * (long) f.metadataSize();
             Path at = data.dir.toAbsolutePath();
             while (at != null && !Files.exists(at)) {
                 at = at.getParent(); // the directory may not exist yet: ask the file system it will be on
@@ -219,12 +221,16 @@ public final class VolumeCommand implements Callable<Integer> {
             } catch (IOException e) {
                 return; // no figure to compare with; the create itself reports real failures
             }
-            if (bytes > free) {
+            long journalBytes = io.pistore.engine.volume.file.FileVolume.journalBytes(f, blocks,
+                    io.pistore.engine.volume.file.FileVolume.inMemory(at));
+            long bytes = dataBytes + metaBytes + journalBytes;
+            if (bytes > free && metaBytes + journalBytes <= free) {
                 spec.commandLine().getErr().println("pistore volume create: warning: " + name + " needs "
                         + Progress.bytes(bytes) + " (data " + Progress.bytes(dataBytes) + ", metadata "
-                        + Progress.bytes(metaBytes) + ") but the file system of " + data.dir + " has "
-                        + Progress.bytes(free) + " free; the metadata file takes its room now, the data file is "
-                        + "sparse and takes room as blocks are written, so writes will fail once it is full");
+                        + Progress.bytes(metaBytes) + ", journal " + Progress.bytes(journalBytes)
+                        + ") but the file system of " + data.dir + " has " + Progress.bytes(free)
+                        + " free; the data file is sparse and takes room as blocks are written, so writes will fail"
+                        + " once it is full");
             }
         }
 
@@ -246,6 +252,7 @@ public final class VolumeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
             io.pistore.engine.volume.PrivateFiles.createDirectories(data.dir);
+            warnIfLargerThanFree(f, size / f.dataSize());
             try {
                 io.pistore.replication.node.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
                         size / f.dataSize(), peers);

@@ -288,6 +288,16 @@ public final class FileVolume implements Volume {
     }
 
     /**
+     * The length the journal of such a volume reaches: on a disk its whole ring (the file grows as the
+     * writer first reaches each segment, then keeps that length), on tmpfs and ramfs ({@code inMemory})
+     * the two segments a writer cycles through, written at open.
+     */
+    public static long journalBytes(BlockFormat format, long blockCount, boolean inMemory) {
+        int segments = inMemory ? 2 : ringSegments(blockCount, format, JOURNAL_SEGMENT);
+        return Journal.RECORDS_START + segments * JOURNAL_SEGMENT;
+    }
+
+    /**
      * Blocks the ring grows to hold at most: the index has an entry per block in the ring, so for
      * small blocks the ring stops growing before 1 GiB (512-byte blocks keep the ring of 8 segments,
      * about 516 000 blocks, as before).

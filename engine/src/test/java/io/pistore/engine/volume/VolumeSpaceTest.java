@@ -1,0 +1,113 @@
+package io.pistore.engine.volume;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.pistore.engine.volume.file.FileVolume;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.ScatterList;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A volume is created only where its journal and metadata fit (a journal that ran its file system
+ * full keeps the volume from opening until room is made), counting what the other volumes' journals
+ * are still to take; a create that fails leaves no file behind. Small file systems are tmpfs mounts
+ * the test makes (root only; skipped elsewhere).
+ */
+class VolumeSpaceTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(4096, 8);
+
+    @TempDir
+    Path dir;
+
+    /** The volume files in {@code d} (not the lock). */
+    private static List<String> volumeFiles(Path d) throws IOException {
+        try (Stream<Path> s = Files.list(d)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".")).sorted().toList();
+        }
+    }
+
+    @Test
+    void aVolumeWhoseMetadataAndJournalDoNotFitIsRefusedBeforeAnyFileIsMade() throws Exception {
+        BlockFormat small = BlockFormat.of(512, 8);
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            long free = Files.getFileStore(dir).getUsableSpace();
+            long blocks = free / 8 + (1 << 20); // its metadata alone is larger than the free room
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.create("v", small, blocks));
+            assertTrue(e.getMessage().startsWith("volume v does not fit in " + dir + ": its journal (")
+                    && e.getMessage().contains(" free"), e.getMessage());
+            assertEquals(List.of(), volumeFiles(dir));
+            s.create("w", FORMAT, 16); // the store goes on
+            assertEquals(List.of("w"), s.list().stream().map(Volume::name).toList());
+        }
+    }
+
+    @Test
+    void aJournalOnADiskIsStillToGrowByItsRingLessWhatItHolds() throws Exception {
+        assumeTrue(!FileVolume.inMemory(dir), "the temporary directory is on a disk file system");
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            Volume v = s.create("v", FORMAT, 1024);
+            long ring = FileVolume.journalBytes(FORMAT, 1024, false);
+            assertEquals(ring - Files.size(dir.resolve("v.journal")), VolumeSpace.journalsToGrow(dir, s.fileVolumes(), false));
+            v.write(0, 1, ScatterList.wrap(new byte[4096]), ScatterList.wrap(new byte[8]), false);
+            v.flush();
+            assertEquals(ring - Files.size(dir.resolve("v.journal")), VolumeSpace.journalsToGrow(dir, s.fileVolumes(), false));
+            assertTrue(ring - Files.size(dir.resolve("v.journal")) > 0, "a ring of 256 MiB at least is not full yet");
+        }
+    }
+
+    /** Mounts a tmpfs of {@code options} on {@code at}; false where this process may not (not root). */
+    private static boolean mount(Path at, String options) throws Exception {
+        Files.createDirectories(at);
+        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", options, "tmpfs", at.toString())
+                .redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    }
+
+    private static void unmount(Path at) throws Exception {
+        // lazy: a mapping the JVM has not dropped yet keeps the mount busy
+        new ProcessBuilder("umount", "-l", at.toString()).redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void onASmallTmpfsTheJournalsRoomDecidesAndTheOthersJournalsCount() throws Exception {
+        Path m = dir.resolve("small");
+        assumeTrue(mount(m, "size=100M"), "mounting a tmpfs (root only)");
+        try (VolumeStore s = VolumeStore.open(m)) {
+            // 16 MiB of data fits in 100 MiB, and its journal's two segments (64 MiB) beside it
+            Volume a = s.create("a", FORMAT, 4096);
+            a.write(0, 1, ScatterList.wrap(new byte[4096]), ScatterList.wrap(new byte[8]), false);
+            // a second one's journal does not: refused with the figures, no file made
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> s.create("b", FORMAT, 256));
+            assertTrue(e.getMessage().startsWith("volume b does not fit in " + m + ": its journal (64.0 MiB) and "
+                    + "metadata (2.0 KiB) need 64.0 MiB before any data, and the file system has "), e.getMessage());
+            assertEquals(List.of("a.data", "a.journal", "a.meta", "a.volume"), volumeFiles(m));
+        } finally {
+            unmount(m);
+        }
+    }
+
+    @Test
+    void aCreateThatFailsHalfwayLeavesNoFileBehind() throws Exception {
+        Path m = dir.resolve("inodes");
+        // room enough, but inodes for the root, the lock, the data and metadata files only: the journal fails
+        assumeTrue(mount(m, "size=200M,nr_inodes=4"), "mounting a tmpfs (root only)");
+        try (VolumeStore s = VolumeStore.open(m)) {
+            assertThrows(IOException.class, () -> s.create("v", FORMAT, 256));
+            assertEquals(List.of(), volumeFiles(m), "the files a failed create made are removed");
+            assertEquals(List.of(), s.list());
+        } finally {
+            unmount(m);
+        }
+    }
+}
