@@ -173,7 +173,12 @@ abstract class PeerFaultMatrix {
     private void fault(int victim, String what) throws Exception {
         // the previous fault's victim runs again and has caught up, and n2 leads (an election on a
         // loaded machine may have moved it); the last fault's victim is left down for the class's end
-        cluster.restore(2);
+        try {
+            cluster.restore(2);
+        } catch (AssertionError | IllegalStateException e) {
+            printPeers();
+            throw e;
+        }
         boolean freeze = what.startsWith("SIGSTOP");
         String figures;
         try {
@@ -194,14 +199,19 @@ abstract class PeerFaultMatrix {
                         }
                     }, STALL_BOUND_MS);
         } catch (AssertionError e) {
-            for (int i = 1; i <= 3; i++) { // what the peers said, for the cause
-                List<String> lines = List.of(cluster.output(i).split("\n"));
-                System.out.println("n" + i + " said (last 60 lines):\n  "
-                        + String.join("\n  ", lines.subList(Math.max(0, lines.size() - 60), lines.size())));
-            }
+            printPeers();
             throw e;
         }
         Figures.record("one peer fails, every client (" + what + ", " + transport() + ")", "3 serve processes, election "
                 + "600-1200 ms; hosts and an NBD gateway (fio, nbdcopy) running: no error, all verified; " + figures);
+    }
+
+    /** What the peers said (the last 60 lines of each), for a failure's cause. */
+    private void printPeers() {
+        for (int i = 1; i <= 3; i++) {
+            List<String> lines = List.of(cluster.output(i).split("\n"));
+            System.out.println("n" + i + " said (last 60 lines):\n  "
+                    + String.join("\n  ", lines.subList(Math.max(0, lines.size() - 60), lines.size())));
+        }
     }
 }

@@ -65,6 +65,8 @@ public final class ReplicaNode implements AutoCloseable {
      * is no departure, so their replica stays.
      */
     private final java.util.Set<RaftGroupId> rejoining = ConcurrentHashMap.newKeySet();
+    /** Restarts a group whose Raft log failed here; null until the server started. */
+    private volatile FailedLogRestarts restarts;
     /** The members of each volume's group as this peer last knew them: whom to ask why it was removed. */
     private final Map<String, List<RaftPeer>> lastKnown = new ConcurrentHashMap<>();
     /**
@@ -111,6 +113,7 @@ public final class ReplicaNode implements AutoCloseable {
                     .build();
             startRaft(s, host, port);
             this.server = s;
+            this.restarts = new FailedLogRestarts(s, this.id, log, rejoining);
             joinDeclaredGroups();
             privateRaft();
         } catch (IOException | RuntimeException e) {
@@ -271,6 +274,14 @@ public final class ReplicaNode implements AutoCloseable {
                     @Override
                     public void stoppedByRatis() {
                         ReplicaNode.this.stoppedByRatis(gid, name);
+                    }
+
+                    @Override
+                    public void logFailed(Throwable cause) {
+                        FailedLogRestarts r = restarts;
+                        if (r != null && !closed) { // null: failed while the server starts, which then fails
+                            r.failed(gid, name, cause, knownPeers(name));
+                        }
                     }
 
                     @Override
@@ -656,6 +667,9 @@ public final class ReplicaNode implements AutoCloseable {
     public void close() throws IOException {
         closed = true;
         removals.shutdownNow();
+        if (restarts != null) {
+            restarts.close();
+        }
         try {
             server.close();
         } finally {

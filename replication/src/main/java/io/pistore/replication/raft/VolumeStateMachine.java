@@ -115,6 +115,10 @@ public final class VolumeStateMachine extends BaseStateMachine {
          */
         default void stoppedByRatis() {
         }
+
+        /** This peer's Raft log of the group failed to write ({@code cause}); Ratis takes nothing more into it. */
+        default void logFailed(Throwable cause) {
+        }
     }
 
     public VolumeStateMachine(ReplicaApplier applier, ReplicaFiles files, ReplicationSettings settings,
@@ -567,6 +571,11 @@ public final class VolumeStateMachine extends BaseStateMachine {
         addresses.saw(peers);
         events.configured(peers);
         events.member(conf.getPeersList().stream().anyMatch(p -> p.getId().equals(getId().toByteString())));
+    }
+
+    @Override
+    public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+        events.logFailed(cause);
     }
 
     @Override

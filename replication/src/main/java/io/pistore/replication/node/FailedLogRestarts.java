@@ -1,0 +1,132 @@
+package io.pistore.replication.node;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+
+/**
+ * Restarts, on this peer, a group whose Raft log failed. After its first I/O error (a file system
+ * full) Ratis's log worker fails every later task and never recovers, while the group stays up: it
+ * takes no more entries, and a snapshot installed into it meanwhile leaves a log that no longer
+ * loads (an open segment below the snapshot, then entries after it). So the group is removed from
+ * this peer's server, its storage kept, and added back, which loads the log from its files; while
+ * the log keeps failing, each restart waits twice as long as the one before, up to a minute. One
+ * line per failure says why and when; every group of the peer has its own restarts.
+ */
+final class FailedLogRestarts implements AutoCloseable {
+    private static final long FIRST_PAUSE_MS = 1000;
+    private static final long LONGEST_PAUSE_MS = 60_000;
+    /** A log that worked this long since its last failure starts again from the first pause. */
+    private static final long FORGIVEN_AFTER_MS = 600_000;
+
+    private final RaftServer server;
+    private final RaftPeerId id;
+    private final Consumer<String> log;
+    /** Groups left only to be added again: their removal is not this peer leaving (shared with {@link ReplicaNode}). */
+    private final Set<RaftGroupId> rejoining;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "pistore-log-restart");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Per group: the pause before its next restart, and when its log last failed (guarded by this). */
+    private final Map<RaftGroupId, long[]> pauses = new ConcurrentHashMap<>();
+    /** Groups with a restart scheduled: the failures of the tasks queued behind the first one are the same failure. */
+    private final Set<RaftGroupId> scheduled = ConcurrentHashMap.newKeySet();
+
+    FailedLogRestarts(RaftServer server, RaftPeerId id, Consumer<String> log, Set<RaftGroupId> rejoining) {
+        this.server = server;
+        this.id = id;
+        this.log = log;
+        this.rejoining = rejoining;
+    }
+
+    /**
+     * The log of group {@code gid} (volume {@code name}) failed with {@code cause}: restarts it after a
+     * pause, with the members it knows then ({@code fallback} where it knows none). Called on Ratis's
+     * log worker, so nothing here waits.
+     */
+    void failed(RaftGroupId gid, String name, Throwable cause, List<RaftPeer> fallback) {
+        if (!scheduled.add(gid)) {
+            return;
+        }
+        long pause;
+        synchronized (this) {
+            long now = System.currentTimeMillis();
+            long[] p = pauses.computeIfAbsent(gid, g -> new long[] {FIRST_PAUSE_MS, now});
+            if (now - p[1] > FORGIVEN_AFTER_MS) {
+                p[0] = FIRST_PAUSE_MS;
+            }
+            pause = p[0];
+            p[0] = Math.min(LONGEST_PAUSE_MS, 2 * p[0]);
+            p[1] = now;
+        }
+        log.accept("volume " + name + ": replica " + id + " could not write its Raft log (" + rootMessage(cause)
+                + "); it takes no entries until its group restarts from its files, in " + pause / 1000.0
+                + " s (make room on the file system of its data directory)");
+        try {
+            timer.schedule(() -> restart(gid, name, fallback), pause, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            scheduled.remove(gid);
+        }
+    }
+
+    private void restart(RaftGroupId gid, String name, List<RaftPeer> fallback) {
+        scheduled.remove(gid);
+        RaftGroup group;
+        try {
+            group = server.getDivision(gid).getGroup();
+        } catch (java.io.IOException e) {
+            return; // the group is gone meanwhile (removed, deleted): nothing to restart
+        }
+        if (group.getPeers().isEmpty()) {
+            group = RaftGroup.valueOf(gid, fallback);
+        }
+        rejoining.add(gid);
+        try {
+            check(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid, false,
+                    false)));
+            check(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0, group, false)));
+            log.accept("volume " + name + ": replica " + id + " restarted its group from its files after its Raft log"
+                    + " failed");
+        } catch (java.io.IOException | RuntimeException e) {
+            log.accept("volume " + name + ": replica " + id + " could not restart its group after its Raft log failed: "
+                    + rootMessage(e) + "; a restart of this serve starts it again");
+        } finally {
+            rejoining.remove(gid);
+        }
+    }
+
+    private static void check(RaftClientReply r) throws java.io.IOException {
+        if (!r.isSuccess()) {
+            throw r.getException() != null ? r.getException() : new java.io.IOException("refused");
+        }
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        return c.getMessage() != null ? c.getMessage() : c.toString();
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

@@ -1,0 +1,103 @@
+package io.pistore.replication.node;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.replication.ServedVolume;
+import io.pistore.replication.ThreePeers;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A follower whose file system fills up under its Raft log: writes go on through the other two, the
+ * follower says why it fell behind, and once there is room it catches up by itself (its group
+ * restarted from its files, as Ratis's log worker never recovers from an I/O error) and holds every
+ * block the others do. n3's directory is a small tmpfs the test mounts (root only; skipped elsewhere).
+ */
+class FullLogDiskTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(4096, 8);
+    private static final String NAME = "rv";
+    private static final long BLOCKS = 64;
+
+    @TempDir
+    Path dir;
+
+    private ThreePeers peers;
+    private Path mounted;
+
+    @AfterEach
+    void close() throws Exception {
+        if (peers != null) {
+            peers.close();
+        }
+        if (mounted != null) { // lazy: a mapping the JVM has not dropped yet keeps the mount busy
+            run("umount", "-l", mounted.toString());
+        }
+    }
+
+    private static boolean run(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    }
+
+    @Test
+    void aFollowerWhoseDiskFillsFallsBehindSaysWhyAndCatchesUpOnceThereIsRoom() throws Exception {
+        Path n3 = Files.createDirectories(dir.resolve("n3"));
+        // the replica's journal takes two 32 MiB segments on tmpfs; a few MiB more are for the Raft log
+        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=70M", "tmpfs", n3.toString()), "mounting a tmpfs (root only)");
+        mounted = n3;
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
+        int f = peers.leader() == 0 ? 1 : 0;
+        Map<Long, byte[]> acked = new HashMap<>();
+        Random r = new Random(7);
+        try (ServedVolume s = new ServedVolume(peers.node(f), NAME)) {
+            if (peers.leads(2)) { // n3's own log failing would also cost the group its leader: a follower's is the case here
+                ThreePeers.await(() -> {
+                    try {
+                        s.volume.transferLeadership(ThreePeers.id(f));
+                    } catch (IOException e) {
+                        return false;
+                    }
+                    return !peers.leads(2);
+                }, "the lead to move off n3");
+            }
+            // every write is acknowledged (n1 and n2 are a quorum) while n3's log runs out of room
+            for (int round = 0; round < 400 && peers.log.stream().noneMatch(l -> l.contains("could not write its Raft log"));
+                    round++) {
+                s.writeRandom(0, BLOCKS, r, acked);
+            }
+            assertTrue(peers.log.stream().anyMatch(l -> l.startsWith("volume rv: replica n3 could not write its Raft log (")
+                    && l.contains("No space left on device")), "n3 said why it fell behind: " + peers.log);
+            s.writeRandom(0, BLOCKS, r, acked);
+
+            assertTrue(run("mount", "-o", "remount,size=400M", n3.toString()), "room made");
+            ThreePeers.await(() -> peers.log.stream().anyMatch(l -> l.startsWith("volume rv: replica n3 restarted its group")),
+                    "n3 to restart its group once there is room");
+            s.writeRandom(0, 8, r, acked);
+            for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
+                ByteBuffer b = ByteBuffer.allocate(FORMAT.dataSize());
+                s.device.readSync(e.getKey(), b);
+                assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
+            }
+        }
+        peers.log.stream().filter(l -> l.contains("Raft log") || l.contains("restarted its group")).limit(6)
+                .forEach(l -> System.out.println("[full log disk] " + l));
+        peers.awaitConverged();
+        byte[][] want = peers.contents(f);
+        byte[][] got = peers.contents(2);
+        assertArrayEquals(want[0], got[0], "n3's data");
+        assertArrayEquals(want[1], got[1], "n3's metadata");
+    }
+}
