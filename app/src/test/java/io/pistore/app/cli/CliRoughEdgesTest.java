@@ -111,6 +111,15 @@ class CliRoughEdgesTest {
         Result small = run("volume", "create", "--data", data.toString(), "small", "--size", "1m");
         assertEquals(0, small.code(), small.err());
         assertTrue(small.err().isEmpty(), "no warning when it fits: " + small.err());
+        // a replica's Raft log and snapshot count too: a fifth of the free room is too much for one
+        long fifth = Files.getFileStore(dir).getUsableSpace() / 5 / 4096 * 4096;
+        Result replica = run("volume", "create", "--data", dir.resolve("peer").toString(), "rv", "--size",
+                Long.toString(fifth), "--format", "4096+8", "--replica-id", "n1", "--replicas",
+                "n1=127.0.0.1:9971,n2=127.0.0.1:9972");
+        assertEquals(0, replica.code(), replica.err());
+        assertTrue(replica.err().startsWith("pistore volume create: warning: rv needs ")
+                && replica.err().contains(", Raft log and a snapshot up to ") && replica.err().contains("falls behind"),
+                replica.err());
     }
 
     @Test

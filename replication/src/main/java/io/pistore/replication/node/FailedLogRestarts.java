@@ -23,9 +23,9 @@ import org.apache.ratis.server.RaftServer;
  * full) Ratis's log worker fails every later task and never recovers, while the group stays up: it
  * takes no more entries, and a snapshot installed into it meanwhile leaves a log that no longer
  * loads (an open segment below the snapshot, then entries after it). So the group is removed from
- * this peer's server, its storage kept, and added back, which loads the log from its files; while
- * the log keeps failing, each restart waits twice as long as the one before, up to a minute. One
- * line per failure says why and when; every group of the peer has its own restarts.
+ * this peer's server at once, its storage kept (to the others it is a peer down), and added back
+ * after a pause, which loads the log from its files; while the log keeps failing, each pause is
+ * twice the one before, up to a minute. One line per failure says why and when.
  */
 final class FailedLogRestarts implements AutoCloseable {
     private static final long FIRST_PAUSE_MS = 1000;
@@ -43,7 +43,7 @@ final class FailedLogRestarts implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    /** Per group: the pause before its next restart, and when its log last failed (guarded by this). */
+    /** Per group: the pause before its next start, and when it was last taken (guarded by this). */
     private final Map<RaftGroupId, long[]> pauses = new ConcurrentHashMap<>();
     /** Groups with a restart scheduled: the failures of the tasks queued behind the first one are the same failure. */
     private final Set<RaftGroupId> scheduled = ConcurrentHashMap.newKeySet();
@@ -64,51 +64,79 @@ final class FailedLogRestarts implements AutoCloseable {
         if (!scheduled.add(gid)) {
             return;
         }
-        long pause;
-        synchronized (this) {
-            long now = System.currentTimeMillis();
-            long[] p = pauses.computeIfAbsent(gid, g -> new long[] {FIRST_PAUSE_MS, now});
-            if (now - p[1] > FORGIVEN_AFTER_MS) {
-                p[0] = FIRST_PAUSE_MS;
-            }
-            pause = p[0];
-            p[0] = Math.min(LONGEST_PAUSE_MS, 2 * p[0]);
-            p[1] = now;
-        }
+        long pause = nextPause(gid);
         log.accept("volume " + name + ": replica " + id + " could not write its Raft log (" + rootMessage(cause)
-                + "); it takes no entries until its group restarts from its files, in " + pause / 1000.0
+                + "); its group stops here and starts again from its files in " + pause / 1000.0
                 + " s (make room on the file system of its data directory)");
         try {
-            timer.schedule(() -> restart(gid, name, fallback), pause, TimeUnit.MILLISECONDS);
+            timer.execute(() -> restart(gid, name, fallback, pause));
         } catch (RejectedExecutionException closing) {
             scheduled.remove(gid);
         }
     }
 
-    private void restart(RaftGroupId gid, String name, List<RaftPeer> fallback) {
-        scheduled.remove(gid);
+    /** The pause before the next start of group {@code gid}: twice the last, up to a minute; the first after a quiet spell. */
+    private synchronized long nextPause(RaftGroupId gid) {
+        long now = System.currentTimeMillis();
+        long[] p = pauses.computeIfAbsent(gid, g -> new long[] {FIRST_PAUSE_MS, now});
+        if (now - p[1] > FORGIVEN_AFTER_MS) {
+            p[0] = FIRST_PAUSE_MS;
+        }
+        long pause = p[0];
+        p[0] = Math.min(LONGEST_PAUSE_MS, 2 * p[0]);
+        p[1] = now;
+        return pause;
+    }
+
+    /** Removes the group now (keeping its storage) and adds it back after {@code pause} ms. */
+    private void restart(RaftGroupId gid, String name, List<RaftPeer> fallback, long pause) {
         RaftGroup group;
         try {
             group = server.getDivision(gid).getGroup();
         } catch (java.io.IOException e) {
+            scheduled.remove(gid);
             return; // the group is gone meanwhile (removed, deleted): nothing to restart
         }
-        if (group.getPeers().isEmpty()) {
-            group = RaftGroup.valueOf(gid, fallback);
-        }
+        RaftGroup members = group.getPeers().isEmpty() ? RaftGroup.valueOf(gid, fallback) : group;
         rejoining.add(gid);
         try {
             check(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid, false,
                     false)));
-            check(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0, group, false)));
-            log.accept("volume " + name + ": replica " + id + " restarted its group from its files after its Raft log"
-                    + " failed");
         } catch (java.io.IOException | RuntimeException e) {
-            log.accept("volume " + name + ": replica " + id + " could not restart its group after its Raft log failed: "
-                    + rootMessage(e) + "; a restart of this serve starts it again");
-        } finally {
             rejoining.remove(gid);
+            scheduled.remove(gid);
+            log.accept("volume " + name + ": replica " + id + " could not stop its group after its Raft log failed: "
+                    + rootMessage(e) + "; a restart of this serve starts it again");
+            return;
         }
+        try {
+            timer.schedule(() -> add(members, name), pause, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            rejoining.remove(gid);
+            scheduled.remove(gid);
+        }
+    }
+
+    /** Adds the group back; one that cannot be added yet (still no room to open its log) is tried again later. */
+    private void add(RaftGroup group, String name) {
+        RaftGroupId gid = group.getGroupId();
+        try {
+            check(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0, group, false)));
+            log.accept("volume " + name + ": replica " + id + " started its group again from its files after its Raft"
+                    + " log failed");
+        } catch (java.io.IOException | RuntimeException e) {
+            long pause = nextPause(gid);
+            log.accept("volume " + name + ": replica " + id + " could not start its group again after its Raft log "
+                    + "failed (" + rootMessage(e) + "); tried again in " + pause / 1000.0 + " s");
+            try {
+                timer.schedule(() -> add(group, name), pause, TimeUnit.MILLISECONDS);
+                return; // still stopped: not rejoined yet
+            } catch (RejectedExecutionException closing) {
+                // this peer is closing
+            }
+        }
+        rejoining.remove(gid);
+        scheduled.remove(gid);
     }
 
     private static void check(RaftClientReply r) throws java.io.IOException {

@@ -192,7 +192,7 @@ public final class VolumeCommand implements Callable<Integer> {
                 return createReplica(f);
             }
             long blocks = size / f.dataSize();
-            warnIfLargerThanFree(f, blocks);
+            warnIfLargerThanFree(f, blocks, false);
             Changed c = change(data.dir, spec, VolumeChange.create(name, f, blocks));
             spec.commandLine().getOut().println(c.lines().get(0) + ", in " + data.dir
                     + (c.throughServer() ? ", through the running server" : ""));
@@ -205,9 +205,11 @@ public final class VolumeCommand implements Callable<Integer> {
          * is full. The metadata file is not (every block's PI is written now, marked unwritten), nor
          * is the journal's room: a volume whose journal and metadata do not fit is refused by the store.
          */
-        private void warnIfLargerThanFree(BlockFormat f, long blocks) {
+        private void warnIfLargerThanFree(BlockFormat f, long blocks, boolean replica) {
             long dataBytes = blocks * f.dataSize();
             long metaBytes = blocks * (long) f.metadataSize();
+            // a replica's Raft log grows to four times the volume between snapshots, and a snapshot copies it once
+            long raftBytes = replica ? 5 * (dataBytes + metaBytes) : 0;
             Path at = data.dir.toAbsolutePath();
             while (at != null && !Files.exists(at)) {
                 at = at.getParent(); // the directory may not exist yet: ask the file system it will be on
@@ -223,14 +225,17 @@ public final class VolumeCommand implements Callable<Integer> {
             }
             long journalBytes = io.pistore.engine.volume.file.FileVolume.journalBytes(f, blocks,
                     io.pistore.engine.volume.file.FileVolume.inMemory(at));
-            long bytes = dataBytes + metaBytes + journalBytes;
+            long bytes = dataBytes + metaBytes + journalBytes + raftBytes;
             if (bytes > free && metaBytes + journalBytes <= free) {
                 spec.commandLine().getErr().println("pistore volume create: warning: " + name + " needs "
                         + Progress.bytes(bytes) + " (data " + Progress.bytes(dataBytes) + ", metadata "
                         + Progress.bytes(metaBytes) + ", journal " + Progress.bytes(journalBytes)
+                        + (replica ? ", Raft log and a snapshot up to " + Progress.bytes(raftBytes) : "")
                         + ") but the file system of " + data.dir + " has " + Progress.bytes(free)
-                        + " free; the data file is sparse and takes room as blocks are written, so writes will fail"
-                        + " once it is full");
+                        + (replica ? " free; the data file is sparse and the Raft log grows with writes, so this peer"
+                                + " falls behind once it is full"
+                        : " free; the data file is sparse and takes room as blocks are written, so writes will fail"
+                                + " once it is full"));
             }
         }
 
@@ -252,7 +257,7 @@ public final class VolumeCommand implements Callable<Integer> {
                 throw CliException.usage(e.getMessage());
             }
             io.pistore.engine.volume.PrivateFiles.createDirectories(data.dir);
-            warnIfLargerThanFree(f, size / f.dataSize());
+            warnIfLargerThanFree(f, size / f.dataSize(), true);
             try {
                 io.pistore.replication.node.ReplicaNode.createReplicaOffline(me, ReplicaOptions.dir(data.dir), name, f,
                         size / f.dataSize(), peers);
