@@ -21,8 +21,13 @@ public final class ReplicationException extends IOException {
         }
         String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
         int nl = m.indexOf('\n');
-        return nl < 0 ? m : m.substring(0, nl);
+        m = nl < 0 ? m : m.substring(0, nl);
+        // Ratis puts whole log entries (their data included) in some messages: a line stays readable
+        return m.length() <= LONGEST ? m : m.substring(0, LONGEST) + "... (" + (m.length() - LONGEST) + " characters more)";
     }
+
+    /** The most characters of a cause {@link #oneLine} keeps. */
+    private static final int LONGEST = 300;
 
     /** What failed, without the {@link java.util.concurrent.CompletionException} a future's stage wraps it in. */
     public static Throwable unwrap(Throwable t) {

@@ -258,7 +258,9 @@ public final class Main implements Callable<Integer> {
     }
 
     private static String oneLine(String s) {
-        return s == null ? "" : s.strip().replaceAll("\\s*[\\r\\n]+\\s*", "; ");
+        String l = s == null ? "" : s.strip().replaceAll("\\s*[\\r\\n]+\\s*", "; ");
+        // a library's message may carry whole records (Ratis's log entries): the line stays readable
+        return l.length() <= 600 ? l : l.substring(0, 600) + "... (" + (l.length() - 600) + " characters more)";
     }
 
     /** The version of the build, from a resource Maven fills in. */

@@ -137,11 +137,10 @@ public final class ReplicaNode implements AutoCloseable {
         try {
             s.start();
         } catch (ExitUtils.ExitException e) {
-            Throwable c = e;
-            while (c.getCause() != null) {
-                c = c.getCause();
-            }
-            throw new IOException("cannot listen for Raft peers on " + host + ":" + port + ": " + c.getMessage(), e);
+            throw new IOException("cannot listen for Raft peers on " + host + ":" + port + ": "
+                    + ReplicationException.oneLine(e), e);
+        } catch (RuntimeException e) { // a group's storage that does not load: its log, its snapshot
+            throw new IOException("Ratis could not start its groups: " + ReplicationException.oneLine(e), e);
         }
     }
 
