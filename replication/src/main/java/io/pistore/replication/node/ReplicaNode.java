@@ -503,8 +503,8 @@ public final class ReplicaNode implements AutoCloseable {
             n += d.getRaftLog().getLastEntryTermIndex() == null ? 0 : d.getRaftLog().getLastEntryTermIndex().getIndex();
             n += d.getInfo().getLastAppliedIndex();
             n += ((VolumeStateMachine) d.getStateMachine()).entryDataWrites();
-        } catch (IOException e) {
-            // not joined yet, or gone: its files below still tell
+        } catch (IOException | IllegalStateException e) {
+            // not joined yet, starting, or gone: its files below still tell
         }
         try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(raftDir.resolve(gid.getUuid().toString()))) {
             n += files.mapToLong(f -> f.toFile().length()).sum();
@@ -654,7 +654,11 @@ public final class ReplicaNode implements AutoCloseable {
 
     /** The index of the last log entry this peer's replica of {@code name} has applied. */
     public long appliedIndex(String name) throws IOException {
-        return server.getDivision(ReplicaPeers.groupId(name)).getInfo().getLastAppliedIndex();
+        try {
+            return server.getDivision(ReplicaPeers.groupId(name)).getInfo().getLastAppliedIndex();
+        } catch (IllegalStateException starting) { // Ratis's applier not there yet: the group is (re)starting
+            throw new IOException("volume " + name + ": replica " + id + "'s group is starting", starting);
+        }
     }
 
     /** How many times this peer's replica of {@code name} was paused for, or restored from, a snapshot its leader sent. */

@@ -573,6 +573,18 @@ public final class VolumeStateMachine extends BaseStateMachine {
         events.member(conf.getPeersList().stream().anyMatch(p -> p.getId().equals(getId().toByteString())));
     }
 
+    /** An entry as Ratis's messages name it: its sizes, never its bytes (a failure's line would carry megabytes). */
+    @Override
+    public String toStateMachineLogEntryString(StateMachineLogEntryProto proto) {
+        return entryString(proto);
+    }
+
+    static String entryString(StateMachineLogEntryProto proto) {
+        return "pistore commands, " + proto.getLogData().size() + " bytes"
+                + (proto.hasStateMachineEntry() ? " and " + proto.getStateMachineEntry().getStateMachineData().size()
+                        + " beside the log" : "");
+    }
+
     @Override
     public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
         events.logFailed(cause);
