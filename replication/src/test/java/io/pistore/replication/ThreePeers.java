@@ -65,7 +65,9 @@ public final class ThreePeers implements AutoCloseable {
         try {
             List<RaftPeer> peers = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                g.nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", 0, root.resolve(id(i)), settings, g.log::add);
+                // not an ephemeral port: a restart binds it again, and meanwhile an outgoing connection may take one
+                g.nodes[i] = ReplicaNode.start(id(i), "127.0.0.1", io.pistore.testkit.FreePorts.next(), root.resolve(id(i)),
+                        settings, g.log::add);
                 RaftPeer p = g.nodes[i].peer();
                 g.ports[i] = Integer.parseInt(p.getAddress().substring(p.getAddress().lastIndexOf(':') + 1));
                 peers.add(p);
