@@ -53,6 +53,27 @@ final class VolumeSnapshots implements StateMachineStorage {
     public void init(RaftStorage raftStorage) throws IOException {
         this.dir = raftStorage.getStorageDir().getStateMachineDir();
         PrivateFiles.createDirectories(dir.toPath());
+        dropUnfinishedInstalls(raftStorage.getStorageDir().getTmpDir().toPath());
+    }
+
+    /**
+     * Deletes the directories in which Ratis received snapshots from a leader that never finished
+     * (it leaves one per failed installation, e.g. on a full file system): an installation starts
+     * over after a start, so none of them is ever used again.
+     */
+    static void dropUnfinishedInstalls(java.nio.file.Path tmp) throws IOException {
+        if (!java.nio.file.Files.isDirectory(tmp)) {
+            return;
+        }
+        try (java.nio.file.DirectoryStream<java.nio.file.Path> ds = java.nio.file.Files.newDirectoryStream(tmp, "snapshot-*")) {
+            for (java.nio.file.Path d : ds) {
+                try (java.util.stream.Stream<java.nio.file.Path> all = java.nio.file.Files.walk(d)) {
+                    for (java.nio.file.Path f : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        java.nio.file.Files.deleteIfExists(f);
+                    }
+                }
+            }
+        }
     }
 
     @Override
