@@ -25,7 +25,8 @@ import org.apache.ratis.server.RaftServer;
  * loads (an open segment below the snapshot, then entries after it). So the group is removed from
  * this peer's server at once, its storage kept (to the others it is a peer down), and added back
  * after a pause, which loads the log from its files; while the log keeps failing, each pause is
- * twice the one before, up to a minute. One line per failure says why and when.
+ * twice the one before, up to a minute. One line per failure says why and when; a start that fails
+ * asks for a restart of the serve.
  */
 final class FailedLogRestarts implements AutoCloseable {
     private static final long FIRST_PAUSE_MS = 1000;
@@ -117,7 +118,11 @@ final class FailedLogRestarts implements AutoCloseable {
         }
     }
 
-    /** Adds the group back; one that cannot be added yet (still no room to open its log) is tried again later. */
+    /**
+     * Adds the group back. A start that fails is not tried again: Ratis 3.2.0 can fail one whose
+     * follower state races with its leader's first append ({@code previous != null}), and then keeps
+     * the group's storage locked in this process, so only a new process starts it.
+     */
     private void add(RaftGroup group, String name) {
         RaftGroupId gid = group.getGroupId();
         try {
@@ -125,18 +130,12 @@ final class FailedLogRestarts implements AutoCloseable {
             log.accept("volume " + name + ": replica " + id + " started its group again from its files after its Raft"
                     + " log failed");
         } catch (java.io.IOException | RuntimeException e) {
-            long pause = nextPause(gid);
             log.accept("volume " + name + ": replica " + id + " could not start its group again after its Raft log "
-                    + "failed (" + rootMessage(e) + "); tried again in " + pause / 1000.0 + " s");
-            try {
-                timer.schedule(() -> add(group, name), pause, TimeUnit.MILLISECONDS);
-                return; // still stopped: not rejoined yet
-            } catch (RejectedExecutionException closing) {
-                // this peer is closing
-            }
+                    + "failed (" + rootMessage(e) + "); restart this serve to start it (with room on its file system)");
+        } finally {
+            rejoining.remove(gid);
+            scheduled.remove(gid);
         }
-        rejoining.remove(gid);
-        scheduled.remove(gid);
     }
 
     private static void check(RaftClientReply r) throws java.io.IOException {
