@@ -32,10 +32,15 @@ public enum Status {
     /**
      * A write, zero write or deallocation sent on a connection its host has since replaced: the host
      * sent it again on a newer one, whose copy counts ({@link WriteFence}); nothing was written. A
-     * host queue sends it again on its current connection. Last, so the ordinals above keep their
-     * numbers.
+     * host queue sends it again on its current connection.
      */
-    FENCED;
+    FENCED,
+    /**
+     * The target's storage has no room for the write (its file system is full): nothing new is
+     * stored, and the write may succeed once room is made (as ENOSPC: NBD's error, SCSI's SPACE
+     * ALLOCATION FAILED WRITE PROTECT). Last, so the ordinals above keep their numbers.
+     */
+    NO_SPACE;
 
     public boolean isPiError() {
         return this == GUARD_CHECK || this == APP_TAG_CHECK || this == REF_TAG_CHECK;

@@ -137,6 +137,19 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@code e} or a cause of it is the file system's ENOSPC: Java gives it only as the
+     * system's message, which is this on Linux whatever the locale.
+     */
+    static boolean noSpace(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c.getMessage() != null && c.getMessage().contains("No space left on device")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The completion of a request that failed with {@code e}. */
     private static Completion failure(BlockRequest request, Throwable e) {
         if (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
@@ -149,7 +162,8 @@ public final class TargetService implements TargetHandler, AutoCloseable {
             return Completion.failure(Status.FENCED, e.getMessage());
         }
         if (e instanceof IOException) {
-            return Completion.failure(Status.MEDIA_ERROR, request.op() + " lba=" + request.lba() + ": " + e.getMessage());
+            return Completion.failure(noSpace(e) ? Status.NO_SPACE : Status.MEDIA_ERROR,
+                    request.op() + " lba=" + request.lba() + ": " + e.getMessage());
         }
         return Completion.failure(Status.INTERNAL_ERROR, request.op() + ": " + e);
     }

@@ -68,8 +68,11 @@ class VolumeSpaceTest {
     /** Mounts a tmpfs of {@code options} on {@code at}; false where this process may not (not root). */
     private static boolean mount(Path at, String options) throws Exception {
         Files.createDirectories(at);
-        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", options, "tmpfs", at.toString())
-                .redirectErrorStream(true).start();
+        return run("mount", "-t", "tmpfs", "-o", options, "tmpfs", at.toString());
+    }
+
+    private static boolean run(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         p.getInputStream().readAllBytes();
         return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     }
@@ -92,6 +95,71 @@ class VolumeSpaceTest {
             assertTrue(e.getMessage().startsWith("volume b does not fit in " + m + ": its journal (64.0 MiB) and "
                     + "metadata (2.0 KiB) need 64.0 MiB before any data, and the file system has "), e.getMessage());
             assertEquals(List.of("a.data", "a.journal", "a.meta", "a.volume"), volumeFiles(m));
+        } finally {
+            unmount(m);
+        }
+    }
+
+    /** The completion a transport's request gets from the target service. */
+    private static io.pistore.spi.Completion served(io.pistore.engine.service.TargetService t, io.pistore.spi.BlockRequest r)
+            throws Exception {
+        java.util.concurrent.CompletableFuture<io.pistore.spi.Completion> c = new java.util.concurrent.CompletableFuture<>();
+        t.execute(r, io.pistore.spi.PiDuty.of(r.protection()), c::complete);
+        return c.get(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * A write that finds its file system full is answered NO_SPACE (not a media error); what was
+     * acknowledged reads back, then (the volume's close says it could not write home) after a reopen
+     * with room made.
+     */
+    @Test
+    void aWriteThatFindsNoRoomIsAnsweredNoSpace() throws Exception {
+        Path m = dir.resolve("filling");
+        assumeTrue(mount(m, "size=70M"), "mounting a tmpfs (root only)");
+        try {
+            byte[] block = new byte[4096];
+            java.util.Arrays.fill(block, (byte) 7);
+            long lba = 0;
+            IOException closing = null;
+            VolumeStore s = VolumeStore.open(m);
+            try {
+                s.create("v", FORMAT, 8192); // 32 MiB of data, sparse; its journal takes 64 MiB now
+                io.pistore.engine.service.TargetService t = new io.pistore.engine.service.TargetService(s);
+                io.pistore.spi.Completion c = null;
+                for (; lba < 8192; lba++) {
+                    c = served(t, io.pistore.spi.BlockRequest.write("v", lba, 1, ScatterList.wrap(block), null,
+                            io.pistore.spi.Protection.insertStrip(lba), false));
+                    if (!c.isSuccess()) {
+                        break;
+                    }
+                }
+                assertTrue(lba > 0 && lba < 8192, "the file system filled after " + lba + " blocks");
+                assertEquals(io.pistore.spi.Status.NO_SPACE, c.status(), c.toString());
+                assertTrue(c.message().startsWith("WRITE lba=" + lba + ": ") && c.message().endsWith("No space left on device"),
+                        c.message());
+                byte[] back = new byte[4096];
+                io.pistore.spi.Completion r = served(t, io.pistore.spi.BlockRequest.read("v", 0, 1, ScatterList.wrap(back),
+                        null, io.pistore.spi.Protection.insertStrip(0)));
+                assertTrue(r.isSuccess() && java.util.Arrays.equals(block, back), "an acknowledged write reads back: " + r);
+            } finally {
+                try {
+                    s.close();
+                } catch (IOException e) {
+                    closing = e;
+                }
+            }
+            assertTrue(closing != null && closing.getMessage().contains("No space left on device"),
+                    "the close says it could not write home: " + closing);
+            assertTrue(run("mount", "-o", "remount,size=200M", m.toString()), "room made");
+            try (VolumeStore again = VolumeStore.open(m)) {
+                Volume v = again.get("v");
+                for (long b = 0; b < lba; b++) {
+                    byte[] back = new byte[4096];
+                    v.read(b, 1, ScatterList.wrap(back), ScatterList.wrap(new byte[8]));
+                    assertTrue(java.util.Arrays.equals(block, back), "acknowledged block " + b + " after the reopen");
+                }
+            }
         } finally {
             unmount(m);
         }

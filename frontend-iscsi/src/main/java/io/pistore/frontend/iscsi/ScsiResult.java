@@ -132,6 +132,7 @@ final class ScsiResult {
             case LBA_OUT_OF_RANGE: return lbaOutOfRange();
             case INVALID_FIELD: return invalidField();
             case ACCESS_DENIED: return check(DATA_PROTECT, 0x27, 0x00);
+            case NO_SPACE: return check(DATA_PROTECT, 0x27, 0x07); // SPACE ALLOCATION FAILED WRITE PROTECT
             case MEDIA_ERROR: return write ? check(MEDIUM_ERROR, 0x0C, 0x00) : check(MEDIUM_ERROR, 0x11, 0x00);
             case NO_SUCH_VOLUME: return check(NOT_READY, 0x3A, 0x00);
             default: return check(HARDWARE_ERROR, 0x44, 0x00);

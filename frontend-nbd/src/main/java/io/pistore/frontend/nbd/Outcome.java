@@ -52,6 +52,8 @@ final class Outcome {
             case INVALID_FIELD:
             case LBA_OUT_OF_RANGE:
                 return error(NbdProtocol.EINVAL, c.toString());
+            case NO_SPACE: // a client may wait for room (qemu's werror=enospc pauses the guest)
+                return error(NbdProtocol.ENOSPC, c.toString());
             default:
                 return error(NbdProtocol.EIO, c.toString());
         }

@@ -103,6 +103,8 @@ public final class Protocol {
     public static final int FEATURE_METADATA_READS = 1 << 1;
     /** VOLUMES: the target lists its volumes again on a connection already greeted. */
     public static final int FEATURE_VOLUME_LIST = 1 << 2;
+    /** Status NO_SPACE in answers; a host without it gets MEDIA_ERROR for a target whose storage is full. */
+    public static final int FEATURE_NO_SPACE = 1 << 3;
     /** Longest a target holds one PATH_STATES query. */
     public static final int MAX_PATH_WAIT_MS = 60_000;
 
@@ -172,7 +174,7 @@ public final class Protocol {
     private static final Status[] STATUS_BY_CODE = {
         Status.SUCCESS, Status.LBA_OUT_OF_RANGE, Status.INVALID_FIELD, Status.NO_SUCH_VOLUME, Status.GUARD_CHECK,
         Status.APP_TAG_CHECK, Status.REF_TAG_CHECK, Status.QUEUE_FULL, Status.TRANSPORT_ERROR, Status.MEDIA_ERROR,
-        Status.INTERNAL_ERROR, Status.ACCESS_DENIED, Status.FENCED,
+        Status.INTERNAL_ERROR, Status.ACCESS_DENIED, Status.FENCED, Status.NO_SPACE,
     };
 
     public static int statusCode(Status s) {

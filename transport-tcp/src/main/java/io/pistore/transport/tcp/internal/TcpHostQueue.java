@@ -71,7 +71,7 @@ final class TcpHostQueue extends TcpClientConnection implements PeerConnection {
                         int queueIndex, int depth, long session) {
         super(loop, ch, peer, cfg, address, new HostHandshake(cfg.maxTransferBytes, depth, queueIndex,
                 (cfg.headerDigest ? Protocol.DIGEST_HEADER : 0) | (cfg.dataDigest ? Protocol.DIGEST_DATA : 0), session,
-                Protocol.FEATURE_METADATA_READS | Protocol.FEATURE_VOLUME_LIST));
+                Protocol.FEATURE_METADATA_READS | Protocol.FEATURE_VOLUME_LIST | Protocol.FEATURE_NO_SPACE));
         this.depth = depth;
         this.frameTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(cfg.frameTimeoutMillis);
     }

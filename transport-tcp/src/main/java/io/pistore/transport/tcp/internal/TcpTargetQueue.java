@@ -43,6 +43,8 @@ final class TcpTargetQueue extends TcpConnection {
     private boolean metadataReads;
     /** Whether HELLO got the volume list feature: VOLUMES may come. */
     private boolean volumeList;
+    /** Whether the host asked for status NO_SPACE (else a full file system is MEDIA_ERROR to it). */
+    private boolean noSpace;
     /** The command id of the VOLUMES being received. */
     private int volumesCid;
     /** The PATH_STATES query whose header arrived (loop thread). */
@@ -126,7 +128,8 @@ final class TcpTargetQueue extends TcpConnection {
 
         /** Becomes the response; a successful read streams the stored data and PI, interleaved, from its buffers. */
         TargetRequest respondWith(Completion c, boolean payload) {
-            this.c = c;
+            // a host that did not ask for NO_SPACE would close the connection on a code it does not know
+            this.c = c.status() == Status.NO_SPACE && !noSpace ? Completion.failure(Status.MEDIA_ERROR, c.message()) : c;
             if (payload) {
                 message = null;
                 BlockFormat f = volume.info.format();
@@ -567,13 +570,15 @@ final class TcpTargetQueue extends TcpConnection {
         short queueIndex = h.getShort(Protocol.O_QUEUE_INDEX);
         // features this target knows and has on, of those asked; unknown bits are not granted
         int features = h.get(Protocol.O_FEATURES) & ((listener.pathStates() != null ? Protocol.FEATURE_PATH_STATES : 0)
-                | (handler.readsMetadataOnly() ? Protocol.FEATURE_METADATA_READS : 0) | Protocol.FEATURE_VOLUME_LIST);
+                | (handler.readsMetadataOnly() ? Protocol.FEATURE_METADATA_READS : 0) | Protocol.FEATURE_VOLUME_LIST
+                | Protocol.FEATURE_NO_SPACE);
         long session = h.getLong(Protocol.O_SESSION);
         byte[] list = WireVolume.encode(visibleVolumes(), Protocol.MAX_HANDSHAKE_PAYLOAD);
         greeted = true;
         pathStates = (features & Protocol.FEATURE_PATH_STATES) != 0;
         metadataReads = (features & Protocol.FEATURE_METADATA_READS) != 0;
         volumeList = (features & Protocol.FEATURE_VOLUME_LIST) != 0;
+        noSpace = (features & Protocol.FEATURE_NO_SPACE) != 0;
         depth = grantD;
         flushEvery(listener.config().flushFrames, grantD);
         pool.keepAtLeast(grantD);

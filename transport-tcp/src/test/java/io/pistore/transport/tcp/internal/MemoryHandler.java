@@ -36,6 +36,8 @@ final class MemoryHandler implements TargetHandler {
     volatile boolean hold;
     /** Whether this handler serves metadata-only reads ({@link #readsMetadataOnly}); a target asks at each HELLO. */
     volatile boolean servesMetadataOnly;
+    /** Whether writes find the storage full: answered NO_SPACE, nothing stored. */
+    volatile boolean full;
     final List<Runnable> held = Collections.synchronizedList(new ArrayList<>());
     final ConcurrentHashMap<Long, Boolean> written = new ConcurrentHashMap<>();
 
@@ -78,7 +80,8 @@ final class MemoryHandler implements TargetHandler {
     public void execute(BlockRequest r, io.pistore.spi.PiDuty duty, Consumer<Completion> done) {
         requests.add(r);
         duties.add(duty);
-        Completion c = run(r, duty);
+        Completion c = full && r.op() == io.pistore.spi.Operation.WRITE
+                ? Completion.failure(Status.NO_SPACE, "WRITE lba=" + r.lba() + ": No space left on device") : run(r, duty);
         if (hold) {
             held.add(() -> done.accept(c));
         } else {

@@ -234,6 +234,31 @@ class TargetBadInputTest {
     }
 
     /** A peer that asked for {@code features} sends VOLUMES with {@code flags} and a payload of {@code len}: closed for {@code reason}. */
+    /**
+     * A full store answers NO_SPACE to a host that asked for it (pistore's own), MEDIA_ERROR to one that
+     * did not (it would close the connection on a code it does not know); either way the connection goes on.
+     */
+    @Test
+    void aFullStoreIsNoSpaceToHostsThatKnowItAndMediaErrorToOthers() throws Exception {
+        handler.full = true;
+        byte[] d = new byte[4096];
+        Completion c = bystander.queue(0).submit(BlockRequest.write(MemoryHandler.VOLUME, 2, 1, ScatterList.wrap(d),
+                null, Protection.insertStrip(2), false)).get(10, TimeUnit.SECONDS);
+        assertEquals(Status.NO_SPACE, c.status(), c.toString());
+        assertTrue(c.message().endsWith("No space left on device"), c.message());
+        try (RawPeer p = raw()) {
+            RawPeer.Frame reply = p.greet(1 << 16, 4, 0, 0);
+            assertEquals(0, reply.header.get(Protocol.O_FEATURES));
+            p.sendFrame(RawPeer.request(Protocol.OP_WRITE, 0, 7, BS, 1, 1, 2, 2, 0, 0), new byte[BS]);
+            RawPeer.Frame answer = p.readFrame(false);
+            assertEquals(Protocol.statusCode(Status.MEDIA_ERROR), answer.header.getShort(Protocol.O_STATUS));
+            assertTrue(new String(answer.payload, java.nio.charset.StandardCharsets.UTF_8)
+                    .endsWith("No space left on device"), "the target's reason travels with it");
+        }
+        handler.full = false;
+        roundTrip(bystander, 3); // the connection went on
+    }
+
     private void misusedVolumes(int features, int flags, int len, String reason) throws Exception {
         try (RawPeer p = raw()) {
             p.greet(1 << 16, 4, 0, features);
