@@ -66,7 +66,7 @@ public final class ReplicaNode implements AutoCloseable {
      */
     private final java.util.Set<RaftGroupId> rejoining = ConcurrentHashMap.newKeySet();
     /** Restarts a group whose Raft log failed here; null until the server started. */
-    private volatile FailedLogRestarts restarts;
+    private volatile StorageFailureRestarts restarts;
     /** The members of each volume's group as this peer last knew them: whom to ask why it was removed. */
     private final Map<String, List<RaftPeer>> lastKnown = new ConcurrentHashMap<>();
     /**
@@ -113,7 +113,7 @@ public final class ReplicaNode implements AutoCloseable {
                     .build();
             startRaft(s, host, port);
             this.server = s;
-            this.restarts = new FailedLogRestarts(s, this.id, log, rejoining);
+            this.restarts = new StorageFailureRestarts(s, this.id, log, rejoining);
             joinDeclaredGroups();
             privateRaft();
         } catch (IOException | RuntimeException e) {
@@ -277,9 +277,18 @@ public final class ReplicaNode implements AutoCloseable {
 
                     @Override
                     public void logFailed(Throwable cause) {
-                        FailedLogRestarts r = restarts;
+                        StorageFailureRestarts r = restarts;
                         if (r != null && !closed) { // null: failed while the server starts, which then fails
-                            r.failed(gid, name, cause, knownPeers(name));
+                            r.failed(gid, name, "write its Raft log", cause, knownPeers(name));
+                        }
+                    }
+
+                    @Override
+                    public void applyFailed(long index, Throwable cause) {
+                        StorageFailureRestarts r = restarts;
+                        if (r != null && !closed) {
+                            r.failed(gid, name, "apply log entry " + index + " to its replica", cause, knownPeers(name),
+                                    false);
                         }
                     }
 

@@ -82,6 +82,9 @@ public final class ReplicaApplier {
         return apply(c, false);
     }
 
+    /** Set by an apply whose storage failed, taken by {@link #takeStorageFailure} (the applier thread's alone). */
+    private IOException storageFailure;
+
     WriteFences fences() {
         return fences;
     }
@@ -132,8 +135,18 @@ public final class ReplicaApplier {
                     return failed(c, "not a log command");
             }
         } catch (IOException | RuntimeException e) {
+            if (e instanceof IOException io && storageFailure == null) {
+                storageFailure = io; // the replica's files could not take a committed command: it now differs
+            }
             return failed(c, String.valueOf(e.getMessage()));
         }
+    }
+
+    /** The first I/O failure of the replica's storage since the last call, or null; called on the applier thread. */
+    IOException takeStorageFailure() {
+        IOException e = storageFailure;
+        storageFailure = null;
+        return e;
     }
 
     /** Grows the replica to the command's count; one it already has (met again in a replay) is done as is. */

@@ -90,6 +90,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
      * write, so a snapshot copy that saw a write reads at least its entry's index here afterwards.
      */
     private volatile long applyingIndex = -1;
+    /** The first entry whose apply failed on the replica's storage, or -1: the files hold no record or snapshot past it. */
+    private volatile long firstFailedApply = -1;
     /** The thread copying the snapshot being taken, or null (guarded by this). */
     private Thread copying;
 
@@ -118,6 +120,10 @@ public final class VolumeStateMachine extends BaseStateMachine {
 
         /** This peer's Raft log of the group failed to write ({@code cause}); Ratis takes nothing more into it. */
         default void logFailed(Throwable cause) {
+        }
+
+        /** The replica's storage failed to apply committed entry {@code index} ({@code cause}): the replica differs. */
+        default void applyFailed(long index, Throwable cause) {
         }
     }
 
@@ -403,6 +409,13 @@ public final class VolumeStateMachine extends BaseStateMachine {
                     + entry.getIndex() + ": " + e.getMessage());
             reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
         }
+        IOException storage = applier.takeStorageFailure();
+        if (storage != null && firstFailedApply < 0) {
+            // a committed entry missing here: no snapshot or record may claim it, and the group starts
+            // again (replaying from the last record) once the storage takes writes again
+            firstFailedApply = entry.getIndex();
+            events.applyFailed(entry.getIndex(), storage);
+        }
         long bytes = entry.getIndex() <= skipUpTo ? 0 : bytesOf(entry);
         appliedBytes += bytes;
         appliedTotal += bytes;
@@ -459,6 +472,9 @@ public final class VolumeStateMachine extends BaseStateMachine {
         long haveIndex = have == null ? -1 : have.getIndex();
         if (haveIndex == takenIndex && appliedTotal - takenAtBytes >= purgeMarginBytes) {
             reportedIndex = Math.max(reportedIndex, takenIndex); // done, and the margin applied after it
+        }
+        if (firstFailedApply >= 0) {
+            return reportedIndex; // a copy would carry the missing entry's blocks as if applied, and purge it
         }
         if (last == null || last.getIndex() <= 0 || last.getIndex() <= haveIndex || appliedBytes < snapshotAfterBytes
                 || last.getIndex() < skipUpTo // the files hold more than that index until the skipped entries pass
@@ -609,7 +625,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         endCopy(true); // the record moved when it started: a stop loses only the copy
         try {
             TermIndex last = getLastAppliedTermIndex();
-            if (!removed && last != null && last.getIndex() > files.heldIndex()) {
+            if (!removed && firstFailedApply < 0 && last != null && last.getIndex() > files.heldIndex()) {
                 applier.volume().flush();
                 files.recordHeld(last.getIndex());
             }

@@ -118,4 +118,69 @@ class FullLogDiskTest {
         assertArrayEquals(want[0], got[0], "n3's data");
         assertArrayEquals(want[1], got[1], "n3's metadata");
     }
+
+    /**
+     * A follower whose replica's file system fills while its log still takes entries: the replica
+     * cannot apply a committed entry, so its group stops (it differs from the others and must not
+     * serve, take a snapshot or record past that entry) and its line asks for a restart once there is
+     * room; restarted, it applies the log again and holds every block the others do.
+     */
+    @Test
+    void aFollowerWhoseReplicaCannotTakeAnEntryStopsAndCatchesUpAfterARestart() throws Exception {
+        Path replicas = Files.createDirectories(dir.resolve("n3").resolve("replicas"));
+        // the journal's two segments on tmpfs and the metadata fit; about 3 MiB of data blocks do
+        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=68M", "tmpfs", replicas.toString()),
+                "mounting a tmpfs (root only)");
+        mounted = replicas;
+        long blocks = 4096;
+        peers = ThreePeers.start(dir, NAME, FORMAT, blocks);
+        int f = peers.leader() == 0 ? 1 : 0;
+        Map<Long, byte[]> acked = new HashMap<>();
+        Random r = new Random(11);
+        try (ServedVolume s = new ServedVolume(peers.node(f), NAME)) {
+            if (peers.leads(2)) {
+                ThreePeers.await(() -> {
+                    try {
+                        s.volume.transferLeadership(ThreePeers.id(f));
+                    } catch (IOException e) {
+                        return false;
+                    }
+                    return !peers.leads(2);
+                }, "the lead to move off n3");
+            }
+            long lba = 0;
+            while (lba < blocks && peers.log.stream().noneMatch(l -> l.contains("n3 could not apply log entry"))) {
+                s.writeRandom(lba, lba + 64, r, acked); // new blocks: each takes room on n3's replica
+                lba += 64;
+            }
+            assertTrue(peers.log.stream().anyMatch(l -> l.startsWith("volume rv: replica n3 could not apply log entry ")
+                    && l.contains("No space left on device") && l.endsWith("then restart this serve")),
+                    "n3 said why it stopped: " + peers.log);
+            s.writeRandom(0, 64, r, acked); // the others go on
+            assertTrue(run("mount", "-o", "remount,size=200M", replicas.toString()), "room made");
+            try {
+                peers.stop(2);
+            } catch (IOException e) { // its volume could not write home what it had taken: the next open replays it
+                assertTrue(String.valueOf(e.getMessage()).contains("No space left on device"), e.toString());
+            }
+            peers.restart(2);
+            ThreePeers.await(() -> {
+                try {
+                    return peers.node(2).appliedIndex(NAME) >= peers.node(f).appliedIndex(NAME);
+                } catch (IOException e) {
+                    return false;
+                }
+            }, "n3 to catch up after its restart");
+            for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
+                ByteBuffer b = ByteBuffer.allocate(FORMAT.dataSize());
+                s.device.readSync(e.getKey(), b);
+                assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
+            }
+        }
+        peers.awaitConverged();
+        byte[][] want = peers.contents(f);
+        byte[][] got = peers.contents(2);
+        assertArrayEquals(want[0], got[0], "n3's data");
+        assertArrayEquals(want[1], got[1], "n3's metadata");
+    }
 }

@@ -19,16 +19,18 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 
 /**
- * Restarts, on this peer, a group whose Raft log failed. After its first I/O error (a file system
- * full) Ratis's log worker fails every later task and never recovers, while the group stays up: it
- * takes no more entries, and a snapshot installed into it meanwhile leaves a log that no longer
- * loads (an open segment below the snapshot, then entries after it). So the group is removed from
- * this peer's server at once, its storage kept (to the others it is a peer down), and added back
- * after a pause, which loads the log from its files; while the log keeps failing, each pause is
- * twice the one before, up to a minute. One line per failure says why and when; a start that fails
- * asks for a restart of the serve.
+ * Restarts, on this peer, a group whose storage failed: its Raft log, or the replica's files under a
+ * committed entry. After its first I/O error (a file system full) Ratis's log worker fails every
+ * later task and never recovers, while the group stays up: it takes no more entries, and a snapshot
+ * installed into it meanwhile leaves a log that no longer loads (an open segment below the snapshot,
+ * then entries after it). A replica that missed an entry differs from the others, and must not serve
+ * until it applied it. So the group is removed from this peer's server at once, its storage kept (to
+ * the others it is a peer down), and added back after a pause, which loads the log from its files
+ * and applies it again from the last record; while it keeps failing, each pause is twice the one
+ * before, up to a minute. One line per failure says why and when; a start that fails asks for a
+ * restart of the serve.
  */
-final class FailedLogRestarts implements AutoCloseable {
+final class StorageFailureRestarts implements AutoCloseable {
     private static final long FIRST_PAUSE_MS = 1000;
     private static final long LONGEST_PAUSE_MS = 60_000;
     /** A log that worked this long since its last failure starts again from the first pause. */
@@ -49,7 +51,7 @@ final class FailedLogRestarts implements AutoCloseable {
     /** Groups with a restart scheduled: the failures of the tasks queued behind the first one are the same failure. */
     private final Set<RaftGroupId> scheduled = ConcurrentHashMap.newKeySet();
 
-    FailedLogRestarts(RaftServer server, RaftPeerId id, Consumer<String> log, Set<RaftGroupId> rejoining) {
+    StorageFailureRestarts(RaftServer server, RaftPeerId id, Consumer<String> log, Set<RaftGroupId> rejoining) {
         this.server = server;
         this.id = id;
         this.log = log;
@@ -57,18 +59,31 @@ final class FailedLogRestarts implements AutoCloseable {
     }
 
     /**
-     * The log of group {@code gid} (volume {@code name}) failed with {@code cause}: restarts it after a
-     * pause, with the members it knows then ({@code fallback} where it knows none). Called on Ratis's
-     * log worker, so nothing here waits.
+     * The log of group {@code gid} (volume {@code name}) failed with {@code cause}, or the replica's
+     * storage failed to apply an entry ({@code what} says which): restarts the group after a pause,
+     * with the members it knows then ({@code fallback} where it knows none). Called on Ratis's log
+     * worker or the applier, so nothing here waits.
      */
-    void failed(RaftGroupId gid, String name, Throwable cause, List<RaftPeer> fallback) {
+    void failed(RaftGroupId gid, String name, String what, Throwable cause, List<RaftPeer> fallback) {
+        failed(gid, name, what, cause, fallback, true);
+    }
+
+    /**
+     * As above; without {@code startAgain} the group only stops: the replica's volume keeps the failure
+     * of a write that went home in part (the engine fails its later writes alike), so only a new
+     * process, which replays the volume's journal and the log, brings it back.
+     */
+    void failed(RaftGroupId gid, String name, String what, Throwable cause, List<RaftPeer> fallback,
+                boolean startAgain) {
         if (!scheduled.add(gid)) {
             return;
         }
-        long pause = nextPause(gid);
-        log.accept("volume " + name + ": replica " + id + " could not write its Raft log (" + rootMessage(cause)
-                + "); its group stops here and starts again from its files in " + pause / 1000.0
-                + " s (make room on the file system of its data directory)");
+        long pause = startAgain ? nextPause(gid) : -1;
+        log.accept("volume " + name + ": replica " + id + " could not " + what + " (" + rootMessage(cause)
+                + (startAgain ? "); its group stops here and starts again from its files in " + pause / 1000.0
+                        + " s (make room on the file system of its data directory)"
+                        : "); its group stops here: make room on the file system of its data directory, then restart"
+                        + " this serve"));
         try {
             timer.execute(() -> restart(gid, name, fallback, pause));
         } catch (RejectedExecutionException closing) {
@@ -89,7 +104,7 @@ final class FailedLogRestarts implements AutoCloseable {
         return pause;
     }
 
-    /** Removes the group now (keeping its storage) and adds it back after {@code pause} ms. */
+    /** Removes the group now (keeping its storage) and adds it back after {@code pause} ms (never when negative). */
     private void restart(RaftGroupId gid, String name, List<RaftPeer> fallback, long pause) {
         RaftGroup group;
         try {
@@ -106,9 +121,12 @@ final class FailedLogRestarts implements AutoCloseable {
         } catch (java.io.IOException | RuntimeException e) {
             rejoining.remove(gid);
             scheduled.remove(gid);
-            log.accept("volume " + name + ": replica " + id + " could not stop its group after its Raft log failed: "
-                    + rootMessage(e) + "; a restart of this serve starts it again");
+            log.accept("volume " + name + ": replica " + id + " could not stop its group: " + rootMessage(e)
+                    + "; a restart of this serve starts it again");
             return;
+        }
+        if (pause < 0) {
+            return; // stopped for good in this process: still "rejoining", so its removal deletes nothing
         }
         try {
             timer.schedule(() -> add(members, name), pause, TimeUnit.MILLISECONDS);
@@ -127,11 +145,10 @@ final class FailedLogRestarts implements AutoCloseable {
         RaftGroupId gid = group.getGroupId();
         try {
             check(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id, 0, group, false)));
-            log.accept("volume " + name + ": replica " + id + " started its group again from its files after its Raft"
-                    + " log failed");
+            log.accept("volume " + name + ": replica " + id + " started its group again from its files");
         } catch (java.io.IOException | RuntimeException e) {
-            log.accept("volume " + name + ": replica " + id + " could not start its group again after its Raft log "
-                    + "failed (" + rootMessage(e) + "); restart this serve to start it (with room on its file system)");
+            log.accept("volume " + name + ": replica " + id + " could not start its group again ("
+                    + rootMessage(e) + "); restart this serve to start it (with room on its file system)");
         } finally {
             rejoining.remove(gid);
             scheduled.remove(gid);
