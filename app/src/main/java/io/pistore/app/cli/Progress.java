@@ -78,7 +78,7 @@ public final class Progress implements AutoCloseable {
     }
 
     public static String bytes(long n) {
-        return io.pistore.server.control.ByteCount.format(n);
+        return io.pistore.engine.volume.ByteCount.format(n);
     }
 
     @Override

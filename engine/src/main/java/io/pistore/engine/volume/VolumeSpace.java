@@ -61,21 +61,10 @@ final class VolumeSpace {
         long reserved = journalsToGrow(dir, others, inMemory);
         if (journal + meta > free - reserved) {
             throw new IllegalArgumentException("volume " + name + " does not fit in " + dir + ": its journal ("
-                    + bytes(journal) + ") and metadata (" + bytes(meta) + ") need " + bytes(journal + meta)
-                    + " before any data, and the file system has " + bytes(free) + " free"
-                    + (reserved > 0 ? ", " + bytes(reserved) + " of it for the other volumes' journals" : ""));
+                    + ByteCount.format(journal) + ") and metadata (" + ByteCount.format(meta) + ") need "
+                    + ByteCount.format(journal + meta) + " before any data, and the file system has "
+                    + ByteCount.format(free) + " free"
+                    + (reserved > 0 ? ", " + ByteCount.format(reserved) + " of it for the other volumes' journals" : ""));
         }
-    }
-
-    /** {@code n} bytes in binary units, one decimal. */
-    static String bytes(long n) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-        double v = n;
-        int u = 0;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return u == 0 ? n + " B" : String.format(java.util.Locale.ROOT, "%.1f %s", v, units[u]);
     }
 }

@@ -141,7 +141,7 @@ public final class VolumeStore implements AutoCloseable {
             long free = VolumeSpace.free(dir);
             if (free >= 0 && toGrow > free) {
                 s.openNotes.add("warning: the journals of the volumes in " + dir + " are still to grow by "
-                        + VolumeSpace.bytes(toGrow) + ", and its file system has " + VolumeSpace.bytes(free)
+                        + ByteCount.format(toGrow) + ", and its file system has " + ByteCount.format(free)
                         + " free: writes fail once it is full");
             }
         } catch (IOException | RuntimeException e) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.pistore.engine.volume.file.FileVolume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.ScatterList;
+import io.pistore.testkit.SmallTmpfs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,27 +66,10 @@ class VolumeSpaceTest {
         }
     }
 
-    /** Mounts a tmpfs of {@code options} on {@code at}; false where this process may not (not root). */
-    private static boolean mount(Path at, String options) throws Exception {
-        Files.createDirectories(at);
-        return run("mount", "-t", "tmpfs", "-o", options, "tmpfs", at.toString());
-    }
-
-    private static boolean run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
-    }
-
-    private static void unmount(Path at) throws Exception {
-        // lazy: a mapping the JVM has not dropped yet keeps the mount busy
-        new ProcessBuilder("umount", "-l", at.toString()).redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
-    }
-
     @Test
     void onASmallTmpfsTheJournalsRoomDecidesAndTheOthersJournalsCount() throws Exception {
         Path m = dir.resolve("small");
-        assumeTrue(mount(m, "size=100M"), "mounting a tmpfs (root only)");
+        assumeTrue(SmallTmpfs.mount(m, "size=100M"), "mounting a tmpfs (root only)");
         try (VolumeStore s = VolumeStore.open(m)) {
             // 16 MiB of data fits in 100 MiB, and its journal's two segments (64 MiB) beside it
             Volume a = s.create("a", FORMAT, 4096);
@@ -96,7 +80,7 @@ class VolumeSpaceTest {
                     + "metadata (2.0 KiB) need 64.0 MiB before any data, and the file system has "), e.getMessage());
             assertEquals(List.of("a.data", "a.journal", "a.meta", "a.volume"), volumeFiles(m));
         } finally {
-            unmount(m);
+            SmallTmpfs.unmount(m);
         }
     }
 
@@ -116,7 +100,7 @@ class VolumeSpaceTest {
     @Test
     void aWriteThatFindsNoRoomIsAnsweredNoSpace() throws Exception {
         Path m = dir.resolve("filling");
-        assumeTrue(mount(m, "size=70M"), "mounting a tmpfs (root only)");
+        assumeTrue(SmallTmpfs.mount(m, "size=70M"), "mounting a tmpfs (root only)");
         try {
             byte[] block = new byte[4096];
             java.util.Arrays.fill(block, (byte) 7);
@@ -151,7 +135,7 @@ class VolumeSpaceTest {
             }
             assertTrue(closing != null && closing.getMessage().contains("No space left on device"),
                     "the close says it could not write home: " + closing);
-            assertTrue(run("mount", "-o", "remount,size=200M", m.toString()), "room made");
+            assertTrue(SmallTmpfs.remount(m, "size=200M"), "room made");
             try (VolumeStore again = VolumeStore.open(m)) {
                 Volume v = again.get("v");
                 for (long b = 0; b < lba; b++) {
@@ -161,7 +145,7 @@ class VolumeSpaceTest {
                 }
             }
         } finally {
-            unmount(m);
+            SmallTmpfs.unmount(m);
         }
     }
 
@@ -169,13 +153,13 @@ class VolumeSpaceTest {
     void aCreateThatFailsHalfwayLeavesNoFileBehind() throws Exception {
         Path m = dir.resolve("inodes");
         // room enough, but inodes for the root, the lock, the data and metadata files only: the journal fails
-        assumeTrue(mount(m, "size=200M,nr_inodes=4"), "mounting a tmpfs (root only)");
+        assumeTrue(SmallTmpfs.mount(m, "size=200M,nr_inodes=4"), "mounting a tmpfs (root only)");
         try (VolumeStore s = VolumeStore.open(m)) {
             assertThrows(IOException.class, () -> s.create("v", FORMAT, 256));
             assertEquals(List.of(), volumeFiles(m), "the files a failed create made are removed");
             assertEquals(List.of(), s.list());
         } finally {
-            unmount(m);
+            SmallTmpfs.unmount(m);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.pistore.replication.node;
 
+import io.pistore.replication.ReplicationException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -79,7 +80,7 @@ final class StorageFailureRestarts implements AutoCloseable {
             return;
         }
         long pause = startAgain ? nextPause(gid) : -1;
-        log.accept("volume " + name + ": replica " + id + " could not " + what + " (" + rootMessage(cause)
+        log.accept("volume " + name + ": replica " + id + " could not " + what + " (" + ReplicationException.oneLine(cause)
                 + (startAgain ? "); its group stops here and starts again from its files in " + pause / 1000.0
                         + " s (make room on the file system of its data directory)"
                         : "); its group stops here: make room on the file system of its data directory, then restart"
@@ -121,7 +122,7 @@ final class StorageFailureRestarts implements AutoCloseable {
         } catch (java.io.IOException | RuntimeException e) {
             rejoining.remove(gid);
             scheduled.remove(gid);
-            log.accept("volume " + name + ": replica " + id + " could not stop its group: " + rootMessage(e)
+            log.accept("volume " + name + ": replica " + id + " could not stop its group: " + ReplicationException.oneLine(e)
                     + "; a restart of this serve starts it again");
             return;
         }
@@ -148,7 +149,7 @@ final class StorageFailureRestarts implements AutoCloseable {
             log.accept("volume " + name + ": replica " + id + " started its group again from its files");
         } catch (java.io.IOException | RuntimeException e) {
             log.accept("volume " + name + ": replica " + id + " could not start its group again ("
-                    + rootMessage(e) + "); restart this serve to start it (with room on its file system)");
+                    + ReplicationException.oneLine(e) + "); restart this serve to start it (with room on its file system)");
         } finally {
             rejoining.remove(gid);
             scheduled.remove(gid);
@@ -159,14 +160,6 @@ final class StorageFailureRestarts implements AutoCloseable {
         if (!r.isSuccess()) {
             throw r.getException() != null ? r.getException() : new java.io.IOException("refused");
         }
-    }
-
-    private static String rootMessage(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c.getMessage() != null ? c.getMessage() : c.toString();
     }
 
     @Override

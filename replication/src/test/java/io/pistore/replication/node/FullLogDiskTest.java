@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
+import io.pistore.testkit.SmallTmpfs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,38 +41,55 @@ class FullLogDiskTest {
         if (peers != null) {
             peers.close();
         }
-        if (mounted != null) { // lazy: a mapping the JVM has not dropped yet keeps the mount busy
-            run("umount", "-l", mounted.toString());
+        if (mounted != null) {
+            SmallTmpfs.unmount(mounted);
         }
     }
 
-    private static boolean run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    /** Moves the lead off n3 (its own log failing would cost the group its leader: a follower's is the case here). */
+    private void leadOffN3(ServedVolume s, int f) {
+        if (peers.leads(2)) {
+            ThreePeers.await(() -> {
+                try {
+                    s.volume.transferLeadership(ThreePeers.id(f));
+                } catch (IOException e) {
+                    return false;
+                }
+                return !peers.leads(2);
+            }, "the lead to move off n3");
+        }
+    }
+
+    /** Every acknowledged write reads back through {@code s}. */
+    private static void assertAcked(ServedVolume s, Map<Long, byte[]> acked) throws IOException {
+        for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
+            ByteBuffer b = ByteBuffer.allocate(FORMAT.dataSize());
+            s.device.readSync(e.getKey(), b);
+            assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
+        }
+    }
+
+    /** Once every replica applied all, n3 holds what peer {@code f} does, data and metadata. */
+    private void assertN3Equals(int f) throws IOException {
+        peers.awaitConverged();
+        byte[][] want = peers.contents(f);
+        byte[][] got = peers.contents(2);
+        assertArrayEquals(want[0], got[0], "n3's data");
+        assertArrayEquals(want[1], got[1], "n3's metadata");
     }
 
     @Test
     void aFollowerWhoseDiskFillsFallsBehindSaysWhyAndCatchesUpOnceThereIsRoom() throws Exception {
         Path n3 = Files.createDirectories(dir.resolve("n3"));
         // the replica's journal takes two 32 MiB segments on tmpfs; a few MiB more are for the Raft log
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=70M", "tmpfs", n3.toString()), "mounting a tmpfs (root only)");
+        assumeTrue(SmallTmpfs.mount(n3, "size=70M"), "mounting a tmpfs (root only)");
         mounted = n3;
         peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS);
         int f = peers.leader() == 0 ? 1 : 0;
         Map<Long, byte[]> acked = new HashMap<>();
         Random r = new Random(7);
         try (ServedVolume s = new ServedVolume(peers.node(f), NAME)) {
-            if (peers.leads(2)) { // n3's own log failing would also cost the group its leader: a follower's is the case here
-                ThreePeers.await(() -> {
-                    try {
-                        s.volume.transferLeadership(ThreePeers.id(f));
-                    } catch (IOException e) {
-                        return false;
-                    }
-                    return !peers.leads(2);
-                }, "the lead to move off n3");
-            }
+            leadOffN3(s, f);
             // every write is acknowledged (n1 and n2 are a quorum) while n3's log runs out of room
             for (int round = 0; round < 400 && peers.log.stream().noneMatch(l -> l.contains("could not write its Raft log"));
                     round++) {
@@ -86,7 +103,7 @@ class FullLogDiskTest {
                     || l.startsWith("volume rv: replica n3 could not start its group again"))) {
                 s.writeRandom(0, 8, r, acked);
             }
-            assertTrue(run("mount", "-o", "remount,size=400M", n3.toString()), "room made");
+            assertTrue(SmallTmpfs.remount(n3, "size=400M"), "room made");
             s.writeRandom(0, BLOCKS, r, acked);
             boolean[] restarted = {false};
             ThreePeers.await(() -> {
@@ -104,19 +121,11 @@ class FullLogDiskTest {
                 }
             }, "n3 to catch up once there is room");
             System.out.println("[full log disk] n3 " + (restarted[0] ? "restarted, as its line asked" : "caught up by itself"));
-            for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
-                ByteBuffer b = ByteBuffer.allocate(FORMAT.dataSize());
-                s.device.readSync(e.getKey(), b);
-                assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
-            }
+            assertAcked(s, acked);
         }
         peers.log.stream().filter(l -> l.contains("Raft log")).limit(8)
                 .forEach(l -> System.out.println("[full log disk] " + l));
-        peers.awaitConverged();
-        byte[][] want = peers.contents(f);
-        byte[][] got = peers.contents(2);
-        assertArrayEquals(want[0], got[0], "n3's data");
-        assertArrayEquals(want[1], got[1], "n3's metadata");
+        assertN3Equals(f);
     }
 
     /**
@@ -129,8 +138,7 @@ class FullLogDiskTest {
     void aFollowerWhoseReplicaCannotTakeAnEntryStopsAndCatchesUpAfterARestart() throws Exception {
         Path replicas = Files.createDirectories(dir.resolve("n3").resolve("replicas"));
         // the journal's two segments on tmpfs and the metadata fit; about 3 MiB of data blocks do
-        assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=68M", "tmpfs", replicas.toString()),
-                "mounting a tmpfs (root only)");
+        assumeTrue(SmallTmpfs.mount(replicas, "size=68M"), "mounting a tmpfs (root only)");
         mounted = replicas;
         long blocks = 4096;
         peers = ThreePeers.start(dir, NAME, FORMAT, blocks);
@@ -138,16 +146,7 @@ class FullLogDiskTest {
         Map<Long, byte[]> acked = new HashMap<>();
         Random r = new Random(11);
         try (ServedVolume s = new ServedVolume(peers.node(f), NAME)) {
-            if (peers.leads(2)) {
-                ThreePeers.await(() -> {
-                    try {
-                        s.volume.transferLeadership(ThreePeers.id(f));
-                    } catch (IOException e) {
-                        return false;
-                    }
-                    return !peers.leads(2);
-                }, "the lead to move off n3");
-            }
+            leadOffN3(s, f);
             long lba = 0;
             while (lba < blocks && peers.log.stream().noneMatch(l -> l.contains("n3 could not apply log entry"))) {
                 s.writeRandom(lba, lba + 64, r, acked); // new blocks: each takes room on n3's replica
@@ -157,7 +156,7 @@ class FullLogDiskTest {
                     && l.contains("No space left on device") && l.endsWith("then restart this serve")),
                     "n3 said why it stopped: " + peers.log);
             s.writeRandom(0, 64, r, acked); // the others go on
-            assertTrue(run("mount", "-o", "remount,size=200M", replicas.toString()), "room made");
+            assertTrue(SmallTmpfs.remount(replicas, "size=200M"), "room made");
             try {
                 peers.stop(2);
             } catch (IOException e) { // its volume could not write home what it had taken: the next open replays it
@@ -171,16 +170,8 @@ class FullLogDiskTest {
                     return false;
                 }
             }, "n3 to catch up after its restart");
-            for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
-                ByteBuffer b = ByteBuffer.allocate(FORMAT.dataSize());
-                s.device.readSync(e.getKey(), b);
-                assertArrayEquals(e.getValue(), b.array(), "acknowledged write at lba " + e.getKey());
-            }
+            assertAcked(s, acked);
         }
-        peers.awaitConverged();
-        byte[][] want = peers.contents(f);
-        byte[][] got = peers.contents(2);
-        assertArrayEquals(want[0], got[0], "n3's data");
-        assertArrayEquals(want[1], got[1], "n3's metadata");
+        assertN3Equals(f);
     }
 }

@@ -1,5 +1,6 @@
 package io.pistore.server.control;
 
+import io.pistore.engine.volume.ByteCount;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
 import io.pistore.integrity.BlockFormat;

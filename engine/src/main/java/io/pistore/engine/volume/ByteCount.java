@@ -1,4 +1,4 @@
-package io.pistore.server.control;
+package io.pistore.engine.volume;
 
 import java.util.Locale;
 
