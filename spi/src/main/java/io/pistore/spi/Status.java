@@ -36,9 +36,10 @@ public enum Status {
      */
     FENCED,
     /**
-     * The target's storage has no room for the write (its file system is full): nothing new is
-     * stored, and the write may succeed once room is made (as ENOSPC: NBD's error, SCSI's SPACE
-     * ALLOCATION FAILED WRITE PROTECT). Last, so the ordinals above keep their numbers.
+     * The target's storage had no room for the write (its file system is full): as after a media
+     * error the blocks may read old or new (the volume's journal may hold it), and a write may
+     * succeed once room is made (as ENOSPC: NBD's error, SCSI's SPACE ALLOCATION FAILED WRITE
+     * PROTECT). Last, so the ordinals above keep their numbers.
      */
     NO_SPACE;
 
