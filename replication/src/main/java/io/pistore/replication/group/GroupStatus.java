@@ -108,7 +108,7 @@ public final class GroupStatus {
                 .build()) {
             GroupInfoReply r = c.getGroupManagementApi(p.getId()).info(gid);
             if (!r.isSuccess()) {
-                return unreachable(p, ReplicationException.oneLine(r.getException()));
+                return unreachable(p, why(r.getException()));
             }
             LogInfoProto l = r.getLogInfoProto();
             RaftPeerRole role = r.getRoleInfoProto().getRole();
@@ -117,8 +117,24 @@ public final class GroupStatus {
                     l.hasLastSnapshot() ? l.getLastSnapshot().getIndex() : -1, null, true,
                     List.copyOf(r.getGroup().getPeers()));
         } catch (IOException | RuntimeException e) {
-            return unreachable(p, ReplicationException.oneLine(e));
+            return unreachable(p, why(e));
         }
+    }
+
+    /**
+     * Why a peer did not answer; one that runs without the group says so, as it points elsewhere than a
+     * peer down (its group stopped after its storage failed, see its log, or it never joined).
+     */
+    private static String why(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            // over gRPC it may come as its message only: Ratis's serialized exception outgrows the 8 KiB of headers
+            if (c instanceof org.apache.ratis.protocol.exceptions.GroupMismatchException
+                    || String.valueOf(c.getMessage()).matches("(?s).*group-[0-9A-Fa-f]+ not found.*")) {
+                return "it runs without the group (stopped there after its storage failed, see its log, or never "
+                        + "joined): " + ReplicationException.oneLine(c);
+            }
+        }
+        return ReplicationException.oneLine(e);
     }
 
     private static Member unreachable(RaftPeer p, String why) {

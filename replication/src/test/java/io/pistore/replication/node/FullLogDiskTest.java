@@ -156,6 +156,11 @@ class FullLogDiskTest {
                     && l.contains("No space left on device") && l.endsWith("then restart this serve")),
                     "n3 said why it stopped: " + peers.log);
             s.writeRandom(0, 64, r, acked); // the others go on
+            // the status tells a stopped group from a peer down
+            ThreePeers.await(() -> io.pistore.replication.group.GroupStatus.of(NAME, peers.peerList(), ThreePeers.SETTINGS)
+                    .describe().stream().anyMatch(l -> l.startsWith("n3 ") && l.contains("unreachable: it runs without the "
+                            + "group (stopped there after its storage failed, see its log, or never joined)")),
+                    "replicas status to show n3 running without its group");
             assertTrue(SmallTmpfs.remount(replicas, "size=200M"), "room made");
             try {
                 peers.stop(2);
