@@ -155,6 +155,12 @@ public final class VolumeStore implements AutoCloseable {
         return s;
     }
 
+    private static void deleteAll(Path... files) throws IOException {
+        for (Path f : files) {
+            Files.deleteIfExists(f);
+        }
+    }
+
     /** The volumes whose files are in this store's directory (not the attached ones), by name. */
     Map<String, Volume> fileVolumes() {
         Map<String, Volume> m = new java.util.HashMap<>(volumes);
@@ -210,26 +216,20 @@ public final class VolumeStore implements AutoCloseable {
             Path meta = dir.resolve(name + ".meta");
             Path journal = dir.resolve(name + JOURNAL_SUFFIX);
             // Leftovers of a create that crashed before its manifest was written.
-            Files.deleteIfExists(data);
-            Files.deleteIfExists(meta);
-            Files.deleteIfExists(journal);
+            deleteAll(data, meta, journal);
             VolumeSpace.checkRoomFor(dir, name, format, blocks, fileVolumes());
             try {
                 v = cached(FileVolume.create(data, meta, journal, name, format, blocks, idle));
             } catch (IOException | RuntimeException e) {
                 // a create that failed (a file system full) leaves nothing to fill it further
-                Files.deleteIfExists(data);
-                Files.deleteIfExists(meta);
-                Files.deleteIfExists(journal);
+                deleteAll(data, meta, journal);
                 throw e;
             }
             try {
                 writeManifest(manifest, name, format, blocks);
             } catch (IOException e) {
                 v.close();
-                Files.deleteIfExists(data);
-                Files.deleteIfExists(meta);
-                Files.deleteIfExists(journal);
+                deleteAll(data, meta, journal);
                 throw e;
             }
         }
