@@ -2,6 +2,7 @@ package io.pistore.engine.volume.file;
 
 import io.pistore.engine.volume.PrivateFiles;
 import java.io.IOException;
+import java.io.SyncFailedException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -46,9 +47,21 @@ final class ChannelStorageFile implements StorageFile {
         }
     }
 
+    /**
+     * Forces the file; a failure is a {@link SyncFailedException} (same message), which tells it
+     * from a refused write: after it the kernel may have dropped pages it could not write.
+     */
     @Override
     public void sync() throws IOException {
-        ch.force(false);
+        try {
+            ch.force(false);
+        } catch (SyncFailedException e) {
+            throw e;
+        } catch (IOException e) {
+            SyncFailedException s = new SyncFailedException(e.getMessage());
+            s.initCause(e);
+            throw s;
+        }
     }
 
     @Override

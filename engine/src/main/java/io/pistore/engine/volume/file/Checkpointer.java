@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * are checkpointed in order (each checkpoint waits for the one before it); home files are written only
  * with records already durable in the journal; the head moves past records only after they were
  * written home and the home files forced, and only then are their index entries dropped. After a
- * failure every later write fails with it, and the records stay for recovery. Methods that say so
- * run with every block lock of the volume held.
+ * failure every later write fails with it, and the records stay for recovery, until a heal
+ * ({@link #healLocked}) writes them all home. Methods that say so run with every block lock of the
+ * volume held.
  */
 final class Checkpointer {
     private final String name;
@@ -74,6 +75,10 @@ final class Checkpointer {
     private final AtomicLong checkpointNanos = new AtomicLong();
     /** Why a background checkpoint failed; later writes fail with it. */
     private volatile IOException checkpointFailure;
+    /** When the volume last failed or last tried to heal ({@link System#nanoTime}). */
+    private volatile long failedAtNanos;
+    /** Least time between tries to heal: each try may rewrite the whole journal home. Tests set 0. */
+    long healPauseNanos = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
 
     Checkpointer(String name, Journal journal, JournalIndex index, HomeWriter home, boolean writeThrough,
                  Executor checkpoints) {
@@ -117,7 +122,7 @@ final class Checkpointer {
 
     /** Write-through: a writer's home write failed; every later write fails with {@code cause}. Returns what to throw. */
     IOException writingHomeFailed(Exception cause) {
-        checkpointFailure = new IOException("writing home failed: " + cause.getMessage(), cause);
+        failWith(new IOException("writing home failed: " + cause.getMessage(), cause));
         return new IOException("volume " + name + ": " + checkpointFailure.getMessage(), cause);
     }
 
@@ -171,7 +176,7 @@ final class Checkpointer {
             journal.advanceHead(next.seq() + 1, next.pos());
         } catch (IOException | RuntimeException e) {
             // The journal may have moved on with the head left behind: no record may follow.
-            checkpointFailure = new IOException("moving the journal on failed: " + e.getMessage(), e);
+            failWith(new IOException("moving the journal on failed: " + e.getMessage(), e));
             throw e;
         }
         checkpointed(t0);
@@ -188,24 +193,11 @@ final class Checkpointer {
     /** Waits for one checkpoint, running it here if it has not started; a failure is kept for later writes. */
     private void await(FutureTask<Void> t) throws IOException {
         t.run(); // nothing if it ran or runs elsewhere
-        boolean interrupted = false;
         try {
-            for (;;) {
-                try {
-                    t.get();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    Throwable c = e.getCause();
-                    checkpointFailure = c instanceof IOException io ? io : new IOException(c);
-                    throw checkpointFailure;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            awaitUninterruptibly(t);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            throw failWith(c instanceof IOException io ? io : new IOException(c));
         }
     }
 
@@ -256,6 +248,94 @@ final class Checkpointer {
             journal.advanceHead(gatheredLastSeq + 1, gatheredNextPos);
             index.removeUpTo(gatheredLastSeq);
             gathered = 0;
+        }
+    }
+
+    private IOException failWith(IOException e) {
+        failedAtNanos = System.nanoTime();
+        checkpointFailure = e;
+        return e;
+    }
+
+    /**
+     * Whether a write or the idle tick should try to heal the volume now: it failed, at least
+     * {@link #healPauseNanos} ago or since the last try, and no forcing failed. After a failed
+     * fsync the kernel may have dropped the pages it could not write, and a second fsync reports
+     * success for them; such a volume waits for a reopen, which replays the journal from the disk.
+     * A refused write (no space, a quota) took nothing, so writing the same records again is safe.
+     */
+    boolean healDue(long now) {
+        IOException failed = checkpointFailure;
+        if (failed == null || now - failedAtNanos < healPauseNanos) {
+            return false;
+        }
+        for (Throwable t = failed; t != null; t = t.getCause()) {
+            if (t instanceof java.io.SyncFailedException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * With every block lock held, after a failure: lets every checkpoint started end, then does
+     * what a reopen's replay does: writes every record of the journal home (in LBA order, each
+     * block's newest version), forces the home files and empties the journal. Returns how many
+     * records went home, or -1 when the volume had not failed. If this fails too, its failure is the
+     * volume's and the journal keeps every record, as before.
+     */
+    long healLocked() throws IOException {
+        if (checkpointFailure == null) {
+            return -1;
+        }
+        failedAtNanos = System.nanoTime();
+        // Each checkpoint after the failed one failed too (it awaits the one before): all end soon.
+        while (!pendingCheckpoints.isEmpty()) {
+            FutureTask<Void> t = pendingCheckpoints.pollFirst();
+            t.run();
+            try {
+                awaitUninterruptibly(t);
+            } catch (ExecutionException e) {
+                // the failure already kept, or one after it
+            }
+        }
+        try {
+            synchronized (homeSync) {
+                long n = 0;
+                if (!journal.isEmpty()) {
+                    long last = journal.appendedSeq();
+                    journal.syncUpTo(last);
+                    Journal.Header head = journal.head();
+                    n = home.applyInLbaOrder(head, last, false, journal.durableSeq(), () -> Long.MAX_VALUE);
+                    expectApplied(n, last - head.startSeq() + 1);
+                }
+                home.sync();
+                index.clear();
+                gathered = 0;
+                journal.resetEmpty(false);
+                checkpointFailure = null;
+                return n;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw failWith(new IOException("writing the journal home again failed: " + e.getMessage(), e));
+        }
+    }
+
+    private static void awaitUninterruptibly(FutureTask<Void> t) throws ExecutionException {
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    t.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

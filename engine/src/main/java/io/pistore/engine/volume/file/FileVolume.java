@@ -96,6 +96,8 @@ public final class FileVolume implements Volume {
     private volatile ScheduledFuture<?> idleTick;
     /** Records replayed when this volume was opened. */
     private long replayedOnOpen;
+    /** Where the volume's notes go (a heal after a failure); set at open. */
+    private Consumer<String> notes = s -> { };
 
     /** File systems whose files live in memory only: nothing in them survives the machine. */
     private static final java.util.Set<String> IN_MEMORY = java.util.Set.of("tmpfs", "ramfs");
@@ -243,6 +245,7 @@ public final class FileVolume implements Volume {
                     + " ms");
         }
         v.replayedOnOpen = n;
+        v.notes = notes;
         journal.start(h, h.startSeq() + n);
         journal.resetEmpty(false);
         if (writeThrough) {
@@ -388,6 +391,7 @@ public final class FileVolume implements Volume {
      * holds every block's lock anyway).
      */
     private void append(byte type, long lba, int blocks, ScatterList dataIn, ScatterList metaIn) throws IOException {
+        healIfDue();
         for (;;) {
             long token = locks.lock(lba, blocks, true);
             try {
@@ -462,6 +466,7 @@ public final class FileVolume implements Volume {
         long a = appends;
         if (a == appendsAtLastTick) {
             try {
+                healIfDue(); // a failed volume heals by itself once the file system takes writes again
                 checkpointer.writeGatheredHome(); // what the tick before gathered: an idle journal drains
                 checkpointActiveSegment();
             } catch (IOException | RuntimeException e) {
@@ -469,6 +474,35 @@ public final class FileVolume implements Volume {
             }
         }
         appendsAtLastTick = a;
+    }
+
+    /**
+     * After a failure (a home write or a checkpoint the file system refused, such as no space
+     * left), at most once per {@link Checkpointer#healPauseNanos}: with every block locked, writes the
+     * whole journal home and empties it, so writes go on without a reopen once there is room
+     * again. A failure the heal does not clear fails the write that called it.
+     */
+    private void healIfDue() {
+        if (!checkpointer.healDue(System.nanoTime())) {
+            return;
+        }
+        long token = locks.lockAll(true);
+        try {
+            if (closed || !checkpointer.healDue(System.nanoTime())) {
+                return;
+            }
+            long n = checkpointer.healLocked();
+            notes.accept(name + ": writes resume: " + n + " journal records written home after the failure");
+        } catch (IOException e) {
+            // kept as the volume's failure: the caller's write fails with it
+        } finally {
+            locks.unlock(token, true);
+        }
+    }
+
+    /** Sets the least time between tries to heal (tests: 0). */
+    void healPause(long nanos) {
+        checkpointer.healPauseNanos = nanos;
     }
 
     /** Moves on to the next segment if the active one holds records, checkpointing it meanwhile. */

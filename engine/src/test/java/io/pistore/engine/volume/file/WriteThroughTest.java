@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A file volume on storage whose syncs cost nothing (tmpfs) writes through: each write reaches the
  * home files before it completes, the journal cycles through two segments, and a home write that
- * fails leaves the volume readable, refusing writes, with the journal to replay.
+ * fails leaves the volume readable, refusing writes (for a pause, then until a heal succeeds:
+ * {@link VolumeHealTest}), with the journal to replay.
  */
 class WriteThroughTest {
     private static final BlockFormat F = BlockFormat.of(512, 8);
@@ -52,20 +53,20 @@ class WriteThroughTest {
     @Test
     void aFailedHomeWriteKeepsTheBlockReadableAndRefusesLaterWrites() throws IOException {
         SimulatedDisk disk = new SimulatedDisk(true);
-        FailingFile data = new FailingFile(disk.open("data"));
+        RefusingStorageFile data = new RefusingStorageFile(disk.open("data"));
         FileVolume v = FileVolume.create(data, disk.open("meta"), disk.open("journal"), "v", F, BLOCKS, 1 << 20,
                 SEGMENT, Runnable::run);
         Random r = new Random(9);
         byte[][] a = block(1, r);
         byte[][] b = block(2, r);
         v.write(1, 1, ScatterList.wrap(a[0]), ScatterList.wrap(a[1]), false);
-        data.failing = true;
+        data.refusingWrites = true;
         IOException e = assertThrows(IOException.class,
                 () -> v.write(2, 1, ScatterList.wrap(b[0]), ScatterList.wrap(b[1]), false));
-        assertTrue(e.getMessage().startsWith("volume v: writing home failed: no space"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("volume v: writing home failed: No space"), e.getMessage());
         assertArrayEquals(b[0], read(v, 2)[0], "the block comes from the journal");
         assertArrayEquals(b[1], read(v, 2)[1]);
-        data.failing = false;
+        data.refusingWrites = false;
         IOException later = assertThrows(IOException.class,
                 () -> v.write(3, 1, ScatterList.wrap(a[0]), ScatterList.wrap(a[1]), false));
         assertTrue(later.getMessage().contains("writing home failed"), later.getMessage());
@@ -120,63 +121,5 @@ class WriteThroughTest {
         byte[] m = new byte[F.metadataSize()];
         v.read(lba, 1, ScatterList.wrap(d), ScatterList.wrap(m));
         return new byte[][] {d, m};
-    }
-
-    /** A file whose writes fail while {@code failing}, as a full tmpfs's do. */
-    private static final class FailingFile implements StorageFile {
-        private final StorageFile f;
-        boolean failing;
-
-        FailingFile(StorageFile f) {
-            this.f = f;
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long pos) throws IOException {
-            return f.read(dst, pos);
-        }
-
-        @Override
-        public void write(ByteBuffer src, long pos) throws IOException {
-            if (failing) {
-                throw new IOException("no space left on device");
-            }
-            f.write(src, pos);
-        }
-
-        @Override
-        public void sync() throws IOException {
-            f.sync();
-        }
-
-        @Override
-        public long size() throws IOException {
-            return f.size();
-        }
-
-        @Override
-        public void truncate(long size) throws IOException {
-            f.truncate(size);
-        }
-
-        @Override
-        public ByteBuffer mapReadOnly(long pos, long len) throws IOException {
-            return f.mapReadOnly(pos, len);
-        }
-
-        @Override
-        public ByteBuffer mapReadWrite(long pos, long len) throws IOException {
-            return f.mapReadWrite(pos, len);
-        }
-
-        @Override
-        public boolean inMemory() {
-            return f.inMemory();
-        }
-
-        @Override
-        public void close() throws IOException {
-            f.close();
-        }
     }
 }
