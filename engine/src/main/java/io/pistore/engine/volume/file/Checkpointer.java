@@ -253,6 +253,10 @@ final class Checkpointer {
 
     private IOException failWith(IOException e) {
         failedAtNanos = System.nanoTime();
+        if (checkpointFailure == null) {
+            FileVolume.LOG.log(System.Logger.Level.WARNING, name + ": writes fail until its journal can go home: "
+                    + e.getMessage());
+        }
         checkpointFailure = e;
         return e;
     }

@@ -31,6 +31,8 @@ import java.util.function.Consumer;
  * docs/FORMAT.md.
  */
 public final class FileVolume implements Volume {
+    /** A failure and a heal of a volume: the server's log. */
+    static final System.Logger LOG = System.getLogger("io.pistore.engine.volume");
     private static final long MAP_SEGMENT = 1L << 30;
     /** How often a volume opened with an idle ticker looks whether it went idle. */
     private static final long IDLE_TICK_MS = 500;
@@ -96,8 +98,6 @@ public final class FileVolume implements Volume {
     private volatile ScheduledFuture<?> idleTick;
     /** Records replayed when this volume was opened. */
     private long replayedOnOpen;
-    /** Where the volume's notes go (a heal after a failure); set at open. */
-    private Consumer<String> notes = s -> { };
 
     /** File systems whose files live in memory only: nothing in them survives the machine. */
     private static final java.util.Set<String> IN_MEMORY = java.util.Set.of("tmpfs", "ramfs");
@@ -245,7 +245,6 @@ public final class FileVolume implements Volume {
                     + " ms");
         }
         v.replayedOnOpen = n;
-        v.notes = notes;
         journal.start(h, h.startSeq() + n);
         journal.resetEmpty(false);
         if (writeThrough) {
@@ -492,7 +491,7 @@ public final class FileVolume implements Volume {
                 return;
             }
             long n = checkpointer.healLocked();
-            notes.accept(name + ": writes resume: " + n + " journal records written home after the failure");
+            LOG.log(System.Logger.Level.INFO, name + ": writes resume: " + n + " journal records written home after the failure");
         } catch (IOException e) {
             // kept as the volume's failure: the caller's write fails with it
         } finally {

@@ -16,6 +16,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -34,15 +37,48 @@ class VolumeHealTest {
     @ParameterizedTest(name = "in memory: {0}")
     @ValueSource(booleans = {false, true})
     void aVolumeThatRanOutOfRoomTakesWritesAgainOnceThereIsRoom(boolean inMemory) throws IOException {
+        String name = "filling-" + inMemory; // tests run side by side: the log lines are told apart by it
         SimulatedDisk disk = new SimulatedDisk(inMemory);
-        FileVolume.create(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F, BLOCKS, 1 << 20,
+        FileVolume.create(disk.open("data"), disk.open("meta"), disk.open("journal"), name, F, BLOCKS, 1 << 20,
                 SEGMENT, Runnable::run).close();
         RefusingStorageFile data = new RefusingStorageFile(disk.open("data"));
-        List<String> notes = new ArrayList<>();
-        FileVolume v = FileVolume.open(data, disk.open("meta"), disk.open("journal"), "v", F, BLOCKS, 1 << 20, SEGMENT,
-                Runnable::run, notes::add);
+        FileVolume v = FileVolume.open(data, disk.open("meta"), disk.open("journal"), name, F, BLOCKS, 1 << 20, SEGMENT,
+                Runnable::run, s -> { });
         v.healPause(0);
-        Random r = new Random(inMemory ? 11 : 12);
+        List<String> log = new ArrayList<>();
+        Handler h = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getMessage().startsWith(name + ": ")) {
+                    synchronized (log) {
+                        log.add(r.getLevel() + " " + r.getMessage().substring(name.length() + 2));
+                    }
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger.getLogger("io.pistore.engine.volume").addHandler(h);
+        try {
+            failAndHeal(name, v, data, new Random(inMemory ? 11 : 12), disk);
+        } finally {
+            Logger.getLogger("io.pistore.engine.volume").removeHandler(h);
+        }
+        synchronized (log) {
+            assertTrue(log.size() == 2 && log.get(0).startsWith("WARNING writes fail until its journal can go home: ")
+                    && log.get(0).endsWith("No space left on device")
+                    && log.get(1).startsWith("INFO writes resume: "), log.toString());
+        }
+    }
+
+    private static void failAndHeal(String name, FileVolume v, RefusingStorageFile data, Random r, SimulatedDisk disk)
+            throws IOException {
         Map<Integer, byte[][]> acked = new HashMap<>();
         for (int i = 0; i < 40; i++) {
             writeAcked(v, r, acked);
@@ -61,7 +97,7 @@ class VolumeHealTest {
         FileVolume failed = v;
         IOException still = assertThrows(IOException.class, () -> writeAcked(failed, r, acked),
                 "no room yet: the heal fails and so does the write");
-        assertTrue(still.getMessage().startsWith("volume v: ") && still.getMessage().contains("No space left on device"),
+        assertTrue(still.getMessage().startsWith("volume " + name + ": ") && still.getMessage().contains("No space left on device"),
                 still.getMessage());
         checkAll(v, acked, "after a heal that failed");
 
@@ -69,11 +105,10 @@ class VolumeHealTest {
         for (int i = 0; i < 60; i++) {
             writeAcked(v, r, acked);
         }
-        assertTrue(notes.stream().anyMatch(n -> n.startsWith("v: writes resume: ")), notes.toString());
         checkAll(v, acked, "after the heal");
         v.close();
         List<String> reopenNotes = new ArrayList<>();
-        FileVolume again = FileVolume.open(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F, BLOCKS,
+        FileVolume again = FileVolume.open(disk.open("data"), disk.open("meta"), disk.open("journal"), name, F, BLOCKS,
                 1 << 20, SEGMENT, Runnable::run, reopenNotes::add);
         assertEquals(List.of(), reopenNotes, "closed cleanly: nothing to replay");
         checkAll(again, acked, "reopened");
