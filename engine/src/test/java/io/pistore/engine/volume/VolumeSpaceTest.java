@@ -127,12 +127,11 @@ class VolumeSpaceTest {
                 assertTrue(r.isSuccess() && java.util.Arrays.equals(block, back), "an acknowledged write reads back: " + r);
                 assertTrue(SmallTmpfs.remount(m, "size=200M"), "room made");
                 // The volume heals at its next write a pause after the failure: no reopen.
-                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
-                do {
-                    c = served(t, io.pistore.spi.BlockRequest.write("v", lba, 1, ScatterList.wrap(block), null,
-                            io.pistore.spi.Protection.insertStrip(lba), false));
-                } while (!c.isSuccess() && System.nanoTime() < deadline && pause());
-                assertTrue(c.isSuccess(), "writes resume once there is room: " + c);
+                long at = lba;
+                c = io.pistore.testkit.Eventually.until("writes to resume once there is room",
+                        () -> served(t, io.pistore.spi.BlockRequest.write("v", at, 1, ScatterList.wrap(block), null,
+                                io.pistore.spi.Protection.insertStrip(at), false)),
+                        io.pistore.spi.Completion::isSuccess);
                 lba++;
             } finally {
                 s.close();
@@ -148,12 +147,6 @@ class VolumeSpaceTest {
         } finally {
             SmallTmpfs.unmount(m);
         }
-    }
-
-    /** Between tries of a write that waits for a heal; not a synchronisation. */
-    private static boolean pause() throws InterruptedException {
-        Thread.sleep(50);
-        return true;
     }
 
     @Test
