@@ -288,7 +288,7 @@ public final class ReplicaNode implements AutoCloseable {
                         StorageFailureRestarts r = restarts;
                         if (r != null && !closed) {
                             r.failed(gid, name, "apply log entry " + index + " to its replica", cause, knownPeers(name),
-                                    false);
+                                    StorageFailureRestarts.healable(cause));
                         }
                     }
 

@@ -70,9 +70,9 @@ final class StorageFailureRestarts implements AutoCloseable {
     }
 
     /**
-     * As above; without {@code startAgain} the group only stops: the replica's volume keeps the failure
-     * of a write that went home in part (the engine fails its later writes alike), so only a new
-     * process, which replays the volume's journal and the log, brings it back.
+     * As above; without {@code startAgain} the group only stops: the replica's volume failed to force
+     * its files, which it never heals (the kernel may have dropped what it could not write), so only a
+     * new process, which replays the volume's journal and the log, brings it back.
      */
     void failed(RaftGroupId gid, String name, String what, Throwable cause, List<RaftPeer> fallback,
                 boolean startAgain) {
@@ -90,6 +90,20 @@ final class StorageFailureRestarts implements AutoCloseable {
         } catch (RejectedExecutionException closing) {
             scheduled.remove(gid);
         }
+    }
+
+    /**
+     * Whether the replica's volume heals from {@code cause} by itself once its file system takes writes
+     * again (a write refused for room or a quota), so a start after a pause can apply the entry; not
+     * after a failed forcing ({@link java.io.SyncFailedException}).
+     */
+    static boolean healable(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof java.io.SyncFailedException) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The pause before the next start of group {@code gid}: twice the last, up to a minute; the first after a quiet spell. */

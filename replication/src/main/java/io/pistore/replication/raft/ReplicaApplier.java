@@ -84,6 +84,11 @@ public final class ReplicaApplier {
 
     /** Set by an apply whose storage failed, taken by {@link #takeStorageFailure} (the applier thread's alone). */
     private IOException storageFailure;
+    /**
+     * Whether the replica's storage failed an apply: later storage failures are not logged one by one
+     * (its group stops at the first; the entries applied meanwhile fail alike). The applier thread's alone.
+     */
+    private boolean storageFailing;
 
     WriteFences fences() {
         return fences;
@@ -135,8 +140,15 @@ public final class ReplicaApplier {
                     return failed(c, "not a log command");
             }
         } catch (IOException | RuntimeException e) {
-            if (e instanceof IOException io && storageFailure == null) {
-                storageFailure = io; // the replica's files could not take a committed command: it now differs
+            if (e instanceof IOException io) {
+                if (storageFailure == null) {
+                    storageFailure = io; // the replica's files could not take a committed command: it now differs
+                }
+                if (storageFailing) { // the same failure again, until the group stops: counted, one line was enough
+                    stats.failedApplies.incrementAndGet();
+                    return ApplyOutcome.failed("replica " + replica + ": " + c + ": " + e.getMessage());
+                }
+                storageFailing = true;
             }
             return failed(c, String.valueOf(e.getMessage()));
         }

@@ -557,6 +557,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
             if (start > 0) {
                 entryData.dropBefore(start);
             }
+        } catch (org.apache.ratis.protocol.exceptions.GroupMismatchException e) {
+            // the group left this server (stopped, removed): the next start drops what its log no longer has
         } catch (IOException | RuntimeException e) {
             log.accept("volume " + files.name() + ": replica " + getId() + " could not drop purged entry data"
                     + " (it stays until the next snapshot): " + e.getMessage());
