@@ -130,6 +130,7 @@ public final class ReplicaNode implements AutoCloseable {
         // nothing) when its gRPC server cannot bind: a serve must say why instead, and one that also
         // serves other volumes must not vanish. With this Ratis throws, and startRaft reports the cause.
         ExitUtils.disableSystemExit();
+        GrpcStreamErrorFilter.install();
     }
 
     /** Starts {@code s}; a Raft address that cannot be bound is an IOException that says why (the socket's reason). */
