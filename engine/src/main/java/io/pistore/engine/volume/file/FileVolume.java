@@ -398,7 +398,9 @@ public final class FileVolume implements Volume {
                 Journal.Appended a = journal.append(type, lba, blocks, dataIn, metaIn);
                 appends++;
                 if (a == null && BlockLocks.coversAll(token)) {
-                    checkpointer.fullCheckpointLocked(false);
+                    // Holding every lock already: moves on here as nextSegment would (a full checkpoint
+                    // here made every large write that met a full segment wait for the disk).
+                    moveOnLocked();
                     a = journal.append(type, lba, blocks, dataIn, metaIn);
                 }
                 if (a != null) {
@@ -515,13 +517,18 @@ public final class FileVolume implements Volume {
             if (closed || !(whenAnyRecords ? journal.activeHasRecords() : journal.needsSwap(need))) {
                 return;
             }
-            if (writeThrough) {
-                checkpointer.moveOnWrittenThrough();
-                return;
-            }
-            checkpointer.startSegmentCheckpoint();
+            moveOnLocked();
         } finally {
             locks.unlock(token, true);
+        }
+    }
+
+    /** With every block lock held: the next segment becomes active, the one left behind goes home. */
+    private void moveOnLocked() throws IOException {
+        if (writeThrough) {
+            checkpointer.moveOnWrittenThrough();
+        } else {
+            checkpointer.startSegmentCheckpoint();
         }
     }
 

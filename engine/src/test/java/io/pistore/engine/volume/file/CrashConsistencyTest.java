@@ -69,7 +69,13 @@ class CrashConsistencyTest {
          * waiting for ring space and checkpoints writing many segments home in LBA order.
          */
         LARGE_RING_WRAPS(1200, 2, 0.1, 0.05, 0.02, 0.01, 600, false),
+        /**
+         * Writes of up to 80 of the 96 blocks: those of 64 or more hold every block lock, and the
+         * journal moves on under them when their segment is full (a record or so per segment).
+         */
+        LARGE_WRITES(1 << 16, 80, 0.05, 0.05, 0.05, 0.02, 200, false),
         WRITE_THROUGH_MIXED(3000, 4, 0.15, 0.05, 0.05, 0.02, 300, true),
+        WRITE_THROUGH_LARGE(1 << 16, 80, 0.05, 0.05, 0, 0.02, 150, true),
         WRITE_THROUGH_MULTI_BLOCK(1 << 14, 16, 0.05, 0.02, 0, 0, 200, true);
 
         final long journalSegment;
