@@ -59,6 +59,19 @@ public final class FileVolume implements Volume {
      * cost writes per second and CPU (the sweep: docs/history.md#crash-atomic-file-volumes).
      */
     static final long HOME_SYNC_BYTES = 256 << 10;
+    /**
+     * A zeroing of at least this many blocks is written home at once by a full checkpoint (it holds
+     * every block lock) rather than indexed block by block: an index entry per block of a whole
+     * volume's discard would cost more memory and time than the checkpoint. Smaller ones (a sparse
+     * image's holes, a file system's discards) are indexed like writes, so none waits for the disk.
+     */
+    static final int CHECKPOINTED_ZEROING = 1 << 16;
+    /**
+     * A zeroing's record is a header, so many of them fit in a segment whatever they zero: one that
+     * would take the index past this many blocks (4 times what a ring of data holds) is checkpointed
+     * too, which bounds the index (about 32 bytes a block) as the ring bounds it for writes.
+     */
+    static final long MOST_ZEROED_INDEX = 4L << 18; // 4 * MOST_RING_BLOCKS
 
     private final String name;
     private final BlockFormat format;
@@ -96,6 +109,8 @@ public final class FileVolume implements Volume {
     private volatile long appends;
     private long appendsAtLastTick;
     private volatile ScheduledFuture<?> idleTick;
+    /** {@link #CHECKPOINTED_ZEROING}; tests set fewer. Read under the zeroing's block locks. */
+    private volatile int checkpointedZeroing = CHECKPOINTED_ZEROING;
     /** Records replayed when this volume was opened. */
     private long replayedOnOpen;
 
@@ -386,8 +401,9 @@ public final class FileVolume implements Volume {
     /**
      * Appends one request to the journal under its blocks' write locks and indexes its blocks. When
      * the active journal segment is full the journal moves on to the next one first. A zeroing of
-     * many blocks is applied at once by a full checkpoint instead of being indexed block by block (it
-     * holds every block's lock anyway).
+     * very many blocks ({@link #checkpointedZeroing}, or past {@link #MOST_ZEROED_INDEX} in the index)
+     * is applied at once by a full checkpoint instead of being indexed block by block (it holds every
+     * block's lock anyway).
      */
     private void append(byte type, long lba, int blocks, ScatterList dataIn, ScatterList metaIn) throws IOException {
         healIfDue();
@@ -406,7 +422,8 @@ public final class FileVolume implements Volume {
                 if (a != null) {
                     if (writeThrough) {
                         writeThrough(type, a, lba, blocks, dataIn, metaIn);
-                    } else if (type == Journal.ZEROES && BlockLocks.coversAll(token)) {
+                    } else if (type == Journal.ZEROES && BlockLocks.coversAll(token)
+                            && (blocks >= checkpointedZeroing || index.size() + blocks > MOST_ZEROED_INDEX)) {
                         checkpointer.fullCheckpointLocked(false);
                     } else {
                         indexRecord(type, a, lba, blocks);
@@ -499,6 +516,11 @@ public final class FileVolume implements Volume {
         } finally {
             locks.unlock(token, true);
         }
+    }
+
+    /** Zeroings of at least this many blocks are checkpointed whole (tests: fewer). */
+    void checkpointZeroingsFrom(int blocks) {
+        checkpointedZeroing = blocks;
     }
 
     /** Sets the least time between tries to heal (tests: 0). */

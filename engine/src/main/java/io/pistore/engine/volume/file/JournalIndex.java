@@ -123,6 +123,11 @@ final class JournalIndex {
         return entries.get() == 0;
     }
 
+    /** Blocks in the index (exact for those whose lock the caller holds). */
+    long size() {
+        return entries.get();
+    }
+
     /**
      * Linear probing, deletion by shifting back (no tombstones), at most half full. A slot is four
      * longs side by side (LBA, sequence number, data position, metadata position), so a put or a

@@ -87,6 +87,14 @@ class CrashConsistencyTest {
         final int requests;
         final boolean inMemory;
 
+        /**
+         * Zeroings of this many blocks or more are checkpointed whole: all those of 64 or more in
+         * {@link #ZEROES_SMALL_AND_WHOLE}; elsewhere the default, so they are indexed like writes.
+         */
+        int checkpointedZeroing() {
+            return this == ZEROES_SMALL_AND_WHOLE ? 64 : FileVolume.CHECKPOINTED_ZEROING;
+        }
+
         Workload(long journalSegment, int maxBlocks, double zeroes, double flush, double fua, double reopen,
                  int requests, boolean inMemory) {
             this.inMemory = inMemory;
@@ -229,11 +237,13 @@ class CrashConsistencyTest {
             throws IOException {
         byte[] unwritten = UnwrittenBlock.metadata(F);
         run.states.add(model.clone());
+        v.checkpointZeroingsFrom(w.checkpointedZeroing());
         for (int i = 0; i < requests; i++) {
             double dice = r.nextDouble();
             if (dice < w.reopen) {
                 v.close();
                 v = openOn(run.disk, w.journalSegment, new ArrayList<>(), run.checkpoints::add);
+                v.checkpointZeroingsFrom(w.checkpointedZeroing());
                 continue;
             }
             if (dice < w.reopen + 0.03) {

@@ -58,6 +58,35 @@ class WholeVolumeLockWriteTest {
         again.close();
     }
 
+    /**
+     * A zeroing of 64 blocks or more holds every lock too: it is indexed like a write (a sparse
+     * image's holes must not each wait for the disk), unless it reaches the volume's threshold, when
+     * a full checkpoint writes it home at once.
+     */
+    @Test
+    void aLargeZeroingIsIndexedUnlessItReachesTheThreshold() throws IOException {
+        SimulatedDisk disk = new SimulatedDisk(false);
+        FileVolume v = FileVolume.create(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F, BLOCKS,
+                1 << 20, SEGMENT, Runnable::run);
+        byte[][] first = write(v, 0, new Random(5));
+        v.checkpoint(); // the blocks are home now
+        byte[] zeros = new byte[RUN * F.dataSize()];
+        v.writeZeroes(0, RUN, false);
+        assertArrayEquals(zeros, read(v, 0), "the zeroed blocks read as zeros");
+        assertArrayEquals(first[0], Arrays.copyOfRange(disk.contents().get("data"), 0, RUN * F.dataSize()),
+                "indexed: home is as before until a checkpoint");
+        v.checkpointZeroingsFrom(64);
+        v.writeZeroes(RUN, RUN, false);
+        assertEquals(0, v.journalFigures().fillBytes(), "checkpointed whole: the journal is empty");
+        assertTrue(allZero(Arrays.copyOfRange(disk.contents().get("data"), 0, RUN * F.dataSize())),
+                "the full checkpoint wrote the first zeroing home too");
+        v.close();
+        FileVolume again = FileVolume.open(disk.open("data"), disk.open("meta"), disk.open("journal"), "v", F, BLOCKS,
+                1 << 20, SEGMENT, Runnable::run, s -> { });
+        assertArrayEquals(zeros, read(again, 0));
+        again.close();
+    }
+
     private static byte[][] write(FileVolume v, int lba, Random r) throws IOException {
         byte[] d = new byte[RUN * F.dataSize()];
         byte[] m = new byte[RUN * F.metadataSize()];
