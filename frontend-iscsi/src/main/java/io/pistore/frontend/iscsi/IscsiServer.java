@@ -18,7 +18,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.nio.channels.ServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -528,19 +527,26 @@ public final class IscsiServer implements AutoCloseable {
         return n;
     }
 
+    private static void pauseAfterFailedAccept() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private void acceptLoop() {
         while (!closing) {
             Socket s;
             try {
                 s = listener.accept();
-            } catch (SocketException e) {
-                if (closing) {
-                    return;
-                }
-                log("iscsi: accept failed: " + e.getMessage());
-                continue;
             } catch (IOException e) {
-                log("iscsi: accept failed: " + e.getMessage());
+                if (closing || listener.isClosed()) {
+                    return; // closed under it: no failure to report
+                }
+                // out of descriptors, say: the portal stays up and tries again after a pause, not in a spin
+                log("iscsi: accept failed: " + e);
+                pauseAfterFailedAccept();
                 continue;
             }
             InetAddress ip = s.getInetAddress();

@@ -67,6 +67,9 @@ abstract class IscsiLoopbackFixture {
         if (store != null) {
             store.close();
         }
+        // a portal closed on purpose is no failed accept (the acceptor is joined by close)
+        org.junit.jupiter.api.Assertions.assertTrue(log.stream().noneMatch(l -> l.contains("accept failed")),
+                log::toString);
     }
 
     /** Closes the running server and serves the same store with {@code options} on a new port. */

@@ -449,7 +449,7 @@ public final class NbdServer implements AutoCloseable {
                 if (closing) {
                     return;
                 }
-                log("nbd: accept failed: " + e.getMessage());
+                log("nbd: accept failed: " + e);
                 sleepQuietly(100);
                 continue;
             }

@@ -120,8 +120,17 @@ public final class ControlSocket implements AutoCloseable {
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
-                log.accept("control: accept failed: " + e.getMessage());
-                return;
+                if (!listener.isOpen()) {
+                    return;
+                }
+                // out of descriptors, say: the socket stays and takes the next request after a pause
+                log.accept("control: accept failed: " + e);
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException stop) {
+                    return;
+                }
+                continue;
             }
             // A thread per request: one that never sends its line stalls only itself.
             Thread t = new Thread(() -> serve(c), "pistore-control-request");
