@@ -12,9 +12,9 @@ import java.nio.MappedByteBuffer;
  * page through a mapping faults, and on tmpfs a page never written before is allocated and zeroed
  * in that fault, which costs more than the system call it saves. So the first write to each page
  * since open is positional (the kernel allocates the page without a fault) and later ones go through
- * the mapping. Only small writes take that route: with 128 KiB sequential writes on tmpfs, positional
- * first writes cost IOPS (cause not found), so writes above 16 KiB always use the mapping. Figures:
- * docs/history.md#crash-atomic-file-volumes.
+ * the mapping, whatever their size: a store into a hole of a full tmpfs faults with SIGBUS, which the
+ * JVM may report later, past any handler. (Volumes on tmpfs write through, so only recovery and a
+ * heal write home here.) Figures: docs/history.md#crash-atomic-file-volumes.
  * Only checkpoints and recovery call {@link #write}, one at a time (each checkpoint waits for the one
  * before it), so it is not thread-safe; {@link #writeShared} is, for volumes whose writers write
  * their home blocks themselves (FileVolume's write-through mode).
@@ -26,7 +26,6 @@ import java.nio.MappedByteBuffer;
  */
 final class HomeFile {
     private static final int PAGE = 4096;
-    private static final int POSITIONAL_FIRST_MAX = 16 * 1024;
     private final StorageFile file;
     private final String what;
     private final long size;
@@ -58,9 +57,13 @@ final class HomeFile {
 
     /** Writes {@code src} (all of it) at {@code pos}. */
     void write(ByteBuffer src, long pos) throws IOException {
-        if (mappable && src.hasRemaining() && src.remaining() <= POSITIONAL_FIRST_MAX
-                && !pagesWritten(pos, src.remaining())) {
+        int len = src.remaining();
+        if (mappable && len > 0 && !pagesWritten(pos, len)) {
+            // A page not written since open may be a hole, which a store through the mapping would
+            // allocate in a fault, and on a full tmpfs that fault is a SIGBUS the JVM may report
+            // later, past any handler: positional, and the pages count as written once it landed.
             writePositional(src, pos);
+            markPagesWritten(pos, len);
             return;
         }
         while (mappable && src.hasRemaining()) {
@@ -175,16 +178,21 @@ final class HomeFile {
     private static final java.lang.invoke.VarHandle MAPS =
             java.lang.invoke.MethodHandles.arrayElementVarHandle(MappedByteBuffer[].class);
 
-    /** Whether every page of {@code [pos, pos + len)} was written since open; marks them written. */
+    /** Whether every page of {@code [pos, pos + len)} was written since open. */
     private boolean pagesWritten(long pos, int len) {
-        boolean all = true;
         for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
-            int i = (int) (p >>> 6);
-            long bit = 1L << (p & 63);
-            all &= (pagesWritten[i] & bit) != 0;
-            pagesWritten[i] |= bit;
+            if ((pagesWritten[(int) (p >>> 6)] & (1L << (p & 63))) == 0) {
+                return false;
+            }
         }
-        return all;
+        return true;
+    }
+
+    /** Marks every page of {@code [pos, pos + len)} written. */
+    private void markPagesWritten(long pos, int len) {
+        for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
+            pagesWritten[(int) (p >>> 6)] |= 1L << (p & 63);
+        }
     }
 
     private MappedByteBuffer map(int seg) throws IOException {

@@ -132,12 +132,12 @@ final class VolumeReader {
             return;
         }
         if (found < blocks) { // every block in the journal: its home copies are all older
-            if (dataOut != null) {
-                readHome(dataMaps, dataSegment, data, dataOut, lba * format.dataSize(), (long) blocks * format.dataSize());
-            }
             if (withMeta) {
                 readHome(metaMaps, metaSegment, meta, metaOut, lba * format.metadataSize(),
                         (long) blocks * format.metadataSize());
+            }
+            if (dataOut != null) {
+                readHomeData(lba, blocks, dataOut, withMeta ? metaOut : null);
             }
         }
         if (newer != null) {
@@ -230,13 +230,53 @@ final class VolumeReader {
     }
 
     /**
-     * Copies {@code len} bytes of home file {@code f} at offset {@code pos} out of its mappings
-     * ({@code maps}, {@code segment} bytes each), or reads them where it has none.
+     * Reads the home data of {@code blocks} blocks from {@code lba}, whose home metadata is in
+     * {@code metaOut} (null: not read). Out of the mappings only blocks the metadata shows written:
+     * touching a hole of a tmpfs file through a mapping allocates its page (so reading a sparse
+     * volume would fill the memory with zeros) and, on a full tmpfs, faults (SIGBUS, which the JVM
+     * may report later, past any handler here). Unwritten blocks, and every block where the metadata
+     * is not at hand, are read with {@code pread}, which returns a hole's zeros without allocating.
      */
+    private void readHomeData(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
+        int ds = format.dataSize();
+        int ms = format.metadataSize();
+        if (dataMaps == null || metaOut == null) {
+            readInto(data, dataOut, lba * ds, (long) blocks * ds);
+            return;
+        }
+        int i = 0;
+        while (i < blocks) {
+            boolean unwritten = metaOut.contentEquals((long) i * ms, unwrittenMeta, 0, ms);
+            int run = 1;
+            while (i + run < blocks && metaOut.contentEquals((long) (i + run) * ms, unwrittenMeta, 0, ms) == unwritten) {
+                run++;
+            }
+            long pos = (lba + i) * ds;
+            long len = (long) run * ds;
+            if (!unwritten) {
+                readHome(dataMaps, dataSegment, data, dataOut, (long) i * ds, pos, len);
+            } else if (i == 0 && run == blocks) {
+                readInto(data, dataOut, pos, len);
+            } else {
+                readInto(data, dataOut.slice((long) i * ds, len), pos, len);
+            }
+            i += run;
+        }
+    }
+
     private void readHome(ByteBuffer[] maps, long segment, StorageFile f, ScatterList out, long pos, long len)
             throws IOException {
+        readHome(maps, segment, f, out, 0, pos, len);
+    }
+
+    /**
+     * Copies {@code len} bytes of home file {@code f} at offset {@code pos} out of its mappings
+     * ({@code maps}, {@code segment} bytes each) to {@code out} at {@code outOff}, or reads them where it has none.
+     */
+    private void readHome(ByteBuffer[] maps, long segment, StorageFile f, ScatterList out, long outOff, long pos,
+                          long len) throws IOException {
         if (maps == null) {
-            readInto(f, out, pos, len);
+            readInto(f, outOff == 0 ? out : out.slice(outOff, len), pos, len);
             return;
         }
         try {
@@ -246,7 +286,7 @@ final class VolumeReader {
                 int seg = (int) (at / segment);
                 int index = (int) (at % segment);
                 int n = (int) Math.min(len - done, segment - index);
-                out.write(done, maps[seg], index, n);
+                out.write(outOff + done, maps[seg], index, n);
                 done += n;
             }
         } catch (InternalError e) {
