@@ -216,8 +216,34 @@ final class EventLoop implements Runnable {
             SelectionKey k = it.next();
             it.remove();
             if (k.isValid()) {
-                ((Selectable) k.attachment()).onSelect(k);
+                Selectable s = (Selectable) k.attachment();
+                try {
+                    s.onSelect(k);
+                } catch (RuntimeException | InternalError e) {
+                    closeAfterFailure(s, k, e);
+                }
             }
+        }
+    }
+
+    /**
+     * A channel whose handling failed unexpectedly (a bug, or a fault in mapped memory, which the
+     * JVM reports as an InternalError) is closed alone, with one line: the loop's other channels, a
+     * listener among them, go on. Other errors (out of memory) still end the loop.
+     */
+    private void closeAfterFailure(Selectable s, SelectionKey k, Throwable e) {
+        TcpConnection.LOG.log(System.Logger.Level.ERROR, "pistore tcp: " + thread.getName()
+                + " closes a channel whose handling failed: " + e, e);
+        try {
+            s.onLoopClose("its handling failed: " + e);
+        } catch (RuntimeException again) {
+            // closed as far as it goes
+        }
+        k.cancel();
+        try {
+            k.channel().close();
+        } catch (IOException ignored) {
+            // closed anyway
         }
     }
 }
