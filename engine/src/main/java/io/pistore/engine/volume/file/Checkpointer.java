@@ -261,6 +261,11 @@ final class Checkpointer {
         return e;
     }
 
+    /** Whether a failure is kept: writes fail with it. */
+    boolean failed() {
+        return checkpointFailure != null;
+    }
+
     /**
      * Whether a write or the idle tick should try to heal the volume now: it failed, at least
      * {@link #healPauseNanos} ago or since the last try, and no forcing failed. After a failed

@@ -501,8 +501,8 @@ public final class FileVolume implements Volume {
      * again. A failure the heal does not clear fails the write that called it.
      */
     private void healIfDue() {
-        if (!checkpointer.healDue(System.nanoTime())) {
-            return;
+        if (!checkpointer.failed() || !checkpointer.healDue(System.nanoTime())) {
+            return; // one volatile read on every write while the volume is well
         }
         long token = locks.lockAll(true);
         try {
