@@ -12,13 +12,20 @@ package io.pistore.spi;
  * carries the queue's {@link #key} and an {@link #epoch} one above that of the connection before it;
  * a replicated volume remembers, per key, the highest epoch it applied, in log order on every
  * replica, and refuses a write of a lower one with {@link Status#FENCED} (the host sends it again on
- * its current connection, whose epoch is the highest). A write applied before its second copy is
- * simply overwritten by it.
+ * its current connection, whose epoch is the highest).
+ *
+ * <p>A write whose first copy was applied before its second copy arrived must not be applied again:
+ * another host may have written those blocks in between, and the second copy would undo that write.
+ * So each write of a queue also carries a {@link #seq}uence number, given when the queue first sends
+ * it and kept by every copy; a replicated volume remembers the numbers it admitted lately per key
+ * and answers a copy of one of them as done, without applying it.
  *
  * @param key   the host queue's stream, random per queue; never 0 (0 on the wire means "no fence")
  * @param epoch the connection's number in that stream, from 1, one higher at each new connection
+ * @param seq   the write's number in that stream, from 1, the same in every copy; 0: none (a host
+ *              or transport that does not number its writes)
  */
-public record WriteFence(long key, long epoch) {
+public record WriteFence(long key, long epoch, long seq) {
     public WriteFence {
         if (key == 0) {
             throw new IllegalArgumentException("a write fence's key is never 0");
@@ -26,11 +33,29 @@ public record WriteFence(long key, long epoch) {
         if (epoch < 1) {
             throw new IllegalArgumentException("a write fence's epoch starts at 1, not " + epoch);
         }
+        if (seq < 0) {
+            throw new IllegalArgumentException("a write's sequence number is 0 (none) or more, not " + seq);
+        }
+    }
+
+    /** A fence without a sequence number. */
+    public WriteFence(long key, long epoch) {
+        this(key, epoch, 0);
+    }
+
+    /** This fence for the write numbered {@code n} (0: none). */
+    public WriteFence withSeq(long n) {
+        return n == seq ? this : new WriteFence(key, epoch, n);
     }
 
     /** The fence of key {@code key} and epoch {@code epoch} as read from a wire, or null for key 0 (none). */
     public static WriteFence ofWire(long key, long epoch) {
-        return key == 0 ? null : new WriteFence(key, Math.max(1, epoch));
+        return ofWire(key, epoch, 0);
+    }
+
+    /** As {@link #ofWire(long, long)}, with the write's sequence number (0: none). */
+    public static WriteFence ofWire(long key, long epoch, long seq) {
+        return key == 0 ? null : new WriteFence(key, Math.max(1, epoch), Math.max(0, seq));
     }
 
     /**
@@ -38,11 +63,17 @@ public record WriteFence(long key, long epoch) {
      * a wire ({@link #ofWire}): a target's connection keeps one object while its host's fence stays.
      */
     public static WriteFence reuse(WriteFence last, long key, long epoch) {
-        return last != null && last.key == key && last.epoch == epoch ? last : ofWire(key, epoch);
+        return reuse(last, key, epoch, 0);
+    }
+
+    /** As {@link #reuse(WriteFence, long, long)}, with the write's sequence number. */
+    public static WriteFence reuse(WriteFence last, long key, long epoch, long seq) {
+        return last != null && last.key == key && last.epoch == epoch && last.seq == seq ? last
+                : ofWire(key, epoch, seq);
     }
 
     @Override
     public String toString() {
-        return "fence " + Long.toHexString(key) + "/" + epoch;
+        return "fence " + Long.toHexString(key) + "/" + epoch + (seq != 0 ? " #" + seq : "");
     }
 }

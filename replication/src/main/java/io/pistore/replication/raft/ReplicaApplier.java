@@ -99,8 +99,8 @@ public final class ReplicaApplier {
      * already hold, met again after a restart, so that the table is as if it had been applied.
      */
     void admitOnly(ReplicaCommand c) {
-        if (c.fenceKey != 0 && misfit(c) == null) {
-            fences.admit(c.fenceKey, c.fenceEpoch);
+        if (c.fenceKey != 0 && misfit(c) == null && fences.admit(c.fenceKey, c.fenceEpoch)) {
+            fences.admitSeq(c.fenceKey, c.fenceSeq);
         }
     }
 
@@ -120,6 +120,11 @@ public final class ReplicaApplier {
                     + fences.highest(c.fenceKey) + "), whose copy counts; nothing written";
             log.accept("volume " + volumeName + " replica " + replica + ": " + why);
             return ApplyOutcome.fenced(why);
+        }
+        if (c.fenceKey != 0 && !fences.admitSeq(c.fenceKey, c.fenceSeq)) {
+            // its first copy was applied: applied again it could undo another host's write since
+            stats.repeatedWrites.incrementAndGet();
+            return ApplyOutcome.done();
         }
         try {
             switch (c.op) {

@@ -10,9 +10,10 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * One operation on a replicated volume as it travels through the Raft log (writes, write-zeroes,
  * deallocate, flush, repair) or as a read query. The data and metadata (the PI) ride in the log
  * entry itself, after a fixed header:
- * {@code op(1) flags(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) [fenceKey(8) fenceEpoch(8)] data metadata},
+ * {@code op(1) flags(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) [fenceKey(8) fenceEpoch(8) [seq(8)]] data metadata},
  * big-endian; flags: 1 FUA, 2 the fence follows ({@link io.pistore.spi.WriteFence}: writes, write-zeroes
- * and deallocations a host sent).
+ * and deallocations a host sent), 4 the write's sequence number follows the fence (peers of a build
+ * without it fail such an entry).
  * A decoded command's data and metadata are views of the entry's bytes ({@link ProtoBytes}), never
  * written through.
  */
@@ -68,6 +69,8 @@ public final class ReplicaCommand {
     private static final int FLAG_FUA = 1;
     private static final int FLAG_FENCE = 2;
     private static final int FENCE_BYTES = 16;
+    private static final int FLAG_SEQ = 4;
+    private static final int SEQ_BYTES = 8;
 
     final Op op;
     final boolean fua;
@@ -79,11 +82,14 @@ public final class ReplicaCommand {
     /** The host stream and connection that sent it (key 0: none). */
     final long fenceKey;
     final long fenceEpoch;
+    /** The write's number in its host stream, the same in each copy the host sent (0: none). */
+    final long fenceSeq;
 
     private ReplicaCommand(Op op, boolean fua, long lba, int blocks, ByteBuffer data, ByteBuffer metadata, long fenceKey,
-                           long fenceEpoch) {
+                           long fenceEpoch, long fenceSeq) {
         this.fenceKey = fenceKey;
         this.fenceEpoch = fenceEpoch;
+        this.fenceSeq = fenceSeq;
         this.op = op;
         this.fua = fua;
         this.lba = lba;
@@ -102,7 +108,7 @@ public final class ReplicaCommand {
                                    io.pistore.spi.WriteFence fence) {
         int dl = (int) data.length();
         int ml = metadata == null ? 0 : (int) metadata.length();
-        int at = HEADER_BYTES + (fence == null ? 0 : FENCE_BYTES);
+        int at = HEADER_BYTES + fenceBytes(fence);
         byte[] a = new byte[at + dl + ml];
         header(ByteBuffer.wrap(a), op, lba, blocks, fua, dl, ml, fence);
         data.read(0, a, at, dl);
@@ -114,11 +120,20 @@ public final class ReplicaCommand {
 
     private static void header(ByteBuffer b, Op op, long lba, int blocks, boolean fua, int dl, int ml,
                                io.pistore.spi.WriteFence fence) {
-        b.put(op.code).put((byte) ((fua ? FLAG_FUA : 0) | (fence != null ? FLAG_FENCE : 0))).putLong(lba).putInt(blocks)
-                .putInt(dl).putInt(ml);
+        boolean seq = fence != null && fence.seq() != 0;
+        b.put(op.code).put((byte) ((fua ? FLAG_FUA : 0) | (fence != null ? FLAG_FENCE : 0) | (seq ? FLAG_SEQ : 0)))
+                .putLong(lba).putInt(blocks).putInt(dl).putInt(ml);
         if (fence != null) {
             b.putLong(fence.key()).putLong(fence.epoch());
         }
+        if (seq) {
+            b.putLong(fence.seq());
+        }
+    }
+
+    /** Header bytes of {@code fence} (null: none). */
+    private static int fenceBytes(io.pistore.spi.WriteFence fence) {
+        return fence == null ? 0 : FENCE_BYTES + (fence.seq() != 0 ? SEQ_BYTES : 0);
     }
 
     /** A command without data: write-zeroes, deallocate, flush, read. */
@@ -128,7 +143,7 @@ public final class ReplicaCommand {
 
     /** A write-zeroes or deallocation sent with {@code fence} (null: none). */
     public static Message plain(Op op, long lba, int blocks, boolean fua, io.pistore.spi.WriteFence fence) {
-        byte[] a = new byte[HEADER_BYTES + (fence == null ? 0 : FENCE_BYTES)];
+        byte[] a = new byte[HEADER_BYTES + fenceBytes(fence)];
         header(ByteBuffer.wrap(a), op, lba, blocks, fua, 0, 0, fence);
         return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
     }
@@ -213,6 +228,7 @@ public final class ReplicaCommand {
         int ml = b.getInt();
         long key = 0;
         long epoch = 0;
+        long seq = 0;
         if ((flags & FLAG_FENCE) != 0) {
             if (carried >= 0 || b.remaining() < FENCE_BYTES) {
                 throw new IllegalArgumentException("replica command says it carries a fence, but its header ends first");
@@ -223,13 +239,23 @@ public final class ReplicaCommand {
                 throw new IllegalArgumentException("replica command carries fence " + key + "/" + epoch);
             }
         }
+        if ((flags & FLAG_SEQ) != 0) {
+            if ((flags & FLAG_FENCE) == 0 || b.remaining() < SEQ_BYTES) {
+                throw new IllegalArgumentException("replica command says it carries a sequence number, but "
+                        + ((flags & FLAG_FENCE) == 0 ? "no fence" : "its header ends first"));
+            }
+            seq = b.getLong();
+            if (seq < 1) {
+                throw new IllegalArgumentException("replica command carries sequence number " + seq);
+            }
+        }
         long after = carried < 0 ? b.remaining() : carried;
         if (dl < 0 || ml < 0 || after != (long) dl + ml) {
             throw new IllegalArgumentException("replica command says " + dl + "+" + ml + " bytes of data and metadata, carries "
                     + after);
         }
         if (carried >= 0) {
-            return new ReplicaCommand(op, fua, lba, blocks, null, null, key, epoch);
+            return new ReplicaCommand(op, fua, lba, blocks, null, null, key, epoch, seq);
         }
         ByteBuffer data = null;
         ByteBuffer meta = null;
@@ -240,7 +266,7 @@ public final class ReplicaCommand {
         if (ml > 0) {
             meta = b.slice().limit(ml);
         }
-        return new ReplicaCommand(op, fua, lba, blocks, data, meta, key, epoch);
+        return new ReplicaCommand(op, fua, lba, blocks, data, meta, key, epoch, seq);
     }
 
     ScatterList dataList() {
@@ -254,6 +280,7 @@ public final class ReplicaCommand {
     @Override
     public String toString() {
         return op + " lba=" + lba + " blocks=" + blocks + (fua ? " fua" : "")
-                + (fenceKey != 0 ? " fence " + Long.toHexString(fenceKey) + "/" + fenceEpoch : "");
+                + (fenceKey != 0 ? " fence " + Long.toHexString(fenceKey) + "/" + fenceEpoch : "")
+                + (fenceSeq != 0 ? " #" + fenceSeq : "");
     }
 }

@@ -9,6 +9,7 @@ public final class ReplicaStats {
     final AtomicLong rewrittenBlocks = new AtomicLong();
     final AtomicLong failedApplies = new AtomicLong();
     final AtomicLong fencedWrites = new AtomicLong();
+    final AtomicLong repeatedWrites = new AtomicLong();
 
     /** Log entries applied (whatever their outcome). */
     public long applied() {
@@ -33,5 +34,13 @@ public final class ReplicaStats {
     /** Stale copies of writes refused: their host had sent them again on a newer connection ({@link WriteFences}). */
     public long fencedWrites() {
         return fencedWrites.get();
+    }
+
+    /**
+     * Copies of writes answered done without applying them: their first copy had been applied, and
+     * their host sent them again ({@link WriteFences}, by sequence number).
+     */
+    public long repeatedWrites() {
+        return repeatedWrites.get();
     }
 }

@@ -191,4 +191,116 @@ class WriteFencesTest {
         a.admitOnly(write(4, newer, new WriteFence(42, 3)));
         assertEquals(3, a.fences().highest(42), "an entry passed over at a restart still moves the table");
     }
+
+    /**
+     * The case the linearizability check across network cuts found: a write's first copy applied,
+     * another host's write to the same blocks, then the first host's second copy (sent again on its
+     * new connection, a higher epoch). Applied again, the second copy would undo the other write.
+     */
+    @Test
+    void aCopyOfAWriteAppliedBeforeIsAnsweredDoneAndUndoesNothing() throws Exception {
+        MemoryVolume v = new MemoryVolume("v", F, 32);
+        ReplicaStats stats = new ReplicaStats();
+        ReplicaApplier a = new ReplicaApplier("v", "n2", v, s -> { }, stats);
+        byte[][] first = ReplicaApplierTest.blocks(4, 2, 1);
+        byte[][] other = ReplicaApplierTest.blocks(4, 2, 2);
+        assertTrue(a.apply(write(4, first, new WriteFence(42, 1, 7))).isDone());
+        assertTrue(a.apply(write(4, other, new WriteFence(43, 1, 1))).isDone(), "another host's write");
+        ApplyOutcome again = a.apply(write(4, first, new WriteFence(42, 2, 7)));
+        assertTrue(again.isDone(), again.describe());
+        assertEquals(1, stats.repeatedWrites());
+        byte[] d = new byte[2 * F.dataSize()];
+        v.read(4, 2, ScatterList.wrap(d), ScatterList.wrap(new byte[2 * F.metadataSize()]));
+        assertArrayEquals(other[0], d, "the other host's write stays");
+        assertTrue(a.apply(write(4, first, new WriteFence(42, 2, 8))).isDone(), "the host's next write");
+        v.read(4, 2, ScatterList.wrap(d), ScatterList.wrap(new byte[2 * F.metadataSize()]));
+        assertArrayEquals(first[0], d, "a new number is a new write");
+        assertEquals(1, stats.repeatedWrites());
+        // an entry passed over at a restart records its number too
+        ReplicaApplier b = new ReplicaApplier("v", "n2", v, s -> { }, new ReplicaStats());
+        b.admitOnly(write(4, first, new WriteFence(42, 1, 7)));
+        assertTrue(b.apply(write(4, other, new WriteFence(42, 2, 7))).isDone());
+        v.read(4, 2, ScatterList.wrap(d), ScatterList.wrap(new byte[2 * F.metadataSize()]));
+        assertArrayEquals(first[0], d, "the copy of a write passed over is not applied");
+    }
+
+    @Test
+    void sequenceNumbersMatchAPlainSetWithinTheWindow() {
+        Random r = new Random(17);
+        for (int round = 0; round < 40; round++) {
+            WriteFences t = new WriteFences();
+            Map<Long, java.util.TreeSet<Long>> plain = new HashMap<>();
+            long[] next = new long[4];
+            for (int i = 0; i < 3000; i++) {
+                int k = r.nextInt(4);
+                long key = k + 1;
+                java.util.TreeSet<Long> seen = plain.computeIfAbsent(key, x -> new java.util.TreeSet<>());
+                long seq;
+                if (!seen.isEmpty() && r.nextInt(3) == 0) {
+                    // a copy sent again, or a number passed over, near the top (sometimes past the window)
+                    seq = Math.max(1, seen.last() - r.nextInt(WriteFences.WINDOW + 200));
+                } else {
+                    next[k] += 1 + r.nextInt(r.nextInt(50) == 0 ? 3 * WriteFences.WINDOW : 3);
+                    seq = next[k];
+                }
+                long top = seen.isEmpty() ? 0 : seen.last();
+                boolean within = seen.isEmpty() || seq > top || top - seq < WriteFences.WINDOW;
+                boolean want = !(within && seen.contains(seq));
+                if (want) {
+                    seen.add(seq);
+                }
+                t.admit(key, 1);
+                assertEquals(want, t.admitSeq(key, seq), "round " + round + " op " + i + " key " + key + " seq " + seq
+                        + " top " + top);
+            }
+        }
+    }
+
+    @Test
+    void windowsSurviveTheFileAndATableWithoutThemStillReads() throws IOException {
+        WriteFences t = new WriteFences();
+        t.admit(1, 2);
+        t.admit(2, 1);
+        assertTrue(t.admitSeq(2, 5000));
+        assertTrue(t.admitSeq(2, 4990));
+        Path f = dir.resolve("fences");
+        Files.write(f, t.encode());
+        WriteFences back = new WriteFences();
+        back.restore(f);
+        assertEquals(2, back.highest(1));
+        assertFalse(back.admitSeq(2, 5000), "a number admitted before the snapshot");
+        assertFalse(back.admitSeq(2, 4990));
+        assertTrue(back.admitSeq(2, 4995));
+        assertTrue(back.admitSeq(1, 1), "stream 1 carried none");
+
+        WriteFences epochsOnly = new WriteFences();
+        epochsOnly.admit(3, 4);
+        Files.write(f, epochsOnly.encode()); // as a build before numbers wrote it
+        back.restore(f);
+        assertEquals(4, back.highest(3));
+        assertTrue(back.admitSeq(3, 9));
+        byte[] bad = java.util.Arrays.copyOf(t.encode(), t.encode().length - 8);
+        Files.write(f, bad);
+        IOException e = assertThrows(IOException.class, () -> back.restore(f));
+        assertTrue(e.getMessage().contains("windows but holds"), e.getMessage());
+    }
+
+    @Test
+    void aCommandCarriesItsSequenceNumberAndRefusesOneWithoutAFence() {
+        byte[][] w = ReplicaApplierTest.blocks(4, 2, 1);
+        ReplicaCommand c = write(4, w, new WriteFence(-5, 3, 77));
+        assertEquals(77, c.fenceSeq);
+        assertEquals(3, c.fenceEpoch);
+        assertArrayEquals(w[0], bytes(c.dataList()));
+        assertArrayEquals(w[1], bytes(c.metadataList()));
+        assertEquals(0, write(4, w, new WriteFence(-5, 3)).fenceSeq, "none carried");
+        ReplicaCommand z = ReplicaCommand.decode(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, 9, 3, false,
+                new WriteFence(12, 1, 3)).getContent());
+        assertEquals(3, z.fenceSeq);
+        byte[] h = ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, 0, 1, false).getContent().toByteArray();
+        h[1] = 4; // says a number follows, without a fence
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ReplicaCommand.decode(ByteString.copyFrom(h)));
+        assertTrue(e.getMessage().contains("sequence number, but no fence"), e.getMessage());
+    }
 }
