@@ -119,6 +119,18 @@ public final class BlockRequest {
         return new BlockRequest(op, volume, lba, blocks, data, metadata, p, fua, fence, receivedNanos);
     }
 
+    /**
+     * On a host queue: a write, write-zeroes or deallocation numbered in its stream {@code key} with
+     * the next of {@code seqs} (its {@link WriteFence#seq}, which every copy it sends keeps; the
+     * connection's own fence gives the epoch); other requests, and one numbered already, as they are.
+     */
+    public BlockRequest numbered(long key, java.util.function.LongSupplier seqs) {
+        if (op == Operation.READ || op == Operation.FLUSH || (fence != null && fence.seq() != 0)) {
+            return this;
+        }
+        return withFence(new WriteFence(key, 1, seqs.getAsLong()));
+    }
+
     /** The same request as sent by the host stream and connection {@code f} (null: none). */
     public BlockRequest withFence(WriteFence f) {
         return f == fence ? this : new BlockRequest(op, volume, lba, blocks, data, metadata, protection, fua, f,

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -84,8 +85,8 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     private volatile long moves;
     /** This queue's write stream ({@link WriteFence#key}): random, never 0. */
     private final long fenceKey = fenceKey();
-    /** The epoch of the last connection adopted ({@link WriteFence#epoch}). */
-    private final java.util.concurrent.atomic.AtomicLong epochs = new java.util.concurrent.atomic.AtomicLong();
+    /** The epoch of the last connection adopted ({@link WriteFence#epoch}), the last write's number ({@link WriteFence#seq}). */
+    private final AtomicLong epochs = new AtomicLong(), seqs = new AtomicLong();
 
     /** A request waiting for a connection, until its deadline. */
     private record Parked(BlockRequest request, CompletableFuture<Completion> future, long deadlineNanos, String why) {
@@ -309,7 +310,8 @@ public abstract class ReconnectingHostQueue<C extends HostQueue> implements Host
     }
 
     @Override
-    public CompletableFuture<Completion> submit(BlockRequest request) {
+    public CompletableFuture<Completion> submit(BlockRequest original) {
+        BlockRequest request = original.numbered(fenceKey, seqs::incrementAndGet); // every copy sent keeps it
         known.use(request.volume());
         if (paths != null) {
             return submitFollowing(request, System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(

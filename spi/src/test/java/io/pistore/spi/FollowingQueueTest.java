@@ -32,6 +32,8 @@ class FollowingQueueTest {
     static final class Conn implements HostQueue {
         final int peer;
         final List<CompletableFuture<Completion>> pending = new CopyOnWriteArrayList<>();
+        /** The requests it was given, as given. */
+        final List<BlockRequest> requests = new CopyOnWriteArrayList<>();
         volatile boolean shut;
         volatile Consumer<String> lost;
         /** What the queue had this connection stamp on its writes. */
@@ -47,6 +49,7 @@ class FollowingQueueTest {
                 return CompletableFuture.completedFuture(Completion.failure(Status.TRANSPORT_ERROR, "closed"));
             }
             CompletableFuture<Completion> f = new CompletableFuture<>();
+            requests.add(request);
             pending.add(f);
             return f;
         }
@@ -254,7 +257,13 @@ class FollowingQueueTest {
             settle();
         }
         assertFalse(stale.isDone(), "not failed: sent again");
+        long seq = a.requests.get(0).fence().seq();
+        assertTrue(seq >= 1, "the queue numbers its writes: " + a.requests.get(0));
+        assertEquals(seq, b.requests.get(0).fence().seq(), "the copy sent again keeps the write's number");
+        CompletableFuture<Completion> next = q.submit(BlockRequest.writeZeroes("v", 1, 1, false));
+        assertEquals(seq + 1, b.requests.get(1).fence().seq(), "the next write, the next number");
         b.answerAll();
+        assertTrue(next.get(10, TimeUnit.SECONDS).isSuccess());
         assertTrue(stale.get(10, TimeUnit.SECONDS).isSuccess());
         // a reconnect after a loss takes the next epoch as well
         b.close(true);

@@ -19,14 +19,16 @@ import java.nio.charset.StandardCharsets;
  * command  0 op u8 | 1 flags u8 | 2 cid u16 | 4 checks u8 | 5 rsvd | 6 app u16 | 8 appMask u16 | 10 nameLen u16
  *         12 blocks u32 | 16 lba u64 | 24 ref u64 | 32 addr u64 | 40 length u32 | 44 key u32 | 48 metaOffset u32
  *         52 fence epoch u32 | 56 fence key u64 (0: none; writes, zero writes, deallocations)
- *         64.. volume name (UTF-8, at most 192 bytes)
+ *         64 write seq u64 (the write's number in its host stream, 0: none) | 72.. volume name (UTF-8, at most 184 bytes)
  * response 0 cid u16 | 2 status u8 | 3 piKind u8 (0 none, 1 guard, 2 app, 3 ref) | 4 msgLen u16 | 6 rsvd
  *          8 blockIndex u64 | 16 expected u64 | 24 actual u64 | 32 payloadLen u32 | 64.. message (UTF-8, 192)
  * </pre>
  */
 public final class Capsule {
     public static final int SIZE = 256;
-    public static final int MAX_NAME = 192;
+    public static final int MAX_NAME = 184;
+    /** Where a command's volume name starts (a response's message starts at 64). */
+    private static final int O_NAME = 72;
     public static final int MAGIC = 0x50495354; // "PIST"
 
     public static final int OP_READ = 1;
@@ -87,6 +89,8 @@ public final class Capsule {
         /** The host connection's {@link io.pistore.spi.WriteFence} as carried (key 0: none). */
         public long fenceKey;
         public long fenceEpoch;
+        /** The write's number in its host stream ({@link io.pistore.spi.WriteFence#seq}; 0: none). */
+        public long fenceSeq;
         public String volume;
 
         public boolean has(int f) {
@@ -114,8 +118,9 @@ public final class Capsule {
             metaOffset = b.getInt(at + 48) & 0xFFFFFFFFL;
             fenceEpoch = b.getInt(at + 52) & 0xFFFFFFFFL;
             fenceKey = b.getLong(at + 56);
+            fenceSeq = b.getLong(at + 64);
             byte[] n = new byte[nameLen];
-            b.get(at + 64, n);
+            b.get(at + O_NAME, n);
             volume = new String(n, StandardCharsets.UTF_8);
             return this;
         }
@@ -142,18 +147,25 @@ public final class Capsule {
         b.putInt(at + 48, (int) metaOffset);
         b.putInt(at + 52, 0);
         b.putLong(at + 56, 0);
-        b.put(at + 64, name, 0, n);
-        return 64 + n;
+        b.putLong(at + 64, 0);
+        b.put(at + O_NAME, name, 0, n);
+        return O_NAME + n;
     }
 
     /** Puts {@code f} into the command encoded at {@code at}: for writes, zero writes and deallocations (null: none). */
     public static void putFence(ByteBuffer b, int at, io.pistore.spi.WriteFence f) {
+        putFence(b, at, f, 0);
+    }
+
+    /** As {@link #putFence(ByteBuffer, int, io.pistore.spi.WriteFence)}, with the write's number {@code seq} (0: none). */
+    public static void putFence(ByteBuffer b, int at, io.pistore.spi.WriteFence f, long seq) {
         int op = b.get(at) & 0xFF;
         if (f == null || op == OP_READ || op == OP_FLUSH || op > OP_DEALLOCATE) {
             return;
         }
         b.putInt(at + 52, (int) f.epoch());
         b.putLong(at + 56, f.key());
+        b.putLong(at + 64, seq);
     }
 
     /** Encodes a response; returns its length. */

@@ -134,7 +134,7 @@ final class HostCommandPoster {
         int flags = Capsule.F_OFFLOAD | (r.fua() ? Capsule.F_FUA : 0); // PRACT cleared: the NIC inserts/strips
         int len = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, p, r.blocks(),
                 r.lba(), mr.iova(), wire, key, 0, owner.nameBytes(r.volume()));
-        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence);
+        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence, r.fence() == null ? 0 : r.fence().seq()); // its number
         SendWr send = s.send.reset();
         send.wrId = RdmaHostQueue.T_SEND | s.cid;
         send.opcode = WrOpcode.SEND;
@@ -186,7 +186,7 @@ final class HostCommandPoster {
                 | (meta ? Capsule.F_META : 0) | (r.isMetadataOnly() ? Capsule.F_METADATA_ONLY : 0);
         int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, r.protection(),
                 r.blocks(), r.lba(), addr, len, key, dataLen, owner.nameBytes(r.volume()));
-        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence);
+        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence, r.fence() == null ? 0 : r.fence().seq()); // its number
         SendWr send = s.send.reset();
         send.wrId = RdmaHostQueue.T_SEND | s.cid;
         send.signaled = true;

@@ -473,7 +473,7 @@ final class RdmaTargetQueue {
     private void execute(TargetCommand t, BlockRequest r, PiDuty duty) {
         Capsule.Command c = t.cmd;
         if (c.fenceKey != 0 && r.op() != io.pistore.spi.Operation.READ && r.op() != io.pistore.spi.Operation.FLUSH) {
-            r = r.withFence(lastFence = io.pistore.spi.WriteFence.reuse(lastFence, c.fenceKey, c.fenceEpoch));
+            r = r.withFence(lastFence = io.pistore.spi.WriteFence.reuse(lastFence, c.fenceKey, c.fenceEpoch, c.fenceSeq));
         }
         handler.execute(r, duty, done -> {
             try {

@@ -216,7 +216,9 @@ class RdmaReconnectTest {
                 assertEquals(b, host.peerOf(0));
                 assertTrue(log.count("failed over from " + a + " to " + b + " (queue 0)") == 1, log.lines.toString());
                 assertEquals(1, backends[1].memory.requests.size(), "the write went to the next peer");
-                assertEquals(new io.pistore.spi.WriteFence(f0.key(), 2), backends[1].memory.requests.get(0).fence());
+                io.pistore.spi.WriteFence f1 = backends[1].memory.requests.get(0).fence();
+                assertEquals(new io.pistore.spi.WriteFence(f0.key(), 2), new io.pistore.spi.WriteFence(f1.key(), f1.epoch()));
+                assertTrue(f0.seq() >= 1 && f1.seq() > f0.seq(), "each write numbered in the stream: " + f0 + ", " + f1);
                 targets[1].close(); // then the next: round robin goes on to c
                 writeUntilAcked(host, 3, (byte) 3);
                 assertEquals(c, host.peerOf(0));
@@ -226,7 +228,9 @@ class RdmaReconnectTest {
                 writeUntilAcked(host, 1, 4, (byte) 4);
                 assertEquals(c, host.peerOf(1), log.lines.toString());
                 assertEquals(2, backends[2].memory.requests.size(), "both queues' writes on c");
-                assertEquals(new io.pistore.spi.WriteFence(f0.key(), 3), backends[2].memory.requests.get(0).fence());
+                io.pistore.spi.WriteFence f2 = backends[2].memory.requests.get(0).fence();
+                assertEquals(new io.pistore.spi.WriteFence(f0.key(), 3, f2.seq()), f2);
+                assertTrue(f2.seq() > f1.seq(), f2.toString());
                 assertTrue(backends[2].memory.requests.get(1).fence().key() != f0.key(), "queue 1 is a stream of its own");
             } finally {
                 host.close();

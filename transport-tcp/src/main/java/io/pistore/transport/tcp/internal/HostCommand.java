@@ -6,6 +6,7 @@ import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.Operation;
 import io.pistore.spi.Protection;
+import io.pistore.spi.WriteFence;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
@@ -28,10 +29,10 @@ final class HostCommand implements OutFrame {
     private PiStream generator;
 
     /** The connection's fence, carried by writes, zero writes and deallocations; null: none. */
-    private final io.pistore.spi.WriteFence fence;
+    private final WriteFence fence;
 
     HostCommand(BlockRequest request, WireVolume volume, PiContext ctx, WriteEncoder encoder,
-                io.pistore.spi.WriteFence fence) {
+                WriteFence fence) {
         this.request = request;
         this.fence = fence;
         this.volume = volume;
@@ -49,8 +50,11 @@ final class HostCommand implements OutFrame {
                 .putShort((short) flags).putInt(commandId).putInt(payloadLength())
                 .putInt(volume.id).putInt(r.blocks()).putLong(r.lba()).putLong(pr.initialRefTag())
                 .putShort((short) pr.appTag()).putShort((short) pr.appMask());
-        io.pistore.spi.WriteFence f = r.op() == Operation.READ || r.op() == Operation.FLUSH ? null : fence;
-        d.putInt(f == null ? 0 : (int) f.epoch()).putLong(f == null ? 0 : f.key()).putLong(0);
+        WriteFence f = r.op() == Operation.READ || r.op() == Operation.FLUSH ? null : fence;
+        // the connection's fence, and the number the host queue gave the write (every copy keeps it)
+        WriteFence numbered = r.fence();
+        d.putInt(f == null ? 0 : (int) f.epoch()).putLong(f == null ? 0 : f.key())
+                .putLong(f == null || numbered == null ? 0 : numbered.seq());
     }
 
     @Override

@@ -14,7 +14,7 @@ import io.pistore.spi.Status;
  *   8  u32 command id                  12 u32 payload length (bytes, without digests)
  * request (READ, WRITE, FLUSH, WRITE_ZEROES, DEALLOCATE)
  *   16 u32 volume id   20 u32 block count   24 u64 lba   32 u64 initial ref tag
- *   40 u16 app tag     42 u16 app mask      44 u32 fence epoch   48 u64 fence key (0: none)   56..63 reserved
+ *   40 u16 app tag     42 u16 app mask      44 u32 fence epoch   48 u64 fence key (0: none)   56 u64 write seq (0: none)
  * response (opcode = request opcode | 0x80)
  *   16 u16 status      18 u16 reserved      20 u32 error block index (PI errors, relative)
  *   24 u64 error lba   32 u64 expected      40 u64 actual   48..63 reserved
@@ -66,6 +66,8 @@ public final class Protocol {
     /** The host connection's {@link io.pistore.spi.WriteFence}: on writes, zero writes and deallocations. */
     public static final int O_FENCE_EPOCH = 44;
     public static final int O_FENCE_KEY = 48;
+    /** A fenced write's number in its host stream ({@link io.pistore.spi.WriteFence#seq}); 0: none. */
+    public static final int O_FENCE_SEQ = 56;
     public static final int O_STATUS = 16;
     public static final int O_ERROR_BLOCK = 20;
     public static final int O_ERROR_LBA = 24;

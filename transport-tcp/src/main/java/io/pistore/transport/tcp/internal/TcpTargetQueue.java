@@ -86,6 +86,7 @@ final class TcpTargetQueue extends TcpConnection {
         /** The request's {@link Protocol#O_FENCE_KEY} and {@link Protocol#O_FENCE_EPOCH} (0: none). */
         long fenceKey;
         long fenceEpoch;
+        long fenceSeq;
         WireVolume volume;
         Completion error;
         BufferPool.Buf data;
@@ -291,6 +292,7 @@ final class TcpTargetQueue extends TcpConnection {
         t.init(op, cid, flags, h.getLong(Protocol.O_LBA), h.getInt(Protocol.O_BLOCKS) & 0xFFFFFFFFL, p);
         t.fenceKey = h.getLong(Protocol.O_FENCE_KEY);
         t.fenceEpoch = h.getInt(Protocol.O_FENCE_EPOCH) & 0xFFFFFFFFL;
+        t.fenceSeq = h.getLong(Protocol.O_FENCE_SEQ);
         rx = t;
         t.volume = v;
         t.error = validate(t, len);
@@ -429,7 +431,7 @@ final class TcpTargetQueue extends TcpConnection {
                 break;
         }
         if (t.fenceKey != 0 && t.opcode != Protocol.OP_READ && t.opcode != Protocol.OP_FLUSH) {
-            r = r.withFence(lastFence = io.pistore.spi.WriteFence.reuse(lastFence, t.fenceKey, t.fenceEpoch));
+            r = r.withFence(lastFence = io.pistore.spi.WriteFence.reuse(lastFence, t.fenceKey, t.fenceEpoch, t.fenceSeq));
         }
         try {
             handler.execute(r, duty, t);

@@ -126,8 +126,9 @@ class FailoverTest {
     }
 
     /**
-     * Every write, zero write and deallocation carries the queue's fence over the wire, reads and
-     * flushes none; after a failover the same stream goes on with the next epoch, and the wire codes
+     * Every write, zero write and deallocation carries the queue's fence and its own number over the
+     * wire, reads and flushes none; after a failover the same stream goes on with the next epoch and
+     * the next number, and the wire codes
      * of every status, FENCED too, read back as sent.
      */
     @Test
@@ -142,17 +143,18 @@ class FailoverTest {
             assertTrue(q.submit(io.pistore.spi.BlockRequest.flush(MemoryHandler.VOLUME)).get(10, TimeUnit.SECONDS).isSuccess());
             io.pistore.spi.WriteFence first = ((TcpReconnectingQueue) q).currentFence();
             assertEquals(1, first.epoch());
-            assertEquals(first, received(io.pistore.spi.Operation.WRITE).get(0).fence());
-            assertEquals(first, received(io.pistore.spi.Operation.WRITE_ZEROES).get(0).fence());
-            assertEquals(first, received(io.pistore.spi.Operation.DEALLOCATE).get(0).fence());
+            // each numbered in the stream, in the order the queue took them
+            assertEquals(first.withSeq(1), received(io.pistore.spi.Operation.WRITE).get(0).fence());
+            assertEquals(first.withSeq(2), received(io.pistore.spi.Operation.WRITE_ZEROES).get(0).fence());
+            assertEquals(first.withSeq(3), received(io.pistore.spi.Operation.DEALLOCATE).get(0).fence());
             assertEquals(null, received(io.pistore.spi.Operation.FLUSH).get(0).fence(), "a flush writes nothing");
             stop(0);
             ReconnectTest.readUntilBack(q, 3, new byte[4096]);
             assertTrue(received(io.pistore.spi.Operation.READ).stream().allMatch(r -> r.fence() == null), "reads carry none");
             assertEquals(Status.SUCCESS, ReconnectTest.write(q, 4, new byte[4096]).status());
             java.util.List<io.pistore.spi.BlockRequest> writes = received(io.pistore.spi.Operation.WRITE);
-            assertEquals(new io.pistore.spi.WriteFence(first.key(), 2), writes.get(writes.size() - 1).fence(),
-                    "the same stream, the next connection");
+            assertEquals(new io.pistore.spi.WriteFence(first.key(), 2, 4), writes.get(writes.size() - 1).fence(),
+                    "the same stream, the next connection, the next number");
         }
         for (Status st : Status.values()) {
             assertEquals(st, Protocol.status(Protocol.statusCode(st)), st.toString());
