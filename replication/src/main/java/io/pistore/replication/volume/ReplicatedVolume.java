@@ -76,6 +76,8 @@ public final class ReplicatedVolume implements CheckingVolume {
     private volatile boolean followerReadsOn = FollowerRead.ENABLED;
     /** Sends through whichever client is current ({@link #regroup} replaces it). */
     private final CommitBatcher batcher;
+    /** Numbers the writes that came without a host's fence in this peer's own stream. */
+    private final OwnWrites own = new OwnWrites();
     /** Added to by leader reads on every transport thread: striped, so they do not contend for one counter. */
     private final java.util.concurrent.atomic.LongAdder localReads = new java.util.concurrent.atomic.LongAdder();
     /** Reads served by this peer's own replica while it followed, after the leader's read index. */
@@ -415,7 +417,7 @@ public final class ReplicatedVolume implements CheckingVolume {
         }
         Message m;
         try {
-            m = ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua, fence);
+            m = ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, lba, n, data, metadata, fua, own.numbered(fence));
         } catch (RuntimeException x) {
             return CompletableFuture.failedFuture(x);
         }
@@ -454,8 +456,9 @@ public final class ReplicatedVolume implements CheckingVolume {
 
     @Override
     public void writeZeroes(long lba, int n, boolean fua, io.pistore.spi.WriteFence fence) throws IOException {
-        commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua, fence), "write-zeroes lba=" + lba);
+        commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua, own.numbered(fence)), "write-zeroes lba=" + lba);
     }
+
 
     @Override
     public void flush() throws IOException {
