@@ -78,6 +78,29 @@ class FullLogDiskTest {
         assertArrayEquals(want[1], got[1], "n3's metadata");
     }
 
+    /**
+     * Waits until n3 applied as far as peer {@code f}; restarts its serve once if its line asks for
+     * that (Ratis failed a start and holds its storage). Returns whether it did.
+     */
+    private boolean awaitN3CaughtUp(int f) {
+        boolean[] restarted = {false};
+        ThreePeers.await(() -> {
+            try {
+                if (!restarted[0] && peers.log.stream().anyMatch(l -> l.startsWith(
+                        "volume rv: replica n3 could not start its group again") && l.endsWith("restart this serve to "
+                        + "start it (with room on its file system)"))) {
+                    restarted[0] = true; // as the line asks: Ratis failed the start and holds its storage here
+                    peers.stop(2);
+                    peers.restart(2);
+                }
+                return peers.node(2).appliedIndex(NAME) >= peers.node(f).appliedIndex(NAME);
+            } catch (IOException e) {
+                return false; // stopped between starts
+            }
+        }, "n3 to catch up once there is room");
+        return restarted[0];
+    }
+
     @Test
     void aFollowerWhoseDiskFillsFallsBehindSaysWhyAndCatchesUpOnceThereIsRoom() throws Exception {
         Path n3 = Files.createDirectories(dir.resolve("n3"));
@@ -105,22 +128,8 @@ class FullLogDiskTest {
             }
             assertTrue(SmallTmpfs.remount(n3, "size=400M"), "room made");
             s.writeRandom(0, BLOCKS, r, acked);
-            boolean[] restarted = {false};
-            ThreePeers.await(() -> {
-                try {
-                    if (!restarted[0] && peers.log.stream().anyMatch(l -> l.startsWith(
-                            "volume rv: replica n3 could not start its group again") && l.endsWith("restart this serve to "
-                            + "start it (with room on its file system)"))) {
-                        restarted[0] = true; // as the line asks: Ratis failed the start and holds its storage here
-                        peers.stop(2);
-                        peers.restart(2);
-                    }
-                    return peers.node(2).appliedIndex(NAME) >= peers.node(f).appliedIndex(NAME);
-                } catch (IOException e) {
-                    return false; // stopped between starts
-                }
-            }, "n3 to catch up once there is room");
-            System.out.println("[full log disk] n3 " + (restarted[0] ? "restarted, as its line asked" : "caught up by itself"));
+            boolean restarted = awaitN3CaughtUp(f);
+            System.out.println("[full log disk] n3 " + (restarted ? "restarted, as its line asked" : "caught up by itself"));
             assertAcked(s, acked);
         }
         peers.log.stream().filter(l -> l.contains("Raft log")).limit(8)
@@ -164,22 +173,8 @@ class FullLogDiskTest {
                     "replicas status to show n3 running without its group");
             assertTrue(SmallTmpfs.remount(replicas, "size=200M"), "room made");
             s.writeRandom(0, 64, r, acked);
-            boolean[] restarted = {false};
-            ThreePeers.await(() -> {
-                try {
-                    if (!restarted[0] && peers.log.stream().anyMatch(l -> l.startsWith(
-                            "volume rv: replica n3 could not start its group again") && l.endsWith("restart this serve to "
-                            + "start it (with room on its file system)"))) {
-                        restarted[0] = true; // as the line asks: Ratis failed the start and holds its storage here
-                        peers.stop(2);
-                        peers.restart(2);
-                    }
-                    return peers.node(2).appliedIndex(NAME) >= peers.node(f).appliedIndex(NAME);
-                } catch (IOException e) {
-                    return false; // stopped between starts
-                }
-            }, "n3 to catch up once there is room");
-            System.out.println("[full replica disk] n3 " + (restarted[0] ? "restarted, as its line asked" : "caught up by itself"));
+            boolean restarted = awaitN3CaughtUp(f);
+            System.out.println("[full replica disk] n3 " + (restarted ? "restarted, as its line asked" : "caught up by itself"));
             assertAcked(s, acked);
         }
         peers.log.stream().filter(l -> l.contains("n3")).limit(12)
