@@ -125,8 +125,8 @@ public final class BlockRequest {
      * connection's own fence gives the epoch); other requests, and one numbered already, as they are.
      */
     public BlockRequest numbered(long key, java.util.function.LongSupplier seqs) {
-        if (op == Operation.READ || op == Operation.FLUSH || (fence != null && fence.seq() != 0)) {
-            return this;
+        if (op == Operation.READ || op == Operation.FLUSH || (fence != null && fence.key() == key && fence.seq() != 0)) {
+            return this; // a copy sent again keeps its number
         }
         return withFence(new WriteFence(key, 1, seqs.getAsLong()));
     }

@@ -536,16 +536,21 @@ public final class IscsiServer implements AutoCloseable {
     }
 
     private void acceptLoop() {
+        boolean failing = false; // one line per run of failed accepts
         while (!closing) {
             Socket s;
             try {
                 s = listener.accept();
+                failing = false;
             } catch (IOException e) {
                 if (closing || listener.isClosed()) {
                     return; // closed under it: no failure to report
                 }
                 // out of descriptors, say: the portal stays up and tries again after a pause, not in a spin
-                log("iscsi: accept failed: " + e);
+                if (!failing) {
+                    log("iscsi: accept failed (tried again every 100 ms): " + e);
+                }
+                failing = true;
                 pauseAfterFailedAccept();
                 continue;
             }

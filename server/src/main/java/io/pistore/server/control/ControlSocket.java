@@ -113,10 +113,12 @@ public final class ControlSocket implements AutoCloseable {
     }
 
     private void acceptLoop() {
+        boolean failing = false; // one line per run of failed accepts
         while (true) {
             SocketChannel c;
             try {
                 c = listener.accept();
+                failing = false;
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
@@ -124,7 +126,10 @@ public final class ControlSocket implements AutoCloseable {
                     return;
                 }
                 // out of descriptors, say: the socket stays and takes the next request after a pause
-                log.accept("control: accept failed: " + e);
+                if (!failing) {
+                    log.accept("control: accept failed (tried again every 100 ms): " + e);
+                }
+                failing = true;
                 try {
                     Thread.sleep(100);
                 } catch (InterruptedException stop) {

@@ -54,7 +54,7 @@ final class HostCommand implements OutFrame {
         // the connection's fence, and the number the host queue gave the write (every copy keeps it)
         WriteFence numbered = r.fence();
         d.putInt(f == null ? 0 : (int) f.epoch()).putLong(f == null ? 0 : f.key())
-                .putLong(f == null || numbered == null ? 0 : numbered.seq());
+                .putLong(f == null || numbered == null || numbered.key() != f.key() ? 0 : numbered.seq());
     }
 
     @Override
