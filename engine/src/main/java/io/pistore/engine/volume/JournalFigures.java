@@ -15,7 +15,10 @@ package io.pistore.engine.volume;
  *                        (the unused ends of full segments included)
  * @param capacityBytes   the ring's size: the segments it cycles through together (two of them on a
  *                        volume that writes through)
+ * @param failed          whether writes fail now: a home write or checkpoint failed and no heal
+ *                        has cleared it yet (docs/FORMAT.md#checkpoints)
+ * @param heals           heals since open: failures cleared by writing the journal home again
  */
 public record JournalFigures(long recordsAppended, long bytesAppended, long checkpoints, long checkpointNanos,
-                             long replayedOnOpen, long fillBytes, long capacityBytes) {
+                             long replayedOnOpen, long fillBytes, long capacityBytes, boolean failed, long heals) {
 }

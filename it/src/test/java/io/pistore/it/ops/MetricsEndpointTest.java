@@ -159,6 +159,8 @@ class MetricsEndpointTest {
             assertEquals(0, value(before, "pistore_journal_records_total", "volume", "v1"));
             assertEquals(0, value(before, "pistore_journal_replayed_records", "volume", "v1"), "closed cleanly");
             assertTrue(value(before, "pistore_journal_capacity_bytes", "volume", "v1") > 0);
+            assertEquals(0, value(before, "pistore_journal_failed", "volume", "v1"), "writes do not fail");
+            assertEquals(0, value(before, "pistore_journal_heals_total", "volume", "v1"));
             assertEquals(1 << 20, value(before, "pistore_cache_capacity_bytes", "volume", "v1"));
             try (BlockTransport t = Transports.find("local", TransportOptions.NONE).create(TransportOptions.NONE);
                  HostConnection c = t.connect(listen, new ConnectOptions(1, 8))) {

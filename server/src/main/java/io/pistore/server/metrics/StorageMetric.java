@@ -37,7 +37,13 @@ record StorageMetric<T>(String name, String help, boolean gauge, ToDoubleFunctio
                     JournalFigures::fillBytes),
             gauge("pistore_journal_capacity_bytes",
                     "Size of the journal ring; writers wait for a checkpoint when the fill reaches it",
-                    JournalFigures::capacityBytes));
+                    JournalFigures::capacityBytes),
+            gauge("pistore_journal_failed",
+                    "1 while the volume's writes fail after a home write or checkpoint failed (no space, say), until a heal",
+                    j -> j.failed() ? 1 : 0),
+            counter("pistore_journal_heals",
+                    "Failures cleared by writing the journal home again once the file system took writes",
+                    JournalFigures::heals));
 
     static final List<StorageMetric<CacheFigures>> CACHE = List.of(
             counter("pistore_cache_hits", "Blocks a read found in the block cache", CacheFigures::hits),

@@ -73,6 +73,7 @@ final class Checkpointer {
     /** Checkpoints that applied records, and their time: figures for the metrics (rare, so atomics). */
     private final AtomicLong checkpointsDone = new AtomicLong();
     private final AtomicLong checkpointNanos = new AtomicLong();
+    private final AtomicLong heals = new AtomicLong();
     /** Why a background checkpoint failed; later writes fail with it. */
     private volatile IOException checkpointFailure;
     /** When the volume last failed or last tried to heal ({@link System#nanoTime}). */
@@ -266,6 +267,11 @@ final class Checkpointer {
         return checkpointFailure != null;
     }
 
+    /** Heals that cleared a failure since open. */
+    long heals() {
+        return heals.get();
+    }
+
     /**
      * Whether a write or the idle tick should try to heal the volume now: it failed, at least
      * {@link #healPauseNanos} ago or since the last try, and no forcing failed. After a failed
@@ -323,6 +329,7 @@ final class Checkpointer {
                 gathered = 0;
                 journal.resetEmpty(false);
                 checkpointFailure = null;
+                heals.incrementAndGet();
                 return n;
             }
         } catch (IOException | RuntimeException e) {

@@ -557,7 +557,8 @@ public final class FileVolume implements Volume {
     /** What the journal did since this volume was opened, and how full it is. */
     public JournalFigures journalFigures() {
         return new JournalFigures(journal.recordsAppended(), journal.bytesAppended(), checkpointer.done(),
-                checkpointer.nanos(), replayedOnOpen, journal.fillBytes(), journal.capacityBytes());
+                checkpointer.nanos(), replayedOnOpen, journal.fillBytes(), journal.capacityBytes(),
+                checkpointer.failed(), checkpointer.heals());
     }
 
     /** The journal's segments mapped read-only for their readers (on a disk, once the writer left them). */

@@ -2,6 +2,7 @@ package io.pistore.engine.volume.file;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -93,6 +94,7 @@ class VolumeHealTest {
             }
         }
         assertTrue(refused != null && refused.getMessage().contains("No space left on device"), String.valueOf(refused));
+        assertTrue(v.journalFigures().failed(), "the figures say the volume failed");
         checkAll(v, acked, "while failed");
         FileVolume failed = v;
         IOException still = assertThrows(IOException.class, () -> writeAcked(failed, r, acked),
@@ -106,6 +108,8 @@ class VolumeHealTest {
             writeAcked(v, r, acked);
         }
         checkAll(v, acked, "after the heal");
+        assertFalse(v.journalFigures().failed());
+        assertEquals(1, v.journalFigures().heals());
         v.close();
         List<String> reopenNotes = new ArrayList<>();
         FileVolume again = FileVolume.open(disk.open("data"), disk.open("meta"), disk.open("journal"), name, F, BLOCKS,
