@@ -236,10 +236,16 @@ final class VolumeReader {
      * volume would fill the memory with zeros) and, on a full tmpfs, faults (SIGBUS, which the JVM
      * may report later, past any handler here). Unwritten blocks, and every block where the metadata
      * is not at hand, are read with {@code pread}, which returns a hole's zeros without allocating.
+     * A format without metadata has nothing that tells a hole: its blocks come out of the mapping
+     * (reads at 1.7× of {@code pread}), holes allocated as they are read (docs/FORMAT.md).
      */
     private void readHomeData(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
+        if (dataMaps != null && ms == 0) {
+            readHome(dataMaps, dataSegment, data, dataOut, lba * ds, (long) blocks * ds);
+            return;
+        }
         if (dataMaps == null || metaOut == null) {
             readInto(data, dataOut, lba * ds, (long) blocks * ds);
             return;
