@@ -131,6 +131,11 @@ public final class BlockRequest {
         return withFence(new WriteFence(key, 1, seqs.getAsLong()));
     }
 
+    /** The number this write carries in the stream of {@code stream} (0: none, or it is another stream's). */
+    public long seqIn(WriteFence stream) {
+        return stream == null || fence == null || fence.key() != stream.key() ? 0 : fence.seq();
+    }
+
     /** The same request as sent by the host stream and connection {@code f} (null: none). */
     public BlockRequest withFence(WriteFence f) {
         return f == fence ? this : new BlockRequest(op, volume, lba, blocks, data, metadata, protection, fua, f,

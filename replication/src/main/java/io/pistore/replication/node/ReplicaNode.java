@@ -289,7 +289,7 @@ public final class ReplicaNode implements AutoCloseable {
                         StorageFailureRestarts r = restarts;
                         if (r != null && !closed) {
                             r.failed(gid, name, "apply log entry " + index + " to its replica", cause, knownPeers(name),
-                                    StorageFailureRestarts.healable(cause));
+                                    io.pistore.engine.volume.file.FileVolume.healable(cause));
                         }
                     }
 

@@ -92,20 +92,6 @@ final class StorageFailureRestarts implements AutoCloseable {
         }
     }
 
-    /**
-     * Whether the replica's volume heals from {@code cause} by itself once its file system takes writes
-     * again (a write refused for room or a quota), so a start after a pause can apply the entry; not
-     * after a failed forcing ({@link java.io.SyncFailedException}).
-     */
-    static boolean healable(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof java.io.SyncFailedException) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** The pause before the next start of group {@code gid}: twice the last, up to a minute; the first after a quiet spell. */
     private synchronized long nextPause(RaftGroupId gid) {
         long now = System.currentTimeMillis();

@@ -281,15 +281,7 @@ final class Checkpointer {
      */
     boolean healDue(long now) {
         IOException failed = checkpointFailure;
-        if (failed == null || now - failedAtNanos < healPauseNanos) {
-            return false;
-        }
-        for (Throwable t = failed; t != null; t = t.getCause()) {
-            if (t instanceof java.io.SyncFailedException) {
-                return false;
-            }
-        }
-        return true;
+        return failed != null && now - failedAtNanos >= healPauseNanos && FileVolume.healable(failed);
     }
 
     /**
@@ -316,14 +308,7 @@ final class Checkpointer {
         }
         try {
             synchronized (homeSync) {
-                long n = 0;
-                if (!journal.isEmpty()) {
-                    long last = journal.appendedSeq();
-                    journal.syncUpTo(last);
-                    Journal.Header head = journal.head();
-                    n = home.applyInLbaOrder(head, last, false, journal.durableSeq(), () -> Long.MAX_VALUE);
-                    expectApplied(n, last - head.startSeq() + 1);
-                }
+                long n = writeJournalHome();
                 home.sync();
                 index.clear();
                 gathered = 0;
@@ -385,18 +370,29 @@ final class Checkpointer {
         writeGatheredHome();
         if (!journal.isEmpty()) {
             long t0 = System.nanoTime();
-            long last = journal.appendedSeq();
-            journal.syncUpTo(last);
-            long durable = journal.durableSeq();
-            Journal.Header head = journal.head();
-            // Forced once at the end: every block lock is held and the journal was just forced, so
-            // no request or flush waits behind it.
-            long n = home.applyInLbaOrder(head, last, false, durable, () -> Long.MAX_VALUE);
-            expectApplied(n, last - head.startSeq() + 1);
+            writeJournalHome();
             home.sync();
             index.clear();
             checkpointed(t0);
         }
         journal.resetEmpty(clean);
+    }
+
+    /**
+     * With every block lock held: forces the journal and writes every record from its head home (each
+     * block's newest version, in LBA order); returns how many. The caller forces the home files once
+     * at the end: every block lock is held and the journal was just forced, so no request or flush
+     * waits behind it.
+     */
+    private long writeJournalHome() throws IOException {
+        if (journal.isEmpty()) {
+            return 0;
+        }
+        long last = journal.appendedSeq();
+        journal.syncUpTo(last);
+        Journal.Header head = journal.head();
+        long n = home.applyInLbaOrder(head, last, false, journal.durableSeq(), () -> Long.MAX_VALUE);
+        expectApplied(n, last - head.startSeq() + 1);
+        return n;
     }
 }

@@ -523,6 +523,21 @@ public final class FileVolume implements Volume {
         checkpointedZeroing = blocks;
     }
 
+    /**
+     * Whether a volume that failed with {@code cause} heals by itself once its file system takes
+     * writes again: a refused write (no space, a quota) took nothing; not after a failed forcing
+     * ({@link java.io.SyncFailedException}, as {@link ChannelStorageFile} reports it), after which
+     * the kernel may have dropped the pages it could not write.
+     */
+    public static boolean healable(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof java.io.SyncFailedException) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Sets the least time between tries to heal (tests: 0). */
     void healPause(long nanos) {
         checkpointer.healPauseNanos = nanos;

@@ -38,13 +38,6 @@ final class HostCommandPoster {
     /** The connection's fence ({@link io.pistore.spi.WriteFence}), set before its first command; null: none. */
     volatile io.pistore.spi.WriteFence fence;
 
-    /** The number the host queue gave {@code r} in this connection's stream (0: none, or another stream's). */
-    private long seqOf(io.pistore.spi.BlockRequest r) {
-        io.pistore.spi.WriteFence f = fence;
-        io.pistore.spi.WriteFence n = r.fence();
-        return f == null || n == null || n.key() != f.key() ? 0 : n.seq();
-    }
-
     /** Posts on {@code qp}, with capsules in {@code cmdMr} (a slot each) and MRs from {@code pool} (null: software only). */
     HostCommandPoster(RdmaHostConnection owner, ProtectionDomain pd, IntegrityMrPool pool, MemoryRegion cmdMr,
                       QueuePair qp) {
@@ -141,7 +134,7 @@ final class HostCommandPoster {
         int flags = Capsule.F_OFFLOAD | (r.fua() ? Capsule.F_FUA : 0); // PRACT cleared: the NIC inserts/strips
         int len = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, p, r.blocks(),
                 r.lba(), mr.iova(), wire, key, 0, owner.nameBytes(r.volume()));
-        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence, seqOf(r)); // its number
+        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence, r.seqIn(fence)); // its number
         SendWr send = s.send.reset();
         send.wrId = RdmaHostQueue.T_SEND | s.cid;
         send.opcode = WrOpcode.SEND;
@@ -193,7 +186,7 @@ final class HostCommandPoster {
                 | (meta ? Capsule.F_META : 0) | (r.isMetadataOnly() ? Capsule.F_METADATA_ONLY : 0);
         int n = Capsule.encode(cmd, s.cid * Capsule.SIZE, Capsule.opCode(r.op()), flags, s.cid, r.protection(),
                 r.blocks(), r.lba(), addr, len, key, dataLen, owner.nameBytes(r.volume()));
-        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence, seqOf(r)); // its number
+        Capsule.putFence(cmd, s.cid * Capsule.SIZE, fence, r.seqIn(fence)); // its number
         SendWr send = s.send.reset();
         send.wrId = RdmaHostQueue.T_SEND | s.cid;
         send.signaled = true;

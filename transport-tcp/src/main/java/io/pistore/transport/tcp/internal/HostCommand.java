@@ -52,9 +52,7 @@ final class HostCommand implements OutFrame {
                 .putShort((short) pr.appTag()).putShort((short) pr.appMask());
         WriteFence f = r.op() == Operation.READ || r.op() == Operation.FLUSH ? null : fence;
         // the connection's fence, and the number the host queue gave the write (every copy keeps it)
-        WriteFence numbered = r.fence();
-        d.putInt(f == null ? 0 : (int) f.epoch()).putLong(f == null ? 0 : f.key())
-                .putLong(f == null || numbered == null || numbered.key() != f.key() ? 0 : numbered.seq());
+        d.putInt(f == null ? 0 : (int) f.epoch()).putLong(f == null ? 0 : f.key()).putLong(r.seqIn(f));
     }
 
     @Override
