@@ -1,15 +1,15 @@
 package io.pistore.frontend.iscsi;
 
 /**
- * The fields of a READ, WRITE or VERIFY CDB (SBC-3): LBA, transfer length in logical blocks, the
- * protect field (RDPROTECT, WRPROTECT or VRPROTECT), FUA, BYTCHK, and for the 32-byte CDBs the
- * expected initial reference tag, application tag and its mask. {@code null} from {@link #parse}
- * when the opcode is not one of them.
+ * The fields of a READ, WRITE, VERIFY, WRITE AND VERIFY or WRITE ATOMIC CDB (SBC-3, SBC-4): LBA,
+ * transfer length in logical blocks, the protect field (RDPROTECT, WRPROTECT or VRPROTECT), FUA,
+ * BYTCHK, and for the 32-byte CDBs the expected initial reference tag, application tag and its mask.
+ * {@code null} from {@link #parse} when the opcode is not one of them.
  */
 record Cdb(Kind kind, long lba, long blocks, int protect, boolean fua, int bytchk, boolean is32,
            long expectedRefTag, int expectedAppTag, int appTagMask) {
 
-    enum Kind { READ, WRITE, VERIFY }
+    enum Kind { READ, WRITE, VERIFY, WRITE_VERIFY, WRITE_ATOMIC }
 
     static final int VARIABLE_LENGTH = 0x7F;
     static final int READ_32 = 0x0009;
@@ -31,16 +31,21 @@ record Cdb(Kind kind, long lba, long blocks, int protect, boolean fua, int bytch
             }
             case 0x28:
             case 0x2A:
+            case 0x2E:
             case 0x2F:
-                return new Cdb(kind(op), u32(c, 2), u16(c, 7), protect, fua, bytchk, false, 0, 0, 0);
+                return new Cdb(kind(op), u32(c, 2), u16(c, 7), protect, fua && op != 0x2E, bytchk, false, 0, 0, 0);
             case 0xA8:
             case 0xAA:
+            case 0xAE:
             case 0xAF:
-                return new Cdb(kind(op), u32(c, 2), u32(c, 6), protect, fua, bytchk, false, 0, 0, 0);
+                return new Cdb(kind(op), u32(c, 2), u32(c, 6), protect, fua && op != 0xAE, bytchk, false, 0, 0, 0);
             case 0x88:
             case 0x8A:
+            case 0x8E:
             case 0x8F:
-                return new Cdb(kind(op), Pdu.getLong(c, 2), u32(c, 10), protect, fua, bytchk, false, 0, 0, 0);
+                return new Cdb(kind(op), Pdu.getLong(c, 2), u32(c, 10), protect, fua && op != 0x8E, bytchk, false, 0, 0, 0);
+            case 0x9C: // WRITE ATOMIC(16): a 16-bit transfer length after two reserved bytes
+                return new Cdb(Kind.WRITE_ATOMIC, Pdu.getLong(c, 2), u16(c, 12), protect, fua, 0, false, 0, 0, 0);
             case VARIABLE_LENGTH: {
                 if (c.length < 32) {
                     return null;
@@ -63,8 +68,24 @@ record Cdb(Kind kind, long lba, long blocks, int protect, boolean fua, int bytch
         switch (op) {
             case 0x28: case 0xA8: case 0x88: return Kind.READ;
             case 0x2A: case 0xAA: case 0x8A: return Kind.WRITE;
+            case 0x2E: case 0xAE: case 0x8E: return Kind.WRITE_VERIFY; // FUA bit reserved: always forced
             default: return Kind.VERIFY;
         }
+    }
+
+    /** Whether the command stores the blocks it names (WRITE, WRITE AND VERIFY, WRITE ATOMIC). */
+    boolean writes() {
+        return kind == Kind.WRITE || kind == Kind.WRITE_VERIFY || kind == Kind.WRITE_ATOMIC;
+    }
+
+    /** This command with FUA set: its blocks durable before it is answered. */
+    Cdb forced() {
+        return new Cdb(kind, lba, blocks, protect, true, bytchk, is32, expectedRefTag, expectedAppTag, appTagMask);
+    }
+
+    /** A VERIFY of the first {@code n} blocks of this command, with that protect field and BYTCHK. */
+    Cdb verifying(long n, int protect, int bytchk) {
+        return new Cdb(Kind.VERIFY, lba, n, protect, false, bytchk, is32, expectedRefTag, expectedAppTag, appTagMask);
     }
 
     static int u16(byte[] c, int off) {

@@ -12,11 +12,11 @@ import java.util.Set;
 final class ReadOnlySession {
     /**
      * Operation codes that change stored blocks: WRITE (6, 10, 12, 16), WRITE AND VERIFY (10, 12,
-     * 16), WRITE SAME (10, 16), UNMAP, COMPARE AND WRITE, ORWRITE, XDWRITEREAD, FORMAT UNIT,
-     * SANITIZE, EXTENDED COPY.
+     * 16), WRITE ATOMIC(16), WRITE SAME (10, 16), UNMAP, COMPARE AND WRITE, ORWRITE, XDWRITEREAD, FORMAT
+     * UNIT, SANITIZE, EXTENDED COPY.
      */
-    private static final Set<Integer> WRITES = Set.of(0x0A, 0x2A, 0xAA, 0x8A, 0x2E, 0xAE, 0x8E, 0x41, 0x93, 0x42,
-            0x89, 0x8B, 0x53, 0x04, 0x48, 0x83);
+    private static final Set<Integer> WRITES = Set.of(0x0A, 0x2A, 0xAA, 0x8A, 0x2E, 0xAE, 0x8E, 0x9C, 0x41, 0x93,
+            0x42, 0x89, 0x8B, 0x53, 0x04, 0x48, 0x83);
     /** Service actions of the 32-byte CDB (0x7F) that write: WRITE, WRITE AND VERIFY, WRITE SAME, ORWRITE. */
     private static final Set<Integer> WRITES_32 = Set.of(0x000B, 0x000C, 0x000D, 0x000E);
 

@@ -35,6 +35,8 @@ final class ScsiCommands {
     static final int REPORT_SUPPORTED_OPERATION_CODES = 0x0C;
 
     private static final Handler READ_WRITE = (lun, nexus, cdb, data) -> lun.readWriteVerify(cdb, data);
+    private static final Handler PREFETCH = (lun, nexus, cdb, data) -> ScsiHintCommands.prefetch(cdb, lun.blockCount());
+    private static final Handler DEFECT_DATA = (lun, nexus, cdb, data) -> ScsiHintCommands.defectData(cdb);
 
     /** Every supported command, in opcode order. */
     static final List<Command> ALL = List.of(
@@ -50,9 +52,12 @@ final class ScsiCommands {
             cmd("READ CAPACITY(10)", 0x25, -1, "00 00 00 00 00 00 00 00 00", (lun, n, c, d) -> lun.readCapacity10()),
             cmd("READ(10)", 0x28, -1, "f8 ff ff ff ff 00 ff ff 00", READ_WRITE),
             cmd("WRITE(10)", 0x2A, -1, "f8 ff ff ff ff 00 ff ff 00", READ_WRITE),
+            cmd("WRITE AND VERIFY(10)", 0x2E, -1, "f2 ff ff ff ff 00 ff ff 00", READ_WRITE),
             cmd("VERIFY(10)", 0x2F, -1, "f6 ff ff ff ff 00 ff ff 00", READ_WRITE),
+            cmd("PRE-FETCH(10)", 0x34, -1, "02 ff ff ff ff 00 ff ff 00", PREFETCH),
             cmd("SYNCHRONIZE CACHE(10)", 0x35, -1, "00 ff ff ff ff 00 ff ff 00",
                     (lun, n, c, d) -> lun.synchronize(Cdb.u32(c, 2), Cdb.u16(c, 7))),
+            cmd("READ DEFECT DATA(10)", 0x37, -1, "00 1f 00 00 00 00 ff ff 00", DEFECT_DATA),
             cmd("WRITE SAME(10)", 0x41, -1, "f8 ff ff ff ff 00 ff ff 00", (lun, n, c, d) -> lun.provision(c, d)),
             cmd("UNMAP", 0x42, -1, "00 00 00 00 00 00 ff ff 00", (lun, n, c, d) -> lun.provision(c, d)),
             cmd("MODE SELECT(10)", 0x55, -1, "11 00 00 00 00 00 ff ff 00", (lun, n, c, d) -> lun.modeSelect(c, d)),
@@ -80,11 +85,16 @@ final class ScsiCommands {
             cmd("COMPARE AND WRITE", 0x89, -1, "f8 ff ff ff ff ff ff ff ff 00 00 00 ff 00 00",
                     (lun, n, c, d) -> lun.compareAndWrite(c, d)),
             cmd("WRITE(16)", 0x8A, -1, "f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
+            cmd("ORWRITE(16)", ScsiOrWrite.OPCODE, -1, "f8 ff ff ff ff ff ff ff ff ff ff ff ff 00 00",
+                    (lun, n, c, d) -> lun.orWrite(c, d)),
+            cmd("WRITE AND VERIFY(16)", 0x8E, -1, "f2 ff ff ff ff ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
             cmd("VERIFY(16)", 0x8F, -1, "f6 ff ff ff ff ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
+            cmd("PRE-FETCH(16)", 0x90, -1, "02 ff ff ff ff ff ff ff ff ff ff ff ff 00 00", PREFETCH),
             cmd("SYNCHRONIZE CACHE(16)", 0x91, -1, "00 ff ff ff ff ff ff ff ff ff ff ff ff 00 00",
                     (lun, n, c, d) -> lun.synchronize(Pdu.getLong(c, 2), Cdb.u32(c, 10))),
             cmd("WRITE SAME(16)", 0x93, -1, "f9 ff ff ff ff ff ff ff ff ff ff ff ff 00 00",
                     (lun, n, c, d) -> lun.provision(c, d)),
+            cmd("WRITE ATOMIC(16)", 0x9C, -1, "f8 ff ff ff ff ff ff ff ff 00 00 ff ff 00 00", READ_WRITE),
             cmd("READ CAPACITY(16)", 0x9E, 0x10, "1f 00 00 00 00 00 00 00 00 ff ff ff ff 00 00",
                     (lun, n, c, d) -> lun.readCapacity16(c)),
             cmd("GET LBA STATUS", 0x9E, 0x12, "1f ff ff ff ff ff ff ff ff ff ff ff ff 00 00",
@@ -94,7 +104,9 @@ final class ScsiCommands {
                     "1f 87 ff ff ff ff ff ff ff 00 00", (lun, n, c, d) -> report(lun, c)),
             cmd("READ(12)", 0xA8, -1, "f8 ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
             cmd("WRITE(12)", 0xAA, -1, "f8 ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
-            cmd("VERIFY(12)", 0xAF, -1, "f6 ff ff ff ff ff ff ff ff 00 00", READ_WRITE));
+            cmd("WRITE AND VERIFY(12)", 0xAE, -1, "f2 ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
+            cmd("VERIFY(12)", 0xAF, -1, "f6 ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
+            cmd("READ DEFECT DATA(12)", 0xB7, -1, "1f ff ff ff ff ff ff ff ff 00 00", DEFECT_DATA));
 
     private static final Map<Integer, Command> BY_CODE = new HashMap<>();
     /** Opcodes whose commands carry a service action: an unknown one is an invalid field, not opcode. */

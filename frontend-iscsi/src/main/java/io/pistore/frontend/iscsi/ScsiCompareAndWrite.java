@@ -62,14 +62,7 @@ final class ScsiCompareAndWrite {
         if (readOnly) {
             return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
         }
-        ScsiRangeLock.Range held;
-        try {
-            held = writes.lock(lba, n, true);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return ScsiResult.check(ScsiResult.ABORTED_COMMAND, 0x00, 0x00);
-        }
-        try {
+        return alone(writes, lba, n, () -> {
             ByteBuffer stored = ByteBuffer.allocate(n * ds);
             Completion r = await(() -> device.read(lba, ScatterList.of(stored)));
             if (!r.isSuccess()) {
@@ -84,12 +77,29 @@ final class ScsiCompareAndWrite {
             ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, n * ds, n * ds).slice());
             Completion w = await(() -> device.write(lba, data, null, device.insertStrip(lba), fua));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
+        });
+    }
+
+    /**
+     * Runs {@code step} with {@code [lba, lba + n)} held against every other write of the unit (a
+     * read, then a write that depends on it: COMPARE AND WRITE, ORWRITE).
+     */
+    static ScsiResult alone(ScsiRangeLock writes, long lba, long n, java.util.function.Supplier<ScsiResult> step) {
+        ScsiRangeLock.Range held;
+        try {
+            held = writes.lock(lba, n, true);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ScsiResult.check(ScsiResult.ABORTED_COMMAND, 0x00, 0x00);
+        }
+        try {
+            return step.get();
         } finally {
             writes.unlock(held);
         }
     }
 
-    private static Completion await(java.util.function.Supplier<java.util.concurrent.CompletableFuture<Completion>> submit) {
+    static Completion await(java.util.function.Supplier<java.util.concurrent.CompletableFuture<Completion>> submit) {
         try {
             return BlockDevice.await(submit);
         } catch (BlockIoException e) {

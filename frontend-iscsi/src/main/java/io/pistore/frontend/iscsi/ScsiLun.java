@@ -44,6 +44,7 @@ final class ScsiLun {
     private final ScsiUnitAttentions attentions;
     private final ScsiRangeLock writes;
     private final ScsiCompareAndWrite compareAndWrite;
+    private final ScsiOrWrite orWrite;
     /** The unit that replaced this one for a changed volume (sessions move on to it), or null. */
     private volatile ScsiLun next;
     /** Where READs of protect 0 that one engine request serves are read into. */
@@ -86,6 +87,7 @@ final class ScsiLun {
         this.pages = new ScsiPages(device.info(), n);
         this.provisioning = new ScsiProvisioning(device, n, dataIn);
         this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
+        this.orWrite = new ScsiOrWrite(device, writes, n);
         if (previous != null) {
             previous.next = this;
             if (previous.device.info().blockCount() != device.info().blockCount()) {
@@ -121,10 +123,15 @@ final class ScsiLun {
         return device.info().name();
     }
 
+    long blockCount() {
+        return device.info().blockCount();
+    }
+
     /** Bytes of Data-Out the command needs, or 0 when it takes none (only READ/WRITE/VERIFY take any). */
     long dataOutBytes(byte[] cdb) {
         switch (cdb[0] & 0xff) {
             case 0x89: return compareAndWrite.dataOutBytes(cdb);
+            case ScsiOrWrite.OPCODE: return orWrite.dataOutBytes(cdb);
             case 0x15:
             case 0x55:
                 return ScsiModeSelect.dataOutBytes(cdb);
@@ -195,6 +202,10 @@ final class ScsiLun {
 
     ScsiResult compareAndWrite(byte[] cdb, byte[] dataOut) {
         return compareAndWrite.run(cdb, dataOut, pages.readOnly());
+    }
+
+    ScsiResult orWrite(byte[] cdb, byte[] dataOut) {
+        return orWrite.run(cdb, dataOut, pages.readOnly());
     }
 
     /** UNMAP, WRITE SAME(10) and WRITE SAME(16), holding the whole unit shared. */
@@ -445,9 +456,39 @@ final class ScsiLun {
         }
         switch (c.kind()) {
             case READ: return read(c);
-            case WRITE: return holding(c.lba(), c.blocks(), () -> write(c, dataOut));
+            case WRITE: case WRITE_ATOMIC: return holding(c.lba(), c.blocks(), () -> write(c, dataOut));
+            case WRITE_VERIFY: return holding(c.lba(), c.blocks(), () -> writeAndVerify(c, dataOut));
             default: return verify(c, dataOut);
         }
+    }
+
+    /**
+     * WRITE AND VERIFY: the write, forced, then a VERIFY of the blocks it stored: their PI checked as
+     * the WRPROTECT field asks of a write, and with BYTCHK 1 their data compared with the Data-Out's.
+     */
+    private ScsiResult writeAndVerify(Cdb c, byte[] dataOut) {
+        if (c.bytchk() > 1) {
+            return ScsiResult.invalidField();
+        }
+        ScsiResult w = write(c.forced(), dataOut);
+        int wire = wireBlock(c.protect());
+        int total = (int) Math.min(c.blocks(), dataOut.length / wire);
+        if (w.status != ScsiResult.GOOD || total == 0) {
+            return w;
+        }
+        ScsiResult checked = verify(c.verifying(total, c.protect(), 0), dataOut);
+        if (checked.status != ScsiResult.GOOD || c.bytchk() == 0) {
+            return checked;
+        }
+        int ds = device.format().dataSize();
+        byte[] data = dataOut;
+        if (wire != ds) { // the tuples that followed each block on the wire left out of the comparison
+            data = new byte[total * ds];
+            for (int i = 0; i < total; i++) {
+                System.arraycopy(dataOut, i * wire, data, i * ds, ds);
+            }
+        }
+        return verify(c.verifying(total, 0, 1), data);
     }
 
     /** Runs a write with its blocks held shared (COMPARE AND WRITE waits for it, and it for one). */
@@ -484,7 +525,8 @@ final class ScsiLun {
         if (c.protect() != 0 && !pages.pi()) {
             return ScsiResult.invalidField();
         }
-        boolean oneRequest = c.kind() == Cdb.Kind.WRITE && c.protect() != 0;
+        // PI from the initiator, or a write that must be atomic: one engine request
+        boolean oneRequest = c.writes() && c.protect() != 0 || c.kind() == Cdb.Kind.WRITE_ATOMIC;
         if (c.kind() != Cdb.Kind.VERIFY && c.blocks() > (oneRequest ? maxTransferBlocks : maxCommandBlocks())) {
             return ScsiResult.invalidField();
         }
@@ -636,35 +678,7 @@ final class ScsiLun {
     }
 
     ScsiResult modeSense(byte[] cdb, boolean ten) {
-        boolean dbd = (cdb[1] & 0x08) != 0;
-        int pc = (cdb[2] & 0xff) >>> 6;
-        int page = cdb[2] & 0x3f;
-        int sub = cdb[3] & 0xff;
-        int alloc = ten ? Cdb.u16(cdb, 7) : cdb[4] & 0xff;
-        if (pc == 3) {
-            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x39, 0x00); // saving parameters not supported
-        }
-        byte[] body = sub == 0 || sub == 0xFF && page == 0x3F ? pages.modePages(page, pc) : null;
-        if (body == null) {
-            return ScsiResult.invalidField();
-        }
-        byte[] bd = dbd ? new byte[0] : pages.blockDescriptor();
-        int header = ten ? 8 : 4;
-        byte[] b = new byte[header + bd.length + body.length];
-        int deviceSpecific = (pages.readOnly() ? 0x80 : 0) | 0x10; // WP, DPOFUA
-        if (ten) {
-            b[0] = (byte) ((b.length - 2) >>> 8);
-            b[1] = (byte) (b.length - 2);
-            b[3] = (byte) deviceSpecific;
-            b[7] = (byte) bd.length;
-        } else {
-            b[0] = (byte) (b.length - 1);
-            b[2] = (byte) deviceSpecific;
-            b[3] = (byte) bd.length;
-        }
-        System.arraycopy(bd, 0, b, header, bd.length);
-        System.arraycopy(body, 0, b, header + bd.length, body.length);
-        return ScsiResult.cut(b, alloc);
+        return pages.modeSense(cdb, ten);
     }
 
     /** Waits for an engine request, resubmitting while its queue is full; a failure as its completion. */

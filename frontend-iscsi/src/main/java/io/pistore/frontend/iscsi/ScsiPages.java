@@ -102,6 +102,10 @@ final class ScsiPages {
                 Pdu.putInt(b, 24, ScsiProvisioning.MAX_UNMAP_DESCRIPTORS);
                 Pdu.putInt(b, 28, 1); // optimal unmap granularity
                 Pdu.putLong(b, 36, ScsiProvisioning.maxWriteSameBlocks(maxTransferBlocks));
+                // MAXIMUM ATOMIC TRANSFER LENGTH (SBC-4): every write of one engine request is atomic,
+                // against a crash (the journal) and against reads (block locks); alignment and
+                // granularity 0: none asked for
+                Pdu.putInt(b, 44, maxTransferBlocks);
                 return b;
             }
             case 0xB1: {
@@ -253,5 +257,38 @@ final class ScsiPages {
             h *= 0x100000001b3L;
         }
         return h;
+    }
+
+    /** MODE SENSE(6) or (10): the header (WP, DPOFUA), the block descriptor unless DBD, the pages asked for. */
+    ScsiResult modeSense(byte[] cdb, boolean ten) {
+        boolean dbd = (cdb[1] & 0x08) != 0;
+        int pc = (cdb[2] & 0xff) >>> 6;
+        int page = cdb[2] & 0x3f;
+        int sub = cdb[3] & 0xff;
+        int alloc = ten ? Cdb.u16(cdb, 7) : cdb[4] & 0xff;
+        if (pc == 3) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x39, 0x00); // saving parameters not supported
+        }
+        byte[] body = sub == 0 || sub == 0xFF && page == 0x3F ? modePages(page, pc) : null;
+        if (body == null) {
+            return ScsiResult.invalidField();
+        }
+        byte[] bd = dbd ? new byte[0] : blockDescriptor();
+        int header = ten ? 8 : 4;
+        byte[] b = new byte[header + bd.length + body.length];
+        int deviceSpecific = (readOnly() ? 0x80 : 0) | 0x10; // WP, DPOFUA
+        if (ten) {
+            b[0] = (byte) ((b.length - 2) >>> 8);
+            b[1] = (byte) (b.length - 2);
+            b[3] = (byte) deviceSpecific;
+            b[7] = (byte) bd.length;
+        } else {
+            b[0] = (byte) (b.length - 1);
+            b[2] = (byte) deviceSpecific;
+            b[3] = (byte) bd.length;
+        }
+        System.arraycopy(bd, 0, b, header, bd.length);
+        System.arraycopy(body, 0, b, header + bd.length, body.length);
+        return ScsiResult.cut(b, alloc);
     }
 }

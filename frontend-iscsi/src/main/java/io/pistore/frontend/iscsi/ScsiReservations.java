@@ -148,12 +148,16 @@ final class ScsiReservations {
                 return (cdb[1] & 0x1f) == 0x10 ? false : exclusiveAccess(type); // READ CAPACITY(16), GET LBA STATUS
             case 0x1A: // MODE SENSE
             case 0x5A:
+            case 0x34: // PRE-FETCH
+            case 0x90:
+            case 0x37: // READ DEFECT DATA
+            case 0xB7:
                 return exclusiveAccess(type);
             default:
                 break;
         }
         Cdb c = Cdb.parse(cdb);
-        boolean read = c != null && c.kind() != Cdb.Kind.WRITE;
+        boolean read = c != null && !c.writes();
         return !read || exclusiveAccess(type);
     }
 
