@@ -106,8 +106,7 @@ final class IscsiConnection implements Runnable {
             server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
             pending.clear(); // their tasks left the set above, and their held data with them
             if (session != null && session.lun() != null) { // the I_T nexus is gone (the login attached it)
-                session.lun().attentions().detach(session.initiatorPort());
-                session.lun().reservations().nexusLost(session.initiatorPort());
+                session.lun().nexusLost(session.initiatorPort());
             }
             close();
             server.ended(this);

@@ -45,6 +45,7 @@ final class ScsiLun {
     private final ScsiRangeLock writes;
     private final ScsiCompareAndWrite compareAndWrite;
     private final ScsiOrWrite orWrite;
+    private final ScsiExtendedCopy extendedCopy;
     /** The unit that replaced this one for a changed volume (sessions move on to it), or null. */
     private volatile ScsiLun next;
     /** Where READs of protect 0 that one engine request serves are read into. */
@@ -88,6 +89,7 @@ final class ScsiLun {
         this.provisioning = new ScsiProvisioning(device, n, dataIn);
         this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
         this.orWrite = new ScsiOrWrite(device, writes, n);
+        this.extendedCopy = new ScsiExtendedCopy(device, writes, n, pages.naaDesignator());
         if (previous != null) {
             previous.next = this;
             if (previous.device.info().blockCount() != device.info().blockCount()) {
@@ -132,6 +134,7 @@ final class ScsiLun {
         switch (cdb[0] & 0xff) {
             case 0x89: return compareAndWrite.dataOutBytes(cdb);
             case ScsiOrWrite.OPCODE: return orWrite.dataOutBytes(cdb);
+            case ScsiExtendedCopy.EXTENDED_COPY: return ScsiExtendedCopy.dataOutBytes(cdb);
             case 0x15:
             case 0x55:
                 return ScsiModeSelect.dataOutBytes(cdb);
@@ -206,6 +209,17 @@ final class ScsiLun {
 
     ScsiResult orWrite(byte[] cdb, byte[] dataOut) {
         return orWrite.run(cdb, dataOut, pages.readOnly());
+    }
+
+    ScsiExtendedCopy extendedCopy() {
+        return extendedCopy;
+    }
+
+    /** The I_T nexus of initiator port {@code nexus} ended: its unit attentions, reservation state and copy statuses go. */
+    void nexusLost(String nexus) {
+        attentions.detach(nexus);
+        reservations.nexusLost(nexus);
+        extendedCopy.nexusLost(nexus);
     }
 
     /** UNMAP, WRITE SAME(10) and WRITE SAME(16), holding the whole unit shared. */
@@ -648,22 +662,8 @@ final class ScsiLun {
         return done.isSuccess() ? ScsiResult.good() : ScsiResult.of(done, true);
     }
 
-    /** REQUEST SENSE: the nexus's oldest unit attention (then cleared), else NO SENSE; fixed or descriptor format. */
     ScsiResult requestSense(String nexus, byte[] cdb) {
-        int alloc = cdb[4] & 0xff;
-        int ua = attentions.takeForRequestSense(nexus);
-        int key = ua < 0 ? 0 : ScsiResult.UNIT_ATTENTION;
-        int asc = ua < 0 ? 0 : ua >>> 8;
-        int ascq = ua < 0 ? 0 : ua & 0xff;
-        if ((cdb[1] & 0x01) != 0) { // DESC: descriptor format, no descriptors
-            byte[] s = new byte[8];
-            s[0] = 0x72;
-            s[1] = (byte) key;
-            s[2] = (byte) asc;
-            s[3] = (byte) ascq;
-            return ScsiResult.cut(s, alloc);
-        }
-        return ScsiResult.cut(ScsiResult.sense(key, asc, ascq, -1), alloc);
+        return attentions.requestSense(nexus, cdb);
     }
 
     ScsiResult inquiry(byte[] cdb) {

@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
  * pages and REPORT LUNS. Field positions as SPC-4 and SBC-3 lay them out.
  */
 final class ScsiPages {
-    static final int[] VPD_PAGES = {0x00, 0x80, 0x83, 0x86, 0xB0, 0xB1, 0xB2};
+    static final int[] VPD_PAGES = {0x00, 0x80, 0x83, 0x86, 0x8F, 0xB0, 0xB1, 0xB2};
 
     private final VolumeInfo info;
     private final int maxTransferBlocks;
@@ -91,6 +91,12 @@ final class ScsiPages {
                 b[6] = 0x01; // V_SUP
                 return b;
             }
+            case 0x8F: { // third-party copy: the commands of the unit's own copy manager
+                byte[] d = ScsiExtendedCopy.supportedCommandsDescriptor();
+                byte[] b = page(0x8F, d.length);
+                System.arraycopy(d, 0, b, 4, d.length);
+                return b;
+            }
             case 0xB0: {
                 byte[] b = page(0xB0, 0x3C);
                 b[7] = 1; // optimal transfer length granularity: 1 block
@@ -132,12 +138,9 @@ final class ScsiPages {
         b[2] = (byte) ((b.length - 4) >>> 8);
         b[3] = (byte) (b.length - 4);
         int o = 4;
-        // NAA locally assigned (type 3), binary, associated with the logical unit
-        b[o] = 0x01;
-        b[o + 1] = 0x03;
-        b[o + 3] = 8;
-        Pdu.putLong(b, o + 4, 0x3000_0000_0000_0000L | id & 0x0FFF_FFFF_FFFF_FFFFL);
-        o += 12;
+        byte[] naa = naaDesignator();
+        System.arraycopy(naa, 0, b, o, naa.length);
+        o += naa.length;
         // T10 vendor identification, ASCII, associated with the logical unit
         b[o] = 0x02;
         b[o + 1] = 0x01;
@@ -150,6 +153,16 @@ final class ScsiPages {
         b[o + 3] = 4;
         b[o + 7] = 1;
         return b;
+    }
+
+    /** NAA locally assigned (type 3), binary, associated with the logical unit: descriptor header and 8 bytes. */
+    byte[] naaDesignator() {
+        byte[] d = new byte[12];
+        d[0] = 0x01;
+        d[1] = 0x03;
+        d[3] = 8;
+        Pdu.putLong(d, 4, 0x3000_0000_0000_0000L | id & 0x0FFF_FFFF_FFFF_FFFFL);
+        return d;
     }
 
     String serial() {

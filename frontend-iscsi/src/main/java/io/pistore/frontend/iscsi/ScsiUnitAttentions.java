@@ -123,4 +123,22 @@ final class ScsiUnitAttentions {
         Nexus n = nexuses.get(nexus);
         return n == null ? 0 : n.pending.size();
     }
+
+    /** REQUEST SENSE: the nexus's oldest unit attention (then cleared), else NO SENSE; fixed or descriptor format. */
+    ScsiResult requestSense(String nexus, byte[] cdb) {
+        int alloc = cdb[4] & 0xff;
+        int ua = takeForRequestSense(nexus);
+        int key = ua < 0 ? 0 : ScsiResult.UNIT_ATTENTION;
+        int asc = ua < 0 ? 0 : ua >>> 8;
+        int ascq = ua < 0 ? 0 : ua & 0xff;
+        if ((cdb[1] & 0x01) != 0) { // DESC: descriptor format, no descriptors
+            byte[] s = new byte[8];
+            s[0] = 0x72;
+            s[1] = (byte) key;
+            s[2] = (byte) asc;
+            s[3] = (byte) ascq;
+            return ScsiResult.cut(s, alloc);
+        }
+        return ScsiResult.cut(ScsiResult.sense(key, asc, ascq, -1), alloc);
+    }
 }

@@ -1,0 +1,242 @@
+package io.pistore.frontend.iscsi;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.Completion;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * EXTENDED COPY (LID1) and RECEIVE COPY RESULTS (SPC-4 6.4, 6.27): the unit as its own copy manager,
+ * copying blocks from one place of itself to another without the data crossing the network (what
+ * VMware's "full copy" offload sends). Target descriptors are identification descriptors (E4h) that
+ * name this unit by the NAA designator of its device identification page; another unit is refused
+ * (its access rules, read-only grants and reservations belong to sessions of its own, which a copy
+ * through this unit would pass by), and so is any other descriptor type. Segment descriptors are block to block (02h). Each segment is
+ * read (the stored PI checked, as a READ with RDPROTECT 0 checks it) and written in requests of at
+ * most the transfer limit, back to front when the destination overlaps the source's end; the
+ * destination's PI is generated anew from its data and LBAs, so the initiator's application tags do
+ * not travel. A copy is not atomic: a failure leaves the segments before it copied, as SPC-4 allows.
+ * The outcome of a copy whose list ID is held (LIST ID USAGE 00b or 01b) is kept per I_T nexus for
+ * RECEIVE COPY STATUS.
+ */
+final class ScsiExtendedCopy {
+    static final int EXTENDED_COPY = 0x83;
+    static final int RECEIVE_COPY_RESULTS = 0x84;
+    static final int COPY_STATUS = 0x00;
+    static final int OPERATING_PARAMETERS = 0x03;
+    static final int MAX_TARGETS = 4;
+    static final int MAX_SEGMENTS = 16;
+    static final int MAX_DESCRIPTOR_LIST = 1024;
+    static final int IDENTIFICATION_TARGET = 0xE4;
+    static final int BLOCK_TO_BLOCK = 0x02;
+    /** Copy statuses kept per nexus; the oldest go first. */
+    private static final int KEPT_STATUSES = 64;
+    private static final int HEADER = 16;
+    private static final int COPY_ABORTED = 0x0A;
+
+    private final BlockDevice device;
+    private final ScsiRangeLock writes;
+    private final int maxTransferBlocks;
+    private final byte[] designator;
+    /** Per nexus, per held list ID: the RECEIVE COPY STATUS answer of its last copy. */
+    private final Map<String, LinkedHashMap<Integer, byte[]>> statuses = new java.util.HashMap<>();
+
+    /** {@code designator}: this unit's NAA designation descriptor (header and 8 bytes, VPD 83h). */
+    ScsiExtendedCopy(BlockDevice device, ScsiRangeLock writes, int maxTransferBlocks, byte[] designator) {
+        this.device = device;
+        this.writes = writes;
+        this.maxTransferBlocks = maxTransferBlocks;
+        this.designator = designator;
+    }
+
+    /** Bytes of Data-Out: the parameter list length. */
+    static long dataOutBytes(byte[] cdb) {
+        return Cdb.u32(cdb, 10);
+    }
+
+    ScsiResult copy(String nexus, byte[] cdb, byte[] p, boolean readOnly) {
+        long length = Cdb.u32(cdb, 10);
+        if (length == 0) {
+            return ScsiResult.good(); // no copy: not an error (SPC-4)
+        }
+        if (p.length < HEADER || length < HEADER) {
+            return listLengthError();
+        }
+        int listId = p[0] & 0xff;
+        int usage = (p[1] >>> 3) & 0x03;
+        int targetsLength = Cdb.u16(p, 2);
+        long segmentsLength = Cdb.u32(p, 8);
+        if (usage == 3 && listId != 0 || Cdb.u32(p, 12) != 0) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00); // list ID with usage 11b; inline data
+        }
+        if (targetsLength + segmentsLength > MAX_DESCRIPTOR_LIST
+                || HEADER + targetsLength + segmentsLength > Math.min(length, p.length)) {
+            return listLengthError();
+        }
+        if (targetsLength % 32 != 0) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
+        }
+        int targets = targetsLength / 32;
+        if (targets > MAX_TARGETS) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x06); // TOO MANY TARGET DESCRIPTORS
+        }
+        boolean[] here = new boolean[targets];
+        for (int t = 0; t < targets; t++) {
+            int at = HEADER + 32 * t;
+            if ((p[at] & 0xff) != IDENTIFICATION_TARGET) {
+                return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x07); // UNSUPPORTED TARGET DESCRIPTOR TYPE CODE
+            }
+            // LU ID TYPE and NUL are obsolete in SPC-4: ignored; a block device of this block size
+            int blockLength = (p[at + 29] & 0xff) << 16 | Cdb.u16(p, at + 30);
+            if ((p[at + 1] & 0x1f) != 0 || blockLength != device.format().dataSize()) {
+                return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
+            }
+            // the designator type, length and bytes name the unit; code set and association are not compared
+            here[t] = (p[at + 5] & 0x0f) == (designator[1] & 0x0f) && p[at + 7] == designator[3]
+                    && java.util.Arrays.equals(p, at + 8, at + 4 + designator.length, designator, 4, designator.length);
+        }
+        int segmentsAt = HEADER + targetsLength;
+        long end = segmentsAt + segmentsLength;
+        int segments = 0;
+        for (long at = segmentsAt; at < end; segments++) {
+            if (at + 4 > end) {
+                return listLengthError();
+            }
+            if ((p[(int) at] & 0xff) != BLOCK_TO_BLOCK) {
+                return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x09); // UNSUPPORTED SEGMENT DESCRIPTOR TYPE CODE
+            }
+            if (segments == MAX_SEGMENTS) {
+                return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x08); // TOO MANY SEGMENT DESCRIPTORS
+            }
+            int len = Cdb.u16(p, (int) at + 2);
+            if (len != 0x18 || at + 4 + len > end) {
+                return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
+            }
+            at += 4 + len;
+        }
+        if (readOnly) {
+            return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
+        }
+        long copied = 0;
+        int done = 0;
+        ScsiResult outcome = ScsiResult.good();
+        for (; done < segments; done++) {
+            int at = segmentsAt + 28 * done;
+            int src = Cdb.u16(p, at + 4);
+            int dst = Cdb.u16(p, at + 6);
+            if (src >= targets || dst >= targets || !here[src] || !here[dst]) {
+                outcome = ScsiResult.check(COPY_ABORTED, 0x0D, 0x02); // COPY TARGET DEVICE NOT REACHABLE
+                break;
+            }
+            ScsiResult r = copySegment(Pdu.getLong(p, at + 12), Pdu.getLong(p, at + 20), Cdb.u16(p, at + 10));
+            if (r.status != ScsiResult.GOOD) {
+                outcome = r;
+                break;
+            }
+            copied += (long) Cdb.u16(p, at + 10) * device.format().dataSize();
+        }
+        if (usage != 2 && usage != 3) {
+            keep(nexus, listId, outcome.status == ScsiResult.GOOD, done, copied);
+        }
+        return outcome;
+    }
+
+    private static ScsiResult listLengthError() {
+        return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00); // PARAMETER LIST LENGTH ERROR
+    }
+
+    /** Copies {@code n} blocks from {@code from} to {@code to}, in requests of at most the transfer limit. */
+    private ScsiResult copySegment(long from, long to, int n) {
+        long count = device.info().blockCount();
+        if (from < 0 || to < 0 || from + n > count || to + n > count) {
+            return ScsiResult.check(COPY_ABORTED, 0x00, 0x00);
+        }
+        boolean backwards = to > from && to < from + n; // the destination overlaps the source's end
+        int ds = device.format().dataSize();
+        for (int left = n; left > 0; ) {
+            int k = Math.min(maxTransferBlocks, left);
+            int offset = backwards ? left - k : n - left;
+            byte[] chunk = new byte[k * ds];
+            Completion r = ScsiCompareAndWrite.await(() -> device.read(from + offset, ScatterList.wrap(chunk)));
+            if (!r.isSuccess()) {
+                return ScsiResult.of(r, false);
+            }
+            ScsiResult w = written(to + offset, k, chunk);
+            if (w.status != ScsiResult.GOOD) {
+                return w;
+            }
+            left -= k;
+        }
+        return ScsiResult.good();
+    }
+
+    /** Writes a chunk holding its blocks shared, as every WRITE does (COMPARE AND WRITE stays atomic). */
+    private ScsiResult written(long lba, int k, byte[] chunk) {
+        ScsiRangeLock.Range held;
+        try {
+            held = writes.lock(lba, k, false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ScsiResult.check(ScsiResult.ABORTED_COMMAND, 0x00, 0x00);
+        }
+        try {
+            Completion w = ScsiCompareAndWrite.await(() -> device.write(lba, ScatterList.wrap(chunk), null,
+                    device.insertStrip(lba), false));
+            return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
+        } finally {
+            writes.unlock(held);
+        }
+    }
+
+    private synchronized void keep(String nexus, int listId, boolean ok, int segments, long bytes) {
+        byte[] s = new byte[12];
+        s[3] = 8; // available data
+        s[4] = (byte) (ok ? 0x01 : 0x02); // copy manager status: completed without, or with, errors
+        s[5] = (byte) (segments >>> 8);
+        s[6] = (byte) segments;
+        s[7] = (byte) 0xF1; // transfer count units: KiB
+        Pdu.putInt(s, 8, (int) Math.min(0xFFFFFFFFL, bytes / 1024));
+        LinkedHashMap<Integer, byte[]> kept = statuses.computeIfAbsent(nexus, k -> new LinkedHashMap<>());
+        kept.remove(listId);
+        kept.put(listId, s);
+        if (kept.size() > KEPT_STATUSES) {
+            kept.remove(kept.keySet().iterator().next());
+        }
+    }
+
+    synchronized void nexusLost(String nexus) {
+        statuses.remove(nexus);
+    }
+
+    /** RECEIVE COPY RESULTS: COPY STATUS of a held list ID of this nexus, or OPERATING PARAMETERS. */
+    synchronized ScsiResult results(String nexus, byte[] cdb) {
+        int sa = cdb[1] & 0x1f;
+        long alloc = Cdb.u32(cdb, 10);
+        if (sa == COPY_STATUS) {
+            byte[] s = statuses.getOrDefault(nexus, new LinkedHashMap<>()).get(cdb[2] & 0xff);
+            return s == null ? ScsiResult.invalidField() : ScsiResult.cut(s, alloc);
+        }
+        byte[] b = new byte[46];
+        Pdu.putInt(b, 0, b.length - 4);
+        b[9] = MAX_TARGETS;
+        b[11] = MAX_SEGMENTS;
+        Pdu.putInt(b, 12, MAX_DESCRIPTOR_LIST);
+        Pdu.putInt(b, 16, 0xFFFF * device.format().dataSize()); // maximum segment length, in bytes
+        b[35] = 1; // total concurrent copies
+        b[36] = 1; // maximum concurrent copies
+        b[43] = 2; // implemented descriptor list length
+        b[44] = BLOCK_TO_BLOCK;
+        b[45] = (byte) IDENTIFICATION_TARGET;
+        return ScsiResult.cut(b, alloc);
+    }
+
+    /** The third-party copy VPD page's body (after its 4-byte header): a supported commands descriptor. */
+    static byte[] supportedCommandsDescriptor() {
+        return new byte[] {0x00, 0x01, 0x00, 0x08, // descriptor type 0001h, length 8
+            0x07, // commands supported list length
+            (byte) EXTENDED_COPY, 1, 0x00,
+            (byte) RECEIVE_COPY_RESULTS, 2, COPY_STATUS, OPERATING_PARAMETERS};
+    }
+}
