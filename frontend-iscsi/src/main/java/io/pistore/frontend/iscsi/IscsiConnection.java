@@ -26,10 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * rejected and the connection goes on.
  */
 final class IscsiConnection implements Runnable {
-    /**
-     * Most bytes of write data one connection holds for commands not yet answered; the server bounds
-     * the sum over its connections too ({@link IscsiServer.Options#maxPendingBytes}).
-     */
+    /** Most bytes of write data held for commands not yet answered (the server bounds the sum too). */
     static final long MAX_PENDING_BYTES = 128L << 20;
     /** Longest wait at logout for the commands still running. */
     private static final long LOGOUT_WAIT_SECONDS = 60;
@@ -48,6 +45,7 @@ final class IscsiConnection implements Runnable {
     private long statSn;
     private int nextTtt = 1;
     private volatile boolean ending;
+    private volatile boolean replaced; // a new session of the same initiator port ended this one
     /** The thread that reads this connection's PDUs. */
     private Thread reader;
     /** Answers written by the reader's thread and not flushed yet (guarded by sendLock). */
@@ -89,6 +87,7 @@ final class IscsiConnection implements Runnable {
                 server.log("iscsi: " + peer + " " + session.initiator() + " logged in to "
                         + (session.discovery() ? "discovery" : session.targetName()) + (n.headerDigest ? ", header digest" : "")
                         + (n.dataDigest ? ", data digest" : ""));
+                server.reinstate(this);
                 why = fullFeature();
             }
         } catch (java.net.SocketTimeoutException e) {
@@ -96,7 +95,7 @@ final class IscsiConnection implements Runnable {
         } catch (IscsiProtocolException e) {
             why = "protocol error: " + e.getMessage();
         } catch (IOException e) {
-            why = ending ? "server stopping" : "connection lost: " + e.getMessage();
+            why = ending ? "server stopping" : replaced ? "replaced by a new session" : "connection lost: " + e.getMessage();
         } catch (RuntimeException e) {
             why = "internal error: " + e;
         } finally {
@@ -105,7 +104,7 @@ final class IscsiConnection implements Runnable {
             }
             server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
             pending.clear(); // their tasks left the set above, and their held data with them
-            if (session != null && session.lun() != null) { // the I_T nexus is gone (the login attached it)
+            if (session != null && session.lun() != null && !server.nexusHeldElsewhere(this)) { // the I_T nexus is gone
                 session.lun().nexusLost(session.initiatorPort());
             }
             close();
@@ -164,6 +163,11 @@ final class IscsiConnection implements Runnable {
 
     void shutdown() {
         ending = true;
+        close();
+    }
+
+    void replaced() {
+        replaced = true;
         close();
     }
 

@@ -412,6 +412,29 @@ public final class IscsiServer implements AutoCloseable {
         connections.remove(c);
     }
 
+    /**
+     * Session reinstatement (RFC 7143 6.3.5): a new session of an initiator port (initiator name and
+     * ISID) on a target ends the older sessions of that port there; their connections close and their
+     * tasks end unanswered, while the I_T nexus (its reservations and unit attentions) goes on with
+     * the new session. An initiator reconnecting after a network failure the target did not see does
+     * this; without it the old connection's eventual end would count as the loss of the new nexus.
+     */
+    void reinstate(IscsiConnection c) {
+        for (IscsiConnection old : c.volume() == null ? List.<IscsiConnection>of() : connections) {
+            if (old != c && c.initiatorPort().equals(old.initiatorPort()) && c.volume().equals(old.volume())) {
+                log("iscsi: " + c.initiatorPort() + " logged in again to " + targetName(c.volume())
+                        + ": its older session ends (session reinstatement)");
+                old.replaced();
+            }
+        }
+    }
+
+    /** Whether a session other than {@code c}'s holds the I_T nexus of {@code c}'s (it reinstated it). */
+    boolean nexusHeldElsewhere(IscsiConnection c) {
+        String port = c.initiatorPort();
+        return connections.stream().anyMatch(o -> o != c && port.equals(o.initiatorPort()) && c.volume().equals(o.volume()));
+    }
+
     /** Worker threads alive now (at most {@link Options#workerThreads}). */
     public int workerThreadsAlive() {
         return workers.getPoolSize();

@@ -187,8 +187,9 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
      * tests of {@code ALL}) are dealt in turn to {@link #SHARDS} runs, each on a unit (a target) of
      * its own, so every test runs once on each format and no run's resets, reservations or unit
      * attentions reach another (the suite mostly waits, on the target's fsyncs and on its own
-     * protocol timeouts). Every test but the known failures passes (a skip counts as a pass, as
-     * CUnit counts it), and the server stays up.
+     * protocol timeouts). Each run names its unit twice: two sessions, the two paths of the
+     * multipath tests. Every test but the known failures passes (a skip counts as a pass, as CUnit
+     * counts it), and the server stays up.
      */
     @Test
     @Timeout(600) // the suite on 4096+8 blocks moves far more data than any other test here
@@ -214,7 +215,7 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
                 Path work = Files.createDirectories(dir.resolve("cu-" + unit));
                 units.computeIfAbsent(format, f -> new ArrayList<>()).add(unit);
                 runs.computeIfAbsent(format, f -> new ArrayList<>())
-                        .add(start(work, "iscsi-test-cu", "-d", "-x", "-t", String.join(",", dealt), url(unit)));
+                        .add(start(work, "iscsi-test-cu", "-d", "-x", "-t", String.join(",", dealt), url(unit), url(unit)));
             }
         }
         Map<String, List<Ran>> ran = new LinkedHashMap<>();

@@ -366,8 +366,9 @@ class IscsiPduFuzzTest {
     void writeDataHeldIsCappedOverEveryConnection() throws Exception {
         try (Socket a = new Socket("127.0.0.1", server.address().getPort());
              Socket b = new Socket("127.0.0.1", server.address().getPort())) {
-            DataInputStream ina = login(a);
-            DataInputStream inb = login(b);
+            // two initiators: one name and ISID twice would be one session reinstating the other
+            DataInputStream ina = login(a, "cap-a");
+            DataInputStream inb = login(b, "cap-b");
             assertEquals(Pdu.R2T, write(a, ina, 6144, 1).opcode(), "3 MiB within the 4 MiB held");
             assertEquals(3 << 20, server.pendingWriteBytes());
             Pdu full = write(b, inb, 4096, 1);
@@ -379,10 +380,10 @@ class IscsiPduFuzzTest {
         }
     }
 
-    private static DataInputStream login(Socket s) throws IOException {
+    private static DataInputStream login(Socket s, String name) throws IOException {
         s.setSoTimeout(20_000);
         Map<String, String> k = new LinkedHashMap<>();
-        k.put("InitiatorName", "iqn.2026-12.io.pistore:cap");
+        k.put("InitiatorName", "iqn.2026-12.io.pistore:" + name);
         k.put("SessionType", "Normal");
         k.put("TargetName", IscsiServer.targetName(FUZZ));
         k.put("AuthMethod", "None");
