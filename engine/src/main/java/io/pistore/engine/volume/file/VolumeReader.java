@@ -48,6 +48,8 @@ final class VolumeReader {
      */
     private final ByteBuffer[] dataMaps;
     private final long dataSegment;
+    /** With {@link #dataMaps} and no metadata: the data pages known to hold data, the only ones read out of the mappings. */
+    private final DataPagesSeen dataSeen;
     /** Set by {@link #close} (under every block's lock): a read after it fails instead of reading the mappings. */
     private volatile boolean closed;
     /** Whether data files in memory are read out of mappings (for measuring against positional reads). */
@@ -70,6 +72,7 @@ final class VolumeReader {
         int ds = format.dataSize();
         this.dataSegment = Math.max(1, mapSegment / ds) * ds;
         this.dataMaps = MAPPED_READS && data.inMemory() ? mapAll(data, blockCount * ds, dataSegment) : null;
+        this.dataSeen = dataMaps != null && ms == 0 ? new DataPagesSeen(blockCount * ds) : null;
     }
 
     /** Read-only mappings of {@code size} bytes of {@code f} in pieces of {@code segment}, or null where it cannot map. */
@@ -133,7 +136,7 @@ final class VolumeReader {
         }
         if (found < blocks) { // every block in the journal: its home copies are all older
             if (withMeta) {
-                readHome(metaMaps, metaSegment, meta, metaOut, lba * format.metadataSize(),
+                readHome(metaMaps, metaSegment, meta, metaOut, 0, lba * format.metadataSize(),
                         (long) blocks * format.metadataSize());
             }
             if (dataOut != null) {
@@ -236,14 +239,14 @@ final class VolumeReader {
      * volume would fill the memory with zeros) and, on a full tmpfs, faults (SIGBUS, which the JVM
      * may report later, past any handler here). Unwritten blocks, and every block where the metadata
      * is not at hand, are read with {@code pread}, which returns a hole's zeros without allocating.
-     * A format without metadata has nothing that tells a hole: its blocks come out of the mapping
-     * (reads at 1.7× of {@code pread}), holes allocated as they are read (docs/FORMAT.md).
+     * A format without metadata has nothing that tells a hole: its pages come out of the mapping once
+     * a read found data in them ({@link DataPagesSeen}), the others with {@code pread}.
      */
     private void readHomeData(long lba, int blocks, ScatterList dataOut, ScatterList metaOut) throws IOException {
         int ds = format.dataSize();
         int ms = format.metadataSize();
-        if (dataMaps != null && ms == 0) {
-            readHome(dataMaps, dataSegment, data, dataOut, lba * ds, (long) blocks * ds);
+        if (dataSeen != null) {
+            readSeenPages(dataOut, lba * ds, (long) blocks * ds);
             return;
         }
         if (dataMaps == null || metaOut == null) {
@@ -270,9 +273,25 @@ final class VolumeReader {
         }
     }
 
-    private void readHome(ByteBuffer[] maps, long segment, StorageFile f, ScatterList out, long pos, long len)
-            throws IOException {
-        readHome(maps, segment, f, out, 0, pos, len);
+    /** Reads {@code len} data bytes at {@code pos}: runs of pages seen to hold data out of the mappings, others positionally. */
+    private void readSeenPages(ScatterList out, long pos, long len) throws IOException {
+        int page = DataPagesSeen.PAGE;
+        long end = pos + len;
+        for (long from = pos; from < end; ) {
+            boolean seen = dataSeen.seen(from / page);
+            long to = Math.min(end, (from / page + 1) * page);
+            while (to < end && dataSeen.seen(to / page) == seen) {
+                to = Math.min(end, to + page);
+            }
+            long off = from - pos;
+            if (seen) {
+                readHome(dataMaps, dataSegment, data, out, off, from, to - from);
+            } else {
+                readInto(data, off == 0 && to == end ? out : out.slice(off, to - from), from, to - from);
+                dataSeen.markData(out, off, from, to);
+            }
+            from = to;
+        }
     }
 
     /**
