@@ -1,7 +1,6 @@
 package io.pistore.frontend.iscsi;
 
 import io.pistore.engine.BlockDevice;
-import io.pistore.engine.BlockIoException;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Completion;
 import java.nio.ByteBuffer;
@@ -62,9 +61,9 @@ final class ScsiCompareAndWrite {
         if (readOnly) {
             return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
         }
-        return alone(writes, lba, n, () -> {
+        return writes.holding(lba, n, true, () -> {
             ByteBuffer stored = ByteBuffer.allocate(n * ds);
-            Completion r = await(() -> device.read(lba, ScatterList.of(stored)));
+            Completion r = ScsiLun.await(() -> device.read(lba, ScatterList.of(stored)));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, false);
             }
@@ -75,35 +74,8 @@ final class ScsiCompareAndWrite {
                 }
             }
             ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, n * ds, n * ds).slice());
-            Completion w = await(() -> device.write(lba, data, null, device.insertStrip(lba), fua));
+            Completion w = ScsiLun.await(() -> device.write(lba, data, null, device.insertStrip(lba), fua));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
         });
-    }
-
-    /**
-     * Runs {@code step} with {@code [lba, lba + n)} held against every other write of the unit (a
-     * read, then a write that depends on it: COMPARE AND WRITE, ORWRITE).
-     */
-    static ScsiResult alone(ScsiRangeLock writes, long lba, long n, java.util.function.Supplier<ScsiResult> step) {
-        ScsiRangeLock.Range held;
-        try {
-            held = writes.lock(lba, n, true);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return ScsiResult.check(ScsiResult.ABORTED_COMMAND, 0x00, 0x00);
-        }
-        try {
-            return step.get();
-        } finally {
-            writes.unlock(held);
-        }
-    }
-
-    static Completion await(java.util.function.Supplier<java.util.concurrent.CompletableFuture<Completion>> submit) {
-        try {
-            return BlockDevice.await(submit);
-        } catch (BlockIoException e) {
-            return e.completion();
-        }
     }
 }

@@ -159,7 +159,7 @@ final class ScsiExtendedCopy {
             int k = Math.min(maxTransferBlocks, left);
             int offset = backwards ? left - k : n - left;
             byte[] chunk = new byte[k * ds];
-            Completion r = ScsiCompareAndWrite.await(() -> device.read(from + offset, ScatterList.wrap(chunk)));
+            Completion r = ScsiLun.await(() -> device.read(from + offset, ScatterList.wrap(chunk)));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, false);
             }
@@ -174,20 +174,11 @@ final class ScsiExtendedCopy {
 
     /** Writes a chunk holding its blocks shared, as every WRITE does (COMPARE AND WRITE stays atomic). */
     private ScsiResult written(long lba, int k, byte[] chunk) {
-        ScsiRangeLock.Range held;
-        try {
-            held = writes.lock(lba, k, false);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return ScsiResult.check(ScsiResult.ABORTED_COMMAND, 0x00, 0x00);
-        }
-        try {
-            Completion w = ScsiCompareAndWrite.await(() -> device.write(lba, ScatterList.wrap(chunk), null,
+        return writes.holding(lba, k, false, () -> {
+            Completion w = ScsiLun.await(() -> device.write(lba, ScatterList.wrap(chunk), null,
                     device.insertStrip(lba), false));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
-        } finally {
-            writes.unlock(held);
-        }
+        });
     }
 
     private synchronized void keep(String nexus, int listId, boolean ok, int segments, long bytes) {

@@ -507,18 +507,7 @@ final class ScsiLun {
 
     /** Runs a write with its blocks held shared (COMPARE AND WRITE waits for it, and it for one). */
     private ScsiResult holding(long lba, long blocks, Supplier<ScsiResult> write) {
-        ScsiRangeLock.Range r;
-        try {
-            r = writes.lock(lba, blocks, false);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return ScsiResult.check(ScsiResult.ABORTED_COMMAND, 0x00, 0x00);
-        }
-        try {
-            return write.get();
-        } finally {
-            writes.unlock(r);
-        }
+        return writes.holding(lba, blocks, false, write);
     }
 
     /** UNMAP and WRITE SAME hold the whole unit shared (their ranges are checked inside). */
@@ -682,7 +671,7 @@ final class ScsiLun {
     }
 
     /** Waits for an engine request, resubmitting while its queue is full; a failure as its completion. */
-    private static Completion await(Supplier<CompletableFuture<Completion>> submit) {
+    static Completion await(Supplier<CompletableFuture<Completion>> submit) {
         try {
             return BlockDevice.await(submit);
         } catch (BlockIoException e) {

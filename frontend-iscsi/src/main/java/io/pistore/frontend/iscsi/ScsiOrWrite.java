@@ -54,9 +54,9 @@ final class ScsiOrWrite {
         if (readOnly) {
             return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
         }
-        return ScsiCompareAndWrite.alone(writes, lba, n, () -> {
+        return writes.holding(lba, n, true, () -> { // alone, as COMPARE AND WRITE
             byte[] stored = new byte[n * ds];
-            Completion r = ScsiCompareAndWrite.await(() -> device.read(lba, ScatterList.wrap(stored)));
+            Completion r = ScsiLun.await(() -> device.read(lba, ScatterList.wrap(stored)));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, false);
             }
@@ -64,7 +64,7 @@ final class ScsiOrWrite {
                 stored[i] |= dataOut[i];
             }
             ScatterList data = ScatterList.of(ByteBuffer.wrap(stored));
-            Completion w = ScsiCompareAndWrite.await(() -> device.write(lba, data, null, device.insertStrip(lba), fua));
+            Completion w = ScsiLun.await(() -> device.write(lba, data, null, device.insertStrip(lba), fua));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
         });
     }

@@ -9,7 +9,6 @@ import java.util.BitSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Supplier;
 
 /**
  * Thin provisioning of a logical unit (SBC-3 4.7): UNMAP and WRITE SAME with UNMAP deallocate
@@ -117,7 +116,7 @@ final class ScsiProvisioning {
             for (long done = 0; done < n; ) {
                 int c = (int) Math.min(CHUNK, n - done);
                 long at = lba + done;
-                Completion r = await(() -> device.writeZeroes(at, c));
+                Completion r = ScsiLun.await(() -> device.writeZeroes(at, c));
                 if (!r.isSuccess()) {
                     return ScsiResult.of(r, true);
                 }
@@ -134,7 +133,7 @@ final class ScsiProvisioning {
             int c = (int) Math.min(chunk, n - done);
             long at = lba + done;
             ScatterList data = ScatterList.of(ByteBuffer.wrap(copies, 0, c * ds).slice());
-            Completion r = await(() -> device.write(at, data, null, device.insertStrip(at), false));
+            Completion r = ScsiLun.await(() -> device.write(at, data, null, device.insertStrip(at), false));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, true);
             }
@@ -213,7 +212,7 @@ final class ScsiProvisioning {
         for (long done = 0; done < n; ) {
             int c = (int) Math.min(CHUNK, n - done);
             long at = lba + done;
-            Completion r = await(() -> device.deallocate(at, c));
+            Completion r = ScsiLun.await(() -> device.deallocate(at, c));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, true);
             }
@@ -229,13 +228,5 @@ final class ScsiProvisioning {
             }
         }
         return true;
-    }
-
-    private static Completion await(Supplier<CompletableFuture<Completion>> submit) {
-        try {
-            return BlockDevice.await(submit);
-        } catch (BlockIoException e) {
-            return e.completion();
-        }
     }
 }

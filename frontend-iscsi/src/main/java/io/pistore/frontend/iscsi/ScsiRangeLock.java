@@ -30,6 +30,25 @@ final class ScsiRangeLock {
     /** Granted and waiting requests, oldest first. */
     private final List<Range> queue = new ArrayList<>();
 
+    /**
+     * Runs {@code step} holding {@code [from, from + blocks)} (shared with other writes unless
+     * {@code exclusive}); interrupted while waiting, it answers ABORTED COMMAND without running it.
+     */
+    ScsiResult holding(long from, long blocks, boolean exclusive, java.util.function.Supplier<ScsiResult> step) {
+        Range r;
+        try {
+            r = lock(from, blocks, exclusive);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ScsiResult.check(ScsiResult.ABORTED_COMMAND, 0x00, 0x00);
+        }
+        try {
+            return step.get();
+        } finally {
+            unlock(r);
+        }
+    }
+
     /** Waits until the range is this caller's (shared with other writes unless {@code exclusive}). */
     synchronized Range lock(long from, long blocks, boolean exclusive) throws InterruptedException {
         Range r = new Range(from, from + blocks, exclusive);
