@@ -203,9 +203,12 @@ class EngineCommandsTest {
                 "owner-test")) {
             serve.awaitOutput(o -> o.contains("own "));
             assertTrue(serve.out().contains("1 volume(s)"), serve.out() + " / " + serve.err());
-            // (volume commands go through the server's control socket: LiveVolumeCommandsTest)
+            // (volume commands go through the server's control socket: LiveVolumeCommandsTest; so does scrub)
+            Result scrub = run("scrub", "--data", data(), "own");
+            assertEquals(0, scrub.code(), scrub.out() + scrub.err());
+            assertTrue(scrub.out().startsWith("checked 256 blocks (") && scrub.out().strip().endsWith(": 0 bad, 256 unwritten"),
+                    "scrubbed by the serving server: " + scrub.out());
             String[][] refused = {
-                {"scrub", "--data", data(), "own"},
                 {"bench", "--transport", "local", "--data", data(), "--volume", "own", "--size", "1m", "--seconds", "1",
                     "--ramp", "0"},
                 {"serve", "--data", data(), "--transport", "local", "--listen", "owner-test-2"},
@@ -219,8 +222,8 @@ class EngineCommandsTest {
             }
             String serveHint = run("serve", "--data", data(), "--transport", "local").err();
             assertTrue(serveHint.contains("; stop it, or export its volumes with --nbd --target"), serveHint);
-            String scrubHint = run("scrub", "--data", data(), "own").err();
-            assertTrue(scrubHint.strip().endsWith("; stop it first"), scrubHint);
+            String benchHint = run("bench", "--transport", "local", "--data", data(), "--volume", "own").err();
+            assertTrue(benchHint.strip().endsWith("; stop it, or bench its volumes with --target HOST:PORT"), benchHint);
             assertEquals(0, serve.stop());
         }
         Result list = run("volume", "list", "--data", data());

@@ -1,5 +1,6 @@
 package io.pistore.app.cli;
 
+import io.pistore.engine.scrub.BadBlockReport;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

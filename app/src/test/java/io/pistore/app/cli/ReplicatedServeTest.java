@@ -76,6 +76,10 @@ class ReplicatedServeTest {
             assertEquals(0, scrub.code(), scrub.out() + scrub.err());
             assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas (n1,n2,n3): "
                     + "no bad copies, 0 rewritten, 0 bad on every replica"), scrub.out());
+            EngineCommandsTest.Result onePeer = EngineCommandsTest.run("scrub", "--data", data(1), "rv");
+            assertEquals(2, onePeer.code(), onePeer.out() + onePeer.err());
+            assertTrue(onePeer.err().contains("volume rv is replicated: scrub every replica through its peers with "
+                    + "--replicas"), "a serving peer refuses to scrub its replica alone: " + onePeer.err());
             EngineCommandsTest.Result status = EngineCommandsTest.run("replicas", "status", "rv", "--replicas",
                     peers.toString());
             assertEquals(0, status.code(), status.out() + status.err());

@@ -10,7 +10,9 @@ import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
@@ -41,6 +43,17 @@ public final class Scrubber {
     /** The checks a scrub can make on a format. */
     public static CheckFlags checks(BlockFormat f) {
         return f.type() == PiType.TYPE_1 ? CheckFlags.of(true, false, true) : CheckFlags.GUARD;
+    }
+
+    /**
+     * Scrubs {@code v} as {@code pistore scrub} does, offline or through the server that serves it:
+     * to {@code out} one line per bad block (at most {@code maxLines}, all counted) and the summary.
+     */
+    public static Report scrub(Volume v, PrintWriter out, long maxLines, LongConsumer progress) throws IOException {
+        BadBlockReport report = new BadBlockReport(out, maxLines, v.format(), checks(v.format()));
+        Report r = scrub(v, e -> report.add(0, List.of(e)), progress);
+        out.println(report.summary(r.blocks) + ", " + r.unwrittenBlocks + " unwritten");
+        return r;
     }
 
     /**

@@ -170,7 +170,8 @@ public final class ControlSocket implements AutoCloseable {
                         ? j.resize(change.args().get(0), Long.parseLong(change.args().get(1)))
                         : change.apply(store, use);
                 // one log line per reply line, as the caller prints them (a joined line would run them together)
-                List<String> logged = change.verb().equals("list") || lines.isEmpty() ? List.of(change.verb()) : lines;
+                List<String> logged = change.verb().equals("list") || lines.isEmpty() ? List.of(change.verb())
+                        : lines.stream().filter(l -> !l.startsWith(VolumeChange.SCRUB_RESULT)).toList();
                 for (int i = 0; i < logged.size(); i++) {
                     log.accept("control: " + logged.get(i).strip() + (i == 0 ? " (user " + caller + ")" : ""));
                 }

@@ -65,6 +65,18 @@ public record VolumeChange(String verb, List<String> args) {
                 PiType.of(Integer.parseInt(args.get(5))), PiLocation.parse(args.get(6)));
     }
 
+    /**
+     * Scrubs a served volume while it serves (reads take each block's lock, so every block is checked
+     * whole in one version); the reply's lines end with {@link #SCRUB_RESULT} and {@code clean} or
+     * {@code bad}. A replicated volume is scrubbed through its peers instead.
+     */
+    public static VolumeChange scrub(String name, long maxErrors) {
+        return new VolumeChange("scrub", List.of(name, Long.toString(maxErrors)));
+    }
+
+    /** The last line of a scrub's reply, before its outcome: no line the scrub prints starts so. */
+    public static final String SCRUB_RESULT = "scrub-result\t";
+
     public static VolumeChange list() {
         return new VolumeChange("list", List.of());
     }
@@ -82,7 +94,7 @@ public record VolumeChange(String verb, List<String> args) {
         VolumeChange c = new VolumeChange(words.get(0), List.copyOf(words.subList(1, words.size())));
         int want = switch (c.verb) {
             case "create" -> 7;
-            case "resize", "delete" -> 2;
+            case "resize", "delete", "scrub" -> 2;
             case "list" -> 0;
             case JOIN_REPLICA -> 3;
             case CREATE_REPLICA -> 9;
@@ -135,6 +147,20 @@ public record VolumeChange(String verb, List<String> args) {
                 }
                 store.delete(name);
                 out.add("deleted " + name);
+                return out;
+            }
+            case "scrub": {
+                String name = args.get(0);
+                Volume v = existing(store, name);
+                if (store.storage(name) instanceof io.pistore.replication.volume.ReplicatedVolume) {
+                    throw new IllegalArgumentException("volume " + name + " is replicated: scrub every replica through "
+                            + "its peers with --replicas ID=HOST:PORT,... (docs/REPLICATION.md)");
+                }
+                java.io.StringWriter text = new java.io.StringWriter();
+                io.pistore.engine.scrub.Scrubber.Report r = io.pistore.engine.scrub.Scrubber.scrub(v,
+                        new java.io.PrintWriter(text), Long.parseLong(args.get(1)), done -> { });
+                List<String> out = new ArrayList<>(text.toString().lines().toList());
+                out.add(SCRUB_RESULT + (r.clean() ? "clean" : "bad"));
                 return out;
             }
             case "list": {

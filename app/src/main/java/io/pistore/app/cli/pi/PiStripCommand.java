@@ -1,6 +1,6 @@
 package io.pistore.app.cli.pi;
 
-import io.pistore.app.cli.BadBlockReport;
+import io.pistore.engine.scrub.BadBlockReport;
 import io.pistore.app.cli.CliException;
 import io.pistore.app.cli.ExitCodes;
 import io.pistore.app.cli.Progress;

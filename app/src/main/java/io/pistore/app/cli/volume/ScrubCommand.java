@@ -1,6 +1,6 @@
 package io.pistore.app.cli.volume;
 
-import io.pistore.app.cli.BadBlockReport;
+import io.pistore.server.control.VolumeChange;
 import io.pistore.app.cli.CliException;
 import io.pistore.app.cli.ConfigOption;
 import io.pistore.app.cli.DataDirOption;
@@ -10,7 +10,6 @@ import io.pistore.app.cli.QuietOption;
 import io.pistore.engine.scrub.Scrubber;
 import io.pistore.engine.volume.Volume;
 import io.pistore.engine.volume.VolumeStore;
-import io.pistore.integrity.CheckFlags;
 import io.pistore.replication.group.GroupStatus;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ReplicationSettings;
@@ -30,7 +29,8 @@ import picocli.CommandLine.Spec;
         description = {"Reads every block of a volume and checks its stored PI: the guard always, the reference tag "
                 + "for Type 1 (it follows the LBA); not the application tag, which belongs to the writer.",
             "Prints 'lba=N error=guard|ref expected=0x... actual=0x...' for each bad block and a summary; "
-                + "exit 0 when clean, 1 when bad blocks were found.",
+                + "exit 0 when clean, 1 when bad blocks were found. While a serve owns --data, that server does "
+                + "the scrub as it serves the volume (its control socket).",
             "With --replicas, scrubs a replicated volume through its running peers: every replica is checked, "
                 + "bad copies are rewritten from a good replica (one line each), blocks bad on every replica are "
                 + "reported; exit 0 when nothing is left bad, 1 otherwise (docs/REPLICATION.md)."})
@@ -71,7 +71,11 @@ public final class ScrubCommand implements Callable<Integer> {
         if (replicas != null) {
             return scrubReplicated(out, err);
         }
-        try (VolumeStore s = VolumeCommand.open(data, spec)) {
+        VolumeStore opened = VolumeCommand.openUnlessServed(data, spec);
+        if (opened == null) {
+            return scrubServed(out);
+        }
+        try (VolumeStore s = opened) {
             Volume v = s.get(name);
             if (v == null) {
                 boolean damaged = s.openProblems().stream().anyMatch(p -> p.startsWith("volume " + name + " not opened:"));
@@ -80,20 +84,34 @@ public final class ScrubCommand implements Callable<Integer> {
                         ? "volume '" + name + "' is in " + data.dir + " but could not be opened (the line above says why)"
                         : replicated != null ? replicated : "no volume named '" + name + "' in " + data.dir);
             }
-            CheckFlags checks = Scrubber.checks(v.format());
-            BadBlockReport report = new BadBlockReport(out, maxErrors, v.format(), checks);
             long bytesPerBlock = v.format().blockSize();
             Scrubber.Report r;
             try (Progress progress = quiet.progress(err, "scrub " + name, v.blockCount() * bytesPerBlock)) {
                 long[] last = {0};
-                r = Scrubber.scrub(v, e -> report.add(0, List.of(e)), done -> {
+                r = Scrubber.scrub(v, out, maxErrors, done -> {
                     progress.advance((done - last[0]) * bytesPerBlock);
                     last[0] = done;
                 });
             }
-            out.println(report.summary(r.blocks) + ", " + r.unwrittenBlocks + " unwritten");
             return r.clean() ? ExitCodes.OK : ExitCodes.BAD_BLOCKS;
         }
+    }
+
+    /** A volume that a running server serves, scrubbed by that server while it serves. */
+    private Integer scrubServed(PrintWriter out) throws java.io.IOException {
+        List<String> lines;
+        try {
+            lines = ControlClient.send(data.dir, VolumeChange.scrub(name, maxErrors));
+        } catch (java.net.SocketException e) {
+            throw CliException.failure("the server that owns " + data.dir + " does not answer on its control socket: "
+                    + e.getMessage());
+        }
+        String result = lines.isEmpty() ? "" : lines.get(lines.size() - 1);
+        if (!result.startsWith(VolumeChange.SCRUB_RESULT)) {
+            throw CliException.failure("the server answered no scrub result");
+        }
+        lines.subList(0, lines.size() - 1).forEach(out::println);
+        return result.endsWith("clean") ? ExitCodes.OK : ExitCodes.BAD_BLOCKS;
     }
 
     /**

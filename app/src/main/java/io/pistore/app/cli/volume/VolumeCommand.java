@@ -83,6 +83,24 @@ public final class VolumeCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The data directory's store, opened here for {@code command}; or null when a running server owns
+     * it and listens on its control socket, for a command that then asks that server.
+     */
+    static VolumeStore openUnlessServed(DataDirOption data, CommandSpec command) throws IOException {
+        Path dir = data.existing();
+        try {
+            VolumeStore s = VolumeStore.open(dir, 0, command.qualifiedName());
+            report(s, command);
+            return s;
+        } catch (DataDirInUseException e) {
+            if (ControlClient.available(dir)) {
+                return null;
+            }
+            throw inUse(e, "stop it first");
+        }
+    }
+
     /** What a change printed, and whether a running server did it. */
     record Changed(List<String> lines, boolean throughServer) {
     }

@@ -1,4 +1,4 @@
-package io.pistore.app.cli;
+package io.pistore.engine.scrub;
 
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.CheckFlags;
