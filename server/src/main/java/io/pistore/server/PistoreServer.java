@@ -176,6 +176,10 @@ public final class PistoreServer implements AutoCloseable {
                 replica.onReplicaGrown(volumeUse::changed); // every peer's iSCSI sessions hear of a growth
             }
         }
+        if (b.scrubEvery != null) {
+            collector.add(opened(io.pistore.server.scrub.PeriodicScrub.start(store, b.scrubEvery, b.scrubBytesPerSecond,
+                    b.log)));
+        }
         TargetThreads threads = opened(new TargetThreads());
         TargetService service = opened(new TargetService(store, b.log, threads));
         started.push(this::flushVolumes); // after the listeners close, before the volumes do
@@ -411,6 +415,8 @@ public final class PistoreServer implements AutoCloseable {
 
         private Path dataDir;
         private VolumeStore volumes;
+        private java.time.Duration scrubEvery;
+        private long scrubBytesPerSecond;
         private final List<MemoryVolume> memoryVolumes = new ArrayList<>();
         private long cacheBytes;
         private String owner = "pistore server";
@@ -567,6 +573,19 @@ public final class PistoreServer implements AutoCloseable {
         public Builder metricsLatencySample(int n) {
             new TargetStats(n); // refuses what it cannot sample
             this.latencySample = n;
+            return this;
+        }
+
+        /**
+         * Scrubs the volumes in the background: a pass {@code every} after the last ended, reading at most
+         * {@code bytesPerSecond} ({@link io.pistore.server.scrub.PeriodicScrub}); default: no background scrub.
+         */
+        public Builder scrub(java.time.Duration every, long bytesPerSecond) {
+            if (every.isNegative() || every.isZero() || bytesPerSecond <= 0) {
+                throw new IllegalArgumentException("a background scrub needs a positive interval and rate");
+            }
+            this.scrubEvery = every;
+            this.scrubBytesPerSecond = bytesPerSecond;
             return this;
         }
 

@@ -43,6 +43,7 @@ public final class EngineCollector implements MultiCollector {
     private final List<NbdServer> nbdServers = new CopyOnWriteArrayList<>();
     private final Map<HostConnection, String> hostConnections = new ConcurrentHashMap<>();
     private final List<VolumeStore> stores = new CopyOnWriteArrayList<>();
+    private final List<io.pistore.server.scrub.PeriodicScrub> scrubs = new CopyOnWriteArrayList<>();
 
     public EngineCollector(TargetStats stats) {
         this.stats = stats;
@@ -60,6 +61,11 @@ public final class EngineCollector implements MultiCollector {
     /** Reports the journal and cache figures of the volumes of {@code store} (file volumes have them). */
     public void add(VolumeStore store) {
         stores.add(store);
+    }
+
+    /** Reports what a background scrub found, per volume. */
+    public void add(io.pistore.server.scrub.PeriodicScrub scrub) {
+        scrubs.add(scrub);
     }
 
     /** Reports the connections and queue-full retries of an NBD frontend, while it runs. */
@@ -185,6 +191,15 @@ public final class EngineCollector implements MultiCollector {
         }
         for (StorageMetric<CacheFigures> m : StorageMetric.CACHE) {
             all.add(m.snapshot(caches));
+        }
+        List<Map.Entry<Labels, io.pistore.server.scrub.PeriodicScrub.Figures>> scrubbed = new java.util.ArrayList<>();
+        for (io.pistore.server.scrub.PeriodicScrub s : scrubs) {
+            s.figures().forEach((volume, f) -> scrubbed.add(Map.entry(Labels.of("volume", volume), f)));
+        }
+        if (!scrubs.isEmpty()) {
+            for (StorageMetric<io.pistore.server.scrub.PeriodicScrub.Figures> m : StorageMetric.SCRUB) {
+                all.add(m.snapshot(scrubbed));
+            }
         }
         return all;
     }

@@ -15,7 +15,7 @@ import java.util.function.ToDoubleFunction;
 /**
  * One per-volume figure of a volume's storage (its journal or its block cache) as a Prometheus
  * metric: name, help, counter or gauge, and how to read it from the figures the store reports. The
- * tables {@link #JOURNAL} and {@link #CACHE} list them, so adding one is one line.
+ * tables {@link #JOURNAL}, {@link #CACHE} and {@link #SCRUB} list them, so adding one is one line.
  */
 record StorageMetric<T>(String name, String help, boolean gauge, ToDoubleFunction<T> value) {
     static final List<StorageMetric<JournalFigures>> JOURNAL = List.of(
@@ -56,6 +56,16 @@ record StorageMetric<T>(String name, String help, boolean gauge, ToDoubleFunctio
             gauge("pistore_cache_bytes", "Bytes the cache holds now, with its per-block overhead",
                     CacheFigures::bytes),
             gauge("pistore_cache_capacity_bytes", "The most the cache holds (--cache)", CacheFigures::capacityBytes));
+
+    static final List<StorageMetric<io.pistore.server.scrub.PeriodicScrub.Figures>> SCRUB = List.of(
+            counter("pistore_scrub_passes", "Background scrub passes completed over the volume (serve --scrub-every)",
+                    io.pistore.server.scrub.PeriodicScrub.Figures::passes),
+            gauge("pistore_scrub_bad_blocks", "Blocks whose stored PI failed its check in the last completed pass",
+                    io.pistore.server.scrub.PeriodicScrub.Figures::badBlocks),
+            gauge("pistore_scrub_checked_blocks", "Blocks the last completed pass read and checked",
+                    io.pistore.server.scrub.PeriodicScrub.Figures::checkedBlocks),
+            gauge("pistore_scrub_completed_seconds", "When the last pass over the volume ended (Unix time)",
+                    io.pistore.server.scrub.PeriodicScrub.Figures::completedEpochSeconds));
 
     private static <T> StorageMetric<T> counter(String name, String help, ToDoubleFunction<T> value) {
         return new StorageMetric<>(name, help, false, value);

@@ -129,6 +129,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     IscsiServeOptions iscsiOptions;
 
+    @Mixin
+    ServeScrubOptions scrubOptions;
+
     @Option(names = "--strict-permissions",
             description = "Refuse to start when the data directory or a volume's files give group or others "
                     + "access (default: one warning line each; docs/SECURITY.md).")
@@ -226,6 +229,10 @@ public final class ServeCommand implements Callable<Integer> {
             b.nbd(nbd, nbdOptions.serverOptions(target != null && target.contains(","),
                     target != null && !target.contains(","), log, serverLog.at(LogLevel.DEBUG)));
         }
+        if (scrubOptions.every != null && target != null) {
+            throw CliException.usage("--scrub-every scrubs this serve's volumes; one that exports --target's has none");
+        }
+        scrubOptions.apply(b);
         IscsiServer.Options iscsiOpts = iscsiOptions.options(iscsi != null, nbdOptions.accessFile, log);
         if (iscsi != null) {
             b.iscsi(iscsi, iscsiOpts);
@@ -277,6 +284,7 @@ public final class ServeCommand implements Callable<Integer> {
             }
             new ServeStartReport(out, spec.commandLine().getErr(), settings, nbdOptions, target,
                     memoryVolumes.isEmpty() ? data.dir : null, iscsiOptions.described()).print(server, p);
+            scrubOptions.describe(out);
             // Every listener is up: the single point where the server is ready.
             out.flush();
             awaitStop(stop); // says it is ready once SIGTERM and SIGINT stop it cleanly
