@@ -471,7 +471,8 @@ final class ScsiLun {
         switch (c.kind()) {
             case READ: return read(c);
             case WRITE: case WRITE_ATOMIC: return holding(c.lba(), c.blocks(), () -> write(c, dataOut));
-            case WRITE_VERIFY: return holding(c.lba(), c.blocks(), () -> writeAndVerify(c, dataOut));
+            // alone, as COMPARE AND WRITE: no other write lands between the write and its verify
+            case WRITE_VERIFY: return writes.holding(c.lba(), c.blocks(), true, () -> writeAndVerify(c, dataOut));
             default: return verify(c, dataOut);
         }
     }
