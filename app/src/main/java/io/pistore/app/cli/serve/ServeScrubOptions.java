@@ -12,8 +12,8 @@ import picocli.CommandLine.Option;
  * fast it may read.
  */
 final class ServeScrubOptions {
-    @Option(names = "--scrub-every", paramLabel = "DURATION",
-            description = "Scrub the served volumes in the background: a pass DURATION after the last one ended "
+    @Option(names = "--scrub-every", paramLabel = "TIME",
+            description = "Scrub the served volumes in the background: a pass TIME after the last one ended "
                     + "(30s, 15m, 12h, 7d), checking every block's stored PI as 'pistore scrub' does; bad blocks and "
                     + "a summary per volume go to the log and the metrics; replicated volumes are left to "
                     + "'pistore scrub --replicas' (default: no background scrub; config key: scrub-every).")
