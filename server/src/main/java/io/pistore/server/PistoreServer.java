@@ -220,6 +220,9 @@ public final class PistoreServer implements AutoCloseable {
             if (volumeUse != null) {
                 volumeUse.iscsi(iscsi);
             }
+            IscsiServer served = iscsi;
+            collector.add(served); // its initiators' connections, for the metrics
+            started.push(() -> collector.remove(served));
         }
     }
 

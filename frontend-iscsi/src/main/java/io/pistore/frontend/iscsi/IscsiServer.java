@@ -217,6 +217,7 @@ public final class IscsiServer implements AutoCloseable {
     private final ServerSocket listener;
     private final Map<String, ScsiLun> luns = new ConcurrentHashMap<>();
     private final Set<IscsiConnection> connections = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicLong accepted = new java.util.concurrent.atomic.AtomicLong();
     private final AtomicInteger tsih = new AtomicInteger();
     /** Write data held by every connection for commands whose data is not all in. */
     private final AtomicLong pendingWriteBytes = new AtomicLong();
@@ -464,6 +465,11 @@ public final class IscsiServer implements AutoCloseable {
         return connections.size();
     }
 
+    /** Initiator connections accepted since start (not those refused over {@link Options#maxConnections}). */
+    public long connectionsAccepted() {
+        return accepted.get();
+    }
+
     /**
      * A volume changed while served (a live resize): its logical unit is rebuilt from the volume as
      * it is now, every session on it moves on to the new one, and each of their I_T nexuses gets the
@@ -590,6 +596,7 @@ public final class IscsiServer implements AutoCloseable {
             }
             IscsiConnection c = new IscsiConnection(this, s, peer);
             connections.add(c);
+            accepted.incrementAndGet();
             Thread t = new Thread(c, "pistore-iscsi-" + peer);
             t.setDaemon(true);
             t.start();

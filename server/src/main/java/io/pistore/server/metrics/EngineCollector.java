@@ -41,6 +41,7 @@ public final class EngineCollector implements MultiCollector {
 
     private final TargetStats stats;
     private final List<NbdServer> nbdServers = new CopyOnWriteArrayList<>();
+    private final List<io.pistore.frontend.iscsi.IscsiServer> iscsiServers = new CopyOnWriteArrayList<>();
     private final Map<HostConnection, String> hostConnections = new ConcurrentHashMap<>();
     private final List<VolumeStore> stores = new CopyOnWriteArrayList<>();
     private final List<io.pistore.server.scrub.PeriodicScrub> scrubs = new CopyOnWriteArrayList<>();
@@ -75,6 +76,15 @@ public final class EngineCollector implements MultiCollector {
 
     public void remove(NbdServer server) {
         nbdServers.remove(server);
+    }
+
+    /** Reports the initiator connections of an iSCSI frontend, while it runs. */
+    public void add(io.pistore.frontend.iscsi.IscsiServer server) {
+        iscsiServers.add(server);
+    }
+
+    public void remove(io.pistore.frontend.iscsi.IscsiServer server) {
+        iscsiServers.remove(server);
     }
 
     /** Reports the reconnects of a host connection over {@code transport}, while it is open. */
@@ -114,7 +124,7 @@ public final class EngineCollector implements MultiCollector {
                 "Connections to a target made again after they were lost");
         for (TransportCounters t : stats.transports()) {
             Labels tl = Labels.of("transport", t.transport());
-            if (!t.transport().equals("nbd")) { // NBD's connections are its clients', below
+            if (!t.transport().equals("nbd") && !t.transport().equals("iscsi")) { // the frontends' are their clients', below
                 connections.dataPoint(GaugeDataPointSnapshot.builder().labels(tl).value(t.connectionsOpen()).build());
                 opened.dataPoint(point(tl, t.connectionsOpened()));
             }
@@ -156,6 +166,11 @@ public final class EngineCollector implements MultiCollector {
             queueFull.dataPoint(point(Labels.of("frontend", "nbd"), s.queueFullRetries()));
             resends.dataPoint(point(Labels.of("frontend", "nbd"), s.resends()));
             resendsGivenUp.dataPoint(point(Labels.of("frontend", "nbd"), s.resendsGivenUp()));
+        }
+        for (io.pistore.frontend.iscsi.IscsiServer s : iscsiServers) {
+            Labels l = Labels.of("transport", "iscsi");
+            connections.dataPoint(GaugeDataPointSnapshot.builder().labels(l).value(s.connectionsOpen()).build());
+            opened.dataPoint(point(l, s.connectionsAccepted()));
         }
         for (Map.Entry<HostConnection, String> e : hostConnections.entrySet()) {
             reconnects.dataPoint(point(Labels.of("transport", e.getValue()), e.getKey().reconnects()));

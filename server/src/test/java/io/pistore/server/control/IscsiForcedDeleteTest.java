@@ -38,11 +38,14 @@ class IscsiForcedDeleteTest {
             s.create("other", BlockFormat.of(512, 8), 64);
         }
         try (PistoreServer server = PistoreServer.builder().dataDir(dir)
-                .iscsi("127.0.0.1:0", new IscsiServer.Options()).build().start();
+                .iscsi("127.0.0.1:0", new IscsiServer.Options()).metrics("127.0.0.1:0").build().start();
              Socket iscsi = new Socket("127.0.0.1", server.iscsi().address().getPort())) {
             iscsi.setSoTimeout(20_000);
             login(iscsi, IscsiServer.targetName("d"));
             assertEquals(1, server.iscsi().sessionsOn("d"), "counted before the initiator learns it is in");
+            String metrics = scrape(server);
+            assertTrue(metrics.contains("pistore_connections{transport=\"iscsi\"} 1.0"), "the initiator's connection: " + metrics);
+            assertTrue(metrics.contains("pistore_connections_opened_total{transport=\"iscsi\"} 1.0"), metrics);
             assertEquals(0, server.iscsi().sessionsOn("other"));
 
             String refused = control(VolumeChange.delete("d", false));
@@ -55,7 +58,18 @@ class IscsiForcedDeleteTest {
             assertEquals("ok\nended 1 client connection(s) (NBD, iSCSI) to d\ndeleted d\n",
                     control(VolumeChange.delete("d", true)));
             assertEquals(-1, readUntilClosed(iscsi), "the forced delete ended the session");
+            io.pistore.testkit.Eventually.await("no iSCSI connection in the metrics", () -> scrape(server)
+                    .contains("pistore_connections{transport=\"iscsi\"} 0.0"));
             assertTrue(!Files.exists(dir.resolve("d.data")));
+        }
+    }
+
+    /** The server's metrics, as text. */
+    private static String scrape(PistoreServer server) {
+        try (java.io.InputStream in = new java.net.URL(server.metrics().url()).openStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
