@@ -45,7 +45,8 @@ class ReplicatedServeTest {
             for (int i = 1; i <= 3; i++) {
                 String address = peers.toString().split(",")[i - 1].substring(3);
                 serves[i - 1] = new ServeThread("serve", "--data", data(i), "--transport", "local", "--listen",
-                        "replicated-serve-" + i, "--replica-id", "n" + i, "--replica-listen", address);
+                        "replicated-serve-" + i, "--replica-id", "n" + i, "--replica-listen", address,
+                        "--scrub-every", "1s");
             }
             for (ServeThread s : serves) {
                 // the replica line comes before the transport listens; the listener's line after it
@@ -76,6 +77,11 @@ class ReplicatedServeTest {
             assertEquals(0, scrub.code(), scrub.out() + scrub.err());
             assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas (n1,n2,n3): "
                     + "no bad copies, 0 rewritten, 0 bad on every replica"), scrub.out());
+            // the background scrub: the peer that leads checks every replica
+            String pass = "scrub: rv: checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on replicas n1,n2,n3: "
+                    + "no bad copies, 0 rewritten, 0 bad on every replica";
+            Eventually.await("a background pass over rv", () -> java.util.Arrays.stream(serves)
+                    .anyMatch(s -> s.out().contains(pass) || s.err().contains(pass)));
             EngineCommandsTest.Result onePeer = EngineCommandsTest.run("scrub", "--data", data(1), "rv");
             assertEquals(2, onePeer.code(), onePeer.out() + onePeer.err());
             assertTrue(onePeer.err().contains("volume rv is replicated: scrub every replica through its peers with "

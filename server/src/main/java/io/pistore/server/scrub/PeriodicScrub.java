@@ -18,15 +18,19 @@ import java.util.function.Consumer;
  * does (the reads go through the volume as requests do: each block checked whole, in one version,
  * under its lock). What it finds goes to the log, one line per bad block (the first
  * {@value #MAX_LINES} of a volume in a pass) and one summary line per volume, and to the figures the
- * metrics read. Replicated volumes are left out: their scrub compares and repairs the replicas of
- * their group ({@code pistore scrub --replicas}); volumes created meanwhile join the next pass, and
- * one deleted during its scrub ends it with a line.
+ * metrics read. A replicated volume is scrubbed by the peer that leads it when its turn comes (the
+ * others skip it): every replica is checked and a bad copy rewritten from a good one, as
+ * {@code pistore scrub --replicas} does, each repair logged by the volume. Volumes created meanwhile
+ * join the next pass, and one deleted during its scrub ends it with a line.
  */
 public final class PeriodicScrub implements AutoCloseable {
     /** Bad-block lines logged per volume and pass; all are counted. */
     static final int MAX_LINES = 100;
 
-    /** What the passes found in one volume: the last completed pass's counts and when it ended. */
+    /**
+     * What the passes found in one volume: the last completed pass's counts (for a replicated volume,
+     * bad copies over its replicas) and when it ended.
+     */
     public record Figures(long passes, long checkedBlocks, long badBlocks, long completedEpochSeconds) {
     }
 
@@ -78,7 +82,14 @@ public final class PeriodicScrub implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                if (!(store.storage(v.name()) instanceof io.pistore.replication.volume.ReplicatedVolume)) {
+                Volume storage = store.storage(v.name());
+                if (storage instanceof io.pistore.replication.volume.ReplicatedVolume r) {
+                    if (r.pathState() == io.pistore.spi.PathState.OPTIMIZED) { // this peer leads it
+                        current = v.name();
+                        scrubReplicas(r);
+                        current = null;
+                    }
+                } else {
                     current = v.name();
                     scrub(v);
                     current = null;
@@ -108,8 +119,40 @@ public final class PeriodicScrub implements AutoCloseable {
         for (String line : text.toString().lines().toList()) {
             log.accept("scrub: " + v.name() + ": " + line);
         }
-        Figures before = figures.get(v.name());
-        figures.put(v.name(), new Figures(before == null ? 1 : before.passes() + 1, r.blocks, r.badBlocks,
+        record(v.name(), r.blocks, r.badBlocks);
+    }
+
+    /** A replicated volume: every replica checked, bad copies rewritten from good ones. */
+    private void scrubReplicas(io.pistore.replication.volume.ReplicatedVolume v) {
+        long start = System.nanoTime();
+        long bytesPerBlock = v.format().blockSize();
+        io.pistore.replication.volume.ReplicatedVolume.ScrubReport r;
+        try {
+            r = v.scrub(done -> {
+                long pause = pauseNanos(done * bytesPerBlock, bytesPerSecond, System.nanoTime() - start);
+                if (pause > 0 && !waitNanos(pause)) {
+                    throw new Stopped();
+                }
+            });
+        } catch (Stopped e) {
+            return;
+        } catch (IOException | RuntimeException e) {
+            log.accept("scrub: " + v.name() + ": stopped: " + e.getMessage());
+            return;
+        }
+        long bad = r.badCopies.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder line = new StringBuilder("scrub: " + v.name() + ": checked " + r.blocks + " blocks (" + v.format()
+                + ") on replicas " + String.join(",", v.group().getPeers().stream().map(p -> p.getId().toString())
+                        .toList()) + ": " + (bad == 0 ? "no bad copies" : "bad copies " + r.badCopies) + ", "
+                + r.repairedCopies + " rewritten, " + r.unrepairable.size() + " bad on every replica");
+        r.unreachable.forEach((id, why) -> line.append("; replica ").append(id).append(" not checked: ").append(why));
+        log.accept(line.toString());
+        record(v.name(), r.blocks, bad);
+    }
+
+    private void record(String name, long checked, long bad) {
+        Figures before = figures.get(name);
+        figures.put(name, new Figures(before == null ? 1 : before.passes() + 1, checked, bad,
                 System.currentTimeMillis() / 1000));
     }
 

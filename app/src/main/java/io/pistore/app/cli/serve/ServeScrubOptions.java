@@ -15,8 +15,9 @@ final class ServeScrubOptions {
     @Option(names = "--scrub-every", paramLabel = "TIME",
             description = "Scrub the served volumes in the background: a pass TIME after the last one ended "
                     + "(30s, 15m, 12h, 7d), checking every block's stored PI as 'pistore scrub' does; bad blocks and "
-                    + "a summary per volume go to the log and the metrics; replicated volumes are left to "
-                    + "'pistore scrub --replicas' (default: no background scrub; config key: scrub-every).")
+                    + "a summary per volume go to the log and the metrics; a replicated volume is scrubbed by the "
+                    + "peer that leads it, bad copies rewritten from good ones (default: no background scrub; "
+                    + "config key: scrub-every).")
     String every;
 
     @Option(names = "--scrub-rate", paramLabel = "BYTES", defaultValue = "64MiB",
