@@ -99,17 +99,10 @@ public final class PeriodicScrub implements AutoCloseable {
     }
 
     private void scrub(Volume v) {
-        long start = System.nanoTime();
-        long bytesPerBlock = v.format().blockSize();
         StringWriter text = new StringWriter();
         Scrubber.Report r;
         try {
-            r = Scrubber.scrub(v, new PrintWriter(text), MAX_LINES, done -> {
-                long pause = pauseNanos(done * bytesPerBlock, bytesPerSecond, System.nanoTime() - start);
-                if (pause > 0 && !waitNanos(pause)) {
-                    throw new Stopped();
-                }
-            });
+            r = Scrubber.scrub(v, new PrintWriter(text), MAX_LINES, paced(v));
         } catch (Stopped e) {
             return;
         } catch (IOException | RuntimeException e) {
@@ -124,16 +117,9 @@ public final class PeriodicScrub implements AutoCloseable {
 
     /** A replicated volume: every replica checked, bad copies rewritten from good ones. */
     private void scrubReplicas(io.pistore.replication.volume.ReplicatedVolume v) {
-        long start = System.nanoTime();
-        long bytesPerBlock = v.format().blockSize();
         io.pistore.replication.volume.ReplicatedVolume.ScrubReport r;
         try {
-            r = v.scrub(done -> {
-                long pause = pauseNanos(done * bytesPerBlock, bytesPerSecond, System.nanoTime() - start);
-                if (pause > 0 && !waitNanos(pause)) {
-                    throw new Stopped();
-                }
-            });
+            r = v.scrub(paced(v));
         } catch (Stopped e) {
             return;
         } catch (IOException | RuntimeException e) {
@@ -148,6 +134,21 @@ public final class PeriodicScrub implements AutoCloseable {
         r.unreachable.forEach((id, why) -> line.append("; replica ").append(id).append(" not checked: ").append(why));
         log.accept(line.toString());
         record(v.name(), r.blocks, bad);
+    }
+
+    /**
+     * The progress callback of a scrub of {@code v} starting now: it waits as long as keeps the scrub
+     * to the rate, and ends the scrub (throwing {@link Stopped}) once this closes.
+     */
+    private java.util.function.LongConsumer paced(Volume v) {
+        long start = System.nanoTime();
+        long bytesPerBlock = v.format().blockSize();
+        return done -> {
+            long pause = pauseNanos(done * bytesPerBlock, bytesPerSecond, System.nanoTime() - start);
+            if (pause > 0 && !waitNanos(pause)) {
+                throw new Stopped();
+            }
+        };
     }
 
     private void record(String name, long checked, long bad) {
