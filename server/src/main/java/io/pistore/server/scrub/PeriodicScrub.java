@@ -105,8 +105,8 @@ public final class PeriodicScrub implements AutoCloseable {
             r = Scrubber.scrub(v, new PrintWriter(text), MAX_LINES, paced(v));
         } catch (Stopped e) {
             return;
-        } catch (IOException | RuntimeException e) {
-            log.accept("scrub: " + v.name() + ": stopped: " + e.getMessage());
+        } catch (IOException | RuntimeException | InternalError e) { // InternalError: a fault in mapped memory
+            log.accept("scrub: " + v.name() + ": stopped: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return;
         }
         for (String line : text.toString().lines().toList()) {
@@ -122,8 +122,8 @@ public final class PeriodicScrub implements AutoCloseable {
             r = v.scrub(paced(v));
         } catch (Stopped e) {
             return;
-        } catch (IOException | RuntimeException e) {
-            log.accept("scrub: " + v.name() + ": stopped: " + e.getMessage());
+        } catch (IOException | RuntimeException | InternalError e) { // InternalError: a fault in mapped memory
+            log.accept("scrub: " + v.name() + ": stopped: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             return;
         }
         long bad = r.badCopies.values().stream().mapToLong(Long::longValue).sum();
