@@ -46,6 +46,7 @@ final class IscsiConnection implements Runnable {
     private int nextTtt = 1;
     private volatile boolean ending;
     private volatile boolean replaced; // a new session of the same initiator port ended this one
+    private volatile boolean nexusEnded; // by a logout, or at the end of the connection
     /** The thread that reads this connection's PDUs. */
     private Thread reader;
     /** Answers written by the reader's thread and not flushed yet (guarded by sendLock). */
@@ -87,7 +88,6 @@ final class IscsiConnection implements Runnable {
                 server.log("iscsi: " + peer + " " + session.initiator() + " logged in to "
                         + (session.discovery() ? "discovery" : session.targetName()) + (n.headerDigest ? ", header digest" : "")
                         + (n.dataDigest ? ", data digest" : ""));
-                server.reinstate(this);
                 why = fullFeature();
             }
         } catch (java.net.SocketTimeoutException e) {
@@ -104,9 +104,7 @@ final class IscsiConnection implements Runnable {
             }
             server.log("iscsi: " + peer + " ended: " + why); // before the close, which the initiator sees
             pending.clear(); // their tasks left the set above, and their held data with them
-            if (session != null && session.lun() != null && !server.nexusHeldElsewhere(this)) { // the I_T nexus is gone
-                session.lun().nexusLost(session.initiatorPort());
-            }
+            endNexus();
             close();
             server.ended(this);
         }
@@ -124,12 +122,10 @@ final class IscsiConnection implements Runnable {
         return l == null ? null : l.current();
     }
 
-    /**
-     * Another I_T nexus aborted this session's tasks for LUN 0 (a logical unit or target reset,
-     * CLEAR TASK SET, PREEMPT AND ABORT): each is answered TASK ABORTED (TAS 1 in the control mode
-     * page), one not running at once, a running one when its engine requests end (its result
-     * dropped); returns them. Later Data-Out for them is dropped.
-     */
+    /** Another I_T nexus aborted this session's tasks for LUN 0 (a logical unit or target reset, CLEAR
+     * TASK SET, PREEMPT AND ABORT): each is answered TASK ABORTED (TAS 1 in the control mode page), one
+     * not running at once, a running one when its engine requests end (its result dropped); returns
+     * them. Later Data-Out for them is dropped. */
     List<IscsiTask> abortByOtherNexus() {
         IscsiTaskSet set = tasks;
         if (set == null) {
@@ -153,7 +149,17 @@ final class IscsiConnection implements Runnable {
     /** The initiator port of this connection's session ({@code IQN,i,0xISID}), or null before login. */
     String initiatorPort() {
         IscsiLogin.Outcome s = session;
-        return s == null ? null : s.initiatorPort();
+        return s == null || nexusEnded ? null : s.initiatorPort();
+    }
+
+    /** Ends the I_T nexus once: at a logout before its answer, at a reinstatement before the new session's
+     * nexus begins, else at the end of the connection; a second caller waits for the first. */
+    synchronized void endNexus() {
+        IscsiLogin.Outcome s = session;
+        if (s != null && s.lun() != null && !nexusEnded) {
+            s.lun().nexusLost(s.initiatorPort());
+        }
+        nexusEnded = true;
     }
 
     /** The receive buffer the kernel gave this connection's socket (SO_RCVBUF, as the kernel reports it). */
@@ -249,10 +255,8 @@ final class IscsiConnection implements Runnable {
         }
     }
 
-    /**
-     * Whether a PDU that carries a CmdSN is the next one (or immediate), advancing ExpCmdSN for a
-     * non-immediate one; a number out of order or outside the window is dropped, as RFC 7143 says.
-     */
+    /** Whether a PDU with a CmdSN is the next one (or immediate), advancing ExpCmdSN if not immediate;
+     * one out of order or outside the window is dropped, as RFC 7143 says. */
     private boolean sequenced(Pdu p) {
         if (tasks.sequenced(p.u32(24), p.immediate(), p.opcode() == Pdu.SCSI_COMMAND)) {
             return true;
@@ -269,10 +273,8 @@ final class IscsiConnection implements Runnable {
         return r;
     }
 
-    /**
-     * Sends the answers the reader's thread held back; it runs before the reader waits for input,
-     * so an answer waits at most until the PDUs read with its command have been handled.
-     */
+    /** Sends the answers the reader's thread held back; run before the reader waits for input, so an
+     * answer waits at most until the PDUs read with its command have been handled. */
     private void flushHeld() throws IOException {
         synchronized (sendLock) {
             if (held) {
@@ -470,10 +472,8 @@ final class IscsiConnection implements Runnable {
         return ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x44, 0x00);
     }
 
-    /**
-     * A task has run: it leaves the task set and is answered unless aborted (by another I_T nexus:
-     * answered TASK ABORTED instead of its result); the tasks it held back start.
-     */
+    /** A task has run: it leaves the task set and is answered unless aborted (by another I_T nexus:
+     * answered TASK ABORTED instead of its result); the tasks it held back start. */
     private void finish(IscsiTask t, ScsiResult r) {
         try {
             if (tasks.completed(t)) {
@@ -692,6 +692,7 @@ final class IscsiConnection implements Runnable {
         }
         Pdu r = response(Pdu.LOGOUT_RESPONSE, 0x80, p.itt());
         r.set8(2, reason == 2 ? 2 : 0); // connection recovery needs error recovery level 2
+        endNexus();
         sendStatus(r);
     }
 }

@@ -150,6 +150,7 @@ final class IscsiLogin {
             Outcome done = !full ? null : new Outcome(discovery, initiator, p.u32(8) << 16 | p.u16(12), targetName, lun,
                     params, p.u32(24), statSn, identity(), grant == AccessRules.Grant.READ_ONLY);
             if (full && lun != null) {
+                server.reinstate(done.initiatorPort(), lun.volume()); // an older session of this port ends first
                 // the nexus is on the unit before the initiator knows it is in: no reset or unit attention missed
                 lun.attentions().attach(done.initiatorPort());
                 entering.accept(done);

@@ -414,26 +414,22 @@ public final class IscsiServer implements AutoCloseable {
     }
 
     /**
-     * Session reinstatement (RFC 7143 6.3.5): a new session of an initiator port (initiator name and
-     * ISID) on a target ends the older sessions of that port there; their connections close and their
-     * tasks end unanswered, while the I_T nexus (its reservations and unit attentions) goes on with
-     * the new session. An initiator reconnecting after a network failure the target did not see does
-     * this; without it the old connection's eventual end would count as the loss of the new nexus.
+     * Session reinstatement (RFC 7143 6.3.5): a login of initiator port {@code port} (initiator name
+     * and ISID) to {@code volume}'s target ends the older sessions of that port there, before the new
+     * session's I_T nexus begins: each older nexus ends as at a logout (its SPC-2 reservation, unit
+     * attentions and copy statuses go), its connection closes and its tasks end unanswered. An
+     * initiator does this after a network failure the target did not see; the old connection's own
+     * end, whenever it comes, then leaves the new session's nexus alone.
      */
-    void reinstate(IscsiConnection c) {
-        for (IscsiConnection old : c.volume() == null ? List.<IscsiConnection>of() : connections) {
-            if (old != c && c.initiatorPort().equals(old.initiatorPort()) && c.volume().equals(old.volume())) {
-                log("iscsi: " + c.initiatorPort() + " logged in again to " + targetName(c.volume())
+    void reinstate(String port, String volume) {
+        for (IscsiConnection old : connections) {
+            if (port.equals(old.initiatorPort()) && volume.equals(old.volume())) {
+                log("iscsi: " + port + " logged in again to " + targetName(volume)
                         + ": its older session ends (session reinstatement)");
+                old.endNexus();
                 old.replaced();
             }
         }
-    }
-
-    /** Whether a session other than {@code c}'s holds the I_T nexus of {@code c}'s (it reinstated it). */
-    boolean nexusHeldElsewhere(IscsiConnection c) {
-        String port = c.initiatorPort();
-        return connections.stream().anyMatch(o -> o != c && port.equals(o.initiatorPort()) && c.volume().equals(o.volume()));
     }
 
     /** Worker threads alive now (at most {@link Options#workerThreads}). */

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Session reinstatement (RFC 7143 6.3.5) over loopback: an initiator that logs in again with the
  * same name and ISID, as one does after a network failure the target did not see, ends its older
- * session, and the I_T nexus goes on with the new one: the reservation the old session took is
- * still held once the old connection has ended (its end is no loss of the nexus). Another ISID is
- * another nexus, and its sessions live side by side.
+ * session and that session's I_T nexus (its SPC-2 reservation released) before the new one begins;
+ * the old connection's own end, after the new session took a reservation, leaves that reservation
+ * alone. Another ISID is another nexus, and its sessions live side by side.
  */
 @Timeout(60)
 class IscsiReinstatementTest extends IscsiLoopbackFixture {
@@ -24,16 +24,18 @@ class IscsiReinstatementTest extends IscsiLoopbackFixture {
     }
 
     @Test
-    void aNewSessionOfTheSamePortEndsTheOldOneAndKeepsItsNexus() throws Exception {
+    void aNewSessionOfTheSamePortEndsTheOldOneAndItsNexus() throws Exception {
         try (IscsiTestInitiator old = open("a", ISID); IscsiTestInitiator other = open("b", ISID)) {
             assertEquals(GOOD, run6(old, 0x16), "RESERVE(6)");
+            assertEquals(CONFLICT, write(other));
             try (IscsiTestInitiator again = open("a", ISID)) {
-                Eventually.await("the older session ends", () -> log.stream().anyMatch(l -> l.contains("ended: replaced by a new session")));
                 assertTrue(log.stream().anyMatch(l -> l.contains("session reinstatement")), log::toString);
-                assertEquals(GOOD, write(again), "the new session holds the nexus's reservation");
-                assertEquals(CONFLICT, write(other), "and others are still held off");
-                assertEquals(GOOD, run6(again, 0x17), "RELEASE(6) by the same nexus");
-                assertEquals(GOOD, write(other));
+                assertEquals(GOOD, write(other), "the old nexus, and its reservation, ended with the old session");
+                assertEquals(GOOD, run6(again, 0x16), "the new session reserves");
+                Eventually.await("the older connection ends", () -> log.stream().anyMatch(l -> l.contains("ended: replaced by a new session")));
+                assertEquals(CONFLICT, write(other), "the old connection's end left the new reservation alone");
+                assertEquals(GOOD, write(again));
+                assertEquals(GOOD, run6(again, 0x17), "RELEASE(6)");
             }
         }
     }
