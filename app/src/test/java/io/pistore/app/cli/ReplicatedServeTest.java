@@ -78,7 +78,7 @@ class ReplicatedServeTest {
             assertTrue(scrub.out().contains("checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas (n1,n2,n3): "
                     + "no bad copies, 0 rewritten, 0 bad on every replica"), scrub.out());
             // the background scrub: the peer that leads checks every replica
-            String pass = "scrub: rv: checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on replicas n1,n2,n3: "
+            String pass = "scrub: rv: checked 128 blocks (512+8 type=1 guard=crc16 pi=first) on 3 replicas (n1,n2,n3): "
                     + "no bad copies, 0 rewritten, 0 bad on every replica";
             Eventually.await("a background pass over rv", () -> java.util.Arrays.stream(serves)
                     .anyMatch(s -> s.out().contains(pass) || s.err().contains(pass)));

@@ -155,11 +155,12 @@ final class ScsiExtendedCopy {
         }
         boolean backwards = to > from && to < from + n; // the destination overlaps the source's end
         int ds = device.format().dataSize();
+        byte[] buffer = new byte[Math.min(maxTransferBlocks, n) * ds];
         for (int left = n; left > 0; ) {
             int k = Math.min(maxTransferBlocks, left);
             int offset = backwards ? left - k : n - left;
-            byte[] chunk = new byte[k * ds];
-            Completion r = ScsiLun.await(() -> device.read(from + offset, ScatterList.wrap(chunk)));
+            ByteBuffer chunk = ByteBuffer.wrap(buffer, 0, k * ds).slice(); // one buffer for every chunk of the segment
+            Completion r = ScsiLun.await(() -> device.read(from + offset, ScatterList.of(chunk.duplicate())));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, false);
             }
@@ -173,9 +174,9 @@ final class ScsiExtendedCopy {
     }
 
     /** Writes a chunk holding its blocks shared, as every WRITE does (COMPARE AND WRITE stays atomic). */
-    private ScsiResult written(long lba, int k, byte[] chunk) {
+    private ScsiResult written(long lba, int k, ByteBuffer chunk) {
         return writes.holding(lba, k, false, () -> {
-            Completion w = ScsiLun.await(() -> device.write(lba, ScatterList.wrap(chunk), null,
+            Completion w = ScsiLun.await(() -> device.write(lba, ScatterList.of(chunk.duplicate()), null,
                     device.insertStrip(lba), false));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
         });

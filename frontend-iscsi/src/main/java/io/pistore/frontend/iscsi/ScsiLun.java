@@ -491,8 +491,9 @@ final class ScsiLun {
         if (w.status != ScsiResult.GOOD || total == 0) {
             return w;
         }
-        ScsiResult checked = verify(c.verifying(total, c.protect(), 0), dataOut);
-        if (checked.status != ScsiResult.GOOD || c.bytchk() == 0) {
+        // with protect 0 the comparing VERIFY's read checks the PI as a VERIFY with protect 0 would
+        ScsiResult checked = c.bytchk() == 1 && c.protect() == 0 ? null : verify(c.verifying(total, c.protect(), 0), dataOut);
+        if (checked != null && (checked.status != ScsiResult.GOOD || c.bytchk() == 0)) {
             return checked;
         }
         int ds = device.format().dataSize();

@@ -634,6 +634,17 @@ public final class ReplicatedVolume implements CheckingVolume {
         public boolean clean() {
             return badCopies.isEmpty() && unreachable.isEmpty();
         }
+
+        /** The line a scrub ends with, naming at most {@code maxLbas} of the blocks bad on every replica. */
+        public String summary(io.pistore.integrity.BlockFormat format, java.util.List<String> replicas, long maxLbas) {
+            StringBuilder bad = new StringBuilder();
+            badCopies.forEach((id, n) -> bad.append(bad.length() == 0 ? "" : " ").append(id).append('=').append(n));
+            return "checked " + blocks + " blocks (" + format + ") on " + replicas.size() + " replicas (" + String.join(",",
+                    replicas) + "): " + (bad.length() == 0 ? "no bad copies" : "bad copies " + bad) + ", " + repairedCopies
+                    + " rewritten, " + unrepairable.size() + " bad on every replica" + (unrepairable.isEmpty() ? ""
+                    : " (lba " + unrepairable.stream().limit(maxLbas).map(String::valueOf)
+                    .collect(java.util.stream.Collectors.joining(", ")) + ")");
+        }
     }
 
     /**

@@ -127,12 +127,9 @@ public final class PeriodicScrub implements AutoCloseable {
             return;
         }
         long bad = r.badCopies.values().stream().mapToLong(Long::longValue).sum();
-        StringBuilder line = new StringBuilder("scrub: " + v.name() + ": checked " + r.blocks + " blocks (" + v.format()
-                + ") on replicas " + String.join(",", v.group().getPeers().stream().map(p -> p.getId().toString())
-                        .toList()) + ": " + (bad == 0 ? "no bad copies" : "bad copies " + r.badCopies) + ", "
-                + r.repairedCopies + " rewritten, " + r.unrepairable.size() + " bad on every replica");
-        r.unreachable.forEach((id, why) -> line.append("; replica ").append(id).append(" not checked: ").append(why));
-        log.accept(line.toString());
+        r.unreachable.forEach((id, why) -> log.accept("scrub: " + v.name() + ": replica " + id + " not checked: " + why));
+        log.accept("scrub: " + v.name() + ": " + r.summary(v.format(), v.group().getPeers().stream()
+                .map(p -> p.getId().toString()).toList(), MAX_LINES));
         record(v.name(), r.blocks, bad);
     }
 

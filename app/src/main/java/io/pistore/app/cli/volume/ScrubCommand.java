@@ -173,14 +173,8 @@ public final class ScrubCommand implements Callable<Integer> {
             for (java.util.Map.Entry<String, String> u : r.unreachable.entrySet()) {
                 out.println("replica " + u.getKey() + " not checked: " + u.getValue());
             }
-            StringBuilder bad = new StringBuilder();
-            r.badCopies.forEach((id, n) -> bad.append(bad.length() == 0 ? "" : " ").append(id).append('=').append(n));
-            out.println("checked " + r.blocks + " blocks (" + v.format() + ") on " + v.group().getPeers().size()
-                    + " replicas (" + String.join(",", v.group().getPeers().stream().map(p -> p.getId().toString())
-                            .toList()) + "): " + (bad.length() == 0 ? "no bad copies" : "bad copies " + bad) + ", "
-                    + r.repairedCopies + " rewritten, " + r.unrepairable.size() + " bad on every replica"
-                    + (r.unrepairable.isEmpty() ? "" : " (lba " + r.unrepairable.stream().limit(maxErrors)
-                            .map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")) + ")"));
+            out.println(r.summary(v.format(), v.group().getPeers().stream().map(p -> p.getId().toString()).toList(),
+                    maxErrors));
             return r.unrepairable.isEmpty() && r.unreachable.isEmpty() ? ExitCodes.OK : ExitCodes.BAD_BLOCKS;
         }
     }
