@@ -183,6 +183,54 @@ class IscsiExtendedCopyTest extends IscsiLoopbackFixture {
         }
     }
 
+    /**
+     * Hostile parameter lists: random bytes, and well-formed lists with random fields (descriptor
+     * types, lengths, indexes, block counts, LBAs, list lengths that disagree with the CDB). Each
+     * command is answered with a status on the same connection, none of them an internal failure, and
+     * a good copy still works after them.
+     */
+    @Test
+    void randomParameterListsAreAnsweredAndLeaveTheUnitWorking() throws Exception {
+        java.util.Random r = new java.util.Random(0x3C0);
+        try (IscsiTestInitiator c = open("w")) {
+            byte[] me = naa(c);
+            for (int i = 0; i < 400; i++) {
+                byte[] p;
+                if (i % 4 == 0) {
+                    p = new byte[r.nextInt(600)];
+                    r.nextBytes(p);
+                } else {
+                    long[][] segs = new long[1 + r.nextInt(3)][];
+                    for (int k = 0; k < segs.length; k++) {
+                        segs[k] = new long[] {r.nextInt(3), r.nextInt(3), r.nextInt(70000), r.nextInt(1100) - 50,
+                            r.nextInt(1000) - 50};
+                    }
+                    p = list(r.nextInt(256), r.nextInt(4), new byte[][] {me, r.nextBoolean() ? me : new byte[12]}, segs);
+                    for (int flips = r.nextInt(4); flips > 0; flips--) {
+                        p[r.nextInt(p.length)] = (byte) r.nextInt(256);
+                    }
+                    if (i % 4 == 1) { // cut inside the segment descriptors, the header saying so
+                        int targetsEnd = 16 + 64;
+                        p = java.util.Arrays.copyOf(p, targetsEnd + r.nextInt(p.length - targetsEnd + 1));
+                        Pdu.putInt(p, 8, p.length - targetsEnd);
+                    }
+                }
+                byte[] cdb = new byte[16];
+                cdb[0] = (byte) 0x83;
+                Pdu.putInt(cdb, 10, r.nextInt(8) == 0 ? r.nextInt(1 << 20) : p.length);
+                IscsiTestInitiator.Result res = c.command(cdb, p, p.length, p.length, false);
+                assertTrue(res.status() == GOOD || res.status() == CHECK, "list " + i + ": status " + res.status());
+                assertTrue(res.status() == GOOD || res.senseKey() != ScsiResult.HARDWARE_ERROR,
+                        "list " + i + " broke the copy manager: " + log);
+            }
+            byte[] data = pattern(16, 6);
+            write(c, 0, data);
+            assertEquals(GOOD, xcopy(c, list(1, 2, new byte[][] {me}, new long[][] {{0, 0, 16, 0, 800}})).status());
+            assertArrayEquals(data, read(c, 800, 16), "a good copy after the hostile ones");
+            assertEquals(GOOD, tur(c).status(), "the session goes on");
+        }
+    }
+
     @Test
     void operatingParametersAndTheThirdPartyCopyPage() throws Exception {
         try (IscsiTestInitiator c = open("w")) {
