@@ -88,6 +88,7 @@ class JoinLeaderLossTest {
     private Object joinStoppingTheLeader(Started g, boolean atJoint) {
         RaftPeerId joining = RaftPeerId.valueOf("n4");
         AtomicBoolean stopped = new AtomicBoolean();
+        AtomicBoolean stopDone = new AtomicBoolean(); // the leader closed (or its close failed): it may restart
         // Kept, not thrown: it runs on n4's applier, where a throw would be lost in Ratis and a half-closed
         // leader would surface later as its directory still in use at the restart.
         java.util.concurrent.atomic.AtomicReference<IOException> stopFailed = new java.util.concurrent.atomic.AtomicReference<>();
@@ -97,6 +98,8 @@ class JoinLeaderLossTest {
                     peers.stop(g.leader());
                 } catch (IOException e) {
                     stopFailed.set(e);
+                } finally {
+                    stopDone.set(true);
                 }
             }
         };
@@ -134,6 +137,8 @@ class JoinLeaderLossTest {
         VolumeStateMachine.onConfiguration = (id, conf) -> { };
         VolumeStateMachine.beforeApply = id -> { };
         assertTrue(stopped.get(), "the leader was stopped while the change was under way: " + outcome);
+        // the stop runs on an applier's thread, which may still be closing the leader when the join answers
+        ThreePeers.await(stopDone::get, "the stopped leader to close");
         if (stopFailed.get() != null) {
             throw new AssertionError("stopping the leader failed", stopFailed.get());
         }
