@@ -88,6 +88,14 @@ record Cdb(Kind kind, long lba, long blocks, int protect, boolean fua, int bytch
         return new Cdb(Kind.VERIFY, lba, n, protect, false, bytchk, is32, expectedRefTag, expectedAppTag, appTagMask);
     }
 
+    /**
+     * Whether {@code n} blocks from {@code lba} fall outside a unit of {@code count} blocks (an LBA
+     * the CDB's 64 bits made negative, or a sum that would overflow, included).
+     */
+    static boolean outOfRange(long lba, long n, long count) {
+        return lba < 0 || lba > count || n > count - lba;
+    }
+
     static int u16(byte[] c, int off) {
         return (c[off] & 0xff) << 8 | c[off + 1] & 0xff;
     }

@@ -48,7 +48,7 @@ final class ScsiCompareAndWrite {
             return ScsiResult.invalidField();
         }
         long count = device.info().blockCount();
-        if (lba < 0 || lba + n > count || lba + n < lba) {
+        if (Cdb.outOfRange(lba, n, count)) {
             return ScsiResult.lbaOutOfRange();
         }
         int ds = device.format().dataSize();

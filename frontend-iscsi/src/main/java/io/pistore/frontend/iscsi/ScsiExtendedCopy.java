@@ -150,7 +150,7 @@ final class ScsiExtendedCopy {
     /** Copies {@code n} blocks from {@code from} to {@code to}, in requests of at most the transfer limit. */
     private ScsiResult copySegment(long from, long to, int n) {
         long count = device.info().blockCount();
-        if (from < 0 || to < 0 || from + n > count || to + n > count) {
+        if (Cdb.outOfRange(from, n, count) || Cdb.outOfRange(to, n, count)) {
             return ScsiResult.check(COPY_ABORTED, 0x00, 0x00);
         }
         boolean backwards = to > from && to < from + n; // the destination overlaps the source's end

@@ -16,7 +16,7 @@ final class ScsiHintCommands {
         boolean sixteen = (cdb[0] & 0xff) == 0x90;
         long lba = sixteen ? Pdu.getLong(cdb, 2) : Cdb.u32(cdb, 2);
         long blocks = sixteen ? Cdb.u32(cdb, 10) : Cdb.u16(cdb, 7);
-        if (lba < 0 || lba >= blockCount || lba + blocks > blockCount) {
+        if (lba >= blockCount || Cdb.outOfRange(lba, blocks, blockCount)) { // PRE-FETCH's LBA must name a block
             return ScsiResult.lbaOutOfRange();
         }
         return ScsiResult.good();

@@ -262,8 +262,8 @@ final class ScsiLun {
             return false;
         }
         Cdb c = Cdb.parse(cdb);
-        if (c.blocks() == 0 || c.blocks() > maxTransferBlocks || c.lba() < 0
-                || c.lba() + c.blocks() > device.info().blockCount() || checkProtect(c) != null
+        if (c.blocks() == 0 || c.blocks() > maxTransferBlocks
+                || Cdb.outOfRange(c.lba(), c.blocks(), device.info().blockCount()) || checkProtect(c) != null
                 || attentions.anyPending() || reservations.conflicts(nexus, cdb)) {
             return false;
         }
@@ -462,7 +462,7 @@ final class ScsiLun {
         if (bad != null) {
             return bad;
         }
-        if (c.lba() < 0 || c.lba() + c.blocks() > device.info().blockCount() || c.lba() + c.blocks() < c.lba()) {
+        if (Cdb.outOfRange(c.lba(), c.blocks(), device.info().blockCount())) {
             return ScsiResult.lbaOutOfRange();
         }
         if (c.blocks() == 0) {

@@ -42,7 +42,7 @@ final class ScsiOrWrite {
             return ScsiResult.invalidField();
         }
         long count = device.info().blockCount();
-        if (lba < 0 || lba + blocks > count || lba + blocks < lba) {
+        if (Cdb.outOfRange(lba, blocks, count)) {
             return ScsiResult.lbaOutOfRange();
         }
         int ds = device.format().dataSize();

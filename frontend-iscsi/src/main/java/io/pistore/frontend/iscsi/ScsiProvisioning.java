@@ -73,7 +73,7 @@ final class ScsiProvisioning {
             if (n > MAX_UNMAP_BLOCKS) {
                 return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
             }
-            if (outOfRange(lba, n)) {
+            if (Cdb.outOfRange(lba, n, device.info().blockCount())) {
                 return ScsiResult.lbaOutOfRange();
             }
         }
@@ -97,7 +97,7 @@ final class ScsiProvisioning {
         if (protect != 0 || anchor || n == 0 || n > maxWriteSameBlocks(maxTransferBlocks)) {
             return ScsiResult.invalidField(); // WSNZ: a zero count is not "to the end"
         }
-        if (outOfRange(lba, n)) {
+        if (Cdb.outOfRange(lba, n, device.info().blockCount())) {
             return ScsiResult.lbaOutOfRange();
         }
         if (readOnly) {
@@ -200,11 +200,6 @@ final class ScsiProvisioning {
      */
     static int maxWriteSameBlocks(int maxTransferBlocks) {
         return maxTransferBlocks * 4;
-    }
-
-    private boolean outOfRange(long lba, long n) {
-        long count = device.info().blockCount();
-        return lba < 0 || lba > count || n > count - lba;
     }
 
     /** Deallocates in engine-sized pieces; null when done, else the failure's answer. */

@@ -82,18 +82,18 @@ public final class PeriodicScrub implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                Volume storage = store.storage(v.name());
-                if (storage instanceof io.pistore.replication.volume.ReplicatedVolume r) {
-                    if (r.pathState() == io.pistore.spi.PathState.OPTIMIZED) { // this peer leads it
-                        current = v.name();
-                        scrubReplicas(r);
-                        current = null;
-                    }
-                } else {
-                    current = v.name();
-                    scrub(v);
-                    current = null;
+                io.pistore.replication.volume.ReplicatedVolume r = store.storage(v.name())
+                        instanceof io.pistore.replication.volume.ReplicatedVolume rv ? rv : null;
+                if (r != null && r.pathState() != io.pistore.spi.PathState.OPTIMIZED) {
+                    continue; // the peer that leads it scrubs it
                 }
+                current = v.name();
+                if (r != null) {
+                    scrubReplicas(r);
+                } else {
+                    scrub(v);
+                }
+                current = null;
             }
         }
     }
