@@ -40,6 +40,15 @@ public interface HostConnection extends AutoCloseable {
         return false;
     }
 
+    /**
+     * The peers that serve {@code volume} and their path states, as the target of this connection
+     * says them ({@link TargetHandler#pathGroup}), or null where the volume has one path or the
+     * transport does not carry them (the default; the local transport does).
+     */
+    default PathGroup pathGroup(String volume) {
+        return null;
+    }
+
     @Override
     void close();
 }

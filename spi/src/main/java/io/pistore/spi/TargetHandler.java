@@ -49,6 +49,14 @@ public interface TargetHandler {
         return PathState.OPTIMIZED;
     }
 
+    /**
+     * Every peer that serves {@code volume} with its path state as this target sees them ({@link
+     * PathGroup}), or null for a volume only this target serves (the default). Cheap, never blocking.
+     */
+    default PathGroup pathGroup(String volume) {
+        return null;
+    }
+
     /** A host connected (for the one log line per connection a target prints); {@code peer} names it. */
     default void connected(String peer) {
     }

@@ -65,6 +65,11 @@ public abstract class ForwardingHostConnection implements HostConnection {
     }
 
     @Override
+    public io.pistore.spi.PathGroup pathGroup(String volume) {
+        return real.pathGroup(volume);
+    }
+
+    @Override
     public java.util.concurrent.CompletableFuture<List<VolumeInfo>> relistVolumes() {
         return real.relistVolumes();
     }

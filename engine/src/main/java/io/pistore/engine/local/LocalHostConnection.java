@@ -41,6 +41,11 @@ final class LocalHostConnection implements HostConnection {
     }
 
     @Override
+    public io.pistore.spi.PathGroup pathGroup(String volume) {
+        return handler.pathGroup(volume);
+    }
+
+    @Override
     public void close() {
         for (LocalHostQueue q : queues) {
             q.close();

@@ -107,6 +107,13 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         return v == null ? io.pistore.spi.PathState.INACCESSIBLE : v.pathState();
     }
 
+    /** The volume's peers and their states ({@link Volume#pathGroup}); null for a name this target does not serve. */
+    @Override
+    public io.pistore.spi.PathGroup pathGroup(String volume) {
+        Volume v = store.get(volume);
+        return v == null ? null : v.pathGroup();
+    }
+
     @Override
     public void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done) {
         Volume v = store.get(request.volume());

@@ -50,6 +50,11 @@ final class MeasuredTargetHandler implements TargetHandler {
     }
 
     @Override
+    public io.pistore.spi.PathGroup pathGroup(String volume) {
+        return delegate.pathGroup(volume);
+    }
+
+    @Override
     public void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done) {
         VolumeCounters v = counters.volume(request.volume());
         long bytes = request.data() == null ? 0 : request.data().length();

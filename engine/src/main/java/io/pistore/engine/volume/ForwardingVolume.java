@@ -98,6 +98,11 @@ public abstract class ForwardingVolume implements Volume {
     }
 
     @Override
+    public io.pistore.spi.PathGroup pathGroup() {
+        return delegate.pathGroup();
+    }
+
+    @Override
     public boolean writesAsync() {
         return delegate.writesAsync();
     }

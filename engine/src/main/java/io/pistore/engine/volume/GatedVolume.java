@@ -64,6 +64,11 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public io.pistore.spi.PathGroup pathGroup() {
+        return retired ? null : current.pathGroup();
+    }
+
+    @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws IOException {
         Volume v = enter();
         try {

@@ -98,6 +98,15 @@ public interface Volume extends AutoCloseable {
     }
 
     /**
+     * Every peer that serves the volume with its path state as this peer sees them
+     * ({@link io.pistore.spi.PathGroup}), or null for a volume served by this target alone (the
+     * default). Asked a few times a second per volume by frontends that report it; must not block.
+     */
+    default io.pistore.spi.PathGroup pathGroup() {
+        return null;
+    }
+
+    /**
      * Whether {@link #writeAsync} completes later without a thread waiting for it (a replicated
      * volume: the commit by a quorum completes it). The target service then starts such writes where
      * they arrive and answers them when they complete, instead of handing each to a waiting thread.

@@ -230,6 +230,9 @@ public final class IscsiServer implements AutoCloseable {
      * queue is bounded by the sessions' windows ({@value IscsiTaskSet#WINDOW} each).
      */
     private final ThreadPoolExecutor workers;
+    /** Looks at the units' port group states every {@value #PORT_GROUPS_TICK_MS} ms ({@link ScsiLun#checkPortGroups}). */
+    private final java.util.concurrent.ScheduledExecutorService portGroupWatch;
+    static final long PORT_GROUPS_TICK_MS = 100;
     /** What {@link #serveLocal} opened for this server, closed after it (last first). */
     private final List<AutoCloseable> owned = new ArrayList<>();
     private volatile boolean closing;
@@ -245,6 +248,11 @@ public final class IscsiServer implements AutoCloseable {
                     return t;
                 });
         this.workers.allowCoreThreadTimeOut(true); // an idle server keeps no worker
+        this.portGroupWatch = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "pistore-iscsi-port-groups");
+            t.setDaemon(true);
+            return t;
+        });
         this.acceptor = new Thread(this::acceptLoop, "pistore-iscsi-accept");
         this.acceptor.setDaemon(true);
     }
@@ -267,6 +275,8 @@ public final class IscsiServer implements AutoCloseable {
         }
         IscsiServer s = new IscsiServer(connection, options, l);
         s.acceptor.start();
+        s.portGroupWatch.scheduleWithFixedDelay(s::checkPortGroups, PORT_GROUPS_TICK_MS, PORT_GROUPS_TICK_MS,
+                TimeUnit.MILLISECONDS);
         return s;
     }
 
@@ -351,7 +361,8 @@ public final class IscsiServer implements AutoCloseable {
                 VolumeInfo info = v;
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
                         : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old,
-                                dataIn, options.reservationsDir, this::log, this::preemptAndAbort));
+                                dataIn, options.reservationsDir, this::log, this::preemptAndAbort,
+                                () -> connection.pathGroup(info.name())));
             }
         }
         return null;
@@ -491,6 +502,19 @@ public final class IscsiServer implements AutoCloseable {
         return aborted;
     }
 
+    /** A changed path state of a unit with sessions becomes their unit attention (ScsiPortGroups). */
+    private void checkPortGroups() {
+        for (ScsiLun l : luns.values()) {
+            try {
+                if (!l.attentions().attached().isEmpty()) {
+                    l.checkPortGroups();
+                }
+            } catch (RuntimeException e) {
+                log("iscsi: path states of " + targetName(l.volume()) + " not read: " + e);
+            }
+        }
+    }
+
     /** Sessions logged in to that volume's target now (each session is one connection). */
     public int sessionsOn(String volume) {
         int n = 0;
@@ -612,6 +636,7 @@ public final class IscsiServer implements AutoCloseable {
             c.shutdown();
         }
         workers.shutdown();
+        portGroupWatch.shutdownNow();
         try {
             acceptor.join(2000);
         } catch (InterruptedException e) {

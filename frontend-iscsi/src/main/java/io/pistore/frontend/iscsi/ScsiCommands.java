@@ -106,6 +106,8 @@ final class ScsiCommands {
             cmd("GET LBA STATUS", 0x9E, 0x12, "1f ff ff ff ff ff ff ff ff ff ff ff ff 00 00",
                     (lun, n, c, d) -> lun.lbaStatus(c)),
             cmd("REPORT LUNS", 0xA0, -1, "00 00 00 00 00 ff ff ff ff 00 00", (lun, n, c, d) -> lun.reportLuns(c)),
+            cmd("REPORT TARGET PORT GROUPS", MAINTENANCE_IN, ScsiPortGroups.REPORT_TARGET_PORT_GROUPS,
+                    "ff 00 00 00 00 ff ff ff ff 00 00", (lun, n, c, d) -> lun.portGroups().report(c)),
             cmd("REPORT SUPPORTED OPERATION CODES", MAINTENANCE_IN, REPORT_SUPPORTED_OPERATION_CODES,
                     "1f 87 ff ff ff ff ff ff ff 00 00", (lun, n, c, d) -> report(lun, c)),
             cmd("READ(12)", 0xA8, -1, "f8 ff ff ff ff ff ff ff ff 00 00", READ_WRITE),

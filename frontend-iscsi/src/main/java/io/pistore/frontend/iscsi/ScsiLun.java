@@ -46,6 +46,7 @@ final class ScsiLun {
     private final ScsiCompareAndWrite compareAndWrite;
     private final ScsiOrWrite orWrite;
     private final ScsiExtendedCopy extendedCopy;
+    private final ScsiPortGroups portGroups;
     /** The unit that replaced this one for a changed volume (sessions move on to it), or null. */
     private volatile ScsiLun next;
     /** Where READs of protect 0 that one engine request serves are read into. */
@@ -55,25 +56,21 @@ final class ScsiLun {
 
     /**
      * The unit of {@code device}; {@code previous} (or null) is the unit this one replaces for a
-     * changed volume: its reservations and range lock carry over, so sessions still on it stay
-     * under the same reservations and COMPARE AND WRITE stays atomic against their writes. A changed
-     * capacity is a unit attention (CAPACITY DATA HAS CHANGED) for every nexus on the unit.
-     * {@code dataIn}: the server's read buffers.
-     */
-    ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn) {
-        this(device, maxTransferBytes, previous, dataIn, null, line -> { }, (lun, nexuses) -> { });
-    }
-
-    /**
-     * As above; with {@code reservationsDir} (else null) the unit keeps its persistent reservations
-     * there through a restart when an initiator sets APTPL ({@link ScsiReservationFile}), and says
-     * what it loaded to {@code log}; {@code preemptAndAbort} aborts the tasks of the I_T nexuses a
-     * PREEMPT AND ABORT preempted and returns once they have left.
+     * changed volume: its reservations, range lock and port groups carry over, so sessions still on
+     * it stay under the same reservations and COMPARE AND WRITE stays atomic against their writes. A
+     * changed capacity is a unit attention (CAPACITY DATA HAS CHANGED) for every nexus on the unit.
+     * {@code dataIn}: the server's read buffers. With {@code reservationsDir} (else null) the unit
+     * keeps its persistent reservations there through a restart when an initiator sets APTPL
+     * ({@link ScsiReservationFile}), and says what it loaded to {@code log}; {@code preemptAndAbort}
+     * aborts the tasks of the I_T nexuses a PREEMPT AND ABORT preempted and returns once they have
+     * left. {@code paths}: the volume's peers and their states ({@link ScsiPortGroups}).
      */
     ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn,
             java.nio.file.Path reservationsDir, Consumer<String> log,
-            java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort) {
+            java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort,
+            Supplier<io.pistore.spi.PathGroup> paths) {
         this.device = device;
+        this.portGroups = previous == null ? new ScsiPortGroups(paths) : previous.portGroups;
         this.dataIn = dataIn;
         this.preemptAndAbort = preemptAndAbort;
         this.attentions = previous == null ? new ScsiUnitAttentions() : previous.attentions;
@@ -85,7 +82,7 @@ final class ScsiLun {
         int wire = f.dataSize() + (ScsiPages.exposesPi(f) ? 8 : 0);
         int n = Integer.highestOneBit(Math.max(1, maxTransferBytes / Math.max(wire, f.blockSize())));
         this.maxTransferBlocks = n;
-        this.pages = new ScsiPages(device.info(), n);
+        this.pages = new ScsiPages(device.info(), n, portGroups);
         this.provisioning = new ScsiProvisioning(device, n, dataIn);
         this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
         this.orWrite = new ScsiOrWrite(device, writes, n);
@@ -192,6 +189,17 @@ final class ScsiLun {
 
     ScsiUnitAttentions attentions() {
         return attentions;
+    }
+
+    ScsiPortGroups portGroups() {
+        return portGroups;
+    }
+
+    /** Looks at the port groups' states; a change is ASYMMETRIC ACCESS STATE CHANGED for every nexus. */
+    void checkPortGroups() {
+        if (portGroups.refresh()) {
+            attentions.establishAll(ScsiUnitAttentions.ASYMMETRIC_ACCESS_STATE_CHANGED);
+        }
     }
 
     /** Whether the unit shows Type 2 PI (its 32-byte CDBs run; SBC-3). */

@@ -19,11 +19,13 @@ final class ScsiPages {
     private final VolumeInfo info;
     private final int maxTransferBlocks;
     private final long id;
+    private final ScsiPortGroups portGroups;
 
-    ScsiPages(VolumeInfo info, int maxTransferBlocks) {
+    ScsiPages(VolumeInfo info, int maxTransferBlocks, ScsiPortGroups portGroups) {
         this.info = info;
         this.maxTransferBlocks = maxTransferBlocks;
         this.id = fnv(info.name());
+        this.portGroups = portGroups;
     }
 
     /**
@@ -48,7 +50,7 @@ final class ScsiPages {
         b[2] = 0x06; // SPC-4
         b[3] = 0x12; // HISUP, response data format 2
         b[4] = (byte) (b.length - 5);
-        b[5] = (byte) (pi() ? 0x01 : 0x00); // PROTECT
+        b[5] = (byte) (0x10 | (pi() ? 0x01 : 0x00)); // TPGS 01b (implicit ALUA, ScsiPortGroups), PROTECT
         b[7] = 0x02; // CMDQUE
         ascii(b, 8, 8, "PISTORE");
         ascii(b, 16, 16, info.name());
@@ -133,7 +135,8 @@ final class ScsiPages {
     private byte[] deviceIdentification() {
         byte[] vendorId = ("PISTORE " + info.name()).getBytes(StandardCharsets.US_ASCII);
         int t10Len = Math.min(vendorId.length, 252);
-        byte[] b = new byte[4 + (4 + 8) + (4 + t10Len) + (4 + 4)];
+        byte[] ports = portGroups.designators();
+        byte[] b = new byte[4 + (4 + 8) + (4 + t10Len) + ports.length];
         b[1] = (byte) 0x83;
         b[2] = (byte) ((b.length - 4) >>> 8);
         b[3] = (byte) (b.length - 4);
@@ -147,11 +150,7 @@ final class ScsiPages {
         b[o + 3] = (byte) t10Len;
         System.arraycopy(vendorId, 0, b, o + 4, t10Len);
         o += 4 + t10Len;
-        // relative target port identifier 1, associated with the target port
-        b[o] = 0x61; // iSCSI protocol identifier, binary
-        b[o + 1] = (byte) 0x94; // PIV, target port association, relative target port
-        b[o + 3] = 4;
-        b[o + 7] = 1;
+        System.arraycopy(ports, 0, b, o, ports.length); // this port and its target port group
         return b;
     }
 

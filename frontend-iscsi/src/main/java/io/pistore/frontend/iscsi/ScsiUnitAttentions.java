@@ -20,6 +20,7 @@ final class ScsiUnitAttentions {
     static final int RESERVATIONS_PREEMPTED = 0x2A03;
     static final int RESERVATIONS_RELEASED = 0x2A04;
     static final int REGISTRATIONS_PREEMPTED = 0x2A05;
+    static final int ASYMMETRIC_ACCESS_STATE_CHANGED = 0x2A06;
     static final int CAPACITY_DATA_HAS_CHANGED = 0x2A09;
     static final int REPORTED_LUNS_DATA_HAS_CHANGED = 0x3F0E;
 

@@ -14,15 +14,16 @@ import java.util.Map;
  * digests), sends SCSI commands with CDBs of any length (an extended CDB AHS past 16 bytes), answers
  * R2Ts with Data-Out bursts, and gathers Data-In and the status, one command at a time; or, for
  * tests of the task set, sends commands, task management and pings without waiting and hands back
- * each PDU the target sends.
+ * each PDU the target sends. Public for other modules' tests (the frontend's test jar).
  */
-final class IscsiTestInitiator implements AutoCloseable {
-    record Result(int status, byte[] sense, byte[] dataIn, int r2ts, int residualFlags, long residual) {
-        int senseKey() {
+public final class IscsiTestInitiator implements AutoCloseable {
+    public record Result(int status, byte[] sense, byte[] dataIn, int r2ts, int residualFlags, long residual) {
+        public int senseKey() {
             return sense.length > 2 ? sense[2] & 0x0f : -1;
         }
 
-        int ascq() {
+        /** ASC and ASCQ, as one number ({@code 0x2A06}). */
+        public int ascq() {
             return sense.length > 13 ? (sense[12] & 0xff) << 8 | sense[13] & 0xff : -1;
         }
 
@@ -39,7 +40,7 @@ final class IscsiTestInitiator implements AutoCloseable {
     private int maxRecv = 8192;
     final Map<String, String> answers;
 
-    IscsiTestInitiator(InetSocketAddress portal, String target, String... keys) throws IOException {
+    public IscsiTestInitiator(InetSocketAddress portal, String target, String... keys) throws IOException {
         this(portal, target, DEFAULT_ISID, keys);
     }
 
@@ -84,7 +85,7 @@ final class IscsiTestInitiator implements AutoCloseable {
      * Sends a command: {@code dataOut} goes as immediate data up to {@code immediate} bytes and the
      * rest as R2T asks; {@code edtl} is the expected data transfer length.
      */
-    Result command(byte[] cdb, byte[] dataOut, int immediate, long edtl, boolean read) throws IOException {
+    public Result command(byte[] cdb, byte[] dataOut, int immediate, long edtl, boolean read) throws IOException {
         int tag = itt++;
         byte[] ahs = new byte[0];
         if (cdb.length > 16) {

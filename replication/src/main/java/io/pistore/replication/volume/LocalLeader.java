@@ -104,6 +104,24 @@ public final class LocalLeader {
         return info.getLeaderId() != null ? io.pistore.spi.PathState.NON_OPTIMIZED : io.pistore.spi.PathState.INACCESSIBLE;
     }
 
+    /**
+     * The group's members with their states as this peer sees them ({@link io.pistore.spi.PathGroup}):
+     * the members of its division's configuration (or {@code known}, once it has none), the leader it
+     * knows optimized, the others non-optimized, all inaccessible while it knows none; its own state
+     * is {@link #pathState}.
+     */
+    io.pistore.spi.PathGroup pathGroup(org.apache.ratis.protocol.RaftGroup known) {
+        RaftServer.Division d = division();
+        org.apache.ratis.protocol.RaftPeerId leader = d == null ? null : d.getInfo().getLeaderId();
+        java.util.Map<String, io.pistore.spi.PathState> states = new java.util.TreeMap<>();
+        for (org.apache.ratis.protocol.RaftPeer p : (d == null ? known : d.getGroup()).getPeers()) {
+            states.put(p.getId().toString(), leader == null ? io.pistore.spi.PathState.INACCESSIBLE
+                    : p.getId().equals(leader) ? io.pistore.spi.PathState.OPTIMIZED : io.pistore.spi.PathState.NON_OPTIMIZED);
+        }
+        states.put(server.getId().toString(), pathState());
+        return new io.pistore.spi.PathGroup(server.getId().toString(), states);
+    }
+
     /** Read indexes asked of this peer's division; a read that shared another's confirmation asked none. */
     long readIndexCalls() {
         return readIndexCalls.sum();

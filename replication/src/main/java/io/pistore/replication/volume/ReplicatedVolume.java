@@ -192,8 +192,7 @@ public final class ReplicatedVolume implements CheckingVolume {
         }).thenCompose(f -> f);
     }
 
-    /** The leader this peer knows, or null (outside the peers, or none known). */
-    private RaftPeerId knownLeader() {
+    private RaftPeerId knownLeader() { // the leader this peer knows, or null (outside the peers, or none known)
         return localLeader == null ? null : localLeader.leaderId();
     }
 
@@ -358,6 +357,11 @@ public final class ReplicatedVolume implements CheckingVolume {
         return localLeader == null ? io.pistore.spi.PathState.NON_OPTIMIZED : localLeader.pathState();
     }
 
+    @Override
+    public io.pistore.spi.PathGroup pathGroup() {
+        return localLeader == null ? null : localLeader.pathGroup(group);
+    }
+
     /** The group's peers. */
     public RaftGroup group() {
         return group;
@@ -458,7 +462,6 @@ public final class ReplicatedVolume implements CheckingVolume {
     public void writeZeroes(long lba, int n, boolean fua, io.pistore.spi.WriteFence fence) throws IOException {
         commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua, own.numbered(fence)), "write-zeroes lba=" + lba);
     }
-
 
     @Override
     public void flush() throws IOException {

@@ -1,0 +1,219 @@
+package io.pistore.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.frontend.iscsi.IscsiServer;
+import io.pistore.frontend.iscsi.IscsiTestInitiator;
+import io.pistore.testkit.Eventually;
+import io.pistore.testkit.FreePorts;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A replicated volume served over iSCSI by its three peers, as a multipath initiator sees it: the
+ * same logical unit (one NAA designator) behind three ports, each its own target port group, every
+ * peer reporting the same groups with the leader's alone active/optimized; once the leader stops,
+ * the other peers' sessions get ASYMMETRIC ACCESS STATE CHANGED and report the new leader, and a
+ * write through a path that forwards is read back through the new leader's.
+ */
+@Timeout(180)
+class ReplicatedIscsiPortGroupsTest {
+    @TempDir
+    Path dir;
+
+    private static final String TARGET = IscsiServer.targetName("rv");
+
+    /** REPORT TARGET PORT GROUPS, length-only format: group number to asymmetric access state. */
+    private static Map<Integer, Integer> groups(IscsiTestInitiator c) throws IOException {
+        byte[] cdb = new byte[12];
+        cdb[0] = (byte) 0xA3;
+        cdb[1] = 0x0A;
+        cdb[9] = (byte) 255;
+        IscsiTestInitiator.Result r = c.command(cdb, new byte[0], 0, 255, true);
+        if (r.status() != 0) {
+            return null; // a unit attention, taken: ask again
+        }
+        byte[] d = r.dataIn();
+        Map<Integer, Integer> g = new LinkedHashMap<>();
+        for (int o = 4; o < d.length; o += 8 + 4 * (d[o + 7] & 0xff)) {
+            g.put((d[o + 2] & 0xff) << 8 | d[o + 3] & 0xff, d[o] & 0x0f);
+        }
+        return g;
+    }
+
+    /** The device identification page: {NAA designator as a long, relative target port, target port group}. */
+    private static long[] identity(IscsiTestInitiator c) throws IOException {
+        IscsiTestInitiator.Result r = c.command(new byte[] {0x12, 0x01, (byte) 0x83, 0x01, 0x00, 0x00}, new byte[0],
+                0, 256, true);
+        assertEquals(0, r.status());
+        byte[] d = r.dataIn();
+        long[] id = {-1, -1, -1};
+        for (int o = 4; o < d.length; o += 4 + (d[o + 3] & 0xff)) {
+            int type = d[o + 1] & 0x0f;
+            if (type == 3) {
+                id[0] = ByteBuffer.wrap(d, o + 4, 8).getLong();
+            } else if (type == 4 || type == 5) {
+                id[type - 3] = (d[o + 6] & 0xff) << 8 | d[o + 7] & 0xff;
+            }
+        }
+        return id;
+    }
+
+    private static Map<Integer, Integer> awaitGroups(IscsiTestInitiator c, String what,
+            java.util.function.Predicate<Map<Integer, Integer>> ok) {
+        Map<Integer, Integer>[] got = new Map[1];
+        Eventually.await(what, () -> {
+            try {
+                got[0] = groups(c);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return got[0] != null && ok.test(got[0]);
+        });
+        return got[0];
+    }
+
+    private static long optimized(Map<Integer, Integer> g) {
+        return g.values().stream().filter(s -> s == 0).count();
+    }
+
+    @Test
+    void threePeersAreThreePortGroupsOfOneUnitAndTheGroupsFollowTheLeader() throws Exception {
+        StringBuilder peers = new StringBuilder();
+        int[] portals = new int[3];
+        for (int i = 1; i <= 3; i++) {
+            peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(FreePorts.next());
+            portals[i - 1] = FreePorts.next();
+        }
+        for (int i = 1; i <= 3; i++) {
+            EngineCommandsTest.Result c = EngineCommandsTest.run("volume", "create", "--data", dir.resolve("d" + i).toString(),
+                    "rv", "--size", "64KiB", "--format", "512+8", "--replica-id", "n" + i, "--replicas", peers.toString());
+            assertEquals(0, c.code(), c.err());
+        }
+        ServeThread[] serves = new ServeThread[3];
+        List<IscsiTestInitiator> sessions = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 3; i++) {
+                serves[i - 1] = new ServeThread("serve", "--data", dir.resolve("d" + i).toString(), "--replica-id", "n" + i,
+                        "--replica-listen", peers.toString().split(",")[i - 1].substring(3),
+                        "--transport", "local", "--listen", "replicated-iscsi-" + i, "--iscsi", "127.0.0.1:" + portals[i - 1]);
+            }
+            for (ServeThread s : serves) {
+                s.awaitOutput(o -> o.contains("pistore serve: iSCSI on "));
+            }
+            for (int i = 0; i < 3; i++) {
+                sessions.add(new IscsiTestInitiator(new InetSocketAddress("127.0.0.1", portals[i]), TARGET));
+            }
+            Map<Integer, Integer> first = awaitGroups(sessions.get(0), "one leader",
+                    g -> g.size() == 3 && optimized(g) == 1);
+            Set<Long> naa = new HashSet<>();
+            Set<Long> ownGroups = new HashSet<>();
+            int leader = -1;
+            for (int i = 0; i < 3; i++) {
+                IscsiTestInitiator s = sessions.get(i);
+                Map<Integer, Integer> g = awaitGroups(s, "peer " + (i + 1) + " to know the leader",
+                        x -> x.size() == 3 && optimized(x) == 1);
+                assertEquals(first, g, "every peer reports the same groups and states");
+                long[] id = identity(s);
+                naa.add(id[0]);
+                assertEquals(id[1], id[2], "the port is numbered as its group");
+                assertTrue(g.containsKey((int) id[2]), "peer " + (i + 1) + "'s group is among the reported: " + g);
+                ownGroups.add(id[2]);
+                if (g.get((int) id[2]) == 0) {
+                    leader = i;
+                }
+            }
+            assertEquals(1, naa.size(), "one logical unit behind every port: " + naa);
+            assertEquals(3, ownGroups.size(), "a group per peer");
+            assertTrue(leader >= 0, "the optimized group is a peer's own: " + first);
+
+            // the leader stops; each other peer's session hears of it and sees a new leader
+            assertEquals(0, serves[leader].stop(), serves[leader].err());
+            serves[leader] = null;
+            int oldLeaderGroup = -1; // from the first report
+            for (Map.Entry<Integer, Integer> e : first.entrySet()) {
+                if (e.getValue() == 0) {
+                    oldLeaderGroup = e.getKey();
+                }
+            }
+            int stopped = oldLeaderGroup;
+            int newLeader = -1;
+            for (int i = 0; i < 3; i++) {
+                if (i == leader) {
+                    continue;
+                }
+                IscsiTestInitiator s = sessions.get(i);
+                IscsiTestInitiator.Result[] ua = new IscsiTestInitiator.Result[1];
+                Eventually.await("ASYMMETRIC ACCESS STATE CHANGED on peer " + (i + 1), () -> {
+                    try {
+                        ua[0] = s.command(new byte[6], new byte[0], 0, 0, false);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                    return ua[0].status() != 0 && ua[0].ascq() == 0x2A06;
+                });
+                Map<Integer, Integer> g = awaitGroups(s, "a new leader seen from peer " + (i + 1),
+                        x -> optimized(x) == 1 && x.get(stopped) != 0);
+                if (g.get((int) identity(s)[2]) == 0) {
+                    newLeader = i;
+                }
+            }
+            assertTrue(newLeader >= 0, "the new leader is one of the peers still up");
+
+            // a write down the path that forwards, read back down the new leader's
+            int forwarder = 3 - leader - newLeader;
+            byte[] block = new byte[512];
+            new Random(5).nextBytes(block);
+            byte[] write = new byte[10];
+            write[0] = 0x2A;
+            write[5] = 9;
+            write[8] = 1;
+            assertEquals(0, writeAfterAttentions(sessions.get(forwarder), write, block));
+            byte[] read = Arrays.copyOf(write, 10);
+            read[0] = 0x28;
+            IscsiTestInitiator.Result back = sessions.get(newLeader).command(read, new byte[0], 0, 512, true);
+            assertEquals(0, back.status());
+            assertArrayEquals(block, back.dataIn());
+        } finally {
+            for (IscsiTestInitiator s : sessions) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // the peer may have stopped
+                }
+            }
+            for (ServeThread s : serves) {
+                if (s != null) {
+                    assertEquals(0, s.stop(), s.out() + " / " + s.err());
+                }
+            }
+        }
+    }
+
+    /** Sends the write until it is not answered with a unit attention; returns its status. */
+    private static int writeAfterAttentions(IscsiTestInitiator c, byte[] cdb, byte[] data) throws IOException {
+        for (int i = 0; i < 8; i++) {
+            IscsiTestInitiator.Result r = c.command(cdb, data, data.length, data.length, false);
+            if (r.status() == 0 || r.senseKey() != 0x06) {
+                return r.status();
+            }
+        }
+        throw new AssertionError("eight unit attentions in a row");
+    }
+}

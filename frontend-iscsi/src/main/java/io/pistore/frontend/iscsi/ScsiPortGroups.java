@@ -1,0 +1,170 @@
+package io.pistore.frontend.iscsi;
+
+import io.pistore.spi.PathGroup;
+import io.pistore.spi.PathState;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.zip.CRC32;
+
+/**
+ * The asymmetric logical unit access (ALUA, SPC-4 5.15) of one logical unit, implicit only: each
+ * peer that serves the volume is a target port group of one target port, the group and the port
+ * numbered alike from the peer's replica id, so every peer numbers them the same. The peer that
+ * leads a replicated volume's group is active/optimized, the peers that forward to it
+ * active/non-optimized, and every peer transitioning while the peer answering knows no leader (an
+ * election). A volume this target serves alone is one group, this port, active/optimized.
+ *
+ * <p>States come from the engine ({@link PathGroup}); {@link #refresh} compares them with the last
+ * ones, which the server does a few times a second so that a change becomes the unit attention
+ * ASYMMETRIC ACCESS STATE CHANGED, after which a multipath initiator (Linux's {@code scsi_dh_alua})
+ * asks REPORT TARGET PORT GROUPS again. Commands sent down a transitioning path are not refused:
+ * they wait for a leader, as every request of a replicated volume does. Thread-safe.
+ */
+final class ScsiPortGroups {
+    /** MAINTENANCE IN service action REPORT TARGET PORT GROUPS. */
+    static final int REPORT_TARGET_PORT_GROUPS = 0x0A;
+    /** The group, and port, of a volume this target serves alone. */
+    static final int ONLY_GROUP = 1;
+    /**
+     * IMPLICIT TRANSITION TIME of the extended header, in seconds: the longest a transition may
+     * take, a replicated volume's operation timeout (10 s by default), after which requests fail.
+     */
+    static final int IMPLICIT_TRANSITION_SECONDS = 10;
+    static final int ACTIVE_OPTIMIZED = 0x0;
+    static final int ACTIVE_NON_OPTIMIZED = 0x1;
+    static final int TRANSITIONING = 0xF;
+
+    /** Each group's number (its port's too) and asymmetric access state; {@code own} is this peer's. */
+    record Snapshot(int own, Map<Integer, Integer> states) {
+    }
+
+    private final Supplier<PathGroup> source;
+    private volatile Snapshot last;
+
+    /** {@code source}: the volume's peers now, null for a volume served by this target alone. */
+    ScsiPortGroups(Supplier<PathGroup> source) {
+        this.source = source;
+        this.last = take(null);
+    }
+
+    /** This port's group (and relative target port identifier), as last looked at. */
+    int ownGroup() {
+        return last.own;
+    }
+
+    /** Looks at the states again; true when any group's number or state differs from the last look. */
+    boolean refresh() {
+        Snapshot before = last;
+        Snapshot now = take(before);
+        last = now;
+        return !now.equals(before);
+    }
+
+    Snapshot snapshot() {
+        return last;
+    }
+
+    private Snapshot take(Snapshot before) {
+        PathGroup g;
+        try {
+            g = source.get();
+        } catch (RuntimeException e) {
+            g = null;
+        }
+        if (g == null) {
+            if (before != null && before.states.size() > 1) {
+                // a replicated volume whose peers cannot be told now: the same groups, in transition
+                Map<Integer, Integer> s = new LinkedHashMap<>();
+                before.states.keySet().forEach(k -> s.put(k, TRANSITIONING));
+                return new Snapshot(before.own, s);
+            }
+            return new Snapshot(ONLY_GROUP, Map.of(ONLY_GROUP, ACTIVE_OPTIMIZED));
+        }
+        Map<String, Integer> ids = groupIds(g.states().keySet());
+        Map<Integer, Integer> s = new LinkedHashMap<>();
+        for (Map.Entry<String, PathState> e : g.states().entrySet()) {
+            s.put(ids.get(e.getKey()), state(e.getValue()));
+        }
+        return new Snapshot(ids.get(g.self()), s);
+    }
+
+    static int state(PathState s) {
+        switch (s) {
+            case OPTIMIZED: return ACTIVE_OPTIMIZED;
+            case NON_OPTIMIZED: return ACTIVE_NON_OPTIMIZED;
+            default: return TRANSITIONING;
+        }
+    }
+
+    /**
+     * Group numbers for replica ids, 1 to 65535, the same for the same ids on every peer: from a
+     * CRC-32 of the id; ids whose numbers collide take the next free one, in id order.
+     */
+    static Map<String, Integer> groupIds(java.util.Collection<String> replicaIds) {
+        Map<String, Integer> ids = new LinkedHashMap<>();
+        java.util.Set<Integer> taken = new java.util.HashSet<>();
+        for (String id : new TreeSet<>(replicaIds)) {
+            CRC32 crc = new CRC32();
+            crc.update(id.getBytes(StandardCharsets.UTF_8));
+            int n = (int) (crc.getValue() % 0xFFFF) + 1;
+            while (!taken.add(n)) {
+                n = n % 0xFFFF + 1;
+            }
+            ids.put(id, n);
+        }
+        return ids;
+    }
+
+    /**
+     * REPORT TARGET PORT GROUPS (MAINTENANCE IN, SPC-4 6.36): PARAMETER DATA FORMAT 000b (length
+     * only) or 001b (with the extended header); each group one descriptor of one port. States are
+     * looked at anew for the answer.
+     */
+    ScsiResult report(byte[] cdb) {
+        int format = (cdb[1] & 0xff) >>> 5;
+        if (format > 1) {
+            return ScsiResult.invalidFieldAt(1);
+        }
+        refresh();
+        Snapshot s = last;
+        int header = format == 1 ? 8 : 4;
+        byte[] b = new byte[header + s.states.size() * 12];
+        Pdu.putInt(b, 0, b.length - 4);
+        if (format == 1) {
+            b[4] = 0x10; // FORMAT TYPE 001b
+            b[5] = (byte) IMPLICIT_TRANSITION_SECONDS;
+        }
+        int o = header;
+        for (int id : s.states.keySet()) {
+            b[o] = (byte) (int) s.states.get(id); // PREF 0
+            b[o + 1] = (byte) 0x83; // T_SUP, AN_SUP, AO_SUP
+            b[o + 2] = (byte) (id >>> 8);
+            b[o + 3] = (byte) id;
+            b[o + 7] = 1; // TARGET PORT COUNT
+            b[o + 10] = (byte) (id >>> 8); // RELATIVE TARGET PORT IDENTIFIER: the group's number
+            b[o + 11] = (byte) id;
+            o += 12;
+        }
+        return ScsiResult.cut(b, Cdb.u32(cdb, 6));
+    }
+
+    /** The device identification page's designators of this port: relative target port, then target port group. */
+    byte[] designators() {
+        int id = last.own;
+        byte[] d = new byte[16];
+        d[0] = 0x61; // iSCSI protocol identifier, binary
+        d[1] = (byte) 0x94; // PIV, target port association, relative target port
+        d[3] = 4;
+        d[6] = (byte) (id >>> 8);
+        d[7] = (byte) id;
+        d[8] = 0x01; // binary
+        d[9] = 0x15; // target port association, target port group
+        d[11] = 4;
+        d[14] = (byte) (id >>> 8);
+        d[15] = (byte) id;
+        return d;
+    }
+}
