@@ -11,9 +11,10 @@ import java.util.Map;
  * The room file volumes take on their directory's file system, checked before one is created and
  * when a store opens. A journal that cannot grow fails writes, and its records then go home only
  * with room for the data too: a volume whose journal ran a file system full does not open until
- * room is made. So a volume is created only where its journal and metadata fit beside what the
- * directory's other journals are still to take; its data file is sparse (thin), and a data file
- * larger than the rest of the room is a warning, as on any thin volume.
+ * room is made. So a volume is created only where its journal (and in memory its metadata file,
+ * which is filled there) fits beside what the directory's other journals are still to take; its
+ * data and, on a disk, metadata files are sparse (thin), and files larger than the rest of the room
+ * are a warning, as on any thin volume.
  */
 final class VolumeSpace {
     private VolumeSpace() {
@@ -46,8 +47,8 @@ final class VolumeSpace {
     }
 
     /**
-     * Refuses a new volume of {@code blocks} blocks in {@code dir} whose journal and metadata do not fit
-     * in the free room less what {@code others}' journals are still to take.
+     * Refuses a new volume of {@code blocks} blocks in {@code dir} whose journal (and, in memory,
+     * metadata) does not fit in the free room less what {@code others}' journals are still to take.
      */
     static void checkRoomFor(Path dir, String name, BlockFormat format, long blocks,
                              Map<String, ? extends Volume> others) {
@@ -57,12 +58,12 @@ final class VolumeSpace {
         }
         boolean inMemory = FileVolume.inMemory(dir);
         long journal = FileVolume.journalBytes(format, blocks, inMemory);
-        long meta = blocks * format.metadataSize();
+        long meta = inMemory ? blocks * format.metadataSize() : 0; // a hole on a disk, filled in memory
         long reserved = journalsToGrow(dir, others, inMemory);
         if (journal + meta > free - reserved) {
             throw new IllegalArgumentException("volume " + name + " does not fit in " + dir + ": its journal ("
-                    + ByteCount.format(journal) + ") and metadata (" + ByteCount.format(meta) + ") need "
-                    + ByteCount.format(journal + meta) + " before any data, and the file system has "
+                    + ByteCount.format(journal) + (meta > 0 ? ") and metadata (" + ByteCount.format(meta) + ") need "
+                    : ") needs ") + ByteCount.format(journal + meta) + " before any data, and the file system has "
                     + ByteCount.format(free) + " free"
                     + (reserved > 0 ? ", " + ByteCount.format(reserved) + " of it for the other volumes' journals" : ""));
         }

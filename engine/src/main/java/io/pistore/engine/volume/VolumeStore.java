@@ -3,13 +3,8 @@ package io.pistore.engine.volume;
 import io.pistore.engine.volume.file.FileVolume;
 import io.pistore.engine.volume.file.VolumeFiles;
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.GuardType;
-import io.pistore.integrity.PiLocation;
-import io.pistore.integrity.PiType;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,9 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,11 +41,6 @@ public final class VolumeStore implements AutoCloseable {
     /** A home file's copy on its way in during a {@link #restore}: left over only by a crash, then ignored. */
     private static final String RESTORE_SUFFIX = ".restore";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
-    private static final int MANIFEST_VERSION = 2;
-    /** Manifest version 1: the same data and metadata files, without a journal; converted on open. */
-    private static final int MANIFEST_VERSION_UNJOURNALED = 1;
-    /** Manifest key present only while a resize changes the files: the size it is going to. */
-    private static final String RESIZE_KEY = "resize.to";
     /** What the lock file says of an owner that did not say what it is doing. */
     public static final String DEFAULT_OWNER = "pistore engine";
 
@@ -226,7 +214,7 @@ public final class VolumeStore implements AutoCloseable {
                 throw e;
             }
             try {
-                writeManifest(manifest, name, format, blocks);
+                new VolumeManifest(VolumeManifest.CURRENT, name, format, blocks, -1).write(manifest);
             } catch (IOException e) {
                 v.close();
                 deleteAll(data, meta, journal);
@@ -315,10 +303,11 @@ public final class VolumeStore implements AutoCloseable {
         Volume storage = null;
         try {
             v.storage().close(); // closed cleanly: the journal is empty, the home files hold every block
-            writeManifest(manifest, name, f, old, blocks);
+            VolumeManifest m = VolumeManifest.read(manifest);
+            m.sized(old, blocks).write(manifest);
             VolumeFiles.grow(dir.resolve(name + ".data"), f.metadataSize() > 0 ? dir.resolve(name + ".meta") : null,
-                    f, old, blocks);
-            writeManifest(manifest, name, f, blocks);
+                    f, old, blocks, m.xorMetadata());
+            m.sized(blocks, -1).write(manifest);
             storage = cached(openFileVolume(name, manifest));
         } finally {
             if (storage != null) {
@@ -408,7 +397,11 @@ public final class VolumeStore implements AutoCloseable {
         if (metadata && v.format().metadataSize() == 0) {
             throw new IllegalArgumentException("volume " + name + " has no metadata file");
         }
-        VolumeFiles.copySparse(dir.resolve(name + (metadata ? ".meta" : ".data")), copy);
+        if (metadata && VolumeManifest.read(dir.resolve(name + MANIFEST_SUFFIX)).xorMetadata()) {
+            VolumeFiles.copyRecoded(dir.resolve(name + ".meta"), copy, v.format()); // the image holds it as it is
+        } else {
+            VolumeFiles.copySparse(dir.resolve(name + (metadata ? ".meta" : ".data")), copy);
+        }
     }
 
     /**
@@ -433,7 +426,9 @@ public final class VolumeStore implements AutoCloseable {
         Path dataTmp = dir.resolve(name + ".data" + RESTORE_SUFFIX);
         Path metaTmp = dir.resolve(name + ".meta" + RESTORE_SUFFIX);
         VolumeFiles.copySparse(dataImage, dataTmp);
-        if (hasMeta) {
+        if (hasMeta && VolumeManifest.read(dir.resolve(name + MANIFEST_SUFFIX)).xorMetadata()) {
+            VolumeFiles.copyRecoded(metaImage, metaTmp, f); // the image holds metadata as it is
+        } else if (hasMeta) {
             VolumeFiles.copySparse(metaImage, metaTmp);
         }
         pause(v);
@@ -569,51 +564,39 @@ public final class VolumeStore implements AutoCloseable {
     }
 
     private Volume openFileVolume(String name, Path manifest) throws IOException {
-        Properties p = new Properties();
-        try (InputStream in = Files.newInputStream(manifest)) {
-            p.load(in);
+        VolumeManifest m = VolumeManifest.read(manifest);
+        if (!name.equals(m.name())) {
+            throw new IOException("manifest " + manifest.getFileName() + " names volume " + m.name());
         }
-        int version = Integer.parseInt(required(p, "version"));
-        if (version != MANIFEST_VERSION && version != MANIFEST_VERSION_UNJOURNALED) {
-            throw new IOException("manifest version " + version + " is not supported (expected " + MANIFEST_VERSION
-                    + " or " + MANIFEST_VERSION_UNJOURNALED + ")");
-        }
-        if (!name.equals(required(p, "name"))) {
-            throw new IOException("manifest " + manifest.getFileName() + " names volume " + p.getProperty("name"));
-        }
-        BlockFormat format = BlockFormat.of(Integer.parseInt(required(p, "data.size")),
-                Integer.parseInt(required(p, "metadata.size")), GuardType.parse(required(p, "guard")),
-                PiType.of(Integer.parseInt(required(p, "pi.type"))), PiLocation.parse(required(p, "pi.location")));
-        long blocks = Long.parseLong(required(p, "blocks"));
         Path journal = dir.resolve(name + JOURNAL_SUFFIX);
-        String resizing = p.getProperty(RESIZE_KEY);
-        if (resizing != null) {
-            rollBackResize(manifest, name, format, blocks, resizing.trim());
+        if (m.resizeTo() >= 0) {
+            rollBackResize(manifest, m);
         }
-        if (version == MANIFEST_VERSION_UNJOURNALED) {
-            upgrade(manifest, journal, name, format, blocks);
+        if (m.version() == VolumeManifest.UNJOURNALED) {
+            upgrade(manifest, journal, m);
         }
-        return FileVolume.open(dir.resolve(name + ".data"), dir.resolve(name + ".meta"), journal, name, format, blocks,
-                idle, openNotes::add);
+        return FileVolume.open(dir.resolve(name + ".data"), dir.resolve(name + ".meta"), journal, name, m.format(),
+                m.blocks(), idle, openNotes::add, m.xorMetadata());
     }
 
     /**
      * Converts a volume of manifest version 1 (no journal) in place: its data and metadata files stay
-     * as they are; an empty journal is created and forced, then the version-2 manifest replaces the old
-     * one atomically. A crash before the rename leaves a version-1 volume, converted again next time.
+     * as they are; an empty journal is created and forced, then the version-2 manifest (metadata held
+     * as it is, as version 1 held it) replaces the old one atomically. A crash before the rename
+     * leaves a version-1 volume, converted again next time.
      */
-    private void upgrade(Path manifest, Path journal, String name, BlockFormat format, long blocks) throws IOException {
-        long wantData = blocks * format.dataSize();
-        Path data = dir.resolve(name + ".data");
+    private void upgrade(Path manifest, Path journal, VolumeManifest m) throws IOException {
+        long wantData = m.blocks() * m.format().dataSize();
+        Path data = dir.resolve(m.name() + ".data");
         if (Files.size(data) != wantData) { // checked before anything is written
-            throw new IOException("volume " + name + ": " + data + " has " + Files.size(data)
+            throw new IOException("volume " + m.name() + ": " + data + " has " + Files.size(data)
                     + " bytes, the manifest says " + wantData);
         }
-        FileVolume.createJournal(journal, format);
+        FileVolume.createJournal(journal, m.format());
         syncDirectory(dir);
-        writeManifest(manifest, name, format, blocks);
-        openNotes.add(name + ": converted from manifest version " + MANIFEST_VERSION_UNJOURNALED + " to "
-                + MANIFEST_VERSION + " (created " + journal.getFileName() + ")");
+        new VolumeManifest(VolumeManifest.PLAIN_METADATA, m.name(), m.format(), m.blocks(), -1).write(manifest);
+        openNotes.add(m.name() + ": converted from manifest version " + VolumeManifest.UNJOURNALED + " to "
+                + VolumeManifest.PLAIN_METADATA + " (created " + journal.getFileName() + ")");
     }
 
     /**
@@ -621,53 +604,12 @@ public final class VolumeStore implements AutoCloseable {
      * one; the files may be longer than the old size. Nothing was ever written past the old end, so
      * cutting the files back to it loses nothing.
      */
-    private void rollBackResize(Path manifest, String name, BlockFormat format, long blocks, String to)
-            throws IOException {
-        VolumeFiles.truncate(dir.resolve(name + ".data"),
-                format.metadataSize() > 0 ? dir.resolve(name + ".meta") : null, format, blocks);
-        writeManifest(manifest, name, format, blocks);
-        openNotes.add(name + ": a resize to " + to + " blocks did not finish; rolled back to " + blocks + " blocks");
-    }
-
-    private static String required(Properties p, String key) throws IOException {
-        String v = p.getProperty(key);
-        if (v == null) {
-            throw new IOException("manifest has no '" + key + "'");
-        }
-        return v.trim();
-    }
-
-    private static void writeManifest(Path manifest, String name, BlockFormat f, long blocks) throws IOException {
-        writeManifest(manifest, name, f, blocks, -1);
-    }
-
-    /** The manifest; with {@code resizeTo} ≥ 0 it also records a resize under way to that many blocks. */
-    private static void writeManifest(Path manifest, String name, BlockFormat f, long blocks, long resizeTo)
-            throws IOException {
-        Properties p = new Properties();
-        if (resizeTo >= 0) {
-            p.setProperty(RESIZE_KEY, Long.toString(resizeTo));
-        }
-        p.setProperty("version", Integer.toString(MANIFEST_VERSION));
-        p.setProperty("name", name);
-        p.setProperty("blocks", Long.toString(blocks));
-        p.setProperty("data.size", Integer.toString(f.dataSize()));
-        p.setProperty("metadata.size", Integer.toString(f.metadataSize()));
-        p.setProperty("guard", f.guard().cliName());
-        p.setProperty("pi.type", Integer.toString(f.type().number()));
-        p.setProperty("pi.location", f.location().name().toLowerCase(Locale.ROOT));
-        Path tmp = manifest.resolveSibling(manifest.getFileName() + ".tmp");
-        Files.deleteIfExists(tmp); // a leftover keeps its mode; the new one is private
-        try (FileChannel c = PrivateFiles.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            p.store(java.nio.channels.Channels.newOutputStream(c), "pistore volume manifest");
-            c.force(true);
-        }
-        try {
-            Files.move(tmp, manifest, StandardCopyOption.ATOMIC_MOVE);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, manifest, StandardCopyOption.REPLACE_EXISTING);
-        }
-        syncDirectory(manifest.getParent());
+    private void rollBackResize(Path manifest, VolumeManifest m) throws IOException {
+        VolumeFiles.truncate(dir.resolve(m.name() + ".data"),
+                m.format().metadataSize() > 0 ? dir.resolve(m.name() + ".meta") : null, m.format(), m.blocks());
+        m.sized(m.blocks(), -1).write(manifest);
+        openNotes.add(m.name() + ": a resize to " + m.resizeTo() + " blocks did not finish; rolled back to "
+                + m.blocks() + " blocks");
     }
 
     /** fsync of a directory, so that a created, renamed or removed name is durable. */

@@ -131,7 +131,7 @@ class LiveVolumeChangesTest {
         try (var out = Files.newOutputStream(manifest)) {
             p.store(out, null);
         }
-        VolumeFiles.grow(dir.resolve("v.data"), dir.resolve("v.meta"), F, 16, 40);
+        VolumeFiles.grow(dir.resolve("v.data"), dir.resolve("v.meta"), F, 16, 40, true);
         try (VolumeStore s = VolumeStore.open(dir)) {
             assertEquals(List.of("v: a resize to 64 blocks did not finish; rolled back to 16 blocks"), s.openNotes());
             Volume v = s.get("v");

@@ -127,7 +127,8 @@ public final class FileVolume implements Volume {
     }
 
     private FileVolume(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta,
-                       Journal journal, boolean writeThrough, long mapSegment, Executor checkpoints) throws IOException {
+                       Journal journal, boolean writeThrough, long mapSegment, Executor checkpoints,
+                       MetadataCoding coding) throws IOException {
         this.name = name;
         this.writeThrough = writeThrough;
         this.format = format;
@@ -135,14 +136,15 @@ public final class FileVolume implements Volume {
         this.data = data;
         this.meta = meta;
         this.journal = journal;
-        this.reader = new VolumeReader(name, format, blockCount, data, meta, journal, index, mapSegment);
+        this.reader = new VolumeReader(name, format, blockCount, data, meta, journal, index, mapSegment, coding);
         this.home = new HomeWriter(name, format, blockCount, data, meta, journal, index, mapSegment,
-                reader.metaSegment());
+                reader.metaSegment(), coding);
         this.checkpointer = new Checkpointer(name, journal, index, home, writeThrough, checkpoints);
     }
 
     /**
-     * Creates the files of a new volume: sparse zero data, metadata of unwritten blocks, an empty journal; forced to disk.
+     * Creates the files of a new volume (manifest version 3): sparse zero data, metadata of unwritten
+     * blocks (a hole on a disk: {@link MetadataCoding}), an empty journal; forced to disk.
      * {@code idle}, owned by the caller and shut down only after the volume is closed, runs the volume's idle tick
      * (it only starts checkpoints, never runs them); null: no idle tick, an idle journal drains at the next write or
      * at close.
@@ -169,6 +171,13 @@ public final class FileVolume implements Volume {
     static FileVolume create(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
                              long blockCount, long mapSegment, long journalSegment, Executor checkpoints)
             throws IOException {
+        return create(d, m, j, name, format, blockCount, mapSegment, journalSegment, checkpoints, true);
+    }
+
+    /** As above; {@code xorMetadata} false: metadata stored as it is, as in a version-2 volume (tests). */
+    static FileVolume create(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
+                             long blockCount, long mapSegment, long journalSegment, Executor checkpoints,
+                             boolean xorMetadata) throws IOException {
         d.truncate(0);
         if (blockCount > 0) {
             // A sparse file: writing the last byte sets the length without writing the rest.
@@ -176,14 +185,15 @@ public final class FileVolume implements Volume {
         }
         if (m != null) {
             m.truncate(0);
-            // Its full length before it is mapped; filled just below.
+            // Its full length before it is mapped; a hole, or filled just below.
             m.write(ByteBuffer.allocate(1), blockCount * format.metadataSize() - 1);
-            fillUnwrittenMetadata(m, format, UnwrittenBlock.metadata(format), 0, blockCount);
+            fillUnwrittenMetadata(m, format, xorMetadata, 0, blockCount);
             m.sync();
         }
         d.sync();
         Journal.initialize(j, format);
-        return open(d, m, j, name, format, blockCount, mapSegment, journalSegment, checkpoints, note -> { });
+        return open(d, m, j, name, format, blockCount, mapSegment, journalSegment, checkpoints, note -> { },
+                xorMetadata);
     }
 
     /** Writes the empty journal of an existing volume that had none (a volume of manifest version 1). */
@@ -201,12 +211,26 @@ public final class FileVolume implements Volume {
     public static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
                                   long blockCount, ScheduledExecutorService idle, Consumer<String> notes)
             throws IOException {
-        return open(dataFile, metaFile, journalFile, name, format, blockCount, MAP_SEGMENT, notes).idleTicksOn(idle);
+        return open(dataFile, metaFile, journalFile, name, format, blockCount, idle, notes, true);
+    }
+
+    /** As above; {@code xorMetadata} false for a volume of manifest version 2 or 1 ({@link MetadataCoding}). */
+    public static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
+                                  long blockCount, ScheduledExecutorService idle, Consumer<String> notes,
+                                  boolean xorMetadata) throws IOException {
+        return open(dataFile, metaFile, journalFile, name, format, blockCount, MAP_SEGMENT, notes, xorMetadata)
+                .idleTicksOn(idle);
     }
 
     /** As above, mapping the metadata in pieces of about {@code mapSegment} bytes (tests cut them small). */
     static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
                            long blockCount, long mapSegment, Consumer<String> notes) throws IOException {
+        return open(dataFile, metaFile, journalFile, name, format, blockCount, mapSegment, notes, true);
+    }
+
+    private static FileVolume open(Path dataFile, Path metaFile, Path journalFile, String name, BlockFormat format,
+                                   long blockCount, long mapSegment, Consumer<String> notes, boolean xorMetadata)
+            throws IOException {
         StorageFile d = ChannelStorageFile.open(dataFile);
         StorageFile m = null;
         StorageFile j = null;
@@ -228,7 +252,7 @@ public final class FileVolume implements Volume {
                 throw new IOException("volume " + name + ": journal " + journalFile.getFileName() + " is missing");
             }
             j = ChannelStorageFile.open(journalFile);
-            return open(d, m, j, name, format, blockCount, mapSegment, JOURNAL_SEGMENT, ON_A_THREAD, notes);
+            return open(d, m, j, name, format, blockCount, mapSegment, JOURNAL_SEGMENT, ON_A_THREAD, notes, xorMetadata);
         } catch (IOException | RuntimeException e) {
             closeAll(d, m, j);
             throw e;
@@ -245,11 +269,19 @@ public final class FileVolume implements Volume {
     static FileVolume open(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
                            long blockCount, long mapSegment, long journalSegment, Executor checkpoints,
                            Consumer<String> notes) throws IOException {
+        return open(d, m, j, name, format, blockCount, mapSegment, journalSegment, checkpoints, notes, true);
+    }
+
+    /** As above; {@code xorMetadata}: how the metadata file holds metadata ({@link MetadataCoding}). */
+    static FileVolume open(StorageFile d, StorageFile m, StorageFile j, String name, BlockFormat format,
+                           long blockCount, long mapSegment, long journalSegment, Executor checkpoints,
+                           Consumer<String> notes, boolean xorMetadata) throws IOException {
         Journal journal = new Journal(j, name + ".journal", format, journalSegment,
                 ringSegments(blockCount, format, journalSegment));
         Journal.Header h = journal.readHeader(); // its message names the journal file, so the volume
         boolean writeThrough = d.inMemory() && j.inMemory() && (m == null || m.inMemory());
-        FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, writeThrough, mapSegment, checkpoints);
+        FileVolume v = new FileVolume(name, format, blockCount, d, m, journal, writeThrough, mapSegment, checkpoints,
+                MetadataCoding.of(format, xorMetadata));
         long n = 0;
         if (!h.clean()) {
             long t0 = System.nanoTime();
@@ -329,8 +361,22 @@ public final class FileVolume implements Volume {
         }
     }
 
-    static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, byte[] unwritten, long lba, long blocks)
+    /**
+     * Gives {@code blocks} blocks from {@code lba} of metadata file {@code m} the unwritten metadata
+     * as the file holds it: where that is zeros ({@link MetadataCoding}), nothing is written on a disk
+     * (the file's hole reads as zeros) and zeros are written in memory (a mapping that met a hole of a
+     * tmpfs file would allocate its page in a fault, which on a full tmpfs is a SIGBUS); else the pattern.
+     */
+    static void fillUnwrittenMetadata(StorageFile m, BlockFormat format, boolean xorMetadata, long lba, long blocks)
             throws IOException {
+        byte[] unwritten = UnwrittenBlock.metadata(format);
+        if (MetadataCoding.of(format, xorMetadata) != null || java.util.Arrays.equals(unwritten,
+                new byte[unwritten.length])) {
+            if (!m.inMemory()) {
+                return;
+            }
+            unwritten = new byte[unwritten.length];
+        }
         HomeWriter.fillUnwritten(m::write, format, unwritten, lba, blocks);
     }
 

@@ -38,12 +38,16 @@ final class HomeFile {
     private volatile boolean mappable;
     /** Set by any positional write (by several writers at once in {@link #writePositional}); cleared by a sync. */
     private volatile boolean wroteThroughFile;
+    /** How the bytes written are stored (the metadata file of a version-3 volume), or null: as they are. */
+    private final MetadataCoding coding;
 
     /**
      * A home file of {@code size} bytes, mapped in pieces of {@code segment} bytes (a whole number
-     * of blocks, so a block never straddles two) as writes first reach them.
+     * of blocks, so a block never straddles two) as writes first reach them; every write is encoded
+     * with {@code coding} on its way (null: none).
      */
-    HomeFile(StorageFile file, String what, long size, long segment) {
+    HomeFile(StorageFile file, String what, long size, long segment, MetadataCoding coding) {
+        this.coding = coding;
         this.file = file;
         this.what = what;
         this.size = size;
@@ -57,12 +61,15 @@ final class HomeFile {
 
     /** Writes {@code src} (all of it) at {@code pos}. */
     void write(ByteBuffer src, long pos) throws IOException {
+        if (coding != null) {
+            src = coding.encoded(src, pos);
+        }
         int len = src.remaining();
         if (mappable && len > 0 && !pagesWritten(pos, len)) {
             // A page not written since open may be a hole, which a store through the mapping would
             // allocate in a fault, and on a full tmpfs that fault is a SIGBUS the JVM may report
             // later, past any handler: positional, and the pages count as written once it landed.
-            writePositional(src, pos);
+            rawPositional(src, pos);
             markPagesWritten(pos, len);
             return;
         }
@@ -76,7 +83,7 @@ final class HomeFile {
             dirty[seg] = true;
         }
         if (src.hasRemaining()) {
-            writePositional(src, pos);
+            rawPositional(src, pos);
         }
     }
 
@@ -87,6 +94,10 @@ final class HomeFile {
      * every block lock held, so after them all.
      */
     void writePositional(ByteBuffer src, long pos) throws IOException {
+        rawPositional(coding == null ? src : coding.encoded(src, pos), pos);
+    }
+
+    private void rawPositional(ByteBuffer src, long pos) throws IOException {
         file.write(src, pos);
         wroteThroughFile = true;
     }
@@ -104,9 +115,12 @@ final class HomeFile {
      * landed yet only takes a store of another block beside it through the mapping.
      */
     void writeShared(ByteBuffer src, long pos) throws IOException {
+        if (coding != null) {
+            src = coding.encoded(src, pos);
+        }
         int len = src.remaining();
         if (!mappable || len == 0 || !markPagesShared(pos, len)) {
-            writePositional(src, pos);
+            rawPositional(src, pos);
             return;
         }
         while (src.hasRemaining()) {
@@ -115,7 +129,7 @@ final class HomeFile {
             if (m == null) {
                 m = mapShared(seg);
                 if (m == null) {
-                    writePositional(src, pos);
+                    rawPositional(src, pos);
                     return;
                 }
             }

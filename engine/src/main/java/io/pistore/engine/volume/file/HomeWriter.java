@@ -31,16 +31,16 @@ final class HomeWriter {
      * {@code mapSegment} bytes and its metadata in pieces of {@code metaSegment} bytes.
      */
     HomeWriter(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta, Journal journal,
-               JournalIndex index, long mapSegment, long metaSegment) {
+               JournalIndex index, long mapSegment, long metaSegment, MetadataCoding coding) {
         this.format = format;
         this.blockCount = blockCount;
         this.journal = journal;
         this.index = index;
         this.unwrittenMeta = UnwrittenBlock.metadata(format);
         int ds = format.dataSize();
-        this.homeData = new HomeFile(data, name + ".data", blockCount * ds, Math.max(1, mapSegment / ds) * ds);
+        this.homeData = new HomeFile(data, name + ".data", blockCount * ds, Math.max(1, mapSegment / ds) * ds, null);
         this.homeMeta = meta == null ? null
-                : new HomeFile(meta, name + ".meta", blockCount * format.metadataSize(), metaSegment);
+                : new HomeFile(meta, name + ".meta", blockCount * format.metadataSize(), metaSegment, coding);
     }
 
     /**

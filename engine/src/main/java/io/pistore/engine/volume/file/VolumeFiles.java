@@ -1,7 +1,6 @@
 package io.pistore.engine.volume.file;
 
 import io.pistore.engine.volume.PrivateFiles;
-import io.pistore.integrity.UnwrittenBlock;
 import io.pistore.integrity.BlockFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,10 +16,12 @@ public final class VolumeFiles {
 
     /**
      * Extends the data file (sparse: the new blocks read as zero) and the metadata file (the new
-     * blocks get the unwritten metadata) from {@code from} to {@code to} blocks, and forces both.
-     * Blocks below {@code from} are not touched.
+     * blocks get the unwritten metadata, as a volume of manifest version 3 if {@code xorMetadata},
+     * else 2, holds it: {@link FileVolume#fillUnwrittenMetadata}) from {@code from} to {@code to}
+     * blocks, and forces both. Blocks below {@code from} are not touched.
      */
-    public static void grow(Path data, Path meta, BlockFormat format, long from, long to) throws IOException {
+    public static void grow(Path data, Path meta, BlockFormat format, long from, long to, boolean xorMetadata)
+            throws IOException {
         try (StorageFile d = ChannelStorageFile.open(data)) {
             if (d.size() < to * format.dataSize()) {
                 d.write(ByteBuffer.allocate(1), to * format.dataSize() - 1);
@@ -29,7 +30,10 @@ public final class VolumeFiles {
         }
         if (meta != null) {
             try (StorageFile m = ChannelStorageFile.open(meta)) {
-                FileVolume.fillUnwrittenMetadata(m, format, UnwrittenBlock.metadata(format), from, to - from);
+                if (m.size() < to * format.metadataSize()) {
+                    m.write(ByteBuffer.allocate(1), to * format.metadataSize() - 1); // the length; a hole or filled below
+                }
+                FileVolume.fillUnwrittenMetadata(m, format, xorMetadata, from, to - from);
                 m.sync();
             }
         }
@@ -81,6 +85,49 @@ public final class VolumeFiles {
                     ByteBuffer chunk = window.duplicate().limit(at + n).position(at);
                     if (chunk.mismatch(Zeros.CHUNK.duplicate().limit(n)) != -1) {
                         transferFully(in, base + at, n, out);
+                    }
+                }
+            }
+            if (out.size() < size) { // a hole at the end: the length alone says the zeros are there
+                out.write(ByteBuffer.allocate(1), size - 1);
+            }
+            out.force(true);
+        }
+    }
+
+    /**
+     * Copies metadata file {@code from} of a volume of {@code format} to a new file {@code to}
+     * ({@code 0600}, replacing one left there, forced), turning metadata held XOR an unwritten block's
+     * (a version-3 volume, {@link MetadataCoding}) into metadata as it is, or back: one operation does
+     * both (none where the two ways are the same: no PI in the format). A 1 MiB chunk that comes out
+     * all zeros is left a hole, but in memory (tmpfs), where a metadata file is kept whole: its
+     * mappings must never meet a hole ({@link FileVolume#fillUnwrittenMetadata}).
+     */
+    public static void copyRecoded(Path from, Path to, BlockFormat format) throws IOException {
+        MetadataCoding coding = MetadataCoding.of(format, true);
+        boolean holes = !FileVolume.inMemory(to.toAbsolutePath().getParent());
+        java.nio.file.Files.deleteIfExists(to);
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from,
+                java.nio.file.StandardOpenOption.READ);
+                java.nio.channels.FileChannel out = PrivateFiles.open(to,
+                        java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.CREATE_NEW)) {
+            long size = in.size();
+            ByteBuffer chunk = ByteBuffer.allocateDirect(COPY_CHUNK);
+            for (long pos = 0; pos < size; pos += COPY_CHUNK) {
+                int n = (int) Math.min(COPY_CHUNK, size - pos);
+                chunk.clear().limit(n);
+                while (chunk.hasRemaining()) {
+                    if (in.read(chunk, pos + chunk.position()) < 0) {
+                        throw new IOException("copying ended at byte " + (pos + chunk.position()) + " of " + size);
+                    }
+                }
+                if (coding != null) {
+                    coding.apply(chunk, 0, n, pos);
+                }
+                chunk.flip();
+                if (!holes || chunk.mismatch(Zeros.CHUNK.duplicate().limit(n)) != -1) {
+                    while (chunk.hasRemaining()) {
+                        out.write(chunk, pos + chunk.position());
                     }
                 }
             }

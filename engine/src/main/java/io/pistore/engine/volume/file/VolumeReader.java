@@ -24,6 +24,8 @@ final class VolumeReader {
     private final BlockFormat format;
     private final StorageFile data;
     private final StorageFile meta;
+    /** How the metadata file holds metadata (null: as it is); decoded as it is read. */
+    private final MetadataCoding coding;
     private final Journal journal;
     private final JournalIndex index;
     private final byte[] unwrittenMeta;
@@ -57,7 +59,8 @@ final class VolumeReader {
 
     /** Reads of a volume of {@code blockCount} blocks, mapping its metadata in pieces of about {@code mapSegment} bytes. */
     VolumeReader(String name, BlockFormat format, long blockCount, StorageFile data, StorageFile meta, Journal journal,
-                 JournalIndex index, long mapSegment) throws IOException {
+                 JournalIndex index, long mapSegment, MetadataCoding coding) throws IOException {
+        this.coding = coding;
         this.name = name;
         this.format = format;
         this.data = data;
@@ -136,8 +139,12 @@ final class VolumeReader {
         }
         if (found < blocks) { // every block in the journal: its home copies are all older
             if (withMeta) {
-                readHome(metaMaps, metaSegment, meta, metaOut, 0, lba * format.metadataSize(),
-                        (long) blocks * format.metadataSize());
+                long at = lba * format.metadataSize();
+                long len = (long) blocks * format.metadataSize();
+                readHome(metaMaps, metaSegment, meta, metaOut, 0, at, len);
+                if (coding != null) {
+                    coding.apply(metaOut, 0, len, at); // blocks in the journal are read over it below
+                }
             }
             if (dataOut != null) {
                 readHomeData(lba, blocks, dataOut, withMeta ? metaOut : null);
