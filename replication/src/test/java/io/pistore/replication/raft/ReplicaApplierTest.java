@@ -171,11 +171,12 @@ class ReplicaApplierTest {
         java.nio.file.Path image = dir.resolve("image");
         try (io.pistore.engine.volume.VolumeStore bigger = io.pistore.engine.volume.VolumeStore.open(image)) {
             bigger.create("v", F, 24).write(20, 1, ScatterList.wrap(w[0]), ScatterList.wrap(w[1]), true);
+            bigger.copyHomeFiles("v", dir.resolve("image.data"), dir.resolve("image.meta")); // as a snapshot holds them
         }
         try (io.pistore.engine.volume.VolumeStore replica = io.pistore.engine.volume.VolumeStore.open(dir.resolve("r"))) {
             replica.create("v", F, 16);
-            new ReplicaFiles(replica, "v", dir.resolve("v.applied")).restoreFrom(image.resolve("v.data"),
-                    image.resolve("v.meta"));
+            new ReplicaFiles(replica, "v", dir.resolve("v.applied")).restoreFrom(dir.resolve("image.data"),
+                    dir.resolve("image.meta"));
             assertEquals(24, replica.get("v").blockCount());
             byte[] d = new byte[F.dataSize()];
             byte[] m = new byte[F.metadataSize()];
