@@ -2,7 +2,7 @@
 # What TLS 1.3 costs the tcp transport: `pistore bench --transport tcp` (embedded target, memory
 # volume, PI insert, one queue) plaintext and with mutual TLS (tcp.tls=true, a throwaway CA and one
 # certificate for both ends, made with openssl) on each TLS engine named in TLS_ENGINES (default
-# "openssl jdk": tcp.tlsEngine), side by side in the same rounds, the order reversed every other
+# "openssl jdk": tcp.tlsEngine; "psk": a pre-shared key instead of certificates, tcp.tlsPsk), side by side in the same rounds, the order reversed every other
 # round so drift on a shared machine falls on all. Rows: 4 KiB random read and write at qd 32,
 # 128 KiB sequential read and write at qd 8 (ROWS="RW BS QD,..." picks others). Prints the IOPS, MiB/s and CPU per
 # request (the bench's own count: both ends of the connection are in its process) of each mode
@@ -30,6 +30,7 @@ trap 'rm -rf "$pki"' EXIT
   openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout key.pem -out req.csr -subj /CN=localhost
   printf 'basicConstraints=CA:FALSE\nsubjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' > ext
   openssl x509 -req -in req.csr -CA ca-cert.pem -CAkey ca-key.pem -CAcreateserial -out cert.pem -days 1 -extfile ext
+  echo "bench:$(openssl rand -hex 32)" > bench.psk && chmod 600 bench.psk
 ) > /dev/null 2>&1
 tls=(--transport-option tcp.tls=true --transport-option "tcp.tlsCert=$pki/cert.pem"
      --transport-option "tcp.tlsKey=$pki/key.pem" --transport-option "tcp.tlsCa=$pki/ca-cert.pem"
@@ -41,6 +42,7 @@ run() { # MODE RW BS QD -> "iops mibps cpu_us_per_op"; MODE: plain, an engine, o
   local extra=() opts="${JAVA_OPTS:-}"
   case "$1" in
     plain) ;;
+    psk) extra=(--transport-option tcp.tls=true --transport-option "tcp.tlsPsk=$pki/bench.psk") ;;
     tlsb) extra=("${tls[@]}" --transport-option "tcp.tlsEngine=${engines[0]}"); opts="$opts $TLS_B_OPTS" ;;
     *) extra=("${tls[@]}" --transport-option "tcp.tlsEngine=$1") ;;
   esac

@@ -150,7 +150,11 @@ final class PskServer extends PSKTlsServer {
 
     /** The agreed cipher suite's IANA name. */
     String cipherSuiteName() {
-        int s = context.getSecurityParametersConnection().getCipherSuite();
+        return suiteName(context.getSecurityParametersConnection().getCipherSuite());
+    }
+
+    /** The IANA name of cipher suite {@code s} of {@link #SUITES}, else its number. */
+    static String suiteName(int s) {
         switch (s) {
             case CipherSuite.TLS_AES_128_GCM_SHA256:
                 return "TLS_AES_128_GCM_SHA256";

@@ -8,17 +8,21 @@ import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
 import javax.net.ssl.SSLException;
 import org.bouncycastle.tls.AlertDescription;
+import org.bouncycastle.tls.TlsClientProtocol;
 import org.bouncycastle.tls.TlsFatalAlert;
+import org.bouncycastle.tls.TlsFatalAlertReceived;
+import org.bouncycastle.tls.TlsProtocol;
 import org.bouncycastle.tls.TlsServerProtocol;
 import org.bouncycastle.tls.crypto.TlsCrypto;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
 
 /**
- * The server side of a TLS-PSK session over a non-blocking {@link SocketChannel}, with the same
- * calls and the same non-blocking contract as {@link TlsChannel} (see {@link TlsStream}). Bouncy
- * Castle's {@link TlsServerProtocol} runs in its non-blocking mode: bytes read from the socket are
- * offered to it, the records it produces are taken out and written to the socket, so it never
- * touches the socket itself.
+ * A TLS-PSK session over a non-blocking {@link SocketChannel}, server side ({@link PskServer}: the
+ * NBD frontend, the tcp transport's targets) or client side ({@link PskClient}: the tcp transport's
+ * hosts), with the same calls and the same non-blocking contract as {@link TlsChannel} (see
+ * {@link TlsStream}). Bouncy Castle's protocol runs in its non-blocking mode: bytes read from the
+ * socket are offered to it, the records it produces are taken out and written to the socket, so it
+ * never touches the socket itself.
  *
  * <p>The protocol object is not safe for concurrent use, and reading can make it write (alerts, key
  * updates), so every call into it holds this object's lock; the reader holds it only while records
@@ -36,8 +40,10 @@ public final class PskTlsChannel implements TlsStream {
     private static final int NET_OUT_BYTES = 4 * (16384 + 512);
 
     private final SocketChannel ch;
-    private final TlsServerProtocol protocol = new TlsServerProtocol();
+    private final TlsProtocol protocol;
+    /** This side: a server, or (null) a client. */
     private final PskServer server;
+    private final PskClient client;
     /** Bytes read from the socket, offered to the protocol at once; reader only. */
     private final ByteBuffer netIn = ByteBuffer.allocate(16384 + 512);
     /** Records not taken by the socket yet (read mode); guarded by this. */
@@ -56,6 +62,20 @@ public final class PskTlsChannel implements TlsStream {
     public PskTlsChannel(SocketChannel ch, PskKeys keys) {
         this.ch = ch;
         this.server = new PskServer(CRYPTO, keys);
+        this.client = null;
+        this.protocol = new TlsServerProtocol();
+    }
+
+    private PskTlsChannel(SocketChannel ch, String identity, byte[] key) {
+        this.ch = ch;
+        this.server = null;
+        this.client = new PskClient(CRYPTO, identity, key);
+        this.protocol = new TlsClientProtocol();
+    }
+
+    /** A client-side session for one connection, offering {@code identity} with its {@code key} (TLS 1.3). */
+    public static PskTlsChannel client(SocketChannel ch, String identity, byte[] key) {
+        return new PskTlsChannel(ch, identity, key);
     }
 
     @Override
@@ -65,7 +85,11 @@ public final class PskTlsChannel implements TlsStream {
                 started = true;
                 handshaking = true;
                 synchronized (this) {
-                    protocol.accept(server);
+                    if (server != null) {
+                        ((TlsServerProtocol) protocol).accept(server);
+                    } else {
+                        ((TlsClientProtocol) protocol).connect(client);
+                    }
                 }
             }
             while (true) {
@@ -74,7 +98,8 @@ public final class PskTlsChannel implements TlsStream {
                 }
                 synchronized (this) {
                     if (protocol.isConnected()) {
-                        proven = server.askedIdentity();
+                        // the server checked the client's binder; the client, the server's Finished under the same key
+                        proven = server != null ? server.askedIdentity() : client.identity();
                         handshaking = false;
                         return 0;
                     }
@@ -105,15 +130,15 @@ public final class PskTlsChannel implements TlsStream {
 
     @Override
     public synchronized String protocol() {
-        return server.protocolName();
+        return server != null ? server.protocolName() : client.protocolName();
     }
 
     @Override
     public synchronized String cipherSuite() {
-        return server.cipherSuiteName();
+        return server != null ? server.cipherSuiteName() : client.cipherSuiteName();
     }
 
-    /** The identity whose key the client proved; null until the handshake succeeded. */
+    /** The identity whose key the peer proved (a client: its own, which the server proved too); null until the handshake succeeded. */
     @Override
     public String peerIdentity() {
         return proven;
@@ -272,6 +297,18 @@ public final class PskTlsChannel implements TlsStream {
 
     /** One line for a failed handshake: whose identity and what went wrong, never a key. */
     private String why(Throwable e) {
+        short alert = e instanceof TlsFatalAlert f ? f.getAlertDescription()
+                : e instanceof TlsFatalAlertReceived r ? r.getAlertDescription() : -1;
+        if (client != null) {
+            String id = client.identity();
+            if (e instanceof TlsFatalAlertReceived && alert == AlertDescription.handshake_failure) {
+                return "the target refused PSK identity '" + id + "' (it has no key of that name, or takes no pre-shared keys)";
+            }
+            if (alert == AlertDescription.decrypt_error || alert == AlertDescription.bad_record_mac) {
+                return "the target has another key for PSK identity '" + id + "' (" + describe(e, alert) + ")";
+            }
+            return describe(e, alert);
+        }
         String asked;
         boolean known;
         boolean hello;
@@ -280,7 +317,6 @@ public final class PskTlsChannel implements TlsStream {
             known = server.identityKnown();
             hello = server.sawClientHello();
         }
-        short alert = e instanceof TlsFatalAlert f ? f.getAlertDescription() : -1;
         if (!hello) {
             return "no TLS ClientHello from the client (" + describe(e, alert) + ")";
         }

@@ -55,7 +55,7 @@ public final class TcpConfig {
 
     public static final TransportOption<Boolean> TLS = TransportOption.flag("tcp.tls", false,
             "TLS 1.3 on every connection, before HELLO (a target needs tcp.tlsCert and tcp.tlsKey; a host checks"
-                    + " the target's certificate against tcp.tlsCa and the address it dialled)");
+                    + " the target's certificate against tcp.tlsCa and the address it dialled; or both ends tcp.tlsPsk)");
     public static final TransportOption<String> TLS_CERT = TransportOption.text("tcp.tlsCert", "FILE", null,
             "this side's certificate chain (PEM): the target's, or the host's for mutual TLS");
     public static final TransportOption<String> TLS_KEY = TransportOption.text("tcp.tlsKey", "FILE", null,
@@ -65,19 +65,25 @@ public final class TcpConfig {
     public static final TransportOption<Boolean> TLS_VERIFY_CLIENT = TransportOption.flag("tcp.tlsVerifyClient", false,
             "a target accepts only hosts whose certificate chains to tcp.tlsCa (mutual TLS)");
 
+    public static final TransportOption<String> TLS_PSK = TransportOption.text("tcp.tlsPsk", "FILE", null,
+            "pre-shared keys instead of certificates (IDENTITY:HEXKEY lines, as psktool writes): a target accepts"
+                    + " every identity of the file, a host offers one (TLS 1.3 with (EC)DHE; docs/SECURITY.md)");
+    public static final TransportOption<String> TLS_PSK_IDENTITY = TransportOption.text("tcp.tlsPskIdentity", "NAME",
+            null, "the identity of tcp.tlsPsk a host offers (needed when the file holds several)");
+
     public static final TransportOption<String> TLS_ENGINE = TransportOption.choice("tcp.tlsEngine", "auto",
             List.of("auto", "openssl", "jdk"), "what encrypts the TLS records: openssl (BoringSSL, native, less CPU per"
                     + " byte), jdk, or auto (openssl where its library loads, else jdk); a host and a target may differ");
 
     public static final TransportOption<String> ACCESS = TransportOption.text("tcp.access", "FILE", null,
-            "which volumes each host may use, read-write or read-only, by its certificate (CN or subjectAltName);"
-                    + " needs tcp.tls=true and tcp.tlsVerifyClient=true (docs/SECURITY.md)");
+            "which volumes each host may use, read-write or read-only, by its certificate (CN or subjectAltName)"
+                    + " or PSK identity; needs tcp.tls=true with tcp.tlsVerifyClient=true or tcp.tlsPsk (docs/SECURITY.md)");
 
     /** Every tcp option, in the order the docs list them. */
     public static final List<TransportOption<?>> OPTIONS = List.of(IO_THREADS, SPIN_MICROS, POLL_MICROS, SPIN_YIELD,
             HEADER_DIGEST, DATA_DIGEST, MAX_TRANSFER, REQUEST_TIMEOUT_MS, CONNECT_TIMEOUT_MS, FRAME_TIMEOUT_MS,
             RECONNECT, RECONNECT_DELAY_MS, RECONNECT_MAX_DELAY_MS, PATH_STATES, FLUSH_FRAMES, TLS, TLS_CERT, TLS_KEY, TLS_CA,
-            TLS_VERIFY_CLIENT, TLS_ENGINE, ACCESS);
+            TLS_VERIFY_CLIENT, TLS_PSK, TLS_PSK_IDENTITY, TLS_ENGINE, ACCESS);
 
     public int ioThreads = IO_THREADS.defaultValue().intValue();
     public long spinMicros = SPIN_MICROS.defaultValue();
@@ -142,17 +148,28 @@ public final class TcpConfig {
         boolean verify = options.get(TLS_VERIFY_CLIENT);
         boolean engineGiven = options.asMap().containsKey(TLS_ENGINE.name());
         TlsEngine engine = TlsEngine.parse(options.get(TLS_ENGINE));
-        if (options.get(TLS)) {
+        String psk = options.get(TLS_PSK);
+        String pskIdentity = options.get(TLS_PSK_IDENTITY);
+        if (pskIdentity != null && psk == null) {
+            throw new IllegalArgumentException("tcp.tlsPskIdentity needs tcp.tlsPsk");
+        }
+        if (options.get(TLS) && psk != null) {
+            if (cert != null || key != null || ca != null || verify || engineGiven) {
+                throw new IllegalArgumentException("tcp.tlsPsk replaces certificates: tcp.tlsCert, tcp.tlsKey, tcp.tlsCa,"
+                        + " tcp.tlsVerifyClient and tcp.tlsEngine do not go with it");
+            }
+            c.tls = TcpTls.psk(path(psk), pskIdentity);
+        } else if (options.get(TLS)) {
             c.tls = TcpTls.load(path(cert), path(key), path(ca), verify, engine);
-        } else if (cert != null || key != null || ca != null || verify || engineGiven) {
-            throw new IllegalArgumentException("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa, tcp.tlsVerifyClient and "
+        } else if (cert != null || key != null || ca != null || verify || engineGiven || psk != null) {
+            throw new IllegalArgumentException("tcp.tlsCert, tcp.tlsKey, tcp.tlsCa, tcp.tlsVerifyClient, tcp.tlsPsk and "
                     + "tcp.tlsEngine need tcp.tls=true");
         }
         String access = options.get(ACCESS);
         if (access != null) {
-            if (!verify) {
-                // without a verified certificate a host has no identity for the rules to name
-                throw new IllegalArgumentException("tcp.access needs tcp.tls=true and tcp.tlsVerifyClient=true");
+            if (!verify && psk == null) {
+                // without a verified certificate or a proven key a host has no identity for the rules to name
+                throw new IllegalArgumentException("tcp.access needs tcp.tls=true with tcp.tlsVerifyClient=true or tcp.tlsPsk");
             }
             c.access = AccessRules.read(path(access));
         }

@@ -26,7 +26,7 @@ final class ServeNbdOptions {
     @Option(names = "--access", paramLabel = "FILE",
             description = "Which volumes each client may use, read-write or read-only, by its certificate (CN or "
                     + "subjectAltName; on NBD also its --tls-psk identity), on every listener: NBD (needs --tls-verify-client), the tcp transport "
-                    + "(sets tcp.access: needs tcp.tls and tcp.tlsVerifyClient) and iSCSI (by initiator name, CHAP name or "
+                    + "(sets tcp.access: needs tcp.tls with tcp.tlsVerifyClient or tcp.tlsPsk) and iSCSI (by initiator name, CHAP name or "
                     + "@ADDRESS); docs/SECURITY.md; config key: access.")
     Path accessFile;
 

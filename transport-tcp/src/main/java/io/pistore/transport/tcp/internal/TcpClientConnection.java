@@ -68,7 +68,7 @@ abstract class TcpClientConnection extends TcpConnection {
         }
         key.interestOps(SelectionKey.OP_READ);
         if (cfg.tls != null) {
-            startTls(cfg.tls.client().clientEngine(address.getHostString(), address.getPort()));
+            startTls(cfg.tls.clientStream(ch, address.getHostString(), address.getPort()));
         } else {
             send(handshake.hello());
         }

@@ -9,7 +9,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import io.pistore.security.tls.TlsChannel;
-import javax.net.ssl.SSLEngine;
+import io.pistore.security.tls.TlsStream;
 import javax.net.ssl.SSLException;
 
 /**
@@ -47,7 +47,7 @@ abstract class TcpConnection implements Selectable {
     private final String role;
     SelectionKey key;
     /** The TLS session, or null for plaintext; loop thread. */
-    private TlsChannel tls;
+    private TlsStream tls;
     private boolean tlsHandshaking;
 
     private final ByteBuffer in = ByteBuffer.allocateDirect(BUFFER_SIZE);
@@ -179,8 +179,8 @@ abstract class TcpConnection implements Selectable {
      * Starts TLS on the connection before any frame: the handshake runs as the socket allows, and
      * {@link #tlsReady} follows when it is done. Loop thread, with the key registered.
      */
-    void startTls(SSLEngine engine) throws IOException, ProtocolException {
-        tls = new TlsChannel(ch, engine);
+    void startTls(TlsStream session) throws IOException, ProtocolException {
+        tls = session;
         tlsHandshaking = true;
         continueTls();
     }
@@ -208,9 +208,9 @@ abstract class TcpConnection implements Selectable {
         return tlsHandshaking;
     }
 
-    /** The agreed TLS session, or null without TLS or before the handshake is done (loop thread). */
-    javax.net.ssl.SSLSession tlsSession() {
-        return tls == null || tlsHandshaking ? null : tls.session();
+    /** Who the peer proved to be in TLS (certificate or pre-shared key), or null without TLS or before the handshake is done (loop thread). */
+    io.pistore.security.access.ClientIdentity tlsIdentity() {
+        return tls == null || tlsHandshaking ? null : io.pistore.transport.tcp.TcpTls.identity(tls);
     }
 
     static String ioReason(IOException e) {
@@ -232,7 +232,7 @@ abstract class TcpConnection implements Selectable {
             return "the target requires a client certificate: give this host tcp.tlsCert and tcp.tlsKey (" + m + ")";
         }
         if (u.contains("WRONG_VERSION_NUMBER") || u.contains("NOT_AN_SSL/TLS_RECORD")
-                || u.contains("UNSUPPORTED_OR_UNRECOGNIZED_SSL_MESSAGE")) {
+                || u.contains("UNSUPPORTED_OR_UNRECOGNIZED_SSL_MESSAGE") || u.startsWith("NO_TLS_CLIENTHELLO")) {
             return "the peer does not speak TLS (a plaintext peer: tcp.tls differs between the two ends) (" + m + ")";
         }
         return m;
@@ -284,7 +284,7 @@ abstract class TcpConnection implements Selectable {
 
     private void onEof() {
         int partial = in.position();
-        int cutRecord = tls == null ? 0 : tls.partialRecordBytes();
+        int cutRecord = tls instanceof TlsChannel t ? t.partialRecordBytes() : 0; // Bouncy Castle's keeps its own
         if (rxState == RX_HEADER && partial == 0 && cutRecord > 0) {
             close("truncated TLS record: the connection ended after " + cutRecord + " bytes of a record", true);
         } else if (rxState == RX_HEADER && partial == 0) {

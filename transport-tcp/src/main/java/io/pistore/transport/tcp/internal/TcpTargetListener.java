@@ -30,7 +30,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
     private final TargetHandler handler;
     private final String address;
     /** The server side of TLS, or null for plaintext. */
-    private final io.pistore.security.tls.TlsContext tls;
+    private final TcpTls tls;
     private final Set<TcpTargetQueue> connections = ConcurrentHashMap.newKeySet();
     private final Map<String, Integer> ids = new ConcurrentHashMap<>();
     /** Volumes by id (index = id; ids are small and dense). */
@@ -45,13 +45,13 @@ final class TcpTargetListener implements TargetListener, Selectable {
         this.pathStates = transport.config().pathStates ? new io.pistore.spi.PathStateBoard(handler, PATH_TICK_MS) : null;
         this.acceptLoop = transport.group().next();
         TcpTls t = transport.config().tls;
-        if (t != null && t.server() == null) {
-            throw new IOException("cannot listen with TLS: tcp.tls needs tcp.tlsCert and tcp.tlsKey on a target");
+        if (t != null && !t.canListen()) {
+            throw new IOException("cannot listen with TLS: tcp.tls needs tcp.tlsCert and tcp.tlsKey (or tcp.tlsPsk) on a target");
         }
-        this.tls = t == null ? null : t.server();
-        if (transport.config().access != null && (tls == null || !tls.requiresClientCertificate())) {
-            throw new IOException("cannot listen with access rules: tcp.access needs tcp.tls=true and "
-                    + "tcp.tlsVerifyClient=true");
+        this.tls = t;
+        if (transport.config().access != null && (tls == null || !tls.identifiesHosts())) {
+            throw new IOException("cannot listen with access rules: tcp.access needs tcp.tls=true with "
+                    + "tcp.tlsVerifyClient=true or tcp.tlsPsk");
         }
         this.server = ServerSocketChannel.open();
         try {
@@ -159,7 +159,7 @@ final class TcpTargetListener implements TargetListener, Selectable {
                     c.key = loop.register(ch, SelectionKey.OP_READ, c);
                     c.opened();
                     if (tls != null) {
-                        c.startTls(tls.serverEngine());
+                        c.startTls(tls.serverStream(ch));
                     }
                 } catch (javax.net.ssl.SSLException e) {
                     c.close("TLS handshake failed: " + TcpConnection.ioReason(e), true);

@@ -4,7 +4,6 @@ import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiStream;
 import io.pistore.security.access.AccessRules;
-import io.pistore.security.access.ClientIdentity;
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.PiDuty;
@@ -219,7 +218,7 @@ final class TcpTargetQueue extends TcpConnection {
     void tlsReady() {
         AccessRules rules = listener.config().access;
         if (rules != null) {
-            access = new HostAccess(rules, ClientIdentity.of(tlsSession()), peer);
+            access = new HostAccess(rules, tlsIdentity(), peer);
         }
     }
 

@@ -249,7 +249,7 @@ class TcpAccessTest {
         cfg.access = AccessRules.parse(List.of("* * rw"), "test");
         try (TcpTransport t = new TcpTransport(cfg)) {
             IOException e = assertThrows(IOException.class, () -> t.listen("127.0.0.1:0", handler));
-            assertEquals("cannot listen with access rules: tcp.access needs tcp.tls=true and tcp.tlsVerifyClient=true",
+            assertEquals("cannot listen with access rules: tcp.access needs tcp.tls=true with tcp.tlsVerifyClient=true or tcp.tlsPsk",
                     e.getMessage());
         }
     }
