@@ -16,7 +16,8 @@ abstract class TcpTlsKit extends TransportCompatibilityKit {
     /** The {@code tcp.tlsEngine} of both ends. */
     protected abstract String engine();
 
-    private static Path dir;
+    /** Where the certificates (and a subclass's other key files) are, removed after the class. */
+    static Path dir;
     private static TestPki pki;
 
     @BeforeAll

@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -33,12 +31,9 @@ class PskClientChannelTest {
 
     @BeforeEach
     void connect() throws Exception {
-        try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
-            clientSide = SocketChannel.open(l.getLocalAddress());
-            serverSide = l.accept();
-        }
-        serverSide.configureBlocking(false);
-        clientSide.configureBlocking(false);
+        SocketChannel[] pair = TlsSocketPairFixture.socketPair();
+        serverSide = pair[0];
+        clientSide = pair[1];
     }
 
     @AfterEach

@@ -21,12 +21,22 @@ abstract class TlsSocketPairFixture {
     @BeforeEach
     void connect() throws Exception {
         pki = TestPki.create(dir, "alice");
+        SocketChannel[] pair = socketPair();
+        serverSide = pair[0];
+        clientSide = pair[1];
+    }
+
+    /** A connected pair of non-blocking loopback sockets: the accepted (server) side, then the client side. */
+    static SocketChannel[] socketPair() throws IOException {
+        SocketChannel server;
+        SocketChannel client;
         try (ServerSocketChannel l = ServerSocketChannel.open().bind(new InetSocketAddress("127.0.0.1", 0))) {
-            clientSide = SocketChannel.open(l.getLocalAddress());
-            serverSide = l.accept();
+            client = SocketChannel.open(l.getLocalAddress());
+            server = l.accept();
         }
-        serverSide.configureBlocking(false);
-        clientSide.configureBlocking(false);
+        server.configureBlocking(false);
+        client.configureBlocking(false);
+        return new SocketChannel[] {server, client};
     }
 
     @AfterEach

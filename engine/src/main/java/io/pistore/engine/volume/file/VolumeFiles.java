@@ -71,12 +71,7 @@ public final class VolumeFiles {
      * process.
      */
     public static void copySparse(Path from, Path to) throws IOException {
-        java.nio.file.Files.deleteIfExists(to);
-        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from,
-                java.nio.file.StandardOpenOption.READ);
-                java.nio.channels.FileChannel out = PrivateFiles.open(to,
-                        java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.CREATE_NEW)) {
-            long size = in.size();
+        copy(from, to, (in, out, size) -> {
             for (long base = 0; base < size; base += COPY_WINDOW) {
                 long windowLen = Math.min(COPY_WINDOW, size - base);
                 ByteBuffer window = in.map(java.nio.channels.FileChannel.MapMode.READ_ONLY, base, windowLen);
@@ -88,6 +83,26 @@ public final class VolumeFiles {
                     }
                 }
             }
+        });
+    }
+
+    /** What a copy does between its two open files, of {@code size} bytes to copy. */
+    private interface Body {
+        void copy(java.nio.channels.FileChannel in, java.nio.channels.FileChannel out, long size) throws IOException;
+    }
+
+    /**
+     * Opens {@code from} and a new file {@code to} ({@code 0600}, replacing one left there), runs
+     * {@code body}, gives {@code to} the source's length where it ends in a hole, and forces it.
+     */
+    private static void copy(Path from, Path to, Body body) throws IOException {
+        java.nio.file.Files.deleteIfExists(to);
+        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from,
+                java.nio.file.StandardOpenOption.READ);
+                java.nio.channels.FileChannel out = PrivateFiles.open(to,
+                        java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.CREATE_NEW)) {
+            long size = in.size();
+            body.copy(in, out, size);
             if (out.size() < size) { // a hole at the end: the length alone says the zeros are there
                 out.write(ByteBuffer.allocate(1), size - 1);
             }
@@ -106,12 +121,7 @@ public final class VolumeFiles {
     public static void copyRecoded(Path from, Path to, BlockFormat format) throws IOException {
         MetadataCoding coding = MetadataCoding.of(format, true);
         boolean holes = !FileVolume.inMemory(to.toAbsolutePath().getParent());
-        java.nio.file.Files.deleteIfExists(to);
-        try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(from,
-                java.nio.file.StandardOpenOption.READ);
-                java.nio.channels.FileChannel out = PrivateFiles.open(to,
-                        java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.CREATE_NEW)) {
-            long size = in.size();
+        copy(from, to, (in, out, size) -> {
             ByteBuffer chunk = ByteBuffer.allocateDirect(COPY_CHUNK);
             for (long pos = 0; pos < size; pos += COPY_CHUNK) {
                 int n = (int) Math.min(COPY_CHUNK, size - pos);
@@ -131,11 +141,7 @@ public final class VolumeFiles {
                     }
                 }
             }
-            if (out.size() < size) { // a hole at the end: the length alone says the zeros are there
-                out.write(ByteBuffer.allocate(1), size - 1);
-            }
-            out.force(true);
-        }
+        });
     }
 
     /** Copies {@code [pos, pos + n)} of {@code in} to the same place of {@code out}. */

@@ -99,12 +99,17 @@ class TcpAccessTest {
     }
 
     HostConnection connect(String who) throws IOException {
+        return connect(TcpTls.load(cert(who), key(who), pki.ca(), false, engine()), listener, hosts);
+    }
+
+    /** A host with {@code tls} and no reconnects, kept in {@code hosts} to close, connected to {@code to}'s listener. */
+    static HostConnection connect(TcpTls tls, TargetListener to, List<TcpTransport> hosts) throws IOException {
         TcpConfig cfg = TcpConfig.defaults();
         cfg.reconnect = false;
-        cfg.tls = TcpTls.load(cert(who), key(who), pki.ca(), false, engine());
+        cfg.tls = tls;
         TcpTransport t = new TcpTransport(cfg);
         hosts.add(t);
-        return t.connect(listener.address(), new ConnectOptions(1, 4));
+        return t.connect(to.address(), new ConnectOptions(1, 4));
     }
 
     static Path cert(String who) {

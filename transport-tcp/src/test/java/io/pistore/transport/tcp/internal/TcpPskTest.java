@@ -79,16 +79,12 @@ class TcpPskTest {
     }
 
     HostConnection connect(String identity, String key) throws IOException {
-        TcpConfig cfg = TcpConfig.defaults();
-        cfg.reconnect = false;
-        cfg.tls = TcpTls.psk(keys(identity + "-" + key.length() + ".psk", identity + ":" + key), null);
-        TcpTransport t = new TcpTransport(cfg);
-        hosts.add(t);
-        return t.connect(listener.address(), new ConnectOptions(1, 4));
+        return TcpAccessTest.connect(TcpTls.psk(keys(identity + "-" + key.length() + ".psk", identity + ":" + key), null),
+                listener, hosts);
     }
 
     static Completion submit(HostConnection c, BlockRequest r) throws Exception {
-        return c.queue(0).submit(r).get(10, TimeUnit.SECONDS);
+        return TcpAccessTest.submit(c, r);
     }
 
     @Test
@@ -136,12 +132,8 @@ class TcpPskTest {
     @Test
     void aHostWhoseFileHoldsSeveralIdentitiesNamesTheOneItOffers() throws Exception {
         Path several = keys("several.psk", "bob:" + BOB, "alice:" + ALICE);
-        TcpConfig cfg = TcpConfig.defaults();
-        cfg.reconnect = false;
-        cfg.tls = TcpTls.psk(several, null);
-        TcpTransport t = new TcpTransport(cfg);
-        hosts.add(t);
-        IOException e = assertThrows(IOException.class, () -> t.connect(listener.address(), new ConnectOptions(1, 4)));
+        IOException e = assertThrows(IOException.class, () -> TcpAccessTest.connect(TcpTls.psk(several, null), listener,
+                hosts));
         assertTrue(e.getMessage().contains("tcp.tlsPskIdentity names the one this host offers"), e.getMessage());
         TcpConfig named = TcpConfig.from(TransportOptions.of(Map.of("tcp.tls", "true", "tcp.tlsPsk", several.toString(),
                 "tcp.tlsPskIdentity", "alice", "tcp.reconnect", "false")));
