@@ -105,7 +105,7 @@ class ServeTlsTest {
         String access = dir.resolve("access").toString();
         Result r = run("serve", "--listen", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--access", access);
         assertEquals(2, r.code(), r.out() + r.err());
-        assertTrue(r.err().endsWith("tcp.access needs tcp.tls=true and tcp.tlsVerifyClient=true"), r.err());
+        assertTrue(r.err().endsWith("tcp.access needs tcp.tls=true with tcp.tlsVerifyClient=true or tcp.tlsPsk"), r.err());
         r = run("serve", "--listen", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--access", access,
                 "--nbd-access", access);
         assertEquals(2, r.code());

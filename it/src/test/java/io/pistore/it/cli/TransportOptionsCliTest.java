@@ -40,7 +40,7 @@ class TransportOptionsCliTest {
                 + " tcp.pollMicros, tcp.spinYield, tcp.headerDigest, tcp.dataDigest, tcp.maxTransfer,"
                 + " tcp.requestTimeoutMs, tcp.connectTimeoutMs, tcp.frameTimeoutMs, tcp.reconnect, tcp.reconnectDelayMs,"
                 + " tcp.reconnectMaxDelayMs, tcp.pathStates, tcp.flushFrames, tcp.tls, tcp.tlsCert, tcp.tlsKey, tcp.tlsCa,"
-                + " tcp.tlsVerifyClient, tcp.tlsEngine, tcp.access",
+                + " tcp.tlsVerifyClient, tcp.tlsPsk, tcp.tlsPskIdentity, tcp.tlsEngine, tcp.access",
                 run("bench", "--transport", "tcp", "--seconds", "1", "--transport-option", "tcp.iothreads=4"));
         assertUsage("tcp.ioThreads must be 0 to 256, not -1",
                 run("bench", "--transport", "tcp", "--transport-option", "tcp.ioThreads=-1"));
