@@ -97,6 +97,18 @@ class ReplicatedServeTest {
                         lines[i]);
             }
             assertTrue(lines[3].matches("volume rv: leader n[123], 3 of 3 peers answered"), lines[3]);
+            // the leader moved to another member, and a transfer to no member refused
+            String other = lines[3].startsWith("volume rv: leader n1") ? "n2" : "n1";
+            EngineCommandsTest.Result moved = EngineCommandsTest.run("replicas", "transfer", "rv", "--to", other,
+                    "--replicas", peers.toString());
+            assertEquals(0, moved.code(), moved.out() + moved.err());
+            assertEquals("volume rv: " + other + " leads", moved.out().strip());
+            Eventually.await(other + " leads rv", () -> EngineCommandsTest.run("replicas", "status", "rv", "--replicas",
+                    peers.toString()).out().contains("volume rv: leader " + other + ","));
+            EngineCommandsTest.Result nobody = EngineCommandsTest.run("replicas", "transfer", "rv", "--to", "n9",
+                    "--replicas", peers.toString());
+            assertEquals(2, nobody.code(), nobody.out() + nobody.err());
+            assertTrue(nobody.err().contains("volume rv: n9 is not a member of its group"), nobody.err());
         } finally {
             for (ServeThread s : serves) {
                 if (s != null) {

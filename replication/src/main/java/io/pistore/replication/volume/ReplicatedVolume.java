@@ -666,20 +666,7 @@ public final class ReplicatedVolume implements CheckingVolume {
      * maintenance (the old leader's machine is to be stopped) and for tests.
      */
     public void transferLeadership(String peer) throws IOException {
-        RaftClientReply r;
-        // A client of its own whose one request may take the whole transfer (the volume's gives a
-        // request to one peer up after the attempt time, and a transfer asked again meanwhile fails).
-        try (RaftClient admin = DetachedReconnectRpc.newClient(settings.client(settings.operationTimeout()))
-                .setRaftGroup(group)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep((int) Math.max(1, timeoutMs / 100),
-                        TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-                .build()) {
-            r = admin.admin().transferLeadership(RaftPeerId.valueOf(peer), timeoutMs);
-        }
-        if (!r.isSuccess()) {
-            throw new ReplicationException("volume " + name + ": leadership not transferred to " + peer + ": "
-                    + ReplicationException.oneLine(r.getException()));
-        }
+        LeaderTransfer.to(name, group, peer, settings);
     }
 
     @Override

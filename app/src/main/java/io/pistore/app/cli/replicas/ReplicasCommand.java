@@ -24,10 +24,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code pistore replicas}: views of the groups of replicated volumes (docs/REPLICATION.md). */
-@Command(name = "replicas", description = "Replicated volumes' groups: 'replicas status', and membership "
-        + "changes online: 'replicas add|remove|replace'.",
+@Command(name = "replicas", description = "Replicated volumes' groups: 'replicas status', membership "
+        + "changes online: 'replicas add|remove|replace', and moving the leader: 'replicas transfer'.",
         subcommands = {ReplicasCommand.Status.class, ReplicasCommand.Add.class, ReplicasCommand.Remove.class,
-            ReplicasCommand.Replace.class})
+            ReplicasCommand.Replace.class, ReplicasCommand.Transfer.class})
 public final class ReplicasCommand {
     /** {@code pistore replicas status --replicas PEERS NAME}: each peer's role, log indexes and lag. */
     @Command(name = "status", sortOptions = false,
@@ -209,6 +209,49 @@ public final class ReplicasCommand {
             }
             out.println("volume " + name + ": members " + ids(c.before) + " -> " + ids(c.after));
             c.notes.forEach(out::println);
+            return ExitCodes.OK;
+        }
+    }
+
+    /** {@code pistore replicas transfer NAME --to ID --replicas PEERS}: member ID becomes the leader. */
+    @Command(name = "transfer", sortOptions = false,
+            description = {"Makes member ID the leader of the replicated volume NAME's group, online: the leader "
+                    + "brings ID's log up to date and has it take over, so hosts following path states (and "
+                    + "iSCSI initiators following ALUA) move to ID; before stopping the leader's machine, the "
+                    + "pause its hosts see is then one transfer, not an election.",
+                "Exit 0 once ID leads; 2 for an ID that is not a member; 3 when no leader answered or ID did not "
+                    + "take over within the operation timeout (it is down, or too far behind): the leader stays."})
+    static final class Transfer implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
+        String name;
+
+        @Option(names = "--to", paramLabel = "ID", required = true, description = "The member to lead.")
+        String to;
+
+        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
+                description = "Members of the volume's group to reach it through (at least one running).")
+        String replicas;
+
+        @Override
+        public Integer call() {
+            try {
+                ReplicaPeers.checkId(to);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage("--to: " + e.getMessage());
+            }
+            checkPeers(replicas);
+            try {
+                io.pistore.replication.volume.LeaderTransfer.to(name, ReplicaPeers.parse(replicas), to,
+                        ReplicationSettings.defaults());
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(e.getMessage());
+            } catch (IOException e) {
+                throw CliException.failure(e.getMessage());
+            }
+            spec.commandLine().getOut().println("volume " + name + ": " + to + " leads");
             return ExitCodes.OK;
         }
     }
