@@ -121,15 +121,15 @@ final class ScsiPortGroups {
     /**
      * REPORT TARGET PORT GROUPS (MAINTENANCE IN, SPC-4 6.36): PARAMETER DATA FORMAT 000b (length
      * only) or 001b (with the extended header); each group one descriptor of one port. States are
-     * looked at anew for the answer.
+     * looked at anew for the answer, without taking the place of the last look: a change it shows
+     * first is still every session's unit attention at the next {@link #refresh}.
      */
     ScsiResult report(byte[] cdb) {
         int format = (cdb[1] & 0xff) >>> 5;
         if (format > 1) {
             return ScsiResult.invalidFieldAt(1);
         }
-        refresh();
-        Snapshot s = last;
+        Snapshot s = take(last);
         int header = format == 1 ? 8 : 4;
         byte[] b = new byte[header + s.states.size() * 12];
         Pdu.putInt(b, 0, b.length - 4);

@@ -206,6 +206,22 @@ class IscsiPortGroupsTest extends IscsiLoopbackFixture {
     }
 
     @Test
+    void aReportThatShowsAChangeFirstLeavesTheUnitAttentionToEverySession() throws IOException {
+        Map<String, Integer> ids = ScsiPortGroups.groupIds(List.of("n1", "n2", "n3"));
+        try (IscsiTestInitiator a = loginAs("a", "r"); IscsiTestInitiator b = loginAs("b", "r")) {
+            replicated.group = group("n2", PathState.NON_OPTIMIZED, PathState.NON_OPTIMIZED, PathState.OPTIMIZED);
+            // asked at once, most likely before the server's next look at the states
+            IscsiTestInitiator.Result r = b.command(rtpg(0, 4096), new byte[0], 0, 4096, true);
+            if (r.status() == GOOD) {
+                assertEquals(ScsiPortGroups.ACTIVE_OPTIMIZED, groups(r.dataIn(), 4).get(ids.get("n3"))[0]);
+            } else {
+                assertUnitAttention(ScsiUnitAttentions.ASYMMETRIC_ACCESS_STATE_CHANGED, r);
+            }
+            assertUnitAttention(ScsiUnitAttentions.ASYMMETRIC_ACCESS_STATE_CHANGED, awaitAttention(a));
+        }
+    }
+
+    @Test
     void theAllocationLengthCutsTheReportAndOtherFormatsAreRefused() throws IOException {
         try (IscsiTestInitiator c = login("r")) {
             IscsiTestInitiator.Result full = c.command(rtpg(1, 4096), new byte[0], 0, 4096, true);
