@@ -18,6 +18,9 @@ public final class TlsLine {
         if (!"true".equalsIgnoreCase(settings.asMap().get("tcp.tls"))) {
             return null;
         }
+        if (settings.asMap().containsKey("tcp.tlsPsk")) {
+            return "tls: TLSv1.3 pre-shared keys (Bouncy Castle)";
+        }
         try {
             TlsEngine e = TlsEngine.parse(settings.asMap().getOrDefault("tcp.tlsEngine", "auto"))
                     .resolve(NativeTls.NETTY);

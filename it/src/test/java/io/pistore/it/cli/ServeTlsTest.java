@@ -209,6 +209,17 @@ class ServeTlsTest {
     }
 
     @Test
+    void preSharedKeysOnTcpAreNamedAtStartAndTakeNoEngine() throws Exception {
+        Path keys = dir.resolve("tcp.psk");
+        java.nio.file.Files.writeString(keys, "host1:00112233445566778899aabbccddeeff\n");
+        java.nio.file.Files.setPosixFilePermissions(keys, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        // --tls-engine is for the certificates of other listeners: pre-shared keys run on Bouncy Castle
+        Result r = serveUntil("tls: ", "serve", "--listen", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-engine",
+                "jdk", "--transport-option", "tcp.tls=true", "--transport-option", "tcp.tlsPsk=" + keys);
+        assertTrue(r.out().contains("\n  tls: TLSv1.3 pre-shared keys (Bouncy Castle)\n"), r.out() + " / " + r.err());
+    }
+
+    @Test
     void aBadOrDoubleTlsEngineIsOneLine() throws Exception {
         TestPki pki = TestPki.create(dir, "alice");
         Result r = run("serve", "--nbd", "127.0.0.1:0", "--memory-volume", "m:1MiB", "--tls-engine", "boring",

@@ -310,13 +310,13 @@ public final class ServeCommand implements Callable<Integer> {
     }
 
     /**
-     * --tls-engine for the tcp transport too, as tcp.tlsEngine, when its TLS is on (one switch for
-     * every listener and connection of this serve); naming it both ways is a mistake, even alike.
+     * --tls-engine for the tcp transport too, as tcp.tlsEngine, when its TLS runs on certificates (one
+     * switch for every listener and connection of this serve); naming it both ways is a mistake, even alike.
      */
     private TransportOptions withTcpTlsEngine(TransportOptions s) {
         io.pistore.security.tls.TlsEngine e = tls.engine();
-        if (e == null || !"true".equalsIgnoreCase(s.asMap().get("tcp.tls"))) {
-            return s;
+        if (e == null || !"true".equalsIgnoreCase(s.asMap().get("tcp.tls")) || s.asMap().containsKey("tcp.tlsPsk")) {
+            return s; // pre-shared keys run on Bouncy Castle's TLS, not on an engine
         }
         if (s.asMap().containsKey("tcp.tlsEngine")) {
             throw CliException.usage("--tls-engine and tcp.tlsEngine name the tcp TLS engine twice; give one");
