@@ -72,6 +72,27 @@ public final class ReplicasCommand {
         }
     }
 
+    /** What {@code remove} and {@code transfer} share: the volume and the members to reach its group through. */
+    static final class GroupOptions {
+        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
+        String name;
+
+        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
+                description = "Members of the volume's group to reach it through (at least one running).")
+        String replicas;
+
+        /** The members, checked: a usage error names what is wrong with them or with {@code id} (an {@code option}). */
+        List<org.apache.ratis.protocol.RaftPeer> peers(String option, String id) {
+            try {
+                ReplicaPeers.checkId(id);
+            } catch (IllegalArgumentException e) {
+                throw CliException.usage(option + ": " + e.getMessage());
+            }
+            checkPeers(replicas);
+            return ReplicaPeers.parse(replicas);
+        }
+    }
+
     /**
      * What {@code add} and {@code replace} share: the volume, the new peer's data directory (its
      * running serve joins) and the members to reach the group through.
@@ -179,35 +200,25 @@ public final class ReplicasCommand {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
-        String name;
+        @Mixin
+        GroupOptions group;
 
         @Option(names = "--peer", paramLabel = "ID", required = true, description = "The member to remove.")
         String peer;
 
-        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
-                description = "Members of the volume's group to reach it through (at least one running).")
-        String replicas;
-
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
+            List<org.apache.ratis.protocol.RaftPeer> peers = group.peers("--peer", peer);
             GroupMembership.Change c;
             try {
-                ReplicaPeers.checkId(peer);
-            } catch (IllegalArgumentException e) {
-                throw CliException.usage("--peer: " + e.getMessage());
-            }
-            checkPeers(replicas);
-            try {
-                c = GroupMembership.of(name, ReplicaPeers.parse(replicas), ReplicationSettings.defaults())
-                        .change(List.of(), List.of(peer));
+                c = GroupMembership.of(group.name, peers, ReplicationSettings.defaults()).change(List.of(), List.of(peer));
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             } catch (ReplicationException e) {
                 throw CliException.failure(e.getMessage());
             }
-            out.println("volume " + name + ": members " + ids(c.before) + " -> " + ids(c.after));
+            out.println("volume " + group.name + ": members " + ids(c.before) + " -> " + ids(c.after));
             c.notes.forEach(out::println);
             return ExitCodes.OK;
         }
@@ -225,33 +236,23 @@ public final class ReplicasCommand {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "NAME", description = "The replicated volume.")
-        String name;
+        @Mixin
+        GroupOptions group;
 
         @Option(names = "--to", paramLabel = "ID", required = true, description = "The member to lead.")
         String to;
 
-        @Option(names = "--replicas", paramLabel = "ID=HOST:PORT,...", required = true,
-                description = "Members of the volume's group to reach it through (at least one running).")
-        String replicas;
-
         @Override
         public Integer call() {
+            List<org.apache.ratis.protocol.RaftPeer> peers = group.peers("--to", to);
             try {
-                ReplicaPeers.checkId(to);
-            } catch (IllegalArgumentException e) {
-                throw CliException.usage("--to: " + e.getMessage());
-            }
-            checkPeers(replicas);
-            try {
-                io.pistore.replication.volume.LeaderTransfer.to(name, ReplicaPeers.parse(replicas), to,
-                        ReplicationSettings.defaults());
+                io.pistore.replication.volume.LeaderTransfer.to(group.name, peers, to, ReplicationSettings.defaults());
             } catch (IllegalArgumentException e) {
                 throw CliException.usage(e.getMessage());
             } catch (IOException e) {
                 throw CliException.failure(e.getMessage());
             }
-            spec.commandLine().getOut().println("volume " + name + ": " + to + " leads");
+            spec.commandLine().getOut().println("volume " + group.name + ": " + to + " leads");
             return ExitCodes.OK;
         }
     }
