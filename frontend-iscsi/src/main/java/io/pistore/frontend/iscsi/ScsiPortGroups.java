@@ -50,21 +50,12 @@ final class ScsiPortGroups {
         this.last = take(null);
     }
 
-    /** This port's group (and relative target port identifier), as last looked at. */
-    int ownGroup() {
-        return last.own;
-    }
-
     /** Looks at the states again; true when any group's number or state differs from the last look. */
     boolean refresh() {
         Snapshot before = last;
         Snapshot now = take(before);
         last = now;
         return !now.equals(before);
-    }
-
-    Snapshot snapshot() {
-        return last;
     }
 
     private Snapshot take(Snapshot before) {
