@@ -184,10 +184,11 @@ class ReplicatedIscsiPortGroupsTest {
             write[0] = 0x2A;
             write[5] = 9;
             write[8] = 1;
-            assertEquals(0, writeAfterAttentions(sessions.get(forwarder), write, block));
+            assertEquals(0, afterAttentions(sessions.get(forwarder), write, block, false).status());
             byte[] read = Arrays.copyOf(write, 10);
             read[0] = 0x28;
-            IscsiTestInitiator.Result back = sessions.get(newLeader).command(read, new byte[0], 0, 512, true);
+            // more state changes may follow (the new leader is ready only once an entry of its term commits)
+            IscsiTestInitiator.Result back = afterAttentions(sessions.get(newLeader), read, new byte[0], true);
             assertEquals(0, back.status());
             assertArrayEquals(block, back.dataIn());
         } finally {
@@ -206,12 +207,17 @@ class ReplicatedIscsiPortGroupsTest {
         }
     }
 
-    /** Sends the write until it is not answered with a unit attention; returns its status. */
-    private static int writeAfterAttentions(IscsiTestInitiator c, byte[] cdb, byte[] data) throws IOException {
+    /**
+     * Sends the command (a write of {@code data}, or a read of one block) until it is not answered
+     * with a unit attention, as an initiator does with the state changes it is told of.
+     */
+    private static IscsiTestInitiator.Result afterAttentions(IscsiTestInitiator c, byte[] cdb, byte[] data, boolean read)
+            throws IOException {
         for (int i = 0; i < 8; i++) {
-            IscsiTestInitiator.Result r = c.command(cdb, data, data.length, data.length, false);
+            IscsiTestInitiator.Result r = read ? c.command(cdb, new byte[0], 0, 512, true)
+                    : c.command(cdb, data, data.length, data.length, false);
             if (r.status() == 0 || r.senseKey() != 0x06) {
-                return r.status();
+                return r;
             }
         }
         throw new AssertionError("eight unit attentions in a row");
