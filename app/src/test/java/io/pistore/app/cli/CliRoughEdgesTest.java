@@ -111,6 +111,16 @@ class CliRoughEdgesTest {
         Result small = run("volume", "create", "--data", data.toString(), "small", "--size", "1m");
         assertEquals(0, small.code(), small.err());
         assertTrue(small.err().isEmpty(), "no warning when it fits: " + small.err());
+        if (!io.pistore.engine.volume.file.FileVolume.inMemory(dir)) {
+            // on a disk the metadata file is a hole too: one larger than the free room is made, with the warning
+            long blocks = Files.getFileStore(dir).getUsableSpace() / 8 + (1 << 20);
+            Result meta = run("volume", "create", "--data", data.toString(), "thin", "--size", Long.toString(blocks * 512),
+                    "--format", "512+8");
+            assertEquals(0, meta.code(), meta.err());
+            assertTrue(meta.err().contains("the data and metadata files are sparse (they take room as blocks are written)"),
+                    meta.err());
+            assertEquals(0, run("volume", "delete", "--data", data.toString(), "thin").code());
+        }
         // a replica's Raft log and snapshot count too: a fifth of the free room is too much for one
         long fifth = Files.getFileStore(dir).getUsableSpace() / 5 / 4096 * 4096;
         Result replica = run("volume", "create", "--data", dir.resolve("peer").toString(), "rv", "--size",

@@ -219,9 +219,9 @@ public final class VolumeCommand implements Callable<Integer> {
 
         /**
          * One warning line when the volume's files would not fit in the free space of the directory's
-         * file system: the data file is sparse, so the create succeeds, and writes fail once the disk
-         * is full. The metadata file is not (every block's PI is written now, marked unwritten), nor
-         * is the journal's room: a volume whose journal and metadata do not fit is refused by the store.
+         * file system: the data file, and on a disk the metadata file, are sparse, so the create
+         * succeeds, and writes fail once the disk is full. The journal's room is not (nor, in memory,
+         * the metadata file, which is filled there): a volume whose journal does not fit is refused by the store.
          */
         private void warnIfLargerThanFree(BlockFormat f, long blocks, boolean replica) {
             long dataBytes = blocks * f.dataSize();
@@ -241,18 +241,19 @@ public final class VolumeCommand implements Callable<Integer> {
             } catch (IOException e) {
                 return; // no figure to compare with; the create itself reports real failures
             }
-            long journalBytes = io.pistore.engine.volume.file.FileVolume.journalBytes(f, blocks,
-                    io.pistore.engine.volume.file.FileVolume.inMemory(at));
+            boolean inMemory = io.pistore.engine.volume.file.FileVolume.inMemory(at);
+            long journalBytes = io.pistore.engine.volume.file.FileVolume.journalBytes(f, blocks, inMemory);
             long bytes = dataBytes + metaBytes + journalBytes + raftBytes;
-            if (bytes > free && metaBytes + journalBytes <= free) {
+            String sparse = metaBytes == 0 || inMemory ? "the data file is sparse" : "the data and metadata files are sparse";
+            if (bytes > free && journalBytes + (inMemory ? metaBytes : 0) <= free) {
                 spec.commandLine().getErr().println("pistore volume create: warning: " + name + " needs "
                         + Progress.bytes(bytes) + " (data " + Progress.bytes(dataBytes) + ", metadata "
                         + Progress.bytes(metaBytes) + ", journal " + Progress.bytes(journalBytes)
                         + (replica ? ", Raft log and a snapshot up to " + Progress.bytes(raftBytes) : "")
                         + ") but the file system of " + data.dir + " has " + Progress.bytes(free)
-                        + (replica ? " free; the data file is sparse and the Raft log grows with writes, so this peer"
+                        + (replica ? " free; " + sparse + " and the Raft log grows with writes, so this peer"
                                 + " falls behind once it is full"
-                        : " free; the data file is sparse and takes room as blocks are written, so writes will fail"
+                        : " free; " + sparse + " (they take room as blocks are written), so writes will fail"
                                 + " once it is full"));
             }
         }
