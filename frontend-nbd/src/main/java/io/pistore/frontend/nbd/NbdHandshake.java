@@ -4,7 +4,6 @@ import static io.pistore.frontend.nbd.NbdProtocol.*;
 
 import io.pistore.security.access.AccessRules;
 import io.pistore.security.access.ClientIdentity;
-import io.pistore.security.tls.TlsChannel;
 import io.pistore.security.tls.TlsStream;
 import io.pistore.spi.VolumeInfo;
 import java.io.EOFException;
@@ -194,11 +193,7 @@ final class NbdHandshake {
         structured = false;
         allocationContextExport = null;
         String who = s.peerIdentity();
-        if (s.peerIdentityIsPsk()) {
-            identity = who == null ? null : ClientIdentity.named(who);
-        } else {
-            identity = s instanceof TlsChannel t ? ClientIdentity.of(t.session()) : null;
-        }
+        identity = ClientIdentity.of(s);
         server.log("nbd: " + peer + " TLS " + s.protocol() + " " + s.cipherSuite()
                 + (who == null ? "" : (s.peerIdentityIsPsk() ? ", PSK identity " : ", client ") + identity));
     }

@@ -88,6 +88,17 @@ public final class ClientIdentity {
         return new ClientIdentity(display, commonName(subject), dns, exact);
     }
 
+    /**
+     * Who the peer of a finished TLS session proved to be: its pre-shared key's identity, or its
+     * certificate's ({@link #of(SSLSession)}); null when it proved nothing.
+     */
+    public static ClientIdentity of(io.pistore.security.tls.TlsStream s) {
+        if (s.peerIdentityIsPsk()) {
+            return s.peerIdentity() == null ? null : named(s.peerIdentity());
+        }
+        return s instanceof io.pistore.security.tls.TlsChannel t ? of(t.session()) : null;
+    }
+
     /** The identity of a TLS session's peer certificate, or null when the peer showed none. */
     public static ClientIdentity of(SSLSession session) {
         Certificate[] chain;

@@ -74,8 +74,7 @@ final class PskClient extends AbstractTlsClient {
 
     /** The agreed protocol, as the JDK names it ({@code TLSv1.3}). */
     String protocolName() {
-        ProtocolVersion v = context.getServerVersion();
-        return v == null ? "none" : "TLSv1." + (v.getMinorVersion() - 1);
+        return PskServer.versionName(context.getServerVersion());
     }
 
     /** The agreed cipher suite's IANA name. */

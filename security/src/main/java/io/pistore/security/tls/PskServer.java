@@ -144,7 +144,11 @@ final class PskServer extends PSKTlsServer {
 
     /** The agreed protocol, as the JDK names it ({@code TLSv1.3}). */
     String protocolName() {
-        ProtocolVersion v = context.getServerVersion();
+        return versionName(context.getServerVersion());
+    }
+
+    /** A protocol version as the JDK names it ({@code TLSv1.3}); {@code none} before one is agreed. */
+    static String versionName(ProtocolVersion v) {
         return v == null ? "none" : "TLSv1." + (v.getMinorVersion() - 1);
     }
 

@@ -1,6 +1,5 @@
 package io.pistore.transport.tcp;
 
-import io.pistore.security.access.ClientIdentity;
 import io.pistore.security.tls.PskKeys;
 import io.pistore.security.tls.PskTlsChannel;
 import io.pistore.security.tls.TlsChannel;
@@ -97,14 +96,6 @@ public record TcpTls(TlsContext server, TlsContext client, PskKeys pskKeys, Stri
                     + " identities: tcp.tlsPskIdentity names the one this host offers");
         }
         return PskTlsChannel.client(ch, pskIdentity, pskKeys.key(pskIdentity));
-    }
-
-    /** Who the peer of a finished session proved to be, for access rules. */
-    public static ClientIdentity identity(TlsStream s) {
-        if (s.peerIdentityIsPsk()) {
-            return s.peerIdentity() == null ? null : ClientIdentity.named(s.peerIdentity());
-        }
-        return s instanceof TlsChannel t ? ClientIdentity.of(t.session()) : null;
     }
 
     /** The engine that runs the records, for log lines: {@code openssl (BoringSSL)}, {@code jdk}, or {@code psk}. */

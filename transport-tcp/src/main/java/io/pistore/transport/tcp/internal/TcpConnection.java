@@ -210,7 +210,7 @@ abstract class TcpConnection implements Selectable {
 
     /** Who the peer proved to be in TLS (certificate or pre-shared key), or null without TLS or before the handshake is done (loop thread). */
     io.pistore.security.access.ClientIdentity tlsIdentity() {
-        return tls == null || tlsHandshaking ? null : io.pistore.transport.tcp.TcpTls.identity(tls);
+        return tls == null || tlsHandshaking ? null : io.pistore.security.access.ClientIdentity.of(tls);
     }
 
     static String ioReason(IOException e) {
