@@ -22,7 +22,9 @@ class StopCommandTest {
     void aRunningProcessHasNotExitedAZombieAndAGoneOneHave() throws Exception {
         assertFalse(StopCommand.exited(ProcessHandle.current().pid()), "this JVM runs");
         // A child of a shell that then becomes `sleep` and never waits: a zombie while the sleep runs.
-        Process parent = new ProcessBuilder("sh", "-c", "sleep 0 & echo $!; exec sleep 30").start();
+        // The child outlives the exec (one that ended before it could be reaped by the shell, and never
+        // be a zombie at all).
+        Process parent = new ProcessBuilder("sh", "-c", "sleep 1 & echo $!; exec sleep 30").start();
         try {
             long zombie;
             try (BufferedReader r = new BufferedReader(new InputStreamReader(parent.getInputStream(),
