@@ -49,6 +49,18 @@ public interface HostConnection extends AutoCloseable {
         return null;
     }
 
+    /**
+     * Asks the target to make {@code replicaId}'s path to {@code volume} the optimized one: that peer
+     * takes the lead of the volume's group. Returns once it has; an {@link java.io.IOException} when
+     * it did not within the volume's operation timeout (the leader stays), an
+     * {@link IllegalArgumentException} for a peer that does not serve the volume, an
+     * {@link UnsupportedOperationException} where the volume has one path or the transport does not
+     * carry the request (the default; the local transport does).
+     */
+    default void optimizePath(String volume, String replicaId) throws java.io.IOException {
+        throw new UnsupportedOperationException("volume " + volume + ": this transport does not carry path changes");
+    }
+
     @Override
     void close();
 }

@@ -57,6 +57,15 @@ public interface TargetHandler {
         return null;
     }
 
+    /**
+     * Makes {@code replicaId}'s path to {@code volume} the optimized one (its peer takes the lead of
+     * the volume's group), waiting at most the volume's operation timeout; see
+     * {@link HostConnection#optimizePath}. By default a volume has one path and refuses.
+     */
+    default void optimizePath(String volume, String replicaId) throws java.io.IOException {
+        throw new UnsupportedOperationException("volume " + volume + " has one path");
+    }
+
     /** A host connected (for the one log line per connection a target prints); {@code peer} names it. */
     default void connected(String peer) {
     }

@@ -70,6 +70,11 @@ public abstract class ForwardingHostConnection implements HostConnection {
     }
 
     @Override
+    public void optimizePath(String volume, String replicaId) throws java.io.IOException {
+        real.optimizePath(volume, replicaId);
+    }
+
+    @Override
     public java.util.concurrent.CompletableFuture<List<VolumeInfo>> relistVolumes() {
         return real.relistVolumes();
     }

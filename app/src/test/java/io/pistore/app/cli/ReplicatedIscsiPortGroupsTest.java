@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A replicated volume served over iSCSI by its three peers, as a multipath initiator sees it: the
  * same logical unit (one NAA designator) behind three ports, each its own target port group, every
- * peer reporting the same groups with the leader's alone active/optimized; once the leader stops,
+ * peer reporting the same groups with the leader's alone active/optimized; SET TARGET PORT GROUPS
+ * sent down a path that forwards makes that path's peer the leader; once the leader stops,
  * the other peers' sessions get ASYMMETRIC ACCESS STATE CHANGED and report the new leader, and a
  * write through a path that forwards is read back through the new leader's.
  */
@@ -142,6 +143,20 @@ class ReplicatedIscsiPortGroupsTest {
             assertEquals(1, naa.size(), "one logical unit behind every port: " + naa);
             assertEquals(3, ownGroups.size(), "a group per peer");
             assertTrue(leader >= 0, "the optimized group is a peer's own: " + first);
+
+            // explicit ALUA: a peer that forwards asks for its own group to be active/optimized, and leads
+            int asker = (leader + 1) % 3;
+            int askerGroup = (int) identity(sessions.get(asker))[2];
+            byte[] stpg = new byte[12];
+            stpg[0] = (byte) 0xA4;
+            stpg[1] = 0x0A;
+            stpg[9] = 8;
+            byte[] descriptor = {0, 0, 0, 0, 0x00, 0, (byte) (askerGroup >>> 8), (byte) askerGroup};
+            assertEquals(0, afterAttentions(sessions.get(asker), stpg, descriptor, false).status());
+            for (IscsiTestInitiator s : sessions) {
+                first = awaitGroups(s, "the asking peer leads", x -> optimized(x) == 1 && x.get(askerGroup) == 0);
+            }
+            leader = asker;
 
             // the leader stops; each other peer's session hears of it and sees a new leader
             assertEquals(0, serves[leader].stop(), serves[leader].err());

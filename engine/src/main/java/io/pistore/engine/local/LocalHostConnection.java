@@ -46,6 +46,11 @@ final class LocalHostConnection implements HostConnection {
     }
 
     @Override
+    public void optimizePath(String volume, String replicaId) throws java.io.IOException {
+        handler.optimizePath(volume, replicaId);
+    }
+
+    @Override
     public void close() {
         for (LocalHostQueue q : queues) {
             q.close();

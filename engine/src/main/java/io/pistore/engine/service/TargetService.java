@@ -114,6 +114,16 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         return v == null ? null : v.pathGroup();
     }
 
+    /** Asks the volume to make that peer's path the optimized one ({@link Volume#optimizePath}). */
+    @Override
+    public void optimizePath(String volume, String replicaId) throws IOException {
+        Volume v = store.get(volume);
+        if (v == null) {
+            throw new IOException("no volume " + volume);
+        }
+        v.optimizePath(replicaId);
+    }
+
     @Override
     public void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done) {
         Volume v = store.get(request.volume());

@@ -80,6 +80,11 @@ final class MeasuredHostConnection implements HostConnection {
     }
 
     @Override
+    public void optimizePath(String volume, String replicaId) throws java.io.IOException {
+        delegate.optimizePath(volume, replicaId);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

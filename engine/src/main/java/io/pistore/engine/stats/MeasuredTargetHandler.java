@@ -55,6 +55,11 @@ final class MeasuredTargetHandler implements TargetHandler {
     }
 
     @Override
+    public void optimizePath(String volume, String replicaId) throws java.io.IOException {
+        delegate.optimizePath(volume, replicaId);
+    }
+
+    @Override
     public void execute(BlockRequest request, PiDuty duty, Consumer<Completion> done) {
         VolumeCounters v = counters.volume(request.volume());
         long bytes = request.data() == null ? 0 : request.data().length();

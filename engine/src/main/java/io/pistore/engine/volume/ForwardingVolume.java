@@ -103,6 +103,11 @@ public abstract class ForwardingVolume implements Volume {
     }
 
     @Override
+    public void optimizePath(String replicaId) throws IOException {
+        delegate.optimizePath(replicaId);
+    }
+
+    @Override
     public boolean writesAsync() {
         return delegate.writesAsync();
     }

@@ -69,6 +69,14 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public void optimizePath(String replicaId) throws IOException {
+        if (retired) {
+            throw new VolumeGoneException(name);
+        }
+        current.optimizePath(replicaId);
+    }
+
+    @Override
     public void read(long lba, int blocks, ScatterList data, ScatterList metadata) throws IOException {
         Volume v = enter();
         try {

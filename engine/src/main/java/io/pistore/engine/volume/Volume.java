@@ -107,6 +107,16 @@ public interface Volume extends AutoCloseable {
     }
 
     /**
+     * Makes {@code replicaId}'s path the optimized one, its peer the leader of the volume's group,
+     * waiting at most the operation timeout ({@link io.pistore.spi.HostConnection#optimizePath}: an
+     * {@link IOException} when it did not take the lead, an {@link IllegalArgumentException} for a
+     * peer outside the group). A volume served by this target alone has one path and refuses.
+     */
+    default void optimizePath(String replicaId) throws IOException {
+        throw new UnsupportedOperationException("volume " + name() + " has one path");
+    }
+
+    /**
      * Whether {@link #writeAsync} completes later without a thread waiting for it (a replicated
      * volume: the commit by a quorum completes it). The target service then starts such writes where
      * they arrive and answers them when they complete, instead of handing each to a waiting thread.

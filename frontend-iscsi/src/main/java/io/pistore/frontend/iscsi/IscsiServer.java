@@ -362,7 +362,8 @@ public final class IscsiServer implements AutoCloseable {
                 return luns.compute(v.name(), (k, old) -> old != null && old.pages().sameVolume(info) ? old
                         : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old,
                                 dataIn, options.reservationsDir, this::log, this::preemptAndAbort,
-                                () -> connection.pathGroup(info.name())));
+                                () -> connection.pathGroup(info.name()),
+                                peer -> connection.optimizePath(info.name(), peer)));
             }
         }
         return null;

@@ -32,6 +32,7 @@ final class ScsiCommands {
     }
 
     static final int MAINTENANCE_IN = 0xA3;
+    static final int MAINTENANCE_OUT = 0xA4;
     static final int REPORT_SUPPORTED_OPERATION_CODES = 0x0C;
 
     private static final Handler READ_WRITE = (lun, nexus, cdb, data) -> lun.readWriteVerify(cdb, data);
@@ -110,6 +111,8 @@ final class ScsiCommands {
                     "ff 00 00 00 00 ff ff ff ff 00 00", (lun, n, c, d) -> lun.portGroups().report(c)),
             cmd("REPORT SUPPORTED OPERATION CODES", MAINTENANCE_IN, REPORT_SUPPORTED_OPERATION_CODES,
                     "1f 87 ff ff ff ff ff ff ff 00 00", (lun, n, c, d) -> report(lun, c)),
+            cmd("SET TARGET PORT GROUPS", MAINTENANCE_OUT, ScsiPortGroups.SET_TARGET_PORT_GROUPS,
+                    "1f 00 00 00 00 ff ff ff ff 00 00", (lun, n, c, d) -> lun.portGroups().set(n, c, d, lun.attentions())),
             cmd("READ(12)", 0xA8, -1, "f8 ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
             cmd("WRITE(12)", 0xAA, -1, "f8 ff ff ff ff ff ff ff ff 00 00", READ_WRITE),
             cmd("WRITE AND VERIFY(12)", 0xAE, -1, "f2 ff ff ff ff ff ff ff ff 00 00", READ_WRITE),

@@ -63,20 +63,21 @@ final class ScsiLun {
      * keeps its persistent reservations there through a restart when an initiator sets APTPL
      * ({@link ScsiReservationFile}), and says what it loaded to {@code log}; {@code preemptAndAbort}
      * aborts the tasks of the I_T nexuses a PREEMPT AND ABORT preempted and returns once they have
-     * left. {@code paths}: the volume's peers and their states ({@link ScsiPortGroups}).
+     * left. {@code paths}: the volume's peers and their states, {@code mover} makes one lead ({@link ScsiPortGroups}).
      */
     ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn,
             java.nio.file.Path reservationsDir, Consumer<String> log,
             java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort,
-            Supplier<io.pistore.spi.PathGroup> paths) {
+            Supplier<io.pistore.spi.PathGroup> paths, ScsiPortGroups.Mover mover) {
         this.device = device;
-        this.portGroups = previous == null ? new ScsiPortGroups(paths) : previous.portGroups;
+        this.portGroups = previous == null ? new ScsiPortGroups(paths, mover) : previous.portGroups;
         this.dataIn = dataIn;
         this.preemptAndAbort = preemptAndAbort;
         this.attentions = previous == null ? new ScsiUnitAttentions() : previous.attentions;
         this.reservations = previous != null ? previous.reservations : reservationsDir == null
-                ? new ScsiReservations(attentions)
-                : new ScsiReservations(attentions, new ScsiReservationFile(reservationsDir, device.info().name()), log);
+                ? new ScsiReservations(attentions, portGroups::ownPort)
+                : new ScsiReservations(attentions, portGroups::ownPort, new ScsiReservationFile(reservationsDir,
+                device.info().name()), log);
         this.writes = previous == null ? new ScsiRangeLock() : previous.writes;
         BlockFormat f = device.format();
         int wire = f.dataSize() + (ScsiPages.exposesPi(f) ? 8 : 0);
@@ -195,11 +196,9 @@ final class ScsiLun {
         return portGroups;
     }
 
-    /** Looks at the port groups' states; a change is ASYMMETRIC ACCESS STATE CHANGED for every nexus. */
+    /** Looks at the port groups' states; a change is ASYMMETRIC ACCESS STATE CHANGED ({@link ScsiPortGroups#refresh}). */
     void checkPortGroups() {
-        if (portGroups.refresh()) {
-            attentions.establishAll(ScsiUnitAttentions.ASYMMETRIC_ACCESS_STATE_CHANGED);
-        }
+        portGroups.refresh(attentions);
     }
 
     /** Whether the unit shows Type 2 PI (its 32-byte CDBs run; SBC-3). */

@@ -50,7 +50,7 @@ final class ScsiPages {
         b[2] = 0x06; // SPC-4
         b[3] = 0x12; // HISUP, response data format 2
         b[4] = (byte) (b.length - 5);
-        b[5] = (byte) (0x10 | (pi() ? 0x01 : 0x00)); // TPGS 01b (implicit ALUA, ScsiPortGroups), PROTECT
+        b[5] = (byte) (0x30 | (pi() ? 0x01 : 0x00)); // TPGS 11b (implicit and explicit ALUA, ScsiPortGroups), PROTECT
         b[7] = 0x02; // CMDQUE
         ascii(b, 8, 8, "PISTORE");
         ascii(b, 16, 16, info.name());

@@ -10,7 +10,7 @@ import java.util.function.Supplier;
 import java.util.zip.CRC32;
 
 /**
- * The asymmetric logical unit access (ALUA, SPC-4 5.15) of one logical unit, implicit only: each
+ * The asymmetric logical unit access (ALUA, SPC-4 5.15) of one logical unit, implicit and explicit: each
  * peer that serves the volume is a target port group of one target port, the group and the port
  * numbered alike from the peer's replica id, so every peer numbers them the same. The peer that
  * leads a replicated volume's group is active/optimized, the peers that forward to it
@@ -21,11 +21,14 @@ import java.util.zip.CRC32;
  * ones, which the server does a few times a second so that a change becomes the unit attention
  * ASYMMETRIC ACCESS STATE CHANGED, after which a multipath initiator (Linux's {@code scsi_dh_alua})
  * asks REPORT TARGET PORT GROUPS again. Commands sent down a transitioning path are not refused:
- * they wait for a leader, as every request of a replicated volume does. Thread-safe.
+ * they wait for a leader, as every request of a replicated volume does. SET TARGET PORT GROUPS
+ * ({@link #set}) makes a group active/optimized by moving the lead to its peer. Thread-safe.
  */
 final class ScsiPortGroups {
     /** MAINTENANCE IN service action REPORT TARGET PORT GROUPS. */
     static final int REPORT_TARGET_PORT_GROUPS = 0x0A;
+    /** MAINTENANCE OUT service action SET TARGET PORT GROUPS. */
+    static final int SET_TARGET_PORT_GROUPS = 0x0A;
     /** The group, and port, of a volume this target serves alone. */
     static final int ONLY_GROUP = 1;
     /**
@@ -41,21 +44,44 @@ final class ScsiPortGroups {
     record Snapshot(int own, Map<Integer, Integer> states) {
     }
 
-    private final Supplier<PathGroup> source;
-    private volatile Snapshot last;
+    /** Makes a peer's path the optimized one, returning once its peer leads ({@link io.pistore.spi.HostConnection#optimizePath}). */
+    interface Mover {
+        void optimize(String replicaId) throws java.io.IOException;
+    }
 
-    /** {@code source}: the volume's peers now, null for a volume served by this target alone. */
-    ScsiPortGroups(Supplier<PathGroup> source) {
+    private final Supplier<PathGroup> source;
+    private final Mover mover;
+    private volatile Snapshot last;
+    /** The I_T nexus whose SET TARGET PORT GROUPS runs, or null: a change seen meanwhile is not its unit attention. */
+    private volatile String setter;
+
+    /**
+     * {@code source}: the volume's peers now, null for a volume served by this target alone;
+     * {@code mover}: how SET TARGET PORT GROUPS moves the lead.
+     */
+    ScsiPortGroups(Supplier<PathGroup> source, Mover mover) {
         this.source = source;
+        this.mover = mover;
         this.last = take(null);
     }
 
-    /** Looks at the states again; true when any group's number or state differs from the last look. */
-    boolean refresh() {
+    /**
+     * Looks at the states again; when any group's number or state differs from the last look,
+     * ASYMMETRIC ACCESS STATE CHANGED for every nexus on the unit but the one whose SET TARGET PORT
+     * GROUPS is running (SPC-4: the change it asked for is no news to it).
+     */
+    void refresh(ScsiUnitAttentions attentions) {
         Snapshot before = last;
         Snapshot now = take(before);
         last = now;
-        return !now.equals(before);
+        if (!now.equals(before)) {
+            attentions.establishAllBut(setter, ScsiUnitAttentions.ASYMMETRIC_ACCESS_STATE_CHANGED);
+        }
+    }
+
+    /** This port's relative target port identifier (its group's number). */
+    int ownPort() {
+        return last.own;
     }
 
     private Snapshot take(Snapshot before) {
@@ -157,5 +183,85 @@ final class ScsiPortGroups {
         d[14] = (byte) (id >>> 8);
         d[15] = (byte) id;
         return d;
+    }
+
+    /**
+     * SET TARGET PORT GROUPS (MAINTENANCE OUT, SPC-4 6.31): a descriptor per group, of which the one
+     * settable state is active/optimized: the lead moves to that group's peer ({@link Mover}), and
+     * the answer waits for it; a group already in the state it names is left as it is. Every
+     * descriptor is checked before anything moves: an unknown or repeated group, another state
+     * (standby, unavailable, offline, transitioning), no group or two groups left active/optimized
+     * (one peer leads) are INVALID FIELD IN PARAMETER LIST; a list shorter than its length or with a
+     * part of a descriptor, PARAMETER LIST LENGTH ERROR; a lead that did not move within the
+     * volume's operation timeout, HARDWARE ERROR, SET TARGET PORT GROUPS COMMAND FAILED. One runs at
+     * a time. The unit attention of the change goes to every other nexus ({@link #refresh}).
+     */
+    synchronized ScsiResult set(String nexus, byte[] cdb, byte[] param, ScsiUnitAttentions attentions) {
+        long length = Cdb.u32(cdb, 6);
+        if (length == 0) {
+            return ScsiResult.good();
+        }
+        if (length < 4 || length % 4 != 0 || param.length < length) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00); // parameter list length error
+        }
+        PathGroup g;
+        try {
+            g = source.get();
+        } catch (RuntimeException e) {
+            g = null;
+        }
+        Map<Integer, String> peers = new LinkedHashMap<>(); // group number to replica id
+        Integer leading = null; // the group active/optimized now, if any
+        if (g == null) {
+            peers.put(ONLY_GROUP, null);
+            leading = ONLY_GROUP;
+        } else {
+            for (Map.Entry<String, Integer> e : groupIds(g.states().keySet()).entrySet()) {
+                peers.put(e.getValue(), e.getKey());
+                if (g.states().get(e.getKey()) == PathState.OPTIMIZED) {
+                    leading = e.getValue();
+                }
+            }
+        }
+        java.util.Set<Integer> named = new java.util.HashSet<>();
+        Integer lead = null; // the group named active/optimized
+        boolean leaderDemoted = false;
+        for (int o = 4; o < length; o += 4) {
+            int state = param[o] & 0x0f;
+            int group = Cdb.u16(param, o + 2);
+            if (!peers.containsKey(group) || !named.add(group)
+                    || state != ACTIVE_OPTIMIZED && state != ACTIVE_NON_OPTIMIZED
+                    || state == ACTIVE_OPTIMIZED && lead != null) { // two groups would lead
+                return invalidParameter();
+            }
+            if (state == ACTIVE_OPTIMIZED) {
+                lead = group;
+            } else if (leading != null && group == leading) {
+                leaderDemoted = true;
+            }
+        }
+        if (lead == null) {
+            // only active/non-optimized: a group already so (or in transition: the election decides)
+            // is left as it is; the leader's alone would leave no group to lead
+            return leaderDemoted ? invalidParameter() : ScsiResult.good();
+        }
+        if (lead.equals(leading)) {
+            return ScsiResult.good();
+        }
+        String peer = peers.get(lead);
+        setter = nexus;
+        try {
+            mover.optimize(peer);
+            refresh(attentions); // this port's own look now, without the asking nexus
+        } catch (java.io.IOException | RuntimeException e) {
+            return ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x67, 0x0A); // SET TARGET PORT GROUPS COMMAND FAILED
+        } finally {
+            setter = null;
+        }
+        return ScsiResult.good();
+    }
+
+    private static ScsiResult invalidParameter() {
+        return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
     }
 }

@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * Persistent reservations of one logical unit (SPC-4 5.9): the registered reservation keys per I_T
- * nexus (named by its initiator port, {@code IQN,i,0xISID}; the target has one port), the
+ * nexus (named by its initiator port, {@code IQN,i,0xISID}; this target is one port of the unit,
+ * and keeps the unit's reservations for that port alone: a replicated volume's other peers keep theirs), the
  * reservation and its type, PERSISTENT RESERVE IN (READ KEYS, READ RESERVATION, REPORT
  * CAPABILITIES, READ FULL STATUS) and OUT (REGISTER, REGISTER AND IGNORE EXISTING KEY, RESERVE,
  * RELEASE, CLEAR, PREEMPT, PREEMPT AND ABORT, REGISTER AND MOVE), and which commands of other
@@ -16,7 +17,7 @@ import java.util.Map;
  * RELEASE conflict, while an SPC-2 reservation is held PERSISTENT RESERVE IN and OUT conflict). The
  * persistent state survives the loss of a nexus and a logical unit reset; a restart of the server
  * only when the last REGISTER (or REGISTER AND MOVE) set APTPL (then it is kept in a file,
- * {@link ScsiReservationFile}). ALL_TG_PT is taken (the target has one port, so a registration
+ * {@link ScsiReservationFile}). ALL_TG_PT is taken (the state is this port's, so a registration
  * for every target port is one for that port, and READ FULL STATUS says which were made so).
  * REGISTER with SPEC_I_PT registers the sending nexus and every one its TransportIDs name, all or
  * none: a format 01b TransportID names one initiator port, logged in or not; a format 00b one an
@@ -53,9 +54,17 @@ final class ScsiReservations {
     /** While a PERSISTENT RESERVE OUT runs: where the nexuses it preempts go. */
     private java.util.Set<String> preempted;
 
+    /** This port's relative target port identifier (a replicated volume's peers each have their own). */
+    private final java.util.function.IntSupplier port;
+
     ScsiReservations(ScsiUnitAttentions attentions) {
+        this(attentions, () -> ScsiPortGroups.ONLY_GROUP);
+    }
+
+    ScsiReservations(ScsiUnitAttentions attentions, java.util.function.IntSupplier port) {
         this.attentions = attentions;
         this.file = null;
+        this.port = port;
     }
 
     /**
@@ -64,8 +73,10 @@ final class ScsiReservations {
      * {@code log} and left alone until an initiator sets APTPL again; the unit starts without
      * reservations.
      */
-    ScsiReservations(ScsiUnitAttentions attentions, ScsiReservationFile file, java.util.function.Consumer<String> log) {
+    ScsiReservations(ScsiUnitAttentions attentions, java.util.function.IntSupplier port, ScsiReservationFile file,
+                     java.util.function.Consumer<String> log) {
         this.attentions = attentions;
+        this.port = port;
         this.file = file;
         try {
             ScsiReservationFile.State s = file.load();
@@ -235,8 +246,8 @@ final class ScsiReservations {
             }
             Pdu.putInt(d, 20, id.length);
             System.arraycopy(id, 0, d, 24, id.length);
-            d[18] = 0;
-            d[19] = 1; // relative target port 1
+            d[18] = (byte) (port.getAsInt() >>> 8); // RELATIVE TARGET PORT IDENTIFIER
+            d[19] = (byte) port.getAsInt();
             out.writeBytes(d);
         }
         byte[] body = out.toByteArray();
@@ -477,7 +488,7 @@ final class ScsiReservations {
      * type registers the I_T nexus its TransportID names (with the service action key; an existing
      * registration of that nexus takes the key), hands it the reservation with its type, and with
      * UNREG unregisters itself. The parameter list: keys at 0 and 8, UNREG and APTPL in byte 17, the
-     * relative target port (this target's only one, 1) at 18, the TransportID's length at 20 and
+     * relative target port (this port's, {@link ScsiPortGroups#ownPort}) at 18, the TransportID's length at 20 and
      * the TransportID from 24. A format 00b TransportID names the one nexus of that initiator that
      * is registered or has a session on the unit.
      */
@@ -503,7 +514,7 @@ final class ScsiReservations {
         if (24 + idLength > length) {
             return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00);
         }
-        if (serviceKey == 0 || keep && file == null || Cdb.u16(param, 18) != 1) {
+        if (serviceKey == 0 || keep && file == null || Cdb.u16(param, 18) != port.getAsInt()) {
             return invalidParameter();
         }
         ScsiTransportId id = ScsiTransportId.parse(param, 24, (int) (24 + idLength));

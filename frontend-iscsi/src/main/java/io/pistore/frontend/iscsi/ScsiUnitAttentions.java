@@ -62,9 +62,16 @@ final class ScsiUnitAttentions {
 
     /** Establishes {@code code} for every nexus with a session on the unit. */
     synchronized void establishAll(int code) {
-        for (Nexus n : nexuses.values()) {
-            add(n, code);
-        }
+        establishAllBut(null, code);
+    }
+
+    /** Establishes {@code code} for every nexus with a session on the unit but {@code except} (null: none). */
+    synchronized void establishAllBut(String except, int code) {
+        nexuses.forEach((k, n) -> {
+            if (!k.equals(except)) {
+                add(n, code);
+            }
+        });
     }
 
     private void add(Nexus n, int code) {

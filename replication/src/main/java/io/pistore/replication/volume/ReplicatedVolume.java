@@ -362,6 +362,12 @@ public final class ReplicatedVolume implements CheckingVolume {
         return localLeader == null ? null : localLeader.pathGroup(group);
     }
 
+    /** {@link #transferLeadership}: the optimized path is the leader's. */
+    @Override
+    public void optimizePath(String replicaId) throws IOException {
+        transferLeadership(replicaId);
+    }
+
     /** The group's peers. */
     public RaftGroup group() {
         return group;
