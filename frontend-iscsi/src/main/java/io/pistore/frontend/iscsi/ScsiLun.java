@@ -70,7 +70,8 @@ final class ScsiLun {
             java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort,
             Supplier<io.pistore.spi.PathGroup> paths, ScsiPortGroups.Mover mover) {
         this.device = device;
-        this.portGroups = previous == null ? new ScsiPortGroups(paths, mover) : previous.portGroups;
+        this.portGroups = previous == null ? new ScsiPortGroups(paths, mover,
+                m -> log.accept("iscsi: volume " + device.info().name() + ": " + m)) : previous.portGroups;
         this.dataIn = dataIn;
         this.preemptAndAbort = preemptAndAbort;
         this.attentions = previous == null ? new ScsiUnitAttentions() : previous.attentions;

@@ -51,17 +51,19 @@ final class ScsiPortGroups {
 
     private final Supplier<PathGroup> source;
     private final Mover mover;
+    private final java.util.function.Consumer<String> log;
     private volatile Snapshot last;
     /** The I_T nexus whose SET TARGET PORT GROUPS runs, or null: a change seen meanwhile is not its unit attention. */
     private volatile String setter;
 
     /**
      * {@code source}: the volume's peers now, null for a volume served by this target alone;
-     * {@code mover}: how SET TARGET PORT GROUPS moves the lead.
+     * {@code mover}: how SET TARGET PORT GROUPS moves the lead; {@code log}: where each move it asks is said.
      */
-    ScsiPortGroups(Supplier<PathGroup> source, Mover mover) {
+    ScsiPortGroups(Supplier<PathGroup> source, Mover mover, java.util.function.Consumer<String> log) {
         this.source = source;
         this.mover = mover;
+        this.log = log;
         this.last = take(null);
     }
 
@@ -192,7 +194,8 @@ final class ScsiPortGroups {
      * descriptor is checked before anything moves: an unknown or repeated group, another state
      * (standby, unavailable, offline, transitioning), no group or two groups left active/optimized
      * (one peer leads) are INVALID FIELD IN PARAMETER LIST; a list shorter than its length or with a
-     * part of a descriptor, PARAMETER LIST LENGTH ERROR; a lead that did not move within the
+     * part of a descriptor, PARAMETER LIST LENGTH ERROR; a move asked while no leader is known, NOT
+     * READY, ASYMMETRIC ACCESS STATE TRANSITION; a lead that did not move within the
      * volume's operation timeout, HARDWARE ERROR, SET TARGET PORT GROUPS COMMAND FAILED. One runs at
      * a time. The unit attention of the change goes to every other nexus ({@link #refresh}).
      */
@@ -248,12 +251,19 @@ final class ScsiPortGroups {
         if (lead.equals(leading)) {
             return ScsiResult.good();
         }
+        if (leading == null) {
+            // An election: it decides, and a transfer now would fail or race it. LOGICAL UNIT NOT
+            // ACCESSIBLE, ASYMMETRIC ACCESS STATE TRANSITION, on which an initiator asks again later.
+            return ScsiResult.check(ScsiResult.NOT_READY, 0x04, 0x0A);
+        }
         String peer = peers.get(lead);
         setter = nexus;
         try {
             mover.optimize(peer);
             refresh(attentions); // this port's own look now, without the asking nexus
+            log.accept("SET TARGET PORT GROUPS from " + nexus + " moved the lead to " + peer);
         } catch (java.io.IOException | RuntimeException e) {
+            log.accept("SET TARGET PORT GROUPS from " + nexus + " failed: " + e.getMessage());
             return ScsiResult.check(ScsiResult.HARDWARE_ERROR, 0x67, 0x0A); // SET TARGET PORT GROUPS COMMAND FAILED
         } finally {
             setter = null;

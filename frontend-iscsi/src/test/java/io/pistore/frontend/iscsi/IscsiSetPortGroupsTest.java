@@ -1,6 +1,7 @@
 package io.pistore.frontend.iscsi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.volume.ForwardingVolume;
 import io.pistore.engine.volume.MemoryVolume;
@@ -105,6 +106,8 @@ class IscsiSetPortGroupsTest extends IscsiLoopbackFixture {
             assertEquals(GOOD, tur(b).status());
             assertEquals(GOOD, stpg(a, set(ScsiPortGroups.ACTIVE_OPTIMIZED, "n3")).status());
             assertEquals(List.of("n3"), replicated.moves(), "the lead moved to n3's peer");
+            assertTrue(log.stream().anyMatch(l -> l.startsWith("iscsi: volume r: SET TARGET PORT GROUPS from iqn.2026-12.io.pistore:a,i,0x")
+                    && l.endsWith(" moved the lead to n3")), log::toString);
             Map<Integer, int[]> g = IscsiPortGroupsTest.report(a, 1);
             assertEquals(ScsiPortGroups.ACTIVE_OPTIMIZED, g.get(IDS.get("n3"))[0]);
             assertEquals(ScsiPortGroups.ACTIVE_NON_OPTIMIZED, g.get(IDS.get("n1"))[0]);
@@ -159,10 +162,21 @@ class IscsiSetPortGroupsTest extends IscsiLoopbackFixture {
             assertSense(ILLEGAL_REQUEST, lengthError, stpg(c, 2));
             assertEquals(List.of(), replicated.moves(), "nothing moved");
 
+            // an election: no group leads, and a move waits for it to end
+            PathGroup before = replicated.group;
+            replicated.group = IscsiPortGroupsTest.group("n2", PathState.INACCESSIBLE, PathState.INACCESSIBLE,
+                    PathState.INACCESSIBLE);
+            assertSense(0x02, 0x040A, stpg(c, set(ao, "n3"))); // NOT READY, ASYMMETRIC ACCESS STATE TRANSITION
+            assertEquals(GOOD, stpg(c, set(an, "n1")).status(), "no move asked");
+            assertEquals(List.of(), replicated.moves(), "nothing moved");
+            replicated.group = before;
+
             replicated.fails = true;
             assertSense(0x04, 0x670A, stpg(c, set(ao, "n3"))); // HARDWARE ERROR, SET TARGET PORT GROUPS COMMAND FAILED
             assertEquals(List.of("n3"), replicated.moves());
             assertEquals(ao, IscsiPortGroupsTest.report(c, 0).get(IDS.get("n1"))[0], "the leader stays");
+            assertTrue(log.stream().anyMatch(l -> l.endsWith("failed: volume r: leadership not transferred to n3: timed out")),
+                    log::toString);
         }
     }
 
