@@ -122,10 +122,9 @@ final class IscsiConnection implements Runnable {
         return l == null ? null : l.current();
     }
 
-    /** Another I_T nexus aborted this session's tasks for LUN 0 (a logical unit or target reset, CLEAR
-     * TASK SET, PREEMPT AND ABORT): each is answered TASK ABORTED (TAS 1 in the control mode page), one
-     * not running at once, a running one when its engine requests end (its result dropped); returns
-     * them. Later Data-Out for them is dropped. */
+    /** Another I_T nexus aborted this session's LUN 0 tasks (a reset, CLEAR TASK SET, PREEMPT AND ABORT):
+     * each is answered TASK ABORTED (TAS 1), one not running at once, a running one when its engine
+     * requests end (its result dropped); later Data-Out for them is dropped. Returns them. */
     List<IscsiTask> abortByOtherNexus() {
         IscsiTaskSet set = tasks;
         if (set == null) {
@@ -144,6 +143,11 @@ final class IscsiConnection implements Runnable {
             }
         }
         return out;
+    }
+
+    /** The access identity of this connection's session (EXTENDED COPY between units), or null before login. */
+    io.pistore.security.access.ClientIdentity identity() {
+        return session == null ? null : session.identity();
     }
 
     /** The initiator port of this connection's session ({@code IQN,i,0xISID}), or null before login. */
@@ -179,8 +183,7 @@ final class IscsiConnection implements Runnable {
 
     /** How this connection waited for commands; null when it does not poll. */
     PolitePoll waits() {
-        PduChannel c = channel;
-        return c == null ? null : c.waits();
+        return channel == null ? null : channel.waits(); // set once, never unset
     }
 
     private void close() {
@@ -219,10 +222,15 @@ final class IscsiConnection implements Runnable {
                 }
                 return false;
             case Pdu.SCSI_COMMAND:
+            case Pdu.TASK_MGMT:
                 if (session.discovery()) {
                     reject(p, 0x04);
-                } else if (sequenced(p)) {
+                } else if (!sequenced(p)) {
+                    return false;
+                } else if (p.opcode() == Pdu.SCSI_COMMAND) {
                     command(p);
+                } else {
+                    taskManagement(p);
                 }
                 return false;
             case Pdu.DATA_OUT:
@@ -231,13 +239,6 @@ final class IscsiConnection implements Runnable {
             case Pdu.TEXT:
                 if (sequenced(p)) {
                     text(p);
-                }
-                return false;
-            case Pdu.TASK_MGMT:
-                if (session.discovery()) {
-                    reject(p, 0x04);
-                } else if (sequenced(p)) {
-                    taskManagement(p);
                 }
                 return false;
             case Pdu.LOGOUT:

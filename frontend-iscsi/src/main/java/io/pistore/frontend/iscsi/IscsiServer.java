@@ -363,8 +363,34 @@ public final class IscsiServer implements AutoCloseable {
                         : new ScsiLun(BlockDevice.open(connection, info.name()), options.maxTransferBytes, old,
                                 dataIn, options.reservationsDir, this::log, this::preemptAndAbort,
                                 () -> connection.pathGroup(info.name()),
-                                peer -> connection.optimizePath(info.name(), peer)));
+                                peer -> connection.optimizePath(info.name(), peer),
+                                (naa, nexus) -> copyUnit(info.name(), naa, nexus)));
             }
+        }
+        return null;
+    }
+
+    /**
+     * EXTENDED COPY between units: the unit whose NAA designator is {@code naa}, as the session of
+     * initiator port {@code nexus} on {@code fromVolume}'s target reaches it; null when no volume has
+     * that designator, that session is gone, or the access rules grant it none of that volume.
+     */
+    ScsiExtendedCopy.Unit copyUnit(String fromVolume, byte[] naa, String nexus) {
+        ClientIdentity who = null;
+        for (IscsiConnection c : connections) {
+            if (nexus.equals(c.initiatorPort()) && fromVolume.equals(c.volume())) {
+                who = c.identity();
+            }
+        }
+        long wanted = Pdu.getLong(naa, 0);
+        for (VolumeInfo v : connection.volumes()) {
+            if (who == null || ScsiPages.naa(v.name()) != wanted) {
+                continue;
+            }
+            AccessRules.Grant grant = InitiatorAccess.grant(options.access, who, v.name());
+            ScsiLun other = grant == AccessRules.Grant.NONE ? null : lun(targetName(v.name()));
+            return other == null ? null : other.extendedCopy().asUnit(nexus, other.reservations(),
+                    grant == AccessRules.Grant.READ_WRITE && !other.pages().readOnly());
         }
         return null;
     }

@@ -8,12 +8,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * EXTENDED COPY (LID1) and RECEIVE COPY RESULTS (SPC-4 6.4, 6.27): the unit as its own copy manager,
- * copying blocks from one place of itself to another without the data crossing the network (what
- * VMware's "full copy" offload sends). Target descriptors are identification descriptors (E4h) that
- * name this unit by the NAA designator of its device identification page; another unit is refused
- * (its access rules, read-only grants and reservations belong to sessions of its own, which a copy
- * through this unit would pass by), and so is any other descriptor type. Segment descriptors are block to block (02h). Each segment is
+ * EXTENDED COPY (LID1) and RECEIVE COPY RESULTS (SPC-4 6.4, 6.27): the unit as copy manager, copying
+ * blocks within itself or between it and other units of the server without the data crossing the
+ * network (what VMware's "full copy" offload sends). Target descriptors are identification
+ * descriptors (E4h) naming a unit by the NAA designator of its device identification page; another
+ * unit ({@link Units}) is reached as the asking initiator would reach it: not at all where its
+ * access rules grant it none (COPY TARGET DEVICE NOT REACHABLE), not written where they grant it
+ * read-only, and under that unit's reservations for the same initiator port. Any other descriptor
+ * type is refused. Segment descriptors are block to block (02h) between units of one block size. Each segment is
  * read (the stored PI checked, as a READ with RDPROTECT 0 checks it) and written in requests of at
  * most the transfer limit, back to front when the destination overlaps the source's end; the
  * destination's PI is generated anew from its data and LBAs, so the initiator's application tags do
@@ -40,15 +42,52 @@ final class ScsiExtendedCopy {
     private final ScsiRangeLock writes;
     private final int maxTransferBlocks;
     private final byte[] designator;
+    private final Units units;
     /** Per nexus, per held list ID: the RECEIVE COPY STATUS answer of its last copy. */
     private final Map<String, LinkedHashMap<Integer, byte[]>> statuses = new java.util.HashMap<>();
 
-    /** {@code designator}: this unit's NAA designation descriptor (header and 8 bytes, VPD 83h). */
-    ScsiExtendedCopy(BlockDevice device, ScsiRangeLock writes, int maxTransferBlocks, byte[] designator) {
+    /**
+     * A unit a copy reads or writes: its device, the lock its writes hold, and why the asking
+     * initiator may not read it or write it now (null: it may).
+     */
+    record Unit(BlockDevice device, ScsiRangeLock writes, ScsiResult readRefusal, ScsiResult writeRefusal) {
+    }
+
+    /** The server's other units, as one initiator port reaches them. */
+    interface Units {
+        /**
+         * The unit whose NAA designator is {@code naa} (8 bytes), as initiator port {@code nexus} of
+         * a session on this unit reaches it; null when no unit has it or none is granted to it.
+         */
+        Unit find(byte[] naa, String nexus);
+    }
+
+    /**
+     * {@code designator}: this unit's NAA designation descriptor (header and 8 bytes, VPD 83h);
+     * {@code units}: the others.
+     */
+    ScsiExtendedCopy(BlockDevice device, ScsiRangeLock writes, int maxTransferBlocks, byte[] designator, Units units) {
         this.device = device;
         this.writes = writes;
         this.maxTransferBlocks = maxTransferBlocks;
         this.designator = designator;
+        this.units = units;
+    }
+
+    /**
+     * This unit as a copy through another unit reaches it for initiator port {@code nexus}: reads and
+     * writes refused as {@code reservations} hold them off for that port, writes also where
+     * {@code writable} is false (a read-only grant, a write-protected unit).
+     */
+    Unit asUnit(String nexus, ScsiReservations reservations, boolean writable) {
+        ScsiResult conflict = ScsiResult.status(ScsiResult.RESERVATION_CONFLICT);
+        byte[] read = new byte[16];
+        read[0] = (byte) 0x88; // READ(16)
+        byte[] write = new byte[16];
+        write[0] = (byte) 0x8A; // WRITE(16)
+        return new Unit(device, writes, reservations.conflicts(nexus, read) ? conflict : null,
+                !writable ? ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00)
+                : reservations.conflicts(nexus, write) ? conflict : null);
     }
 
     /** Bytes of Data-Out: the parameter list length. */
@@ -82,20 +121,27 @@ final class ScsiExtendedCopy {
         if (targets > MAX_TARGETS) {
             return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x06); // TOO MANY TARGET DESCRIPTORS
         }
-        boolean[] here = new boolean[targets];
+        Unit[] unit = new Unit[targets]; // null: not reachable
         for (int t = 0; t < targets; t++) {
             int at = HEADER + 32 * t;
             if ((p[at] & 0xff) != IDENTIFICATION_TARGET) {
                 return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x07); // UNSUPPORTED TARGET DESCRIPTOR TYPE CODE
             }
-            // LU ID TYPE and NUL are obsolete in SPC-4: ignored; a block device of this block size
-            int blockLength = (p[at + 29] & 0xff) << 16 | Cdb.u16(p, at + 30);
-            if ((p[at + 1] & 0x1f) != 0 || blockLength != device.format().dataSize()) {
+            // LU ID TYPE and NUL are obsolete in SPC-4: ignored; a block device of the unit's block size
+            if ((p[at + 1] & 0x1f) != 0) {
                 return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
             }
             // the designator type, length and bytes name the unit; code set and association are not compared
-            here[t] = (p[at + 5] & 0x0f) == (designator[1] & 0x0f) && p[at + 7] == designator[3]
-                    && java.util.Arrays.equals(p, at + 8, at + 4 + designator.length, designator, 4, designator.length);
+            boolean naa = (p[at + 5] & 0x0f) == (designator[1] & 0x0f) && p[at + 7] == designator[3];
+            if (naa && java.util.Arrays.equals(p, at + 8, at + 4 + designator.length, designator, 4, designator.length)) {
+                unit[t] = new Unit(device, writes, null, null);
+            } else if (naa) {
+                unit[t] = units.find(java.util.Arrays.copyOfRange(p, at + 8, at + 16), nexus);
+            }
+            int blockLength = (p[at + 29] & 0xff) << 16 | Cdb.u16(p, at + 30);
+            if (unit[t] != null && blockLength != unit[t].device().format().dataSize()) {
+                return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00);
+            }
         }
         int segmentsAt = HEADER + targetsLength;
         long end = segmentsAt + segmentsLength;
@@ -126,16 +172,19 @@ final class ScsiExtendedCopy {
             int at = segmentsAt + 28 * done;
             int src = Cdb.u16(p, at + 4);
             int dst = Cdb.u16(p, at + 6);
-            if (src >= targets || dst >= targets || !here[src] || !here[dst]) {
+            if (src >= targets || dst >= targets || unit[src] == null || unit[dst] == null) {
                 outcome = ScsiResult.check(COPY_ABORTED, 0x0D, 0x02); // COPY TARGET DEVICE NOT REACHABLE
                 break;
             }
-            ScsiResult r = copySegment(Pdu.getLong(p, at + 12), Pdu.getLong(p, at + 20), Cdb.u16(p, at + 10));
+            Unit from = unit[src];
+            Unit to = unit[dst];
+            ScsiResult r = from.readRefusal() != null ? from.readRefusal() : to.writeRefusal() != null ? to.writeRefusal()
+                    : copySegment(from, to, Pdu.getLong(p, at + 12), Pdu.getLong(p, at + 20), Cdb.u16(p, at + 10));
             if (r.status != ScsiResult.GOOD) {
                 outcome = r;
                 break;
             }
-            copied += (long) Cdb.u16(p, at + 10) * device.format().dataSize();
+            copied += (long) Cdb.u16(p, at + 10) * from.device().format().dataSize();
         }
         if (usage != 2 && usage != 3) {
             keep(nexus, listId, outcome.status == ScsiResult.GOOD, done, copied);
@@ -147,24 +196,31 @@ final class ScsiExtendedCopy {
         return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00); // PARAMETER LIST LENGTH ERROR
     }
 
-    /** Copies {@code n} blocks from {@code from} to {@code to}, in requests of at most the transfer limit. */
-    private ScsiResult copySegment(long from, long to, int n) {
-        long count = device.info().blockCount();
-        if (Cdb.outOfRange(from, n, count) || Cdb.outOfRange(to, n, count)) {
+    /**
+     * Copies {@code n} blocks from {@code from} of unit {@code source} to {@code to} of unit {@code
+     * dest}, in requests of at most the transfer limit.
+     */
+    private ScsiResult copySegment(Unit source, Unit dest, long from, long to, int n) {
+        if (source.device().format().dataSize() != dest.device().format().dataSize()) {
+            return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x26, 0x00); // block to block of one size only
+        }
+        if (Cdb.outOfRange(from, n, source.device().info().blockCount())
+                || Cdb.outOfRange(to, n, dest.device().info().blockCount())) {
             return ScsiResult.check(COPY_ABORTED, 0x00, 0x00);
         }
-        boolean backwards = to > from && to < from + n; // the destination overlaps the source's end
-        int ds = device.format().dataSize();
+        // the destination overlaps the source's end
+        boolean backwards = source.device() == dest.device() && to > from && to < from + n;
+        int ds = source.device().format().dataSize();
         byte[] buffer = new byte[Math.min(maxTransferBlocks, n) * ds];
         for (int left = n; left > 0; ) {
             int k = Math.min(maxTransferBlocks, left);
             int offset = backwards ? left - k : n - left;
             ByteBuffer chunk = ByteBuffer.wrap(buffer, 0, k * ds).slice(); // one buffer for every chunk of the segment
-            Completion r = ScsiLun.await(() -> device.read(from + offset, ScatterList.of(chunk.duplicate())));
+            Completion r = ScsiLun.await(() -> source.device().read(from + offset, ScatterList.of(chunk.duplicate())));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, false);
             }
-            ScsiResult w = written(to + offset, k, chunk);
+            ScsiResult w = written(dest, to + offset, k, chunk);
             if (w.status != ScsiResult.GOOD) {
                 return w;
             }
@@ -174,10 +230,11 @@ final class ScsiExtendedCopy {
     }
 
     /** Writes a chunk holding its blocks shared, as every WRITE does (COMPARE AND WRITE stays atomic). */
-    private ScsiResult written(long lba, int k, ByteBuffer chunk) {
-        return writes.holding(lba, k, false, () -> {
-            Completion w = ScsiLun.await(() -> device.write(lba, ScatterList.of(chunk.duplicate()), null,
-                    device.insertStrip(lba), false));
+    private static ScsiResult written(Unit dest, long lba, int k, ByteBuffer chunk) {
+        BlockDevice d = dest.device();
+        return dest.writes().holding(lba, k, false, () -> {
+            Completion w = ScsiLun.await(() -> d.write(lba, ScatterList.of(chunk.duplicate()), null,
+                    d.insertStrip(lba), false));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
         });
     }

@@ -63,12 +63,13 @@ final class ScsiLun {
      * keeps its persistent reservations there through a restart when an initiator sets APTPL
      * ({@link ScsiReservationFile}), and says what it loaded to {@code log}; {@code preemptAndAbort}
      * aborts the tasks of the I_T nexuses a PREEMPT AND ABORT preempted and returns once they have
-     * left. {@code paths}: the volume's peers and their states, {@code mover} makes one lead ({@link ScsiPortGroups}).
+     * left. {@code paths}: the volume's peers and their states, {@code mover} makes one lead ({@link ScsiPortGroups});
+     * {@code units}: the server's other units, for copies between units.
      */
     ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn,
             java.nio.file.Path reservationsDir, Consumer<String> log,
             java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort,
-            Supplier<io.pistore.spi.PathGroup> paths, ScsiPortGroups.Mover mover) {
+            Supplier<io.pistore.spi.PathGroup> paths, ScsiPortGroups.Mover mover, ScsiExtendedCopy.Units units) {
         this.device = device;
         this.portGroups = previous == null ? new ScsiPortGroups(paths, mover,
                 m -> log.accept("iscsi: volume " + device.info().name() + ": " + m)) : previous.portGroups;
@@ -88,7 +89,7 @@ final class ScsiLun {
         this.provisioning = new ScsiProvisioning(device, n, dataIn);
         this.compareAndWrite = new ScsiCompareAndWrite(device, writes, n);
         this.orWrite = new ScsiOrWrite(device, writes, n);
-        this.extendedCopy = new ScsiExtendedCopy(device, writes, n, pages.naaDesignator());
+        this.extendedCopy = new ScsiExtendedCopy(device, writes, n, pages.naaDesignator(), units);
         if (previous != null) {
             previous.next = this;
             if (previous.device.info().blockCount() != device.info().blockCount()) {

@@ -160,8 +160,13 @@ final class ScsiPages {
         d[0] = 0x01;
         d[1] = 0x03;
         d[3] = 8;
-        Pdu.putLong(d, 4, 0x3000_0000_0000_0000L | id & 0x0FFF_FFFF_FFFF_FFFFL);
+        Pdu.putLong(d, 4, naa(info.name()));
         return d;
+    }
+
+    /** The NAA designator of the unit of a volume of that name, the same on every server. */
+    static long naa(String volume) {
+        return 0x3000_0000_0000_0000L | fnv(volume) & 0x0FFF_FFFF_FFFF_FFFFL;
     }
 
     String serial() {
