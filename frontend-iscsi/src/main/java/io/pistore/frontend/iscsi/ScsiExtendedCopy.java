@@ -1,8 +1,13 @@
 package io.pistore.frontend.iscsi;
 
 import io.pistore.engine.BlockDevice;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Completion;
+import io.pistore.spi.Protection;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,10 +21,11 @@ import java.util.Map;
  * access rules grant it none (COPY TARGET DEVICE NOT REACHABLE), not written where they grant it
  * read-only, and under that unit's reservations for the same initiator port. Any other descriptor
  * type is refused. Segment descriptors are block to block (02h) between units of one block size. Each segment is
- * read (the stored PI checked, as a READ with RDPROTECT 0 checks it) and written in requests of at
- * most the transfer limit, back to front when the destination overlaps the source's end; the
- * destination's PI is generated anew from its data and LBAs, so the initiator's application tags do
- * not travel. A copy is not atomic: a failure leaves the segments before it copied, as SPC-4 allows.
+ * read (the stored PI checked) and written in requests of at most the transfer limit, back to
+ * front when the destination overlaps the source's end. Between units of one format with PI the
+ * tuples travel with the data (the initiator's application tags kept, Type 1's reference tags moved
+ * to the destination's LBAs), as a host copying with RDPROTECT and WRPROTECT 1 would; Type 2 and
+ * other pairs get PI generated anew from the data and LBAs. A copy is not atomic: a failure leaves the segments before it copied, as SPC-4 allows.
  * The outcome of a copy whose list ID is held (LIST ID USAGE 00b or 01b) is kept per I_T nexus for
  * RECEIVE COPY STATUS.
  */
@@ -210,17 +216,31 @@ final class ScsiExtendedCopy {
         }
         // the destination overlaps the source's end
         boolean backwards = source.device() == dest.device() && to > from && to < from + n;
-        int ds = source.device().format().dataSize();
-        byte[] buffer = new byte[Math.min(maxTransferBlocks, n) * ds];
+        BlockFormat f = source.device().format();
+        int ds = f.dataSize();
+        // Tuples travel between units of one format with PI, but Type 2 (whose reference tags the
+        // initiator's 32-byte CDBs chose): the application tags kept, Type 1's reference tags moved
+        boolean tuples = f.hasPi() && f.equals(dest.device().format()) && f.type() != PiType.TYPE_2;
+        int most = Math.min(maxTransferBlocks, n);
+        byte[] buffer = new byte[most * ds];
+        byte[] tupleBuffer = tuples ? new byte[most * f.metadataSize()] : null;
         for (int left = n; left > 0; ) {
             int k = Math.min(maxTransferBlocks, left);
             int offset = backwards ? left - k : n - left;
             ByteBuffer chunk = ByteBuffer.wrap(buffer, 0, k * ds).slice(); // one buffer for every chunk of the segment
-            Completion r = ScsiLun.await(() -> source.device().read(from + offset, ScatterList.of(chunk.duplicate())));
+            ByteBuffer meta = tuples ? ByteBuffer.wrap(tupleBuffer, 0, k * f.metadataSize()).slice() : null;
+            Completion r = ScsiLun.await(() -> tuples
+                    ? source.device().read(from + offset, ScatterList.of(chunk.duplicate()), ScatterList.of(meta.duplicate()),
+                            stored(f, from + offset))
+                    : source.device().read(from + offset, ScatterList.of(chunk.duplicate())));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, false);
             }
-            ScsiResult w = written(dest, to + offset, k, chunk);
+            if (tuples && f.type() == PiType.TYPE_1) { // escaped (unwritten) blocks keep theirs
+                Pi.remapRefTagSeparate(stored(f, from + offset).context(f), ScatterList.of(meta.duplicate()), k,
+                        f.refTagOf(to + offset), false);
+            }
+            ScsiResult w = written(dest, to + offset, k, chunk, meta);
             if (w.status != ScsiResult.GOOD) {
                 return w;
             }
@@ -229,12 +249,25 @@ final class ScsiExtendedCopy {
         return ScsiResult.good();
     }
 
-    /** Writes a chunk holding its blocks shared, as every WRITE does (COMPARE AND WRITE stays atomic). */
-    private static ScsiResult written(Unit dest, long lba, int k, ByteBuffer chunk) {
+    /**
+     * The checks of a tuple as stored at {@code lba}, read or written as it is: the guard, and the
+     * reference tag but for Type 3 (the application tag is the initiator's, never compared).
+     */
+    private static Protection stored(BlockFormat f, long lba) {
+        return Protection.pass(CheckFlags.of(true, false, f.type() != PiType.TYPE_3), f.refTagOf(lba), 0, 0);
+    }
+
+    /**
+     * Writes a chunk holding its blocks shared, as every WRITE does (COMPARE AND WRITE stays atomic),
+     * with its tuples ({@code meta}) or, null, PI generated for its LBAs.
+     */
+    private static ScsiResult written(Unit dest, long lba, int k, ByteBuffer chunk, ByteBuffer meta) {
         BlockDevice d = dest.device();
         return dest.writes().holding(lba, k, false, () -> {
-            Completion w = ScsiLun.await(() -> d.write(lba, ScatterList.of(chunk.duplicate()), null,
-                    d.insertStrip(lba), false));
+            Completion w = ScsiLun.await(() -> meta == null
+                    ? d.write(lba, ScatterList.of(chunk.duplicate()), null, d.insertStrip(lba), false)
+                    : d.write(lba, ScatterList.of(chunk.duplicate()), ScatterList.of(meta.duplicate()),
+                            stored(d.format(), lba), false));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
         });
     }

@@ -116,4 +116,47 @@ class IscsiCopyBetweenUnitsTest extends IscsiLoopbackFixture {
             assertArrayEquals(java.util.Arrays.copyOf(data, 8 * 512), IscsiExtendedCopyTest.read(w, 400, 8));
         }
     }
+
+    /** READ(16) with RDPROTECT 1 of {@code n} blocks: data and tuples, 520 bytes a block. */
+    private static byte[] readWithTuples(IscsiTestInitiator c, long lba, int n) throws IOException {
+        IscsiTestInitiator.Result r = c.command(IscsiProtectionTest.cdb16(0x88, lba, n, 1), new byte[0], 0, n * 520L, true);
+        assertEquals(GOOD, r.status(), () -> Integer.toHexString(r.ascq()));
+        return r.dataIn();
+    }
+
+    @Test
+    void theInitiatorsTuplesTravelWithTheirBlocks() throws Exception {
+        try (IscsiTestInitiator w = as("a", "w"); IscsiTestInitiator x = as("a", "x")) {
+            byte[] first = IscsiProtectionTest.blocks(40, 0x1234, 10, 5);
+            byte[] second = IscsiProtectionTest.blocks(30, 0x5678, 50, 6);
+            assertEquals(GOOD, w.command(IscsiProtectionTest.cdb16(0x8A, 10, 40, 1), first, first.length, first.length,
+                    false).status());
+            assertEquals(GOOD, w.command(IscsiProtectionTest.cdb16(0x8A, 50, 30, 1), second, second.length, second.length,
+                    false).status());
+            byte[] unwritten = readWithTuples(w, 80, 20); // never written: zeros under the escape tuple
+
+            // 90 blocks from LBA 10 of w to LBA 200 of x, in two requests of the transfer limit
+            assertEquals(GOOD, xcopy(w, list(1, 0, new byte[][] {naa(w), naa(x)}, new long[][] {{0, 1, 90, 10, 200}})).status());
+            byte[] back = new byte[90 * 520];
+            System.arraycopy(readWithTuples(x, 200, 45), 0, back, 0, 45 * 520);
+            System.arraycopy(readWithTuples(x, 245, 45), 0, back, 45 * 520, 45 * 520);
+            for (int i = 0; i < 90; i++) {
+                byte[] want = i < 40 ? java.util.Arrays.copyOfRange(first, i * 520, i * 520 + 520)
+                        : i < 70 ? java.util.Arrays.copyOfRange(second, (i - 40) * 520, (i - 40) * 520 + 520)
+                        : java.util.Arrays.copyOfRange(unwritten, (i - 70) * 520, (i - 70) * 520 + 520);
+                if (i < 70) {
+                    Pdu.putInt(want, 516, 200 + i); // the reference tag follows the block to its new LBA
+                }
+                assertArrayEquals(want, java.util.Arrays.copyOfRange(back, i * 520, i * 520 + 520), "block " + i);
+            }
+
+            // within one unit alike
+            assertEquals(GOOD, xcopy(w, list(1, 0, new byte[][] {naa(w)}, new long[][] {{0, 0, 4, 12, 600}})).status());
+            byte[] moved = readWithTuples(w, 600, 4);
+            for (int i = 0; i < 4; i++) {
+                assertEquals(0x1234, Cdb.u16(moved, i * 520 + 514), "application tag kept");
+                assertEquals(600 + i, Pdu.getInt(moved, i * 520 + 516), "reference tag of the new LBA");
+            }
+        }
+    }
 }
