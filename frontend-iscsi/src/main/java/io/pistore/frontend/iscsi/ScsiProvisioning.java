@@ -2,8 +2,14 @@ package io.pistore.frontend.iscsi;
 
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.BlockIoException;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Completion;
+import io.pistore.spi.Protection;
 import java.nio.ByteBuffer;
 import java.util.BitSet;
 import java.util.concurrent.CompletableFuture;
@@ -14,8 +20,7 @@ import java.util.concurrent.ExecutionException;
  * Thin provisioning of a logical unit (SBC-3 4.7): UNMAP and WRITE SAME with UNMAP deallocate
  * blocks (they then read as zeros with the escape tuple, LBPRZ), WRITE SAME writes one block
  * over a range (zeros as a zero write), GET LBA STATUS tells deallocated from mapped blocks. A
- * WRITE SAME with a non-zero WRPROTECT is refused as an invalid field (the tuples of the copies
- * would need their own reference tags).
+ * WRITE SAME with a non-zero WRPROTECT carries its block's tuple ({@link #writeSameWithPi}).
  */
 final class ScsiProvisioning {
     /** Most blocks one UNMAP descriptor covers. */
@@ -44,10 +49,12 @@ final class ScsiProvisioning {
 
     /** Bytes of Data-Out of an UNMAP or WRITE SAME CDB, or -1 when {@code cdb} is neither. */
     long dataOutBytes(byte[] cdb) {
+        // a block, with its tuple when WRPROTECT is not zero on a unit that shows PI
+        int block = device.format().dataSize() + ((cdb[1] & 0xE0) != 0 && ScsiPages.exposesPi(device.format()) ? 8 : 0);
         switch (cdb[0] & 0xff) {
             case 0x42: return Cdb.u16(cdb, 7);
-            case 0x41: return device.format().dataSize();
-            case 0x93: return (cdb[1] & 0x01) != 0 ? 0 : device.format().dataSize();
+            case 0x41: return block;
+            case 0x93: return (cdb[1] & 0x01) != 0 ? 0 : block;
             default: return -1;
         }
     }
@@ -94,8 +101,12 @@ final class ScsiProvisioning {
         boolean ndob = sixteen && (cdb[1] & 0x01) != 0;
         long lba = sixteen ? Pdu.getLong(cdb, 2) : Cdb.u32(cdb, 2);
         long n = sixteen ? Cdb.u32(cdb, 10) : Cdb.u16(cdb, 7);
-        if (protect != 0 || anchor || n == 0 || n > maxWriteSameBlocks(maxTransferBlocks)) {
+        if (protect > 5 || protect != 0 && (ndob || !ScsiPages.exposesPi(device.format())) || anchor || n == 0
+                || n > maxWriteSameBlocks(maxTransferBlocks)) {
             return ScsiResult.invalidField(); // WSNZ: a zero count is not "to the end"
+        }
+        if (protect != 0 && device.format().type() == PiType.TYPE_2) {
+            return ScsiResult.invalidOpcode(); // Type 2 takes its reference tags from 32-byte CDBs (SBC-3)
         }
         if (Cdb.outOfRange(lba, n, device.info().blockCount())) {
             return ScsiResult.lbaOutOfRange();
@@ -106,6 +117,9 @@ final class ScsiProvisioning {
         int ds = device.format().dataSize();
         if (!ndob && block.length < ds) {
             return ScsiResult.invalidField();
+        }
+        if (protect != 0) {
+            return block.length < ds + 8 ? ScsiResult.invalidField() : writeSameWithPi(protect, lba, n, block);
         }
         boolean zeros = ndob || isZero(block, ds);
         if (zeros && unmap) {
@@ -134,6 +148,52 @@ final class ScsiProvisioning {
             long at = lba + done;
             ScatterList data = ScatterList.of(ByteBuffer.wrap(copies, 0, c * ds).slice());
             Completion r = ScsiLun.await(() -> device.write(at, data, null, device.insertStrip(at), false));
+            if (!r.isSuccess()) {
+                return ScsiResult.of(r, true);
+            }
+            done += c;
+        }
+        return ScsiResult.good();
+    }
+
+    /**
+     * WRITE SAME with WRPROTECT 1 to 5 (SBC-3): the Data-Out's block and tuple, checked as that
+     * WRPROTECT asks (the guard for 1, 4 and 5, Type 1's reference tag against the first LBA for 1, 2
+     * and 5; no application tag: the CDB has none to compare with), then written to every block of
+     * the range with that tuple, Type 1's reference tag one higher for each block after the first.
+     * A failed check stores nothing. An escaped tuple (application tag FFFFh) is written as it is.
+     */
+    private ScsiResult writeSameWithPi(int protect, long lba, long n, byte[] block) {
+        BlockFormat f = device.format();
+        int ds = f.dataSize();
+        boolean guard = protect == 1 || protect == 4 || protect == 5;
+        boolean ref = (protect == 1 || protect == 2 || protect == 5) && f.type() != PiType.TYPE_3;
+        Protection checks = Protection.pass(CheckFlags.of(guard, false, ref), f.refTagOf(lba), 0, 0);
+        PiError bad = Pi.verify(checks.context(f), ScatterList.of(ByteBuffer.wrap(block, 0, ds).slice()),
+                ScatterList.of(ByteBuffer.wrap(block, ds, 8).slice()), 1);
+        if (bad != null) {
+            return ScsiResult.of(Completion.piError(lba, bad), true);
+        }
+        boolean escaped = Cdb.u16(block, ds + 2) == 0xFFFF;
+        boolean counts = f.type() == PiType.TYPE_1 && !escaped;
+        long firstRef = Cdb.u32(block, ds + 4);
+        int chunk = (int) Math.min(maxTransferBlocks, n);
+        byte[] copies = new byte[chunk * ds];
+        byte[] tuples = new byte[chunk * 8];
+        for (int i = 0; i < chunk; i++) {
+            System.arraycopy(block, 0, copies, i * ds, ds);
+            System.arraycopy(block, ds, tuples, i * 8, 8);
+        }
+        for (long done = 0; done < n; ) {
+            int c = (int) Math.min(chunk, n - done);
+            long at = lba + done;
+            for (int i = 0; counts && i < c; i++) {
+                Pdu.putInt(tuples, i * 8 + 4, (int) (firstRef + done + i));
+            }
+            Protection p = Protection.pass(CheckFlags.of(guard, false, ref), f.refTagOf(at), 0, 0);
+            ScatterList data = ScatterList.of(ByteBuffer.wrap(copies, 0, c * ds).slice());
+            ScatterList meta = ScatterList.of(ByteBuffer.wrap(tuples, 0, c * 8).slice());
+            Completion r = ScsiLun.await(() -> device.write(at, data, meta, p, false));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, true);
             }

@@ -260,8 +260,62 @@ class IscsiProtectionTest extends IscsiLoopbackFixture {
             IscsiTestInitiator.Result st2 = c.command(lbaStatus(100), new byte[0], 0, 4096, true);
             assertEquals(1, st2.dataIn()[20], "WRITE SAME of zeros with UNMAP deallocates");
             assertEquals(256 - 100, Pdu.getInt(st2.dataIn(), 16), "one run with the never-written blocks after it");
-            ws[1] = 0x20; // WRPROTECT 1
-            assertEquals(0x2400, c.command(ws, pattern, 512, 512, false).ascq(), "WRITE SAME with PI is refused");
+            ws[1] = 0x20; // WRPROTECT 1: one block and its tuple
+            assertEquals(0x2400, c.command(ws, pattern, 512, 512, false).ascq(), "the tuple missing");
+        }
+    }
+
+    /** WRITE SAME(10 or 16) of one block and its tuple over {@code n} blocks from {@code lba}. */
+    private static IscsiTestInitiator.Result writeSame(IscsiTestInitiator c, boolean sixteen, int protect, long lba, int n,
+            byte[] blockAndTuple) throws IOException {
+        byte[] ws = new byte[16];
+        ws[0] = (byte) (sixteen ? 0x93 : 0x41);
+        ws[1] = (byte) (protect << 5);
+        if (sixteen) {
+            Pdu.putLong(ws, 2, lba);
+            Pdu.putInt(ws, 10, n);
+        } else {
+            Pdu.putInt(ws, 2, (int) lba);
+            ws[7] = (byte) (n >>> 8);
+            ws[8] = (byte) n;
+        }
+        return c.command(ws, blockAndTuple, blockAndTuple.length, blockAndTuple.length, false);
+    }
+
+    @Test
+    void writeSameCarriesItsBlocksTuple() throws Exception {
+        try (IscsiTestInitiator c = login("t1", "ImmediateData", "Yes")) {
+            byte[] one = blocks(1, 0x4321, 100, 11);
+            assertEquals(GOOD, writeSame(c, true, 1, 100, 70, one).status());
+            IscsiTestInitiator.Result back = c.command(cdb16(0x88, 100, 35, 1), new byte[0], 0, 35 * 520, true);
+            IscsiTestInitiator.Result rest = c.command(cdb16(0x88, 135, 35, 1), new byte[0], 0, 35 * 520, true);
+            byte[] all = new byte[70 * 520];
+            System.arraycopy(back.dataIn(), 0, all, 0, 35 * 520);
+            System.arraycopy(rest.dataIn(), 0, all, 35 * 520, 35 * 520);
+            for (int i = 0; i < 70; i++) {
+                byte[] want = one.clone();
+                Pdu.putInt(want, 516, 100 + i); // Type 1: the reference tag counts up from the first block's
+                assertArrayEquals(want, Arrays.copyOfRange(all, i * 520, i * 520 + 520), "block " + (100 + i));
+            }
+            assertEquals(GOOD, writeSame(c, false, 1, 180, 3, blocks(1, 7, 180, 12)).status(), "WRITE SAME(10)");
+            assertEquals(7, Cdb.u16(c.command(cdb16(0x88, 182, 1, 1), new byte[0], 0, 520, true).dataIn(), 514));
+
+            // checked as WRPROTECT says, nothing stored when a check fails
+            byte[] before = c.command(cdb16(0x88, 200, 4, 1), new byte[0], 0, 4 * 520, true).dataIn();
+            byte[] badGuard = blocks(1, 0, 200, 13);
+            badGuard[5] ^= 1;
+            IscsiTestInitiator.Result r = writeSame(c, true, 1, 200, 4, badGuard);
+            assertEquals(ScsiResult.ABORTED_COMMAND, r.senseKey());
+            assertEquals(0x1001, r.ascq(), "guard");
+            r = writeSame(c, true, 5, 200, 4, blocks(1, 0, 201, 13));
+            assertEquals(0x1003, r.ascq(), "reference tag not the first LBA");
+            assertArrayEquals(before, c.command(cdb16(0x88, 200, 4, 1), new byte[0], 0, 4 * 520, true).dataIn());
+            assertEquals(GOOD, writeSame(c, true, 3, 200, 2, badGuard).status(), "WRPROTECT 3 checks nothing");
+            assertEquals(GOOD, writeSame(c, true, 4, 210, 2, blocks(1, 0, 99, 14)).status(), "4: the guard alone");
+            assertEquals(0x2400, writeSame(c, true, 6, 200, 2, blocks(1, 0, 200, 13)).ascq(), "WRPROTECT 6");
+        }
+        try (IscsiTestInitiator c = login("t2", "ImmediateData", "Yes")) {
+            assertEquals(0x2000, writeSame(c, true, 1, 0, 2, blocks(1, 0, 0, 15)).ascq(), "Type 2: 32-byte CDBs only");
         }
     }
 }
