@@ -138,22 +138,7 @@ final class ScsiProvisioning {
             }
             return ScsiResult.good();
         }
-        int chunk = (int) Math.min(maxTransferBlocks, n);
-        byte[] copies = new byte[chunk * ds];
-        for (int i = 0; i < chunk; i++) {
-            System.arraycopy(block, 0, copies, i * ds, ds);
-        }
-        for (long done = 0; done < n; ) {
-            int c = (int) Math.min(chunk, n - done);
-            long at = lba + done;
-            ScatterList data = ScatterList.of(ByteBuffer.wrap(copies, 0, c * ds).slice());
-            Completion r = ScsiLun.await(() -> device.write(at, data, null, device.insertStrip(at), false));
-            if (!r.isSuccess()) {
-                return ScsiResult.of(r, true);
-            }
-            done += c;
-        }
-        return ScsiResult.good();
+        return writeCopies(lba, n, block, null, false);
     }
 
     /**
@@ -175,24 +160,37 @@ final class ScsiProvisioning {
             return ScsiResult.of(Completion.piError(lba, bad), true);
         }
         boolean escaped = Cdb.u16(block, ds + 2) == 0xFFFF;
-        boolean counts = f.type() == PiType.TYPE_1 && !escaped;
-        long firstRef = Cdb.u32(block, ds + 4);
+        return writeCopies(lba, n, block, checks.checks(), f.type() == PiType.TYPE_1 && !escaped);
+    }
+
+    /**
+     * Writes the block at the start of {@code block} to every block of the range, in requests of the
+     * transfer limit: with {@code checks} null, PI generated for each LBA; else with the tuple that
+     * follows it in {@code block}, checked so, its reference tag counting up from the first where
+     * {@code counts}.
+     */
+    private ScsiResult writeCopies(long lba, long n, byte[] block, CheckFlags checks, boolean counts) {
+        BlockFormat f = device.format();
+        int ds = f.dataSize();
         int chunk = (int) Math.min(maxTransferBlocks, n);
         byte[] copies = new byte[chunk * ds];
-        byte[] tuples = new byte[chunk * 8];
+        byte[] tuples = checks == null ? null : new byte[chunk * 8];
         for (int i = 0; i < chunk; i++) {
             System.arraycopy(block, 0, copies, i * ds, ds);
-            System.arraycopy(block, ds, tuples, i * 8, 8);
+            if (tuples != null) {
+                System.arraycopy(block, ds, tuples, i * 8, 8);
+            }
         }
+        long firstRef = tuples == null ? 0 : Cdb.u32(block, ds + 4);
         for (long done = 0; done < n; ) {
             int c = (int) Math.min(chunk, n - done);
             long at = lba + done;
             for (int i = 0; counts && i < c; i++) {
                 Pdu.putInt(tuples, i * 8 + 4, (int) (firstRef + done + i));
             }
-            Protection p = Protection.pass(CheckFlags.of(guard, false, ref), f.refTagOf(at), 0, 0);
             ScatterList data = ScatterList.of(ByteBuffer.wrap(copies, 0, c * ds).slice());
-            ScatterList meta = ScatterList.of(ByteBuffer.wrap(tuples, 0, c * 8).slice());
+            ScatterList meta = tuples == null ? null : ScatterList.of(ByteBuffer.wrap(tuples, 0, c * 8).slice());
+            Protection p = tuples == null ? device.insertStrip(at) : Protection.pass(checks, f.refTagOf(at), 0, 0);
             Completion r = ScsiLun.await(() -> device.write(at, data, meta, p, false));
             if (!r.isSuccess()) {
                 return ScsiResult.of(r, true);
