@@ -40,8 +40,11 @@ final class ScsiPortGroups {
     static final int ACTIVE_NON_OPTIMIZED = 0x1;
     static final int TRANSITIONING = 0xF;
 
-    /** Each group's number (its port's too) and asymmetric access state; {@code own} is this peer's. */
-    record Snapshot(int own, Map<Integer, Integer> states) {
+    /**
+     * Each group's number (its port's too) and asymmetric access state, {@code own} this peer's;
+     * {@code peers}: each group's replica id (empty for a volume served by this target alone).
+     */
+    record Snapshot(int own, Map<Integer, Integer> states, Map<Integer, String> peers) {
     }
 
     /** Makes a peer's path the optimized one, returning once its peer leads ({@link io.pistore.spi.HostConnection#optimizePath}). */
@@ -98,16 +101,18 @@ final class ScsiPortGroups {
                 // a replicated volume whose peers cannot be told now: the same groups, in transition
                 Map<Integer, Integer> s = new LinkedHashMap<>();
                 before.states.keySet().forEach(k -> s.put(k, TRANSITIONING));
-                return new Snapshot(before.own, s);
+                return new Snapshot(before.own, s, before.peers);
             }
-            return new Snapshot(ONLY_GROUP, Map.of(ONLY_GROUP, ACTIVE_OPTIMIZED));
+            return new Snapshot(ONLY_GROUP, Map.of(ONLY_GROUP, ACTIVE_OPTIMIZED), Map.of());
         }
         Map<String, Integer> ids = groupIds(g.states().keySet());
         Map<Integer, Integer> s = new LinkedHashMap<>();
+        Map<Integer, String> peers = new LinkedHashMap<>();
         for (Map.Entry<String, PathState> e : g.states().entrySet()) {
             s.put(ids.get(e.getKey()), state(e.getValue()));
+            peers.put(ids.get(e.getKey()), e.getKey());
         }
-        return new Snapshot(ids.get(g.self()), s);
+        return new Snapshot(ids.get(g.self()), s, peers);
     }
 
     static int state(PathState s) {
@@ -207,23 +212,11 @@ final class ScsiPortGroups {
         if (length < 4 || length % 4 != 0 || param.length < length) {
             return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00); // parameter list length error
         }
-        PathGroup g;
-        try {
-            g = source.get();
-        } catch (RuntimeException e) {
-            g = null;
-        }
-        Map<Integer, String> peers = new LinkedHashMap<>(); // group number to replica id
+        Snapshot now = take(last); // as a report would show it, without taking the last look's place
         Integer leading = null; // the group active/optimized now, if any
-        if (g == null) {
-            peers.put(ONLY_GROUP, null);
-            leading = ONLY_GROUP;
-        } else {
-            for (Map.Entry<String, Integer> e : groupIds(g.states().keySet()).entrySet()) {
-                peers.put(e.getValue(), e.getKey());
-                if (g.states().get(e.getKey()) == PathState.OPTIMIZED) {
-                    leading = e.getValue();
-                }
+        for (Map.Entry<Integer, Integer> e : now.states.entrySet()) {
+            if (e.getValue() == ACTIVE_OPTIMIZED) {
+                leading = e.getKey();
             }
         }
         java.util.Set<Integer> named = new java.util.HashSet<>();
@@ -232,7 +225,7 @@ final class ScsiPortGroups {
         for (int o = 4; o < length; o += 4) {
             int state = param[o] & 0x0f;
             int group = Cdb.u16(param, o + 2);
-            if (!peers.containsKey(group) || !named.add(group)
+            if (!now.states.containsKey(group) || !named.add(group)
                     || state != ACTIVE_OPTIMIZED && state != ACTIVE_NON_OPTIMIZED
                     || state == ACTIVE_OPTIMIZED && lead != null) { // two groups would lead
                 return invalidParameter();
@@ -256,7 +249,7 @@ final class ScsiPortGroups {
             // ACCESSIBLE, ASYMMETRIC ACCESS STATE TRANSITION, on which an initiator asks again later.
             return ScsiResult.check(ScsiResult.NOT_READY, 0x04, 0x0A);
         }
-        String peer = peers.get(lead);
+        String peer = now.peers.get(lead); // a replicated volume's: one group alone always leads
         setter = nexus;
         try {
             mover.optimize(peer);
