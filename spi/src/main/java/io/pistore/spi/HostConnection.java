@@ -61,6 +61,15 @@ public interface HostConnection extends AutoCloseable {
         throw new UnsupportedOperationException("volume " + volume + ": this transport does not carry path changes");
     }
 
+    /**
+     * The state every port of {@code volume} shares ({@link SharedVolumeState}), as the target of this
+     * connection keeps it, or null where the volume has none or the transport does not carry it (the
+     * default; the local transport does).
+     */
+    default SharedVolumeState sharedState(String volume) {
+        return null;
+    }
+
     @Override
     void close();
 }

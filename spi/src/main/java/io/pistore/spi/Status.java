@@ -39,9 +39,16 @@ public enum Status {
      * The target's storage had no room for the write (its file system is full): as after a media
      * error the blocks may read old or new (the volume's journal may hold it), and a write may
      * succeed once room is made (as ENOSPC: NBD's error, SCSI's SPACE ALLOCATION FAILED WRITE
-     * PROTECT). Last, so the ordinals above keep their numbers.
+     * PROTECT). After the others, so the ordinals above keep their numbers.
      */
-    NO_SPACE;
+    NO_SPACE,
+    /**
+     * A write checked against a version of the volume's shared state ({@link WriteFence#view},
+     * {@link SharedVolumeState}) that has since changed: nothing was written. Its sender checks it
+     * again against the newer value, then sends it again or refuses it. Last, so the ordinals above
+     * keep their numbers.
+     */
+    VIEW_CHANGED;
 
     public boolean isPiError() {
         return this == GUARD_CHECK || this == APP_TAG_CHECK || this == REF_TAG_CHECK;

@@ -66,6 +66,14 @@ public interface TargetHandler {
         throw new UnsupportedOperationException("volume " + volume + " has one path");
     }
 
+    /**
+     * The state every port of {@code volume} shares ({@link SharedVolumeState}); null for a volume
+     * only this target serves (the default) or a name it does not serve.
+     */
+    default SharedVolumeState sharedState(String volume) {
+        return null;
+    }
+
     /** A host connected (for the one log line per connection a target prints); {@code peer} names it. */
     default void connected(String peer) {
     }

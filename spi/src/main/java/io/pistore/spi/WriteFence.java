@@ -20,12 +20,20 @@ package io.pistore.spi;
  * it and kept by every copy; a replicated volume remembers the numbers it admitted lately per key
  * and answers a copy of one of them as done, without applying it.
  *
+ * <p>A write may also say which version of the volume's shared state its sender checked it against
+ * ({@link #view}, {@link SharedVolumeState}): a volume that keeps such a state refuses it with
+ * {@link Status#VIEW_CHANGED} once the state has another version. Only in-process frontends set it
+ * (the wire protocols do not carry it).
+ *
  * @param key   the host queue's stream, random per queue; never 0 (0 on the wire means "no fence")
  * @param epoch the connection's number in that stream, from 1, one higher at each new connection
  * @param seq   the write's number in that stream, from 1, the same in every copy; 0: none (a host
  *              or transport that does not number its writes)
+ * @param view  the version of the volume's shared state the write was checked against plus one (a
+ *              state never set has version 0, its view is 1); 0: not checked against one (the
+ *              write goes whatever the state)
  */
-public record WriteFence(long key, long epoch, long seq) {
+public record WriteFence(long key, long epoch, long seq, long view) {
     public WriteFence {
         if (key == 0) {
             throw new IllegalArgumentException("a write fence's key is never 0");
@@ -36,6 +44,14 @@ public record WriteFence(long key, long epoch, long seq) {
         if (seq < 0) {
             throw new IllegalArgumentException("a write's sequence number is 0 (none) or more, not " + seq);
         }
+        if (view < 0) {
+            throw new IllegalArgumentException("a write's shared-state view is 0 (none) or more, not " + view);
+        }
+    }
+
+    /** A fence with a sequence number and no shared-state view. */
+    public WriteFence(long key, long epoch, long seq) {
+        this(key, epoch, seq, 0);
     }
 
     /** A fence without a sequence number. */
@@ -45,7 +61,12 @@ public record WriteFence(long key, long epoch, long seq) {
 
     /** This fence for the write numbered {@code n} (0: none). */
     public WriteFence withSeq(long n) {
-        return n == seq ? this : new WriteFence(key, epoch, n);
+        return n == seq ? this : new WriteFence(key, epoch, n, view);
+    }
+
+    /** This fence for a write checked against version {@code v} of the volume's shared state (0: none). */
+    public WriteFence withView(long v) {
+        return v == view ? this : new WriteFence(key, epoch, seq, v);
     }
 
     /** The fence of key {@code key} and epoch {@code epoch} as read from a wire, or null for key 0 (none). */
@@ -68,12 +89,13 @@ public record WriteFence(long key, long epoch, long seq) {
 
     /** As {@link #reuse(WriteFence, long, long)}, with the write's sequence number. */
     public static WriteFence reuse(WriteFence last, long key, long epoch, long seq) {
-        return last != null && last.key == key && last.epoch == epoch && last.seq == seq ? last
+        return last != null && last.key == key && last.epoch == epoch && last.seq == seq && last.view == 0 ? last
                 : ofWire(key, epoch, seq);
     }
 
     @Override
     public String toString() {
-        return "fence " + Long.toHexString(key) + "/" + epoch + (seq != 0 ? " #" + seq : "");
+        return "fence " + Long.toHexString(key) + "/" + epoch + (seq != 0 ? " #" + seq : "")
+                + (view != 0 ? " view " + view : "");
     }
 }

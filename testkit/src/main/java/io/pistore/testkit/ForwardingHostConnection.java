@@ -65,6 +65,11 @@ public abstract class ForwardingHostConnection implements HostConnection {
     }
 
     @Override
+    public io.pistore.spi.SharedVolumeState sharedState(String volume) {
+        return real.sharedState(volume);
+    }
+
+    @Override
     public io.pistore.spi.PathGroup pathGroup(String volume) {
         return real.pathGroup(volume);
     }

@@ -41,6 +41,11 @@ final class LocalHostConnection implements HostConnection {
     }
 
     @Override
+    public io.pistore.spi.SharedVolumeState sharedState(String volume) {
+        return handler.sharedState(volume);
+    }
+
+    @Override
     public io.pistore.spi.PathGroup pathGroup(String volume) {
         return handler.pathGroup(volume);
     }

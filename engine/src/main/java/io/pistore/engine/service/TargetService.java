@@ -114,6 +114,13 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         return v == null ? null : v.pathGroup();
     }
 
+    /** The state the volume's ports share ({@link Volume#sharedState}); null for a name this target does not serve. */
+    @Override
+    public io.pistore.spi.SharedVolumeState sharedState(String volume) {
+        Volume v = store.get(volume);
+        return v == null ? null : v.sharedState();
+    }
+
     /** Asks the volume to make that peer's path the optimized one ({@link Volume#optimizePath}). */
     @Override
     public void optimizePath(String volume, String replicaId) throws IOException {
@@ -177,6 +184,9 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         }
         if (e instanceof io.pistore.engine.volume.FencedWriteException) {
             return Completion.failure(Status.FENCED, e.getMessage());
+        }
+        if (e instanceof io.pistore.engine.volume.ViewChangedException) {
+            return Completion.failure(Status.VIEW_CHANGED, e.getMessage());
         }
         if (e instanceof IOException) {
             return Completion.failure(noSpace(e) ? Status.NO_SPACE : Status.MEDIA_ERROR,

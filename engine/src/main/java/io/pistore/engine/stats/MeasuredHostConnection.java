@@ -75,6 +75,11 @@ final class MeasuredHostConnection implements HostConnection {
     }
 
     @Override
+    public io.pistore.spi.SharedVolumeState sharedState(String volume) {
+        return delegate.sharedState(volume);
+    }
+
+    @Override
     public io.pistore.spi.PathGroup pathGroup(String volume) {
         return delegate.pathGroup(volume);
     }

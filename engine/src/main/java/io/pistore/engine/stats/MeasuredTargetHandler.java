@@ -50,6 +50,11 @@ final class MeasuredTargetHandler implements TargetHandler {
     }
 
     @Override
+    public io.pistore.spi.SharedVolumeState sharedState(String volume) {
+        return delegate.sharedState(volume);
+    }
+
+    @Override
     public io.pistore.spi.PathGroup pathGroup(String volume) {
         return delegate.pathGroup(volume);
     }

@@ -103,6 +103,11 @@ public abstract class ForwardingVolume implements Volume {
     }
 
     @Override
+    public io.pistore.spi.SharedVolumeState sharedState() {
+        return delegate.sharedState();
+    }
+
+    @Override
     public void optimizePath(String replicaId) throws IOException {
         delegate.optimizePath(replicaId);
     }

@@ -69,6 +69,11 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public io.pistore.spi.SharedVolumeState sharedState() {
+        return retired ? null : current.sharedState();
+    }
+
+    @Override
     public void optimizePath(String replicaId) throws IOException {
         if (retired) {
             throw new VolumeGoneException(name);

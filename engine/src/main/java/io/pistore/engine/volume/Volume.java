@@ -117,6 +117,15 @@ public interface Volume extends AutoCloseable {
     }
 
     /**
+     * The state every port of this volume shares ({@link io.pistore.spi.SharedVolumeState}): a
+     * replicated volume keeps it in its log, ordered with the writes. Null (the default) for a volume
+     * served by this target alone, whose one port keeps such state itself.
+     */
+    default io.pistore.spi.SharedVolumeState sharedState() {
+        return null;
+    }
+
+    /**
      * Whether {@link #writeAsync} completes later without a thread waiting for it (a replicated
      * volume: the commit by a quorum completes it). The target service then starts such writes where
      * they arrive and answers them when they complete, instead of handing each to a waiting thread.

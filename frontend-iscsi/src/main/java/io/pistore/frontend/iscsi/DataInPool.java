@@ -112,4 +112,19 @@ final class DataInPool {
     int lent() {
         return lent.get();
     }
+
+    /**
+     * Whether the data segment ({@code len} bytes) of SCSI Command {@code p} is the whole of a
+     * WRITE(10/12/16) small enough for a pooled buffer: then the reader places it in one
+     * ({@link PduChannel.Placement}) for {@link ScsiLun#start}, with no zeroed heap array and no copy.
+     */
+    static boolean placesWrite(Pdu p, int len) {
+        return p.opcode() == Pdu.SCSI_COMMAND && (p.flags() & 0x20) != 0 && len == p.u32(20) && pooledWrite(p.bhs[32], len);
+    }
+
+    /** Whether a command of this operation code and expected length writes from a pooled buffer. */
+    static boolean pooledWrite(byte opcode, long edtl) {
+        int op = opcode & 0xff;
+        return (op == 0x2A || op == 0xAA || op == 0x8A) && edtl <= LARGEST;
+    }
 }

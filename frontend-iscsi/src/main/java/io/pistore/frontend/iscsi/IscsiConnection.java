@@ -80,7 +80,7 @@ final class IscsiConnection implements Runnable {
                 channel.maxRecvData(Negotiation.TARGET_MAX_RECV_DATA);
                 channel.beforeSocketRead(this::flushHeld);
                 channel.placeDataWith((p, len) -> p.opcode() == Pdu.DATA_OUT ? pending.place(p, len)
-                        : ScsiLun.placesWrite(p, len) ? server.dataIn().take(len) : null);
+                        : DataInPool.placesWrite(p, len) ? server.dataIn().take(len) : null);
                 tasks = new IscsiTaskSet(session.expCmdSn(), this::start, MAX_PENDING_BYTES);
                 // polls when no command waits for anything but the initiator's Data-Out
                 channel.pollBeforeBlocking(server.options().spinNanos, () -> tasks.size() == pending.size());
@@ -122,15 +122,15 @@ final class IscsiConnection implements Runnable {
         return l == null ? null : l.current();
     }
 
-    /** Another I_T nexus aborted this session's LUN 0 tasks (a reset, CLEAR TASK SET, PREEMPT AND ABORT):
-     * each is answered TASK ABORTED (TAS 1), one not running at once, a running one when its engine
-     * requests end (its result dropped); later Data-Out for them is dropped. Returns them. */
-    List<IscsiTask> abortByOtherNexus() {
+    /** Another I_T nexus aborted this session's LUN 0 tasks whose commands had arrived by {@code receivedBy} (a reset,
+     * CLEAR TASK SET, PREEMPT AND ABORT): each is answered TASK ABORTED (TAS 1), one not running at once, a running
+     * one when its engine requests end (its result dropped); later Data-Out for them is dropped. Returns them. */
+    List<IscsiTask> abortByOtherNexus(long receivedBy) {
         IscsiTaskSet set = tasks;
         if (set == null) {
             return List.of();
         }
-        List<IscsiTask> out = set.abort(x -> x.lun == 0, true);
+        List<IscsiTask> out = set.abort(x -> x.lun == 0 && x.receivedNanos - receivedBy <= 0, true);
         for (IscsiTask t : out) {
             if (t.state != IscsiTask.State.RUNNING) { // it left the set in the abort: answered here
                 try {
@@ -348,7 +348,7 @@ final class IscsiConnection implements Runnable {
         int immediate = p.dataLength();
         ByteBuffer placed = p.placed;
         p.placed = null; // the task's now, given back once it is answered or aborted (it no longer runs then)
-        boolean pooled = placed == null && immediate < edtl && ScsiLun.pooledWrite(cdb[0], edtl);
+        boolean pooled = placed == null && immediate < edtl && DataInPool.pooledWrite(cdb[0], edtl);
         IscsiTask t = placed != null ? new IscsiTask(p, edtl, needed, placed, 1)
                 : pooled ? new IscsiTask(p, edtl, needed, server.dataIn().take((int) edtl), 2)
                 : p.data.length == edtl ? new IscsiTask(p, edtl, needed, p.data) : new IscsiTask(p, edtl, needed, (int) edtl);

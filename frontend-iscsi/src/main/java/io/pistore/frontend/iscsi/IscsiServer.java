@@ -559,11 +559,17 @@ public final class IscsiServer implements AutoCloseable {
      * Returns them; their {@code done} completes as they leave.
      */
     List<IscsiTask> abortTasks(ScsiLun lun, IscsiConnection from, java.util.function.Predicate<String> nexuses) {
+        return abortTasks(lun, from, nexuses, System.nanoTime());
+    }
+
+    /** As above, the tasks whose commands had arrived by {@code receivedBy} ({@link System#nanoTime}). */
+    List<IscsiTask> abortTasks(ScsiLun lun, IscsiConnection from, java.util.function.Predicate<String> nexuses,
+            long receivedBy) {
         List<IscsiTask> aborted = new ArrayList<>();
         for (IscsiConnection c : connections) {
             String port = c.initiatorPort();
             if (c != from && port != null && lun.volume().equals(c.volume()) && nexuses.test(port)) {
-                aborted.addAll(c.abortByOtherNexus());
+                aborted.addAll(c.abortByOtherNexus(receivedBy));
             }
         }
         return aborted;
@@ -571,23 +577,26 @@ public final class IscsiServer implements AutoCloseable {
 
     /**
      * PERSISTENT RESERVE OUT PREEMPT AND ABORT removed the registrations of {@code nexuses}: their
-     * sessions' tasks on the unit are aborted as {@link #abortTasks} says, and this returns once
-     * they have left (at most {@value #PREEMPT_ABORT_WAIT_SECONDS} s; a log line says when they
+     * sessions' tasks on the unit whose commands had arrived by {@code receivedBy} are aborted as
+     * {@link #abortTasks} says; with {@code wait} (the PREEMPT came through this port) this returns
+     * once they have left (at most {@value #PREEMPT_ABORT_WAIT_SECONDS} s; a log line says when they
      * have not).
      */
-    void preemptAndAbort(ScsiLun lun, java.util.Set<String> nexuses) {
-        List<IscsiTask> aborted = abortTasks(lun, null, nexuses::contains);
+    void preemptAndAbort(ScsiLun lun, java.util.Set<String> nexuses, long receivedBy, boolean wait) {
+        List<IscsiTask> aborted = abortTasks(lun, null, nexuses::contains, receivedBy);
         try {
-            java.util.concurrent.CompletableFuture.allOf(aborted.stream().map(t -> t.done)
-                    .toArray(java.util.concurrent.CompletableFuture[]::new)).get(PREEMPT_ABORT_WAIT_SECONDS, TimeUnit.SECONDS);
+            if (wait) {
+                java.util.concurrent.CompletableFuture.allOf(aborted.stream().map(t -> t.done)
+                        .toArray(java.util.concurrent.CompletableFuture[]::new)).get(PREEMPT_ABORT_WAIT_SECONDS, TimeUnit.SECONDS);
+            }
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             log("iscsi: PREEMPT AND ABORT of " + targetName(lun.volume()) + ": aborted tasks still running after "
                     + PREEMPT_ABORT_WAIT_SECONDS + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        log("iscsi: PREEMPT AND ABORT of " + targetName(lun.volume()) + ": " + aborted.size() + " task(s) of "
-                + nexuses.size() + " preempted I_T nexus(es) aborted");
+        log("iscsi: PREEMPT AND ABORT of " + targetName(lun.volume()) + (wait ? "" : " through another port") + ": "
+                + aborted.size() + " task(s) of " + nexuses.size() + " preempted I_T nexus(es) aborted");
     }
 
     /** Ends the connections whose sessions use that volume (before it goes away); returns how many. */

@@ -35,6 +35,8 @@ final class ScsiLun {
      * a write gains nothing from it (docs/ISCSI.md, Speed).
      */
     private static final int POOLED_WRITE_MIN = 32_768;
+    /** How long a reservation change shared with other ports waits to be decided (a replicated volume's operation timeout). */
+    private static final long SHARED_WAIT_MILLIS = 15_000;
 
     private final BlockDevice device;
     private final ScsiPages pages;
@@ -52,7 +54,7 @@ final class ScsiLun {
     /** Where READs of protect 0 that one engine request serves are read into. */
     private final DataInPool dataIn;
     /** Aborts the tasks of the I_T nexuses a PREEMPT AND ABORT preempted, returning once they have left. */
-    private final java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort;
+    private final ScsiTaskAborts preemptAndAbort;
 
     /**
      * The unit of {@code device}; {@code previous} (or null) is the unit this one replaces for a
@@ -68,18 +70,23 @@ final class ScsiLun {
      */
     ScsiLun(BlockDevice device, int maxTransferBytes, ScsiLun previous, DataInPool dataIn,
             java.nio.file.Path reservationsDir, Consumer<String> log,
-            java.util.function.BiConsumer<ScsiLun, java.util.Set<String>> preemptAndAbort,
+            ScsiTaskAborts preemptAndAbort,
             Supplier<io.pistore.spi.PathGroup> paths, ScsiPortGroups.Mover mover, ScsiExtendedCopy.Units units) {
-        this.device = device;
         this.portGroups = previous == null ? new ScsiPortGroups(paths, mover,
                 m -> log.accept("iscsi: volume " + device.info().name() + ": " + m)) : previous.portGroups;
         this.dataIn = dataIn;
         this.preemptAndAbort = preemptAndAbort;
         this.attentions = previous == null ? new ScsiUnitAttentions() : previous.attentions;
-        this.reservations = previous != null ? previous.reservations : reservationsDir == null
-                ? new ScsiReservations(attentions, portGroups::ownPort)
+        io.pistore.spi.SharedVolumeState shared = device.connection().sharedState(device.info().name());
+        this.reservations = previous != null ? previous.reservations : shared != null
+                ? new ScsiReservations(attentions, portGroups::ownPort, new ScsiSharedReservations(shared, attentions,
+                        (n, at) -> preemptAndAbort.abort(current(), n, at, false), log, SHARED_WAIT_MILLIS))
+                : reservationsDir == null ? new ScsiReservations(attentions, portGroups::ownPort)
                 : new ScsiReservations(attentions, portGroups::ownPort, new ScsiReservationFile(reservationsDir,
                 device.info().name()), log);
+        // a unit whose reservations other ports share sends its writes checked against them
+        this.device = reservations.isShared() ? BlockDevice.open(new ScsiFencedConnection(device.connection(),
+                reservations), device.info().name()) : device;
         this.writes = previous == null ? new ScsiRangeLock() : previous.writes;
         BlockFormat f = device.format();
         int wire = f.dataSize() + (ScsiPages.exposesPi(f) ? 8 : 0);
@@ -170,7 +177,8 @@ final class ScsiLun {
             return ScsiResult.status(ScsiResult.RESERVATION_CONFLICT);
         }
         ScsiCommands.Command c = ScsiCommands.find(cdb);
-        return c == null ? ScsiCommands.unsupported(cdb) : c.handler().run(this, nexus, cdb, dataOut);
+        return c == null ? ScsiCommands.unsupported(cdb)
+                : ScsiFencedConnection.as(nexus, () -> c.handler().run(this, nexus, cdb, dataOut));
     }
 
     ScsiReservations reservations() {
@@ -185,7 +193,7 @@ final class ScsiLun {
         java.util.Set<String> preempted = new java.util.HashSet<>();
         ScsiResult r = reservations.out(nexus, cdb, param, preempted);
         if (r.status == ScsiResult.GOOD && (cdb[1] & 0x1f) == 5 && !preempted.isEmpty()) {
-            preemptAndAbort.accept(this, preempted);
+            preemptAndAbort.abort(this, preempted, System.nanoTime(), true);
         }
         return r;
     }
@@ -261,9 +269,15 @@ final class ScsiLun {
      * for any other command, for one {@link #execute} answers with an error or a unit attention (any
      * pending on the unit), and for a write whose
      * blocks a COMPARE AND WRITE holds or waits for: those run with {@link #execute}. A write's data
-     * is {@code placed} (position 0, limit its length; see {@link #placesWrite}) or else {@code dataOut}.
+     * is {@code placed} (position 0, limit its length; see {@link DataInPool#placesWrite}) or else {@code dataOut}.
      */
     boolean start(String nexus, byte[] cdb, byte[] dataOut, ByteBuffer placed, long receivedNanos,
+            Consumer<ScsiResult> done) {
+        return reservations.isShared() ? ScsiFencedConnection.as(nexus, () -> startHere(nexus, cdb, dataOut, placed,
+                receivedNanos, done)) : startHere(nexus, cdb, dataOut, placed, receivedNanos, done);
+    }
+
+    private boolean startHere(String nexus, byte[] cdb, byte[] dataOut, ByteBuffer placed, long receivedNanos,
             Consumer<ScsiResult> done) {
         int op = cdb[0] & 0xff;
         boolean read = op == 0x28 || op == 0xA8 || op == 0x88;
@@ -309,21 +323,6 @@ final class ScsiLun {
             throw e;
         }
         return true;
-    }
-
-    /**
-     * Whether the data segment ({@code len} bytes) of SCSI Command {@code p} is the whole of a
-     * WRITE(10/12/16) small enough for a pooled buffer: then the reader places it in one
-     * ({@link PduChannel.Placement}) for {@link #start}, with no zeroed heap array and no copy.
-     */
-    static boolean placesWrite(Pdu p, int len) {
-        return p.opcode() == Pdu.SCSI_COMMAND && (p.flags() & 0x20) != 0 && len == p.u32(20) && pooledWrite(p.bhs[32], len);
-    }
-
-    /** Whether a command of this operation code and expected length writes from a pooled buffer. */
-    static boolean pooledWrite(byte opcode, long edtl) {
-        int op = opcode & 0xff;
-        return (op == 0x2A || op == 0xAA || op == 0x8A) && edtl <= DataInPool.LARGEST;
     }
 
     private void startRead(Cdb c, int n, long receivedNanos, Consumer<ScsiResult> done) {

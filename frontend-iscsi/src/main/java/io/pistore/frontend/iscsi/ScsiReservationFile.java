@@ -52,9 +52,19 @@ final class ScsiReservationFile {
         if (!Files.exists(file)) {
             return null;
         }
-        String[] lines = Files.readString(file, StandardCharsets.UTF_8).split("\n");
+        return decode(Files.readString(file, StandardCharsets.UTF_8), file.toString(), (w, line) -> false);
+    }
+
+    /**
+     * The state {@code text} holds ({@link #encode}); {@code where} names it in errors. A line of a
+     * kind this format does not know goes to {@code extra}, which says whether it took it; else it
+     * is an IOException, as is any line that cannot be read.
+     */
+    static State decode(String text, String where, java.util.function.BiPredicate<String[], String> extra)
+            throws IOException {
+        String[] lines = text.split("\n");
         if (lines.length < 2 || !lines[0].equals(MAGIC)) {
-            throw new IOException(file + ": not a reservations file (first line is not '" + MAGIC + "')");
+            throw new IOException(where + ": not a reservations file (first line is not '" + MAGIC + "')");
         }
         int generation = 0;
         int type = 0;
@@ -72,25 +82,29 @@ final class ScsiReservationFile {
                     }
                     case "key" -> keys.put(w[2], Long.parseUnsignedLong(w[1], 16));
                     case "all-target-ports" -> allTargetPorts.add(w[1]);
-                    default -> throw new IOException(file + " line " + (i + 1) + ": unknown '" + w[0] + "'");
+                    default -> {
+                        if (!extra.test(w, lines[i])) {
+                            throw new IOException(where + " line " + (i + 1) + ": unknown '" + w[0] + "'");
+                        }
+                    }
                 }
-            } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-                throw new IOException(file + " line " + (i + 1) + ": cannot read '" + lines[i] + "'");
+            } catch (RuntimeException e) {
+                throw new IOException(where + " line " + (i + 1) + ": cannot read '" + lines[i] + "'");
             }
         }
         if (type != 0 && !keys.containsKey(holder)) {
-            throw new IOException(file + ": the reservation's holder " + holder + " has no registration");
+            throw new IOException(where + ": the reservation's holder " + holder + " has no registration");
         }
         for (String n : allTargetPorts) {
             if (!keys.containsKey(n)) {
-                throw new IOException(file + ": all-target-ports " + n + " has no registration");
+                throw new IOException(where + ": all-target-ports " + n + " has no registration");
             }
         }
         return new State(generation, type, holder, keys, allTargetPorts);
     }
 
-    /** Replaces the file with {@code s}, durably. */
-    void save(State s) throws IOException {
+    /** {@code s} in this format's text, one fact a line. */
+    static StringBuilder encode(State s) {
         StringBuilder b = new StringBuilder(MAGIC).append('\n');
         b.append("generation ").append(s.generation()).append('\n');
         if (s.type() != 0) {
@@ -104,6 +118,12 @@ final class ScsiReservationFile {
                 b.append("all-target-ports ").append(n).append('\n');
             }
         }
+        return b;
+    }
+
+    /** Replaces the file with {@code s}, durably. */
+    void save(State s) throws IOException {
+        StringBuilder b = encode(s);
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.deleteIfExists(tmp); // a leftover keeps its mode; the new one is private
         try (FileChannel c = PrivateFiles.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {

@@ -56,15 +56,29 @@ final class ScsiReservations {
 
     /** This port's relative target port identifier (a replicated volume's peers each have their own). */
     private final java.util.function.IntSupplier port;
+    /** Where the unit's other ports share the state (a replicated volume's peers), or null: this port's alone. */
+    private final ScsiSharedReservations shared;
+    /** The shared state's version the fields show. */
+    private long loaded;
+    /** While a change runs: what it does besides the state ({@link ScsiSharedReservations.Event}). */
+    private java.util.List<ScsiSharedReservations.Event> events = new java.util.ArrayList<>();
+    /** A WRITE(16) CDB: what {@link #writeView} asks about. */
+    private static final byte[] WRITE16 = {(byte) 0x8A, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
 
     ScsiReservations(ScsiUnitAttentions attentions) {
         this(attentions, () -> ScsiPortGroups.ONLY_GROUP);
     }
 
     ScsiReservations(ScsiUnitAttentions attentions, java.util.function.IntSupplier port) {
+        this(attentions, port, (ScsiSharedReservations) null);
+    }
+
+    /** Reservations that every port of the unit shares through {@code shared} (null: this port's alone). */
+    ScsiReservations(ScsiUnitAttentions attentions, java.util.function.IntSupplier port, ScsiSharedReservations shared) {
         this.attentions = attentions;
         this.file = null;
         this.port = port;
+        this.shared = shared;
     }
 
     /**
@@ -78,6 +92,7 @@ final class ScsiReservations {
         this.attentions = attentions;
         this.port = port;
         this.file = file;
+        this.shared = null;
         try {
             ScsiReservationFile.State s = file.load();
             if (s != null) {
@@ -89,6 +104,59 @@ final class ScsiReservations {
         } catch (java.io.IOException e) {
             log.accept("iscsi: persistent reservations not restored: " + e.getMessage());
         }
+    }
+
+    /** Whether the state outlives a restart of the server when an initiator asks (APTPL). */
+    private boolean persists() {
+        return file != null || shared != null;
+    }
+
+    /** Shows the shared state's newest version this port applied, when the fields show an older one. */
+    private void refresh() {
+        ScsiSharedReservations.Applied now = shared == null ? null : shared.latest();
+        if (now == null || now.version() == loaded) {
+            return;
+        }
+        restore(now.image().state());
+        aptpl = now.image().aptpl();
+        spc2.restore(now.image().spc2());
+        loaded = now.version();
+    }
+
+    /**
+     * Runs a change of the state: at once on this port's own state (its events carried out, its
+     * answer returned), or, shared, worked out on the state this port applied last and set on every
+     * port ({@link ScsiSharedReservations#change}); the fields then show the state once applied.
+     */
+    private ScsiResult mutate(java.util.function.Supplier<ScsiResult> change) {
+        if (shared == null) {
+            synchronized (this) {
+                events = new java.util.ArrayList<>();
+                ScsiResult r = change.get();
+                ScsiSharedReservations.deliver(events, keys.keySet(), attentions, false);
+                return r;
+            }
+        }
+        return shared.change(() -> attempt(change));
+    }
+
+    private synchronized ScsiSharedReservations.Attempt attempt(java.util.function.Supplier<ScsiResult> change) {
+        refresh();
+        ScsiReservationFile.State before = snapshot();
+        boolean wasAptpl = aptpl;
+        String wasSpc2 = spc2.holder();
+        events = new java.util.ArrayList<>();
+        ScsiResult r = change.get();
+        byte[] value = null;
+        if (r.status == ScsiResult.GOOD && (!events.isEmpty() || aptpl != wasAptpl
+                || !java.util.Objects.equals(wasSpc2, spc2.holder())
+                || !ScsiReservationFile.encode(before).toString().equals(ScsiReservationFile.encode(snapshot()).toString()))) {
+            value = shared.encode(snapshot(), aptpl, spc2.holder(), events);
+        }
+        restore(before); // shown once applied
+        aptpl = wasAptpl;
+        spc2.restore(wasSpc2);
+        return new ScsiSharedReservations.Attempt(r, loaded, value);
     }
 
     private ScsiReservationFile.State snapshot() {
@@ -110,11 +178,11 @@ final class ScsiReservations {
         return t == 1 || t == 3 || t >= 5 && t <= 8;
     }
 
-    private static boolean allRegistrants(int t) {
+    static boolean allRegistrants(int t) {
         return t == WRITE_EXCLUSIVE_ALL_REGISTRANTS || t == EXCLUSIVE_ACCESS_ALL_REGISTRANTS;
     }
 
-    private static boolean exclusiveAccess(int t) {
+    static boolean exclusiveAccess(int t) {
         return t == EXCLUSIVE_ACCESS || t == EXCLUSIVE_ACCESS_REGISTRANTS_ONLY || t == EXCLUSIVE_ACCESS_ALL_REGISTRANTS;
     }
 
@@ -130,6 +198,7 @@ final class ScsiReservations {
      * reservation or, for the registrants-only and all-registrants types, is registered.
      */
     synchronized boolean conflicts(String nexus, byte[] cdb) {
+        refresh();
         if (spc2.held()) {
             return spc2.conflicts(nexus, cdb[0] & 0xff);
         }
@@ -140,137 +209,99 @@ final class ScsiReservations {
         if (holds(reg) || type >= WRITE_EXCLUSIVE_REGISTRANTS_ONLY && keys.containsKey(reg)) {
             return false;
         }
-        int op = cdb[0] & 0xff;
-        switch (op) {
-            case 0x00: // TEST UNIT READY
-            case 0x03: // REQUEST SENSE
-            case 0x12: // INQUIRY
-            case 0x25: // READ CAPACITY(10)
-            case 0x5E: // PERSISTENT RESERVE IN
-            case 0x5F: // PERSISTENT RESERVE OUT
-            case 0xA0: // REPORT LUNS
-            case 0xA3: // MAINTENANCE IN (REPORT SUPPORTED OPERATION CODES)
-            case 0x16: // RESERVE(6), RELEASE(6), RESERVE(10), RELEASE(10): refused with RESERVATION CONFLICT as they run
-            case 0x17:
-            case 0x56:
-            case 0x57:
-                return false;
-            case 0x9E:
-                return (cdb[1] & 0x1f) == 0x10 ? false : exclusiveAccess(type); // READ CAPACITY(16), GET LBA STATUS
-            case 0x1A: // MODE SENSE
-            case 0x5A:
-            case 0x34: // PRE-FETCH
-            case 0x90:
-            case 0x37: // READ DEFECT DATA
-            case 0xB7:
-                return exclusiveAccess(type);
-            default:
-                break;
+        return ScsiReservationReports.heldOff(type, cdb);
+    }
+
+    /**
+     * For a write of {@code nexus} about to be sent: -1 when the reservations hold it off, else the
+     * view to send it with ({@link io.pistore.spi.WriteFence#view}: the version of the shared state
+     * it was checked against, plus one, so a volume refuses it once the reservations change).
+     */
+    synchronized long writeView(String nexus) {
+        return conflicts(nexus, WRITE16) ? -1 : loaded + 1;
+    }
+
+    /** Whether the reservations are shared with other ports ({@link ScsiSharedReservations}). */
+    boolean isShared() {
+        return shared != null;
+    }
+
+    /** Waits until this port has applied a state newer than the one a write's {@code view} was checked against. */
+    void awaitNewer(long view) {
+        if (shared != null) {
+            shared.awaitNewer(view);
         }
-        Cdb c = Cdb.parse(cdb);
-        boolean read = c != null && !c.writes();
-        return !read || exclusiveAccess(type);
     }
 
     /** RESERVE(6) or RESERVE(10) ({@link ScsiSpc2Reservation}); conflicts while any key is registered. */
-    synchronized ScsiResult reserveSpc2(String nexus, byte[] cdb) {
-        return spc2.reserve(nexus, cdb, !keys.isEmpty() || type != 0);
+    ScsiResult reserveSpc2(String nexus, byte[] cdb) {
+        return mutate(() -> spc2.reserve(nexus, cdb, !keys.isEmpty() || type != 0));
     }
 
     /** RELEASE(6) or RELEASE(10) ({@link ScsiSpc2Reservation}); conflicts while any key is registered. */
-    synchronized ScsiResult releaseSpc2(String nexus, byte[] cdb) {
-        return spc2.release(nexus, cdb, !keys.isEmpty() || type != 0);
+    ScsiResult releaseSpc2(String nexus, byte[] cdb) {
+        return mutate(() -> spc2.release(nexus, cdb, !keys.isEmpty() || type != 0));
     }
 
     /** The I_T nexus is gone (its session ended): its SPC-2 reservation goes with it. */
-    synchronized void nexusLost(String nexus) {
-        spc2.lost(nexus);
+    void nexusLost(String nexus) {
+        if (nexus.equals(spc2Holder())) {
+            mutate(() -> {
+                spc2.lost(nexus);
+                return ScsiResult.good();
+            });
+        }
     }
 
     /** A logical unit or target reset: the SPC-2 reservation ends; persistent ones stay (SPC-4). */
-    synchronized void reset() {
-        spc2.reset();
+    void reset() {
+        if (spc2Holder() != null) {
+            mutate(() -> {
+                spc2.reset();
+                return ScsiResult.good();
+            });
+        }
+    }
+
+    private synchronized String spc2Holder() {
+        refresh();
+        return spc2.holder();
     }
 
     /** PERSISTENT RESERVE IN. */
     synchronized ScsiResult in(byte[] cdb) {
-        int alloc = Cdb.u16(cdb, 7);
-        byte[] b;
-        switch (cdb[1] & 0x1f) {
-            case 0: { // READ KEYS
-                b = new byte[8 + 8 * keys.size()];
-                int o = 8;
-                for (long k : keys.values()) {
-                    Pdu.putLong(b, o, k);
-                    o += 8;
-                }
-                break;
-            }
-            case 1: // READ RESERVATION
-                b = new byte[type == 0 ? 8 : 24];
-                if (type != 0) {
-                    Pdu.putLong(b, 8, allRegistrants(type) ? 0 : keys.get(holder));
-                    b[21] = (byte) type; // scope 0: logical unit
-                }
-                break;
-            case 2: // REPORT CAPABILITIES
-                b = new byte[8];
-                b[1] = 8;
-                b[2] = (byte) (0x08 | 0x04 | (file != null ? 0x01 : 0)); // SIP_C, ATP_C; PTPL_C: kept through power loss when asked
-                b[3] = (byte) (0x80 | (aptpl ? 0x01 : 0)); // TMV: the type mask is valid; PTPL_A
-                b[4] = (byte) (0x80 | 0x40 | 0x20 | 0x08 | 0x02); // WR_EX_AR, EX_AC_RO, WR_EX_RO, EX_AC, WR_EX
-                b[5] = 0x01; // EX_AC_AR
-                return ScsiResult.cut(b, alloc);
-            case 3: // READ FULL STATUS
-                return ScsiResult.cut(fullStatus(), alloc);
-            default:
-                return ScsiResult.invalidField();
-        }
-        Pdu.putInt(b, 0, generation);
-        Pdu.putInt(b, 4, b.length - 8);
-        return ScsiResult.cut(b, alloc);
-    }
-
-    private byte[] fullStatus() {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        for (Map.Entry<String, Long> e : keys.entrySet()) {
-            byte[] id = ScsiTransportId.encode(e.getKey()); // format 01b (a port) or 00b (an initiator)
-            byte[] d = new byte[24 + id.length];
-            Pdu.putLong(d, 0, e.getValue());
-            if (holds(e.getKey())) {
-                d[12] = 0x01; // R_HOLDER
-                d[13] = (byte) type;
-            }
-            if (allTargetPorts.contains(e.getKey())) {
-                d[12] |= 0x02; // ALL_TG_PT
-            }
-            Pdu.putInt(d, 20, id.length);
-            System.arraycopy(id, 0, d, 24, id.length);
-            d[18] = (byte) (port.getAsInt() >>> 8); // RELATIVE TARGET PORT IDENTIFIER
-            d[19] = (byte) port.getAsInt();
-            out.writeBytes(d);
-        }
-        byte[] body = out.toByteArray();
-        byte[] b = new byte[8 + body.length];
-        Pdu.putInt(b, 0, generation);
-        Pdu.putInt(b, 4, body.length);
-        System.arraycopy(body, 0, b, 8, body.length);
-        return b;
+        refresh();
+        return ScsiReservationReports.in(cdb, snapshot(), aptpl, persists(), port.getAsInt());
     }
 
     /** PERSISTENT RESERVE OUT from {@code nexus} with its parameter list. */
-    synchronized ScsiResult out(String nexus, byte[] cdb, byte[] param) {
+    ScsiResult out(String nexus, byte[] cdb, byte[] param) {
         return out(nexus, cdb, param, new java.util.HashSet<>());
     }
 
-    /** As above; {@code preempted} gets the I_T nexuses whose registrations a PREEMPT removed. */
-    synchronized ScsiResult out(String nexus, byte[] cdb, byte[] param, java.util.Set<String> preempted) {
-        this.preempted = preempted;
-        try {
-            return outLocked(registrant(nexus), cdb, param);
-        } finally {
-            this.preempted = null;
-        }
+    /**
+     * As above; {@code preempted} gets the I_T nexuses with a session on this port whose
+     * registrations a PREEMPT removed (those on other ports of a shared unit learn it as they apply
+     * the change: {@link ScsiSharedReservations.Event}).
+     */
+    ScsiResult out(String nexus, byte[] cdb, byte[] param, java.util.Set<String> preempted) {
+        java.util.Set<String> found = new java.util.HashSet<>();
+        ScsiResult r = mutate(() -> {
+            found.clear();
+            this.preempted = found;
+            try {
+                ScsiResult x = outLocked(registrant(nexus), cdb, param);
+                if ((cdb[1] & 0x1f) == 5 && !found.isEmpty()) { // PREEMPT AND ABORT: the other ports abort theirs
+                    events.add(new ScsiSharedReservations.Event(ScsiSharedReservations.ABORT, registrant(nexus),
+                            java.util.Set.copyOf(found)));
+                }
+                return x;
+            } finally {
+                this.preempted = null;
+            }
+        });
+        preempted.addAll(found);
+        return r;
     }
 
     private ScsiResult outLocked(String nexus, byte[] cdb, byte[] param) {
@@ -312,7 +343,7 @@ final class ScsiReservations {
         long key = Pdu.getLong(param, 0);
         long serviceKey = Pdu.getLong(param, 8);
         boolean specify = (param[20] & 0x08) != 0; // SPEC_I_PT: REGISTER only (SPC-4 6.16.3)
-        if (specify && action != 0 || (param[20] & 0x01) != 0 && file == null) { // APTPL: only with a file
+        if (specify && action != 0 || (param[20] & 0x01) != 0 && !persists()) { // APTPL: only where it is kept
             return invalidParameter();
         }
         if (!specify && length != 24) {
@@ -446,12 +477,18 @@ final class ScsiReservations {
      * else its initiator's format 00b one, else none, and then {@code nexus} itself.
      */
     private String registrant(String nexus) {
-        if (keys.containsKey(nexus)) {
+        String r = registrantAmong(nexus, keys.keySet());
+        return r != null ? r : nexus;
+    }
+
+    /** The registration among {@code regs} that {@code nexus} acts under ({@link #registrant}), or null. */
+    static String registrantAmong(String nexus, java.util.Collection<String> regs) {
+        if (regs.contains(nexus)) {
             return nexus;
         }
         String name = ScsiTransportId.initiatorOf(nexus);
         String device = null;
-        for (String k : keys.keySet()) {
+        for (String k : regs) {
             if (k.equalsIgnoreCase(nexus)) {
                 return k;
             }
@@ -459,7 +496,7 @@ final class ScsiReservations {
                 device = k;
             }
         }
-        return device != null ? device : nexus;
+        return device;
     }
 
     /** An initiator port as the nexus logged in with it spells it, else as given. */
@@ -514,7 +551,7 @@ final class ScsiReservations {
         if (24 + idLength > length) {
             return ScsiResult.check(ScsiResult.ILLEGAL_REQUEST, 0x1A, 0x00);
         }
-        if (serviceKey == 0 || keep && file == null || Cdb.u16(param, 18) != port.getAsInt()) {
+        if (serviceKey == 0 || keep && !persists() || Cdb.u16(param, 18) != port.getAsInt()) {
             return invalidParameter();
         }
         ScsiTransportId id = ScsiTransportId.parse(param, 24, (int) (24 + idLength));
@@ -611,20 +648,20 @@ final class ScsiReservations {
         }
         preempted.addAll(gone);
         preempted.addAll(hit);
-        for (String n : hit) {
-            attentions.establish(n, ScsiUnitAttentions.REGISTRATIONS_PREEMPTED);
+        if (!gone.isEmpty()) {
+            events.add(new ScsiSharedReservations.Event(ScsiUnitAttentions.REGISTRATIONS_PREEMPTED, keep,
+                    new java.util.LinkedHashSet<>(gone)));
         }
         // preempting one's own key removes nothing but is no conflict
         return !gone.isEmpty() || keys.get(keep) != null && keys.get(keep) == key;
     }
 
-    /** Establishes {@code code} for every attached nexus acting under a registration but {@code except}. */
+    /** Establishes {@code code} for every nexus, on any port, acting under a registration but {@code except}. */
     private void others(String except, int code) {
-        for (String n : attentions.attached()) {
-            String reg = registrant(n);
-            if (keys.containsKey(reg) && !reg.equals(except)) {
-                attentions.establish(n, code);
-            }
+        java.util.Set<String> targets = new java.util.LinkedHashSet<>(keys.keySet());
+        targets.remove(except);
+        if (!targets.isEmpty()) {
+            events.add(new ScsiSharedReservations.Event(code, except, targets));
         }
     }
 

@@ -12,6 +12,8 @@ final class ScsiResult {
     static final int GOOD = 0x00;
     static final int CHECK_CONDITION = 0x02;
     static final int RESERVATION_CONFLICT = 0x18;
+    /** The unit is busy: the initiator sends the command again later. */
+    static final int BUSY = 0x08;
     static final int TASK_SET_FULL = 0x28;
     static final int TASK_ABORTED = 0x40;
 
@@ -135,6 +137,7 @@ final class ScsiResult {
             case NO_SPACE: return check(DATA_PROTECT, 0x27, 0x07); // SPACE ALLOCATION FAILED WRITE PROTECT
             case MEDIA_ERROR: return write ? check(MEDIUM_ERROR, 0x0C, 0x00) : check(MEDIUM_ERROR, 0x11, 0x00);
             case NO_SUCH_VOLUME: return check(NOT_READY, 0x3A, 0x00);
+            case VIEW_CHANGED: return status(RESERVATION_CONFLICT); // the reservations now hold the write off
             default: return check(HARDWARE_ERROR, 0x44, 0x00);
         }
     }

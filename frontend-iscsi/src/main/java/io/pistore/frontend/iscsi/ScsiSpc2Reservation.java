@@ -15,6 +15,16 @@ final class ScsiSpc2Reservation {
         return holder != null;
     }
 
+    /** The nexus holding the reservation, or null. */
+    String holder() {
+        return holder;
+    }
+
+    /** Makes {@code nexus} (null: none) the holder, as a state kept elsewhere says. */
+    void restore(String nexus) {
+        holder = nexus;
+    }
+
     /**
      * Whether the reservation holds off this command of {@code nexus} (SPC-2 table 10): the holder
      * runs everything but PERSISTENT RESERVE (which conflicts for every nexus), others only

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A WRITE whose data all comes as immediate data is read from the socket into a pooled direct
- * buffer ({@link ScsiLun#placesWrite}), which goes back to the pool once the task is answered or
+ * buffer ({@link DataInPool#placesWrite}), which goes back to the pool once the task is answered or
  * aborted, or at once when no task takes it. Pipelined writes of every size around the threshold
  * each store their own blocks, and once the connection is quiet no buffer is still lent: one never
  * given back, or given back twice (then shared by two transfers), shows in the pool's count. A

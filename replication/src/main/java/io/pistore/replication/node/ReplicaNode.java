@@ -13,6 +13,7 @@ import io.pistore.replication.group.RemovalCause;
 import io.pistore.replication.raft.ReplicaApplier;
 import io.pistore.replication.raft.ReplicaFiles;
 import io.pistore.replication.raft.ReplicaStats;
+import io.pistore.replication.raft.SharedStateBoard;
 import io.pistore.replication.raft.VolumeShape;
 import io.pistore.replication.raft.VolumeStateMachine;
 import io.pistore.replication.volume.LocalLeader;
@@ -51,6 +52,7 @@ public final class ReplicaNode implements AutoCloseable {
     private final VolumeStore replicas;
     private final Map<RaftGroupId, String> names = new ConcurrentHashMap<>();
     private final Map<String, ReplicaStats> stats = new ConcurrentHashMap<>();
+    private final Map<String, SharedStateBoard> boards = new ConcurrentHashMap<>(); // kept across group restarts
     private final Path groupsDir;
     /** Ratis's storage: its groups' logs and snapshots. */
     private final Path raftDir;
@@ -257,7 +259,8 @@ public final class ReplicaNode implements AutoCloseable {
                     + " (its volume is missing from " + "the replicas directory)");
         }
         ReplicaStats st = stats.computeIfAbsent(name, n -> new ReplicaStats());
-        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st, b -> grow(name, b)),
+        SharedStateBoard board = boards.computeIfAbsent(name, n -> new SharedStateBoard(log));
+        return new VolumeStateMachine(new ReplicaApplier(name, id.toString(), v, log, st, b -> grow(name, b), board),
                 new ReplicaFiles(replicas, name, ReplicaFiles.record(groupsDir, name)), settings, log,
                 new VolumeStateMachine.GroupEvents() {
                     @Override
@@ -334,6 +337,7 @@ public final class ReplicaNode implements AutoCloseable {
         List<RaftPeer> known = knownPeers(name);
         names.remove(gid);
         stats.remove(name);
+        boards.remove(name);
         opened.remove(name);
         lastKnown.remove(name);
         try {

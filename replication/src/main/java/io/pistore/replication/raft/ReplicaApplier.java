@@ -13,8 +13,9 @@ import java.util.function.Consumer;
  * Applies committed commands to one replica's local engine volume, checking first: a write whose
  * data fails its PI check here is refused and stores nothing (the replica reports it instead of
  * keeping bad data); a repair rewrites only blocks whose local copy fails its check, so a block
- * written again since the repair was asked for is never rolled back. Called from one thread, in log
- * order.
+ * written again since the repair was asked for is never rolled back. A write checked against another
+ * version of the volume's shared state than the one applied here ({@link ReplicaSharedState}) is
+ * refused before anything else. Called from one thread, in log order.
  */
 public final class ReplicaApplier {
     private final String volumeName;
@@ -26,6 +27,10 @@ public final class ReplicaApplier {
     private final WriteFences fences = new WriteFences();
     /** Grows the replica's files ({@link ReplicaCommand.Op#RESIZE}); null: a replica that cannot. */
     private final Grower grower;
+    /** The volume's shared state as applied here; applier thread only (and a restore). */
+    private final ReplicaSharedState shared;
+    /** The index of the log entry being applied: a shared-state change's version. Applier thread only. */
+    private long index;
 
     /** Grows a replica's volume to a larger block count, durably (its files and their manifest). */
     public interface Grower {
@@ -38,6 +43,13 @@ public final class ReplicaApplier {
 
     public ReplicaApplier(String volumeName, String replica, Volume volume, Consumer<String> log, ReplicaStats stats,
                           Grower grower) {
+        this(volumeName, replica, volume, log, stats, grower, new SharedStateBoard(log));
+    }
+
+    /** {@code board}: where the peer shows the shared state this replica applies (one per volume on a peer). */
+    public ReplicaApplier(String volumeName, String replica, Volume volume, Consumer<String> log, ReplicaStats stats,
+                          Grower grower, SharedStateBoard board) {
+        this.shared = new ReplicaSharedState(board);
         this.grower = grower;
         this.volumeName = volumeName;
         this.replica = replica;
@@ -50,6 +62,30 @@ public final class ReplicaApplier {
         return volume;
     }
 
+    /** Where this peer shows the shared state its replica applied. */
+    public SharedStateBoard sharedStateBoard() {
+        return shared.board();
+    }
+
+    ReplicaSharedState sharedState() {
+        return shared;
+    }
+
+    /** The next commands applied, or passed over, are those of log entry {@code index}. */
+    void entering(long index) {
+        this.index = index;
+    }
+
+    /**
+     * Whether {@code c} is a write checked against a version of the shared state other than the one
+     * applied here: refused before its fence counts, on every replica alike.
+     */
+    private boolean otherView(ReplicaCommand c) {
+        // the view is the version checked against plus one, so that 0 can mean none
+        return c.fenceView != 0 && c.fenceView - 1 != shared.version() && (c.op == ReplicaCommand.Op.WRITE
+                || c.op == ReplicaCommand.Op.WRITE_ZEROES || c.op == ReplicaCommand.Op.DEALLOCATE);
+    }
+
     /** The reason a command does not fit this volume, or null. */
     String misfit(ReplicaCommand c) {
         if (c.op == ReplicaCommand.Op.FLUSH) {
@@ -57,6 +93,9 @@ public final class ReplicaApplier {
         }
         if (c.op == ReplicaCommand.Op.RESIZE) {
             return c.lba < 1 ? c + ": a volume needs a block at least" : null; // a smaller count changes nothing
+        }
+        if (c.op == ReplicaCommand.Op.SHARED_STATE) {
+            return ReplicaSharedState.misfit(c);
         }
         BlockFormat f = volume.format();
         if (c.blocks < 1 || c.lba < 0 || c.lba > volume.blockCount() - c.blocks) {
@@ -96,10 +135,16 @@ public final class ReplicaApplier {
 
     /**
      * Passes {@code c}'s fence through the table without applying it: an entry the replica's files
-     * already hold, met again after a restart, so that the table is as if it had been applied.
+     * already hold, met again after a restart, so that the table is as if it had been applied. A
+     * shared-state change, which no file holds, is applied again.
      */
     void admitOnly(ReplicaCommand c) {
-        if (c.fenceKey != 0 && misfit(c) == null && fences.admit(c.fenceKey, c.fenceEpoch)) {
+        if (misfit(c) != null || otherView(c)) {
+            return;
+        }
+        if (c.op == ReplicaCommand.Op.SHARED_STATE) {
+            shared.apply(c, index); // kept in memory only: applied again
+        } else if (c.fenceKey != 0 && fences.admit(c.fenceKey, c.fenceEpoch)) {
             fences.admitSeq(c.fenceKey, c.fenceSeq);
         }
     }
@@ -113,6 +158,10 @@ public final class ReplicaApplier {
         String misfit = misfit(c);
         if (misfit != null) {
             return failed(c, misfit);
+        }
+        if (otherView(c)) {
+            stats.viewChangedWrites.incrementAndGet();
+            return ApplyOutcome.viewChanged(c, c.fenceView - 1, shared.version());
         }
         if (c.fenceKey != 0 && !fences.admit(c.fenceKey, c.fenceEpoch)) {
             stats.fencedWrites.incrementAndGet();
@@ -141,6 +190,8 @@ public final class ReplicaApplier {
                     return ApplyOutcome.done();
                 case RESIZE:
                     return grow(c);
+                case SHARED_STATE:
+                    return shared.apply(c, index);
                 default:
                     return failed(c, "not a log command");
             }

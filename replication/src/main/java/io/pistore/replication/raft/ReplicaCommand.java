@@ -10,10 +10,11 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * One operation on a replicated volume as it travels through the Raft log (writes, write-zeroes,
  * deallocate, flush, repair) or as a read query. The data and metadata (the PI) ride in the log
  * entry itself, after a fixed header:
- * {@code op(1) flags(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) [fenceKey(8) fenceEpoch(8) [seq(8)]] data metadata},
- * big-endian; flags: 1 FUA, 2 the fence follows ({@link io.pistore.spi.WriteFence}: writes, write-zeroes
- * and deallocations a host sent), 4 the write's sequence number follows the fence (peers of a build
- * without it fail such an entry).
+ * {@code op(1) flags(1) lba(8) blocks(4) dataBytes(4) metadataBytes(4) [fenceKey(8) fenceEpoch(8) [seq(8)] [view(8)]]
+ * data metadata}, big-endian; flags: 1 FUA, 2 the fence follows ({@link io.pistore.spi.WriteFence}: writes,
+ * write-zeroes and deallocations a host sent), 4 the write's sequence number follows the fence, 8 the
+ * version of the shared state the write was checked against follows ({@link io.pistore.spi.WriteFence#view},
+ * after the sequence number where there is one); peers of a build without flag 4 or 8 fail such an entry.
  * A decoded command's data and metadata are views of the entry's bytes ({@link ProtoBytes}), never
  * written through.
  */
@@ -34,6 +35,12 @@ public final class ReplicaCommand {
          * fail the entry.
          */
         RESIZE(7),
+        /**
+         * Sets the volume's shared state ({@link io.pistore.spi.SharedVolumeState}) if its version is
+         * still {@code lba}: the data is {@code nonce(8) value}, the nonce telling a second copy of the
+         * same change from another's ({@link ReplicaSharedState}). Peers of a build without it fail the entry.
+         */
+        SHARED_STATE(8),
         /** A query, never in the log. */
         READ(16),
         /** A query for the volume's format and size. */
@@ -71,6 +78,8 @@ public final class ReplicaCommand {
     private static final int FENCE_BYTES = 16;
     private static final int FLAG_SEQ = 4;
     private static final int SEQ_BYTES = 8;
+    private static final int FLAG_VIEW = 8;
+    private static final int VIEW_BYTES = 8;
 
     final Op op;
     final boolean fua;
@@ -84,9 +93,12 @@ public final class ReplicaCommand {
     final long fenceEpoch;
     /** The write's number in its host stream, the same in each copy the host sent (0: none). */
     final long fenceSeq;
+    /** The version of the volume's shared state the write was checked against (0: none). */
+    final long fenceView;
 
     private ReplicaCommand(Op op, boolean fua, long lba, int blocks, ByteBuffer data, ByteBuffer metadata, long fenceKey,
-                           long fenceEpoch, long fenceSeq) {
+                           long fenceEpoch, long fenceSeq, long fenceView) {
+        this.fenceView = fenceView;
         this.fenceKey = fenceKey;
         this.fenceEpoch = fenceEpoch;
         this.fenceSeq = fenceSeq;
@@ -121,19 +133,39 @@ public final class ReplicaCommand {
     private static void header(ByteBuffer b, Op op, long lba, int blocks, boolean fua, int dl, int ml,
                                io.pistore.spi.WriteFence fence) {
         boolean seq = fence != null && fence.seq() != 0;
-        b.put(op.code).put((byte) ((fua ? FLAG_FUA : 0) | (fence != null ? FLAG_FENCE : 0) | (seq ? FLAG_SEQ : 0)))
-                .putLong(lba).putInt(blocks).putInt(dl).putInt(ml);
+        boolean view = fence != null && fence.view() != 0;
+        b.put(op.code).put((byte) ((fua ? FLAG_FUA : 0) | (fence != null ? FLAG_FENCE : 0) | (seq ? FLAG_SEQ : 0)
+                | (view ? FLAG_VIEW : 0))).putLong(lba).putInt(blocks).putInt(dl).putInt(ml);
         if (fence != null) {
             b.putLong(fence.key()).putLong(fence.epoch());
         }
         if (seq) {
             b.putLong(fence.seq());
         }
+        if (view) {
+            b.putLong(fence.view());
+        }
     }
 
     /** Header bytes of {@code fence} (null: none). */
     private static int fenceBytes(io.pistore.spi.WriteFence fence) {
-        return fence == null ? 0 : FENCE_BYTES + (fence.seq() != 0 ? SEQ_BYTES : 0);
+        return fence == null ? 0 : FENCE_BYTES + (fence.seq() != 0 ? SEQ_BYTES : 0) + (fence.view() != 0 ? VIEW_BYTES : 0);
+    }
+
+    /**
+     * A change of the volume's shared state to {@code value} if its version is still {@code expected};
+     * {@code nonce} is the same in every copy of this change and differs between changes.
+     */
+    public static Message sharedState(long expected, long nonce, byte[] value) {
+        if (expected < 0 || value.length > io.pistore.spi.SharedVolumeState.MAX_BYTES) {
+            throw new IllegalArgumentException("a shared state of " + value.length + " bytes (at most "
+                    + io.pistore.spi.SharedVolumeState.MAX_BYTES + ") expected at version " + expected);
+        }
+        byte[] a = new byte[HEADER_BYTES + 8 + value.length];
+        ByteBuffer b = ByteBuffer.wrap(a);
+        header(b, Op.SHARED_STATE, expected, 0, false, 8 + value.length, 0, null);
+        b.putLong(nonce).put(value);
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
     }
 
     /** A command without data: write-zeroes, deallocate, flush, read. */
@@ -229,6 +261,7 @@ public final class ReplicaCommand {
         long key = 0;
         long epoch = 0;
         long seq = 0;
+        long view = 0;
         if ((flags & FLAG_FENCE) != 0) {
             if (carried >= 0 || b.remaining() < FENCE_BYTES) {
                 throw new IllegalArgumentException("replica command says it carries a fence, but its header ends first");
@@ -249,13 +282,23 @@ public final class ReplicaCommand {
                 throw new IllegalArgumentException("replica command carries sequence number " + seq);
             }
         }
+        if ((flags & FLAG_VIEW) != 0) {
+            if ((flags & FLAG_FENCE) == 0 || b.remaining() < VIEW_BYTES) {
+                throw new IllegalArgumentException("replica command says it carries a shared-state view, but "
+                        + ((flags & FLAG_FENCE) == 0 ? "no fence" : "its header ends first"));
+            }
+            view = b.getLong();
+            if (view < 1) {
+                throw new IllegalArgumentException("replica command carries shared-state view " + view);
+            }
+        }
         long after = carried < 0 ? b.remaining() : carried;
         if (dl < 0 || ml < 0 || after != (long) dl + ml) {
             throw new IllegalArgumentException("replica command says " + dl + "+" + ml + " bytes of data and metadata, carries "
                     + after);
         }
         if (carried >= 0) {
-            return new ReplicaCommand(op, fua, lba, blocks, null, null, key, epoch, seq);
+            return new ReplicaCommand(op, fua, lba, blocks, null, null, key, epoch, seq, view);
         }
         ByteBuffer data = null;
         ByteBuffer meta = null;
@@ -266,7 +309,7 @@ public final class ReplicaCommand {
         if (ml > 0) {
             meta = b.slice().limit(ml);
         }
-        return new ReplicaCommand(op, fua, lba, blocks, data, meta, key, epoch, seq);
+        return new ReplicaCommand(op, fua, lba, blocks, data, meta, key, epoch, seq, view);
     }
 
     ScatterList dataList() {
@@ -279,8 +322,11 @@ public final class ReplicaCommand {
 
     @Override
     public String toString() {
+        if (op == Op.SHARED_STATE) {
+            return op + " expected=" + lba + " bytes=" + (data == null ? 0 : Math.max(0, data.remaining() - 8));
+        }
         return op + " lba=" + lba + " blocks=" + blocks + (fua ? " fua" : "")
                 + (fenceKey != 0 ? " fence " + Long.toHexString(fenceKey) + "/" + fenceEpoch : "")
-                + (fenceSeq != 0 ? " #" + fenceSeq : "");
+                + (fenceSeq != 0 ? " #" + fenceSeq : "") + (fenceView != 0 ? " view " + fenceView : "");
     }
 }

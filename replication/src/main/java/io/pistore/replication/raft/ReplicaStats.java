@@ -10,6 +10,7 @@ public final class ReplicaStats {
     final AtomicLong failedApplies = new AtomicLong();
     final AtomicLong fencedWrites = new AtomicLong();
     final AtomicLong repeatedWrites = new AtomicLong();
+    final AtomicLong viewChangedWrites = new AtomicLong();
 
     /** Log entries applied (whatever their outcome). */
     public long applied() {
@@ -42,5 +43,13 @@ public final class ReplicaStats {
      */
     public long repeatedWrites() {
         return repeatedWrites.get();
+    }
+
+    /**
+     * Writes refused because they were checked against a version of the volume's shared state that
+     * had changed by the time they were applied ({@link io.pistore.spi.WriteFence#view}): nothing written.
+     */
+    public long viewChangedWrites() {
+        return viewChangedWrites.get();
     }
 }

@@ -24,7 +24,8 @@ import org.apache.ratis.util.FileUtils;
  * The snapshots of one replica, in its group's Ratis state machine directory ({@code .../sm}): each a
  * directory {@code snapshot.TERM_INDEX} holding a copy of the replica volume's home files, {@code
  * data} and (when the format has metadata) {@code meta}, the replica's table of write fences at
- * that index, {@code fences} ({@link WriteFences}), and {@code settled}, the index at which the copy
+ * that index, {@code fences} ({@link WriteFences}), its shared state at that index, {@code shared}
+ * ({@link ReplicaSharedState}), and {@code settled}, the index at which the copy
  * is whole ({@link #settledIndex}). The home files are copied while entries after INDEX go on being
  * applied, so a block in the copy may hold a version from any entry up to the settled index, its data
  * and metadata even from two of them; every such entry is applied again over a restored copy, which
@@ -128,6 +129,10 @@ final class VolumeSnapshots implements StateMachineStorage {
         if (Files.exists(fences)) {
             files.add(new FileInfo(fences, null));
         }
+        Path shared = snapshotDir.resolve(ReplicaSharedState.FILE);
+        if (Files.exists(shared)) {
+            files.add(new FileInfo(shared, null));
+        }
         Path settled = snapshotDir.resolve(SETTLED);
         if (Files.exists(settled)) {
             files.add(new FileInfo(settled, null));
@@ -181,17 +186,22 @@ final class VolumeSnapshots implements StateMachineStorage {
         return file(s, WriteFences.FILE);
     }
 
+    /** The shared state of a snapshot; null for one taken before it was kept (never set). */
+    static Path shared(FileListSnapshotInfo s) {
+        return file(s, ReplicaSharedState.FILE);
+    }
+
     /**
      * Takes a snapshot at {@code ti} of a replica whose home files hold every entry up to it (a
-     * checkpoint): its files copied as they are while entries after it are applied, its fence table at
-     * {@code ti} and the settled index (what {@code applying} says once the copies are done) written
+     * checkpoint): its files copied as they are while entries after it are applied, its fence table and
+     * shared state at {@code ti} and the settled index (what {@code applying} says once the copies are done) written
      * beside them, then the directory renamed into place, unless a newer snapshot is there by then.
      * Returns the newest snapshot. Stops with {@link java.nio.channels.ClosedByInterruptException} when
      * its thread is interrupted; a copy that fails or stops deletes its {@code tmp.} directory (one a
      * crash left is deleted by the next {@link #load}).
      */
-    FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica, byte[] fences, java.util.function.LongSupplier applying)
-            throws IOException {
+    FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica, byte[] fences, byte[] shared,
+            java.util.function.LongSupplier applying) throws IOException {
         String name = "snapshot." + ti.getTerm() + "_" + ti.getIndex();
         Path d = dir.toPath();
         Path tmp = d.resolve(TMP_PREFIX + name);
@@ -208,6 +218,7 @@ final class VolumeSnapshots implements StateMachineStorage {
             // Read after the copies: an entry whose writes the copies may hold had started by then.
             long settled = Math.max(ti.getIndex(), applying.getAsLong());
             PrivateFiles.writeForced(tmp.resolve(WriteFences.FILE), fences);
+            PrivateFiles.writeForced(tmp.resolve(ReplicaSharedState.FILE), shared);
             PrivateFiles.writeForced(tmp.resolve(SETTLED), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
             ReplicaFiles.forceDirectory(tmp);
         } catch (IOException | RuntimeException e) {

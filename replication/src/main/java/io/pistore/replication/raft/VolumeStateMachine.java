@@ -230,6 +230,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         skipUpTo = held;
         // the table as at the snapshot; the log after it passes through it again, applied or skipped
         applier.fences().restore(s == null ? null : VolumeSnapshots.fences(s));
+        applier.sharedState().restore(s == null ? null : VolumeSnapshots.shared(s)); // likewise
         if (s == null) {
             return;
         }
@@ -372,6 +373,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         beforeApply.accept(getId());
         LogEntryProto entry = trx.getLogEntry();
         applyingIndex = entry.getIndex();
+        applier.entering(entry.getIndex());
         Message reply;
         try {
             boolean checked = trx.getStateMachineContext() instanceof CheckedOnEntry;
@@ -487,7 +489,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
         files.checkpoint();
         files.recordHeld(last.getIndex());
         appliedBytes = 0;
-        if (startCopy(last, applier.fences().encode())) {
+        if (startCopy(last, applier.fences().encode(), applier.sharedState().encode())) {
             takenIndex = last.getIndex();
             takenAtBytes = appliedTotal;
         }
@@ -499,20 +501,20 @@ public final class VolumeStateMachine extends BaseStateMachine {
         return copying != null && copying.isAlive();
     }
 
-    private synchronized boolean startCopy(TermIndex at, byte[] fences) {
+    private synchronized boolean startCopy(TermIndex at, byte[] fences, byte[] shared) {
         if (getLifeCycleState() != LifeCycle.State.RUNNING) {
             return false; // paused for a snapshot from the leader, or closing
         }
-        Thread t = new Thread(() -> copy(at, fences), "pistore-snapshot-" + files.name() + "-" + getId());
+        Thread t = new Thread(() -> copy(at, fences, shared), "pistore-snapshot-" + files.name() + "-" + getId());
         t.setDaemon(true);
         copying = t;
         t.start();
         return true;
     }
 
-    private void copy(TermIndex at, byte[] fences) {
+    private void copy(TermIndex at, byte[] fences, byte[] shared) {
         try {
-            storage.take(at, files, fences, () -> applyingIndex);
+            storage.take(at, files, fences, shared, () -> applyingIndex);
         } catch (IOException | RuntimeException e) {
             if (!Thread.currentThread().isInterrupted() && !(e instanceof java.nio.channels.ClosedByInterruptException)) {
                 log.accept("volume " + files.name() + ": replica " + getId() + " could not take a snapshot at index "

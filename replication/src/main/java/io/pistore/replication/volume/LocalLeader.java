@@ -138,6 +138,18 @@ public final class LocalLeader {
         return d == null ? null : d.getInfo().getLeaderId();
     }
 
+    /**
+     * Where this peer shows the volume's shared state as its replica applied it: the same board
+     * across restarts of the group here. Throws when this peer holds no division of the group.
+     */
+    io.pistore.replication.raft.SharedStateBoard sharedStateBoard() {
+        RaftServer.Division d = division();
+        if (d == null) {
+            throw new IllegalStateException("peer " + server.getId() + " holds no replica of group " + groupId + " now");
+        }
+        return ((VolumeStateMachine) d.getStateMachine()).applier().sharedStateBoard();
+    }
+
     /** This peer's division of the group, or null if it has none (not, or no longer, a member). */
     private RaftServer.Division division() {
         RaftServer.Division d = division;

@@ -15,7 +15,6 @@ import io.pistore.replication.raft.VolumeShape;
 import io.pistore.replication.raft.VolumeStateMachine;
 import io.pistore.spi.PiDuty;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -88,6 +87,7 @@ public final class ReplicatedVolume implements CheckingVolume {
     private final java.util.concurrent.atomic.LongAdder localEntries = new java.util.concurrent.atomic.LongAdder();
     /** The heal and scrub paths: blocks that fail their check, read from other replicas and rewritten. */
     private final ReplicaRepair repair;
+    private final GroupSharedState shared; // null outside the peers
 
     public ReplicatedVolume(String name, BlockFormat format, long blocks, RaftGroup group, ReplicationSettings settings,
             Consumer<String> log) {
@@ -118,6 +118,8 @@ public final class ReplicatedVolume implements CheckingVolume {
                 ReplicationSettings.BATCH_COMMANDS, ReplicationSettings.BATCH_LINGER_MAX_NANOS, CommitBatcher.timer(),
                 System::nanoTime);
         this.replicaReader = newReplicaReader(group, settings);
+        this.shared = localLeader == null ? null
+                : new GroupSharedState(name, localLeader::sharedStateBoard, batcher, timeoutMs, this::commitFailure, this::isClosed);
         this.repair = new ReplicaRepair(name, format, blocks, timeoutMs, attemptMs, log, new ReplicaRepair.Group() {
             @Override
             public RaftGroup members() {
@@ -368,6 +370,12 @@ public final class ReplicatedVolume implements CheckingVolume {
         transferLeadership(replicaId);
     }
 
+    /** The state the volume's ports share, in its log ({@link GroupSharedState}); null outside the peers. */
+    @Override
+    public io.pistore.spi.SharedVolumeState sharedState() {
+        return shared;
+    }
+
     /** The group's peers. */
     public RaftGroup group() {
         return group;
@@ -455,8 +463,7 @@ public final class ReplicatedVolume implements CheckingVolume {
 
     /** The one-line failure of a command applied with outcome {@code o}, not done. */
     private IOException notDone(String what, ApplyOutcome o) {
-        String line = "volume " + name + ": " + what + " " + o.describe();
-        return o.isFenced() ? new io.pistore.engine.volume.FencedWriteException(line) : new ReplicationException(line);
+        return o.failure("volume " + name + ": " + what + " " + o.describe()); // fenced, view changed, or else
     }
 
     @Override

@@ -75,4 +75,60 @@ class ReplicaCommandTest {
                 () -> ReplicaCommand.decodeAll(ok.substring(0, 10)));
         assertTrue(shortHeader.getMessage().contains("shorter than its header"), shortHeader.getMessage());
     }
+
+    @Test
+    void aSharedStateChangeCarriesItsExpectedVersionNonceAndValue() {
+        byte[] value = new byte[io.pistore.spi.SharedVolumeState.MAX_BYTES];
+        new Random(3).nextBytes(value);
+        ByteString sent = ReplicaCommand.sharedState(41, 0x77, value).getContent();
+        for (ReplicaCommand c : List.of(ReplicaCommand.decode(sent),
+                ReplicaCommand.decodeAll(ReplicaCommand.batch(List.of(write(0, 1, 1), sent)).getContent()).get(1))) {
+            assertEquals(ReplicaCommand.Op.SHARED_STATE, c.op);
+            assertEquals(41, c.lba);
+            ByteBuffer d = c.data.duplicate();
+            assertEquals(0x77, d.getLong());
+            assertArrayEquals(value, bytesOf(d));
+            assertEquals("SHARED_STATE expected=41 bytes=" + value.length, c.toString());
+        }
+        assertThrows(IllegalArgumentException.class, () -> ReplicaCommand.sharedState(0, 1, new byte[value.length + 1]));
+        assertEquals(8, sent.byteAt(0), "its code in the log");
+    }
+
+    @Test
+    void aWriteCarriesTheViewItWasCheckedAgainstAndAnEntryWithoutOneStillDecodes() {
+        byte[] d = new byte[512];
+        byte[] m = new byte[8];
+        new Random(9).nextBytes(d);
+        io.pistore.spi.WriteFence withSeq = new io.pistore.spi.WriteFence(5, 2, 7, 19);
+        ReplicaCommand c = ReplicaCommand.decode(ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, 3, 1, ScatterList.wrap(d),
+                ScatterList.wrap(m), true, withSeq).getContent());
+        assertEquals(5, c.fenceKey);
+        assertEquals(2, c.fenceEpoch);
+        assertEquals(7, c.fenceSeq);
+        assertEquals(19, c.fenceView);
+        assertArrayEquals(d, bytesOf(c.data), "the data after the longer header");
+        assertArrayEquals(m, bytesOf(c.metadata));
+        assertTrue(c.toString().endsWith(" #7 view 19"), c.toString());
+        ReplicaCommand z = ReplicaCommand.decode(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, 3, 4, false,
+                new io.pistore.spi.WriteFence(5, 2, 0, 20)).getContent());
+        assertEquals(0, z.fenceSeq, "a view without a sequence number");
+        assertEquals(20, z.fenceView);
+
+        // An entry written before views were carried: fence and sequence number, nothing after them.
+        ByteBuffer old = ByteBuffer.allocate(ReplicaCommand.HEADER_BYTES + 24 + d.length + m.length);
+        old.put((byte) 1).put((byte) (2 | 4)).putLong(3).putInt(1).putInt(d.length).putInt(m.length)
+                .putLong(5).putLong(2).putLong(7).put(d).put(m);
+        ReplicaCommand o = ReplicaCommand.decode(ByteString.copyFrom(old.array()));
+        assertEquals(7, o.fenceSeq);
+        assertEquals(0, o.fenceView, "no view: applied whatever the shared state's version");
+        assertArrayEquals(d, bytesOf(o.data));
+        assertEquals(ReplicaCommand.decode(ReplicaCommand.carrying(ReplicaCommand.Op.WRITE, 3, 1, ScatterList.wrap(d),
+                ScatterList.wrap(m), false, new io.pistore.spi.WriteFence(5, 2, 7)).getContent()).toString(), o.toString());
+
+        ByteBuffer noFence = ByteBuffer.allocate(ReplicaCommand.HEADER_BYTES + 8);
+        noFence.put((byte) 2).put((byte) 8).putLong(3).putInt(1).putInt(0).putInt(0).putLong(4);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ReplicaCommand.decode(ByteString.copyFrom(noFence.array())));
+        assertTrue(e.getMessage().contains("view, but no fence"), e.getMessage());
+    }
 }

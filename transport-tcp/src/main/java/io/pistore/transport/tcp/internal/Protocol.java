@@ -177,6 +177,7 @@ public final class Protocol {
         Status.SUCCESS, Status.LBA_OUT_OF_RANGE, Status.INVALID_FIELD, Status.NO_SUCH_VOLUME, Status.GUARD_CHECK,
         Status.APP_TAG_CHECK, Status.REF_TAG_CHECK, Status.QUEUE_FULL, Status.TRANSPORT_ERROR, Status.MEDIA_ERROR,
         Status.INTERNAL_ERROR, Status.ACCESS_DENIED, Status.FENCED, Status.NO_SPACE,
+        Status.VIEW_CHANGED, // never sent: the wire carries no shared-state view, so no write is refused for one
     };
 
     public static int statusCode(Status s) {

@@ -1,0 +1,175 @@
+package io.pistore.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.frontend.iscsi.IscsiServer;
+import io.pistore.frontend.iscsi.IscsiTestInitiator;
+import io.pistore.testkit.Eventually;
+import io.pistore.testkit.FreePorts;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Persistent reservations of a replicated volume served over iSCSI by its three peers, as a cluster
+ * that fences with them (fence_scsi, Windows failover clustering) uses them through different
+ * peers: a reservation made through one peer holds on the others, every peer reports the same
+ * keys, and once a PREEMPT AND ABORT through one peer is answered, a write of the preempted
+ * initiator through another peer is refused and nothing of it is stored.
+ */
+@Timeout(180)
+class ReplicatedIscsiReservationsTest {
+    @TempDir
+    Path dir;
+
+    private static final String TARGET = IscsiServer.targetName("rv");
+    private static final long KEY_A = 0xA1A1_0000_0000_0001L;
+    private static final long KEY_B = 0xB2B2_0000_0000_0002L;
+    private static final int WE_RO = 5;
+    private static final int GOOD = 0;
+    private static final int CONFLICT = 0x18;
+    private static final int TASK_ABORTED = 0x40;
+
+    private static IscsiTestInitiator.Result prout(IscsiTestInitiator c, int action, int type, long key, long serviceKey)
+            throws IOException {
+        byte[] cdb = new byte[10];
+        cdb[0] = 0x5F;
+        cdb[1] = (byte) action;
+        cdb[2] = (byte) type;
+        cdb[8] = 24;
+        byte[] p = new byte[24];
+        ByteBuffer.wrap(p).putLong(key).putLong(serviceKey);
+        return settled(c, cdb, p, false);
+    }
+
+    /** READ KEYS: the generation and the keys. */
+    private static long[] keys(IscsiTestInitiator c) throws IOException {
+        byte[] cdb = new byte[10];
+        cdb[0] = 0x5E;
+        cdb[8] = (byte) 200;
+        IscsiTestInitiator.Result r = settled(c, cdb, new byte[0], true);
+        assertEquals(GOOD, r.status());
+        ByteBuffer b = ByteBuffer.wrap(r.dataIn());
+        int generation = b.getInt();
+        long[] k = new long[1 + b.getInt() / 8];
+        k[0] = generation;
+        for (int i = 1; i < k.length; i++) {
+            k[i] = b.getLong();
+        }
+        return k;
+    }
+
+    private static byte[] cdb10(int op, int lba) {
+        byte[] c = new byte[10];
+        c[0] = (byte) op;
+        ByteBuffer.wrap(c, 2, 4).putInt(lba);
+        c[8] = 1;
+        return c;
+    }
+
+    private static int write(IscsiTestInitiator c, byte[] block) throws IOException {
+        return settled(c, cdb10(0x2A, 3), block, false).status();
+    }
+
+    private static byte[] read(IscsiTestInitiator c) throws IOException {
+        IscsiTestInitiator.Result r = settled(c, cdb10(0x28, 3), new byte[0], true);
+        assertEquals(GOOD, r.status());
+        return r.dataIn();
+    }
+
+    /** Sends the command until it is not answered with a unit attention, as an initiator does. */
+    private static IscsiTestInitiator.Result settled(IscsiTestInitiator c, byte[] cdb, byte[] data, boolean read)
+            throws IOException {
+        for (int i = 0; i < 8; i++) {
+            IscsiTestInitiator.Result r = read ? c.command(cdb, new byte[0], 0, 512, true)
+                    : c.command(cdb, data, data.length, data.length, false);
+            if (r.status() == GOOD || r.senseKey() != 0x06) {
+                return r;
+            }
+        }
+        throw new AssertionError("eight unit attentions in a row");
+    }
+
+    @Test
+    void reservationsAreTheVolumesOnEveryPeer() throws Exception {
+        StringBuilder peers = new StringBuilder();
+        int[] portals = new int[3];
+        for (int i = 1; i <= 3; i++) {
+            peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(FreePorts.next());
+            portals[i - 1] = FreePorts.next();
+        }
+        for (int i = 1; i <= 3; i++) {
+            EngineCommandsTest.Result c = EngineCommandsTest.run("volume", "create", "--data", dir.resolve("d" + i).toString(),
+                    "rv", "--size", "64KiB", "--format", "512+8", "--replica-id", "n" + i, "--replicas", peers.toString());
+            assertEquals(0, c.code(), c.err());
+        }
+        ServeThread[] serves = new ServeThread[3];
+        List<IscsiTestInitiator> sessions = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 3; i++) {
+                serves[i - 1] = new ServeThread("serve", "--data", dir.resolve("d" + i).toString(), "--replica-id", "n" + i,
+                        "--replica-listen", peers.toString().split(",")[i - 1].substring(3),
+                        "--transport", "local", "--listen", "replicated-pr-" + i, "--iscsi", "127.0.0.1:" + portals[i - 1]);
+            }
+            for (ServeThread s : serves) {
+                s.awaitOutput(o -> o.contains("pistore serve: iSCSI on "));
+            }
+            String[] names = {"a", "b", "c"};
+            for (int i = 0; i < 3; i++) {
+                sessions.add(new IscsiTestInitiator(new InetSocketAddress("127.0.0.1", portals[i]), TARGET,
+                        "InitiatorName", "iqn.2026-12.io.pistore:" + names[i]));
+            }
+            IscsiTestInitiator a = sessions.get(0);
+            IscsiTestInitiator b = sessions.get(1);
+            IscsiTestInitiator c = sessions.get(2);
+            byte[] mine = new byte[512];
+            new Random(3).nextBytes(mine);
+            assertEquals(GOOD, write(a, mine), "a write before any reservation, through peer 1");
+
+            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A).status(), "REGISTER through peer 1");
+            assertEquals(GOOD, prout(b, 0, 0, 0, KEY_B).status(), "REGISTER through peer 2");
+            assertEquals(GOOD, prout(a, 1, WE_RO, KEY_A, 0).status(), "RESERVE Write Exclusive, Registrants Only");
+            Eventually.until("peer 3 to report both keys", () -> keys(c), k -> k.length == 3);
+            assertEquals(2, keys(c)[0], "one generation on every peer");
+            assertEquals(CONFLICT, write(c, new byte[512]), "an unregistered initiator through peer 3 is held off");
+            assertEquals(CONFLICT, prout(c, 1, WE_RO, 0, 0).status(), "and cannot reserve");
+
+            // the cluster fences b: PREEMPT AND ABORT through peer 1, then b writes through peer 2 at once
+            assertEquals(GOOD, prout(a, 5, WE_RO, KEY_A, KEY_B).status(), "PREEMPT AND ABORT of b's key");
+            byte[] fenced = new byte[512];
+            new Random(4).nextBytes(fenced);
+            int first = write(b, fenced);
+            // in flight when peer 2 applied the PREEMPT AND ABORT: aborted there; else held off
+            assertTrue(first == CONFLICT || first == TASK_ABORTED, "the preempted initiator's write through another peer: "
+                    + Integer.toHexString(first));
+            assertEquals(CONFLICT, write(b, fenced), "and the next one");
+            assertArrayEquals(mine, read(a), "nothing of it stored");
+            assertArrayEquals(mine, read(c), "Write Exclusive lets others read, on every peer");
+            long[] left = keys(b);
+            assertEquals(2, left.length, "b's key is gone on its own peer too");
+            assertEquals(KEY_A, left[1]);
+        } finally {
+            for (IscsiTestInitiator s : sessions) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // the peer may have stopped
+                }
+            }
+            for (ServeThread s : serves) {
+                if (s != null) {
+                    assertEquals(0, s.stop(), s.out() + " / " + s.err());
+                }
+            }
+        }
+    }
+}

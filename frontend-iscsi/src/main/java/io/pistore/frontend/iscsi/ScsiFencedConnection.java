@@ -1,0 +1,167 @@
+package io.pistore.frontend.iscsi;
+
+import io.pistore.spi.BlockRequest;
+import io.pistore.spi.Completion;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.HostQueue;
+import io.pistore.spi.Operation;
+import io.pistore.spi.Status;
+import io.pistore.spi.VolumeInfo;
+import io.pistore.spi.WriteFence;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The connection a unit whose reservations other ports share ({@link ScsiSharedReservations}) sends
+ * its requests on: each write, zero write and deallocation is checked against the reservations as
+ * it leaves, for the I_T nexus whose command sends it ({@link #NEXUS}), and carries the version it
+ * was checked against ({@link WriteFence#view}). The volume refuses it once the reservations have
+ * changed ({@link Status#VIEW_CHANGED}), on every replica alike; it is then checked again once this
+ * port has the newer state and sent again, or answered VIEW_CHANGED, which a unit answers as
+ * RESERVATION CONFLICT. So a write checked before a PREEMPT on any port never lands after it.
+ * Reads and flushes pass as they are.
+ */
+final class ScsiFencedConnection implements HostConnection {
+    /**
+     * The initiator port whose command runs on this thread, set by the unit around a command's
+     * engine requests; a write sent without one goes unchecked.
+     */
+    static final ThreadLocal<String> NEXUS = new ThreadLocal<>();
+    /** How often a write refused for a changed state is checked and sent again before it is answered VIEW_CHANGED. */
+    static final int MAX_RESENDS = 8;
+
+    private final HostConnection real;
+    private final ScsiReservations reservations;
+    /** This unit's stream of writes: a key of its own, epoch 1 (it never moves to another connection). */
+    private final long key = new java.security.SecureRandom().nextLong() | 1L;
+    private final HostQueue[] queues;
+
+    ScsiFencedConnection(HostConnection real, ScsiReservations reservations) {
+        this.real = real;
+        this.reservations = reservations;
+        this.queues = new HostQueue[real.queueCount()];
+        for (int i = 0; i < queues.length; i++) {
+            queues[i] = new Queue(real.queue(i));
+        }
+    }
+
+    /** Runs {@code r} with {@code nexus} as the sender of the engine requests it makes on this thread. */
+    static <T> T as(String nexus, java.util.function.Supplier<T> r) {
+        String was = NEXUS.get();
+        NEXUS.set(nexus);
+        try {
+            return r.get();
+        } finally {
+            if (was == null) {
+                NEXUS.remove();
+            } else {
+                NEXUS.set(was);
+            }
+        }
+    }
+
+    private final class Queue implements HostQueue {
+        private final HostQueue q;
+
+        Queue(HostQueue q) {
+            this.q = q;
+        }
+
+        @Override
+        public CompletableFuture<Completion> submit(BlockRequest r) {
+            CompletableFuture<Completion> f = new CompletableFuture<>();
+            submitMayCompleteOnCaller(r, f::complete);
+            return f;
+        }
+
+        @Override
+        public void submitMayCompleteOnCaller(BlockRequest r, Consumer<Completion> done) {
+            String nexus = NEXUS.get();
+            if (nexus == null || r.op() == Operation.READ || r.op() == Operation.FLUSH) {
+                q.submitMayCompleteOnCaller(r, done);
+                return;
+            }
+            send(r, nexus, 0, done);
+        }
+
+        private void send(BlockRequest r, String nexus, int resends, Consumer<Completion> done) {
+            long view = reservations.writeView(nexus);
+            if (view < 0) {
+                done.accept(Completion.failure(Status.VIEW_CHANGED, "reservation conflict for " + nexus));
+                return;
+            }
+            q.submitMayCompleteOnCaller(r.withFence(new WriteFence(key, 1, 0, view)), c -> {
+                if (c.status() != Status.VIEW_CHANGED || resends >= MAX_RESENDS) {
+                    done.accept(c);
+                    return;
+                }
+                // off the completing thread: waiting for the newer state must not hold up the engine's
+                CompletableFuture.runAsync(() -> {
+                    reservations.awaitNewer(view);
+                    send(r, nexus, resends + 1, done);
+                });
+            });
+        }
+
+        @Override
+        public int depth() {
+            return q.depth();
+        }
+
+        @Override
+        public int inFlight() {
+            return q.inFlight();
+        }
+    }
+
+    @Override
+    public List<VolumeInfo> volumes() {
+        return real.volumes();
+    }
+
+    @Override
+    public CompletableFuture<List<VolumeInfo>> relistVolumes() {
+        return real.relistVolumes();
+    }
+
+    @Override
+    public int queueCount() {
+        return queues.length;
+    }
+
+    @Override
+    public HostQueue queue(int index) {
+        return queues[index];
+    }
+
+    @Override
+    public long reconnects() {
+        return real.reconnects();
+    }
+
+    @Override
+    public boolean readsMetadataOnly() {
+        return real.readsMetadataOnly();
+    }
+
+    @Override
+    public io.pistore.spi.PathGroup pathGroup(String volume) {
+        return real.pathGroup(volume);
+    }
+
+    @Override
+    public void optimizePath(String volume, String replicaId) throws java.io.IOException {
+        real.optimizePath(volume, replicaId);
+    }
+
+    @Override
+    public io.pistore.spi.SharedVolumeState sharedState(String volume) {
+        return real.sharedState(volume);
+    }
+
+    @Override
+    public void close() {
+        // the server's connection: it closes it
+    }
+}
