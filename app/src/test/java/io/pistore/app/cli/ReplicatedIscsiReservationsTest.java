@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * that fences with them (fence_scsi, Windows failover clustering) uses them through different
  * peers: a reservation made through one peer holds on the others, every peer reports the same
  * keys, and once a PREEMPT AND ABORT through one peer is answered, a write of the preempted
- * initiator through another peer is refused and nothing of it is stored.
+ * initiator through another peer is refused and nothing of it is stored; once the leader stops,
+ * the state is the same on the others and changes go on.
  */
 @Timeout(180)
 class ReplicatedIscsiReservationsTest {
@@ -84,6 +85,33 @@ class ReplicatedIscsiReservationsTest {
         IscsiTestInitiator.Result r = settled(c, cdb10(0x28, 3), new byte[0], true);
         assertEquals(GOOD, r.status());
         return r.dataIn();
+    }
+
+    /** This port's target port group, from the device identification page. */
+    private static int ownGroup(IscsiTestInitiator c) throws IOException {
+        IscsiTestInitiator.Result r = c.command(new byte[] {0x12, 0x01, (byte) 0x83, 0x01, 0x00, 0x00}, new byte[0],
+                0, 256, true);
+        byte[] d = r.dataIn();
+        for (int o = 4; o < d.length; o += 4 + (d[o + 3] & 0xff)) {
+            if ((d[o + 1] & 0x0f) == 5) {
+                return (d[o + 6] & 0xff) << 8 | d[o + 7] & 0xff;
+            }
+        }
+        throw new AssertionError("no target port group designator");
+    }
+
+    /** SET TARGET PORT GROUPS of one descriptor. */
+    private static byte[] stpg() {
+        byte[] cdb = new byte[12];
+        cdb[0] = (byte) 0xA4;
+        cdb[1] = 0x0A;
+        cdb[9] = 8;
+        return cdb;
+    }
+
+    /** The parameter list naming {@code group} active/optimized. */
+    private static byte[] stpgList(int group) {
+        return new byte[] {0, 0, 0, 0, 0x00, 0, (byte) (group >>> 8), (byte) group};
     }
 
     /** Sends the command until it is not answered with a unit attention, as an initiator does. */
@@ -157,6 +185,24 @@ class ReplicatedIscsiReservationsTest {
             long[] left = keys(b);
             assertEquals(2, left.length, "b's key is gone on its own peer too");
             assertEquals(KEY_A, left[1]);
+
+            // peer 1 leads (SET TARGET PORT GROUPS naming its own group), then stops: the state stays
+            // with the volume, and changes go on through the new leader
+            assertEquals(GOOD, settled(a, stpg(), stpgList(ownGroup(a)), false).status());
+            a.close();
+            sessions.remove(a);
+            assertEquals(0, serves[0].stop(), serves[0].err());
+            serves[0] = null;
+            assertEquals(left[0], Eventually.until("peer 3 to answer after the leader stopped", () -> keys(c),
+                    k -> k.length == 2)[0], "the same generation");
+            assertEquals(CONFLICT, write(c, fenced), "still held off");
+            try (IscsiTestInitiator again = new IscsiTestInitiator(new InetSocketAddress("127.0.0.1", portals[2]), TARGET,
+                    "InitiatorName", "iqn.2026-12.io.pistore:a")) {
+                assertEquals(GOOD, write(again, mine), "the holder's initiator port, through another peer");
+                assertEquals(GOOD, prout(c, 0, 0, 0, KEY_B).status(), "REGISTER after the leader stopped");
+                assertEquals(GOOD, write(c, mine), "a registrant writes under Registrants Only");
+                assertEquals(3, keys(b).length, "both keys, seen through peer 2");
+            }
         } finally {
             for (IscsiTestInitiator s : sessions) {
                 try {
