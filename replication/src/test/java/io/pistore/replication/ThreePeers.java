@@ -251,4 +251,20 @@ public final class ThreePeers implements AutoCloseable {
     public void close() throws IOException {
         stop(0, 1, 2);
     }
+
+    /** {@code n} random blocks of {@code f} for {@code lba} and their PI (Type 1 reference tags from {@code lba}): {data, metadata}. */
+    public static byte[][] blocks(BlockFormat f, java.util.Random random, long lba, int n) {
+        byte[] d = new byte[n * f.dataSize()];
+        random.nextBytes(d);
+        byte[] m = new byte[n * f.metadataSize()];
+        io.pistore.integrity.Pi.generate(io.pistore.integrity.PiContext.builder(f).checks(io.pistore.integrity.CheckFlags.ALL)
+                .initialRefTag(f.refTagOf(lba)).build(), ScatterList.wrap(d), ScatterList.wrap(m), n);
+        return new byte[][] {d, m};
+    }
+
+    /** Writes {@code dm} ({@link #blocks}) at {@code lba} as a host sent it with {@code fence}, waiting for it. */
+    public static void write(Volume v, long lba, byte[][] dm, io.pistore.spi.WriteFence fence) {
+        v.writeAsync(lba, dm[0].length / v.format().dataSize(), ScatterList.wrap(dm[0]), ScatterList.wrap(dm[1]), false,
+                io.pistore.spi.PiDuty.NONE, fence).join();
+    }
 }

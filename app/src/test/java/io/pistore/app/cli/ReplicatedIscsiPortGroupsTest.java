@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.iscsi.IscsiTestInitiator;
 import io.pistore.testkit.Eventually;
-import io.pistore.testkit.FreePorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -96,30 +94,11 @@ class ReplicatedIscsiPortGroupsTest {
 
     @Test
     void threePeersAreThreePortGroupsOfOneUnitAndTheGroupsFollowTheLeader() throws Exception {
-        StringBuilder peers = new StringBuilder();
-        int[] portals = new int[3];
-        for (int i = 1; i <= 3; i++) {
-            peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(FreePorts.next());
-            portals[i - 1] = FreePorts.next();
-        }
-        for (int i = 1; i <= 3; i++) {
-            EngineCommandsTest.Result c = EngineCommandsTest.run("volume", "create", "--data", dir.resolve("d" + i).toString(),
-                    "rv", "--size", "64KiB", "--format", "512+8", "--replica-id", "n" + i, "--replicas", peers.toString());
-            assertEquals(0, c.code(), c.err());
-        }
-        ServeThread[] serves = new ServeThread[3];
         List<IscsiTestInitiator> sessions = new ArrayList<>();
+        ReplicatedIscsiPeers peers = new ReplicatedIscsiPeers(dir, "replicated-iscsi");
         try {
-            for (int i = 1; i <= 3; i++) {
-                serves[i - 1] = new ServeThread("serve", "--data", dir.resolve("d" + i).toString(), "--replica-id", "n" + i,
-                        "--replica-listen", peers.toString().split(",")[i - 1].substring(3),
-                        "--transport", "local", "--listen", "replicated-iscsi-" + i, "--iscsi", "127.0.0.1:" + portals[i - 1]);
-            }
-            for (ServeThread s : serves) {
-                s.awaitOutput(o -> o.contains("pistore serve: iSCSI on "));
-            }
             for (int i = 0; i < 3; i++) {
-                sessions.add(new IscsiTestInitiator(new InetSocketAddress("127.0.0.1", portals[i]), TARGET));
+                sessions.add(new IscsiTestInitiator(peers.portal(i), TARGET));
             }
             Map<Integer, Integer> first = awaitGroups(sessions.get(0), "one leader",
                     g -> g.size() == 3 && optimized(g) == 1);
@@ -159,8 +138,7 @@ class ReplicatedIscsiPortGroupsTest {
             leader = asker;
 
             // the leader stops; each other peer's session hears of it and sees a new leader
-            assertEquals(0, serves[leader].stop(), serves[leader].err());
-            serves[leader] = null;
+            peers.stop(leader);
             int oldLeaderGroup = -1; // from the first report
             for (Map.Entry<Integer, Integer> e : first.entrySet()) {
                 if (e.getValue() == 0) {
@@ -214,11 +192,7 @@ class ReplicatedIscsiPortGroupsTest {
                     // the peer may have stopped
                 }
             }
-            for (ServeThread s : serves) {
-                if (s != null) {
-                    assertEquals(0, s.stop(), s.out() + " / " + s.err());
-                }
-            }
+            peers.close();
         }
     }
 

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.frontend.iscsi.IscsiServer;
 import io.pistore.frontend.iscsi.IscsiTestInitiator;
 import io.pistore.testkit.Eventually;
-import io.pistore.testkit.FreePorts;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -129,31 +127,12 @@ class ReplicatedIscsiReservationsTest {
 
     @Test
     void reservationsAreTheVolumesOnEveryPeer() throws Exception {
-        StringBuilder peers = new StringBuilder();
-        int[] portals = new int[3];
-        for (int i = 1; i <= 3; i++) {
-            peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(FreePorts.next());
-            portals[i - 1] = FreePorts.next();
-        }
-        for (int i = 1; i <= 3; i++) {
-            EngineCommandsTest.Result c = EngineCommandsTest.run("volume", "create", "--data", dir.resolve("d" + i).toString(),
-                    "rv", "--size", "64KiB", "--format", "512+8", "--replica-id", "n" + i, "--replicas", peers.toString());
-            assertEquals(0, c.code(), c.err());
-        }
-        ServeThread[] serves = new ServeThread[3];
         List<IscsiTestInitiator> sessions = new ArrayList<>();
+        ReplicatedIscsiPeers peers = new ReplicatedIscsiPeers(dir, "replicated-pr");
         try {
-            for (int i = 1; i <= 3; i++) {
-                serves[i - 1] = new ServeThread("serve", "--data", dir.resolve("d" + i).toString(), "--replica-id", "n" + i,
-                        "--replica-listen", peers.toString().split(",")[i - 1].substring(3),
-                        "--transport", "local", "--listen", "replicated-pr-" + i, "--iscsi", "127.0.0.1:" + portals[i - 1]);
-            }
-            for (ServeThread s : serves) {
-                s.awaitOutput(o -> o.contains("pistore serve: iSCSI on "));
-            }
             String[] names = {"a", "b", "c"};
             for (int i = 0; i < 3; i++) {
-                sessions.add(new IscsiTestInitiator(new InetSocketAddress("127.0.0.1", portals[i]), TARGET,
+                sessions.add(new IscsiTestInitiator(peers.portal(i), TARGET,
                         "InitiatorName", "iqn.2026-12.io.pistore:" + names[i]));
             }
             IscsiTestInitiator a = sessions.get(0);
@@ -191,12 +170,11 @@ class ReplicatedIscsiReservationsTest {
             assertEquals(GOOD, settled(a, stpg(), stpgList(ownGroup(a)), false).status());
             a.close();
             sessions.remove(a);
-            assertEquals(0, serves[0].stop(), serves[0].err());
-            serves[0] = null;
+            peers.stop(0);
             assertEquals(left[0], Eventually.until("peer 3 to answer after the leader stopped", () -> keys(c),
                     k -> k.length == 2)[0], "the same generation");
             assertEquals(CONFLICT, write(c, fenced), "still held off");
-            try (IscsiTestInitiator again = new IscsiTestInitiator(new InetSocketAddress("127.0.0.1", portals[2]), TARGET,
+            try (IscsiTestInitiator again = new IscsiTestInitiator(peers.portal(2), TARGET,
                     "InitiatorName", "iqn.2026-12.io.pistore:a")) {
                 assertEquals(GOOD, write(again, mine), "the holder's initiator port, through another peer");
                 assertEquals(GOOD, prout(c, 0, 0, 0, KEY_B).status(), "REGISTER after the leader stopped");
@@ -211,11 +189,7 @@ class ReplicatedIscsiReservationsTest {
                     // the peer may have stopped
                 }
             }
-            for (ServeThread s : serves) {
-                if (s != null) {
-                    assertEquals(0, s.stop(), s.out() + " / " + s.err());
-                }
-            }
+            peers.close();
         }
     }
 }

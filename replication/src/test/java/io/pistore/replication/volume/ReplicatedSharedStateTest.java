@@ -11,13 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.engine.volume.ViewChangedException;
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.CheckFlags;
-import io.pistore.integrity.Pi;
-import io.pistore.integrity.PiContext;
-import io.pistore.integrity.ScatterList;
 import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.ThreePeers;
-import io.pistore.spi.PiDuty;
 import io.pistore.spi.SharedVolumeState;
 import io.pistore.spi.SharedVolumeState.Versioned;
 import io.pistore.spi.WriteFence;
@@ -70,17 +65,11 @@ class ReplicatedSharedStateTest {
     }
 
     private byte[][] blocks(long lba, int n) {
-        byte[] d = new byte[n * FORMAT.dataSize()];
-        random.nextBytes(d);
-        byte[] m = new byte[n * FORMAT.metadataSize()];
-        Pi.generate(PiContext.builder(FORMAT).checks(CheckFlags.ALL).initialRefTag(FORMAT.refTagOf(lba)).build(),
-                ScatterList.wrap(d), ScatterList.wrap(m), n);
-        return new byte[][] {d, m};
+        return ThreePeers.blocks(FORMAT, random, lba, n);
     }
 
     private static void write(ReplicatedVolume v, long lba, byte[][] dm, WriteFence f) {
-        v.writeAsync(lba, dm[0].length / FORMAT.dataSize(), ScatterList.wrap(dm[0]), ScatterList.wrap(dm[1]), false,
-                PiDuty.NONE, f).join();
+        ThreePeers.write(v, lba, dm, f);
     }
 
     private static boolean set(SharedVolumeState s, long expected, String value) throws Exception {

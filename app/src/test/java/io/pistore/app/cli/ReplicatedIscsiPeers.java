@@ -1,0 +1,62 @@
+package io.pistore.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pistore.testkit.FreePorts;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+/**
+ * Three {@code serve --iscsi} peers of one replicated volume, {@code rv} (64 KiB of 512+8 blocks),
+ * each in {@code DIR/d1} to {@code d3} with its own replication and iSCSI port on loopback: what the
+ * tests of replicated volumes over iSCSI start. Closing stops the peers still running, each with
+ * exit code 0.
+ */
+final class ReplicatedIscsiPeers implements AutoCloseable {
+    private final ServeThread[] serves = new ServeThread[3];
+    private final int[] portals = new int[3];
+
+    /** Creates the volume on three peers in {@code dir} and serves it; {@code name} tells the tests' local listeners apart. */
+    ReplicatedIscsiPeers(Path dir, String name) throws Exception {
+        StringBuilder peers = new StringBuilder();
+        for (int i = 1; i <= 3; i++) {
+            peers.append(i == 1 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(FreePorts.next());
+            portals[i - 1] = FreePorts.next();
+        }
+        for (int i = 1; i <= 3; i++) {
+            EngineCommandsTest.Result c = EngineCommandsTest.run("volume", "create", "--data", dir.resolve("d" + i).toString(),
+                    "rv", "--size", "64KiB", "--format", "512+8", "--replica-id", "n" + i, "--replicas", peers.toString());
+            assertEquals(0, c.code(), c.err());
+        }
+        for (int i = 1; i <= 3; i++) {
+            serves[i - 1] = new ServeThread("serve", "--data", dir.resolve("d" + i).toString(), "--replica-id", "n" + i,
+                    "--replica-listen", peers.toString().split(",")[i - 1].substring(3),
+                    "--transport", "local", "--listen", name + "-" + i, "--iscsi", "127.0.0.1:" + portals[i - 1]);
+        }
+        for (ServeThread s : serves) {
+            s.awaitOutput(o -> o.contains("pistore serve: iSCSI on "));
+        }
+    }
+
+    /** Peer {@code i}'s iSCSI portal (0 to 2). */
+    InetSocketAddress portal(int i) {
+        return new InetSocketAddress("127.0.0.1", portals[i]);
+    }
+
+    /** Stops peer {@code i} (0 to 2), which must exit with code 0. */
+    void stop(int i) throws InterruptedException {
+        assertEquals(0, serves[i].stop(), serves[i].err());
+        serves[i] = null;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            if (serves[i] != null) {
+                ServeThread s = serves[i];
+                serves[i] = null;
+                assertEquals(0, s.stop(), s.out() + " / " + s.err());
+            }
+        }
+    }
+}
