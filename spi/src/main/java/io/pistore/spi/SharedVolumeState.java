@@ -54,6 +54,14 @@ public interface SharedVolumeState {
     CompletableFuture<Versioned> awaitVersion(long version);
 
     /**
+     * Completes once this port has applied every change decided before the call (a linearizable
+     * read of the version: a port that lags behind the one a change was made through catches up),
+     * with what it then holds; or with an {@link java.io.IOException} when that cannot be had within
+     * the volume's operation timeout.
+     */
+    CompletableFuture<Versioned> sync();
+
+    /**
      * Calls {@code watcher} with every value this port applies from now on, in version order, on the
      * applying thread: it must be quick and must not block.
      */

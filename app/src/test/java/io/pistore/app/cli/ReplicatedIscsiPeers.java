@@ -2,9 +2,16 @@ package io.pistore.app.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pistore.frontend.iscsi.IscsiServer;
+import io.pistore.frontend.iscsi.IscsiTestInitiator;
+import io.pistore.testkit.Eventually;
 import io.pistore.testkit.FreePorts;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Three {@code serve --iscsi} peers of one replicated volume, {@code rv} (64 KiB of 512+8 blocks),
@@ -35,6 +42,53 @@ final class ReplicatedIscsiPeers implements AutoCloseable {
         }
         for (ServeThread s : serves) {
             s.awaitOutput(o -> o.contains("pistore serve: iSCSI on "));
+        }
+    }
+
+    /**
+     * REPORT TARGET PORT GROUPS, length-only format: group number to asymmetric access state; null
+     * when answered with a unit attention (taken: ask again).
+     */
+    static Map<Integer, Integer> groups(IscsiTestInitiator c) throws IOException {
+        byte[] cdb = new byte[12];
+        cdb[0] = (byte) 0xA3;
+        cdb[1] = 0x0A;
+        cdb[9] = (byte) 255;
+        IscsiTestInitiator.Result r = c.command(cdb, new byte[0], 0, 255, true);
+        if (r.status() != 0) {
+            return null;
+        }
+        byte[] d = r.dataIn();
+        Map<Integer, Integer> g = new LinkedHashMap<>();
+        for (int o = 4; o < d.length; o += 8 + 4 * (d[o + 7] & 0xff)) {
+            g.put((d[o + 2] & 0xff) << 8 | d[o + 3] & 0xff, d[o] & 0x0f);
+        }
+        return g;
+    }
+
+    /**
+     * Waits until every peer reports one group active/optimized (the group has a leader every peer
+     * knows) and has reported the same for three of the server's looks at the groups (100 ms apart):
+     * the change is then every session's unit attention already, not one a session logging in now
+     * would meet.
+     */
+    void awaitLeader() throws IOException {
+        for (int i = 0; i < 3; i++) {
+            try (IscsiTestInitiator c = new IscsiTestInitiator(portal(i), IscsiServer.targetName("rv"))) {
+                java.util.function.Supplier<Map<Integer, Integer>> look = () -> {
+                    try {
+                        return groups(c);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                };
+                Eventually.await("peer " + (i + 1) + " to know the leader", () -> {
+                    Map<Integer, Integer> g = look.get();
+                    return g != null && g.size() == 3 && g.values().stream().filter(x -> x == 0).count() == 1;
+                });
+                Eventually.steady("peer " + (i + 1) + "'s groups to settle", java.time.Duration.ofMillis(300),
+                        Eventually.PATIENCE, look);
+            }
         }
     }
 

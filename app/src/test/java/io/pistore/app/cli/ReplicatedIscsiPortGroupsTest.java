@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -37,24 +36,6 @@ class ReplicatedIscsiPortGroupsTest {
     Path dir;
 
     private static final String TARGET = IscsiServer.targetName("rv");
-
-    /** REPORT TARGET PORT GROUPS, length-only format: group number to asymmetric access state. */
-    private static Map<Integer, Integer> groups(IscsiTestInitiator c) throws IOException {
-        byte[] cdb = new byte[12];
-        cdb[0] = (byte) 0xA3;
-        cdb[1] = 0x0A;
-        cdb[9] = (byte) 255;
-        IscsiTestInitiator.Result r = c.command(cdb, new byte[0], 0, 255, true);
-        if (r.status() != 0) {
-            return null; // a unit attention, taken: ask again
-        }
-        byte[] d = r.dataIn();
-        Map<Integer, Integer> g = new LinkedHashMap<>();
-        for (int o = 4; o < d.length; o += 8 + 4 * (d[o + 7] & 0xff)) {
-            g.put((d[o + 2] & 0xff) << 8 | d[o + 3] & 0xff, d[o] & 0x0f);
-        }
-        return g;
-    }
 
     /** The device identification page: {NAA designator as a long, relative target port, target port group}. */
     private static long[] identity(IscsiTestInitiator c) throws IOException {
@@ -79,7 +60,7 @@ class ReplicatedIscsiPortGroupsTest {
         Map<Integer, Integer>[] got = new Map[1];
         Eventually.await(what, () -> {
             try {
-                got[0] = groups(c);
+                got[0] = ReplicatedIscsiPeers.groups(c);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

@@ -192,4 +192,33 @@ class ReplicatedIscsiReservationsTest {
             peers.close();
         }
     }
+
+    /**
+     * libiscsi's conformance tests of persistent reservations, its second initiator logged in through
+     * another peer than the first (the multipath URL): each test's changes through one peer must hold
+     * at once through the other. Skipped without {@code iscsi-test-cu} (Debian {@code libiscsi-bin}).
+     */
+    @Test
+    void libiscsiReservationTestsPassWithTheTwoInitiatorsOnTwoPeers() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "")
+                .split(java.io.File.pathSeparator)).anyMatch(d -> java.nio.file.Files.isExecutable(Path.of(d, "iscsi-test-cu"))),
+                "iscsi-test-cu is not installed (Debian libiscsi-bin)");
+        try (ReplicatedIscsiPeers peers = new ReplicatedIscsiPeers(dir, "replicated-cu")) {
+            peers.awaitLeader(); // else the suite's first commands meet the election's unit attentions
+            String[] urls = new String[2];
+            for (int i = 0; i < 2; i++) {
+                urls[i] = "iscsi://127.0.0.1:" + peers.portal(i).getPort() + "/" + TARGET + "/0";
+            }
+            Process p = new ProcessBuilder("iscsi-test-cu", "-d", "-t",
+                    "ALL.PrinReadKeys,ALL.PrinReportCapabilities,ALL.ProutRegister,ALL.ProutReserve,ALL.ProutClear,ALL.ProutPreempt",
+                    urls[0], urls[1]).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("tests\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)")
+                    .matcher(out);
+            assertTrue(m.find(), out);
+            assertEquals(0, Integer.parseInt(m.group(4)), "failed tests:\n" + out);
+            assertTrue(Integer.parseInt(m.group(3)) >= 19, "passed " + m.group(3) + " tests:\n" + out);
+        }
+    }
 }

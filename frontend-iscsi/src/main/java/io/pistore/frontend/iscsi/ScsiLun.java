@@ -173,7 +173,7 @@ final class ScsiLun {
         if (ua >= 0) {
             return ScsiResult.check(ScsiResult.UNIT_ATTENTION, ua >>> 8, ua & 0xff);
         }
-        if (reservations.conflicts(nexus, cdb)) {
+        if (reservations.conflicts(nexus, cdb) && reservations.stillConflicts(nexus, cdb)) {
             return ScsiResult.status(ScsiResult.RESERVATION_CONFLICT);
         }
         ScsiCommands.Command c = ScsiCommands.find(cdb);

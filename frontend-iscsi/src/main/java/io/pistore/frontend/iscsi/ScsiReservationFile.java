@@ -92,7 +92,8 @@ final class ScsiReservationFile {
                 throw new IOException(where + " line " + (i + 1) + ": cannot read '" + lines[i] + "'");
             }
         }
-        if (type != 0 && !keys.containsKey(holder)) {
+        // an all-registrants reservation outlives the registration of the nexus that made it
+        if (type != 0 && !ScsiReservations.allRegistrants(type) && !keys.containsKey(holder)) {
             throw new IOException(where + ": the reservation's holder " + holder + " has no registration");
         }
         for (String n : allTargetPorts) {

@@ -121,4 +121,22 @@ final class ScsiReservationReports {
         boolean read = c != null && !c.writes();
         return !read || ScsiReservations.exclusiveAccess(type);
     }
+
+    /** The registration among {@code regs} that {@code nexus} acts under ({@link ScsiReservations}: its own, else its initiator's), or null. */
+    static String registrantAmong(String nexus, java.util.Collection<String> regs) {
+        if (regs.contains(nexus)) {
+            return nexus;
+        }
+        String name = ScsiTransportId.initiatorOf(nexus);
+        String device = null;
+        for (String k : regs) {
+            if (k.equalsIgnoreCase(nexus)) {
+                return k;
+            }
+            if (k.equalsIgnoreCase(name)) {
+                device = k;
+            }
+        }
+        return device;
+    }
 }

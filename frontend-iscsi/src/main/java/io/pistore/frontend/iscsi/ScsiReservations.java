@@ -5,25 +5,19 @@ import java.util.Map;
 
 /**
  * Persistent reservations of one logical unit (SPC-4 5.9): the registered reservation keys per I_T
- * nexus (named by its initiator port, {@code IQN,i,0xISID}; this target is one port of the unit,
- * and keeps the unit's reservations for that port alone: a replicated volume's other peers keep theirs), the
- * reservation and its type, PERSISTENT RESERVE IN (READ KEYS, READ RESERVATION, REPORT
- * CAPABILITIES, READ FULL STATUS) and OUT (REGISTER, REGISTER AND IGNORE EXISTING KEY, RESERVE,
- * RELEASE, CLEAR, PREEMPT, PREEMPT AND ABORT, REGISTER AND MOVE), and which commands of other
- * nexuses the reservation holds off with RESERVATION CONFLICT; the unit attentions SPC-4 asks of
- * PREEMPT, CLEAR and RELEASE. Beside them the SPC-2 reservation of RESERVE and RELEASE (6 and 10,
- * {@link ScsiSpc2Reservation}): one nexus holds the whole unit, it goes with a logical unit reset
- * and with the holder's session, and the two kinds exclude each other (SPC-3 5.6.3: while any key is registered RESERVE and
- * RELEASE conflict, while an SPC-2 reservation is held PERSISTENT RESERVE IN and OUT conflict). The
- * persistent state survives the loss of a nexus and a logical unit reset; a restart of the server
- * only when the last REGISTER (or REGISTER AND MOVE) set APTPL (then it is kept in a file,
- * {@link ScsiReservationFile}). ALL_TG_PT is taken (the state is this port's, so a registration
- * for every target port is one for that port, and READ FULL STATUS says which were made so).
- * REGISTER with SPEC_I_PT registers the sending nexus and every one its TransportIDs name, all or
- * none: a format 01b TransportID names one initiator port, logged in or not; a format 00b one an
- * initiator device, and that registration (kept under the initiator's name alone) is shared by
- * every I_T nexus of that initiator that has none of its own, now or after it logs in. Every
- * command of a nexus acts under its registration ({@link #registrant}).
+ * nexus (named by its initiator port, {@code IQN,i,0xISID}), the reservation and its type,
+ * PERSISTENT RESERVE IN and OUT (every service action), which commands of other nexuses the
+ * reservation holds off with RESERVATION CONFLICT, and the unit attentions SPC-4 asks of PREEMPT,
+ * CLEAR and RELEASE. Beside them the SPC-2 reservation of RESERVE and RELEASE (6 and 10,
+ * {@link ScsiSpc2Reservation}): one nexus holds the whole unit until a logical unit reset or its
+ * session's end, and the two kinds exclude each other (SPC-3 5.6.3). The state is this port's, kept
+ * through a restart when the last REGISTER set APTPL ({@link ScsiReservationFile}), or, for a unit
+ * that other ports serve too (a replicated volume's peers), the volume's, shared by every port
+ * ({@link ScsiSharedReservations}). ALL_TG_PT is taken (READ FULL STATUS says which registrations
+ * were made so). REGISTER with SPEC_I_PT registers the sender and every nexus its TransportIDs name,
+ * all or none: a format 00b TransportID registers an initiator device, shared by every I_T nexus of
+ * that initiator without a registration of its own. Every command of a nexus acts under its
+ * registration ({@link #registrant}).
  */
 final class ScsiReservations {
     static final int WRITE_EXCLUSIVE = 1;
@@ -221,6 +215,17 @@ final class ScsiReservations {
         return conflicts(nexus, WRITE16) ? -1 : loaded + 1;
     }
 
+    /**
+     * After {@link #conflicts} said yes: whether the reservations still hold the command off once this
+     * port has every change made before it, through any port (a shared unit's port may lag behind).
+     */
+    boolean stillConflicts(String nexus, byte[] cdb) {
+        if (shared != null) {
+            shared.sync();
+        }
+        return conflicts(nexus, cdb);
+    }
+
     /** Whether the reservations are shared with other ports ({@link ScsiSharedReservations}). */
     boolean isShared() {
         return shared != null;
@@ -269,9 +274,14 @@ final class ScsiReservations {
     }
 
     /** PERSISTENT RESERVE IN. */
-    synchronized ScsiResult in(byte[] cdb) {
-        refresh();
-        return ScsiReservationReports.in(cdb, snapshot(), aptpl, persists(), port.getAsInt());
+    ScsiResult in(byte[] cdb) {
+        if (shared != null) {
+            shared.sync(); // every change made before, through any port
+        }
+        synchronized (this) {
+            refresh();
+            return ScsiReservationReports.in(cdb, snapshot(), aptpl, persists(), port.getAsInt());
+        }
     }
 
     /** PERSISTENT RESERVE OUT from {@code nexus} with its parameter list. */
@@ -477,26 +487,8 @@ final class ScsiReservations {
      * else its initiator's format 00b one, else none, and then {@code nexus} itself.
      */
     private String registrant(String nexus) {
-        String r = registrantAmong(nexus, keys.keySet());
+        String r = ScsiReservationReports.registrantAmong(nexus, keys.keySet());
         return r != null ? r : nexus;
-    }
-
-    /** The registration among {@code regs} that {@code nexus} acts under ({@link #registrant}), or null. */
-    static String registrantAmong(String nexus, java.util.Collection<String> regs) {
-        if (regs.contains(nexus)) {
-            return nexus;
-        }
-        String name = ScsiTransportId.initiatorOf(nexus);
-        String device = null;
-        for (String k : regs) {
-            if (k.equalsIgnoreCase(nexus)) {
-                return k;
-            }
-            if (k.equalsIgnoreCase(name)) {
-                device = k;
-            }
-        }
-        return device;
     }
 
     /** An initiator port as the nexus logged in with it spells it, else as given. */

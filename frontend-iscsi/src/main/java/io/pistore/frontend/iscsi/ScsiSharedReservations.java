@@ -128,7 +128,7 @@ final class ScsiSharedReservations {
                 among.add(e.except());
             }
             for (String n : attached) {
-                String reg = ScsiReservations.registrantAmong(n, among);
+                String reg = ScsiReservationReports.registrantAmong(n, among);
                 if (reg == null || !e.targets().contains(reg)) {
                     continue;
                 }
@@ -142,6 +142,20 @@ final class ScsiSharedReservations {
             }
         }
         return aborted;
+    }
+
+    /**
+     * Waits until this port has applied every change made before, through any port
+     * ({@link SharedVolumeState#sync}), at most the wait a change has; returns either way.
+     */
+    void sync() {
+        try {
+            shared.sync().get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            log.accept("iscsi: shared reservations not brought up to date: " + (e.getCause() != null ? e.getCause() : e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -173,6 +187,7 @@ final class ScsiSharedReservations {
     ScsiResult change(java.util.function.Supplier<Attempt> attempt) {
         changing.lock();
         try {
+            sync(); // worked out on every change made before, through any port
             for (int i = 0; i < MAX_ATTEMPTS; i++) {
                 Attempt a = attempt.get();
                 if (a.value() == null) {

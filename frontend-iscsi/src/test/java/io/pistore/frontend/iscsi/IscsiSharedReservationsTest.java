@@ -38,6 +38,7 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
     private static final BlockFormat F = BlockFormat.of(512, 8);
     private static final long KEY_A = 0xAAAA_0000_0000_0001L;
     private static final long KEY_B = 0xBBBB_0000_0000_0002L;
+    private static final long KEY_C = 0xCCCC_0000_0000_0003L;
     private static final int WE_RO = ScsiReservations.WRITE_EXCLUSIVE_REGISTRANTS_ONLY;
 
     /** The shared state's versions, the same for every port (what a Raft log orders). */
@@ -70,16 +71,24 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
             synchronized (this) {
                 all = List.copyOf(ports);
             }
-            all.forEach(Port::catchUp);
+            all.stream().filter(p -> !p.lazy).forEach(Port::catchUp);
             return set;
         }
     }
 
-    /** One port's view of the shared state: it applies the core's versions in order, unless held. */
+    /**
+     * One port's view of the shared state: it applies the core's versions in order as they are set,
+     * unless held; a lazy one only when it is asked to (a sync, a wait, its own change), as a peer
+     * that lags behind the leader. A gated one's next sync waits at the gate once it has caught up.
+     */
     static final class Port implements SharedVolumeState {
         private final Core core;
         private long applied;
         private boolean held;
+        volatile boolean lazy;
+        private final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.atomic.AtomicBoolean gated = new java.util.concurrent.atomic.AtomicBoolean();
+        private final java.util.concurrent.CountDownLatch atGate = new java.util.concurrent.CountDownLatch(1);
         private final List<Consumer<Versioned>> watchers = new ArrayList<>();
         private final List<Object[]> waiting = new ArrayList<>();
 
@@ -132,6 +141,35 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
         public CompletableFuture<Boolean> compareAndSet(long expected, byte[] value) {
             boolean set = core.compareAndSet(expected, value);
             return awaitVersion(core.version()).thenApply(v -> set);
+        }
+
+        /** The next sync, once caught up, waits until {@link #openGate}. */
+        void gateSyncs() {
+            gated.set(true);
+        }
+
+        void openGate() {
+            gate.countDown();
+        }
+
+        boolean waitingAtGate() {
+            return atGate.getCount() == 0;
+        }
+
+        @Override
+        public CompletableFuture<Versioned> sync() {
+            boolean g = gated.getAndSet(false);
+            return awaitVersion(core.version()).thenApplyAsync(v -> {
+                if (g) {
+                    atGate.countDown();
+                    try {
+                        gate.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return v;
+            });
         }
 
         @Override
@@ -332,9 +370,9 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
     @Test
     void changesMadeAtOnceOnBothPortsBothCount() throws Exception {
         Served lagging = second();
-        try (IscsiTestInitiator a = onFirst("a"); IscsiTestInitiator b = onSecond("b")) {
-            lagging.port.hold();
+        try (IscsiTestInitiator a = onFirst("a"); IscsiTestInitiator b = onSecond("b"); IscsiTestInitiator c = onFirst("c")) {
             assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0).status());
+            lagging.port.gateSyncs();
             CompletableFuture<Integer> register = CompletableFuture.supplyAsync(() -> {
                 try {
                     return prout(b, 0, 0, 0, KEY_B, 0).status();
@@ -342,13 +380,46 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
+            Eventually.await("the second port's REGISTER to have caught up", lagging.port::waitingAtGate);
+            lagging.port.hold(); // what comes now reaches the second port only later
+            assertEquals(GOOD, prout(c, 0, 0, 0, KEY_C, 0).status(), "a change through the first port in between");
+            lagging.port.openGate();
             Eventually.await("the second port's change loses the race", () -> core.refusedChanges.get() > 0);
             lagging.port.release();
             assertEquals(GOOD, register.get().intValue(), "worked out again on the newer state");
             byte[] keys = IscsiReservationTest.prin(a, 0);
-            assertEquals(2, Pdu.getInt(keys, 0), "both registrations counted");
-            assertEquals(16, Pdu.getInt(keys, 4));
-            assertTrue(core.version() >= 2, "each change set the shared state once");
+            assertEquals(3, Pdu.getInt(keys, 0), "all three registrations counted");
+            assertEquals(24, Pdu.getInt(keys, 4));
+            assertEquals(3, core.version(), "each change set the shared state once");
         }
+    }
+
+    /**
+     * A port that lags behind (it applies changes only when asked) answers as if it had every change
+     * made before through the other port: it catches up before a PERSISTENT RESERVE IN or OUT, a
+     * RESERVE or RELEASE, and before it answers RESERVATION CONFLICT.
+     */
+    @Test
+    void aPortThatLagsAnswersAfterEveryChangeMadeBefore() throws Exception {
+        Served lagging = second();
+        lagging.port.lazy = true;
+        try (IscsiTestInitiator a = onFirst("a"); IscsiTestInitiator b = onSecond("b")) {
+            assertEquals(GOOD, reserve6(a));
+            assertEquals(CONFLICT, write(b), "the reservation, caught up before answering a conflict");
+            assertEquals(GOOD, release6(a));
+            assertEquals(GOOD, reserve6(b), "RESERVE(6) after the other port's RELEASE(6) was answered");
+            assertEquals(GOOD, release6(b));
+            assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0).status());
+            byte[] keys = IscsiReservationTest.prin(b, 0);
+            assertEquals(8, Pdu.getInt(keys, 4), "READ KEYS through the lagging port shows the registration just made");
+            assertEquals(GOOD, prout(a, 1, ScsiReservations.WRITE_EXCLUSIVE, KEY_A, 0, 0).status());
+            assertEquals(CONFLICT, write(b));
+            assertEquals(GOOD, prout(a, 2, ScsiReservations.WRITE_EXCLUSIVE, KEY_A, 0, 0).status(), "RELEASE");
+            assertEquals(GOOD, write(b), "a write after the RELEASE was answered: no stale conflict");
+        }
+    }
+
+    private static int release6(IscsiTestInitiator c) throws IOException {
+        return c.command(new byte[] {0x17, 0, 0, 0, 0, 0}, new byte[0], 0, 0, false).status();
     }
 }

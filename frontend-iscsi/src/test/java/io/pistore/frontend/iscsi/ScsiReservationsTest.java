@@ -49,6 +49,30 @@ class ScsiReservationsTest {
         return r.in(c).dataIn;
     }
 
+    /**
+     * An all-registrants reservation outlives the registration of the nexus that made it, so the
+     * state kept through a restart (and shared by a replicated volume's peers) holds it too.
+     */
+    @Test
+    void anAllRegistrantsReservationWhoseMakerLeftIsKept(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        ScsiReservationFile file = new ScsiReservationFile(dir, "v");
+        ScsiReservations kept = new ScsiReservations(new ScsiUnitAttentions(), () -> 1, file, line -> { });
+        byte[] aptpl = param(0, 1);
+        aptpl[20] = 0x01;
+        assertEquals(0, kept.out(A, cdb(6, 0), aptpl).status);
+        assertEquals(0, kept.out(B, cdb(6, 0), param(0, 2)).status);
+        assertEquals(0, kept.out(A, cdb(1, ScsiReservations.WRITE_EXCLUSIVE_ALL_REGISTRANTS), param(1, 0)).status);
+        byte[] leave = param(1, 0);
+        leave[20] = 0x01;
+        assertEquals(0, kept.out(A, cdb(0, 0), leave).status, "the maker unregisters; B still holds it");
+        java.util.List<String> log = new java.util.ArrayList<>();
+        ScsiReservations back = new ScsiReservations(new ScsiUnitAttentions(), () -> 1, file, log::add);
+        assertTrue(log.stream().anyMatch(l -> l.contains("kept through the restart")), log.toString());
+        assertTrue(back.conflicts(C, WRITE), "the reservation came back");
+        assertFalse(back.conflicts(B, WRITE), "held by every registrant");
+    }
+
     @Test
     void allRegistrantsHoldTheReservationUntilTheLastLeaves() {
         assertEquals(0, out(A, 6, 0, 0, 1));

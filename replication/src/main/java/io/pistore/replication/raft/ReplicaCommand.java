@@ -38,7 +38,9 @@ public final class ReplicaCommand {
         /**
          * Sets the volume's shared state ({@link io.pistore.spi.SharedVolumeState}) if its version is
          * still {@code lba}: the data is {@code nonce(8) value}, the nonce telling a second copy of the
-         * same change from another's ({@link ReplicaSharedState}). Peers of a build without it fail the entry.
+         * same change from another's ({@link ReplicaSharedState}); an expected version of -1 with no
+         * value sets nothing and answers the version at its place in the log (a barrier for a port that
+         * catches up, {@link #sharedStateCheck}). Peers of a build without it fail the entry.
          */
         SHARED_STATE(8),
         /** A query, never in the log. */
@@ -165,6 +167,13 @@ public final class ReplicaCommand {
         ByteBuffer b = ByteBuffer.wrap(a);
         header(b, Op.SHARED_STATE, expected, 0, false, 8 + value.length, 0, null);
         b.putLong(nonce).put(value);
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
+    }
+
+    /** A shared-state command that changes nothing and answers the version where it stands in the log. */
+    public static Message sharedStateCheck() {
+        byte[] a = new byte[HEADER_BYTES + 8];
+        header(ByteBuffer.wrap(a), Op.SHARED_STATE, -1, 0, false, 8, 0, null);
         return Message.valueOf(UnsafeByteOperations.unsafeWrap(a));
     }
 

@@ -45,7 +45,8 @@ final class ReplicaSharedState {
     /** Why {@code c}, a shared-state change, is malformed, or null. */
     static String misfit(ReplicaCommand c) {
         long bytes = c.data == null ? 0 : c.data.remaining();
-        if (c.lba < 0 || bytes < 8 || bytes - 8 > SharedVolumeState.MAX_BYTES || c.metadata != null) {
+        if (c.lba < -1 || c.lba == -1 && bytes != 8 || bytes < 8 || bytes - 8 > SharedVolumeState.MAX_BYTES
+                || c.metadata != null) {
             return c + ": a shared-state change expects a version of 0 or more and carries a nonce and at most "
                     + SharedVolumeState.MAX_BYTES + " bytes";
         }
@@ -54,6 +55,9 @@ final class ReplicaSharedState {
 
     /** Applies change {@code c}, the command of log entry {@code index}: set, or not. */
     ApplyOutcome apply(ReplicaCommand c, long index) {
+        if (c.lba == -1) { // a check: the version here, nothing set
+            return ApplyOutcome.shared(false, version);
+        }
         ByteBuffer d = c.data.duplicate();
         long n = d.getLong();
         if (version == c.lba && version < index) {

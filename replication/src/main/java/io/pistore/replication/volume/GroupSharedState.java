@@ -79,6 +79,24 @@ final class GroupSharedState implements SharedVolumeState {
             return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": " + what + ": "
                     + e.getMessage()));
         }
+        return decided(m, what).thenCompose((ApplyOutcome o) -> here(b, o.sharedVersion(), deadline,
+                "volume " + name + ": " + what + " " + o.describe()).thenApply(v -> o.sharedSet()));
+    }
+
+    /**
+     * Waits until this peer's replica shows {@code version}, decided by the group. A follower learns
+     * that an entry committed only with the leader's next append to it, a heartbeat later when the
+     * group is idle: a check entry sent now carries the commit index to it at once.
+     */
+    private CompletableFuture<Versioned> here(SharedStateBoard b, long version, long deadline, String what) {
+        if (b.current().version() < version) {
+            batcher.submit(ReplicaCommand.sharedStateCheck()).exceptionally(t -> null); // its own outcome is not needed
+        }
+        return b.await(version, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()), what);
+    }
+
+    /** The outcome of shared-state command {@code m} once the group decided it, or the failure naming {@code what}. */
+    private CompletableFuture<ApplyOutcome> decided(org.apache.ratis.protocol.Message m, String what) {
         return batcher.submit(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
             if (t != null) {
                 throw new CompletionException(commitFailure.apply(what, t));
@@ -87,9 +105,23 @@ final class GroupSharedState implements SharedVolumeState {
                 throw new CompletionException(o.failure("volume " + name + ": " + what + " " + o.describe()));
             }
             return o;
-        }).thenCompose((ApplyOutcome o) -> b.await(o.sharedVersion(),
-                TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()),
-                "volume " + name + ": " + what + " " + o.describe()).thenApply(v -> o.sharedSet()));
+        });
+    }
+
+    /** A check through the log ({@link ReplicaCommand#sharedStateCheck}), then this peer's replica up to the version it found. */
+    @Override
+    public CompletableFuture<Versioned> sync() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        String what = "shared-state check";
+        SharedStateBoard b;
+        try {
+            b = board();
+        } catch (IllegalStateException e) {
+            return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": " + what + ": "
+                    + e.getMessage()));
+        }
+        return decided(ReplicaCommand.sharedStateCheck(), what).thenCompose((ApplyOutcome o) -> here(b, o.sharedVersion(),
+                deadline, "volume " + name + ": " + what));
     }
 
     @Override

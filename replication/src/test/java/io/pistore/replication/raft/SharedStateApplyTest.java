@@ -110,6 +110,19 @@ class SharedStateApplyTest {
     }
 
     @Test
+    void aCheckSetsNothingAndAnswersTheVersionWhereItStands() throws Exception {
+        apply(3, change(0, 1, "x"));
+        ApplyOutcome check = apply(4, ReplicaCommand.decode(ReplicaCommand.sharedStateCheck().getContent()));
+        assertTrue(check.isShared(), check.describe());
+        assertFalse(check.sharedSet(), "a check sets nothing");
+        assertEquals(3, check.sharedVersion(), "the version at its place in the log");
+        assertTrue(apply(5, change(3, 2, "y")).sharedSet(), "the version did not move: the next change from it is set");
+        ApplyOutcome bad = apply(6, ReplicaCommand.decode(ReplicaCommand.plain(ReplicaCommand.Op.SHARED_STATE, -2, 0, false)
+                .getContent()));
+        assertFalse(bad.isShared(), "an expected version below -1 is refused: " + bad.describe());
+    }
+
+    @Test
     void aWriteOfAnotherViewIsRefusedBeforeItsFenceCountsAndWritesNothing() throws Exception {
         apply(3, change(0, 1, "x"));
         byte[][] first = ReplicaApplierTest.blocks(4, 2, 1);

@@ -120,6 +120,11 @@ class ReplicatedSharedStateTest {
         assertEquals(v1.version(), vs[l].sharedState().current().version());
         assertTrue(set(vs[o].sharedState(), v1.version(), "b"));
         long v2 = vs[o].sharedState().current().version();
+        for (int i = 0; i < 3; i++) { // each peer, once synced, has the change another peer made just before
+            Versioned synced = vs[i].sharedState().sync().get(30, TimeUnit.SECONDS);
+            assertEquals(v2, synced.version(), "synced on " + ThreePeers.id(i));
+            assertEquals(v2, vs[i].sharedState().current().version());
+        }
         assertTrue(v2 > v1.version(), "versions only grow");
         for (int i = 0; i < 3; i++) {
             int n = i;
