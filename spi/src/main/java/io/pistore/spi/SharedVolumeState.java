@@ -62,6 +62,14 @@ public interface SharedVolumeState {
     CompletableFuture<Versioned> sync();
 
     /**
+     * Completes once every port of the volume that can be reached has taken in version
+     * {@code version} (a value whose change its sessions must see at once, as a reset's unit
+     * attention, is then theirs), or after the volume's attempt time at most; it never fails. A port
+     * applies what it has taken in moments later, on its own thread.
+     */
+    CompletableFuture<Void> awaitEverywhere(long version);
+
+    /**
      * Calls {@code watcher} with every value this port applies from now on, in version order, on the
      * applying thread: it must be quick and must not block.
      */

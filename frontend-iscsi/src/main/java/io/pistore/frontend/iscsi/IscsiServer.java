@@ -595,8 +595,8 @@ public final class IscsiServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        log("iscsi: PREEMPT AND ABORT of " + targetName(lun.volume()) + (wait ? "" : " through another port") + ": "
-                + aborted.size() + " task(s) of " + nexuses.size() + " preempted I_T nexus(es) aborted");
+        log("iscsi: " + (wait ? "PREEMPT AND ABORT" : "PREEMPT AND ABORT or reset through another port") + " of "
+                + targetName(lun.volume()) + ": " + aborted.size() + " task(s) of " + nexuses.size() + " I_T nexus(es) aborted");
     }
 
     /** Ends the connections whose sessions use that volume (before it goes away); returns how many. */

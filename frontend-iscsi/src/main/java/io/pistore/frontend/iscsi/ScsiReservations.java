@@ -150,7 +150,7 @@ final class ScsiReservations {
         restore(before); // shown once applied
         aptpl = wasAptpl;
         spc2.restore(wasSpc2);
-        return new ScsiSharedReservations.Attempt(r, loaded, value);
+        return new ScsiSharedReservations.Attempt(r, loaded, value, !events.isEmpty());
     }
 
     private ScsiReservationFile.State snapshot() {
@@ -258,9 +258,21 @@ final class ScsiReservations {
         }
     }
 
-    /** A logical unit or target reset: the SPC-2 reservation ends; persistent ones stay (SPC-4). */
+    /**
+     * A logical unit or target reset: the SPC-2 reservation ends; persistent ones stay (SPC-4). On a
+     * unit that other ports share the reset reaches their sessions too: the unit attention, and their
+     * tasks aborted ({@link ScsiSharedReservations#ALL}); this port's are the caller's.
+     */
     void reset() {
-        if (spc2Holder() != null) {
+        if (shared != null) {
+            mutate(() -> {
+                spc2.reset();
+                java.util.Set<String> all = java.util.Set.of(ScsiSharedReservations.ALL);
+                events.add(new ScsiSharedReservations.Event(ScsiUnitAttentions.RESET, null, all));
+                events.add(new ScsiSharedReservations.Event(ScsiSharedReservations.ABORT, null, all));
+                return ScsiResult.good();
+            });
+        } else if (spc2Holder() != null) {
             mutate(() -> {
                 spc2.reset();
                 return ScsiResult.good();

@@ -29,12 +29,15 @@ import java.util.function.Consumer;
  * aptpl                       (the last REGISTER set APTPL; the state is kept anyway while the volume lives)
  * spc2 NEXUS                  (the SPC-2 reservation's holder)
  * origin TOKEN                (the port that made the change)
- * event CODE EXCEPT REG...    (a unit attention CODE, hex, or "abort", for the nexuses under REG...; EXCEPT or "-")
+ * event CODE EXCEPT REG...    (a unit attention CODE, hex, or "abort", for the nexuses under REG... or,
+ *                             for "*", every one; EXCEPT or "-")
  * </pre>
  */
 final class ScsiSharedReservations {
     /** An event code: abort the tasks of the nexuses under the registrations (PREEMPT AND ABORT). */
     static final int ABORT = -1;
+    /** An event's target that stands for every I_T nexus with a session on the unit (a reset). */
+    static final String ALL = "*";
     /** How often a change is worked out again because another port's came first before it gives up (BUSY). */
     static final int MAX_ATTEMPTS = 16;
 
@@ -129,7 +132,7 @@ final class ScsiSharedReservations {
             }
             for (String n : attached) {
                 String reg = ScsiReservationReports.registrantAmong(n, among);
-                if (reg == null || !e.targets().contains(reg)) {
+                if (!e.targets().contains(ALL) && (reg == null || !e.targets().contains(reg))) {
                     continue;
                 }
                 if (e.code() == ABORT) {
@@ -173,8 +176,12 @@ final class ScsiSharedReservations {
         }
     }
 
-    /** One try at a change: its answer, and the value to set, or null when the change leaves the state as it was. */
-    record Attempt(ScsiResult result, long base, byte[] value) {
+    /**
+     * One try at a change: its answer, and the value to set, or null when the change leaves the state
+     * as it was; {@code tells}: it has events for the sessions of every port (then it is answered
+     * once every port has it, {@link SharedVolumeState#awaitEverywhere}).
+     */
+    record Attempt(ScsiResult result, long base, byte[] value, boolean tells) {
     }
 
     /**
@@ -195,6 +202,9 @@ final class ScsiSharedReservations {
                 }
                 try {
                     if (shared.compareAndSet(a.base(), a.value()).get(waitMillis, TimeUnit.MILLISECONDS)) {
+                        if (a.tells()) {
+                            shared.awaitEverywhere(shared.current().version()).get(waitMillis, TimeUnit.MILLISECONDS);
+                        }
                         return a.result();
                     }
                 } catch (ExecutionException | TimeoutException e) {

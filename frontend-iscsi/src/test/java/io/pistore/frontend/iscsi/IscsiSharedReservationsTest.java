@@ -173,6 +173,16 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
         }
 
         @Override
+        public CompletableFuture<Void> awaitEverywhere(long version) {
+            List<Port> all;
+            synchronized (core) {
+                all = List.copyOf(core.ports);
+            }
+            all.forEach(Port::catchUp); // a lazy port takes it in now; a held one does not answer
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
         public CompletableFuture<Versioned> awaitVersion(long version) {
             CompletableFuture<Versioned> f = new CompletableFuture<>();
             synchronized (this) {
@@ -416,6 +426,34 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
             assertEquals(CONFLICT, write(b));
             assertEquals(GOOD, prout(a, 2, ScsiReservations.WRITE_EXCLUSIVE, KEY_A, 0, 0).status(), "RELEASE");
             assertEquals(GOOD, write(b), "a write after the RELEASE was answered: no stale conflict");
+        }
+    }
+
+    /**
+     * A LOGICAL UNIT RESET through one port reaches the sessions of the other (SAM-5: every I_T nexus
+     * of the unit): their unit attention, and their waiting tasks aborted; it ends an SPC-2
+     * reservation held through the other port.
+     */
+    @Test
+    void aLogicalUnitResetThroughOnePortReachesTheOther() throws Exception {
+        second();
+        try (IscsiTestInitiator a = onFirst("a"); IscsiTestInitiator b = onSecond("b")) {
+            assertEquals(GOOD, reserve6(b));
+            assertEquals(CONFLICT, write(a));
+            // b's write waits for its data on the other port when a resets the unit
+            int waiting = b.submit(cdb10(0x2A, 5, 1), new byte[0], 512, true, IscsiTask.SIMPLE);
+            assertEquals(Pdu.R2T, b.next().opcode());
+            int tmf = a.taskManagement(IscsiTaskSetTest.LOGICAL_UNIT_RESET, Pdu.RESERVED_TAG, 0);
+            Pdu answer = a.next();
+            assertEquals(tmf, answer.itt());
+            assertEquals(0, answer.u8(2), "function complete");
+            Pdu aborted = b.next();
+            assertEquals(waiting, aborted.itt(), "the other port aborts its session's task");
+            assertEquals(ScsiResult.TASK_ABORTED, aborted.u8(3));
+            assertUnitAttention(ScsiUnitAttentions.RESET, tur(a));
+            assertUnitAttention(ScsiUnitAttentions.RESET, tur(b)); // on the other port
+            assertEquals(GOOD, tur(b).status(), "reported once");
+            assertEquals(GOOD, write(a), "the reset ended the other port's SPC-2 reservation");
         }
     }
 

@@ -59,7 +59,7 @@ final class FollowerRead {
      * did not answer within {@code timeoutMs}, or the replica did not apply the index by then: the
      * caller reads through the group.
      */
-    Confirmed confirm(long timeoutMs) {
+    Confirmed confirm(long timeoutMs, CommitNudge nudge) {
         RaftServer.Division d;
         try {
             d = server.getDivision(groupId);
@@ -82,8 +82,13 @@ final class FollowerRead {
                 return null;
             }
             long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()));
-            return sm.appliedIndex().await(r.getReadIndex(), left) && running(sm) && sm.restores() == restores
-                    ? new Confirmed(sm, restores) : null;
+            boolean applied = sm.appliedIndex().await(r.getReadIndex(), Math.min(left, CommitNudge.GRACE_MILLIS));
+            if (!applied) { // an idle group: this peer learns the commit index at the next append, so send one
+                nudge.run();
+                applied = sm.appliedIndex().await(r.getReadIndex(),
+                        Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())));
+            }
+            return applied && running(sm) && sm.restores() == restores ? new Confirmed(sm, restores) : null;
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             return null;
         } catch (InterruptedException e) {

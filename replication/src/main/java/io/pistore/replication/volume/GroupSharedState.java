@@ -30,20 +30,31 @@ final class GroupSharedState implements SharedVolumeState {
     /** Found on first use ({@link #find}), then kept: the peer keeps one board per volume. */
     private volatile SharedStateBoard board;
     private final CommitBatcher batcher;
+    private final CommitNudge nudge;
     private final long timeoutMs;
     /** The one-line failure of a command the group did not commit (no quorum in time, a refusal). */
     private final BiFunction<String, Throwable, ReplicationException> commitFailure;
     /** Whether the volume is closed: its watchers then go at the next change. */
     private final java.util.function.BooleanSupplier closed;
+    /** Waits, at most the attempt time, until every peer has committed a log index (Ratis's watch, ALL_COMMITTED). */
+    private final java.util.function.LongFunction<CompletableFuture<?>> allCommitted;
 
     GroupSharedState(String name, Supplier<SharedStateBoard> find, CommitBatcher batcher, long timeoutMs,
-            BiFunction<String, Throwable, ReplicationException> commitFailure, java.util.function.BooleanSupplier closed) {
+            BiFunction<String, Throwable, ReplicationException> commitFailure, java.util.function.BooleanSupplier closed,
+            java.util.function.LongFunction<CompletableFuture<?>> allCommitted) {
         this.closed = closed;
+        this.allCommitted = allCommitted;
         this.name = name;
         this.find = find;
         this.batcher = batcher;
+        this.nudge = new CommitNudge(batcher);
         this.timeoutMs = timeoutMs;
         this.commitFailure = commitFailure;
+    }
+
+    /** What tells the followers the commit index now ({@link CommitNudge}); the follower reads use it too. */
+    CommitNudge nudge() {
+        return nudge;
     }
 
     private SharedStateBoard board() {
@@ -84,13 +95,12 @@ final class GroupSharedState implements SharedVolumeState {
     }
 
     /**
-     * Waits until this peer's replica shows {@code version}, decided by the group. A follower learns
-     * that an entry committed only with the leader's next append to it, a heartbeat later when the
-     * group is idle: a check entry sent now carries the commit index to it at once.
+     * Waits until this peer's replica shows {@code version}, decided by the group; a follower that has
+     * not applied it yet nudges the leader to tell it the commit index ({@link CommitNudge}).
      */
     private CompletableFuture<Versioned> here(SharedStateBoard b, long version, long deadline, String what) {
         if (b.current().version() < version) {
-            batcher.submit(ReplicaCommand.sharedStateCheck()).exceptionally(t -> null); // its own outcome is not needed
+            nudge.run();
         }
         return b.await(version, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()), what);
     }
@@ -122,6 +132,17 @@ final class GroupSharedState implements SharedVolumeState {
         }
         return decided(ReplicaCommand.sharedStateCheck(), what).thenCompose((ApplyOutcome o) -> here(b, o.sharedVersion(),
                 deadline, "volume " + name + ": " + what));
+    }
+
+    /**
+     * A version is the log index of the change that set it: once every peer has committed that index
+     * (the leader hears it in their answers to its next appends, which a nudge sends now), each
+     * applies it right away. A peer that does not answer is waited for at most the attempt time.
+     */
+    @Override
+    public CompletableFuture<Void> awaitEverywhere(long version) {
+        nudge.run();
+        return allCommitted.apply(version).handle((r, t) -> null);
     }
 
     @Override

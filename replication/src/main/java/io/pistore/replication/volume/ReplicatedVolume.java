@@ -118,8 +118,9 @@ public final class ReplicatedVolume implements CheckingVolume {
                 ReplicationSettings.BATCH_COMMANDS, ReplicationSettings.BATCH_LINGER_MAX_NANOS, CommitBatcher.timer(),
                 System::nanoTime);
         this.replicaReader = newReplicaReader(group, settings);
-        this.shared = localLeader == null ? null
-                : new GroupSharedState(name, localLeader::sharedStateBoard, batcher, timeoutMs, this::commitFailure, this::isClosed);
+        this.shared = localLeader == null ? null : new GroupSharedState(name, localLeader::sharedStateBoard, batcher,
+                timeoutMs, this::commitFailure, this::isClosed, i -> client.async().watch(i,
+                org.apache.ratis.proto.RaftProtos.ReplicationLevel.ALL_COMMITTED).orTimeout(attemptMs, TimeUnit.MILLISECONDS));
         this.repair = new ReplicaRepair(name, format, blocks, timeoutMs, attemptMs, log, new ReplicaRepair.Group() {
             @Override
             public RaftGroup members() {
@@ -590,7 +591,7 @@ public final class ReplicatedVolume implements CheckingVolume {
             return true;
         }
         if (local == null && followerRead != null && followerReadsOn) {
-            FollowerRead.Confirmed c = followerRead.confirm(attemptMs);
+            FollowerRead.Confirmed c = followerRead.confirm(attemptMs, shared.nudge()); // both on the peers only
             if (c != null && readLocal(c.stateMachine(), c.restores(), lba, n, data, metadata)) {
                 followerReads.increment();
                 return true;
