@@ -92,6 +92,22 @@ final class ReplicatedIscsiPeers implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends the command (a write of {@code data}, or a read of one block) until it is not answered
+     * with a unit attention, as an initiator does with the state changes it is told of.
+     */
+    static IscsiTestInitiator.Result settled(IscsiTestInitiator c, byte[] cdb, byte[] data, boolean read)
+            throws IOException {
+        for (int i = 0; i < 8; i++) {
+            IscsiTestInitiator.Result r = read ? c.command(cdb, new byte[0], 0, 512, true)
+                    : c.command(cdb, data, data.length, data.length, false);
+            if (r.status() == 0 || r.senseKey() != 0x06) {
+                return r;
+            }
+        }
+        throw new AssertionError("eight unit attentions in a row");
+    }
+
     /** Peer {@code i}'s iSCSI portal (0 to 2). */
     InetSocketAddress portal(int i) {
         return new InetSocketAddress("127.0.0.1", portals[i]);

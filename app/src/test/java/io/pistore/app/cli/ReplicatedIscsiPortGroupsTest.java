@@ -112,7 +112,7 @@ class ReplicatedIscsiPortGroupsTest {
             stpg[1] = 0x0A;
             stpg[9] = 8;
             byte[] descriptor = {0, 0, 0, 0, 0x00, 0, (byte) (askerGroup >>> 8), (byte) askerGroup};
-            assertEquals(0, afterAttentions(sessions.get(asker), stpg, descriptor, false).status());
+            assertEquals(0, ReplicatedIscsiPeers.settled(sessions.get(asker), stpg, descriptor, false).status());
             for (IscsiTestInitiator s : sessions) {
                 first = awaitGroups(s, "the asking peer leads", x -> optimized(x) == 1 && x.get(askerGroup) == 0);
             }
@@ -158,11 +158,11 @@ class ReplicatedIscsiPortGroupsTest {
             write[0] = 0x2A;
             write[5] = 9;
             write[8] = 1;
-            assertEquals(0, afterAttentions(sessions.get(forwarder), write, block, false).status());
+            assertEquals(0, ReplicatedIscsiPeers.settled(sessions.get(forwarder), write, block, false).status());
             byte[] read = Arrays.copyOf(write, 10);
             read[0] = 0x28;
             // more state changes may follow (the new leader is ready only once an entry of its term commits)
-            IscsiTestInitiator.Result back = afterAttentions(sessions.get(newLeader), read, new byte[0], true);
+            IscsiTestInitiator.Result back = ReplicatedIscsiPeers.settled(sessions.get(newLeader), read, new byte[0], true);
             assertEquals(0, back.status());
             assertArrayEquals(block, back.dataIn());
         } finally {
@@ -175,21 +175,5 @@ class ReplicatedIscsiPortGroupsTest {
             }
             peers.close();
         }
-    }
-
-    /**
-     * Sends the command (a write of {@code data}, or a read of one block) until it is not answered
-     * with a unit attention, as an initiator does with the state changes it is told of.
-     */
-    private static IscsiTestInitiator.Result afterAttentions(IscsiTestInitiator c, byte[] cdb, byte[] data, boolean read)
-            throws IOException {
-        for (int i = 0; i < 8; i++) {
-            IscsiTestInitiator.Result r = read ? c.command(cdb, new byte[0], 0, 512, true)
-                    : c.command(cdb, data, data.length, data.length, false);
-            if (r.status() == 0 || r.senseKey() != 0x06) {
-                return r;
-            }
-        }
-        throw new AssertionError("eight unit attentions in a row");
     }
 }

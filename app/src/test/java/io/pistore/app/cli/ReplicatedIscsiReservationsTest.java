@@ -47,7 +47,7 @@ class ReplicatedIscsiReservationsTest {
         cdb[8] = 24;
         byte[] p = new byte[24];
         ByteBuffer.wrap(p).putLong(key).putLong(serviceKey);
-        return settled(c, cdb, p, false);
+        return ReplicatedIscsiPeers.settled(c, cdb, p, false);
     }
 
     /** READ KEYS: the generation and the keys. */
@@ -55,7 +55,7 @@ class ReplicatedIscsiReservationsTest {
         byte[] cdb = new byte[10];
         cdb[0] = 0x5E;
         cdb[8] = (byte) 200;
-        IscsiTestInitiator.Result r = settled(c, cdb, new byte[0], true);
+        IscsiTestInitiator.Result r = ReplicatedIscsiPeers.settled(c, cdb, new byte[0], true);
         assertEquals(GOOD, r.status());
         ByteBuffer b = ByteBuffer.wrap(r.dataIn());
         int generation = b.getInt();
@@ -76,11 +76,11 @@ class ReplicatedIscsiReservationsTest {
     }
 
     private static int write(IscsiTestInitiator c, byte[] block) throws IOException {
-        return settled(c, cdb10(0x2A, 3), block, false).status();
+        return ReplicatedIscsiPeers.settled(c, cdb10(0x2A, 3), block, false).status();
     }
 
     private static byte[] read(IscsiTestInitiator c) throws IOException {
-        IscsiTestInitiator.Result r = settled(c, cdb10(0x28, 3), new byte[0], true);
+        IscsiTestInitiator.Result r = ReplicatedIscsiPeers.settled(c, cdb10(0x28, 3), new byte[0], true);
         assertEquals(GOOD, r.status());
         return r.dataIn();
     }
@@ -110,19 +110,6 @@ class ReplicatedIscsiReservationsTest {
     /** The parameter list naming {@code group} active/optimized. */
     private static byte[] stpgList(int group) {
         return new byte[] {0, 0, 0, 0, 0x00, 0, (byte) (group >>> 8), (byte) group};
-    }
-
-    /** Sends the command until it is not answered with a unit attention, as an initiator does. */
-    private static IscsiTestInitiator.Result settled(IscsiTestInitiator c, byte[] cdb, byte[] data, boolean read)
-            throws IOException {
-        for (int i = 0; i < 8; i++) {
-            IscsiTestInitiator.Result r = read ? c.command(cdb, new byte[0], 0, 512, true)
-                    : c.command(cdb, data, data.length, data.length, false);
-            if (r.status() == GOOD || r.senseKey() != 0x06) {
-                return r;
-            }
-        }
-        throw new AssertionError("eight unit attentions in a row");
     }
 
     @Test
@@ -167,7 +154,7 @@ class ReplicatedIscsiReservationsTest {
 
             // peer 1 leads (SET TARGET PORT GROUPS naming its own group), then stops: the state stays
             // with the volume, and changes go on through the new leader
-            assertEquals(GOOD, settled(a, stpg(), stpgList(ownGroup(a)), false).status());
+            assertEquals(GOOD, ReplicatedIscsiPeers.settled(a, stpg(), stpgList(ownGroup(a)), false).status());
             a.close();
             sessions.remove(a);
             peers.stop(0);

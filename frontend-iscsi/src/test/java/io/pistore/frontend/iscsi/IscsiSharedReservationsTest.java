@@ -309,6 +309,17 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
         }
     }
 
+    /** Runs {@code command} on another thread: what a session sends while the test does something else. */
+    private static CompletableFuture<Integer> meanwhile(java.util.concurrent.Callable<Integer> command) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return command.call();
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+    }
+
     private static int reserve6(IscsiTestInitiator c) throws IOException {
         return c.command(new byte[] {0x16, 0, 0, 0, 0, 0}, new byte[0], 0, 0, false).status();
     }
@@ -359,14 +370,8 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
 
             lagging.port.hold(); // the second port has not applied the PREEMPT yet when b's write reaches it
             assertEquals(GOOD, prout(a, 4, WE_RO, KEY_A, KEY_B, 0).status(), "PREEMPT of b's key");
-            CompletableFuture<Integer> late = CompletableFuture.supplyAsync(() -> {
-                try {
-                    byte[] cdb = java.util.Arrays.copyOf(cdb10(0x2A, 1, 1), 10);
-                    return b.command(cdb, block(7), 512, 512, false).status();
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            CompletableFuture<Integer> late = meanwhile(() -> b.command(java.util.Arrays.copyOf(cdb10(0x2A, 1, 1), 10),
+                    block(7), 512, 512, false).status());
             Eventually.await("the stale write reaches the volume and is refused", () -> core.refusedWrites.get() > 0);
             lagging.port.release();
             assertEquals(CONFLICT, late.get().intValue(), "checked again on the newer state: held off");
@@ -383,13 +388,7 @@ class IscsiSharedReservationsTest extends IscsiLoopbackFixture {
         try (IscsiTestInitiator a = onFirst("a"); IscsiTestInitiator b = onSecond("b"); IscsiTestInitiator c = onFirst("c")) {
             assertEquals(GOOD, prout(a, 0, 0, 0, KEY_A, 0).status());
             lagging.port.gateSyncs();
-            CompletableFuture<Integer> register = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return prout(b, 0, 0, 0, KEY_B, 0).status();
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            CompletableFuture<Integer> register = meanwhile(() -> prout(b, 0, 0, 0, KEY_B, 0).status());
             Eventually.await("the second port's REGISTER to have caught up", lagging.port::waitingAtGate);
             lagging.port.hold(); // what comes now reaches the second port only later
             assertEquals(GOOD, prout(c, 0, 0, 0, KEY_C, 0).status(), "a change through the first port in between");
