@@ -119,6 +119,18 @@ final class ReplicatedIscsiPeers implements AutoCloseable {
         serves[i] = null;
     }
 
+    /** Closes {@code sessions} (a peer may have stopped under one), then the peers. */
+    void close(java.util.List<IscsiTestInitiator> sessions) throws InterruptedException {
+        for (IscsiTestInitiator s : sessions) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // its peer has stopped
+            }
+        }
+        close();
+    }
+
     @Override
     public void close() throws InterruptedException {
         for (int i = 0; i < 3; i++) {

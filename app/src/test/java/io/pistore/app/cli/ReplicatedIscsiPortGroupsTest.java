@@ -166,14 +166,7 @@ class ReplicatedIscsiPortGroupsTest {
             assertEquals(0, back.status());
             assertArrayEquals(block, back.dataIn());
         } finally {
-            for (IscsiTestInitiator s : sessions) {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // the peer may have stopped
-                }
-            }
-            peers.close();
+            peers.close(sessions);
         }
     }
 }

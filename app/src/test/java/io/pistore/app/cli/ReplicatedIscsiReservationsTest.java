@@ -169,14 +169,7 @@ class ReplicatedIscsiReservationsTest {
                 assertEquals(3, keys(b).length, "both keys, seen through peer 2");
             }
         } finally {
-            for (IscsiTestInitiator s : sessions) {
-                try {
-                    s.close();
-                } catch (IOException ignored) {
-                    // the peer may have stopped
-                }
-            }
-            peers.close();
+            peers.close(sessions);
         }
     }
 

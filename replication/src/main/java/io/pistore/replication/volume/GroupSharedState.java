@@ -83,15 +83,23 @@ final class GroupSharedState implements SharedVolumeState {
         String what = "shared-state change from version " + expected;
         org.apache.ratis.protocol.Message m = ReplicaCommand.sharedState(expected, ThreadLocalRandom.current().nextLong() | 1,
                 value); // a copy; refuses a value too large
+        return decidedHere(m, what, deadline).thenApply(ApplyOutcome::sharedSet);
+    }
+
+    /**
+     * Shared-state command {@code m} decided by the group, once this peer's replica shows the version
+     * it left (or the failure naming {@code what}, within {@code deadline}).
+     */
+    private CompletableFuture<ApplyOutcome> decidedHere(org.apache.ratis.protocol.Message m, String what, long deadline) {
         SharedStateBoard b;
         try {
             b = board();
-        } catch (IllegalStateException e) {
+        } catch (IllegalStateException e) { // this peer holds no replica of the group now
             return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": " + what + ": "
                     + e.getMessage()));
         }
         return decided(m, what).thenCompose((ApplyOutcome o) -> here(b, o.sharedVersion(), deadline,
-                "volume " + name + ": " + what + " " + o.describe()).thenApply(v -> o.sharedSet()));
+                "volume " + name + ": " + what + " " + o.describe()).thenApply(v -> o));
     }
 
     /**
@@ -122,16 +130,7 @@ final class GroupSharedState implements SharedVolumeState {
     @Override
     public CompletableFuture<Versioned> sync() {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        String what = "shared-state check";
-        SharedStateBoard b;
-        try {
-            b = board();
-        } catch (IllegalStateException e) {
-            return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": " + what + ": "
-                    + e.getMessage()));
-        }
-        return decided(ReplicaCommand.sharedStateCheck(), what).thenCompose((ApplyOutcome o) -> here(b, o.sharedVersion(),
-                deadline, "volume " + name + ": " + what));
+        return decidedHere(ReplicaCommand.sharedStateCheck(), "shared-state check", deadline).thenApply(o -> current());
     }
 
     /**
