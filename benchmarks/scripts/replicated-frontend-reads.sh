@@ -10,8 +10,10 @@
 #       TMPDIR=/dev/shm benchmarks/scripts/replicated-frontend-reads.sh $b iscsi; done; done
 #
 #   benchmarks/scripts/replicated-frontend-reads.sh BUILD nbd|iscsi   (SECS 15, RAMP 8)
+#
+# MODE=write (iscsi only) measures 4 KiB random writes at qd 32 instead.
 set -uo pipefail
-build="$(cd "$1" && pwd)"; frontend="$2"; secs="${SECS:-15}"; ramp="${RAMP:-8}"
+build="$(cd "$1" && pwd)"; frontend="$2"; secs="${SECS:-15}"; ramp="${RAMP:-8}"; mode="${MODE:-read}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cp="$build/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$build/app/target/lib/*:$build/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
 pistore() { java -cp "$cp" io.pistore.app.cli.Main "$@"; }
@@ -48,11 +50,11 @@ if [ "$frontend" = nbd ]; then
 else
     u=iscsi://127.0.0.1:326$L/iqn.2026-12.io.pistore:rv/0
     "$d/iscsi_bench" $u write seq 131072 16 6 0 > /dev/null
-    (sleep "$ramp"; "$d/iscsi_bench" $u read rand 4096 32 "$secs" 0 268435456 | awk '{print $2}' > "$d/iops") &
+    (sleep "$ramp"; "$d/iscsi_bench" $u "$mode" rand 4096 32 "$secs" 0 268435456 | awk '{print $2}' > "$d/iops") &
 fi
 b=$!
 ticks() { for p in "${pids[@]}"; do awk '{print $14 + $15}' /proc/$p/stat; done | awk '{s += $1} END {print s}'; }
 sleep $((ramp + 2)); t0=$(ticks); sleep $((secs - 4)); t1=$(ticks)
 wait $b
 [ -s "$d/iops" ] || { echo "the client failed" >&2; exit 1; }
-python3 -c "import sys; iops = float(open('$d/iops').read()); print('%-6s %s reads/s %8.0f  peers cpu/read %5.2f us' % ('$frontend', '$1', iops, ($t1 - $t0) * 1e6 / $(getconf CLK_TCK) / (iops * ($secs - 4))))"
+python3 -c "import sys; iops = float(open('$d/iops').read()); print('%-6s %s %ss/s %8.0f  peers cpu/%s %5.2f us' % ('$frontend', '$1', '$mode', iops, '$mode', ($t1 - $t0) * 1e6 / $(getconf CLK_TCK) / (iops * ($secs - 4))))"
