@@ -2,8 +2,8 @@
 # 4 KiB random reads at qd 32 of a replicated volume through a frontend of the leader itself: three
 # `serve` peers of BUILD (the root of a built checkout) on loopback, each with `--nbd` or `--iscsi`,
 # a 256 MiB 4096+8 volume in $TMPDIR (tmpfs: TMPDIR=/dev/shm), written whole first; then fio's nbd
-# engine or benchmarks/scripts/iscsi_bench.c (libiscsi) on the leader for RAMP unmeasured and SECS
-# measured seconds. Prints reads/s and the peers' CPU per read (from /proc, the measured window less
+# engine or benchmarks/scripts/iscsi_bench.c (libiscsi) on the leader: RAMP seconds of the load
+# unmeasured, then SECS measured seconds of it. Prints reads/s and the peers' CPU per read (from /proc, the measured window less
 # 4 s). Compare builds by alternating them, e.g.
 #
 #   for r in 1 2 3; do for b in ../before .; do
@@ -44,13 +44,16 @@ done
 if [ "$frontend" = nbd ]; then
     u=nbd://127.0.0.1:1081$L/rv
     fio --name=w --ioengine=nbd --uri=$u --rw=write --bs=128k --iodepth=16 --size=256M > /dev/null 2>&1
-    (sleep "$ramp"; fio --name=r --ioengine=nbd --uri=$u --rw=randread --bs=4k --iodepth=32 --time_based --runtime="$secs" \
+    (fio --name=r --ioengine=nbd --uri=$u --rw=randread --bs=4k --iodepth=32 --time_based --runtime="$ramp" > /dev/null 2>&1
+     fio --name=r --ioengine=nbd --uri=$u --rw=randread --bs=4k --iodepth=32 --time_based --runtime="$secs" \
         --output-format=json 2> /dev/null | sed -n '/^{/,$p' | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["read"]["iops"])' \
         > "$d/iops") &
 else
     u=iscsi://127.0.0.1:326$L/iqn.2026-12.io.pistore:rv/0
     "$d/iscsi_bench" $u write seq 131072 16 6 0 > /dev/null
-    (sleep "$ramp"; "$d/iscsi_bench" $u "$mode" rand 4096 32 "$secs" 0 268435456 | awk '{print $2}' > "$d/iops") &
+    (# the ramp runs the same load, so that the measured seconds find the JIT done with it
+     "$d/iscsi_bench" $u "$mode" rand 4096 32 "$ramp" 0 268435456 > /dev/null
+     "$d/iscsi_bench" $u "$mode" rand 4096 32 "$secs" 0 268435456 | awk '{print $2}' > "$d/iops") &
 fi
 b=$!
 ticks() { for p in "${pids[@]}"; do awk '{print $14 + $15}' /proc/$p/stat; done | awk '{s += $1} END {print s}'; }
