@@ -2,6 +2,7 @@ package io.pistore.engine.stats;
 
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
+import io.pistore.spi.DelegatingHostConnection;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.VolumeInfo;
@@ -15,21 +16,15 @@ import java.util.function.Consumer;
  * {@link PiErrorPlace#HOST}, and passes everything on unchanged. For a process that is a host of a
  * remote target (NBD over {@code --target}): the target never sees these errors.
  */
-final class MeasuredHostConnection implements HostConnection {
-    private final HostConnection delegate;
+final class MeasuredHostConnection extends DelegatingHostConnection {
     private final TransportCounters counters;
-    private final HostQueue[] queues;
 
     MeasuredHostConnection(HostConnection delegate, TransportCounters counters) {
-        this.delegate = delegate;
+        super(delegate);
         this.counters = counters;
         // every volume it sees has its series from now on (at zero on a healthy host), not from its first error
         for (VolumeInfo v : delegate.volumes()) {
             counters.volume(v.name());
-        }
-        this.queues = new HostQueue[delegate.queueCount()];
-        for (int i = 0; i < queues.length; i++) {
-            queues[i] = new Queue(delegate.queue(i));
         }
     }
 
@@ -40,58 +35,18 @@ final class MeasuredHostConnection implements HostConnection {
     }
 
     @Override
-    public List<VolumeInfo> volumes() {
-        return delegate.volumes();
+    protected HostQueue wrap(int index, HostQueue q) {
+        return new Queue(q);
     }
 
     @Override
     public CompletableFuture<List<VolumeInfo>> relistVolumes() {
-        return delegate.relistVolumes().thenApply(list -> {
+        return inner.relistVolumes().thenApply(list -> {
             for (VolumeInfo v : list) {
                 counters.volume(v.name());
             }
             return list;
         });
-    }
-
-    @Override
-    public int queueCount() {
-        return queues.length;
-    }
-
-    @Override
-    public HostQueue queue(int index) {
-        return queues[index];
-    }
-
-    @Override
-    public long reconnects() {
-        return delegate.reconnects();
-    }
-
-    @Override
-    public boolean readsMetadataOnly() {
-        return delegate.readsMetadataOnly();
-    }
-
-    @Override
-    public io.pistore.spi.SharedVolumeState sharedState(String volume) {
-        return delegate.sharedState(volume);
-    }
-
-    @Override
-    public io.pistore.spi.PathGroup pathGroup(String volume) {
-        return delegate.pathGroup(volume);
-    }
-
-    @Override
-    public void optimizePath(String volume, String replicaId) throws java.io.IOException {
-        delegate.optimizePath(volume, replicaId);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
     }
 
     private final class Queue implements HostQueue {

@@ -2,13 +2,12 @@ package io.pistore.frontend.iscsi;
 
 import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
+import io.pistore.spi.DelegatingHostConnection;
 import io.pistore.spi.HostConnection;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.Operation;
 import io.pistore.spi.Status;
-import io.pistore.spi.VolumeInfo;
 import io.pistore.spi.WriteFence;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -22,7 +21,7 @@ import java.util.function.Consumer;
  * RESERVATION CONFLICT. So a write checked before a PREEMPT on any port never lands after it.
  * Reads and flushes pass as they are.
  */
-final class ScsiFencedConnection implements HostConnection {
+final class ScsiFencedConnection extends DelegatingHostConnection {
     /**
      * The initiator port whose command runs on this thread, set by the unit around a command's
      * engine requests; a write sent without one goes unchecked.
@@ -31,19 +30,18 @@ final class ScsiFencedConnection implements HostConnection {
     /** How often a write refused for a changed state is checked and sent again before it is answered VIEW_CHANGED. */
     static final int MAX_RESENDS = 8;
 
-    private final HostConnection real;
     private final ScsiReservations reservations;
     /** This unit's stream of writes: a key of its own, epoch 1 (it never moves to another connection). */
     private final long key = new java.security.SecureRandom().nextLong() | 1L;
-    private final HostQueue[] queues;
 
     ScsiFencedConnection(HostConnection real, ScsiReservations reservations) {
-        this.real = real;
+        super(real);
         this.reservations = reservations;
-        this.queues = new HostQueue[real.queueCount()];
-        for (int i = 0; i < queues.length; i++) {
-            queues[i] = new Queue(real.queue(i));
-        }
+    }
+
+    @Override
+    protected HostQueue wrap(int index, HostQueue q) {
+        return new Queue(q);
     }
 
     /** Runs {@code r} with {@code nexus} as the sender of the engine requests it makes on this thread. */
@@ -113,51 +111,6 @@ final class ScsiFencedConnection implements HostConnection {
         public int inFlight() {
             return q.inFlight();
         }
-    }
-
-    @Override
-    public List<VolumeInfo> volumes() {
-        return real.volumes();
-    }
-
-    @Override
-    public CompletableFuture<List<VolumeInfo>> relistVolumes() {
-        return real.relistVolumes();
-    }
-
-    @Override
-    public int queueCount() {
-        return queues.length;
-    }
-
-    @Override
-    public HostQueue queue(int index) {
-        return queues[index];
-    }
-
-    @Override
-    public long reconnects() {
-        return real.reconnects();
-    }
-
-    @Override
-    public boolean readsMetadataOnly() {
-        return real.readsMetadataOnly();
-    }
-
-    @Override
-    public io.pistore.spi.PathGroup pathGroup(String volume) {
-        return real.pathGroup(volume);
-    }
-
-    @Override
-    public void optimizePath(String volume, String replicaId) throws java.io.IOException {
-        real.optimizePath(volume, replicaId);
-    }
-
-    @Override
-    public io.pistore.spi.SharedVolumeState sharedState(String volume) {
-        return real.sharedState(volume);
     }
 
     @Override
