@@ -74,6 +74,59 @@ class ReplicationProbe {
     }
 
     /**
+     * A database's commit: one 4 KiB write, then a flush, one at a time on the leader, against writes
+     * alone; p50 and p99 of each step in µs and the JVM's CPU per commit. Where the peers' files lie
+     * decides what a flush costs: {@code -Dpistore.replication.probe.dir=/dev/shm} (default: the test's
+     * temporary directory, on this machine's disk).
+     */
+    @Test
+    void commitLatency() throws Exception {
+        int n = Integer.getInteger("pistore.replication.probe.commits", 2000);
+        String where = System.getProperty("pistore.replication.probe.dir");
+        Path root = where == null ? dir : java.nio.file.Files.createTempDirectory(Path.of(where), "probe");
+        try (ThreePeers peers = ThreePeers.start(root, "rv", FORMAT, BLOCKS, ReplicationSettings.defaults());
+                ReplicatedVolume v = peers.node(peers.leader()).open("rv")) {
+            byte[] data = new byte[FORMAT.dataSize()];
+            byte[] meta = new byte[FORMAT.metadataSize()];
+            Random r = new Random(7);
+            for (int round = 1; round <= Integer.getInteger("pistore.replication.probe.rounds", 3); round++) {
+                for (boolean flush : new boolean[] {false, true}) {
+                    long[] w = new long[n];
+                    long[] f = new long[n];
+                    long c0 = processCpuNanos();
+                    long t0 = System.nanoTime();
+                    for (int i = 0; i < n; i++) {
+                        long lba = (long) (r.nextDouble() * BLOCKS);
+                        r.nextBytes(data);
+                        Pi.generate(PiContext.builder(FORMAT).checks(CheckFlags.ALL).initialRefTag(FORMAT.refTagOf(lba)).build(),
+                                ScatterList.wrap(data), ScatterList.wrap(meta), 1);
+                        long a = System.nanoTime();
+                        v.write(lba, 1, ScatterList.wrap(data), ScatterList.wrap(meta), false);
+                        long b = System.nanoTime();
+                        if (flush) {
+                            v.flush();
+                        }
+                        w[i] = b - a;
+                        f[i] = System.nanoTime() - b;
+                    }
+                    long t1 = System.nanoTime();
+                    long c1 = processCpuNanos();
+                    java.util.Arrays.sort(w);
+                    java.util.Arrays.sort(f);
+                    System.out.printf("probe round %d %s: %.0f commits/s, write p50 %d p99 %d us, flush p50 %d p99 %d us,"
+                            + " cpu_us_per_commit=%.1f%n", round, flush ? "write+flush" : "write only ", n * 1e9 / (t1 - t0),
+                            w[n / 2] / 1000, w[n * 99 / 100] / 1000, f[n / 2] / 1000, f[n * 99 / 100] / 1000,
+                            (c1 - c0) / 1000.0 / n);
+                }
+            }
+        } finally {
+            if (where != null) {
+                io.pistore.testkit.TestFiles.deleteTree(root);
+            }
+        }
+    }
+
+    /**
      * A follower's reads both ways, alternated on the same peers: through Ratis's client (the leader
      * reads and sends the blocks back) and of its own replica after the leader's read index. Election
      * timeouts of the defaults (1-2 s), so a loaded machine keeps its leader; each run says whether it

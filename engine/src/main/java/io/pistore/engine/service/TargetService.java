@@ -139,6 +139,10 @@ public final class TargetService implements TargetHandler, AutoCloseable {
             executeWriteAsync(request, v, duty, done);
             return;
         }
+        if (v != null && request.op() == io.pistore.spi.Operation.FLUSH && v.flushReturnsAtOnce()) {
+            done.accept(executeCatching(request, duty)); // nothing to wait for: no hand-off
+            return;
+        }
         if (v != null && (request.op() == io.pistore.spi.Operation.READ ? v.readWaitsForPeers() : v.waitsForPeers())) {
             // An operation that waits for the network: never on a transport's I/O thread.
             threads.peerWaits().execute(() -> done.accept(executeCatching(request, duty)));

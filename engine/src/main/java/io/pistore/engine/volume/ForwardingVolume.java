@@ -88,6 +88,11 @@ public abstract class ForwardingVolume implements Volume {
     }
 
     @Override
+    public boolean flushReturnsAtOnce() {
+        return delegate.flushReturnsAtOnce();
+    }
+
+    @Override
     public boolean readWaitsForPeers() {
         return delegate.readWaitsForPeers();
     }

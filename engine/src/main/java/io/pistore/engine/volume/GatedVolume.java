@@ -54,6 +54,11 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public boolean flushReturnsAtOnce() {
+        return current.flushReturnsAtOnce();
+    }
+
+    @Override
     public boolean readWaitsForPeers() {
         return current.readWaitsForPeers();
     }

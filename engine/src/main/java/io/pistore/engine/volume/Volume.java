@@ -80,6 +80,15 @@ public interface Volume extends AutoCloseable {
     }
 
     /**
+     * Whether {@link #flush} returns at once, with nothing to wait for: a replicated volume's writes
+     * are durable in a quorum's logs before they complete. The target service then answers a flush
+     * where it arrives, without a hand-off to a waiting thread.
+     */
+    default boolean flushReturnsAtOnce() {
+        return false;
+    }
+
+    /**
      * Whether a read now may wait on other machines. A replicated volume whose peer leads, and has
      * just confirmed its lease, reads its own replica without waiting: the target service then runs
      * the read where it arrived, without a hand-off to a waiting thread.

@@ -108,6 +108,41 @@ class TargetServiceThreadsTest {
                     Protection.insertStrip(2), false)), "other volumes as before");
         }
     }
+    @Test
+    void aFlushThatReturnsAtOnceIsAnsweredWhereItArrivesOnADurableStoreToo() throws Exception {
+        BlockFormat f = BlockFormat.of(4096, 8);
+        io.pistore.engine.volume.MemoryVolume inner = new io.pistore.engine.volume.MemoryVolume("r", f, 16);
+        java.util.List<String> flushedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+        io.pistore.engine.volume.Volume replicated = new io.pistore.engine.volume.Volume() {
+            public String name() { return inner.name(); }
+            public BlockFormat format() { return inner.format(); }
+            public long blockCount() { return inner.blockCount(); }
+            public void read(long lba, int n, ScatterList d, ScatterList m) throws java.io.IOException { inner.read(lba, n, d, m); }
+            public void write(long lba, int n, ScatterList d, ScatterList m, boolean fua) throws java.io.IOException {
+                inner.write(lba, n, d, m, fua);
+            }
+            public void writeZeroes(long lba, int n, boolean fua) throws java.io.IOException { inner.writeZeroes(lba, n, fua); }
+            public void flush() { flushedOn.add(Thread.currentThread().getName()); }
+            public void close() { }
+            @Override
+            public boolean waitsForPeers() { return true; }
+            @Override
+            public boolean flushReturnsAtOnce() { return true; }
+        };
+        try (VolumeStore s = VolumeStore.open(dir)) {
+            s.attach(replicated);
+            s.create("local", f, 16);
+            TargetService t = new TargetService(s);
+            String me = Thread.currentThread().getName();
+            assertEquals(me, completingThread(t, BlockRequest.flush("r")), "no hand-off for a flush with nothing to wait for");
+            assertEquals(java.util.List.of(me), flushedOn, "the volume's flush was called, on the caller's thread");
+            assertTrue(completingThread(t, BlockRequest.writeZeroes("r", 1, 1, false)).startsWith("pistore-peer-wait"),
+                    "its other requests still wait off the caller's thread");
+            assertTrue(completingThread(t, BlockRequest.flush("local")).startsWith("pistore-disk-wait"),
+                    "a file volume's flush still waits for the disk");
+        }
+    }
+
     /** A volume whose writes complete later, when the test says, on a thread of its own. */
     private static final class LaterVolume implements io.pistore.engine.volume.Volume {
         final io.pistore.engine.volume.MemoryVolume inner;

@@ -21,7 +21,9 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 public final class ReplicaCommand {
     /** What a command does; the byte is its code in the log, so codes are never reused. */
     public enum Op {
-        WRITE(1), WRITE_ZEROES(2), DEALLOCATE(3), FLUSH(4),
+        WRITE(1), WRITE_ZEROES(2), DEALLOCATE(3),
+        /** Each replica flushes its volume. Sent by older builds only: a write is durable once committed. */
+        FLUSH(4),
         /** Replace the blocks on every replica whose copy fails its PI check; a passing copy is left alone. */
         REPAIR(5),
         /**

@@ -152,8 +152,8 @@ final class ReplicaRepair {
      * read from every replica at least as fresh as a linearizable read of it. {@code progress} hears
      * the blocks done after each chunk.
      */
-    ReplicatedVolume.ScrubReport scrub(java.util.function.LongConsumer progress) throws IOException {
-        ReplicatedVolume.ScrubReport report = new ReplicatedVolume.ScrubReport();
+    ReplicaScrubReport scrub(java.util.function.LongConsumer progress) throws IOException {
+        ReplicaScrubReport report = new ReplicaScrubReport();
         int per = Math.max(1, (1 << 20) / format.dataSize());
         long count = blocks.getAsLong();
         for (long lba = 0; lba < count; lba += per) {
@@ -189,7 +189,7 @@ final class ReplicaRepair {
         return report;
     }
 
-    private void scrubRepair(ReplicatedVolume.ScrubReport report, long lba, int i, Map<RaftPeerId, ReadReply> copies,
+    private void scrubRepair(ReplicaScrubReport report, long lba, int i, Map<RaftPeerId, ReadReply> copies,
             Map<RaftPeerId, Map<Integer, PiError>> bad) {
         RaftPeerId source = null;
         for (RaftPeerId p : copies.keySet()) {

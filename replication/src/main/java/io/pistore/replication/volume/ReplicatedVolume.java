@@ -15,7 +15,6 @@ import io.pistore.replication.raft.VolumeShape;
 import io.pistore.replication.raft.VolumeStateMachine;
 import io.pistore.spi.PiDuty;
 import java.io.IOException;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -334,10 +333,7 @@ public final class ReplicatedVolume implements CheckingVolume {
         }
     }
 
-    /**
-     * Flushes, write-zeroes and reads not served in place wait for a quorum: the target service runs
-     * them off the transport's I/O thread. Writes complete by themselves ({@link #writesAsync}).
-     */
+    /** Write-zeroes and reads not served in place wait for a quorum, off the transport's I/O thread ({@link #writesAsync}, {@link #flush}). */
     @Override
     public boolean waitsForPeers() {
         return true;
@@ -477,9 +473,18 @@ public final class ReplicatedVolume implements CheckingVolume {
         commit(ReplicaCommand.plain(ReplicaCommand.Op.WRITE_ZEROES, lba, n, fua, own.numbered(fence)), "write-zeroes lba=" + lba);
     }
 
+    /**
+     * Nothing to do: a write, write-zeroes or deallocate completes only once its entry is committed,
+     * that is forced in the logs of a quorum, so every one completed before this call is durable
+     * already. No entry goes through the log (a flush entry of an older log is still applied).
+     */
     @Override
-    public void flush() throws IOException {
-        commit(ReplicaCommand.plain(ReplicaCommand.Op.FLUSH, 0, 0, false), "flush");
+    public void flush() {
+    }
+
+    @Override
+    public boolean flushReturnsAtOnce() {
+        return true;
     }
 
     /** Puts a command through the log (batched with others in flight) and returns once it is committed and applied. */
@@ -635,35 +640,6 @@ public final class ReplicatedVolume implements CheckingVolume {
         return true;
     }
 
-    /** What a scrub of every replica found and did. */
-    public static final class ScrubReport {
-        /** Blocks checked on every replica reached. */
-        public long blocks;
-        /** Failing copies found, by replica id. */
-        public final Map<String, Long> badCopies = new java.util.TreeMap<>();
-        /** Failing copies rewritten from a good replica's copy. */
-        public long repairedCopies;
-        /** Blocks with no good copy on any replica reached: reported, never "repaired". */
-        public final java.util.List<Long> unrepairable = new java.util.ArrayList<>();
-        /** Replicas that could not be read, with the reason; their copies went unchecked. */
-        public final Map<String, String> unreachable = new java.util.TreeMap<>();
-
-        public boolean clean() {
-            return badCopies.isEmpty() && unreachable.isEmpty();
-        }
-
-        /** The line a scrub ends with, naming at most {@code maxLbas} of the blocks bad on every replica. */
-        public String summary(io.pistore.integrity.BlockFormat format, java.util.List<String> replicas, long maxLbas) {
-            StringBuilder bad = new StringBuilder();
-            badCopies.forEach((id, n) -> bad.append(bad.length() == 0 ? "" : " ").append(id).append('=').append(n));
-            return "checked " + blocks + " blocks (" + format + ") on " + replicas.size() + " replicas (" + String.join(",",
-                    replicas) + "): " + (bad.length() == 0 ? "no bad copies" : "bad copies " + bad) + ", " + repairedCopies
-                    + " rewritten, " + unrepairable.size() + " bad on every replica" + (unrepairable.isEmpty() ? ""
-                    : " (lba " + unrepairable.stream().limit(maxLbas).map(String::valueOf)
-                    .collect(java.util.stream.Collectors.joining(", ")) + ")");
-        }
-    }
-
     /**
      * Checks every block on every replica, as a replica can check it, and repairs what it can: a
      * block failing on some replicas gets a repair entry carrying a good replica's copy, which every
@@ -671,7 +647,7 @@ public final class ReplicatedVolume implements CheckingVolume {
      * read from every replica at least as fresh as a linearizable read of it. {@code progress} hears
      * the blocks done after each chunk.
      */
-    public ScrubReport scrub(java.util.function.LongConsumer progress) throws IOException {
+    public ReplicaScrubReport scrub(java.util.function.LongConsumer progress) throws IOException {
         return repair.scrub(progress);
     }
 

@@ -20,6 +20,7 @@ import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.node.ReplicaNode;
+import io.pistore.replication.volume.ReplicaScrubReport;
 import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -235,7 +236,7 @@ class MembershipChangeTest {
         try (ReplicatedVolume v = ReplicatedVolume.connect(NAME, ReplicaPeers.describe(
                 GroupMembership.of(NAME, List.of(n4.peer()), ThreePeers.SETTINGS).members()), ThreePeers.SETTINGS,
                 peers.log::add)) {
-            ReplicatedVolume.ScrubReport r = v.scrub(x -> { });
+            ReplicaScrubReport r = v.scrub(x -> { });
             assertEquals(BLOCKS, r.blocks);
             assertTrue(r.clean(), "scrub: bad " + r.badCopies + " unreachable " + r.unreachable);
         }

@@ -29,7 +29,7 @@ final class ReplicaCompare {
             java.util.function.Consumer<String> log) throws IOException {
         try (io.pistore.replication.volume.ReplicatedVolume v = io.pistore.replication.volume.ReplicatedVolume.connect(
                 name, peerList, settings, log)) {
-            io.pistore.replication.volume.ReplicatedVolume.ScrubReport r = v.scrub(x -> { });
+            io.pistore.replication.volume.ReplicaScrubReport r = v.scrub(x -> { });
             assertEquals(blocks, r.blocks);
             org.junit.jupiter.api.Assertions.assertTrue(r.clean(), "scrub: bad " + r.badCopies + " unreachable " + r.unreachable);
         }

@@ -207,6 +207,38 @@ class ReplicatedVolumeTest {
         }
     }
 
+    private long lastLogIndex(int i) throws java.io.IOException {
+        return peers.node(i).server().getDivision(io.pistore.replication.ReplicaPeers.groupId(NAME)).getRaftLog()
+                .getLastEntryTermIndex().getIndex();
+    }
+
+    @Test
+    void aFlushSendsNothingThroughTheLogAndReturnsEvenWithoutAQuorum() throws Exception {
+        start();
+        int leader = peers.leader();
+        int follower = (leader + 1) % 3;
+        try (ServedVolume l = new ServedVolume(peers.node(leader), NAME);
+                ServedVolume f = new ServedVolume(peers.node(follower), NAME)) {
+            byte[] a = random(new Random(8), 2);
+            l.device.writeSync(7, ByteBuffer.wrap(a));
+            f.device.writeSync(9, ByteBuffer.wrap(a));
+            peers.awaitConverged();
+            long before = lastLogIndex(leader);
+            for (int i = 0; i < 10; i++) {
+                l.device.flushSync();
+                f.device.flushSync();
+            }
+            // The writes completed before the flushes were committed, that is forced into a quorum's
+            // logs: a flush has nothing left to make durable, and an entry for it would cost a round.
+            assertEquals(before, lastLogIndex(leader), "no entry for 20 flushes, through the leader and a follower");
+            assertArrayEquals(a, read(l, 9, 2), "the follower's write, read on the leader");
+            peers.stop(follower, (leader + 2) % 3);
+            l.device.flushSync(); // throws on a failed flush: with no quorum it still has nothing to wait for
+            CompletableFuture<Completion> write = l.device.write(3, ScatterList.wrap(random(new Random(9), 1)));
+            assertEquals(Status.MEDIA_ERROR, write.get(60, TimeUnit.SECONDS).status(), "a write still needs a quorum");
+        }
+    }
+
     @Test
     void withoutAQuorumWritesAndReadsFailWithAClearStatusInsteadOfHanging() throws Exception {
         start();

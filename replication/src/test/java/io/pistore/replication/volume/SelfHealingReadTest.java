@@ -211,13 +211,13 @@ class SelfHealingReadTest {
         }
         restartAll();
         try (ReplicatedVolume v = peers.node(0).open(NAME)) {
-            ReplicatedVolume.ScrubReport r = v.scrub(done -> { });
+            ReplicaScrubReport r = v.scrub(done -> { });
             assertEquals(64, r.blocks);
             assertEquals(java.util.Map.of("n1", 1L, "n2", 2L, "n3", 2L), r.badCopies, "unreachable: " + r.unreachable);
             assertEquals(2, r.repairedCopies, "n2's lba 5 and n3's lba 6");
             assertEquals(java.util.List.of(9L), r.unrepairable);
             peers.awaitConverged();
-            ReplicatedVolume.ScrubReport again = v.scrub(done -> { });
+            ReplicaScrubReport again = v.scrub(done -> { });
             assertEquals(0, again.repairedCopies);
             assertEquals(java.util.Map.of("n1", 1L, "n2", 1L, "n3", 1L), again.badCopies, "only the block no replica had");
             assertEquals(java.util.List.of(9L), again.unrepairable);

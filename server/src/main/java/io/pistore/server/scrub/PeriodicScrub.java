@@ -117,7 +117,7 @@ public final class PeriodicScrub implements AutoCloseable {
 
     /** A replicated volume: every replica checked, bad copies rewritten from good ones. */
     private void scrubReplicas(io.pistore.replication.volume.ReplicatedVolume v) {
-        io.pistore.replication.volume.ReplicatedVolume.ScrubReport r;
+        io.pistore.replication.volume.ReplicaScrubReport r;
         try {
             r = v.scrub(paced(v));
         } catch (Stopped e) {

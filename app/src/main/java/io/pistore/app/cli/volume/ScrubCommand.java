@@ -13,6 +13,7 @@ import io.pistore.engine.volume.VolumeStore;
 import io.pistore.replication.group.GroupStatus;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.volume.ReplicaScrubReport;
 import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.PrintWriter;
 import java.util.List;
@@ -162,7 +163,7 @@ public final class ScrubCommand implements Callable<Integer> {
         }
         try (v) {
             long bytesPerBlock = v.format().blockSize();
-            ReplicatedVolume.ScrubReport r;
+            ReplicaScrubReport r;
             try (Progress progress = quiet.progress(err, "scrub " + name, v.blockCount() * bytesPerBlock)) {
                 long[] last = {0};
                 r = v.scrub(done -> {
