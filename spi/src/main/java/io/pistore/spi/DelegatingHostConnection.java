@@ -77,6 +77,11 @@ public abstract class DelegatingHostConnection implements HostConnection {
     }
 
     @Override
+    public OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
+        return inner.orderedCompareAndWrite(volume);
+    }
+
+    @Override
     public void close() {
         inner.close();
     }

@@ -70,6 +70,15 @@ public interface HostConnection extends AutoCloseable {
         return null;
     }
 
+    /**
+     * The compare-and-write {@code volume} orders with all its writes ({@link OrderedCompareAndWrite}),
+     * or null where the volume has one port or the transport does not carry it (the default; the local
+     * transport does).
+     */
+    default OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
+        return null;
+    }
+
     @Override
     void close();
 }

@@ -74,6 +74,11 @@ public interface TargetHandler {
         return null;
     }
 
+    /** The compare-and-write {@code volume} orders with all its writes ({@link OrderedCompareAndWrite}), or null (the default). */
+    default OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
+        return null;
+    }
+
     /** A host connected (for the one log line per connection a target prints); {@code peer} names it. */
     default void connected(String peer) {
     }

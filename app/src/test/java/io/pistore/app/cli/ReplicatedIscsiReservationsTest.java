@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * peers: a reservation made through one peer holds on the others, every peer reports the same
  * keys, and once a PREEMPT AND ABORT through one peer is answered, a write of the preempted
  * initiator through another peer is refused and nothing of it is stored; once the leader stops,
- * the state is the same on the others and changes go on.
+ * the state is the same on the others and changes go on. COMPARE AND WRITE through two peers at
+ * once is atomic across them.
  */
 @Timeout(180)
 class ReplicatedIscsiReservationsTest {
@@ -85,6 +86,52 @@ class ReplicatedIscsiReservationsTest {
         return r.dataIn();
     }
 
+    /**
+     * COMPARE AND WRITE of block 9 through peers 1 and 2 at once, each expecting what the block
+     * holds: every round exactly one wins and the other answers MISCOMPARE, as VMware's ATS locking
+     * needs of hosts on different paths; peer 3 reads the winner's block.
+     */
+    private static void compareAndWriteRaces(IscsiTestInitiator a, IscsiTestInitiator b, IscsiTestInitiator c) throws Exception {
+        byte[] cdb = new byte[16];
+        cdb[0] = (byte) 0x89;
+        cdb[9] = 9;
+        cdb[13] = 1;
+        byte[] read = cdb10(0x28, 9);
+        IscsiTestInitiator[] via = {a, b};
+        Random r = new Random(9);
+        byte[] now = new byte[512]; // never written: zeros
+        java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 8; round++) {
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+                List<java.util.concurrent.Future<IscsiTestInitiator.Result>> answers = new ArrayList<>();
+                byte[][] next = new byte[2][512];
+                for (int i = 0; i < 2; i++) {
+                    r.nextBytes(next[i]);
+                    byte[] out = new byte[1024];
+                    System.arraycopy(now, 0, out, 0, 512);
+                    System.arraycopy(next[i], 0, out, 512, 512);
+                    IscsiTestInitiator s = via[i];
+                    answers.add(two.submit(() -> {
+                        together.await();
+                        return ReplicatedIscsiPeers.settled(s, cdb, out, false);
+                    }));
+                }
+                IscsiTestInitiator.Result x = answers.get(0).get(60, java.util.concurrent.TimeUnit.SECONDS);
+                IscsiTestInitiator.Result y = answers.get(1).get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertTrue((x.status() == GOOD) != (y.status() == GOOD), "round " + round + ": exactly one wins, not "
+                        + x.status() + " and " + y.status());
+                IscsiTestInitiator.Result lost = x.status() == GOOD ? y : x;
+                assertEquals(0x0E, lost.senseKey(), "round " + round + ": the other answers MISCOMPARE");
+                now = next[x.status() == GOOD ? 0 : 1];
+                IscsiTestInitiator.Result back = ReplicatedIscsiPeers.settled(c, read, new byte[0], true);
+                assertArrayEquals(now, back.dataIn(), "round " + round + ": peer 3 reads the winner's block");
+            }
+        } finally {
+            two.shutdownNow();
+        }
+    }
+
     /** This port's target port group, from the device identification page. */
     private static int ownGroup(IscsiTestInitiator c) throws IOException {
         IscsiTestInitiator.Result r = c.command(new byte[] {0x12, 0x01, (byte) 0x83, 0x01, 0x00, 0x00}, new byte[0],
@@ -125,6 +172,7 @@ class ReplicatedIscsiReservationsTest {
             IscsiTestInitiator a = sessions.get(0);
             IscsiTestInitiator b = sessions.get(1);
             IscsiTestInitiator c = sessions.get(2);
+            compareAndWriteRaces(a, b, c);
             byte[] mine = new byte[512];
             new Random(3).nextBytes(mine);
             assertEquals(GOOD, write(a, mine), "a write before any reservation, through peer 1");

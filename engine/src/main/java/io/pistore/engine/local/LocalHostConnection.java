@@ -46,6 +46,11 @@ final class LocalHostConnection implements HostConnection {
     }
 
     @Override
+    public io.pistore.spi.OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
+        return handler.orderedCompareAndWrite(volume);
+    }
+
+    @Override
     public io.pistore.spi.PathGroup pathGroup(String volume) {
         return handler.pathGroup(volume);
     }

@@ -121,6 +121,13 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         return v == null ? null : v.sharedState();
     }
 
+    /** The volume's compare-and-write ordered with all its writes ({@link Volume#orderedCompareAndWrite}), or null. */
+    @Override
+    public io.pistore.spi.OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
+        Volume v = store.get(volume);
+        return v == null ? null : v.orderedCompareAndWrite();
+    }
+
     /** Asks the volume to make that peer's path the optimized one ({@link Volume#optimizePath}). */
     @Override
     public void optimizePath(String volume, String replicaId) throws IOException {

@@ -55,6 +55,11 @@ final class MeasuredTargetHandler implements TargetHandler {
     }
 
     @Override
+    public io.pistore.spi.OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
+        return delegate.orderedCompareAndWrite(volume);
+    }
+
+    @Override
     public io.pistore.spi.PathGroup pathGroup(String volume) {
         return delegate.pathGroup(volume);
     }

@@ -113,6 +113,11 @@ public abstract class ForwardingVolume implements Volume {
     }
 
     @Override
+    public io.pistore.spi.OrderedCompareAndWrite orderedCompareAndWrite() {
+        return delegate.orderedCompareAndWrite();
+    }
+
+    @Override
     public void optimizePath(String replicaId) throws IOException {
         delegate.optimizePath(replicaId);
     }

@@ -79,6 +79,11 @@ final class GatedVolume implements Volume {
     }
 
     @Override
+    public io.pistore.spi.OrderedCompareAndWrite orderedCompareAndWrite() {
+        return retired ? null : current.orderedCompareAndWrite();
+    }
+
+    @Override
     public void optimizePath(String replicaId) throws IOException {
         if (retired) {
             throw new VolumeGoneException(name);

@@ -135,6 +135,15 @@ public interface Volume extends AutoCloseable {
     }
 
     /**
+     * The compare-and-write this volume orders with every write of every port
+     * ({@link io.pistore.spi.OrderedCompareAndWrite}): a replicated volume's log. Null (the default)
+     * for a volume served by this target alone, whose one port holds the blocks while it compares.
+     */
+    default io.pistore.spi.OrderedCompareAndWrite orderedCompareAndWrite() {
+        return null;
+    }
+
+    /**
      * Whether {@link #writeAsync} completes later without a thread waiting for it (a replicated
      * volume: the commit by a quorum completes it). The target service then starts such writes where
      * they arrive and answers them when they complete, instead of handing each to a waiting thread.

@@ -1,9 +1,14 @@
 package io.pistore.frontend.iscsi;
 
 import io.pistore.engine.BlockDevice;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.Pi;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Completion;
+import io.pistore.spi.OrderedCompareAndWrite;
+import io.pistore.spi.Status;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * COMPARE AND WRITE (SBC-3 5.2): the Data-Out holds the blocks to verify, then the blocks to
@@ -11,7 +16,10 @@ import java.nio.ByteBuffer;
  * and compared, and written only when all of them are equal. A difference answers MISCOMPARE,
  * ASC 1Dh, with the offset of the first differing byte in the INFORMATION field, and writes
  * nothing. PI travels only with WRPROTECT 0 (the target generates it; the read checks the stored
- * PI as a READ with RDPROTECT 0 does); another WRPROTECT is an invalid field.
+ * PI as a READ with RDPROTECT 0 does); another WRPROTECT is an invalid field. A volume that other
+ * ports write too (a replicated volume's peers) offers an {@link OrderedCompareAndWrite}: the whole
+ * command goes to it, compared and written in the order of every port's writes, since a range
+ * lock here holds off this port's writes only.
  */
 final class ScsiCompareAndWrite {
     /** Most blocks one command compares and writes (its CDB field has 8 bits). */
@@ -20,11 +28,14 @@ final class ScsiCompareAndWrite {
     private final BlockDevice device;
     private final ScsiRangeLock writes;
     private final int maxBlocks;
+    /** The volume's own compare-and-write, ordered with every port's writes, or null (one port). */
+    private final OrderedCompareAndWrite ordered;
 
     ScsiCompareAndWrite(BlockDevice device, ScsiRangeLock writes, int maxTransferBlocks) {
         this.device = device;
         this.writes = writes;
         this.maxBlocks = maxBlocks(maxTransferBlocks);
+        this.ordered = device.connection().orderedCompareAndWrite(device.info().name());
     }
 
     /** The block limits page's MAXIMUM COMPARE AND WRITE LENGTH for this transfer limit. */
@@ -61,6 +72,9 @@ final class ScsiCompareAndWrite {
         if (readOnly) {
             return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
         }
+        if (ordered != null) {
+            return writes.holding(lba, n, true, () -> inOrder(lba, n, fua, dataOut));
+        }
         return writes.holding(lba, n, true, () -> {
             ByteBuffer stored = ByteBuffer.allocate(n * ds);
             Completion r = ScsiLun.await(() -> device.read(lba, ScatterList.of(stored)));
@@ -77,5 +91,41 @@ final class ScsiCompareAndWrite {
             Completion w = ScsiLun.await(() -> device.write(lba, data, null, device.insertStrip(lba), fua));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
         });
+    }
+
+    /** Through the volume's {@link OrderedCompareAndWrite}, with the PI the target would insert. */
+    private ScsiResult inOrder(long lba, int n, boolean fua, byte[] dataOut) {
+        BlockFormat f = device.format();
+        int dl = n * f.dataSize();
+        ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, dl, dl).slice());
+        ScatterList meta = f.metadataSize() == 0 ? null : ScatterList.wrap(new byte[n * f.metadataSize()]);
+        if (f.hasPi()) {
+            Pi.generate(device.insertStrip(lba).context(f), data, meta, n); // the tuple; the rest of the metadata stays zero
+        }
+        byte[] verify = Arrays.copyOf(dataOut, dl);
+        // Checked against the reservations shared with other ports, like a write: sent again, checked
+        // again, while the volume refuses it for a state that changed since.
+        ScsiFencedConnection fenced = device.connection() instanceof ScsiFencedConnection c ? c : null;
+        for (int resends = 0; ; resends++) {
+            long view = fenced == null ? 0 : fenced.viewNow();
+            if (view < 0) {
+                return ScsiResult.of(Completion.failure(Status.VIEW_CHANGED, "reservation conflict"), true);
+            }
+            try {
+                long r = ordered.compareAndWrite(lba, n, verify, data, meta, fua, view == 0 ? null : fenced.fence(view)).join();
+                return r == OrderedCompareAndWrite.WRITTEN ? ScsiResult.good()
+                        : ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00, r);
+            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+                Throwable c = e.getCause() != null ? e.getCause() : e;
+                boolean changed = c instanceof io.pistore.engine.volume.ViewChangedException;
+                if (changed && view != 0 && resends < ScsiFencedConnection.MAX_RESENDS) {
+                    fenced.awaitNewer(view);
+                    continue;
+                }
+                Status s = changed ? Status.VIEW_CHANGED : c instanceof IllegalArgumentException ? Status.INVALID_FIELD
+                        : Status.MEDIA_ERROR;
+                return ScsiResult.of(Completion.failure(s, String.valueOf(c.getMessage())), true);
+            }
+        }
     }
 }

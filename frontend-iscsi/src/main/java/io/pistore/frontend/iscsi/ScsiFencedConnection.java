@@ -39,6 +39,25 @@ final class ScsiFencedConnection extends DelegatingHostConnection {
         this.reservations = reservations;
     }
 
+    /**
+     * For a write of this thread's nexus sent outside the queues (a compare-and-write): 0 with no
+     * nexus set (unchecked), -1 when the reservations hold it off, else its view ({@link #fence}).
+     */
+    long viewNow() {
+        String nexus = NEXUS.get();
+        return nexus == null ? 0 : reservations.writeView(nexus);
+    }
+
+    /** The fence that carries {@code view}, as this unit's writes do. */
+    WriteFence fence(long view) {
+        return new WriteFence(key, 1, 0, view);
+    }
+
+    /** Waits until this port has the state newer than the one {@code view} was checked against. */
+    void awaitNewer(long view) {
+        reservations.awaitNewer(view);
+    }
+
     @Override
     protected HostQueue wrap(int index, HostQueue q) {
         return new Queue(q);

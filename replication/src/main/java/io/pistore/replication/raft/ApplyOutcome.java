@@ -18,10 +18,10 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * or, for a change of the shared state, whether it was set and the version it left. Layout:
  * {@code code(1)}, then for a refusal {@code kind(1) lba(8) expected(8) actual(8)}, for a failure (code 2),
  * a fenced write (code 4) or a write of another view (code 5) a UTF-8 line, for a shared-state change
- * (code 6) {@code set(1) version(8)}.
+ * (code 6) {@code set(1) version(8)}, for a compare that found a difference (code 7) {@code offset(8)}.
  */
 public final class ApplyOutcome {
-    enum Code { DONE, REFUSED_PI, FAILED, FENCED, VIEW_CHANGED, SHARED }
+    enum Code { DONE, REFUSED_PI, FAILED, FENCED, VIEW_CHANGED, SHARED, MISCOMPARE }
 
     private static final ApplyOutcome DONE = new ApplyOutcome(Code.DONE, -1, null, null);
     /** For a shared-state change: whether it was set; {@link #lba} holds the version it left. */
@@ -70,6 +70,16 @@ public final class ApplyOutcome {
     /** A change of the shared state: {@code set} or not, leaving it at {@code version}. */
     public static ApplyOutcome shared(boolean set, long version) {
         return new ApplyOutcome(Code.SHARED, version, null, null, set);
+    }
+
+    /** A compare and write that wrote nothing: byte {@code offset} of the blocks compared differs. */
+    public static ApplyOutcome miscompare(long offset) {
+        return new ApplyOutcome(Code.MISCOMPARE, offset, null, null);
+    }
+
+    /** Of a compare and write: the offset of the first byte that differed, or -1 when it wrote. */
+    public long miscompareOffset() {
+        return code == Code.MISCOMPARE ? lba : -1;
     }
 
     /** A write refused: checked against a version of the shared state that has changed since. */
@@ -127,6 +137,8 @@ public final class ApplyOutcome {
                 return "view changed: " + message;
             case SHARED:
                 return (set ? "shared state set at version " : "shared state not set, at version ") + lba;
+            case MISCOMPARE:
+                return "miscompare at byte " + lba + ", nothing written";
             default:
                 return "failed: " + message;
         }
@@ -144,6 +156,9 @@ public final class ApplyOutcome {
         if (code == Code.SHARED) {
             return Message.valueOf(UnsafeByteOperations.unsafeWrap(ByteBuffer.allocate(10).put((byte) 6)
                     .put((byte) (set ? 1 : 0)).putLong(lba).array()));
+        }
+        if (code == Code.MISCOMPARE) {
+            return Message.valueOf(UnsafeByteOperations.unsafeWrap(ByteBuffer.allocate(9).put((byte) 7).putLong(lba).array()));
         }
         byte[] m = message.getBytes(StandardCharsets.UTF_8);
         byte[] a = new byte[1 + m.length];
@@ -197,6 +212,9 @@ public final class ApplyOutcome {
         if (code == 6) {
             boolean set = b.get() != 0;
             return shared(set, b.getLong());
+        }
+        if (code == 7) {
+            return miscompare(b.getLong());
         }
         byte[] m = new byte[b.remaining()];
         b.get(m);

@@ -83,7 +83,8 @@ public final class ReplicaApplier {
     private boolean otherView(ReplicaCommand c) {
         // the view is the version checked against plus one, so that 0 can mean none
         return c.fenceView != 0 && c.fenceView - 1 != shared.version() && (c.op == ReplicaCommand.Op.WRITE
-                || c.op == ReplicaCommand.Op.WRITE_ZEROES || c.op == ReplicaCommand.Op.DEALLOCATE);
+                || c.op == ReplicaCommand.Op.WRITE_ZEROES || c.op == ReplicaCommand.Op.DEALLOCATE
+                || c.op == ReplicaCommand.Op.COMPARE_AND_WRITE);
     }
 
     /** The reason a command does not fit this volume, or null. */
@@ -101,11 +102,13 @@ public final class ReplicaApplier {
         if (c.blocks < 1 || c.lba < 0 || c.lba > volume.blockCount() - c.blocks) {
             return c + " does not fit a volume of " + volume.blockCount() + " blocks";
         }
-        boolean carries = c.op == ReplicaCommand.Op.WRITE || c.op == ReplicaCommand.Op.REPAIR;
+        boolean carries = c.op == ReplicaCommand.Op.WRITE || c.op == ReplicaCommand.Op.REPAIR
+                || c.op == ReplicaCommand.Op.COMPARE_AND_WRITE;
         if (carries) {
             long dl = c.data == null ? 0 : c.data.remaining();
             long ml = c.metadata == null ? 0 : c.metadata.remaining();
-            if (dl != (long) c.blocks * f.dataSize() || ml != (long) c.blocks * f.metadataSize()) {
+            int copies = c.op == ReplicaCommand.Op.COMPARE_AND_WRITE ? 2 : 1; // the blocks to compare, then to write
+            if (dl != (long) copies * c.blocks * f.dataSize() || ml != (long) c.blocks * f.metadataSize()) {
                 return c + " carries " + dl + "+" + ml + " bytes, not " + c.blocks + " blocks of " + f;
             }
         }
@@ -188,6 +191,8 @@ public final class ReplicaApplier {
                 case FLUSH:
                     volume.flush();
                     return ApplyOutcome.done();
+                case COMPARE_AND_WRITE:
+                    return compareAndWrite(c);
                 case RESIZE:
                     return grow(c);
                 case SHARED_STATE:
@@ -240,6 +245,37 @@ public final class ReplicaApplier {
             return o;
         }
         return stored(c);
+    }
+
+    /**
+     * Compares the stored blocks with the command's first half and writes its second half only when
+     * every byte is equal. Every replica holds the same blocks at this place in the log, so each
+     * decides alike; one whose stored copy fails its check cannot compare it and writes nothing (that
+     * copy stays bad, for a read or a scrub to repair from the others).
+     */
+    private ApplyOutcome compareAndWrite(ReplicaCommand c) throws IOException {
+        BlockFormat f = volume.format();
+        int dl = c.blocks * f.dataSize();
+        int at = c.data.position();
+        ByteBuffer verify = c.data.duplicate().limit(at + dl).slice();
+        ScatterList data = ScatterList.of(c.data.duplicate().position(at + dl).slice());
+        PiError bad = StoredBlockCheck.firstWriteError(f, c.lba, data, c.metadataList(), c.blocks);
+        if (bad != null) {
+            stats.refusedWrites.incrementAndGet();
+            return ApplyOutcome.refused(c.lba + bad.blockIndex(), bad);
+        }
+        ByteBuffer stored = ByteBuffer.allocate(dl);
+        ScatterList storedMeta = f.metadataSize() == 0 ? null : ScatterList.wrap(new byte[c.blocks * f.metadataSize()]);
+        volume.read(c.lba, c.blocks, ScatterList.of(stored), storedMeta);
+        if (storedMeta != null && !StoredBlockCheck.allPass(f, c.lba, ScatterList.of(stored.duplicate()), storedMeta, c.blocks)) {
+            return failed(c, "a stored block fails its check on this replica: nothing compared or written");
+        }
+        int diff = stored.mismatch(verify);
+        if (diff >= 0) {
+            return ApplyOutcome.miscompare(diff);
+        }
+        volume.write(c.lba, c.blocks, data, c.metadataList(), c.fua);
+        return ApplyOutcome.done();
     }
 
     private ApplyOutcome stored(ReplicaCommand c) throws IOException {

@@ -45,6 +45,13 @@ public final class ReplicaCommand {
          * catches up, {@link #sharedStateCheck}). Peers of a build without it fail the entry.
          */
         SHARED_STATE(8),
+        /**
+         * COMPARE AND WRITE, ordered with every other write: the data is the blocks to compare, then
+         * the blocks to write (twice {@code blocks} of data), the metadata the written blocks'. Each
+         * replica compares its stored blocks as it applies the entry and writes only when all are
+         * equal ({@link ApplyOutcome#miscompare} otherwise). Peers of a build without it fail the entry.
+         */
+        COMPARE_AND_WRITE(9),
         /** A query, never in the log. */
         READ(16),
         /** A query for the volume's format and size. */

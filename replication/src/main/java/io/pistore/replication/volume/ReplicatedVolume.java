@@ -373,6 +373,13 @@ public final class ReplicatedVolume implements CheckingVolume {
         return shared;
     }
 
+    /** COMPARE AND WRITE through the log, atomic against the writes of every peer ({@link LoggedCompareAndWrite}). */
+    @Override
+    public io.pistore.spi.OrderedCompareAndWrite orderedCompareAndWrite() {
+        return new LoggedCompareAndWrite(name, format, timeoutMs,
+                m -> sendThroughClient(m, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)));
+    }
+
     /** The group's peers. */
     public RaftGroup group() {
         return group;

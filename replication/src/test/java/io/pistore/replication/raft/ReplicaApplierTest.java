@@ -49,6 +49,55 @@ class ReplicaApplierTest {
         return new byte[][] {d, m};
     }
 
+    private static ReplicaCommand compareAndWrite(long lba, int n, byte[] verify, byte[][] dm) {
+        byte[] both = java.util.Arrays.copyOf(verify, 2 * n * F.dataSize());
+        System.arraycopy(dm[0], 0, both, n * F.dataSize(), n * F.dataSize());
+        Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, n, ScatterList.wrap(both),
+                ScatterList.wrap(dm[1]), false);
+        return ReplicaCommand.decode(m.getContent());
+    }
+
+    @Test
+    void aCompareAndWriteWritesOnlyWhatItFoundEqualAndSaysWhereItDiffered() throws Exception {
+        byte[][] old = blocks(6, 3, 11);
+        assertTrue(applier.apply(command(ReplicaCommand.Op.WRITE, 6, 3, old)).isDone());
+        byte[][] next = blocks(6, 3, 12);
+        byte[] wrong = old[0].clone();
+        wrong[F.dataSize() + 100] ^= 1; // the second block's byte 100
+        ApplyOutcome o = applier.apply(compareAndWrite(6, 3, wrong, next));
+        assertEquals(F.dataSize() + 100, o.miscompareOffset(), o.describe());
+        assertEquals(o.miscompareOffset(), ApplyOutcome.decode(o.encode().getContent()).miscompareOffset(), "kept on its way back");
+        assertArrayEquals(old[0], stored(6, 3)[0], "nothing written after a difference");
+
+        assertTrue(applier.apply(compareAndWrite(6, 3, old[0], next)).isDone());
+        assertEquals(-1, ApplyOutcome.done().miscompareOffset());
+        byte[][] s = stored(6, 3);
+        assertArrayEquals(next[0], s[0], "written once every byte was equal");
+        assertArrayEquals(next[1], s[1]);
+
+        byte[][] bad = blocks(6, 3, 13);
+        bad[0][7] ^= 1; // its data no longer matches its guard
+        assertEquals(ApplyOutcome.Code.REFUSED_PI, applier.apply(compareAndWrite(6, 3, next[0], bad)).code);
+        assertArrayEquals(next[0], stored(6, 3)[0], "a write half that fails its check is refused, equal or not");
+
+        // a stored copy that fails its check cannot be compared: nothing written (a scrub repairs it)
+        byte[] rotten = next[0].clone();
+        rotten[F.dataSize() * 2 + 3] ^= 4;
+        volume.write(6, 3, ScatterList.wrap(rotten), ScatterList.wrap(next[1]), false);
+        ApplyOutcome r = applier.apply(compareAndWrite(6, 3, rotten, blocks(6, 3, 14)));
+        assertEquals(ApplyOutcome.Code.FAILED, r.code, r.describe());
+        assertTrue(r.describe().contains("fails its check on this replica"), r.describe());
+        assertArrayEquals(rotten, stored(6, 3)[0]);
+        // checked against a version of the shared state other than the one applied here (0): refused
+        byte[] both = java.util.Arrays.copyOf(rotten, 6 * F.dataSize());
+        ReplicaCommand stale = ReplicaCommand.decode(ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, 6, 3,
+                ScatterList.wrap(both), ScatterList.wrap(next[1]), false, new io.pistore.spi.WriteFence(9, 1, 0, 5)).getContent());
+        assertTrue(applier.apply(stale).isViewChanged(), "a stale view is refused before anything is compared");
+        ReplicaCommand half = ReplicaCommand.decode(ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, 6, 3,
+                ScatterList.wrap(next[0]), ScatterList.wrap(next[1]), false).getContent());
+        assertTrue(applier.misfit(half) != null, "the data of one copy of the blocks is not a compare and write");
+    }
+
     @Test
     void aWriteThatPassesIsStored() throws Exception {
         byte[][] w = blocks(4, 3, 1);

@@ -240,6 +240,47 @@ class ReplicatedVolumeTest {
     }
 
     @Test
+    void twoCompareAndWritesOfOneBlockThroughTwoPeersAtOnceNeverBothWin() throws Exception {
+        start();
+        int leader = peers.leader();
+        Random r = new Random(10);
+        try (ReplicatedVolume l = peers.node(leader).open(NAME);
+                ReplicatedVolume f = peers.node((leader + 1) % 3).open(NAME)) {
+            io.pistore.spi.OrderedCompareAndWrite[] via = {l.orderedCompareAndWrite(), f.orderedCompareAndWrite()};
+            byte[][] base = ThreePeers.blocks(FORMAT, r, 5, 2);
+            ThreePeers.write(l, 5, base, null);
+            byte[] now = base[0];
+            for (int round = 0; round < 12; round++) {
+                byte[][] a = ThreePeers.blocks(FORMAT, r, 5, 2);
+                byte[][] b = ThreePeers.blocks(FORMAT, r, 5, 2);
+                // each compares the blocks as they are now: only the one the log orders first may find them so
+                CompletableFuture<Long> x = via[round % 2].compareAndWrite(5, 2, now, ScatterList.wrap(a[0]),
+                        ScatterList.wrap(a[1]), false, null);
+                CompletableFuture<Long> y = via[(round + 1) % 2].compareAndWrite(5, 2, now, ScatterList.wrap(b[0]),
+                        ScatterList.wrap(b[1]), false, null);
+                long rx = x.get(60, TimeUnit.SECONDS);
+                long ry = y.get(60, TimeUnit.SECONDS);
+                long w = io.pistore.spi.OrderedCompareAndWrite.WRITTEN;
+                assertTrue((rx == w) != (ry == w), "round " + round + ": exactly one wins, not " + rx + " and " + ry);
+                byte[] before = now;
+                now = rx == w ? a[0] : b[0];
+                assertEquals(Arrays.mismatch(before, now), rx == w ? ry : rx,
+                        "round " + round + ": the loser says where the blocks differed from what it expected");
+            }
+            byte[] last = now;
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> f.orderedCompareAndWrite().compareAndWrite(5, 2, last, ScatterList.wrap(last),
+                            ScatterList.wrap(base[1]), false, null).get(60, TimeUnit.SECONDS));
+            assertTrue(e.getCause().getMessage().contains("refused, PI check failed at lba=5"), e.getCause().getMessage());
+            peers.awaitConverged();
+            for (int i = 0; i < 3; i++) {
+                assertArrayEquals(last, Arrays.copyOfRange(peers.contents(i)[0], 5 * FORMAT.dataSize(), 7 * FORMAT.dataSize()),
+                        "replica " + ThreePeers.id(i) + " holds the last winner's blocks");
+            }
+        }
+    }
+
+    @Test
     void withoutAQuorumWritesAndReadsFailWithAClearStatusInsteadOfHanging() throws Exception {
         start();
         int leader = peers.leader();

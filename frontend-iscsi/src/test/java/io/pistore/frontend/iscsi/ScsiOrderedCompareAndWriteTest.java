@@ -1,0 +1,147 @@
+package io.pistore.frontend.iscsi;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.pistore.engine.BlockDevice;
+import io.pistore.engine.local.LocalTransportProvider;
+import io.pistore.engine.service.TargetService;
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiContext;
+import io.pistore.integrity.ScatterList;
+import io.pistore.spi.BlockTransport;
+import io.pistore.spi.ConnectOptions;
+import io.pistore.spi.DelegatingHostConnection;
+import io.pistore.spi.HostConnection;
+import io.pistore.spi.OrderedCompareAndWrite;
+import io.pistore.spi.TargetListener;
+import io.pistore.spi.WriteFence;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * COMPARE AND WRITE on a unit whose volume orders it with the writes of its other ports (a
+ * replicated volume's log): the whole command goes to the volume's {@link OrderedCompareAndWrite},
+ * with the PI the target inserts, and its answer becomes the command's status; the unit's own
+ * read-compare-write is not used. The ordered side stands in here; {@code ReplicatedVolumeTest} and
+ * {@code ReplicatedIscsiReservationsTest} run it on real peers.
+ */
+class ScsiOrderedCompareAndWriteTest {
+    private static final BlockFormat F = BlockFormat.of(512, 8);
+
+    /** What the stand-in was asked, and what it answers next (a value or an exception). */
+    private final Deque<Object> answers = new ArrayDeque<>();
+    private long lba;
+    private int blocks;
+    private byte[] verify;
+    private byte[] data;
+    private byte[] metadata;
+    private WriteFence fence;
+
+    private VolumeStore store;
+    private BlockTransport transport;
+    private TargetListener listener;
+    private HostConnection connection;
+    private BlockDevice device;
+
+    @BeforeEach
+    void start() throws Exception {
+        store = VolumeStore.inMemory();
+        store.create("v", F, 64);
+        transport = new LocalTransportProvider().create();
+        listener = transport.listen("", new TargetService(store));
+        OrderedCompareAndWrite standIn = (l, n, v, d, m, fua, f) -> {
+            lba = l;
+            blocks = n;
+            verify = v.clone();
+            data = new byte[(int) d.length()];
+            d.read(0, data, 0, data.length);
+            metadata = new byte[(int) m.length()];
+            m.read(0, metadata, 0, metadata.length);
+            fence = f;
+            Object a = answers.pop();
+            return a instanceof Long x ? CompletableFuture.completedFuture(x) : CompletableFuture.failedFuture((Throwable) a);
+        };
+        connection = new DelegatingHostConnection(transport.connect(listener.address(), new ConnectOptions(1, 8))) {
+            @Override
+            public OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
+                return volume.equals("v") ? standIn : null;
+            }
+
+            @Override
+            protected io.pistore.spi.HostQueue wrap(int index, io.pistore.spi.HostQueue q) {
+                return q;
+            }
+        };
+        device = BlockDevice.open(connection, "v");
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        connection.close();
+        listener.close();
+        transport.close();
+        store.close();
+    }
+
+    private static byte[] cdb(long lba, int n) {
+        byte[] c = new byte[16];
+        c[0] = (byte) 0x89;
+        ByteBuffer.wrap(c).putLong(2, lba);
+        c[13] = (byte) n;
+        return c;
+    }
+
+    private static int senseKey(ScsiResult r) {
+        return r.sense[2] & 0x0f;
+    }
+
+    @Test
+    void theCommandGoesToTheVolumeWithThePiTheTargetInsertsAndItsAnswerIsTheStatus() throws Exception {
+        ScsiCompareAndWrite caw = new ScsiCompareAndWrite(device, new ScsiRangeLock(), 64);
+        byte[] out = new byte[2 * 3 * 512];
+        new Random(1).nextBytes(out);
+
+        answers.add(OrderedCompareAndWrite.WRITTEN);
+        assertEquals(ScsiResult.GOOD, caw.run(cdb(20, 3), out, false).status);
+        assertEquals(20, lba);
+        assertEquals(3, blocks);
+        assertArrayEquals(Arrays.copyOf(out, 1536), verify, "the blocks to compare: the Data-Out's first half");
+        assertArrayEquals(Arrays.copyOfRange(out, 1536, 3072), data, "the blocks to write: its second half");
+        assertNull(Pi.verify(PiContext.builder(F).checks(CheckFlags.ALL).initialRefTag(F.refTagOf(20)).build(),
+                ScatterList.wrap(data), ScatterList.wrap(metadata), 3), "the PI of the LBAs they go to, as the target inserts it");
+        assertNull(fence, "a unit whose reservations are its own sends no view");
+        byte[] stored = new byte[3 * 512];
+        device.readSync(20, ByteBuffer.wrap(stored));
+        assertArrayEquals(new byte[3 * 512], stored, "the unit wrote nothing itself: the volume does");
+
+        answers.add(700L);
+        ScsiResult miss = caw.run(cdb(20, 3), out, false);
+        assertEquals(ScsiResult.CHECK_CONDITION, miss.status);
+        assertEquals(ScsiResult.MISCOMPARE, senseKey(miss));
+        assertEquals(0x1D, miss.sense[12] & 0xff);
+        assertEquals(700, ByteBuffer.wrap(miss.sense).getInt(3), "the offset of the first byte that differed");
+
+        answers.add(new io.pistore.engine.volume.ViewChangedException("the reservations changed"));
+        assertEquals(ScsiResult.RESERVATION_CONFLICT, caw.run(cdb(20, 3), out, false).status);
+
+        answers.add(new java.io.IOException("volume v: compare and write lba=20 not committed by a quorum within 4000 ms"));
+        ScsiResult failed = caw.run(cdb(20, 3), out, false);
+        assertEquals(ScsiResult.MEDIUM_ERROR, senseKey(failed), "no quorum: a medium error, as for a write");
+
+        assertEquals(ScsiResult.ILLEGAL_REQUEST, senseKey(caw.run(cdb(20, 3), Arrays.copyOf(out, 1000), false)),
+                "a Data-Out that is not twice the blocks is refused before the volume is asked");
+        assertEquals(0, answers.size());
+    }
+}

@@ -1,0 +1,77 @@
+package io.pistore.replication.volume;
+
+import io.pistore.integrity.BlockFormat;
+import io.pistore.integrity.PiError;
+import io.pistore.integrity.ScatterList;
+import io.pistore.replication.ReplicationException;
+import io.pistore.replication.raft.ApplyOutcome;
+import io.pistore.replication.raft.ReplicaCommand;
+import io.pistore.replication.raft.StoredBlockCheck;
+import io.pistore.spi.OrderedCompareAndWrite;
+import io.pistore.spi.WriteFence;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+
+/**
+ * A replicated volume's COMPARE AND WRITE: one log command ({@link ReplicaCommand.Op#COMPARE_AND_WRITE})
+ * that each replica compares and writes as it applies it, so it is atomic against the writes sent
+ * through every peer, not only this one's. It goes through the group's client alone, never into this
+ * leader's own log first as writes do: a copy in both (after a step-down) would be compared again and
+ * answer a difference for a write that happened. The client's retries carry one call id, which the
+ * leader answers from its cache.
+ */
+final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
+    private final String name;
+    private final BlockFormat format;
+    private final long timeoutMs;
+    private final Function<Message, CompletableFuture<RaftClientReply>> client;
+
+    LoggedCompareAndWrite(String name, BlockFormat format, long timeoutMs,
+            Function<Message, CompletableFuture<RaftClientReply>> client) {
+        this.name = name;
+        this.format = format;
+        this.timeoutMs = timeoutMs;
+        this.client = client;
+    }
+
+    @Override
+    public CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, ScatterList data,
+            ScatterList metadata, boolean fua, WriteFence fence) {
+        String what = "volume " + name + ": compare and write lba=" + lba + " blocks=" + blocks;
+        int dl = blocks * format.dataSize();
+        if (blocks < 1 || verify.length != dl || data.length() != dl) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(what + ": " + verify.length + " bytes to compare and "
+                    + data.length() + " to write, not " + dl));
+        }
+        PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, blocks);
+        if (e != null) {
+            return CompletableFuture.failedFuture(new ReplicationException(what + " "
+                    + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));
+        }
+        byte[] both = new byte[2 * dl];
+        System.arraycopy(verify, 0, both, 0, dl);
+        data.read(0, both, dl, dl);
+        Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, blocks, ScatterList.wrap(both), metadata,
+                fua, fence);
+        return client.apply(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((r, t) -> {
+            Throwable c = t != null ? ReplicationException.unwrap(t) : r.isSuccess() ? null : r.getException();
+            if (c != null) {
+                throw new CompletionException(new ReplicationException(what + (c instanceof TimeoutException
+                        ? " not committed by a quorum within " + timeoutMs + " ms" : " failed: " + ReplicationException.oneLine(c))));
+            }
+            ApplyOutcome o = ApplyOutcome.decode(r.getMessage().getContent());
+            if (o.miscompareOffset() >= 0) {
+                return o.miscompareOffset();
+            }
+            if (!o.isDone()) {
+                throw new CompletionException(o.failure(what + " " + o.describe()));
+            }
+            return WRITTEN;
+        });
+    }
+}
