@@ -127,6 +127,48 @@ class ReplicationProbe {
     }
 
     /**
+     * COMPARE AND WRITE of one 4 KiB block, one at a time, through the leader and through a follower
+     * (each a log entry sent through the group's client), against writes one at a time on the leader:
+     * p50 and p99 in µs and the JVM's CPU per operation.
+     */
+    @Test
+    void compareAndWriteLatency() throws Exception {
+        int n = Integer.getInteger("pistore.replication.probe.commits", 1000);
+        try (ThreePeers peers = ThreePeers.start(dir, "rv", FORMAT, BLOCKS, ReplicationSettings.defaults());
+                ReplicatedVolume l = peers.node(peers.leader()).open("rv");
+                ReplicatedVolume f = peers.node((peers.leader() + 1) % 3).open("rv")) {
+            Random r = new Random(3);
+            byte[][] now = ThreePeers.blocks(FORMAT, r, 9, 1);
+            ThreePeers.write(l, 9, now, null);
+            for (int round = 1; round <= Integer.getInteger("pistore.replication.probe.rounds", 3); round++) {
+                for (String what : new String[] {"write         ", "caw on leader ", "caw on follower"}) {
+                    long[] t = new long[n];
+                    long c0 = processCpuNanos();
+                    for (int i = 0; i < n; i++) {
+                        byte[][] next = ThreePeers.blocks(FORMAT, r, 9, 1);
+                        long a = System.nanoTime();
+                        if (what.startsWith("write")) {
+                            ThreePeers.write(l, 9, next, null);
+                        } else {
+                            long o = (what.endsWith("leader ") ? l : f).orderedCompareAndWrite().compareAndWrite(9, 1, now[0],
+                                    ScatterList.wrap(next[0]), ScatterList.wrap(next[1]), false, null).join();
+                            if (o != io.pistore.spi.OrderedCompareAndWrite.WRITTEN) {
+                                throw new AssertionError("miscompare at " + o);
+                            }
+                        }
+                        t[i] = System.nanoTime() - a;
+                        now = next;
+                    }
+                    long c1 = processCpuNanos();
+                    java.util.Arrays.sort(t);
+                    System.out.printf("probe round %d %s: p50 %d p99 %d us, cpu_us_per_op=%.1f%n", round, what,
+                            t[n / 2] / 1000, t[n * 99 / 100] / 1000, (c1 - c0) / 1000.0 / n);
+                }
+            }
+        }
+    }
+
+    /**
      * A follower's reads both ways, alternated on the same peers: through Ratis's client (the leader
      * reads and sends the blocks back) and of its own replica after the leader's read index. Election
      * timeouts of the defaults (1-2 s), so a loaded machine keeps its leader; each run says whether it
