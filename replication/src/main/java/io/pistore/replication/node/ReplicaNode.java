@@ -292,7 +292,8 @@ public final class ReplicaNode implements AutoCloseable {
                         StorageFailureRestarts r = restarts;
                         if (r != null && !closed) {
                             r.failed(gid, name, "apply log entry " + index + " to its replica", cause, knownPeers(name),
-                                    io.pistore.engine.volume.file.FileVolume.healable(cause));
+                                    io.pistore.engine.volume.file.FileVolume.healable(cause)
+                                    && !(cause instanceof io.pistore.replication.raft.UnreadableEntryException));
                         }
                     }
 

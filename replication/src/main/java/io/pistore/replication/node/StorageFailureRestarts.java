@@ -83,6 +83,9 @@ final class StorageFailureRestarts implements AutoCloseable {
         log.accept("volume " + name + ": replica " + id + " could not " + what + " (" + ReplicationException.oneLine(cause)
                 + (startAgain ? "); its group stops here and starts again from its files in " + pause / 1000.0
                         + " s (make room on the file system of its data directory)"
+                        : cause instanceof io.pistore.replication.raft.UnreadableEntryException
+                        ? "); its group stops here: run the build of the group's other peers here (every peer of a group"
+                        + " runs one build), then restart this serve"
                         : "); its group stops here: make room on the file system of its data directory, then restart"
                         + " this serve"));
         try {

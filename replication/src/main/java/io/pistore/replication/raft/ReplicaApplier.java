@@ -215,6 +215,13 @@ public final class ReplicaApplier {
         }
     }
 
+    /** Records a failure of this replica to take a committed entry, as a storage failure is; the applier thread's. */
+    void storageFailed(IOException e) {
+        if (storageFailure == null) {
+            storageFailure = e;
+        }
+    }
+
     /** The first I/O failure of the replica's storage since the last call, or null; called on the applier thread. */
     IOException takeStorageFailure() {
         IOException e = storageFailure;

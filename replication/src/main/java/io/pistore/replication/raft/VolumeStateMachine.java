@@ -404,7 +404,12 @@ public final class VolumeStateMachine extends BaseStateMachine {
                 reply = ApplyOutcome.encodeAll(outcomes);
             }
         } catch (IllegalArgumentException e) {
+            // Committed, yet not readable here: the leader reads every entry before it takes it in,
+            // so a peer of another build wrote it. Answering it failed while the others apply it
+            // would leave this replica different without a word: the group stops here instead.
             reply = ApplyOutcome.failed("replica " + getId() + ": " + e.getMessage()).encode();
+            applier.storageFailed(new UnreadableEntryException("log entry " + entry.getIndex() + " holds a command this build"
+                    + " cannot read (" + e.getMessage() + "); a peer of another build wrote it"));
         } catch (IOException e) {
             // its data is gone or damaged here: the blocks stay as they were, for scrub to find and repair
             log.accept("volume " + files.name() + ": replica " + getId() + " could not apply log entry "
