@@ -277,6 +277,14 @@ class ReplicatedVolumeTest {
                 assertArrayEquals(last, Arrays.copyOfRange(peers.contents(i)[0], 5 * FORMAT.dataSize(), 7 * FORMAT.dataSize()),
                         "replica " + ThreePeers.id(i) + " holds the last winner's blocks");
             }
+            // the leader gone: the follower's next one waits for the new leader, then is decided as before
+            peers.stop(leader);
+            byte[][] after = ThreePeers.blocks(FORMAT, r, 5, 2);
+            assertEquals(io.pistore.spi.OrderedCompareAndWrite.WRITTEN, f.orderedCompareAndWrite().compareAndWrite(5, 2, last,
+                    ScatterList.wrap(after[0]), ScatterList.wrap(after[1]), false, null).get(60, TimeUnit.SECONDS));
+            assertEquals(Arrays.mismatch(last, after[0]), f.orderedCompareAndWrite().compareAndWrite(5, 2, last,
+                    ScatterList.wrap(after[0]), ScatterList.wrap(after[1]), false, null).get(60, TimeUnit.SECONDS),
+                    "the same again: now the blocks differ where the new ones do");
         }
     }
 
