@@ -11,9 +11,9 @@
 #
 #   benchmarks/scripts/replicated-frontend-reads.sh BUILD nbd|iscsi   (SECS 15, RAMP 8)
 #
-# MODE=write (iscsi only) measures 4 KiB random writes at qd 32 instead; MODE=commit (nbd only) a
-# database's commits: 4 KiB random writes one at a time, each followed by a flush (fio's fsync=1),
-# counted as commits/s.
+# MODE=write measures 4 KiB random writes at qd 32 instead; with nbd, MODE=trim 4 KiB random trims
+# (deallocations) at qd 32, and MODE=commit a database's commits: 4 KiB random writes one at a time,
+# each followed by a flush (fio's fsync=1), counted as commits/s.
 set -uo pipefail
 build="$(cd "$1" && pwd)"; frontend="$2"; secs="${SECS:-15}"; ramp="${RAMP:-8}"; mode="${MODE:-read}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -46,7 +46,12 @@ done
 if [ "$frontend" = nbd ]; then
     u=nbd://127.0.0.1:1081$L/rv
     fio --name=w --ioengine=nbd --uri=$u --rw=write --bs=128k --iodepth=16 --size=256M > /dev/null 2>&1
-    if [ "$mode" = commit ]; then job="--rw=randwrite --iodepth=1 --fsync=1"; side=write; else job="--rw=randread --iodepth=32"; side=read; fi
+    case "$mode" in
+        commit) job="--rw=randwrite --iodepth=1 --fsync=1"; side=write ;;
+        write) job="--rw=randwrite --iodepth=32"; side=write ;;
+        trim) job="--rw=randtrim --iodepth=32"; side=trim ;;
+        *) job="--rw=randread --iodepth=32"; side=read ;;
+    esac
     (fio --name=r --ioengine=nbd --uri=$u $job --bs=4k --time_based --runtime="$ramp" > /dev/null 2>&1
      fio --name=r --ioengine=nbd --uri=$u $job --bs=4k --time_based --runtime="$secs" \
         --output-format=json 2> /dev/null | sed -n '/^{/,$p' | python3 -c 'import json,sys; print(json.load(sys.stdin)["jobs"][0]["'$side'"]["iops"])' \
