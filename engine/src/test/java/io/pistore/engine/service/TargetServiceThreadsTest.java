@@ -76,24 +76,38 @@ class TargetServiceThreadsTest {
         }
     }
 
+    /** A memory volume "r" that says it waits for peers; its flushes record their thread in {@code flushedOn}. */
+    private static final class PeerVolume implements io.pistore.engine.volume.Volume {
+        private final io.pistore.engine.volume.MemoryVolume inner;
+        private final boolean flushReturnsAtOnce;
+        private final java.util.List<String> flushedOn;
+
+        PeerVolume(BlockFormat f, boolean flushReturnsAtOnce, java.util.List<String> flushedOn) {
+            this.inner = new io.pistore.engine.volume.MemoryVolume("r", f, 16);
+            this.flushReturnsAtOnce = flushReturnsAtOnce;
+            this.flushedOn = flushedOn;
+        }
+
+        public String name() { return inner.name(); }
+        public BlockFormat format() { return inner.format(); }
+        public long blockCount() { return inner.blockCount(); }
+        public void read(long lba, int n, ScatterList d, ScatterList m) throws java.io.IOException { inner.read(lba, n, d, m); }
+        public void write(long lba, int n, ScatterList d, ScatterList m, boolean fua) throws java.io.IOException {
+            inner.write(lba, n, d, m, fua);
+        }
+        public void writeZeroes(long lba, int n, boolean fua) throws java.io.IOException { inner.writeZeroes(lba, n, fua); }
+        public void flush() { flushedOn.add(Thread.currentThread().getName()); }
+        public void close() { }
+        @Override
+        public boolean waitsForPeers() { return true; }
+        @Override
+        public boolean flushReturnsAtOnce() { return flushReturnsAtOnce; }
+    }
+
     @Test
     void everyRequestOfAVolumeThatWaitsForPeersCompletesOnAPeerWaitThread() throws Exception {
         BlockFormat f = BlockFormat.of(4096, 8);
-        io.pistore.engine.volume.MemoryVolume inner = new io.pistore.engine.volume.MemoryVolume("r", f, 16);
-        io.pistore.engine.volume.Volume remote = new io.pistore.engine.volume.Volume() {
-            public String name() { return inner.name(); }
-            public BlockFormat format() { return inner.format(); }
-            public long blockCount() { return inner.blockCount(); }
-            public void read(long lba, int n, ScatterList d, ScatterList m) throws java.io.IOException { inner.read(lba, n, d, m); }
-            public void write(long lba, int n, ScatterList d, ScatterList m, boolean fua) throws java.io.IOException {
-                inner.write(lba, n, d, m, fua);
-            }
-            public void writeZeroes(long lba, int n, boolean fua) throws java.io.IOException { inner.writeZeroes(lba, n, fua); }
-            public void flush() { }
-            public void close() { }
-            @Override
-            public boolean waitsForPeers() { return true; }
-        };
+        io.pistore.engine.volume.Volume remote = new PeerVolume(f, false, new java.util.concurrent.CopyOnWriteArrayList<>());
         try (VolumeStore m = VolumeStore.inMemory()) {
             m.attach(remote);
             m.create("local", f, 16);
@@ -111,24 +125,8 @@ class TargetServiceThreadsTest {
     @Test
     void aFlushThatReturnsAtOnceIsAnsweredWhereItArrivesOnADurableStoreToo() throws Exception {
         BlockFormat f = BlockFormat.of(4096, 8);
-        io.pistore.engine.volume.MemoryVolume inner = new io.pistore.engine.volume.MemoryVolume("r", f, 16);
         java.util.List<String> flushedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
-        io.pistore.engine.volume.Volume replicated = new io.pistore.engine.volume.Volume() {
-            public String name() { return inner.name(); }
-            public BlockFormat format() { return inner.format(); }
-            public long blockCount() { return inner.blockCount(); }
-            public void read(long lba, int n, ScatterList d, ScatterList m) throws java.io.IOException { inner.read(lba, n, d, m); }
-            public void write(long lba, int n, ScatterList d, ScatterList m, boolean fua) throws java.io.IOException {
-                inner.write(lba, n, d, m, fua);
-            }
-            public void writeZeroes(long lba, int n, boolean fua) throws java.io.IOException { inner.writeZeroes(lba, n, fua); }
-            public void flush() { flushedOn.add(Thread.currentThread().getName()); }
-            public void close() { }
-            @Override
-            public boolean waitsForPeers() { return true; }
-            @Override
-            public boolean flushReturnsAtOnce() { return true; }
-        };
+        io.pistore.engine.volume.Volume replicated = new PeerVolume(f, true, flushedOn);
         try (VolumeStore s = VolumeStore.open(dir)) {
             s.attach(replicated);
             s.create("local", f, 16);
