@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * peers: a reservation made through one peer holds on the others, every peer reports the same
  * keys, and once a PREEMPT AND ABORT through one peer is answered, a write of the preempted
  * initiator through another peer is refused and nothing of it is stored; once the leader stops,
- * the state is the same on the others and changes go on. COMPARE AND WRITE through two peers at
- * once is atomic across them.
+ * the state is the same on the others and changes go on. COMPARE AND WRITE and ORWRITE through two
+ * peers at once are atomic across them.
  */
 @Timeout(180)
 class ReplicatedIscsiReservationsTest {
@@ -132,6 +132,45 @@ class ReplicatedIscsiReservationsTest {
         }
     }
 
+    /**
+     * ORWRITE of block 10 through peers 1 and 2 at once, one setting the low four bits of every byte
+     * and the other the high four: every round ends with every bit set, neither OR lost to the other.
+     */
+    private static void orWriteRaces(IscsiTestInitiator a, IscsiTestInitiator b, IscsiTestInitiator c) throws Exception {
+        byte[] write = cdb10(0x2A, 10);
+        byte[] or = new byte[16];
+        or[0] = (byte) 0x8B;
+        or[9] = 10;
+        or[13] = 1;
+        byte[] all = new byte[512];
+        java.util.Arrays.fill(all, (byte) 0xFF);
+        IscsiTestInitiator[] via = {a, b};
+        java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 6; round++) {
+                assertEquals(GOOD, ReplicatedIscsiPeers.settled(c, write, new byte[512], false).status());
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+                List<java.util.concurrent.Future<IscsiTestInitiator.Result>> answers = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    byte[] mask = new byte[512];
+                    java.util.Arrays.fill(mask, (byte) (i == 0 ? 0x0F : 0xF0));
+                    IscsiTestInitiator s = via[i];
+                    answers.add(two.submit(() -> {
+                        together.await();
+                        return ReplicatedIscsiPeers.settled(s, or, mask, false);
+                    }));
+                }
+                for (java.util.concurrent.Future<IscsiTestInitiator.Result> f : answers) {
+                    assertEquals(GOOD, f.get(60, java.util.concurrent.TimeUnit.SECONDS).status(), "round " + round);
+                }
+                assertArrayEquals(all, ReplicatedIscsiPeers.settled(c, cdb10(0x28, 10), new byte[0], true).dataIn(),
+                        "round " + round + ": both ORs landed");
+            }
+        } finally {
+            two.shutdownNow();
+        }
+    }
+
     /** This port's target port group, from the device identification page. */
     private static int ownGroup(IscsiTestInitiator c) throws IOException {
         IscsiTestInitiator.Result r = c.command(new byte[] {0x12, 0x01, (byte) 0x83, 0x01, 0x00, 0x00}, new byte[0],
@@ -173,6 +212,7 @@ class ReplicatedIscsiReservationsTest {
             IscsiTestInitiator b = sessions.get(1);
             IscsiTestInitiator c = sessions.get(2);
             compareAndWriteRaces(a, b, c);
+            orWriteRaces(a, b, c);
             byte[] mine = new byte[512];
             new Random(3).nextBytes(mine);
             assertEquals(GOOD, write(a, mine), "a write before any reservation, through peer 1");

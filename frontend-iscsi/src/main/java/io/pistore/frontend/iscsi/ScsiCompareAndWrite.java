@@ -93,28 +93,40 @@ final class ScsiCompareAndWrite {
         });
     }
 
-    /** Through the volume's {@link OrderedCompareAndWrite}, with the PI the target would insert. */
+    /** Through the volume's {@link OrderedCompareAndWrite}. */
     private ScsiResult inOrder(long lba, int n, boolean fua, byte[] dataOut) {
+        int dl = n * device.format().dataSize();
+        ScsiResult[] failed = new ScsiResult[1];
+        long r = sendOrdered(ordered, device, lba, n, Arrays.copyOf(dataOut, dl), Arrays.copyOfRange(dataOut, dl, 2 * dl), fua,
+                failed);
+        return r == OrderedCompareAndWrite.WRITTEN ? ScsiResult.good()
+                : r >= 0 ? ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00, r) : failed[0];
+    }
+
+    /**
+     * One compare-and-write through {@code ordered}, {@code write} with the PI the target would
+     * insert: {@link OrderedCompareAndWrite#WRITTEN}, the offset of the first byte that differed, or
+     * -2 with the command's answer in {@code failed[0]}. Checked against the reservations shared with
+     * other ports, like a write: sent again, checked again, while the volume refuses it for a state
+     * that changed since.
+     */
+    static long sendOrdered(OrderedCompareAndWrite ordered, BlockDevice device, long lba, int n, byte[] verify, byte[] write,
+            boolean fua, ScsiResult[] failed) {
         BlockFormat f = device.format();
-        int dl = n * f.dataSize();
-        ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, dl, dl).slice());
+        ScatterList data = ScatterList.wrap(write);
         ScatterList meta = f.metadataSize() == 0 ? null : ScatterList.wrap(new byte[n * f.metadataSize()]);
         if (f.hasPi()) {
             Pi.generate(device.insertStrip(lba).context(f), data, meta, n); // the tuple; the rest of the metadata stays zero
         }
-        byte[] verify = Arrays.copyOf(dataOut, dl);
-        // Checked against the reservations shared with other ports, like a write: sent again, checked
-        // again, while the volume refuses it for a state that changed since.
         ScsiFencedConnection fenced = device.connection() instanceof ScsiFencedConnection c ? c : null;
         for (int resends = 0; ; resends++) {
             long view = fenced == null ? 0 : fenced.viewNow();
             if (view < 0) {
-                return ScsiResult.of(Completion.failure(Status.VIEW_CHANGED, "reservation conflict"), true);
+                failed[0] = ScsiResult.of(Completion.failure(Status.VIEW_CHANGED, "reservation conflict"), true);
+                return -2;
             }
             try {
-                long r = ordered.compareAndWrite(lba, n, verify, data, meta, fua, view == 0 ? null : fenced.fence(view)).join();
-                return r == OrderedCompareAndWrite.WRITTEN ? ScsiResult.good()
-                        : ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00, r);
+                return ordered.compareAndWrite(lba, n, verify, data, meta, fua, view == 0 ? null : fenced.fence(view)).join();
             } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
                 Throwable c = e.getCause() != null ? e.getCause() : e;
                 boolean changed = c instanceof io.pistore.engine.volume.ViewChangedException;
@@ -124,7 +136,8 @@ final class ScsiCompareAndWrite {
                 }
                 Status s = changed ? Status.VIEW_CHANGED : c instanceof IllegalArgumentException ? Status.INVALID_FIELD
                         : Status.MEDIA_ERROR;
-                return ScsiResult.of(Completion.failure(s, String.valueOf(c.getMessage())), true);
+                failed[0] = ScsiResult.of(Completion.failure(s, String.valueOf(c.getMessage())), true);
+                return -2;
             }
         }
     }

@@ -95,7 +95,7 @@ final class ScsiLun {
         this.pages = new ScsiPages(device.info(), n, portGroups);
         this.provisioning = new ScsiProvisioning(device, n, dataIn);
         this.compareAndWrite = new ScsiCompareAndWrite(this.device, writes, n); // checked against shared reservations
-        this.orWrite = new ScsiOrWrite(device, writes, n);
+        this.orWrite = new ScsiOrWrite(this.device, writes, n);
         this.extendedCopy = new ScsiExtendedCopy(device, writes, n, pages.naaDesignator(), units);
         if (previous != null) {
             previous.next = this;

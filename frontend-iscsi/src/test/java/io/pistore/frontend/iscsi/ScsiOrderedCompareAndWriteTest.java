@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * COMPARE AND WRITE on a unit whose volume orders it with the writes of its other ports (a
  * replicated volume's log): the whole command goes to the volume's {@link OrderedCompareAndWrite},
  * with the PI the target inserts, and its answer becomes the command's status; the unit's own
- * read-compare-write is not used. The ordered side stands in here; {@code ReplicatedVolumeTest} and
+ * read-compare-write is not used. ORWRITE becomes a compare-and-write of the blocks it read. The ordered side stands in here; {@code ReplicatedVolumeTest} and
  * {@code ReplicatedIscsiReservationsTest} run it on real peers.
  */
 class ScsiOrderedCompareAndWriteTest {
@@ -142,6 +142,38 @@ class ScsiOrderedCompareAndWriteTest {
 
         assertEquals(ScsiResult.ILLEGAL_REQUEST, senseKey(caw.run(cdb(20, 3), Arrays.copyOf(out, 1000), false)),
                 "a Data-Out that is not twice the blocks is refused before the volume is asked");
+        assertEquals(0, answers.size());
+    }
+
+    @Test
+    void anOrWriteIsACompareAndWriteOfTheBlocksReadAndIsReadAgainWhileAnotherPortWritesBetween() throws Exception {
+        ScsiOrWrite or = new ScsiOrWrite(device, new ScsiRangeLock(), 64);
+        byte[] stored = new byte[2 * 512];
+        new Random(2).nextBytes(stored);
+        device.writeSync(30, ByteBuffer.wrap(stored));
+        byte[] mask = new byte[2 * 512];
+        new Random(3).nextBytes(mask);
+        byte[] cdb = new byte[16];
+        cdb[0] = (byte) ScsiOrWrite.OPCODE;
+        ByteBuffer.wrap(cdb).putLong(2, 30).putInt(10, 2);
+
+        answers.add(17L); // another port wrote the blocks between the read and the compare
+        answers.add(OrderedCompareAndWrite.WRITTEN);
+        assertEquals(ScsiResult.GOOD, or.run(cdb, mask, false).status);
+        assertEquals(0, answers.size(), "read and sent again once");
+        assertArrayEquals(stored, verify, "it expects the blocks as it read them");
+        byte[] ored = stored.clone();
+        for (int i = 0; i < ored.length; i++) {
+            ored[i] |= mask[i];
+        }
+        assertArrayEquals(ored, data, "and writes them OR the Data-Out");
+        assertNull(Pi.verify(PiContext.builder(F).checks(CheckFlags.ALL).initialRefTag(F.refTagOf(30)).build(),
+                ScatterList.wrap(data), ScatterList.wrap(metadata), 2), "with the PI the target inserts");
+
+        for (int i = 0; i < ScsiOrWrite.TRIES; i++) {
+            answers.add(1L);
+        }
+        assertEquals(ScsiResult.BUSY, or.run(cdb, mask, false).status, "busy after as many tries, with nothing written here");
         assertEquals(0, answers.size());
     }
 }
