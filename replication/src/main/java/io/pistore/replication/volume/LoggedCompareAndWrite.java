@@ -22,8 +22,10 @@ import org.apache.ratis.protocol.RaftClientReply;
  * that each replica compares and writes as it applies it, so it is atomic against the writes sent
  * through every peer, not only this one's. It goes through the group's client alone, never into this
  * leader's own log first as writes do: a copy in both (after a step-down) would be compared again and
- * answer a difference for a write that happened. The client's retries carry one call id, which the
- * leader answers from its cache.
+ * answer a difference for a write that happened. The client's retries carry one call id, which a
+ * leader that applied the first copy answers from its cache; a new leader that had not applied it yet
+ * logs the retry again, and that second copy answers the difference its first copy made (an outcome
+ * as ambiguous as a timed-out write's: an initiator's retried compare then finds its own blocks).
  */
 final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
     private final String name;
