@@ -80,19 +80,24 @@ final class StorageFailureRestarts implements AutoCloseable {
             return;
         }
         long pause = startAgain ? nextPause(gid) : -1;
-        log.accept("volume " + name + ": replica " + id + " could not " + what + " (" + ReplicationException.oneLine(cause)
-                + (startAgain ? "); its group stops here and starts again from its files in " + pause / 1000.0
-                        + " s (make room on the file system of its data directory)"
-                        : cause instanceof io.pistore.replication.raft.UnreadableEntryException
-                        ? "); its group stops here: run the build of the group's other peers here (every peer of a group"
-                        + " runs one build), then restart this serve"
-                        : "); its group stops here: make room on the file system of its data directory, then restart"
-                        + " this serve"));
+        log.accept(line(name, id, what, cause, pause));
         try {
             timer.execute(() -> restart(gid, name, fallback, pause));
         } catch (RejectedExecutionException closing) {
             scheduled.remove(gid);
         }
+    }
+
+    /** The one line a failure is told in; {@code pause}: ms until the group starts again, -1 for never by itself. */
+    static String line(String name, RaftPeerId id, String what, Throwable cause, long pause) {
+        return "volume " + name + ": replica " + id + " could not " + what + " (" + ReplicationException.oneLine(cause)
+                + (pause >= 0 ? "); its group stops here and starts again from its files in " + pause / 1000.0
+                        + " s (make room on the file system of its data directory)"
+                        : cause instanceof io.pistore.replication.raft.UnreadableEntryException
+                        ? "); its group stops here: run the build of the group's other peers here (every peer of a group"
+                        + " runs one build), then restart this serve"
+                        : "); its group stops here: make room on the file system of its data directory, then restart"
+                        + " this serve");
     }
 
     /** The pause before the next start of group {@code gid}: twice the last, up to a minute; the first after a quiet spell. */
