@@ -6,6 +6,7 @@ import io.pistore.integrity.PiError;
 import io.pistore.integrity.ScatterList;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -176,8 +177,32 @@ public final class ReplicaApplier {
         if (c.fenceKey != 0 && !fences.admitSeq(c.fenceKey, c.fenceSeq)) {
             // its first copy was applied: applied again it could undo another host's write since
             stats.repeatedWrites.incrementAndGet();
-            return ApplyOutcome.done();
+            return c.op != ReplicaCommand.Op.COMPARE_AND_WRITE ? ApplyOutcome.done()
+                    : compareOutcomes.getOrDefault(List.of(c.fenceKey, c.fenceSeq), ApplyOutcome.failed("replica " + replica
+                            + ": " + c + " is a copy sent again of one applied long ago or before this replica's last start;"
+                            + " its outcome is no longer known here"));
         }
+        if (c.fenceSeq != 0 && c.op == ReplicaCommand.Op.COMPARE_AND_WRITE) {
+            ApplyOutcome o = applyChecked(c, checked);
+            compareOutcomes.put(List.of(c.fenceKey, c.fenceSeq), o); // a copy sent again answers what this one did
+            return o;
+        }
+        return applyChecked(c, checked);
+    }
+
+    /**
+     * The outcomes of the latest numbered compare-and-writes, by stream and number: a copy sent again
+     * (its first one committed while its sender heard nothing) answers the first one's outcome instead
+     * of comparing the blocks that copy changed. The applier thread's alone.
+     */
+    private final Map<List<Long>, ApplyOutcome> compareOutcomes = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<List<Long>, ApplyOutcome> eldest) {
+            return size() > 1024;
+        }
+    };
+
+    private ApplyOutcome applyChecked(ReplicaCommand c, boolean checked) {
         try {
             switch (c.op) {
                 case WRITE:

@@ -22,22 +22,23 @@ import org.apache.ratis.protocol.RaftClientReply;
  * that each replica compares and writes as it applies it, so it is atomic against the writes sent
  * through every peer, not only this one's. It goes through the group's client alone, never into this
  * leader's own log first as writes do: a copy in both (after a step-down) would be compared again and
- * answer a difference for a write that happened. The client's retries carry one call id, which a
- * leader that applied the first copy answers from its cache; a new leader that had not applied it yet
- * logs the retry again, and that second copy answers the difference its first copy made (an outcome
- * as ambiguous as a timed-out write's: an initiator's retried compare then finds its own blocks).
+ * answer a difference for a write that happened. Each is numbered in this peer's own write stream
+ * ({@link OwnWrites}, the sender's view kept): a copy the client's retry puts in the log again (a new
+ * leader that had not yet applied the first) is not applied again, and answers what the first did.
  */
 final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
     private final String name;
     private final BlockFormat format;
     private final long timeoutMs;
     private final Function<Message, CompletableFuture<RaftClientReply>> client;
+    private final OwnWrites own;
 
-    LoggedCompareAndWrite(String name, BlockFormat format, long timeoutMs,
+    LoggedCompareAndWrite(String name, BlockFormat format, long timeoutMs, OwnWrites own,
             Function<Message, CompletableFuture<RaftClientReply>> client) {
         this.name = name;
         this.format = format;
         this.timeoutMs = timeoutMs;
+        this.own = own;
         this.client = client;
     }
 
@@ -58,8 +59,9 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
         byte[] both = new byte[2 * dl];
         System.arraycopy(verify, 0, both, 0, dl);
         data.read(0, both, dl, dl);
+        WriteFence n = own.numbered(null);
         Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, blocks, ScatterList.wrap(both), metadata,
-                fua, fence);
+                fua, new WriteFence(n.key(), n.epoch(), n.seq(), fence == null ? 0 : fence.view()));
         return client.apply(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((r, t) -> {
             Throwable c = t != null ? ReplicationException.unwrap(t) : r.isSuccess() ? null : r.getException();
             if (c != null) {

@@ -98,6 +98,34 @@ class ReplicaApplierTest {
         assertTrue(applier.misfit(half) != null, "the data of one copy of the blocks is not a compare and write");
     }
 
+    private static ReplicaCommand numbered(ReplicaCommand c, long seq) {
+        byte[] both = new byte[c.data.remaining()];
+        c.data.duplicate().get(both);
+        byte[] meta = new byte[c.metadata.remaining()];
+        c.metadata.duplicate().get(meta);
+        return ReplicaCommand.decode(ReplicaCommand.carrying(c.op, c.lba, c.blocks, ScatterList.wrap(both), ScatterList.wrap(meta),
+                false, new io.pistore.spi.WriteFence(77, 1, seq, 0)).getContent());
+    }
+
+    @Test
+    void aCompareAndWriteSentAgainAnswersWhatItsFirstCopyDidWithoutComparingAgain() throws Exception {
+        byte[][] old = blocks(10, 2, 21);
+        assertTrue(applier.apply(command(ReplicaCommand.Op.WRITE, 10, 2, old)).isDone());
+        byte[][] next = blocks(10, 2, 22);
+        ReplicaCommand won = numbered(compareAndWrite(10, 2, old[0], next), 1);
+        assertTrue(applier.apply(won).isDone());
+        assertTrue(applier.apply(won).isDone(), "the copy sent again answers done, although the blocks now differ");
+        assertArrayEquals(next[0], stored(10, 2)[0]);
+
+        byte[][] other = blocks(10, 2, 23);
+        ReplicaCommand lost = numbered(compareAndWrite(10, 2, old[0], other), 2);
+        long offset = java.util.Arrays.mismatch(next[0], old[0]);
+        assertEquals(offset, applier.apply(lost).miscompareOffset());
+        assertEquals(offset, applier.apply(lost).miscompareOffset(), "and a lost one what it answered");
+        assertArrayEquals(next[0], stored(10, 2)[0]);
+        assertEquals(2, stats.repeatedWrites());
+    }
+
     @Test
     void aWriteThatPassesIsStored() throws Exception {
         byte[][] w = blocks(4, 3, 1);
