@@ -106,9 +106,8 @@ final class ScsiCompareAndWrite {
     /**
      * One compare-and-write through {@code ordered}, {@code write} with the PI the target would
      * insert: {@link OrderedCompareAndWrite#WRITTEN}, the offset of the first byte that differed, or
-     * -2 with the command's answer in {@code failed[0]}. Checked against the reservations shared with
-     * other ports, like a write: sent again, checked again, while the volume refuses it for a state
-     * that changed since.
+     * -2 with the command's answer in {@code failed[0]}. A unit whose reservations other ports share
+     * has it from its {@link ScsiFencedConnection}, which checks it against them as it checks writes.
      */
     static long sendOrdered(OrderedCompareAndWrite ordered, BlockDevice device, long lba, int n, byte[] verify, byte[] write,
             boolean fua, ScsiResult[] failed) {
@@ -118,27 +117,14 @@ final class ScsiCompareAndWrite {
         if (f.hasPi()) {
             Pi.generate(device.insertStrip(lba).context(f), data, meta, n); // the tuple; the rest of the metadata stays zero
         }
-        ScsiFencedConnection fenced = device.connection() instanceof ScsiFencedConnection c ? c : null;
-        for (int resends = 0; ; resends++) {
-            long view = fenced == null ? 0 : fenced.viewNow();
-            if (view < 0) {
-                failed[0] = ScsiResult.of(Completion.failure(Status.VIEW_CHANGED, "reservation conflict"), true);
-                return -2;
-            }
-            try {
-                return ordered.compareAndWrite(lba, n, verify, data, meta, fua, view == 0 ? null : fenced.fence(view)).join();
-            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-                Throwable c = e.getCause() != null ? e.getCause() : e;
-                boolean changed = c instanceof io.pistore.engine.volume.ViewChangedException;
-                if (changed && view != 0 && resends < ScsiFencedConnection.MAX_RESENDS) {
-                    fenced.awaitNewer(view);
-                    continue;
-                }
-                Status s = changed ? Status.VIEW_CHANGED : c instanceof IllegalArgumentException ? Status.INVALID_FIELD
-                        : Status.MEDIA_ERROR;
-                failed[0] = ScsiResult.of(Completion.failure(s, String.valueOf(c.getMessage())), true);
-                return -2;
-            }
+        try {
+            return ordered.compareAndWrite(lba, n, verify, data, meta, fua, null).join();
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+            Throwable c = e.getCause() != null ? e.getCause() : e;
+            Status s = c instanceof io.pistore.engine.volume.ViewChangedException ? Status.VIEW_CHANGED
+                    : c instanceof IllegalArgumentException ? Status.INVALID_FIELD : Status.MEDIA_ERROR;
+            failed[0] = ScsiResult.of(Completion.failure(s, String.valueOf(c.getMessage())), true);
+            return -2;
         }
     }
 }

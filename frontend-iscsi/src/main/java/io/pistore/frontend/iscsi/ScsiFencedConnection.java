@@ -4,8 +4,10 @@ import io.pistore.spi.BlockRequest;
 import io.pistore.spi.Completion;
 import io.pistore.spi.DelegatingHostConnection;
 import io.pistore.spi.HostConnection;
+import io.pistore.integrity.ScatterList;
 import io.pistore.spi.HostQueue;
 import io.pistore.spi.Operation;
+import io.pistore.spi.OrderedCompareAndWrite;
 import io.pistore.spi.Status;
 import io.pistore.spi.WriteFence;
 import java.util.concurrent.CompletableFuture;
@@ -19,7 +21,7 @@ import java.util.function.Consumer;
  * changed ({@link Status#VIEW_CHANGED}), on every replica alike; it is then checked again once this
  * port has the newer state and sent again, or answered VIEW_CHANGED, which a unit answers as
  * RESERVATION CONFLICT. So a write checked before a PREEMPT on any port never lands after it.
- * Reads and flushes pass as they are.
+ * The volume's compare-and-write goes the same way; reads and flushes pass as they are.
  */
 final class ScsiFencedConnection extends DelegatingHostConnection {
     /**
@@ -40,22 +42,37 @@ final class ScsiFencedConnection extends DelegatingHostConnection {
     }
 
     /**
-     * For a write of this thread's nexus sent outside the queues (a compare-and-write): 0 with no
-     * nexus set (unchecked), -1 when the reservations hold it off, else its view ({@link #fence}).
+     * The volume's compare-and-write, checked and sent as this unit's writes are: against the
+     * reservations for the nexus of the calling thread, again once this port has a newer state while
+     * the volume refuses it for a changed one; held off, it fails with a
+     * {@link io.pistore.engine.volume.ViewChangedException}.
      */
-    long viewNow() {
-        String nexus = NEXUS.get();
-        return nexus == null ? 0 : reservations.writeView(nexus);
+    @Override
+    public OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
+        OrderedCompareAndWrite o = super.orderedCompareAndWrite(volume);
+        return o == null ? null : (lba, n, verify, data, metadata, fua, fence) -> {
+            String nexus = NEXUS.get();
+            return nexus == null ? o.compareAndWrite(lba, n, verify, data, metadata, fua, fence)
+                    : compareAndWrite(o, nexus, 0, lba, n, verify, data, metadata, fua);
+        };
     }
 
-    /** The fence that carries {@code view}, as this unit's writes do. */
-    WriteFence fence(long view) {
-        return new WriteFence(key, 1, 0, view);
-    }
-
-    /** Waits until this port has the state newer than the one {@code view} was checked against. */
-    void awaitNewer(long view) {
-        reservations.awaitNewer(view);
+    private CompletableFuture<Long> compareAndWrite(OrderedCompareAndWrite o, String nexus, int resends, long lba, int n,
+            byte[] verify, ScatterList data, ScatterList metadata, boolean fua) {
+        long view = reservations.writeView(nexus);
+        if (view < 0) {
+            return CompletableFuture.failedFuture(new io.pistore.engine.volume.ViewChangedException(
+                    "reservation conflict for " + nexus));
+        }
+        return o.compareAndWrite(lba, n, verify, data, metadata, fua, new WriteFence(key, 1, 0, view)).handle((r, t) -> {
+            Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+            if (!(c instanceof io.pistore.engine.volume.ViewChangedException) || resends >= MAX_RESENDS) {
+                return c == null ? CompletableFuture.completedFuture(r) : CompletableFuture.<Long>failedFuture(c);
+            }
+            // off the completing thread, as a write's resend
+            return CompletableFuture.runAsync(() -> reservations.awaitNewer(view))
+                    .thenCompose(x -> compareAndWrite(o, nexus, resends + 1, lba, n, verify, data, metadata, fua));
+        }).thenCompose(f -> f);
     }
 
     @Override

@@ -146,6 +146,35 @@ class ScsiOrderedCompareAndWriteTest {
     }
 
     @Test
+    void throughAFencedConnectionItCarriesTheNexussViewIsSentAgainOnAChangedOneAndHeldOffByAReservation() throws Exception {
+        ScsiReservations reservations = new ScsiReservations(new ScsiUnitAttentions());
+        OrderedCompareAndWrite fenced = new ScsiFencedConnection(connection, reservations).orderedCompareAndWrite("v");
+        byte[] blocks = new byte[512];
+        answers.add(new io.pistore.engine.volume.ViewChangedException("changed"));
+        answers.add(OrderedCompareAndWrite.WRITTEN);
+        long r = ScsiFencedConnection.as("iqn.a,i,0x1", () -> fenced.compareAndWrite(1, 1, blocks, ScatterList.wrap(blocks),
+                ScatterList.wrap(new byte[8]), false, null)).join();
+        assertEquals(OrderedCompareAndWrite.WRITTEN, r, "sent again after the volume refused it for a changed view");
+        assertEquals(0, answers.size());
+        assertEquals(reservations.writeView("iqn.a,i,0x1"), fence.view(), "with the view it was checked against");
+
+        // another initiator reserves the unit Exclusive Access: the nexus is held off before the volume is asked
+        byte[] register = new byte[24];
+        Pdu.putLong(register, 8, 7);
+        assertEquals(ScsiResult.GOOD, reservations.out("iqn.b,i,0x2", ScsiReservationsTest.cdb(0, 0), register).status);
+        assertEquals(ScsiResult.GOOD, reservations.out("iqn.b,i,0x2", ScsiReservationsTest.cdb(1, 3),
+                ScsiReservationsTest.param(7, 0)).status);
+        java.util.concurrent.CompletionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.CompletionException.class, () -> ScsiFencedConnection.as("iqn.a,i,0x1",
+                        () -> fenced.compareAndWrite(1, 1, blocks, ScatterList.wrap(blocks), ScatterList.wrap(new byte[8]), false,
+                                null)).join());
+        org.junit.jupiter.api.Assertions.assertInstanceOf(io.pistore.engine.volume.ViewChangedException.class, e.getCause());
+        answers.add(OrderedCompareAndWrite.WRITTEN);
+        assertEquals(OrderedCompareAndWrite.WRITTEN, fenced.compareAndWrite(1, 1, blocks, ScatterList.wrap(blocks),
+                ScatterList.wrap(new byte[8]), false, null).join(), "no nexus on the thread: passed on unchecked");
+    }
+
+    @Test
     void anOrWriteIsACompareAndWriteOfTheBlocksReadAndIsReadAgainWhileAnotherPortWritesBetween() throws Exception {
         ScsiOrWrite or = new ScsiOrWrite(device, new ScsiRangeLock(), 64);
         byte[] stored = new byte[2 * 512];

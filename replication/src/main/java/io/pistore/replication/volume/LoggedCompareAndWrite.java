@@ -56,11 +56,14 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
             return CompletableFuture.failedFuture(new ReplicationException(what + " "
                     + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));
         }
-        byte[] both = new byte[2 * dl];
-        System.arraycopy(verify, 0, both, 0, dl);
-        data.read(0, both, dl, dl);
+        // the command's data: the blocks to compare, then the blocks to write (copied once, into the command)
+        java.nio.ByteBuffer[] both = new java.nio.ByteBuffer[1 + data.segmentCount()];
+        both[0] = java.nio.ByteBuffer.wrap(verify);
+        for (int i = 0; i < data.segmentCount(); i++) {
+            both[1 + i] = data.segment(i);
+        }
         WriteFence n = own.numbered(null);
-        Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, blocks, ScatterList.wrap(both), metadata,
+        Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, blocks, ScatterList.of(both), metadata,
                 fua, new WriteFence(n.key(), n.epoch(), n.seq(), fence == null ? 0 : fence.view()));
         return client.apply(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((r, t) -> {
             Throwable c = t != null ? ReplicationException.unwrap(t) : r.isSuccess() ? null : r.getException();
