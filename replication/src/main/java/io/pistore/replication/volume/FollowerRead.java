@@ -32,7 +32,9 @@ import org.apache.ratis.util.LifeCycle;
  * matching), so once it has applied the index its blocks hold every such write (and maybe later
  * ones, which a read overlapping them may see). A replica being restored from a snapshot is not
  * read (its state machine is not running before and after the read). Anything else, a refusal, no
- * answer within the attempt time, no leader known, falls back to the read through the group.
+ * answer within the attempt time, no leader known, another leader known before the answer came
+ * (the one asked died or froze), falls back to the read through the group. Concurrent reads share
+ * requests ({@link ReadIndexRounds}).
  */
 final class FollowerRead {
     /** Whether follower reads are on: {@code -Dpistore.replication.followerReads=false} reads through Ratis's client. */
@@ -42,22 +44,38 @@ final class FollowerRead {
     private final RaftGroupId groupId;
     private final ClientId clientId = ClientId.randomId();
     private volatile Prebuilt prebuilt;
-    /** The reads waiting for the next read-index request, or null (guarded by this). */
-    private CompletableFuture<ReadIndexReplyProto> next;
-    /** Whether a read-index request is out (guarded by this). */
-    private boolean asking;
+    /** This peer's read-index requests, shared by concurrent reads (of one division at a time). */
+    private volatile Rounds rounds;
 
     FollowerRead(RaftServer server, RaftGroupId groupId) {
         this.server = server;
         this.groupId = groupId;
     }
 
+    /** The rounds of division {@code d}: a restarted group's division gets new ones. */
+    private ReadIndexRounds<ReadIndexReplyProto, RaftPeerId> rounds(RaftServer.Division d) {
+        Rounds r = rounds;
+        if (r == null || r.division != d) {
+            synchronized (this) {
+                r = rounds;
+                if (r == null || r.division != d) {
+                    r = new Rounds(d, new ReadIndexRounds<>(leader -> send(d, leader), () -> d.getInfo().getLeaderId()));
+                    rounds = r;
+                }
+            }
+        }
+        return r.rounds;
+    }
+
+    private record Rounds(RaftServer.Division division, ReadIndexRounds<ReadIndexReplyProto, RaftPeerId> rounds) {
+    }
+
     /**
      * This peer's state machine once it has applied the read index of the leader it knows, with its
      * restore count from before the request (a read of it is good while the count stays), if it
      * follows; null if it does not (no division, leading, no leader known), or the leader refused or
-     * did not answer within {@code timeoutMs}, or the replica did not apply the index by then: the
-     * caller reads through the group.
+     * did not answer within {@code timeoutMs} or before this peer knew another leader, or the replica
+     * did not apply the index by then: the caller reads through the group.
      */
     Confirmed confirm(long timeoutMs, CommitNudge nudge) {
         RaftServer.Division d;
@@ -77,8 +95,9 @@ final class FollowerRead {
         VolumeStateMachine sm = (VolumeStateMachine) d.getStateMachine();
         long restores = sm.restores();
         try {
-            ReadIndexReplyProto r = readIndex(d, leader).get(timeoutMs, TimeUnit.MILLISECONDS);
-            if (!r.getServerReply().getSuccess()) {
+            ReadIndexRounds<ReadIndexReplyProto, RaftPeerId> rs = rounds(d);
+            ReadIndexReplyProto r = rs.awaitWhileLeading(rs.ask(leader), leader, end);
+            if (r == null || !r.getServerReply().getSuccess()) {
                 return null;
             }
             long left = Math.max(0, TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()));
@@ -97,57 +116,13 @@ final class FollowerRead {
         }
     }
 
-    /**
-     * The answer of a read-index request to {@code leader} sent after this call: one request at a time,
-     * and reads that come while one is out share the next (sent when it is answered), so concurrent
-     * reads cost one round trip between them, never an answer to a request sent before they came
-     * (which could predate a write acknowledged before they started).
-     */
-    private CompletableFuture<ReadIndexReplyProto> readIndex(RaftServer.Division d, RaftPeerId leader) {
-        CompletableFuture<ReadIndexReplyProto> mine;
-        boolean send;
-        synchronized (this) {
-            if (next == null) {
-                next = new CompletableFuture<>();
-            }
-            mine = next;
-            send = !asking;
-            if (send) {
-                asking = true;
-                next = null;
-            }
-        }
-        if (send) {
-            send(d, leader, mine);
-        }
-        return mine;
-    }
-
-    /** Sends one read-index request for {@code waiting}; once answered, the next one if reads came meanwhile. */
-    private void send(RaftServer.Division d, RaftPeerId leader, CompletableFuture<ReadIndexReplyProto> waiting) {
-        CompletableFuture<ReadIndexReplyProto> f;
+    /** One read-index request to {@code leader}. */
+    private CompletableFuture<ReadIndexReplyProto> send(RaftServer.Division d, RaftPeerId leader) {
         try {
-            f = server.getServerRpc().async().readIndexAsync(request(d, leader));
+            return server.getServerRpc().async().readIndexAsync(request(d, leader));
         } catch (IOException | RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(e);
         }
-        f.whenComplete((r, t) -> {
-            if (t != null) {
-                waiting.completeExceptionally(t);
-            } else {
-                waiting.complete(r);
-            }
-            CompletableFuture<ReadIndexReplyProto> more;
-            synchronized (this) {
-                more = next;
-                next = null;
-                asking = more != null;
-            }
-            if (more != null) {
-                RaftPeerId now = d.getInfo().getLeaderId();
-                send(d, now != null ? now : leader, more);
-            }
-        });
     }
 
     /** Whether {@code sm} serves reads: not paused for, restoring from, nor settling after a snapshot. */

@@ -27,9 +27,10 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
  * the leader, and a follower it reaches asks the leader for the read index. An attempt that fails
  * (the peer asked had lost its leader; a read index refused during an election) is sent again after
  * {@link #RETRY_PAUSE_MS} to the leader known then ({@link #firstTarget}); one unanswered after the
- * attempt time (its peer died or froze) gets a second attempt beside it, to a peer none of the
- * unanswered ones went to ({@link #besideTarget}), the first answer winning. A read so stalls at
- * most about the election and one attempt time after a peer fails; only without a quorum does it
+ * attempt time (its peer died or froze), or once the calling peer knows a leader none of the
+ * unanswered ones went to ({@link #newLeader}), gets a second attempt beside it, to a peer none of
+ * them went to ({@link #besideTarget}), the first answer winning. A read on a member so stalls about
+ * the election after a peer fails, at most the election and one attempt time; only without a quorum does it
  * fail, at the operation timeout. Reads change nothing, so sending
  * one again is harmless; a refusal by the state machine is final.
  *
@@ -43,7 +44,19 @@ final class GroupRead {
     /** The pause before an attempt that failed at once is sent again. */
     static final long RETRY_PAUSE_MS = 50;
 
+    /** How often a read waiting for an attempt looks whether the calling peer learned of a new leader. */
+    static final long LEADER_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     private GroupRead() {
+    }
+
+    /**
+     * Whether the calling peer knows a leader ({@code hint}) that none of the unanswered attempts went
+     * to ({@code asked}): one elected after the leader they went to died or froze. An attempt to it
+     * then goes at once, beside them, instead of after the attempt time.
+     */
+    static boolean newLeader(RaftPeerId hint, Collection<RaftPeerId> asked) {
+        return hint != null && !asked.contains(hint);
     }
 
     /**
@@ -101,11 +114,16 @@ final class GroupRead {
         List<RaftPeerId> asked = new ArrayList<>(2); // where each pending attempt went (null: not known)
         Throwable last = null;
         long nextAttempt = startNanos;
+        long lastSent = startNanos;
+        long retryPauseNanos = TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MS); // not in a loop, however fast attempts fail
         try {
             while (true) {
                 long now = System.nanoTime();
                 if (now - deadline >= 0) {
                     break;
+                }
+                if (!pending.isEmpty() && newLeader(leaderHint.get(), asked) && now - lastSent >= retryPauseNanos) {
+                    nextAttempt = now; // the peer asked died or froze: no need to wait out the attempt time
                 }
                 if (now - nextAttempt >= 0) {
                     RaftPeerId clientLeader = client.getLeaderId();
@@ -114,9 +132,10 @@ final class GroupRead {
                     pending.add(client.async().sendReadOnlyUnordered(read, to));
                     asked.add(to != null ? to : clientLeader);
                     nextAttempt = now + attemptNanos;
+                    lastSent = now;
                 }
                 if (!pending.isEmpty()) {
-                    long wait = Math.min(nextAttempt, deadline) - now;
+                    long wait = Math.min(Math.min(nextAttempt, deadline) - now, LEADER_LOOK_NANOS);
                     try {
                         CompletableFuture.anyOf(pending.toArray(new CompletableFuture<?>[0]))
                                 .get(Math.max(1, wait), TimeUnit.NANOSECONDS);

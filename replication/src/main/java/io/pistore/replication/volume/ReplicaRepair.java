@@ -29,8 +29,8 @@ final class ReplicaRepair {
     interface Group {
         RaftGroup members();
 
-        /** The group's client, for linearizable reads. */
-        RaftClient client();
+        /** The group's client for linearizable reads (not the writes' one). */
+        RaftClient readClient();
 
         /** The client that reads one chosen replica. */
         RaftClient replicaReader();
@@ -158,7 +158,7 @@ final class ReplicaRepair {
         long count = blocks.getAsLong();
         for (long lba = 0; lba < count; lba += per) {
             int n = (int) Math.min(per, count - lba);
-            RaftClientReply fresh = GroupRead.linearizable(group.client(), group.members().getPeers(), group::knownLeader,
+            RaftClientReply fresh = GroupRead.linearizable(group.readClient(), group.members().getPeers(), group::knownLeader,
                     ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, 1, false), "volume " + name + ": read lba=" + lba,
                     System.nanoTime(), timeoutMs, attemptMs);
             long minIndex = ReadReply.decode(fresh.getMessage().getContent()).appliedIndex;

@@ -62,6 +62,13 @@ public final class ReplicatedVolume implements CheckingVolume {
     private final Consumer<String> log;
     private volatile RaftClient client;
     /**
+     * The group's reads and watches: unordered requests to a chosen peer, whose answers move a
+     * client's leader without restarting its ordered stream, so that the next write on that stream
+     * reached the new leader numbered as a continuation, and waited there for the attempt time for
+     * entries it never got (Ratis's sliding window); writes therefore have {@link #client} to themselves.
+     */
+    private volatile RaftClient readClient;
+    /**
      * Reads from one chosen replica (healing, scrub): blocking calls, one try each. Over gRPC, Ratis's
      * asynchronous stale read, which travels the client's ordered request stream, went unanswered by
      * a replica that did not lead until the operation timeout; a blocking call is not ordered.
@@ -113,12 +120,13 @@ public final class ReplicatedVolume implements CheckingVolume {
         this.attemptMs = settings.attemptTimeout().toMillis();
         this.log = log;
         this.client = newClient(group, settings);
+        this.readClient = newClient(group, settings);
         this.batcher = new CommitBatcher(this::send, settings.entriesInFlight(), ReplicationSettings.BATCH_BYTES,
                 ReplicationSettings.BATCH_COMMANDS, ReplicationSettings.BATCH_LINGER_MAX_NANOS, CommitBatcher.timer(),
                 System::nanoTime);
         this.replicaReader = newReplicaReader(group, settings);
         this.shared = localLeader == null ? null : new GroupSharedState(name, localLeader::sharedStateBoard, batcher,
-                timeoutMs, this::commitFailure, this::isClosed, i -> client.async().watch(i,
+                timeoutMs, this::commitFailure, this::isClosed, i -> readClient.async().watch(i,
                 org.apache.ratis.proto.RaftProtos.ReplicationLevel.ALL_COMMITTED).orTimeout(attemptMs, TimeUnit.MILLISECONDS));
         this.repair = new ReplicaRepair(name, format, blocks, timeoutMs, attemptMs, log, new ReplicaRepair.Group() {
             @Override
@@ -127,8 +135,8 @@ public final class ReplicatedVolume implements CheckingVolume {
             }
 
             @Override
-            public RaftClient client() {
-                return client;
+            public RaftClient readClient() {
+                return readClient;
             }
 
             @Override
@@ -219,13 +227,16 @@ public final class ReplicatedVolume implements CheckingVolume {
             return;
         }
         RaftClient oldClient = client;
+        RaftClient oldReadClient = readClient;
         RaftClient oldReader = replicaReader;
         group = members;
         client = newClient(members, settings);
+        readClient = newClient(members, settings);
         replicaReader = newReplicaReader(members, settings);
         CompletableFuture.delayedExecutor(2 * timeoutMs, TimeUnit.MILLISECONDS).execute(() -> {
             try {
                 oldClient.close();
+                oldReadClient.close();
                 oldReader.close();
             } catch (IOException e) {
                 log.accept("volume " + name + ": closing the client of its former members: " + e.getMessage());
@@ -559,7 +570,7 @@ public final class ReplicatedVolume implements CheckingVolume {
         if (readOwnReplica(lba, n, data, metadata, receivedNanos)) {
             return;
         }
-        RaftClientReply r = GroupRead.linearizable(client, group.getPeers(), this::knownLeader,
+        RaftClientReply r = GroupRead.linearizable(readClient, group.getPeers(), this::knownLeader,
                 ReplicaCommand.plain(ReplicaCommand.Op.READ, lba, n, false), "volume " + name + ": read lba=" + lba, start,
                 timeoutMs, attemptMs);
         ReadReply rr = ReadReply.decode(r.getMessage().getContent());
@@ -669,10 +680,8 @@ public final class ReplicatedVolume implements CheckingVolume {
     @Override
     public synchronized void close() throws IOException {
         closed = true;
-        try {
-            client.close();
-        } finally {
-            replicaReader.close();
+        try (RaftClient a = client; RaftClient b = readClient; RaftClient c = replicaReader) {
+            // closed in reverse order, each even if another fails
         }
     }
 

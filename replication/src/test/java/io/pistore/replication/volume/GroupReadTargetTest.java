@@ -1,7 +1,9 @@
 package io.pistore.replication.volume;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,5 +56,14 @@ class GroupReadTargetTest {
         assertEquals(N3, GroupRead.besideTarget(MEMBERS, N2, N2, asked(N1, N2, N3)));
         assertEquals(N1, GroupRead.besideTarget(MEMBERS, null, null, asked(N1, N2, N3)));
         assertNull(GroupRead.besideTarget(List.of(), null, null, asked()));
+    }
+
+    /** An attempt beside goes before the attempt time only to a leader this peer learned of since. */
+    @Test
+    void anAttemptGoesBesideAtOnceOnlyForALeaderNoUnansweredAttemptWentTo() {
+        assertTrue(GroupRead.newLeader(N3, asked(N1)), "the leader asked died, n3 leads now");
+        assertFalse(GroupRead.newLeader(N1, asked(N1)), "the leader asked still leads: it may just be slow");
+        assertFalse(GroupRead.newLeader(null, asked(N1)), "no leader known: an election is on");
+        assertFalse(GroupRead.newLeader(N3, asked(N1, N3)), "one went to n3 already");
     }
 }
