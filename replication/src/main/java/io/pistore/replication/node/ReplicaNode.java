@@ -62,10 +62,7 @@ public final class ReplicaNode implements AutoCloseable {
     private volatile RemovalListener onReplicaRemoved = (name, byChange) -> { };
     /** Volumes whose newest applied configuration leaves this peer out: their removal is a membership change. */
     private final java.util.Set<String> leaving = ConcurrentHashMap.newKeySet();
-    /**
-     * Groups this peer leaves only to join them again at start (held without members): their removal
-     * is no departure, so their replica stays.
-     */
+    /** Groups this peer leaves only to join them again at start (held without members): their replica stays. */
     private final java.util.Set<RaftGroupId> rejoining = ConcurrentHashMap.newKeySet();
     /** Restarts a group whose Raft log failed here; null until the server started. */
     private volatile StorageFailureRestarts restarts;
@@ -271,7 +268,12 @@ public final class ReplicaNode implements AutoCloseable {
                     @Override
                     public void configured(List<RaftPeer> peers) {
                         lastKnown.put(name, List.copyOf(peers));
-                        regroup(name, RaftGroup.valueOf(gid, peers));
+                        eachOpened(name, v -> v.regroup(RaftGroup.valueOf(gid, peers)));
+                    }
+
+                    @Override
+                    public void leaderChanged(RaftPeerId leader) {
+                        eachOpened(name, v -> v.leaderChanged(leader));
                     }
 
                     @Override
@@ -311,11 +313,11 @@ public final class ReplicaNode implements AutoCloseable {
     /** The volumes opened through this peer ({@link #open}), by name: they follow membership changes. */
     private final Map<String, java.util.Set<ReplicatedVolume>> opened = new ConcurrentHashMap<>();
 
-    private void regroup(String name, RaftGroup members) {
+    private void eachOpened(String name, Consumer<ReplicatedVolume> what) {
         java.util.Set<ReplicatedVolume> vs = opened.get(name);
         if (vs != null) {
             vs.removeIf(ReplicatedVolume::isClosed);
-            vs.forEach(v -> v.regroup(members));
+            vs.forEach(what);
         }
     }
 

@@ -125,6 +125,10 @@ public final class VolumeStateMachine extends BaseStateMachine {
         /** The replica's storage failed to apply committed entry {@code index} ({@code cause}): the replica differs. */
         default void applyFailed(long index, Throwable cause) {
         }
+
+        /** This peer learned that {@code leader} leads the group (null: none known). */
+        default void leaderChanged(org.apache.ratis.protocol.RaftPeerId leader) {
+        }
     }
 
     public VolumeStateMachine(ReplicaApplier applier, ReplicaFiles files, ReplicationSettings settings,
@@ -570,6 +574,12 @@ public final class VolumeStateMachine extends BaseStateMachine {
             log.accept("volume " + files.name() + ": replica " + getId() + " could not drop purged entry data"
                     + " (it stays until the next snapshot): " + e.getMessage());
         }
+    }
+
+    @Override
+    public void notifyLeaderChanged(org.apache.ratis.protocol.RaftGroupMemberId member,
+            org.apache.ratis.protocol.RaftPeerId leader) {
+        events.leaderChanged(leader);
     }
 
     @Override

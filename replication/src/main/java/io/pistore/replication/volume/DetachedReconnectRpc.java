@@ -88,6 +88,20 @@ final class DetachedReconnectRpc implements RaftClientRpc {
         return true;
     }
 
+    /**
+     * The calling peer learned that {@code leader} leads (null: none known): if {@code client} still
+     * takes another peer for the leader, its connection to that peer is dropped, which fails the
+     * requests waiting there and has the client send them again at once (the same call ids) to whoever
+     * leads. Without this, a write forwarded to a leader that froze waited out the attempt time
+     * although this peer knew of the next leader an election timeout after the freeze.
+     */
+    static void leaderChanged(RaftClient client, RaftPeerId leader) {
+        RaftPeerId old = client.getLeaderId();
+        if (leader != null && old != null && !old.equals(leader)) {
+            client.getClientRpc().handleException(old, new IOException(leader + " leads now, not " + old), true);
+        }
+    }
+
     @Override
     public void close() throws IOException {
         rpc.close();

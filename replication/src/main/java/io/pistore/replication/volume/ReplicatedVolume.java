@@ -244,6 +244,11 @@ public final class ReplicatedVolume implements CheckingVolume {
         });
     }
 
+    /** This peer learned who leads ({@link DetachedReconnectRpc#leaderChanged}: writes sent elsewhere go again at once). */
+    public void leaderChanged(RaftPeerId leader) {
+        DetachedReconnectRpc.leaderChanged(client, leader);
+    }
+
     public boolean isClosed() {
         return closed;
     }

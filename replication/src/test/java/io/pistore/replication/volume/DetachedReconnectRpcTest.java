@@ -116,4 +116,34 @@ class DetachedReconnectRpcTest {
             assertSame(DetachedReconnectRpc.class, c.getClientRpc().getClass());
         }
     }
+
+    /**
+     * A peer that learns of a new leader drops its client's connection to the leader the client still
+     * takes (the requests waiting there go again at once); nothing when the client already takes the
+     * new one or none is known.
+     */
+    @Test
+    void aNewLeaderDropsTheConnectionToTheOldOneOnly() throws Exception {
+        BlockingReconnects inner = new BlockingReconnects();
+        inner.release.countDown();
+        RaftGroup g = RaftGroup.valueOf(org.apache.ratis.protocol.RaftGroupId.randomId(),
+                RaftPeer.newBuilder().setId("n1").setAddress("127.0.0.1:1").build(),
+                RaftPeer.newBuilder().setId("n2").setAddress("127.0.0.1:2").build());
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (RaftClient c = RaftClient.newBuilder().setProperties(new RaftProperties()).setRaftGroup(g)
+                .setLeaderId(RaftPeerId.valueOf("n1")).setClientRpc(new DetachedReconnectRpc(inner, pool)).build()) {
+            DetachedReconnectRpc.leaderChanged(c, RaftPeerId.valueOf("n1"));
+            DetachedReconnectRpc.leaderChanged(c, null);
+            DetachedReconnectRpc.leaderChanged(c, RaftPeerId.valueOf("n2"));
+            assertTrue(inner.reconnected.await(10, TimeUnit.SECONDS), "the connection to n1 dropped");
+            pool.shutdown();
+            assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
+            synchronized (inner.calls) {
+                assertEquals(1, inner.calls.size(), inner.calls.toString());
+                assertTrue(inner.calls.get(0).startsWith("n1 IOException true"), inner.calls.toString());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
