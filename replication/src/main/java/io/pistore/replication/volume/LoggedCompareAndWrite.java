@@ -20,11 +20,12 @@ import org.apache.ratis.protocol.RaftClientReply;
 /**
  * A replicated volume's COMPARE AND WRITE: one log command ({@link ReplicaCommand.Op#COMPARE_AND_WRITE})
  * that each replica compares and writes as it applies it, so it is atomic against the writes sent
- * through every peer, not only this one's. It goes through the group's client alone, never into this
- * leader's own log first as writes do: a copy in both (after a step-down) would be compared again and
- * answer a difference for a write that happened. Each is numbered in this peer's own write stream
- * ({@link OwnWrites}, the sender's view kept): a copy the client's retry puts in the log again (a new
- * leader that had not yet applied the first) is not applied again, and answers what the first did.
+ * through every peer, not only this one's. It goes as a write's entry does: into this peer's own log
+ * while it leads, else (or after a step-down) through the group's client. Each is numbered in this
+ * peer's own write stream ({@link OwnWrites}, the sender's view kept), so a second copy in the log (the
+ * first left in a leader's log that stepped down and committed by the next, or put in again by the
+ * client's retry to a new leader that had not yet applied it) is not compared and applied again, which
+ * would answer a difference for a write that happened: it answers what the first did.
  */
 final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
     private final String name;

@@ -392,8 +392,7 @@ public final class ReplicatedVolume implements CheckingVolume {
     /** COMPARE AND WRITE through the log, atomic against the writes of every peer ({@link LoggedCompareAndWrite}). */
     @Override
     public io.pistore.spi.OrderedCompareAndWrite orderedCompareAndWrite() {
-        return new LoggedCompareAndWrite(name, format, timeoutMs, own,
-                m -> sendThroughClient(m, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)));
+        return new LoggedCompareAndWrite(name, format, timeoutMs, own, this::send);
     }
 
     /** The group's peers. */
