@@ -44,9 +44,6 @@ final class GroupRead {
     /** The pause before an attempt that failed at once is sent again. */
     static final long RETRY_PAUSE_MS = 50;
 
-    /** How often a read waiting for an attempt looks whether the calling peer learned of a new leader. */
-    static final long LEADER_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
     private GroupRead() {
     }
 
@@ -135,7 +132,8 @@ final class GroupRead {
                     lastSent = now;
                 }
                 if (!pending.isEmpty()) {
-                    long wait = Math.min(Math.min(nextAttempt, deadline) - now, LEADER_LOOK_NANOS);
+                    // in slices, to see a leader the calling peer learned of meanwhile (newLeader)
+                    long wait = Math.min(Math.min(nextAttempt, deadline) - now, ReadIndexRounds.LEADER_LOOK_NANOS);
                     try {
                         CompletableFuture.anyOf(pending.toArray(new CompletableFuture<?>[0]))
                                 .get(Math.max(1, wait), TimeUnit.NANOSECONDS);
