@@ -31,16 +31,17 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
     private final String name;
     private final BlockFormat format;
     private final long timeoutMs;
-    private final Function<Message, CompletableFuture<RaftClientReply>> client;
+    /** Puts one log entry to the group (the volume's own path for entries), completing with its reply. */
+    private final Function<Message, CompletableFuture<RaftClientReply>> entries;
     private final OwnWrites own;
 
     LoggedCompareAndWrite(String name, BlockFormat format, long timeoutMs, OwnWrites own,
-            Function<Message, CompletableFuture<RaftClientReply>> client) {
+            Function<Message, CompletableFuture<RaftClientReply>> entries) {
         this.name = name;
         this.format = format;
         this.timeoutMs = timeoutMs;
         this.own = own;
-        this.client = client;
+        this.entries = entries;
     }
 
     @Override
@@ -66,7 +67,7 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
         WriteFence n = own.numbered(null);
         Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, blocks, ScatterList.of(both), metadata,
                 fua, new WriteFence(n.key(), n.epoch(), n.seq(), fence == null ? 0 : fence.view()));
-        return client.apply(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((r, t) -> {
+        return entries.apply(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((r, t) -> {
             Throwable c = t != null ? ReplicationException.unwrap(t) : r.isSuccess() ? null : r.getException();
             if (c != null) {
                 throw new CompletionException(new ReplicationException(what + (c instanceof TimeoutException
