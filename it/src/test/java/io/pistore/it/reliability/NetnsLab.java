@@ -121,22 +121,58 @@ final class NetnsLab implements AutoCloseable {
     }
 
     /**
-     * Delay and loss on every link, both ways ({@code tc netem} on both ends of each veth); null
-     * when done, else why not (a kernel without netem).
+     * What {@link #impair} set: {@code applied} says what (null: nothing), {@code missing} what the
+     * machine could not do and why (null: everything asked).
      */
-    String impair(int delayMs, double lossPercent) {
+    record Impairment(String applied, String missing) {
+    }
+
+    /**
+     * Delay and loss on every link, both ways, replacing what an earlier call set: {@code tc netem} on
+     * both ends of each veth; where the kernel has no netem, the loss alone, by a random drop of that
+     * share of the frames each peer sends and receives on its veth ({@code iptables} with the
+     * {@code statistic} match in the peer's namespace; Linux has no delay without netem).
+     */
+    Impairment impair(int delayMs, double lossPercent) {
         String[] netem = {"netem", "delay", delayMs + "ms", "loss", lossPercent + "%"};
-        for (int i = 0; i < namespaces.size(); i++) {
-            String why = run(concat(List.of("tc", "qdisc", "add", "dev", bridgeEnds.get(i), "root"), netem));
+        String why = null;
+        for (int i = 0; i < namespaces.size() && why == null; i++) {
+            why = run(concat(List.of("tc", "qdisc", "replace", "dev", bridgeEnds.get(i), "root"), netem));
             if (why == null) {
-                why = run(concat(List.of("ip", "netns", "exec", namespaces.get(i), "tc", "qdisc", "add", "dev",
+                why = run(concat(List.of("ip", "netns", "exec", namespaces.get(i), "tc", "qdisc", "replace", "dev",
                         peerEnds.get(i), "root"), netem));
             }
-            if (why != null) {
-                return why;
+        }
+        if (why == null) {
+            return new Impairment(delayMs + " ms delay and " + lossPercent + " % loss (tc netem)", null);
+        }
+        clearImpairment();
+        String p = Double.toString(lossPercent / 100);
+        String lossWhy = null;
+        for (int i = 0; i < namespaces.size() && lossWhy == null; i++) {
+            for (String[] chain : new String[][] {{"INPUT", "-i"}, {"OUTPUT", "-o"}}) {
+                if (lossWhy == null) {
+                    lossWhy = run("ip", "netns", "exec", namespaces.get(i), "iptables", "-A", chain[0], chain[1],
+                            peerEnds.get(i), "-m", "statistic", "--mode", "random", "--probability", p, "-j", "DROP");
+                }
             }
         }
-        return null;
+        if (lossWhy != null) {
+            clearImpairment();
+            return new Impairment(null, "no netem (" + why + "), no iptables loss (" + lossWhy + ")");
+        }
+        return new Impairment(lossPercent + " % loss (iptables)", "no delay: no netem (" + why + ")");
+    }
+
+    /** Takes off what {@link #impair} set: every link as it was built. */
+    void clearImpairment() {
+        for (int i = 0; i < namespaces.size(); i++) {
+            // what was not set answers an error that changes nothing
+            run("tc", "qdisc", "del", "dev", bridgeEnds.get(i), "root");
+            run("ip", "netns", "exec", namespaces.get(i), "tc", "qdisc", "del", "dev", peerEnds.get(i), "root");
+            run("ip", "netns", "exec", namespaces.get(i), "iptables", "-F", "INPUT");
+            run("ip", "netns", "exec", namespaces.get(i), "iptables", "-F", "OUTPUT");
+        }
     }
 
     private static String[] concat(List<String> head, String[] tail) {

@@ -124,7 +124,10 @@ class NetnsPeerFaultTest {
      * Linearizability across cuts: four {@link RegisterClients} (two on the host following path
      * states, two on the host held to n1) read and write four blocks while the leader, then a
      * follower, is cut off for {@link #CUT_MS} and joined again; {@code -Dpistore.linear.seconds=N}
-     * cuts random peers for N s more. The history is linearizable.
+     * cuts random peers for N s more. Every other cut, the first included, comes over links that
+     * drop {@link #LOSS_PERCENT} of the frames each way, delayed {@link #DELAY_MS} where the kernel
+     * has netem ({@link NetnsLab#impair}), from before the cut until the group is whole again. The
+     * history is linearizable.
      */
     @Test
     @Order(3)
@@ -133,6 +136,8 @@ class NetnsPeerFaultTest {
         long seconds = Long.getLong("pistore.linear.seconds", 0);
         java.util.Random rnd = new java.util.Random(13);
         int cuts = 0;
+        int impaired = 0;
+        NetnsLab.Impairment how = null;
         LinearizabilityChecker.Result r;
         int failed;
         try (RegisterClients rc = RegisterClients.start(List.of(following, onN1, following, onN1), 0, 4, 4096, 300)) {
@@ -140,6 +145,18 @@ class NetnsPeerFaultTest {
             while ((cuts < 2 || System.nanoTime() < end) && rc.healthy()) {
                 int victim = cuts == 0 ? 2 : cuts == 1 ? 3 : 1 + rnd.nextInt(3); // n2 leads at first
                 rc.awaitMore(40);
+                boolean lossy = cuts % 2 == 0 && (how == null || how.applied() != null);
+                if (lossy) {
+                    boolean first = how == null;
+                    how = group.lab.impair(DELAY_MS, LOSS_PERCENT);
+                    lossy = how.applied() != null;
+                    if (first && how.missing() != null) {
+                        System.out.println("linearizability (network namespaces): " + how.missing());
+                    }
+                    if (lossy) {
+                        rc.awaitMore(20); // some operations over the impaired links before the cut
+                    }
+                }
                 group.lab.cut(victim);
                 Thread.sleep(CUT_MS); // the fault's length, not a synchronisation
                 group.lab.heal(victim);
@@ -147,14 +164,22 @@ class NetnsPeerFaultTest {
                     GroupStatus s = group.status(3);
                     return s.leader() != null && s.members.stream().allMatch(GroupStatus.Member::reachable);
                 });
+                if (lossy) {
+                    rc.awaitMore(20); // and after it, while the links are still impaired
+                    group.lab.clearImpairment();
+                    impaired++;
+                }
                 cuts++;
             }
             rc.awaitMore(40);
             r = rc.stopAndCheck();
             failed = rc.failed();
+        } finally {
+            group.lab.clearImpairment();
         }
         String figures = r.operations() + " operations (" + failed + " failed or unknown) on 4 registers by 4 clients, "
-                + cuts + " cuts of " + CUT_MS + " ms";
+                + cuts + " cuts of " + CUT_MS + " ms, " + impaired + " of them over links with "
+                + (how == null || how.applied() == null ? "delay or loss (none could be set)" : how.applied());
         System.out.println("linearizability (network namespaces): " + figures + ": "
                 + (r.linearizable() ? "linearizable" : r.anomaly()));
         assertTrue(r.linearizable(), r.anomaly());
@@ -164,6 +189,10 @@ class NetnsPeerFaultTest {
 
     /** How long a cut of {@link #readsAndWritesStayLinearizableAcrossCuts} lasts: past an election timeout. */
     private static final long CUT_MS = 3000;
+    /** The delay each end of a link adds during an impaired cut, where the kernel has netem. */
+    private static final int DELAY_MS = 20;
+    /** The share of frames each end of a link drops during an impaired cut. */
+    private static final double LOSS_PERCENT = 2;
 
     /** Makes n2 the leader unless it leads, tried again while the group elects (a hang guard of 120 s). */
     private void lead() {
