@@ -135,33 +135,41 @@ final class NetnsLab implements AutoCloseable {
      */
     Impairment impair(int delayMs, double lossPercent) {
         String[] netem = {"netem", "delay", delayMs + "ms", "loss", lossPercent + "%"};
-        String why = null;
-        for (int i = 0; i < namespaces.size() && why == null; i++) {
-            why = run(concat(List.of("tc", "qdisc", "replace", "dev", bridgeEnds.get(i), "root"), netem));
-            if (why == null) {
-                why = run(concat(List.of("ip", "netns", "exec", namespaces.get(i), "tc", "qdisc", "replace", "dev",
-                        peerEnds.get(i), "root"), netem));
+        List<String[]> qdiscs = new ArrayList<>();
+        List<String[]> drops = new ArrayList<>();
+        String p = Double.toString(lossPercent / 100);
+        for (int i = 0; i < namespaces.size(); i++) {
+            String ns = namespaces.get(i);
+            String v = peerEnds.get(i);
+            qdiscs.add(concat(List.of("tc", "qdisc", "replace", "dev", bridgeEnds.get(i), "root"), netem));
+            qdiscs.add(concat(List.of("ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", v, "root"), netem));
+            for (String[] chain : new String[][] {{"INPUT", "-i"}, {"OUTPUT", "-o"}}) {
+                drops.add(new String[] {"ip", "netns", "exec", ns, "iptables", "-A", chain[0], chain[1], v, "-m",
+                        "statistic", "--mode", "random", "--probability", p, "-j", "DROP"});
             }
         }
+        String why = runAll(qdiscs);
         if (why == null) {
             return new Impairment(delayMs + " ms delay and " + lossPercent + " % loss (tc netem)", null);
         }
         clearImpairment();
-        String p = Double.toString(lossPercent / 100);
-        String lossWhy = null;
-        for (int i = 0; i < namespaces.size() && lossWhy == null; i++) {
-            for (String[] chain : new String[][] {{"INPUT", "-i"}, {"OUTPUT", "-o"}}) {
-                if (lossWhy == null) {
-                    lossWhy = run("ip", "netns", "exec", namespaces.get(i), "iptables", "-A", chain[0], chain[1],
-                            peerEnds.get(i), "-m", "statistic", "--mode", "random", "--probability", p, "-j", "DROP");
-                }
-            }
-        }
+        String lossWhy = runAll(drops);
         if (lossWhy != null) {
             clearImpairment();
             return new Impairment(null, "no netem (" + why + "), no iptables loss (" + lossWhy + ")");
         }
         return new Impairment(lossPercent + " % loss (iptables)", "no delay: no netem (" + why + ")");
+    }
+
+    /** Runs {@code commands} in order up to the first that fails; null when all ran, else why that one failed. */
+    private static String runAll(List<String[]> commands) {
+        for (String[] c : commands) {
+            String why = run(c);
+            if (why != null) {
+                return why;
+            }
+        }
+        return null;
     }
 
     /** Takes off what {@link #impair} set: every link as it was built. */

@@ -147,10 +147,10 @@ class NetnsPeerFaultTest {
                 rc.awaitMore(40);
                 boolean lossy = cuts % 2 == 0 && (how == null || how.applied() != null);
                 if (lossy) {
-                    boolean first = how == null;
+                    NetnsLab.Impairment before = how;
                     how = group.lab.impair(DELAY_MS, LOSS_PERCENT);
                     lossy = how.applied() != null;
-                    if (first && how.missing() != null) {
+                    if (before == null && how.missing() != null) { // said once
                         System.out.println("linearizability (network namespaces): " + how.missing());
                     }
                     if (lossy) {
