@@ -2,7 +2,7 @@
  * Positive and negative T10 PI checks against an iSCSI logical unit through libiscsi's C API,
  * which libiscsi's own suite lacks: every WRPROTECT and RDPROTECT value, correct PI stored and read
  * back byte for byte, wrong guard or reference tag refused with the sense SBC-3 names and nothing
- * stored. Usage: pi_check iscsi://HOST:PORT/IQN/0 TYPE (1 or 3; the unit's PI type).
+ * stored; COMPARE AND WRITE and VERIFY(16) BYTCHK 1 with PI. Usage: pi_check iscsi://HOST:PORT/IQN/0 TYPE (1 or 3; the unit's PI type).
  * Prints one PASS or FAIL line per check; the exit code is the number of failures.
  */
 #include <stdint.h>
@@ -243,6 +243,41 @@ int main(int argc, char **argv) {
         if (r3) scsi_free_scsi_task(r3);
         if (r2) scsi_free_scsi_task(r2);
         free(d);
+    }
+    /* COMPARE AND WRITE with WRPROTECT 1 (both instances with their tuples) stores the write instance
+       with its PI; VERIFY(16) with BYTCHK 1 and VRPROTECT 1 compares blocks and tuples: equal ones
+       pass, an application tag that differs is a MISCOMPARE 10h/02h at its LBA */
+    {
+        uint64_t lba = 700;
+        size_t half = (size_t) 2 * (bs + 8);
+        unsigned char *old = protected_blocks(lba, 2, 0x0101, 70);
+        unsigned char *fresh = protected_blocks(lba, 2, 0x0202, 71);
+        unsigned char *both = malloc(2 * half);
+        memcpy(both, old, half);
+        memcpy(both + half, fresh, half);
+        struct scsi_task *w = wr(lba, old, 2, 1);
+        struct scsi_task *c = iscsi_compareandwrite_sync(iscsi, lun, lba, both, 2 * half, bs + 8, 1, 0, 0, 0, 0);
+        struct scsi_task *r = rd(lba, 2, 3);
+        result(good(w) && good(c) && good(r) && memcmp(r->datain.data, fresh, half) == 0,
+               "COMPARE AND WRITE with WRPROTECT 1 stores the write instance and its PI",
+               c && c->status ? "refused" : "different bytes");
+        struct scsi_task *v = iscsi_verify16_sync(iscsi, lun, fresh, half, lba, 1, 0, 1, bs + 8);
+        result(good(v), "VERIFY(16) with BYTCHK 1 and VRPROTECT 1 of the same blocks and PI passes", "refused");
+        fresh[(bs + 8) + bs + 3] ^= 0x01;
+        struct scsi_task *m = iscsi_verify16_sync(iscsi, lun, fresh, half, lba, 1, 0, 1, bs + 8);
+        int key = 0, aq = 0; long long info = -1;
+        if (m) sense_of(m, &key, &aq, &info);
+        snprintf(why, sizeof why, "status %d key %d ascq %04x info %lld", m ? m->status : -1, key, aq, info);
+        result(m && m->status == SCSI_STATUS_CHECK_CONDITION && key == SCSI_SENSE_MISCOMPARE && aq == 0x1002
+               && info == (long long) lba + 1, "a differing application tag is a MISCOMPARE (10h/02h) at its LBA", why);
+        if (w) scsi_free_scsi_task(w);
+        if (c) scsi_free_scsi_task(c);
+        if (r) scsi_free_scsi_task(r);
+        if (v) scsi_free_scsi_task(v);
+        if (m) scsi_free_scsi_task(m);
+        free(old);
+        free(fresh);
+        free(both);
     }
     /* reserved protect values */
     {

@@ -3,9 +3,11 @@ package io.pistore.frontend.iscsi;
 import io.pistore.engine.BlockDevice;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.Pi;
+import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Completion;
 import io.pistore.spi.OrderedCompareAndWrite;
+import io.pistore.spi.Protection;
 import io.pistore.spi.Status;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -15,11 +17,15 @@ import java.util.Arrays;
  * write; with the range held against every other write of the unit, the stored blocks are read
  * and compared, and written only when all of them are equal. A difference answers MISCOMPARE,
  * ASC 1Dh, with the offset of the first differing byte in the INFORMATION field, and writes
- * nothing. PI travels only with WRPROTECT 0 (the target generates it; the read checks the stored
- * PI as a READ with RDPROTECT 0 does); another WRPROTECT is an invalid field. A volume that other
- * ports write too (a replicated volume's peers) offers an {@link OrderedCompareAndWrite}: the whole
- * command goes to it, compared and written in the order of every port's writes, since a range
- * lock here holds off this port's writes only.
+ * nothing. With WRPROTECT 0 the target generates the PI (the read checks the stored PI as a READ
+ * with RDPROTECT 0 does). With WRPROTECT 1 to 5 (a unit with PI on the wire, not Type 2, whose
+ * 16-byte CDB carries no expected tags) each block of both instances comes with its tuple: both are
+ * checked as a write with that value checks them, the verify instance then compared as a VERIFY with
+ * BYTCHK 1 and that VRPROTECT compares ({@link ScsiPiCompare}), and the write instance is stored
+ * with its own tuples. A volume that other ports write too (a replicated volume's peers) offers an
+ * {@link OrderedCompareAndWrite}: the whole command goes to it, compared and written in the order of
+ * every port's writes, since a range lock here holds off this port's writes only; it compares data
+ * alone, so there a WRPROTECT other than 0 is an invalid field.
  */
 final class ScsiCompareAndWrite {
     /** Most blocks one command compares and writes (its CDB field has 8 bits). */
@@ -30,9 +36,12 @@ final class ScsiCompareAndWrite {
     private final int maxBlocks;
     /** The volume's own compare-and-write, ordered with every port's writes, or null (one port). */
     private final OrderedCompareAndWrite ordered;
+    /** Whether the unit shows PI to the initiator ({@link ScsiPages#exposesPi}). */
+    private final boolean pi;
 
     ScsiCompareAndWrite(BlockDevice device, ScsiRangeLock writes, int maxTransferBlocks) {
         this.device = device;
+        this.pi = ScsiPages.exposesPi(device.format());
         this.writes = writes;
         this.maxBlocks = maxBlocks(maxTransferBlocks);
         this.ordered = device.connection().orderedCompareAndWrite(device.info().name());
@@ -43,13 +52,25 @@ final class ScsiCompareAndWrite {
         return Math.min(MAX_BLOCKS, maxTransferBlocks);
     }
 
-    /** Bytes of Data-Out the CDB asks for: twice its blocks. */
+    /** Bytes of Data-Out the CDB asks for: twice its blocks, each with its tuple when WRPROTECT is not 0. */
     long dataOutBytes(byte[] cdb) {
-        return 2L * (cdb[13] & 0xff) * device.format().dataSize();
+        return 2L * (cdb[13] & 0xff) * wireBlock(protect(cdb));
+    }
+
+    private static int protect(byte[] cdb) {
+        return (cdb[1] >>> 5) & 0x07;
+    }
+
+    private int wireBlock(int protect) {
+        return device.format().dataSize() + (protect != 0 && pi ? 8 : 0);
     }
 
     ScsiResult run(byte[] cdb, byte[] dataOut, boolean readOnly) {
-        if ((cdb[1] & 0xE0) != 0) {
+        int protect = protect(cdb);
+        if (protect != 0 && pi && device.format().type() == PiType.TYPE_2) {
+            return ScsiResult.invalidOpcode(); // as READ(16) and WRITE(16) there: the tags need a 32-byte CDB
+        }
+        if (protect > 5 || protect != 0 && (!pi || ordered != null)) {
             return ScsiResult.invalidField();
         }
         long lba = Pdu.getLong(cdb, 2);
@@ -63,7 +84,7 @@ final class ScsiCompareAndWrite {
             return ScsiResult.lbaOutOfRange();
         }
         int ds = device.format().dataSize();
-        if (dataOut.length != 2 * n * ds) {
+        if (dataOut.length != 2 * n * wireBlock(protect)) {
             return ScsiResult.invalidField(); // also a Data-Out with no blocks to compare
         }
         if (n == 0) {
@@ -74,6 +95,9 @@ final class ScsiCompareAndWrite {
         }
         if (ordered != null) {
             return writes.holding(lba, n, true, () -> inOrder(lba, n, fua, dataOut));
+        }
+        if (protect != 0) {
+            return withPi(protect, lba, n, fua, dataOut);
         }
         return writes.holding(lba, n, true, () -> {
             ByteBuffer stored = ByteBuffer.allocate(n * ds);
@@ -89,6 +113,30 @@ final class ScsiCompareAndWrite {
             }
             ScatterList data = ScatterList.of(ByteBuffer.wrap(dataOut, n * ds, n * ds).slice());
             Completion w = ScsiLun.await(() -> device.write(lba, data, null, device.insertStrip(lba), fua));
+            return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
+        });
+    }
+
+    /**
+     * WRPROTECT 1 to 5: the verify instance's tuples checked first, then, holding the range, compared;
+     * the write instance's are checked by the engine as a WRITE's are, in one request (a failed check
+     * stores nothing).
+     */
+    private ScsiResult withPi(int protect, long lba, int n, boolean fua, byte[] dataOut) {
+        BlockFormat f = device.format();
+        Protection checks = ScsiPiCompare.sentChecks(protect, f, lba);
+        ScsiPiCompare.Split verify = ScsiPiCompare.Split.of(dataOut, 0, n, f.dataSize());
+        ScsiPiCompare.Split write = ScsiPiCompare.Split.of(dataOut, n, n, f.dataSize());
+        ScsiResult bad = ScsiPiCompare.checkSent(f, checks, lba, verify);
+        if (bad != null) {
+            return bad;
+        }
+        return writes.holding(lba, n, true, () -> {
+            ScsiResult differs = ScsiPiCompare.readAndCompare(device, protect, lba, verify, 0);
+            if (differs != null) {
+                return differs;
+            }
+            Completion w = ScsiLun.await(() -> device.write(lba, write.dataList(), write.tupleList(), checks, fua));
             return w.isSuccess() ? ScsiResult.good() : ScsiResult.of(w, true);
         });
     }

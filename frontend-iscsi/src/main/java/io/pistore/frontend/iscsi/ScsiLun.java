@@ -156,7 +156,7 @@ final class ScsiLun {
         if (c == null || c.kind() == Cdb.Kind.READ || c.kind() == Cdb.Kind.VERIFY && c.bytchk() == 0) {
             return 0;
         }
-        return c.blocks() * wireBlock(c.kind() == Cdb.Kind.VERIFY ? 0 : c.protect());
+        return c.blocks() * wireBlock(c.protect());
     }
 
     private int wireBlock(int protect) {
@@ -618,10 +618,16 @@ final class ScsiLun {
         return done.isSuccess() ? ScsiResult.good() : ScsiResult.of(done, true);
     }
 
-    /** VERIFY: BYTCHK 0 reads and checks the blocks (PI as VRPROTECT says); BYTCHK 1 compares them with the Data-Out. */
+    /**
+     * VERIFY: BYTCHK 0 reads and checks the blocks (PI as VRPROTECT says); BYTCHK 1 compares them with
+     * the Data-Out, with VRPROTECT 1-5 their tuples too ({@link ScsiPiCompare}).
+     */
     private ScsiResult verify(Cdb c, byte[] dataOut) {
-        if (c.bytchk() > 1 || c.bytchk() == 1 && c.protect() != 0) {
+        if (c.bytchk() > 1) {
             return ScsiResult.invalidField();
+        }
+        if (c.bytchk() == 1 && c.protect() != 0) {
+            return ScsiPiCompare.verify(device, c, dataOut, maxTransferBlocks, lba -> protection(c, lba));
         }
         int ds = device.format().dataSize();
         if (c.bytchk() == 1 && dataOut.length < c.blocks() * ds) {

@@ -167,7 +167,9 @@ class IscsiClientsTest extends IscsiLoopbackFixture {
         Ran r = run(exe.toString(), url(volume), Integer.toString(type));
         assertTrue(r.out().contains("\n0 failure(s)"), r.out());
         assertEquals(0, r.code(), r.out());
-        assertTrue(r.out().lines().filter(l -> l.startsWith("PASS ")).count() >= (type == 1 ? 52 : 49), r.out());
+        assertTrue(r.out().lines().filter(l -> l.startsWith("PASS ")).count() >= (type == 1 ? 55 : 52), r.out());
+        assertTrue(r.out().contains("PASS COMPARE AND WRITE with WRPROTECT 1 stores the write instance"), r.out());
+        assertTrue(r.out().contains("PASS a differing application tag is a MISCOMPARE (10h/02h) at its LBA"), r.out());
         assertTrue(r.out().contains("PASS RDPROTECT 1 of that block fails its guard check"), r.out());
         assertTrue(r.out().contains("PASS a 64 KiB WRPROTECT 1 write with a wrong guard near its end is refused"), r.out());
         assertTrue(log.stream().anyMatch(l -> l.contains("pi-check logged in") && l.contains("header digest")), log.toString());

@@ -142,6 +142,10 @@ class ScsiOrderedCompareAndWriteTest {
 
         assertEquals(ScsiResult.ILLEGAL_REQUEST, senseKey(caw.run(cdb(20, 3), Arrays.copyOf(out, 1000), false)),
                 "a Data-Out that is not twice the blocks is refused before the volume is asked");
+        byte[] protect1 = cdb(20, 3);
+        protect1[1] = 0x20;
+        assertEquals(ScsiResult.ILLEGAL_REQUEST, senseKey(caw.run(protect1, new byte[2 * 3 * 520], false)),
+                "WRPROTECT 1: the volume compares data alone, so tuples to compare are refused");
         assertEquals(0, answers.size());
     }
 
