@@ -26,4 +26,19 @@ public interface OrderedCompareAndWrite {
      */
     CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, ScatterList data, ScatterList metadata,
             boolean fua, WriteFence fence);
+
+    /**
+     * As {@link #compareAndWrite(long, int, byte[], ScatterList, ScatterList, boolean, WriteFence)},
+     * comparing each block's stored metadata too: {@code verifyMetadata} holds one metadata entry per
+     * block, compared with the stored one where {@code mask} (one entry's length) has bits set (the
+     * PI fields a protect value compares). Block by block, data before metadata; a difference in the
+     * metadata of block {@code i} at byte {@code j} answers {@code verify.length + i * metadataSize + j}.
+     * With {@code verifyMetadata} null it is the data-only call; a volume that cannot compare
+     * metadata fails the future with an {@link UnsupportedOperationException}.
+     */
+    default CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, byte[] verifyMetadata, byte[] mask,
+            ScatterList data, ScatterList metadata, boolean fua, WriteFence fence) {
+        return verifyMetadata == null ? compareAndWrite(lba, blocks, verify, data, metadata, fua, fence)
+                : CompletableFuture.failedFuture(new UnsupportedOperationException("this volume compares data alone"));
+    }
 }

@@ -98,8 +98,14 @@ final class ReplicatedIscsiPeers implements AutoCloseable {
      */
     static IscsiTestInitiator.Result settled(IscsiTestInitiator c, byte[] cdb, byte[] data, boolean read)
             throws IOException {
+        return settled(c, cdb, data, read ? 512 : -1);
+    }
+
+    /** {@link #settled(IscsiTestInitiator, byte[], byte[], boolean)}: a read of {@code readBytes}, or with -1 a write. */
+    static IscsiTestInitiator.Result settled(IscsiTestInitiator c, byte[] cdb, byte[] data, int readBytes) throws IOException {
+        boolean read = readBytes >= 0;
         for (int i = 0; i < 8; i++) {
-            IscsiTestInitiator.Result r = read ? c.command(cdb, new byte[0], 0, 512, true)
+            IscsiTestInitiator.Result r = read ? c.command(cdb, new byte[0], 0, readBytes, true)
                     : c.command(cdb, data, data.length, data.length, false);
             if (r.status() == 0 || r.senseKey() != 0x06) {
                 return r;

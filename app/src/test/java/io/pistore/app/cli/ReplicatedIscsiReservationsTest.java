@@ -132,6 +132,41 @@ class ReplicatedIscsiReservationsTest {
         }
     }
 
+    /** Block {@code lba} of random data followed by its tuple: the T10 guard, {@code app}, the LBA. */
+    private static byte[] withTuple(long lba, int app, Random r) {
+        byte[] b = new byte[520];
+        r.nextBytes(b);
+        int guard = (int) io.pistore.integrity.GuardType.CRC16.compute(b, 0, 512);
+        ByteBuffer.wrap(b, 512, 8).putShort((short) guard).putShort((short) app).putInt((int) lba);
+        return b;
+    }
+
+    /**
+     * COMPARE AND WRITE with WRPROTECT 1 through peer 2 (a follower or the leader): the tuples travel
+     * into the log and every replica compares them too; peer 3 reads the block and tuple written, and
+     * a verify instance whose application tag differs answers MISCOMPARE 10h/02h at its LBA.
+     */
+    private static void compareAndWriteWithPi(IscsiTestInitiator a, IscsiTestInitiator b, IscsiTestInitiator c) throws Exception {
+        Random r = new Random(11);
+        byte[] old = withTuple(11, 0x0101, r);
+        byte[] write = {(byte) 0x8A, 0x20, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 1, 0, 0};
+        assertEquals(GOOD, ReplicatedIscsiPeers.settled(a, write, old, false).status(), "WRITE(16) WRPROTECT 1 through peer 1");
+        byte[] fresh = withTuple(11, 0x0202, r);
+        byte[] caw = {(byte) 0x89, 0x20, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 1, 0, 0};
+        byte[] both = java.util.Arrays.copyOf(old, 1040);
+        System.arraycopy(fresh, 0, both, 520, 520);
+        assertEquals(GOOD, ReplicatedIscsiPeers.settled(b, caw, both, false).status(), "COMPARE AND WRITE WRPROTECT 1 through peer 2");
+        byte[] read = {(byte) 0x88, 0x60, 0, 0, 0, 0, 0, 0, 0, 11, 0, 0, 0, 1, 0, 0}; // RDPROTECT 3
+        assertArrayEquals(fresh, ReplicatedIscsiPeers.settled(c, read, new byte[0], 520).dataIn(),
+                "peer 3 reads the block and tuple written");
+        byte[] wrongTag = both.clone();
+        System.arraycopy(fresh, 0, wrongTag, 0, 520);
+        wrongTag[512 + 3] ^= 1;
+        IscsiTestInitiator.Result miss = ReplicatedIscsiPeers.settled(b, caw, wrongTag, false);
+        assertEquals(0x0E, miss.senseKey(), "MISCOMPARE");
+        assertEquals(0x1002, miss.ascq(), "in the application tag");
+    }
+
     /**
      * ORWRITE of block 10 through peers 1 and 2 at once, one setting the low four bits of every byte
      * and the other the high four: every round ends with every bit set, neither OR lost to the other.
@@ -212,6 +247,7 @@ class ReplicatedIscsiReservationsTest {
             IscsiTestInitiator b = sessions.get(1);
             IscsiTestInitiator c = sessions.get(2);
             compareAndWriteRaces(a, b, c);
+            compareAndWriteWithPi(a, b, c);
             orWriteRaces(a, b, c);
             byte[] mine = new byte[512];
             new Random(3).nextBytes(mine);

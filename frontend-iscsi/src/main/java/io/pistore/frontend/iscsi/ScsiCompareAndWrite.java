@@ -24,8 +24,7 @@ import java.util.Arrays;
  * BYTCHK 1 and that VRPROTECT compares ({@link ScsiPiCompare}), and the write instance is stored
  * with its own tuples. A volume that other ports write too (a replicated volume's peers) offers an
  * {@link OrderedCompareAndWrite}: the whole command goes to it, compared and written in the order of
- * every port's writes, since a range lock here holds off this port's writes only; it compares data
- * alone, so there a WRPROTECT other than 0 is an invalid field.
+ * every port's writes, since a range lock here holds off this port's writes only.
  */
 final class ScsiCompareAndWrite {
     /** Most blocks one command compares and writes (its CDB field has 8 bits). */
@@ -70,7 +69,7 @@ final class ScsiCompareAndWrite {
         if (protect != 0 && pi && device.format().type() == PiType.TYPE_2) {
             return ScsiResult.invalidOpcode(); // as READ(16) and WRITE(16) there: the tags need a 32-byte CDB
         }
-        if (protect > 5 || protect != 0 && (!pi || ordered != null)) {
+        if (protect > 5 || protect != 0 && !pi) {
             return ScsiResult.invalidField();
         }
         long lba = Pdu.getLong(cdb, 2);
@@ -93,11 +92,11 @@ final class ScsiCompareAndWrite {
         if (readOnly) {
             return ScsiResult.check(ScsiResult.DATA_PROTECT, 0x27, 0x00);
         }
-        if (ordered != null) {
-            return writes.holding(lba, n, true, () -> inOrder(lba, n, fua, dataOut));
-        }
         if (protect != 0) {
             return withPi(protect, lba, n, fua, dataOut);
+        }
+        if (ordered != null) {
+            return writes.holding(lba, n, true, () -> inOrder(lba, n, fua, dataOut));
         }
         return writes.holding(lba, n, true, () -> {
             ByteBuffer stored = ByteBuffer.allocate(n * ds);
@@ -118,18 +117,32 @@ final class ScsiCompareAndWrite {
     }
 
     /**
-     * WRPROTECT 1 to 5: the verify instance's tuples checked first, then, holding the range, compared;
-     * the write instance's are checked by the engine as a WRITE's are, in one request (a failed check
-     * stores nothing).
+     * WRPROTECT 1 to 5: both instances' tuples checked first, then, holding the range, the verify
+     * instance compared and the write instance stored (the engine checks it again as a WRITE's, in one
+     * request: a failed check stores nothing). An ordered volume compares and writes itself, data and
+     * the compared bits of each tuple.
      */
     private ScsiResult withPi(int protect, long lba, int n, boolean fua, byte[] dataOut) {
         BlockFormat f = device.format();
+        int ds = f.dataSize();
         Protection checks = ScsiPiCompare.sentChecks(protect, f, lba);
-        ScsiPiCompare.Split verify = ScsiPiCompare.Split.of(dataOut, 0, n, f.dataSize());
-        ScsiPiCompare.Split write = ScsiPiCompare.Split.of(dataOut, n, n, f.dataSize());
+        ScsiPiCompare.Split verify = ScsiPiCompare.Split.of(dataOut, 0, n, ds);
+        ScsiPiCompare.Split write = ScsiPiCompare.Split.of(dataOut, n, n, ds);
         ScsiResult bad = ScsiPiCompare.checkSent(f, checks, lba, verify);
+        if (bad == null) {
+            bad = ScsiPiCompare.checkSent(f, checks, lba, write);
+        }
         if (bad != null) {
             return bad;
+        }
+        if (ordered != null) {
+            return writes.holding(lba, n, true, () -> {
+                ScsiResult[] failed = new ScsiResult[1];
+                long r = send(failed, () -> ordered.compareAndWrite(lba, n, verify.data(), verify.tuples(),
+                        ScsiPiCompare.comparedBits(protect, f.type()), write.dataList(), write.tupleList(), fua, null));
+                return r == OrderedCompareAndWrite.WRITTEN ? ScsiResult.good()
+                        : r >= 0 ? ScsiPiCompare.miscompareAt(r, n, ds, lba) : failed[0];
+            });
         }
         return writes.holding(lba, n, true, () -> {
             ScsiResult differs = ScsiPiCompare.readAndCompare(device, protect, lba, verify, 0);
@@ -165,8 +178,13 @@ final class ScsiCompareAndWrite {
         if (f.hasPi()) {
             Pi.generate(device.insertStrip(lba).context(f), data, meta, n); // the tuple; the rest of the metadata stays zero
         }
+        return send(failed, () -> ordered.compareAndWrite(lba, n, verify, data, meta, fua, null));
+    }
+
+    /** Waits for an ordered compare-and-write: its answer, or -2 with the command's in {@code failed[0]}. */
+    private static long send(ScsiResult[] failed, java.util.function.Supplier<java.util.concurrent.CompletableFuture<Long>> call) {
         try {
-            return ordered.compareAndWrite(lba, n, verify, data, meta, fua, null).join();
+            return call.get().join();
         } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
             Throwable c = e.getCause() != null ? e.getCause() : e;
             Status s = c instanceof io.pistore.engine.volume.ViewChangedException ? Status.VIEW_CHANGED

@@ -50,28 +50,39 @@ final class ScsiFencedConnection extends DelegatingHostConnection {
     @Override
     public OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
         OrderedCompareAndWrite o = super.orderedCompareAndWrite(volume);
-        return o == null ? null : (lba, n, verify, data, metadata, fua, fence) -> {
-            String nexus = NEXUS.get();
-            return nexus == null ? o.compareAndWrite(lba, n, verify, data, metadata, fua, fence)
-                    : compareAndWrite(o, nexus, 0, lba, n, verify, data, metadata, fua);
+        return o == null ? null : new OrderedCompareAndWrite() {
+            @Override
+            public CompletableFuture<Long> compareAndWrite(long lba, int n, byte[] verify, ScatterList data,
+                    ScatterList metadata, boolean fua, WriteFence fence) {
+                return compareAndWrite(lba, n, verify, null, null, data, metadata, fua, fence);
+            }
+
+            @Override
+            public CompletableFuture<Long> compareAndWrite(long lba, int n, byte[] verify, byte[] verifyMetadata, byte[] mask,
+                    ScatterList data, ScatterList metadata, boolean fua, WriteFence fence) {
+                String nexus = NEXUS.get();
+                return nexus == null ? o.compareAndWrite(lba, n, verify, verifyMetadata, mask, data, metadata, fua, fence)
+                        : fenced(o, nexus, 0, lba, n, verify, verifyMetadata, mask, data, metadata, fua);
+            }
         };
     }
 
-    private CompletableFuture<Long> compareAndWrite(OrderedCompareAndWrite o, String nexus, int resends, long lba, int n,
-            byte[] verify, ScatterList data, ScatterList metadata, boolean fua) {
+    private CompletableFuture<Long> fenced(OrderedCompareAndWrite o, String nexus, int resends, long lba, int n,
+            byte[] verify, byte[] verifyMetadata, byte[] mask, ScatterList data, ScatterList metadata, boolean fua) {
         long view = reservations.writeView(nexus);
         if (view < 0) {
             return CompletableFuture.failedFuture(new io.pistore.engine.volume.ViewChangedException(
                     "reservation conflict for " + nexus));
         }
-        return o.compareAndWrite(lba, n, verify, data, metadata, fua, new WriteFence(key, 1, 0, view)).handle((r, t) -> {
+        WriteFence fence = new WriteFence(key, 1, 0, view);
+        return o.compareAndWrite(lba, n, verify, verifyMetadata, mask, data, metadata, fua, fence).handle((r, t) -> {
             Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
             if (!(c instanceof io.pistore.engine.volume.ViewChangedException) || resends >= MAX_RESENDS) {
                 return c == null ? CompletableFuture.completedFuture(r) : CompletableFuture.<Long>failedFuture(c);
             }
             // off the completing thread, as a write's resend
             return CompletableFuture.runAsync(() -> reservations.awaitNewer(view))
-                    .thenCompose(x -> compareAndWrite(o, nexus, resends + 1, lba, n, verify, data, metadata, fua));
+                    .thenCompose(x -> fenced(o, nexus, resends + 1, lba, n, verify, verifyMetadata, mask, data, metadata, fua));
         }).thenCompose(f -> f);
     }
 

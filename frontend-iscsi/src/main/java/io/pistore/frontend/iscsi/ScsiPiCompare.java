@@ -115,29 +115,55 @@ final class ScsiPiCompare {
         return compare(protect, f.type(), lba, sent, data, tuples, ds, wireOffset);
     }
 
+    /**
+     * The bits of a tuple that {@code protect} (1 to 5) compares: the guard unless 2, the application
+     * tag always (ATO 1), the reference tag unless the unit is Type 3 and the value is not 5.
+     */
+    static byte[] comparedBits(int protect, PiType type) {
+        byte[] m = new byte[TUPLE];
+        java.util.Arrays.fill(m, 2, 4, (byte) 0xFF);
+        if (protect != 2) {
+            java.util.Arrays.fill(m, 0, 2, (byte) 0xFF);
+        }
+        if (protect == 5 || type != PiType.TYPE_3) {
+            java.util.Arrays.fill(m, 4, 8, (byte) 0xFF);
+        }
+        return m;
+    }
+
     /** The comparison of {@link #readAndCompare} once the stored blocks and tuples are in hand. */
     static ScsiResult compare(int protect, PiType type, long lba, Split sent, byte[] data, byte[] tuples, int ds,
             long wireOffset) {
-        boolean guard = protect != 2;
-        boolean ref = protect == 5 || type != PiType.TYPE_3;
+        byte[] mask = comparedBits(protect, type);
         int n = data.length / ds;
         for (int i = 0; i < n; i++) {
             int diff = ByteBuffer.wrap(sent.data, i * ds, ds).mismatch(ByteBuffer.wrap(data, i * ds, ds));
             if (diff >= 0) {
                 return ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00, wireOffset + (long) i * (ds + TUPLE) + diff);
             }
-            int t = i * TUPLE;
-            int ascq = guard && !equal(sent.tuples, tuples, t, 2) ? 0x01
-                    : !equal(sent.tuples, tuples, t + 2, 2) ? 0x02
-                    : ref && !equal(sent.tuples, tuples, t + 4, 4) ? 0x03 : 0;
-            if (ascq != 0) {
-                return ScsiResult.check(ScsiResult.MISCOMPARE, 0x10, ascq, lba + i);
+            for (int j = 0; j < TUPLE; j++) {
+                if (((sent.tuples[i * TUPLE + j] ^ tuples[i * TUPLE + j]) & mask[j]) != 0) {
+                    return fieldMiscompare(j, lba + i);
+                }
             }
         }
         return null;
     }
 
-    private static boolean equal(byte[] a, byte[] b, int at, int length) {
-        return java.util.Arrays.equals(a, at, at + length, b, at, at + length);
+    /**
+     * The answer to an ordered compare-and-write's difference at {@code offset} of its blocks' data
+     * ({@code n} blocks) followed by their tuples ({@link io.pistore.spi.OrderedCompareAndWrite}).
+     */
+    static ScsiResult miscompareAt(long offset, int n, int ds, long lba) {
+        if (offset < (long) n * ds) {
+            return ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00, offset / ds * (ds + TUPLE) + offset % ds);
+        }
+        long t = offset - (long) n * ds;
+        return fieldMiscompare((int) (t % TUPLE), lba + t / TUPLE);
+    }
+
+    /** MISCOMPARE of byte {@code j} of a tuple: the guard (10h/01h), application tag (02h) or reference tag (03h). */
+    private static ScsiResult fieldMiscompare(int j, long lba) {
+        return ScsiResult.check(ScsiResult.MISCOMPARE, 0x10, j < 2 ? 0x01 : j < 4 ? 0x02 : 0x03, lba);
     }
 }

@@ -48,6 +48,8 @@ class ScsiOrderedCompareAndWriteTest {
     private byte[] data;
     private byte[] metadata;
     private WriteFence fence;
+    private byte[] verifyMetadata;
+    private byte[] comparedBits;
 
     private VolumeStore store;
     private BlockTransport transport;
@@ -61,17 +63,29 @@ class ScsiOrderedCompareAndWriteTest {
         store.create("v", F, 64);
         transport = new LocalTransportProvider().create();
         listener = transport.listen("", new TargetService(store));
-        OrderedCompareAndWrite standIn = (l, n, v, d, m, fua, f) -> {
-            lba = l;
-            blocks = n;
-            verify = v.clone();
-            data = new byte[(int) d.length()];
-            d.read(0, data, 0, data.length);
-            metadata = new byte[(int) m.length()];
-            m.read(0, metadata, 0, metadata.length);
-            fence = f;
-            Object a = answers.pop();
-            return a instanceof Long x ? CompletableFuture.completedFuture(x) : CompletableFuture.failedFuture((Throwable) a);
+        OrderedCompareAndWrite standIn = new OrderedCompareAndWrite() {
+            @Override
+            public CompletableFuture<Long> compareAndWrite(long l, int n, byte[] v, ScatterList d, ScatterList m, boolean fua,
+                    WriteFence f) {
+                return compareAndWrite(l, n, v, null, null, d, m, fua, f);
+            }
+
+            @Override
+            public CompletableFuture<Long> compareAndWrite(long l, int n, byte[] v, byte[] vm, byte[] mask, ScatterList d,
+                    ScatterList m, boolean fua, WriteFence f) {
+                lba = l;
+                blocks = n;
+                verify = v.clone();
+                verifyMetadata = vm;
+                comparedBits = mask;
+                data = new byte[(int) d.length()];
+                d.read(0, data, 0, data.length);
+                metadata = new byte[(int) m.length()];
+                m.read(0, metadata, 0, metadata.length);
+                fence = f;
+                Object a = answers.pop();
+                return a instanceof Long x ? CompletableFuture.completedFuture(x) : CompletableFuture.failedFuture((Throwable) a);
+            }
         };
         connection = new DelegatingHostConnection(transport.connect(listener.address(), new ConnectOptions(1, 8))) {
             @Override
@@ -142,10 +156,46 @@ class ScsiOrderedCompareAndWriteTest {
 
         assertEquals(ScsiResult.ILLEGAL_REQUEST, senseKey(caw.run(cdb(20, 3), Arrays.copyOf(out, 1000), false)),
                 "a Data-Out that is not twice the blocks is refused before the volume is asked");
+        assertNull(verifyMetadata, "WRPROTECT 0: data alone compared");
+        assertEquals(0, answers.size());
+    }
+
+    @Test
+    void withPiTheVolumeComparesTheTuplesBitsTheProtectValueNamesAndItsOffsetsBecomeTheSense() throws Exception {
+        ScsiCompareAndWrite caw = new ScsiCompareAndWrite(device, new ScsiRangeLock(), 64);
+        byte[] verifyInstance = IscsiProtectionTest.blocks(3, 0x1234, 20, 5);
+        byte[] writeInstance = IscsiProtectionTest.blocks(3, 0x4321, 20, 6);
+        byte[] out = IscsiCompareAndWriteTest.concat(verifyInstance, writeInstance);
+        byte[] protect2 = cdb(20, 3);
+        protect2[1] = 0x40;
+        answers.add(OrderedCompareAndWrite.WRITTEN);
+        assertEquals(ScsiResult.GOOD, caw.run(protect2, out, false).status);
+        ScsiPiCompare.Split v = ScsiPiCompare.Split.of(out, 0, 3, 512);
+        ScsiPiCompare.Split w = ScsiPiCompare.Split.of(out, 3, 3, 512);
+        assertArrayEquals(v.data(), verify);
+        assertArrayEquals(v.tuples(), verifyMetadata, "the verify instance's tuples");
+        assertArrayEquals(new byte[] {0, 0, -1, -1, -1, -1, -1, -1}, comparedBits, "WRPROTECT 2: no guard compared");
+        assertArrayEquals(w.data(), data);
+        assertArrayEquals(w.tuples(), metadata, "the write instance's tuples, as sent");
+
         byte[] protect1 = cdb(20, 3);
         protect1[1] = 0x20;
-        assertEquals(ScsiResult.ILLEGAL_REQUEST, senseKey(caw.run(protect1, new byte[2 * 3 * 520], false)),
-                "WRPROTECT 1: the volume compares data alone, so tuples to compare are refused");
+        answers.add(512L + 88);
+        ScsiResult inData = caw.run(protect1, out, false);
+        assertEquals(0x1D, inData.sense[12] & 0xff);
+        assertEquals(520 + 88, ByteBuffer.wrap(inData.sense).getInt(3), "the second block's byte 88, tuples counted");
+        answers.add(3L * 512 + 8 + 3);
+        ScsiResult inTuple = caw.run(protect1, out, false);
+        assertEquals(ScsiResult.MISCOMPARE, senseKey(inTuple));
+        assertEquals(0x10, inTuple.sense[12] & 0xff);
+        assertEquals(0x02, inTuple.sense[13] & 0xff, "an application tag");
+        assertEquals(21, ByteBuffer.wrap(inTuple.sense).getInt(3), "of the second block");
+        assertArrayEquals(new byte[] {-1, -1, -1, -1, -1, -1, -1, -1}, comparedBits);
+
+        byte[] badWrite = out.clone();
+        badWrite[3 * 520 + 512] ^= 1;
+        ScsiResult refused = caw.run(protect1, badWrite, false);
+        assertEquals(ScsiResult.ABORTED_COMMAND, senseKey(refused), "a write instance's bad guard, before the volume is asked");
         assertEquals(0, answers.size());
     }
 
@@ -161,6 +211,14 @@ class ScsiOrderedCompareAndWriteTest {
         assertEquals(OrderedCompareAndWrite.WRITTEN, r, "sent again after the volume refused it for a changed view");
         assertEquals(0, answers.size());
         assertEquals(reservations.writeView("iqn.a,i,0x1"), fence.view(), "with the view it was checked against");
+        answers.add(OrderedCompareAndWrite.WRITTEN);
+        byte[] tuple = {1, 2, 3, 4, 5, 6, 7, 8};
+        byte[] bits = {0, 0, -1, -1, 0, 0, 0, 0};
+        assertEquals(OrderedCompareAndWrite.WRITTEN, ScsiFencedConnection.as("iqn.a,i,0x1", () -> fenced.compareAndWrite(1, 1,
+                blocks, tuple, bits, ScatterList.wrap(blocks), ScatterList.wrap(new byte[8]), false, null)).join());
+        assertArrayEquals(tuple, verifyMetadata, "the tuples to compare passed on, with the view");
+        assertArrayEquals(bits, comparedBits);
+        assertEquals(reservations.writeView("iqn.a,i,0x1"), fence.view());
 
         // another initiator reserves the unit Exclusive Access: the nexus is held off before the volume is asked
         byte[] register = new byte[24];

@@ -109,7 +109,9 @@ public final class ReplicaApplier {
             long dl = c.data == null ? 0 : c.data.remaining();
             long ml = c.metadata == null ? 0 : c.metadata.remaining();
             int copies = c.op == ReplicaCommand.Op.COMPARE_AND_WRITE ? 2 : 1; // the blocks to compare, then to write
-            if (dl != (long) copies * c.blocks * f.dataSize() || ml != (long) c.blocks * f.metadataSize()) {
+            long comparedMeta = copies == 2 && ml > 0 && ml != (long) c.blocks * f.metadataSize()
+                    ? (long) (c.blocks + 1) * f.metadataSize() : 0; // metadata to compare and its mask
+            if (dl != (long) copies * c.blocks * f.dataSize() || ml != (long) c.blocks * f.metadataSize() + comparedMeta) {
                 return c + " carries " + dl + "+" + ml + " bytes, not " + c.blocks + " blocks of " + f;
             }
         }
@@ -291,7 +293,11 @@ public final class ReplicaApplier {
         int at = c.data.position();
         ByteBuffer verify = c.data.duplicate().limit(at + dl).slice();
         ScatterList data = ScatterList.of(c.data.duplicate().position(at + dl).slice());
-        PiError bad = StoredBlockCheck.firstWriteError(f, c.lba, data, c.metadataList(), c.blocks);
+        int ml = c.blocks * f.metadataSize();
+        ByteBuffer compared = c.metadata == null || c.metadata.remaining() == ml ? null
+                : c.metadata.duplicate().position(c.metadata.position() + ml).slice(); // entries to compare, then the mask
+        ScatterList written = c.metadata == null ? null : ScatterList.of(c.metadata.duplicate().limit(c.metadata.position() + ml).slice());
+        PiError bad = StoredBlockCheck.firstWriteError(f, c.lba, data, written, c.blocks);
         if (bad != null) {
             stats.refusedWrites.incrementAndGet();
             return ApplyOutcome.refused(c.lba + bad.blockIndex(), bad);
@@ -302,12 +308,44 @@ public final class ReplicaApplier {
         if (storedMeta != null && !StoredBlockCheck.allPass(f, c.lba, ScatterList.of(stored.duplicate()), storedMeta, c.blocks)) {
             return failed(c, "a stored block fails its check on this replica: nothing compared or written");
         }
-        int diff = stored.mismatch(verify);
+        long diff = compared == null ? stored.mismatch(verify)
+                : firstDifference(stored, verify, storedMetaBytes(storedMeta), compared, f);
         if (diff >= 0) {
             return ApplyOutcome.miscompare(diff);
         }
-        volume.write(c.lba, c.blocks, data, c.metadataList(), c.fua);
+        volume.write(c.lba, c.blocks, data, written, c.fua);
         return ApplyOutcome.done();
+    }
+
+    /**
+     * Block by block, data then the metadata bits {@code compared}'s mask (its last entry) selects: the
+     * offset of the first difference in {@code verify} then {@code compared}'s entries, or -1.
+     */
+    private static long firstDifference(ByteBuffer stored, ByteBuffer verify, byte[] storedMeta, ByteBuffer compared,
+            BlockFormat f) {
+        int ds = f.dataSize();
+        int ms = f.metadataSize();
+        int n = verify.remaining() / ds;
+        int v = compared.position();
+        for (int i = 0; i < n; i++) {
+            int d = stored.slice(i * ds, ds).mismatch(verify.slice(i * ds, ds));
+            if (d >= 0) {
+                return (long) i * ds + d;
+            }
+            for (int j = 0; j < ms; j++) {
+                byte mask = compared.get(v + n * ms + j);
+                if (((storedMeta[i * ms + j] ^ compared.get(v + i * ms + j)) & mask) != 0) {
+                    return (long) n * ds + (long) i * ms + j;
+                }
+            }
+        }
+        return -1;
+    }
+
+    private static byte[] storedMetaBytes(ScatterList m) {
+        byte[] b = new byte[(int) m.length()];
+        m.read(0, b, 0, b.length);
+        return b;
     }
 
     private ApplyOutcome stored(ReplicaCommand c) throws IOException {

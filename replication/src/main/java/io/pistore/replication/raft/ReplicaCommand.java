@@ -49,7 +49,10 @@ public final class ReplicaCommand {
          * COMPARE AND WRITE, ordered with every other write: the data is the blocks to compare, then
          * the blocks to write (twice {@code blocks} of data), the metadata the written blocks'. Each
          * replica compares its stored blocks as it applies the entry and writes only when all are
-         * equal ({@link ApplyOutcome#miscompare} otherwise). Peers of a build without it fail the entry.
+         * equal ({@link ApplyOutcome#miscompare} otherwise). Metadata of {@code 2 * blocks + 1}
+         * entries compares the stored metadata too: the written blocks', then one entry per block to
+         * compare, then a mask of the bits compared (iSCSI's PI fields); peers of a build without
+         * that fail such an entry, as peers without the op fail any.
          */
         COMPARE_AND_WRITE(9),
         /** A query, never in the log. */

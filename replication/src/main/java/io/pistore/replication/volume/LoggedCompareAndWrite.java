@@ -47,11 +47,26 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
     @Override
     public CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, ScatterList data,
             ScatterList metadata, boolean fua, WriteFence fence) {
+        return compareAndWrite(lba, blocks, verify, null, null, data, metadata, fua, fence);
+    }
+
+    /**
+     * With {@code verifyMetadata}, the command's metadata is the written blocks', then the metadata to
+     * compare, then the mask ({@link ReplicaCommand.Op#COMPARE_AND_WRITE}).
+     */
+    @Override
+    public CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, byte[] verifyMetadata, byte[] mask,
+            ScatterList data, ScatterList metadata, boolean fua, WriteFence fence) {
         String what = "volume " + name + ": compare and write lba=" + lba + " blocks=" + blocks;
         int dl = blocks * format.dataSize();
         if (blocks < 1 || verify.length != dl || data.length() != dl) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(what + ": " + verify.length + " bytes to compare and "
                     + data.length() + " to write, not " + dl));
+        }
+        int ms = format.metadataSize();
+        if (verifyMetadata != null && (ms == 0 || metadata == null || verifyMetadata.length != blocks * ms || mask.length != ms)) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(what + ": metadata to compare needs "
+                    + blocks + " entries of " + ms + " bytes and a mask of one"));
         }
         PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, blocks);
         if (e != null) {
@@ -65,7 +80,17 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
             both[1 + i] = data.segment(i);
         }
         WriteFence n = own.numbered(null);
-        Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, blocks, ScatterList.of(both), metadata,
+        ScatterList meta = metadata;
+        if (verifyMetadata != null) {
+            java.util.List<java.nio.ByteBuffer> m3 = new java.util.ArrayList<>();
+            for (int i = 0; i < metadata.segmentCount(); i++) {
+                m3.add(metadata.segment(i));
+            }
+            m3.add(java.nio.ByteBuffer.wrap(verifyMetadata));
+            m3.add(java.nio.ByteBuffer.wrap(mask));
+            meta = ScatterList.of(m3);
+        }
+        Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, blocks, ScatterList.of(both), meta,
                 fua, new WriteFence(n.key(), n.epoch(), n.seq(), fence == null ? 0 : fence.view()));
         return entries.apply(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((r, t) -> {
             Throwable c = t != null ? ReplicationException.unwrap(t) : r.isSuccess() ? null : r.getException();

@@ -57,6 +57,51 @@ class ReplicaApplierTest {
         return ReplicaCommand.decode(m.getContent());
     }
 
+    /** A compare-and-write that compares the bits of each block's metadata {@code mask} selects too. */
+    private static ReplicaCommand compareAndWrite(long lba, int n, byte[][] verify, byte[] mask, byte[][] dm) {
+        byte[] both = java.util.Arrays.copyOf(verify[0], 2 * n * F.dataSize());
+        System.arraycopy(dm[0], 0, both, n * F.dataSize(), n * F.dataSize());
+        int ms = F.metadataSize();
+        byte[] meta = java.util.Arrays.copyOf(dm[1], (2 * n + 1) * ms);
+        System.arraycopy(verify[1], 0, meta, n * ms, n * ms);
+        System.arraycopy(mask, 0, meta, 2 * n * ms, ms);
+        Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, n, ScatterList.wrap(both),
+                ScatterList.wrap(meta), false);
+        return ReplicaCommand.decode(m.getContent());
+    }
+
+    @Test
+    void aCompareAndWriteWithMetadataComparesTheMaskedBitsBlockByBlockAfterTheData() throws Exception {
+        byte[][] old = blocks(20, 3, 21);
+        old[1][8 + 2] = 0x12; // the second block's application tag: the writer's, unchecked
+        assertTrue(applier.apply(command(ReplicaCommand.Op.WRITE, 20, 3, old)).isDone());
+        byte[] all = {-1, -1, -1, -1, -1, -1, -1, -1};
+        byte[] noApp = {-1, -1, 0, 0, -1, -1, -1, -1};
+        int ms = F.metadataSize();
+        int dl = 3 * F.dataSize();
+
+        byte[][] app = {old[0], old[1].clone()};
+        app[1][ms + 2] ^= 0x40;
+        ApplyOutcome o = applier.apply(compareAndWrite(20, 3, app, all, blocks(20, 3, 22)));
+        assertEquals(dl + ms + 2, o.miscompareOffset(), "the second block's application tag: " + o.describe());
+        byte[][] both = {old[0].clone(), app[1]};
+        both[0][2 * F.dataSize() + 9] ^= 1;
+        assertEquals(dl + ms + 2, applier.apply(compareAndWrite(20, 3, both, all, blocks(20, 3, 22))).miscompareOffset(),
+                "block by block: the second block's tag before the third block's data");
+        assertEquals(2 * F.dataSize() + 9, applier.apply(compareAndWrite(20, 3, both, noApp, blocks(20, 3, 22))).miscompareOffset(),
+                "bits outside the mask are not compared");
+        assertArrayEquals(old[0], stored(20, 3)[0], "nothing written after a difference");
+
+        byte[][] next = blocks(20, 3, 23);
+        assertTrue(applier.apply(compareAndWrite(20, 3, app, noApp, next)).isDone(), "equal under the mask");
+        byte[][] s = stored(20, 3);
+        assertArrayEquals(next[0], s[0]);
+        assertArrayEquals(next[1], s[1], "the written blocks' metadata, not the compared or the mask");
+        ReplicaCommand shortMask = ReplicaCommand.decode(ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, 20, 3,
+                ScatterList.wrap(new byte[2 * dl]), ScatterList.wrap(new byte[2 * 3 * ms]), false).getContent());
+        assertTrue(applier.misfit(shortMask) != null, "metadata to compare without its mask");
+    }
+
     @Test
     void aCompareAndWriteWritesOnlyWhatItFoundEqualAndSaysWhereItDiffered() throws Exception {
         byte[][] old = blocks(6, 3, 11);

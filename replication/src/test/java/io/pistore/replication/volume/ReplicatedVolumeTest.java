@@ -277,12 +277,25 @@ class ReplicatedVolumeTest {
                 assertArrayEquals(last, Arrays.copyOfRange(peers.contents(i)[0], 5 * FORMAT.dataSize(), 7 * FORMAT.dataSize()),
                         "replica " + ThreePeers.id(i) + " holds the last winner's blocks");
             }
+            // the metadata compared too, through the follower: a differing bit under the mask is a difference
+            // at its place after the data, one outside it is not
+            byte[] tuples = Arrays.copyOfRange(peers.contents(0)[1], 5 * FORMAT.metadataSize(), 7 * FORMAT.metadataSize());
+            byte[] other = tuples.clone();
+            other[FORMAT.metadataSize() + 3] ^= 1; // the second block's application tag
+            byte[] all = {-1, -1, -1, -1, -1, -1, -1, -1};
+            byte[] noApp = {-1, -1, 0, 0, -1, -1, -1, -1};
+            byte[][] next = ThreePeers.blocks(FORMAT, r, 5, 2);
+            assertEquals(2L * FORMAT.dataSize() + FORMAT.metadataSize() + 3, f.orderedCompareAndWrite().compareAndWrite(5, 2, last,
+                    other, all, ScatterList.wrap(next[0]), ScatterList.wrap(next[1]), false, null).get(60, TimeUnit.SECONDS));
+            assertEquals(io.pistore.spi.OrderedCompareAndWrite.WRITTEN, f.orderedCompareAndWrite().compareAndWrite(5, 2, last,
+                    other, noApp, ScatterList.wrap(next[0]), ScatterList.wrap(next[1]), false, null).get(60, TimeUnit.SECONDS));
+            byte[] latest = next[0];
             // the leader gone: the follower's next one waits for the new leader, then is decided as before
             peers.stop(leader);
             byte[][] after = ThreePeers.blocks(FORMAT, r, 5, 2);
-            assertEquals(io.pistore.spi.OrderedCompareAndWrite.WRITTEN, f.orderedCompareAndWrite().compareAndWrite(5, 2, last,
+            assertEquals(io.pistore.spi.OrderedCompareAndWrite.WRITTEN, f.orderedCompareAndWrite().compareAndWrite(5, 2, latest,
                     ScatterList.wrap(after[0]), ScatterList.wrap(after[1]), false, null).get(60, TimeUnit.SECONDS));
-            assertEquals(Arrays.mismatch(last, after[0]), f.orderedCompareAndWrite().compareAndWrite(5, 2, last,
+            assertEquals(Arrays.mismatch(latest, after[0]), f.orderedCompareAndWrite().compareAndWrite(5, 2, latest,
                     ScatterList.wrap(after[0]), ScatterList.wrap(after[1]), false, null).get(60, TimeUnit.SECONDS),
                     "the same again: now the blocks differ where the new ones do");
         }
