@@ -33,9 +33,10 @@ final class FaultCluster implements AutoCloseable {
 
     private final Path dir;
     private final String transport;
-    private final int[] hostPort = new int[4];
-    private final int[] repl = new int[4];
-    private final PistoreProcess[] servers = new PistoreProcess[4];
+    /** Peers 1-3, and a fourth that {@link #join}s and {@link #leave}s. */
+    private final int[] hostPort = new int[5];
+    private final int[] repl = new int[5];
+    private final PistoreProcess[] servers = new PistoreProcess[5];
     private final List<PistoreProcess> gateways = new ArrayList<>();
     final String peers;
     final String targets;
@@ -53,6 +54,8 @@ final class FaultCluster implements AutoCloseable {
         }
         peers = p.toString();
         targets = t.toString();
+        hostPort[4] = FreePorts.next();
+        repl[4] = FreePorts.next();
     }
 
     /**
@@ -228,6 +231,25 @@ final class FaultCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * A membership change: a fourth {@code serve} process, with an empty data directory, joins the
+     * group ({@code replicas add}, which returns once it caught up); the group has four members until
+     * {@link #leave}.
+     */
+    void join() throws Exception {
+        java.nio.file.Files.createDirectories(Path.of(data(4)));
+        servers[4] = serve(4);
+        servers[4].awaitListening();
+        cli("replicas", "add", VOLUME, "--data", data(4), "--replicas", peers);
+    }
+
+    /** The fourth peer leaves the group ({@code replicas remove}, which deletes its replica) and its process stops. */
+    void leave() throws InterruptedException {
+        cli("replicas", "remove", VOLUME, "--peer", "n4", "--replicas", peers + ",n4=127.0.0.1:" + repl[4]);
+        PistoreProcess.closeAll(servers[4]);
+        servers[4] = null;
+    }
+
     /** SIGSTOP ({@code true}) or SIGCONT of peer {@code i}. */
     void freeze(int i, boolean stop) {
         signal(servers[i].process.pid(), stop ? "STOP" : "CONT");
@@ -297,7 +319,7 @@ final class FaultCluster implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        for (int i = 1; i <= 3; i++) {
+        for (int i = 1; i <= 4; i++) {
             if (servers[i] != null && servers[i].process.isAlive()) {
                 freeze(i, false);
             }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * clients on two tcp hosts following path states (given the peers in two orders) reading and writing
  * unique values into four blocks (each a register), while faults run in turn: kill -9 of a random
  * peer (restarted once operations went on), SIGSTOP of a random peer for 2 s, a leadership transfer
- * to a random peer. Every operation's invocation, completion and result is recorded and {@link
+ * to a random peer, a membership change (a fourth {@code serve} process joins the group and, once
+ * operations went on, leaves it). Every operation's invocation, completion and result is recorded and {@link
  * LinearizabilityChecker} proves the history linearizable or prints the shortest anomaly. Each kind
  * of fault once by default; {@code -Dpistore.linear.seconds=N} runs longer. The clients are
  * {@link RegisterClients}.
@@ -37,7 +38,7 @@ class LinearizableProcessFaultsTest {
     @Test
     void historiesUnderKillsFreezesAndTransfersAreLinearizable() throws Exception {
         long seconds = Long.getLong("pistore.linear.seconds", 0);
-        int[] byKind = new int[3];
+        int[] byKind = new int[4];
         int faults = 0;
         LinearizabilityChecker.Result r;
         int failed;
@@ -51,8 +52,8 @@ class LinearizableProcessFaultsTest {
             try (RegisterClients clients = RegisterClients.start(List.of(da, db, da, db), 0, REGISTERS, BS, 200)) {
                 Random rnd = new Random(11);
                 long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-                while ((faults < 3 || System.nanoTime() < end) && clients.healthy()) {
-                    int kind = faults < 3 ? faults : rnd.nextInt(3);
+                while ((faults < byKind.length || System.nanoTime() < end) && clients.healthy()) {
+                    int kind = faults < byKind.length ? faults : rnd.nextInt(byKind.length);
                     int victim = 1 + rnd.nextInt(3);
                     clients.awaitMore(40);
                     if (kind == 0) {
@@ -62,8 +63,12 @@ class LinearizableProcessFaultsTest {
                         cluster.freeze(victim, true);
                         Thread.sleep(2000); // the fault's length, not a synchronisation
                         cluster.freeze(victim, false);
-                    } else {
+                    } else if (kind == 2) {
                         cluster.lead(victim);
+                    } else {
+                        cluster.join();
+                        clients.awaitMore(20);
+                        cluster.leave();
                     }
                     cluster.restore(cluster.leader());
                     byKind[kind]++;
@@ -78,7 +83,8 @@ class LinearizableProcessFaultsTest {
         }
         String figures = r.operations() + " operations (" + failed + " failed or unknown) on " + r.registers()
                 + " registers by 4 clients through 3 serve processes, " + faults + " faults (" + byKind[0]
-                + " kill -9, " + byKind[1] + " SIGSTOP 2 s, " + byKind[2] + " leadership transfers), checked in "
+                + " kill -9, " + byKind[1] + " SIGSTOP 2 s, " + byKind[2] + " leadership transfers, " + byKind[3]
+                + " joins and leaves of a fourth peer), checked in "
                 + checkMs + " ms";
         System.out.println("linearizability (processes): " + figures + ": "
                 + (r.linearizable() ? "linearizable" : r.anomaly()));
