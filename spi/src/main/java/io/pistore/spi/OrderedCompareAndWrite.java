@@ -16,29 +16,24 @@ public interface OrderedCompareAndWrite {
     long WRITTEN = -1;
 
     /**
-     * Compares blocks {@code lba} to {@code lba + blocks - 1} with {@code verify} (their data, nothing
-     * else) and, when every byte is equal, writes {@code data} and {@code metadata} (PI that passes
-     * the volume's check) there. Completes with {@link #WRITTEN}, or with the offset in {@code verify}
-     * of the first byte that differs, nothing written; exceptionally with an {@link java.io.IOException}
+     * Compares blocks {@code lba} to {@code lba + blocks - 1} with {@code verify} (their data) and,
+     * when everything compared is equal, writes {@code data} and {@code metadata} (PI that passes the
+     * volume's check) there. With {@code verifyMetadata} (one metadata entry per block; null: data
+     * alone) each block's stored metadata is compared too, the bits {@code mask} (one entry's length)
+     * sets: the PI fields a protect value compares. Block by block, data before metadata. Completes
+     * with {@link #WRITTEN}, or with the offset of the first difference, nothing written: in
+     * {@code verify}, or for the metadata of block {@code i} at byte {@code j},
+     * {@code verify.length + i * metadataSize + j}; exceptionally with an {@link java.io.IOException}
      * when it could not be decided (no quorum, a stored copy that fails its check here, refused PI).
      * The arguments are copied before this returns. {@code fence}: null, or a fence whose
      * {@link WriteFence#view} the volume checks as it checks a write's.
      */
-    CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, ScatterList data, ScatterList metadata,
-            boolean fua, WriteFence fence);
+    CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, byte[] verifyMetadata, byte[] mask,
+            ScatterList data, ScatterList metadata, boolean fua, WriteFence fence);
 
-    /**
-     * As {@link #compareAndWrite(long, int, byte[], ScatterList, ScatterList, boolean, WriteFence)},
-     * comparing each block's stored metadata too: {@code verifyMetadata} holds one metadata entry per
-     * block, compared with the stored one where {@code mask} (one entry's length) has bits set (the
-     * PI fields a protect value compares). Block by block, data before metadata; a difference in the
-     * metadata of block {@code i} at byte {@code j} answers {@code verify.length + i * metadataSize + j}.
-     * With {@code verifyMetadata} null it is the data-only call; a volume that cannot compare
-     * metadata fails the future with an {@link UnsupportedOperationException}.
-     */
-    default CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, byte[] verifyMetadata, byte[] mask,
-            ScatterList data, ScatterList metadata, boolean fua, WriteFence fence) {
-        return verifyMetadata == null ? compareAndWrite(lba, blocks, verify, data, metadata, fua, fence)
-                : CompletableFuture.failedFuture(new UnsupportedOperationException("this volume compares data alone"));
+    /** The data-only compare-and-write: no metadata compared. */
+    default CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, ScatterList data, ScatterList metadata,
+            boolean fua, WriteFence fence) {
+        return compareAndWrite(lba, blocks, verify, null, null, data, metadata, fua, fence);
     }
 }

@@ -50,20 +50,10 @@ final class ScsiFencedConnection extends DelegatingHostConnection {
     @Override
     public OrderedCompareAndWrite orderedCompareAndWrite(String volume) {
         OrderedCompareAndWrite o = super.orderedCompareAndWrite(volume);
-        return o == null ? null : new OrderedCompareAndWrite() {
-            @Override
-            public CompletableFuture<Long> compareAndWrite(long lba, int n, byte[] verify, ScatterList data,
-                    ScatterList metadata, boolean fua, WriteFence fence) {
-                return compareAndWrite(lba, n, verify, null, null, data, metadata, fua, fence);
-            }
-
-            @Override
-            public CompletableFuture<Long> compareAndWrite(long lba, int n, byte[] verify, byte[] verifyMetadata, byte[] mask,
-                    ScatterList data, ScatterList metadata, boolean fua, WriteFence fence) {
-                String nexus = NEXUS.get();
-                return nexus == null ? o.compareAndWrite(lba, n, verify, verifyMetadata, mask, data, metadata, fua, fence)
-                        : fenced(o, nexus, 0, lba, n, verify, verifyMetadata, mask, data, metadata, fua);
-            }
+        return o == null ? null : (lba, n, verify, verifyMetadata, mask, data, metadata, fua, fence) -> {
+            String nexus = NEXUS.get();
+            return nexus == null ? o.compareAndWrite(lba, n, verify, verifyMetadata, mask, data, metadata, fua, fence)
+                    : fenced(o, nexus, 0, lba, n, verify, verifyMetadata, mask, data, metadata, fua);
         };
     }
 

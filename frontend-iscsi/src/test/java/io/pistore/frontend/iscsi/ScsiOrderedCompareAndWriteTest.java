@@ -63,29 +63,19 @@ class ScsiOrderedCompareAndWriteTest {
         store.create("v", F, 64);
         transport = new LocalTransportProvider().create();
         listener = transport.listen("", new TargetService(store));
-        OrderedCompareAndWrite standIn = new OrderedCompareAndWrite() {
-            @Override
-            public CompletableFuture<Long> compareAndWrite(long l, int n, byte[] v, ScatterList d, ScatterList m, boolean fua,
-                    WriteFence f) {
-                return compareAndWrite(l, n, v, null, null, d, m, fua, f);
-            }
-
-            @Override
-            public CompletableFuture<Long> compareAndWrite(long l, int n, byte[] v, byte[] vm, byte[] mask, ScatterList d,
-                    ScatterList m, boolean fua, WriteFence f) {
-                lba = l;
-                blocks = n;
-                verify = v.clone();
-                verifyMetadata = vm;
-                comparedBits = mask;
-                data = new byte[(int) d.length()];
-                d.read(0, data, 0, data.length);
-                metadata = new byte[(int) m.length()];
-                m.read(0, metadata, 0, metadata.length);
-                fence = f;
-                Object a = answers.pop();
-                return a instanceof Long x ? CompletableFuture.completedFuture(x) : CompletableFuture.failedFuture((Throwable) a);
-            }
+        OrderedCompareAndWrite standIn = (l, n, v, vm, mask, d, m, fua, f) -> {
+            lba = l;
+            blocks = n;
+            verify = v.clone();
+            verifyMetadata = vm;
+            comparedBits = mask;
+            data = new byte[(int) d.length()];
+            d.read(0, data, 0, data.length);
+            metadata = new byte[(int) m.length()];
+            m.read(0, metadata, 0, metadata.length);
+            fence = f;
+            Object a = answers.pop();
+            return a instanceof Long x ? CompletableFuture.completedFuture(x) : CompletableFuture.failedFuture((Throwable) a);
         };
         connection = new DelegatingHostConnection(transport.connect(listener.address(), new ConnectOptions(1, 8))) {
             @Override

@@ -44,12 +44,6 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
         this.entries = entries;
     }
 
-    @Override
-    public CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, ScatterList data,
-            ScatterList metadata, boolean fua, WriteFence fence) {
-        return compareAndWrite(lba, blocks, verify, null, null, data, metadata, fua, fence);
-    }
-
     /**
      * With {@code verifyMetadata}, the command's metadata is the written blocks', then the metadata to
      * compare, then the mask ({@link ReplicaCommand.Op#COMPARE_AND_WRITE}).
