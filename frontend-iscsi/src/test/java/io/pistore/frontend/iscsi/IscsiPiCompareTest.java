@@ -49,8 +49,14 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
         return c.command(cdb, out, out.length, out.length, false);
     }
 
-    private static void write(IscsiTestInitiator c, long lba, byte[] wire) throws IOException {
+    private IscsiTestInitiator open(String volume) throws IOException {
+        return login(volume, "ImmediateData", "Yes");
+    }
+
+    /** Writes {@code wire} (blocks each followed by its tuple) at {@code lba} with WRPROTECT 1; returns it. */
+    private static byte[] written(IscsiTestInitiator c, long lba, byte[] wire) throws IOException {
         assertEquals(GOOD, send(c, IscsiProtectionTest.cdb16(0x8A, lba, wire.length / WIRE, 1), wire).status());
+        return wire;
     }
 
     /** The blocks and tuples stored at {@code lba}, as RDPROTECT 3 returns them (nothing checked). */
@@ -69,10 +75,9 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
 
     @Test
     void verifyComparesDataAndTheTupleFieldsEachVrprotectNames() throws IOException {
-        try (IscsiTestInitiator c = login("t1", "ImmediateData", "Yes")) {
+        try (IscsiTestInitiator c = open("t1")) {
             long lba = 40;
-            byte[] sent = IscsiProtectionTest.blocks(4, APP, lba, 1);
-            write(c, lba, sent);
+            byte[] sent = written(c, lba, IscsiProtectionTest.blocks(4, APP, lba, 1));
             for (int p = 1; p <= 5; p++) {
                 assertEquals(GOOD, send(c, verify16(lba, 4, p), sent).status(), "equal, VRPROTECT " + p);
 
@@ -119,9 +124,8 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
 
     @Test
     void onType3TheReferenceTagIsComparedOnlyWithVrprotect5() throws IOException {
-        try (IscsiTestInitiator c = login("t3", "ImmediateData", "Yes")) {
-            byte[] sent = IscsiProtectionTest.blocks(2, APP, 0x7700, 2);
-            write(c, 9, sent);
+        try (IscsiTestInitiator c = open("t3")) {
+            byte[] sent = written(c, 9, IscsiProtectionTest.blocks(2, APP, 0x7700, 2));
             byte[] ref = sent.clone();
             ref[WIRE + 512 + 7] ^= 0x01;
             for (int p = 1; p <= 4; p++) {
@@ -133,10 +137,9 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
 
     @Test
     void compareAndWriteWithPiWritesTheSentTuplesOrNothing() throws IOException {
-        try (IscsiTestInitiator c = login("t1", "ImmediateData", "Yes")) {
+        try (IscsiTestInitiator c = open("t1")) {
             long lba = 100;
-            byte[] old = IscsiProtectionTest.blocks(3, APP, lba, 3);
-            write(c, lba, old);
+            byte[] old = written(c, lba, IscsiProtectionTest.blocks(3, APP, lba, 3));
             byte[] fresh = IscsiProtectionTest.blocks(3, 0x4321, lba, 4);
             assertEquals(GOOD, send(c, caw(lba, 3, 1), IscsiCompareAndWriteTest.concat(old, fresh)).status());
             assertArrayEquals(fresh, stored(c, lba, 3), "the write instance stored with the tuples sent");
@@ -223,13 +226,12 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
     void randomComparisonsAnswerWhatTheTablesSay() throws IOException {
         java.util.Random r = new java.util.Random(17);
         for (String volume : new String[] {"t1", "t3"}) {
-            try (IscsiTestInitiator c = login(volume, "ImmediateData", "Yes")) {
+            try (IscsiTestInitiator c = open(volume)) {
                 for (int round = 0; round < 150; round++) {
                     int n = 1 + r.nextInt(4);
                     long lba = r.nextInt(250);
-                    byte[] stored = IscsiProtectionTest.blocks(n, r.nextInt(0xFFFF), volume.equals("t3") ? r.nextInt() : lba,
-                            r.nextLong());
-                    write(c, lba, stored);
+                    byte[] stored = written(c, lba, IscsiProtectionTest.blocks(n, r.nextInt(0xFFFF),
+                            volume.equals("t3") ? r.nextInt() : lba, r.nextLong()));
                     byte[] sent = stored.clone();
                     for (int k = r.nextInt(4); k > 0; k--) { // half of the flips in a tuple
                         int at = r.nextBoolean() ? r.nextInt(sent.length) : r.nextInt(n) * WIRE + 512 + r.nextInt(8);
@@ -255,10 +257,10 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
     @Test
     void compareAndWriteWithPiIsRefusedWhereTheUnitCannotTakeIt() throws IOException {
         byte[] both = new byte[2 * WIRE];
-        try (IscsiTestInitiator c = login("t2", "ImmediateData", "Yes")) {
+        try (IscsiTestInitiator c = open("t2")) {
             assertEquals(0x2000, send(c, caw(0, 1, 1), both).ascq(), "Type 2: the tags need a 32-byte CDB");
         }
-        try (IscsiTestInitiator c = login("plain", "ImmediateData", "Yes")) {
+        try (IscsiTestInitiator c = open("plain")) {
             assertEquals(0x2400, send(c, caw(0, 1, 1), both).ascq(), "no PI on the wire");
             assertEquals(0x2400, send(c, verify16(0, 1, 1), new byte[WIRE]).ascq(), "no PI on the wire");
         }
