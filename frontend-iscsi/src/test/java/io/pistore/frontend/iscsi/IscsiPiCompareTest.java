@@ -255,6 +255,28 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
     }
 
     @Test
+    void onType2Verify32ChecksTheSentTuplesAgainstTheCdbsTagsThenCompares() throws IOException {
+        try (IscsiTestInitiator c = open("t2")) {
+            byte[] d = IscsiProtectionTest.blocks(3, 0x4242, 0x1000, 9);
+            assertEquals(GOOD, IscsiProtectionTest.write32(c, 30, d, 1, 0x1000, 0x4242, 0xFFFF).status());
+            byte[] cdb = IscsiProtectionTest.cdb32(Cdb.VERIFY_32, 30, 3, 1, 0x1000, 0x4242, 0xFFFF);
+            cdb[10] |= 0x02; // BYTCHK 01b
+            assertEquals(GOOD, send(c, cdb, d).status(), "equal, tags as the CDB expects");
+            byte[] otherRef = cdb.clone();
+            Pdu.putInt(otherRef, 20, 0x1001);
+            assertCheck(ScsiResult.ABORTED_COMMAND, 0x1003, 30, send(c, otherRef, d), "the CDB's expected reference tag");
+            byte[] otherApp = cdb.clone();
+            otherApp[25] ^= 1;
+            assertCheck(ScsiResult.ABORTED_COMMAND, 0x1002, 30, send(c, otherApp, d), "the CDB's expected application tag");
+            byte[] app = d.clone();
+            app[2 * WIRE + 512 + 3] ^= 1;
+            byte[] masked = cdb.clone();
+            masked[27] = 0; // the mask's low byte: the changed bit unchecked, yet compared (ATO 1)
+            assertCheck(ScsiResult.MISCOMPARE, 0x1002, 32, send(c, masked, app), "checked under the mask, compared whole");
+        }
+    }
+
+    @Test
     void compareAndWriteWithPiIsRefusedWhereTheUnitCannotTakeIt() throws IOException {
         byte[] both = new byte[2 * WIRE];
         try (IscsiTestInitiator c = open("t2")) {
