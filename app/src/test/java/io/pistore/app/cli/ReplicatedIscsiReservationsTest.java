@@ -165,6 +165,22 @@ class ReplicatedIscsiReservationsTest {
         IscsiTestInitiator.Result miss = ReplicatedIscsiPeers.settled(b, caw, wrongTag, false);
         assertEquals(0x0E, miss.senseKey(), "MISCOMPARE");
         assertEquals(0x1002, miss.ascq(), "in the application tag");
+        // WRPROTECT 3 checks nothing, yet no replica stores a block that fails its guard: refused alike by both
+        byte[] badGuard = withTuple(11, 0x0303, r);
+        badGuard[512] ^= 1;
+        byte[] write3 = write.clone();
+        write3[1] = 0x60;
+        IscsiTestInitiator.Result w3 = ReplicatedIscsiPeers.settled(b, write3, badGuard, false);
+        assertEquals(0x0B, w3.senseKey(), "WRITE(16) WRPROTECT 3 of a bad guard: ABORTED COMMAND");
+        assertEquals(0x1001, w3.ascq());
+        byte[] caw3 = caw.clone();
+        caw3[1] = 0x60;
+        byte[] both3 = java.util.Arrays.copyOf(fresh, 1040);
+        System.arraycopy(badGuard, 0, both3, 520, 520);
+        IscsiTestInitiator.Result c3 = ReplicatedIscsiPeers.settled(b, caw3, both3, false);
+        assertEquals(0x0B, c3.senseKey(), "COMPARE AND WRITE WRPROTECT 3 of a bad guard: the same");
+        assertEquals(0x1001, c3.ascq());
+        assertArrayEquals(fresh, ReplicatedIscsiPeers.settled(c, read, new byte[0], 520).dataIn(), "nothing stored");
     }
 
     /**

@@ -199,6 +199,9 @@ public final class TargetService implements TargetHandler, AutoCloseable {
         if (e instanceof io.pistore.engine.volume.ViewChangedException) {
             return Completion.failure(Status.VIEW_CHANGED, e.getMessage());
         }
+        if (e instanceof io.pistore.engine.volume.PiRefusedException p) {
+            return Completion.piError(p.lba(), p.error());
+        }
         if (e instanceof IOException) {
             return Completion.failure(noSpace(e) ? Status.NO_SPACE : Status.MEDIA_ERROR,
                     request.op() + " lba=" + request.lba() + ": " + e.getMessage());

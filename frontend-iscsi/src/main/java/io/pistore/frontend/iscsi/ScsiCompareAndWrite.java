@@ -187,6 +187,10 @@ final class ScsiCompareAndWrite {
             return call.get().join();
         } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
             Throwable c = e.getCause() != null ? e.getCause() : e;
+            if (c instanceof io.pistore.engine.volume.PiRefusedException p) { // the volume's own checks, whatever WRPROTECT asked
+                failed[0] = ScsiResult.of(Completion.piError(p.lba(), p.error()), true);
+                return -2;
+            }
             Status s = c instanceof io.pistore.engine.volume.ViewChangedException ? Status.VIEW_CHANGED
                     : c instanceof IllegalArgumentException ? Status.INVALID_FIELD : Status.MEDIA_ERROR;
             failed[0] = ScsiResult.of(Completion.failure(s, String.valueOf(c.getMessage())), true);

@@ -186,6 +186,15 @@ class ScsiOrderedCompareAndWriteTest {
         badWrite[3 * 520 + 512] ^= 1;
         ScsiResult refused = caw.run(protect1, badWrite, false);
         assertEquals(ScsiResult.ABORTED_COMMAND, senseKey(refused), "a write instance's bad guard, before the volume is asked");
+        byte[] protect3 = cdb(20, 3);
+        protect3[1] = 0x60;
+        answers.add(new io.pistore.engine.volume.PiRefusedException("refused", 22,
+                new io.pistore.integrity.PiError(io.pistore.integrity.PiErrorKind.GUARD, 2, 1, 2)));
+        ScsiResult unchecked = caw.run(protect3, badWrite, false);
+        assertEquals(ScsiResult.ABORTED_COMMAND, senseKey(unchecked), "WRPROTECT 3 checks nothing, but the volume refuses "
+                + "what fails its own checks: a PI failure, as for a WRITE there");
+        assertEquals(0x01, unchecked.sense[13] & 0xff);
+        assertEquals(22, ByteBuffer.wrap(unchecked.sense).getInt(3), "at the LBA the volume names");
         assertEquals(0, answers.size());
     }
 

@@ -114,12 +114,14 @@ public final class ApplyOutcome {
     /**
      * What the writer of a command with this outcome, not done, fails with ({@code line} its message):
      * a {@link io.pistore.engine.volume.FencedWriteException} for a fenced write, a
-     * {@link io.pistore.engine.volume.ViewChangedException} for a write of another view, else a
+     * {@link io.pistore.engine.volume.ViewChangedException} for a write of another view, a
+     * {@link io.pistore.engine.volume.PiRefusedException} for PI a replica refused, else a
      * {@link ReplicationException}.
      */
     public java.io.IOException failure(String line) {
         return code == Code.FENCED ? new io.pistore.engine.volume.FencedWriteException(line)
                 : code == Code.VIEW_CHANGED ? new io.pistore.engine.volume.ViewChangedException(line)
+                : code == Code.REFUSED_PI ? new io.pistore.engine.volume.PiRefusedException(line, lba, error)
                 : new ReplicationException(line);
     }
 

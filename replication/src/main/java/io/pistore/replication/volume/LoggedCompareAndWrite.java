@@ -64,8 +64,8 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
         }
         PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, blocks);
         if (e != null) {
-            return CompletableFuture.failedFuture(new ReplicationException(what + " "
-                    + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));
+            ApplyOutcome refused = ApplyOutcome.refused(lba + e.blockIndex(), e);
+            return CompletableFuture.failedFuture(refused.failure(what + " " + refused.describe()));
         }
         // the command's data: the blocks to compare, then the blocks to write (copied once, into the command)
         java.nio.ByteBuffer[] both = new java.nio.ByteBuffer[1 + data.segmentCount()];

@@ -449,8 +449,8 @@ public final class ReplicatedVolume implements CheckingVolume {
             io.pistore.spi.WriteFence fence) {
         PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n, duty);
         if (e != null) {
-            return CompletableFuture.failedFuture(new ReplicationException("volume " + name + ": write "
-                    + ApplyOutcome.refused(lba + e.blockIndex(), e).describe()));
+            ApplyOutcome refused = ApplyOutcome.refused(lba + e.blockIndex(), e);
+            return CompletableFuture.failedFuture(refused.failure("volume " + name + ": write " + refused.describe()));
         }
         Message m;
         try {

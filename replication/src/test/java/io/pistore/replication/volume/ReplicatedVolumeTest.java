@@ -13,7 +13,6 @@ import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.ScatterList;
-import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.raft.ReplicaCommand;
@@ -178,10 +177,16 @@ class ReplicatedVolumeTest {
                     ByteBuffer.wrap(meta), Protection.pass(CheckFlags.ALL, 5, 0, 0)));
             assertEquals(Status.GUARD_CHECK, e.completion().status());
             assertEquals(6, e.completion().errorLba());
+            // Asking for no check: the replicas' own check refuses it all the same, as the PI failure it is.
+            BlockIoException unchecked = assertThrows(BlockIoException.class, () -> s.device.writeSync(5, ByteBuffer.wrap(data),
+                    ByteBuffer.wrap(meta), Protection.pass(CheckFlags.NONE, 5, 0, 0)));
+            assertEquals(Status.GUARD_CHECK, unchecked.completion().status(), unchecked.completion().toString());
+            assertEquals(6, unchecked.completion().errorLba());
             // Straight to the volume: refused before it is sent.
-            ReplicationException direct = assertThrows(ReplicationException.class,
+            io.pistore.engine.volume.PiRefusedException direct = assertThrows(io.pistore.engine.volume.PiRefusedException.class,
                     () -> s.volume.write(5, 2, ScatterList.wrap(data), ScatterList.wrap(meta), false));
             assertTrue(direct.getMessage().contains("lba=6 error=guard"), direct.getMessage());
+            assertEquals(6, direct.lba());
         }
         // Straight to the leader, past every client-side check: the leader refuses it on entry.
         try (org.apache.ratis.client.RaftClient raw = org.apache.ratis.client.RaftClient.newBuilder()

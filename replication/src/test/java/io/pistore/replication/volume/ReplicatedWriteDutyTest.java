@@ -10,7 +10,6 @@ import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.Pi;
 import io.pistore.integrity.PiContext;
 import io.pistore.integrity.ScatterList;
-import io.pistore.replication.ReplicationException;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import io.pistore.spi.PiDuty;
@@ -57,7 +56,8 @@ class ReplicatedWriteDutyTest {
         byte[] before = Arrays.copyOfRange(peers.contents(l)[1], 6 * 8, 7 * 8);
         try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
             // A duty that covers what a replica checks only in part does not spare the volume its check.
-            ReplicationException e = assertThrows(ReplicationException.class, () -> s.volume.write(5, 2,
+            io.pistore.engine.volume.PiRefusedException e = assertThrows(io.pistore.engine.volume.PiRefusedException.class,
+                    () -> s.volume.write(5, 2,
                     ScatterList.wrap(data), ScatterList.wrap(meta), false,
                     PiDuty.of(PASS_ALL).checkedBy(PiDuty.Hop.WIRE, CheckFlags.of(false, true, true))));
             assertTrue(e.getMessage().contains("lba=6 error=guard"), e.getMessage());
