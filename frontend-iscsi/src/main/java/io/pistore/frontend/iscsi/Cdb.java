@@ -1,5 +1,8 @@
 package io.pistore.frontend.iscsi;
 
+import io.pistore.integrity.CheckFlags;
+import io.pistore.integrity.PiType;
+
 /**
  * The fields of a READ, WRITE, VERIFY, WRITE AND VERIFY or WRITE ATOMIC CDB (SBC-3, SBC-4): LBA,
  * transfer length in logical blocks, the protect field (RDPROTECT, WRPROTECT or VRPROTECT), FUA,
@@ -94,6 +97,17 @@ record Cdb(Kind kind, long lba, long blocks, int protect, boolean fua, int bytch
      */
     static boolean outOfRange(long lba, long n, long count) {
         return lba < 0 || lba > count || n > count - lba;
+    }
+
+    /**
+     * The checks a protect field (RDPROTECT, WRPROTECT, VRPROTECT; 1 to 5) asks of the tuples on the
+     * wire (SBC-3's tables): the guard for 1, 4 and 5; the reference tag for 1, 2 and 5 but not on
+     * Type 3; the application tag for 1, 2 and 5 only where the CDB carries one ({@code appTag}).
+     */
+    static CheckFlags checks(int protect, PiType type, boolean appTag) {
+        boolean guard = protect == 1 || protect == 4 || protect == 5;
+        boolean tags = protect == 1 || protect == 2 || protect == 5;
+        return CheckFlags.of(guard, tags && appTag, tags && type != PiType.TYPE_3);
     }
 
     static int u16(byte[] c, int off) {

@@ -117,10 +117,10 @@ final class ScsiCompareAndWrite {
     }
 
     /**
-     * WRPROTECT 1 to 5: both instances' tuples checked first, then, holding the range, the verify
-     * instance compared and the write instance stored (the engine checks it again as a WRITE's, in one
-     * request: a failed check stores nothing). An ordered volume compares and writes itself, data and
-     * the compared bits of each tuple.
+     * WRPROTECT 1 to 5: the verify instance's tuples checked first, then, holding the range, the verify
+     * instance compared and the write instance stored, checked by the engine as a WRITE's in one
+     * request (a failed check stores nothing). An ordered volume compares and writes itself, data and
+     * the compared bits of each tuple; the write instance is checked here before it is asked.
      */
     private ScsiResult withPi(int protect, long lba, int n, boolean fua, byte[] dataOut) {
         BlockFormat f = device.format();
@@ -129,7 +129,7 @@ final class ScsiCompareAndWrite {
         ScsiPiCompare.Split verify = ScsiPiCompare.Split.of(dataOut, 0, n, ds);
         ScsiPiCompare.Split write = ScsiPiCompare.Split.of(dataOut, n, n, ds);
         ScsiResult bad = ScsiPiCompare.checkSent(f, checks, lba, verify);
-        if (bad == null) {
+        if (bad == null && ordered != null) {
             bad = ScsiPiCompare.checkSent(f, checks, lba, write);
         }
         if (bad != null) {

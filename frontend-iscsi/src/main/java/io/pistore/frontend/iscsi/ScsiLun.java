@@ -3,7 +3,6 @@ package io.pistore.frontend.iscsi;
 import io.pistore.engine.BlockDevice;
 import io.pistore.engine.BlockIoException;
 import io.pistore.integrity.BlockFormat;
-import io.pistore.integrity.CheckFlags;
 import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.BlockRequest;
@@ -548,13 +547,10 @@ final class ScsiLun {
 
     /** The checks a protect value asks for (SBC-3 tables for RDPROTECT, WRPROTECT and VRPROTECT). */
     private Protection protection(Cdb c, long lba) {
-        boolean guard = c.protect() == 1 || c.protect() == 4 || c.protect() == 5;
-        boolean app = c.protect() == 1 || c.protect() == 2 || c.protect() == 5;
-        boolean ref = app && pages.type() != PiType.TYPE_3;
         long refTag = c.is32() ? (c.expectedRefTag() + (lba - c.lba())) & 0xFFFFFFFFL : device.format().refTagOf(lba);
         int mask = c.is32() ? c.appTagMask() : 0;
         int tag = c.is32() ? c.expectedAppTag() : 0;
-        return Protection.pass(CheckFlags.of(guard, app && mask != 0, ref), refTag, tag, mask);
+        return Protection.pass(Cdb.checks(c.protect(), pages.type(), mask != 0), refTag, tag, mask);
     }
 
     /** Reads in requests of at most the block limits' transfer length; the failing request's sense is the answer. */

@@ -37,9 +37,7 @@ final class ScsiPiCompare {
 
     /** The checks a write with {@code protect} (1 to 5) makes of the tuples that come with blocks from {@code lba}. */
     static Protection sentChecks(int protect, BlockFormat f, long lba) {
-        boolean guard = protect == 1 || protect == 4 || protect == 5;
-        boolean ref = (protect == 1 || protect == 2 || protect == 5) && f.type() != PiType.TYPE_3;
-        return Protection.pass(CheckFlags.of(guard, false, ref), f.refTagOf(lba), 0, 0);
+        return Protection.pass(Cdb.checks(protect, f.type(), false), f.refTagOf(lba), 0, 0);
     }
 
     /** Blocks {@code from} to {@code from + n - 1} of a Data-Out in which each block is followed by its tuple, apart. */

@@ -151,9 +151,7 @@ final class ScsiProvisioning {
     private ScsiResult writeSameWithPi(int protect, long lba, long n, byte[] block) {
         BlockFormat f = device.format();
         int ds = f.dataSize();
-        boolean guard = protect == 1 || protect == 4 || protect == 5;
-        boolean ref = (protect == 1 || protect == 2 || protect == 5) && f.type() != PiType.TYPE_3;
-        Protection checks = Protection.pass(CheckFlags.of(guard, false, ref), f.refTagOf(lba), 0, 0);
+        Protection checks = ScsiPiCompare.sentChecks(protect, f, lba);
         PiError bad = Pi.verify(checks.context(f), ScatterList.of(ByteBuffer.wrap(block, 0, ds).slice()),
                 ScatterList.of(ByteBuffer.wrap(block, ds, 8).slice()), 1);
         if (bad != null) {

@@ -303,13 +303,14 @@ public final class ReplicaApplier {
             return ApplyOutcome.refused(c.lba + bad.blockIndex(), bad);
         }
         ByteBuffer stored = ByteBuffer.allocate(dl);
-        ScatterList storedMeta = f.metadataSize() == 0 ? null : ScatterList.wrap(new byte[c.blocks * f.metadataSize()]);
+        byte[] storedMetaBytes = new byte[c.blocks * f.metadataSize()];
+        ScatterList storedMeta = f.metadataSize() == 0 ? null : ScatterList.wrap(storedMetaBytes);
         volume.read(c.lba, c.blocks, ScatterList.of(stored), storedMeta);
         if (storedMeta != null && !StoredBlockCheck.allPass(f, c.lba, ScatterList.of(stored.duplicate()), storedMeta, c.blocks)) {
             return failed(c, "a stored block fails its check on this replica: nothing compared or written");
         }
         long diff = compared == null ? stored.mismatch(verify)
-                : firstDifference(stored, verify, storedMetaBytes(storedMeta), compared, f);
+                : firstDifference(stored, verify, storedMetaBytes, compared, f);
         if (diff >= 0) {
             return ApplyOutcome.miscompare(diff);
         }
@@ -340,12 +341,6 @@ public final class ReplicaApplier {
             }
         }
         return -1;
-    }
-
-    private static byte[] storedMetaBytes(ScatterList m) {
-        byte[] b = new byte[(int) m.length()];
-        m.read(0, b, 0, b.length);
-        return b;
     }
 
     private ApplyOutcome stored(ReplicaCommand c) throws IOException {
