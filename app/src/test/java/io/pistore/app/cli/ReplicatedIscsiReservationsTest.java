@@ -184,6 +184,51 @@ class ReplicatedIscsiReservationsTest {
     }
 
     /**
+     * Random COMPARE AND WRITE commands with PI through peer 2, against the model the one-server tests
+     * use ({@code ScsiPiCompareModel}): one to three blocks from block 40, every WRPROTECT value; in
+     * the verify instance one flipped bit of a tuple, or up to three anywhere (half of them in tuples). Peer 3 then reads what the
+     * replicas hold: the write instance after GOOD, else the blocks as they were.
+     */
+    private static void randomCompareAndWritesWithPi(IscsiTestInitiator a, IscsiTestInitiator b, IscsiTestInitiator c)
+            throws Exception {
+        Random r = new Random(13);
+        for (int round = 0; round < 60; round++) {
+            int n = 1 + r.nextInt(3);
+            long lba = 40 + r.nextInt(8);
+            byte[] stored = new byte[n * 520];
+            byte[] fresh = new byte[n * 520];
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(withTuple(lba + i, r.nextInt(0xFFFF), r), 0, stored, i * 520, 520);
+                System.arraycopy(withTuple(lba + i, 0x0404, r), 0, fresh, i * 520, 520);
+            }
+            byte[] write = {(byte) 0x8A, 0x20, 0, 0, 0, 0, 0, 0, 0, (byte) lba, 0, 0, 0, (byte) n, 0, 0};
+            assertEquals(GOOD, ReplicatedIscsiPeers.settled(a, write, stored, false).status(), "round " + round);
+            byte[] sent = stored.clone();
+            boolean oneTupleByte = r.nextBoolean(); // a difference in one field alone: what the mask decides
+            for (int k = oneTupleByte ? 1 : r.nextInt(4); k > 0; k--) {
+                int at = !oneTupleByte && r.nextBoolean() ? r.nextInt(sent.length) : r.nextInt(n) * 520 + 512 + r.nextInt(8);
+                sent[at] ^= (byte) (1 << r.nextInt(8));
+            }
+            int p = 1 + r.nextInt(5);
+            long[] want = io.pistore.frontend.iscsi.ScsiPiCompareModel.expected(p, false, lba, sent, stored, n);
+            byte[] caw = {(byte) 0x89, (byte) (p << 5), 0, 0, 0, 0, 0, 0, 0, (byte) lba, 0, 0, 0, (byte) n, 0, 0};
+            byte[] both = java.util.Arrays.copyOf(sent, 2 * n * 520);
+            System.arraycopy(fresh, 0, both, n * 520, n * 520);
+            IscsiTestInitiator.Result got = ReplicatedIscsiPeers.settled(b, caw, both, false);
+            String what = "round " + round + ", WRPROTECT " + p;
+            assertEquals(want[0], got.status(), what);
+            if (want[0] != GOOD) {
+                assertEquals(want[1], got.senseKey(), what);
+                assertEquals(want[2], got.ascq(), what);
+                assertEquals(want[3], got.information(), what + ": the LBA, or the offset in the Data-Out");
+            }
+            byte[] read = {(byte) 0x88, 0x60, 0, 0, 0, 0, 0, 0, 0, (byte) lba, 0, 0, 0, (byte) n, 0, 0};
+            assertArrayEquals(want[0] == GOOD ? fresh : stored, ReplicatedIscsiPeers.settled(c, read, new byte[0], n * 520).dataIn(),
+                    what + ": what peer 3 reads");
+        }
+    }
+
+    /**
      * ORWRITE of block 10 through peers 1 and 2 at once, one setting the low four bits of every byte
      * and the other the high four: every round ends with every bit set, neither OR lost to the other.
      */
@@ -264,6 +309,7 @@ class ReplicatedIscsiReservationsTest {
             IscsiTestInitiator c = sessions.get(2);
             compareAndWriteRaces(a, b, c);
             compareAndWriteWithPi(a, b, c);
+            randomCompareAndWritesWithPi(a, b, c);
             orWriteRaces(a, b, c);
             byte[] mine = new byte[512];
             new Random(3).nextBytes(mine);

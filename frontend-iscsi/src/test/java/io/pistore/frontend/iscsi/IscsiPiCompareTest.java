@@ -178,46 +178,7 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
     }
 
     /**
-     * What SBC-4's tables say a VERIFY with BYTCHK 1 (or a COMPARE AND WRITE's verify instance) answers,
-     * written from them alone: {status, sense key, ASC/ASCQ, INFORMATION}. First every sent tuple's
-     * checks, block by block (the guard for 1, 4 and 5, then the reference tag against the LBA for 1,
-     * 2 and 5 on Type 1), then block by block the data, then the guard (not for 2), application tag
-     * and reference tag (on Type 3 only for 5).
-     */
-    private static long[] expected(int protect, boolean type3, long lba, byte[] sent, byte[] stored, int n) {
-        for (int i = 0; i < n; i++) {
-            int t = i * WIRE + 512;
-            int guard = (int) GuardType.CRC16.compute(sent, i * WIRE, 512);
-            if (Cdb.u16(sent, t + 2) == 0xFFFF && (!type3 || Cdb.u32(sent, t + 4) == 0xFFFFFFFFL)) {
-                continue; // the escape: no check of this block
-            }
-            if ((protect == 1 || protect == 4 || protect == 5) && Cdb.u16(sent, t) != guard) {
-                return new long[] {CHECK, ScsiResult.ABORTED_COMMAND, 0x1001, lba + i};
-            }
-            if ((protect == 1 || protect == 2 || protect == 5) && !type3 && Cdb.u32(sent, t + 4) != lba + i) {
-                return new long[] {CHECK, ScsiResult.ABORTED_COMMAND, 0x1003, lba + i};
-            }
-        }
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < 512; j++) {
-                if (sent[i * WIRE + j] != stored[i * WIRE + j]) {
-                    return new long[] {CHECK, ScsiResult.MISCOMPARE, 0x1D00, (long) i * WIRE + j};
-                }
-            }
-            int t = i * WIRE + 512;
-            boolean[] compared = {protect != 2, true, protect == 5 || !type3};
-            int[][] fields = {{0, 2}, {2, 4}, {4, 8}};
-            for (int k = 0; k < 3; k++) {
-                if (compared[k] && !Arrays.equals(sent, t + fields[k][0], t + fields[k][1], stored, t + fields[k][0], t + fields[k][1])) {
-                    return new long[] {CHECK, ScsiResult.MISCOMPARE, 0x1001 + k, lba + i};
-                }
-            }
-        }
-        return new long[] {GOOD, 0, 0, 0};
-    }
-
-    /**
-     * Random VERIFY(16) BYTCHK 1 and COMPARE AND WRITE commands against {@link #expected}: one to four
+     * Random VERIFY(16) BYTCHK 1 and COMPARE AND WRITE commands against {@link ScsiPiCompareModel}: one to four
      * blocks, every protect value, Type 1 and Type 3, up to three flipped bits in the blocks and tuples
      * sent to compare (half of them in a tuple). A COMPARE AND WRITE answered GOOD stored its write instance, any
      * other stored nothing.
@@ -238,7 +199,7 @@ class IscsiPiCompareTest extends IscsiLoopbackFixture {
                         sent[at] ^= (byte) (1 << r.nextInt(8));
                     }
                     int p = 1 + r.nextInt(5);
-                    long[] want = expected(p, volume.equals("t3"), lba, sent, stored, n);
+                    long[] want = ScsiPiCompareModel.expected(p, volume.equals("t3"), lba, sent, stored, n);
                     boolean caw = r.nextBoolean();
                     byte[] fresh = IscsiProtectionTest.blocks(n, 0x0102, lba, r.nextLong());
                     IscsiTestInitiator.Result got = caw ? send(c, caw(lba, n, p), IscsiCompareAndWriteTest.concat(sent, fresh))

@@ -27,7 +27,7 @@ public final class IscsiTestInitiator implements AutoCloseable {
             return sense.length > 13 ? (sense[12] & 0xff) << 8 | sense[13] & 0xff : -1;
         }
 
-        long information() {
+        public long information() {
             return sense.length > 6 && (sense[0] & 0x80) != 0 ? Pdu.getInt(sense, 3) & 0xFFFFFFFFL : -1;
         }
     }
