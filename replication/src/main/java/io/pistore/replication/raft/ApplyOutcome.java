@@ -125,6 +125,12 @@ public final class ApplyOutcome {
                 : new ReplicationException(line);
     }
 
+    /** What {@code what}, a write refused for {@code error} at {@code lba} before it was sent, fails with. */
+    public static java.io.IOException refusedWrite(String what, long lba, PiError error) {
+        ApplyOutcome o = refused(lba, error);
+        return o.failure(what + " " + o.describe());
+    }
+
     /** One line: what went wrong. */
     public String describe() {
         switch (code) {

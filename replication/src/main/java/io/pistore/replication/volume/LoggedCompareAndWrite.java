@@ -64,8 +64,7 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
         }
         PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, blocks);
         if (e != null) {
-            ApplyOutcome refused = ApplyOutcome.refused(lba + e.blockIndex(), e);
-            return CompletableFuture.failedFuture(refused.failure(what + " " + refused.describe()));
+            return CompletableFuture.failedFuture(ApplyOutcome.refusedWrite(what, lba + e.blockIndex(), e));
         }
         // the command's data: the blocks to compare, then the blocks to write (copied once, into the command)
         java.nio.ByteBuffer[] both = new java.nio.ByteBuffer[1 + data.segmentCount()];

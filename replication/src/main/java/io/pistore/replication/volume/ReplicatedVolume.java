@@ -449,8 +449,7 @@ public final class ReplicatedVolume implements CheckingVolume {
             io.pistore.spi.WriteFence fence) {
         PiError e = StoredBlockCheck.firstWriteError(format, lba, data, metadata, n, duty);
         if (e != null) {
-            ApplyOutcome refused = ApplyOutcome.refused(lba + e.blockIndex(), e);
-            return CompletableFuture.failedFuture(refused.failure("volume " + name + ": write " + refused.describe()));
+            return CompletableFuture.failedFuture(ApplyOutcome.refusedWrite("volume " + name + ": write", lba + e.blockIndex(), e));
         }
         Message m;
         try {

@@ -62,6 +62,16 @@ class DetachedReconnectRpcTest {
             return true;
         }
 
+        /** Once {@code pool} ran everything handed to it: exactly one call was made, starting with {@code start}. */
+        void assertOneCall(ExecutorService pool, String start) throws InterruptedException {
+            pool.shutdown();
+            assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
+            synchronized (calls) {
+                assertEquals(1, calls.size(), calls.toString());
+                assertTrue(calls.get(0).startsWith(start), calls.toString());
+            }
+        }
+
         @Override
         public void close() {
         }
@@ -97,12 +107,7 @@ class DetachedReconnectRpcTest {
             // one the inner RPC says needs a reconnect, without the caller asking, is handed on
             assertTrue(rpc.handleException(RaftPeerId.valueOf("n3"), new ConnectException("gone"), false));
             assertTrue(slow.reconnected.await(10, TimeUnit.SECONDS));
-            pool.shutdown();
-            assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
-            synchronized (slow.calls) {
-                assertEquals(1, slow.calls.size(), slow.calls.toString());
-                assertTrue(slow.calls.get(0).startsWith("n3 ConnectException false"), slow.calls.toString());
-            }
+            slow.assertOneCall(pool, "n3 ConnectException false");
         } finally {
             pool.shutdownNow();
         }
@@ -136,12 +141,7 @@ class DetachedReconnectRpcTest {
             DetachedReconnectRpc.leaderChanged(c, null);
             DetachedReconnectRpc.leaderChanged(c, RaftPeerId.valueOf("n2"));
             assertTrue(inner.reconnected.await(10, TimeUnit.SECONDS), "the connection to n1 dropped");
-            pool.shutdown();
-            assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS));
-            synchronized (inner.calls) {
-                assertEquals(1, inner.calls.size(), inner.calls.toString());
-                assertTrue(inner.calls.get(0).startsWith("n1 IOException true"), inner.calls.toString());
-            }
+            inner.assertOneCall(pool, "n1 IOException true");
         } finally {
             pool.shutdownNow();
         }
