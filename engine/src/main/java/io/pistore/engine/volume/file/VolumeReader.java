@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
 /**
  * The read path of a {@link FileVolume}: each block's newest version, from the journal where the
  * index has it, else from the home files, with the metadata copied out of read-only mappings where
- * the storage maps, and the data too where the storage is memory (tmpfs, ramfs) or the read large. Invariant: the
+ * the storage maps, and the data too where the storage is memory (tmpfs, ramfs). Invariant: the
  * index is looked up before the home files are read, and a checkpoint removes a block's entry only
  * after it wrote the block home, so a block the index misses is already home; the caller holds the
  * blocks' read locks, so a read copies each block whole from one version, whether by a positional
@@ -42,27 +42,14 @@ final class VolumeReader {
     private final ByteBuffer[] metaMaps;
     private final long metaSegment;
     /**
-     * Read-only shared mappings of the data file, like {@link #metaMaps}, or null (every read positional;
-     * so with {@code -Dpistore.volume.mappedReads=false}). A copy out of a mapping spares each read its
-     * system call and the page cache lookup of every page. Where the storage is memory ({@link
-     * StorageFile#inMemory}) every written block is copied out of them; on a disk only reads of {@link
-     * #diskMappedMin} bytes or more: a fault on a page not cached reads around it, which a small random
-     * read would pay for with bytes it never asked for (a mapping takes no advice here), while a large
-     * read asks for most of what is read around it anyway. On a disk a volume of more than {@link
-     * #DISK_MAPPED_PIECES} pieces is not mapped: each piece is one of the process's memory maps, of which
-     * the kernel allows a bounded number.
+     * Read-only shared mappings of the data file, like {@link #metaMaps}, or null: only where the
+     * storage is memory ({@link StorageFile#inMemory}), and unless {@code -Dpistore.volume.mappedReads=false}.
+     * A copy out of a mapping spares each read its system call and the page cache lookup of every
+     * page. On a disk the positional read stays: a fault on a page not cached reads around it, which
+     * random reads would pay for with bytes they never asked for (a mapping takes no advice here).
      */
     private final ByteBuffer[] dataMaps;
     private final long dataSegment;
-    /** The least read copied out of {@link #dataMaps}, in bytes: 0 in memory; on a disk {@link #DISK_MAPPED_MIN}. */
-    private final long diskMappedMin;
-    /**
-     * On a disk, the least read copied out of the mappings (bytes): 64 KiB, or
-     * {@code -Dpistore.volume.diskMappedMin=BYTES} (negative: none, every read positional).
-     */
-    static final long DISK_MAPPED_MIN = Long.getLong("pistore.volume.diskMappedMin", 64 << 10);
-    /** On a disk, the most pieces of a data file mapped (1 GiB each by default): past it, reads stay positional. */
-    static final int DISK_MAPPED_PIECES = 256;
     /** With {@link #dataMaps} and no metadata: the data pages known to hold data, the only ones read out of the mappings. */
     private final DataPagesSeen dataSeen;
     /** Set by {@link #close} (under every block's lock): a read after it fails instead of reading the mappings. */
@@ -87,11 +74,8 @@ final class VolumeReader {
         this.metaMaps = meta == null ? null : mapAll(meta, blockCount * ms, metaSegment);
         int ds = format.dataSize();
         this.dataSegment = Math.max(1, mapSegment / ds) * ds;
-        this.diskMappedMin = data.inMemory() ? 0 : DISK_MAPPED_MIN;
-        this.dataMaps = !MAPPED_READS || diskMappedMin < 0
-                || !data.inMemory() && (blockCount * ds + dataSegment - 1) / dataSegment > DISK_MAPPED_PIECES
-                ? null : mapData(data, blockCount * ds, dataSegment);
-        this.dataSeen = dataMaps != null && ms == 0 && data.inMemory() ? new DataPagesSeen(blockCount * ds) : null;
+        this.dataMaps = MAPPED_READS && data.inMemory() ? mapAll(data, blockCount * ds, dataSegment) : null;
+        this.dataSeen = dataMaps != null && ms == 0 ? new DataPagesSeen(blockCount * ds) : null;
     }
 
     /** Read-only mappings of {@code size} bytes of {@code f} in pieces of {@code segment}, or null where it cannot map. */
@@ -105,21 +89,6 @@ final class VolumeReader {
             }
         }
         return maps;
-    }
-
-    /**
-     * The data file's mappings, or null: on a disk a mapping that fails (the process out of memory
-     * maps) leaves the reads positional instead of failing the open.
-     */
-    private static ByteBuffer[] mapData(StorageFile f, long size, long segment) throws IOException {
-        try {
-            return mapAll(f, size, segment);
-        } catch (IOException e) {
-            if (f.inMemory()) {
-                throw e;
-            }
-            return null;
-        }
     }
 
     /** Data segments read out of mappings (0: every read is positional). */
@@ -287,12 +256,8 @@ final class VolumeReader {
             readSeenPages(dataOut, lba * ds, (long) blocks * ds);
             return;
         }
-        if (dataMaps == null || (long) blocks * ds < diskMappedMin || metaOut == null && diskMappedMin == 0) {
+        if (dataMaps == null || metaOut == null) {
             readInto(data, dataOut, lba * ds, (long) blocks * ds);
-            return;
-        }
-        if (diskMappedMin > 0) { // a disk file's hole reads as zeros through a mapping too, allocating nothing
-            readHome(dataMaps, dataSegment, data, dataOut, 0, lba * ds, (long) blocks * ds);
             return;
         }
         int i = 0;
