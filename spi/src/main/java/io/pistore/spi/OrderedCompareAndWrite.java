@@ -1,6 +1,7 @@
 package io.pistore.spi;
 
 import io.pistore.integrity.ScatterList;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -35,5 +36,37 @@ public interface OrderedCompareAndWrite {
     default CompletableFuture<Long> compareAndWrite(long lba, int blocks, byte[] verify, ScatterList data, ScatterList metadata,
             boolean fua, WriteFence fence) {
         return compareAndWrite(lba, blocks, verify, null, null, data, metadata, fua, fence);
+    }
+
+    /**
+     * The offset of the first difference as {@link #compareAndWrite} reports it, or -1 where every
+     * compared bit is equal: block by block ({@code dataSize} bytes of data each), the data of
+     * {@code verify} against {@code stored}, then, where {@code verifyMetadata} is not null, the bits
+     * {@code mask} sets of the block's metadata ({@code mask.length} bytes an entry) against
+     * {@code storedMetadata}. Offsets count from each buffer's position; no position or limit changes.
+     * The one comparison of both sides: the replicas that decide, a frontend that compares itself.
+     */
+    static long firstDifference(ByteBuffer verify, ByteBuffer stored, ByteBuffer verifyMetadata,
+            ByteBuffer storedMetadata, byte[] mask, int dataSize) {
+        if (verifyMetadata == null) {
+            return stored.mismatch(verify);
+        }
+        int ms = mask.length;
+        int n = verify.remaining() / dataSize;
+        int v = verifyMetadata.position();
+        int s = storedMetadata.position();
+        for (int i = 0; i < n; i++) {
+            int d = stored.slice(stored.position() + i * dataSize, dataSize)
+                    .mismatch(verify.slice(verify.position() + i * dataSize, dataSize));
+            if (d >= 0) {
+                return (long) i * dataSize + d;
+            }
+            for (int j = 0; j < ms; j++) {
+                if (((verifyMetadata.get(v + i * ms + j) ^ storedMetadata.get(s + i * ms + j)) & mask[j]) != 0) {
+                    return (long) n * dataSize + (long) i * ms + j;
+                }
+            }
+        }
+        return -1;
     }
 }

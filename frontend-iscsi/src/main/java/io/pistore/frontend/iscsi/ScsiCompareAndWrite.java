@@ -141,7 +141,7 @@ final class ScsiCompareAndWrite {
                 long r = send(failed, () -> ordered.compareAndWrite(lba, n, verify.data(), verify.tuples(),
                         ScsiPiCompare.comparedBits(protect, f.type()), write.dataList(), write.tupleList(), fua, null));
                 return r == OrderedCompareAndWrite.WRITTEN ? ScsiResult.good()
-                        : r >= 0 ? ScsiPiCompare.miscompareAt(r, n, ds, lba) : failed[0];
+                        : r >= 0 ? ScsiPiCompare.miscompareAt(r, n, ds, lba, 0) : failed[0];
             });
         }
         return writes.holding(lba, n, true, () -> {

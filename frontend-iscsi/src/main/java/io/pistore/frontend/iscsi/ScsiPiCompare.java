@@ -8,6 +8,7 @@ import io.pistore.integrity.PiError;
 import io.pistore.integrity.PiType;
 import io.pistore.integrity.ScatterList;
 import io.pistore.spi.Completion;
+import io.pistore.spi.OrderedCompareAndWrite;
 import io.pistore.spi.Protection;
 import java.nio.ByteBuffer;
 import java.util.function.LongFunction;
@@ -129,32 +130,26 @@ final class ScsiPiCompare {
         return m;
     }
 
-    /** The comparison of {@link #readAndCompare} once the stored blocks and tuples are in hand. */
+    /**
+     * The comparison of {@link #readAndCompare} once the stored blocks and tuples are in hand: the
+     * same as a volume that orders the command makes ({@link OrderedCompareAndWrite#firstDifference}).
+     */
     static ScsiResult compare(int protect, PiType type, long lba, Split sent, byte[] data, byte[] tuples, int ds,
             long wireOffset) {
-        byte[] mask = comparedBits(protect, type);
-        int n = data.length / ds;
-        for (int i = 0; i < n; i++) {
-            int diff = ByteBuffer.wrap(sent.data, i * ds, ds).mismatch(ByteBuffer.wrap(data, i * ds, ds));
-            if (diff >= 0) {
-                return ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00, wireOffset + (long) i * (ds + TUPLE) + diff);
-            }
-            for (int j = 0; j < TUPLE; j++) {
-                if (((sent.tuples[i * TUPLE + j] ^ tuples[i * TUPLE + j]) & mask[j]) != 0) {
-                    return fieldMiscompare(j, lba + i);
-                }
-            }
-        }
-        return null;
+        long diff = OrderedCompareAndWrite.firstDifference(ByteBuffer.wrap(sent.data), ByteBuffer.wrap(data),
+                ByteBuffer.wrap(sent.tuples), ByteBuffer.wrap(tuples), comparedBits(protect, type), ds);
+        return diff < 0 ? null : miscompareAt(diff, data.length / ds, ds, lba, wireOffset);
     }
 
     /**
-     * The answer to an ordered compare-and-write's difference at {@code offset} of its blocks' data
-     * ({@code n} blocks) followed by their tuples ({@link io.pistore.spi.OrderedCompareAndWrite}).
+     * The answer to a difference at {@code offset} of {@code n} blocks' data followed by their tuples
+     * ({@link OrderedCompareAndWrite#firstDifference}); {@code wireOffset}: where the first block sits
+     * in the Data-Out, for the INFORMATION field of a data miscompare.
      */
-    static ScsiResult miscompareAt(long offset, int n, int ds, long lba) {
+    static ScsiResult miscompareAt(long offset, int n, int ds, long lba, long wireOffset) {
         if (offset < (long) n * ds) {
-            return ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00, offset / ds * (ds + TUPLE) + offset % ds);
+            return ScsiResult.check(ScsiResult.MISCOMPARE, 0x1D, 0x00,
+                    wireOffset + offset / ds * (ds + TUPLE) + offset % ds);
         }
         long t = offset - (long) n * ds;
         return fieldMiscompare((int) (t % TUPLE), lba + t / TUPLE);

@@ -310,7 +310,8 @@ public final class ReplicaApplier {
             return failed(c, "a stored block fails its check on this replica: nothing compared or written");
         }
         long diff = compared == null ? stored.mismatch(verify)
-                : firstDifference(stored, verify, storedMetaBytes, compared, f);
+                : io.pistore.spi.OrderedCompareAndWrite.firstDifference(verify, stored, compared.slice(0, ml),
+                        ByteBuffer.wrap(storedMetaBytes), mask(compared, ml), f.dataSize());
         if (diff >= 0) {
             return ApplyOutcome.miscompare(diff);
         }
@@ -318,29 +319,11 @@ public final class ReplicaApplier {
         return ApplyOutcome.done();
     }
 
-    /**
-     * Block by block, data then the metadata bits {@code compared}'s mask (its last entry) selects: the
-     * offset of the first difference in {@code verify} then {@code compared}'s entries, or -1.
-     */
-    private static long firstDifference(ByteBuffer stored, ByteBuffer verify, byte[] storedMeta, ByteBuffer compared,
-            BlockFormat f) {
-        int ds = f.dataSize();
-        int ms = f.metadataSize();
-        int n = verify.remaining() / ds;
-        int v = compared.position();
-        for (int i = 0; i < n; i++) {
-            int d = stored.slice(i * ds, ds).mismatch(verify.slice(i * ds, ds));
-            if (d >= 0) {
-                return (long) i * ds + d;
-            }
-            for (int j = 0; j < ms; j++) {
-                byte mask = compared.get(v + n * ms + j);
-                if (((storedMeta[i * ms + j] ^ compared.get(v + i * ms + j)) & mask) != 0) {
-                    return (long) n * ds + (long) i * ms + j;
-                }
-            }
-        }
-        return -1;
+    /** The mask after the {@code ml} bytes of metadata to compare (one entry's length). */
+    private static byte[] mask(ByteBuffer compared, int ml) {
+        byte[] m = new byte[compared.remaining() - ml];
+        compared.get(ml, m);
+        return m;
     }
 
     private ApplyOutcome stored(ReplicaCommand c) throws IOException {
