@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import io.pistore.replication.rpc.PeerRpcType;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.Parameters;
@@ -320,6 +321,7 @@ public final class ReplicationSettings {
         RaftProperties p = common();
         GrpcConfigKeys.Server.setHost(p, host);
         GrpcConfigKeys.Server.setPort(p, port);
+        PeerRpcType.listen(p, host, port);
         RaftServerConfigKeys.setStorageDir(p, List.of(storage.toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, td(electionMin));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, td(electionMax));
@@ -414,13 +416,28 @@ public final class ReplicationSettings {
      */
     private static RaftProperties common() {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        if (peerRpc()) {
+            RaftConfigKeys.Rpc.setType(p, PeerRpcType.INSTANCE);
+        } else {
+            RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        }
         GrpcConfigKeys.setMessageSizeMax(p, MESSAGE_MAX);
         return p;
     }
 
     /** The prefix of JVM system properties handed to Ratis as they are, without it ({@link #withRatisOverrides}). */
     public static final String RATIS_PROPERTY_PREFIX = "pistore.ratis.";
+    /**
+     * Whether the peers talk over pistore's own RPC ({@link PeerRpcType}) rather than gRPC:
+     * {@code -Dpistore.replication.rpc=pistore}; every peer and client of a group must agree. Read each
+     * time a server or client is made.
+     */
+    static boolean peerRpc() {
+        return "pistore".equals(System.getProperty(PEER_RPC_PROPERTY, "grpc"));
+    }
+
+    /** The system property that chooses the peers' RPC: {@code grpc} (the default) or {@code pistore}. */
+    public static final String PEER_RPC_PROPERTY = "pistore.replication.rpc";
 
     /**
      * {@code p} with every JVM system property {@code pistore.ratis.KEY=VALUE} set as Ratis's {@code KEY}

@@ -27,7 +27,8 @@ class PackageLayersTest {
     private static final String ROOT = "io.pistore.replication";
     /** Each package with the packages it may use. */
     private static final Map<String, Set<String>> ALLOWED = Map.of(
-            ROOT, Set.of(),
+            ROOT, Set.of(ROOT + ".rpc"),
+            ROOT + ".rpc", Set.of(),
             ROOT + ".raft", Set.of(ROOT),
             ROOT + ".volume", Set.of(ROOT, ROOT + ".raft"),
             ROOT + ".group", Set.of(ROOT, ROOT + ".raft"),

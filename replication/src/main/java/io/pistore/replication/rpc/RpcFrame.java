@@ -1,0 +1,62 @@
+package io.pistore.replication.rpc;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.ratis.thirdparty.com.google.protobuf.CodedInputStream;
+import org.apache.ratis.thirdparty.com.google.protobuf.CodedOutputStream;
+import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
+import org.apache.ratis.thirdparty.com.google.protobuf.Parser;
+
+/**
+ * One message of the peers' RPC: {@code length(4) id(8) kind(1) body}, the length counting what
+ * follows it, the body one of Ratis's protocol messages (which one the kind says). A reply carries
+ * its request's id, so replies may come in any order. A body is parsed with aliasing: the byte
+ * strings it holds (a log entry's data) are views of the frame's own array, never copied again.
+ */
+record RpcFrame(long id, byte kind, byte[] frame) {
+    /** The bytes of a frame before its body: id and kind. */
+    static final int HEADER = 9;
+    /** A frame larger than this is refused: an entry is at most a few MiB, a snapshot chunk 4 MiB. */
+    static final int MAX_BYTES = 64 << 20;
+
+    // Requests.
+    static final byte APPEND = 1;
+    static final byte READ_INDEX = 2;
+    static final byte VOTE = 3;
+    static final byte START_ELECTION = 4;
+    static final byte INSTALL_SNAPSHOT = 5;
+    static final byte CLIENT = 6;
+    static final byte SET_CONFIGURATION = 7;
+    static final byte GROUP_MANAGEMENT = 8;
+    static final byte GROUP_LIST = 9;
+    static final byte GROUP_INFO = 10;
+    static final byte TRANSFER_LEADERSHIP = 11;
+    static final byte SNAPSHOT_MANAGEMENT = 12;
+    static final byte ELECTION_MANAGEMENT = 13;
+    // Replies: the reply message, or the request's failure (a serialized exception).
+    static final byte DONE = 64;
+    static final byte FAILED = 65;
+
+    /** The whole frame of {@code body} (length prefix included), ready to write. */
+    static ByteBuffer encode(long id, byte kind, MessageLite body) {
+        int size = body.getSerializedSize();
+        byte[] a = new byte[4 + HEADER + size];
+        ByteBuffer b = ByteBuffer.wrap(a);
+        b.putInt(HEADER + size).putLong(id).put(kind);
+        CodedOutputStream out = CodedOutputStream.newInstance(a, 4 + HEADER, size);
+        try {
+            body.writeTo(out);
+            out.checkNoSpaceLeft();
+        } catch (IOException e) {
+            throw new IllegalStateException("a message changed while it was serialized: " + e, e);
+        }
+        return b.rewind();
+    }
+
+    /** The body, parsed by {@code parser}, its byte strings views of this frame's array. */
+    <T> T body(Parser<T> parser) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(frame, HEADER, frame.length - HEADER);
+        in.enableAliasing(true);
+        return parser.parseFrom(in);
+    }
+}
