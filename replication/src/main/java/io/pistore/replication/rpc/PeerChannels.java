@@ -16,7 +16,6 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
 import org.apache.ratis.util.NetUtils;
-import org.apache.ratis.util.ProtoUtils;
 
 /**
  * The calls one end makes to the peers it knows: one connection per peer, opened on first use and
@@ -108,20 +107,10 @@ final class PeerChannels implements Closeable {
                 throw t instanceof java.util.concurrent.CompletionException ce ? ce : new java.util.concurrent.CompletionException(t);
             }
             if (f.kind() == RpcFrame.FAILED) {
-                throw new java.util.concurrent.CompletionException(failure(f));
+                throw new java.util.concurrent.CompletionException(f.thrown());
             }
             return f;
         });
-    }
-
-    /** The exception a peer answered with. */
-    private static Throwable failure(RpcFrame f) {
-        try {
-            Object o = ProtoUtils.toObject(f.body(org.apache.ratis.thirdparty.com.google.protobuf.BytesValue.parser()).getValue());
-            return o instanceof Throwable t ? t : new IOException("the peer failed the call: " + o);
-        } catch (IOException | RuntimeException e) {
-            return new IOException("the peer failed the call, and its reason could not be read: " + e, e);
-        }
     }
 
     private Connection connection(RaftPeerId to, long timeoutMs) throws IOException {

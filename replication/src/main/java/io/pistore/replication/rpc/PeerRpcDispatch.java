@@ -53,7 +53,7 @@ final class PeerRpcDispatch {
                 reply.accept(RpcFrame.encode(f.id(), RpcFrame.DONE, m));
             } else {
                 Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-                reply.accept(RpcFrame.encode(f.id(), RpcFrame.FAILED, PeerRpcServer.failure(c)));
+                reply.accept(RpcFrame.failure(f.id(), c));
             }
         });
     }

@@ -29,10 +29,8 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.RaftServerRpc;
 import org.apache.ratis.server.protocol.RaftServerAsynchronousProtocol;
-import org.apache.ratis.thirdparty.com.google.protobuf.BytesValue;
 import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
 import org.apache.ratis.util.IOUtils;
-import org.apache.ratis.util.ProtoUtils;
 
 /**
  * A peer's end of the peers' RPC ({@link PeerRpcType}): it listens on the peer's replication address
@@ -194,15 +192,6 @@ final class PeerRpcServer implements RaftServerRpc {
             throw IOUtils.toInterruptedIOException("interrupted waiting for a peer's reply", e);
         } catch (java.util.concurrent.ExecutionException e) {
             throw IOUtils.asIOException(e.getCause());
-        }
-    }
-
-    /** The failure frame of {@code t}, for the caller to throw as it was thrown here. */
-    static MessageLite failure(Throwable t) {
-        try {
-            return BytesValue.of(ProtoUtils.writeObject2ByteString(t));
-        } catch (RuntimeException e) { // an exception holding something that does not serialize
-            return BytesValue.of(ProtoUtils.writeObject2ByteString(new IOException(t.toString())));
         }
     }
 

@@ -2,10 +2,13 @@ package io.pistore.replication.rpc;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.BytesValue;
 import org.apache.ratis.thirdparty.com.google.protobuf.CodedInputStream;
 import org.apache.ratis.thirdparty.com.google.protobuf.CodedOutputStream;
 import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
 import org.apache.ratis.thirdparty.com.google.protobuf.Parser;
+import org.apache.ratis.util.ProtoUtils;
 
 /**
  * One message of the peers' RPC: {@code length(4) id(8) kind(1) body}, the length counting what
@@ -51,6 +54,27 @@ record RpcFrame(long id, byte kind, byte[] frame) {
             throw new IllegalStateException("a message changed while it was serialized: " + e, e);
         }
         return b.rewind();
+    }
+
+    /** The {@link #FAILED} reply to request {@code id}: {@code t} serialized, for the caller to throw as it was thrown. */
+    static ByteBuffer failure(long id, Throwable t) {
+        ByteString thrown;
+        try {
+            thrown = ProtoUtils.writeObject2ByteString(t);
+        } catch (RuntimeException e) { // an exception holding something that does not serialize
+            thrown = ProtoUtils.writeObject2ByteString(new IOException(t.toString()));
+        }
+        return encode(id, FAILED, BytesValue.of(thrown));
+    }
+
+    /** What a {@link #FAILED} reply says was thrown. */
+    Throwable thrown() {
+        try {
+            Object o = ProtoUtils.toObject(body(BytesValue.parser()).getValue());
+            return o instanceof Throwable t ? t : new IOException("the peer failed the call: " + o);
+        } catch (IOException | RuntimeException e) {
+            return new IOException("the peer failed the call, and its reason could not be read: " + e, e);
+        }
     }
 
     /** The body, parsed by {@code parser}, its byte strings views of this frame's array. */

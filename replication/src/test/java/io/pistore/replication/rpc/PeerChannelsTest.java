@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -102,10 +103,7 @@ class PeerChannelsTest {
             }
         };
         CompletableFuture<RpcFrame> first = call("first", 10_000);
-        Thread.onSpinWait();
-        while (!held.containsKey("first")) {
-            Thread.onSpinWait();
-        }
+        Eventually.await("the played peer to hold the first request", () -> held.containsKey("first"));
         CompletableFuture<RpcFrame> second = call("second", 10_000);
         assertEquals("to first", text(first.get(10, TimeUnit.SECONDS)));
         assertEquals("to second", text(second.get(10, TimeUnit.SECONDS)));
@@ -113,8 +111,14 @@ class PeerChannelsTest {
 
     @Test
     void aPeersFailureIsThrownAsThePeerThrewIt() {
-        peer = (f, c) -> reply(c, f.id(), RpcFrame.FAILED,
-                PeerRpcServer.failure(new NotLeaderException(RaftGroupMemberId.valueOf(PEER, RaftGroupId.randomId()), null, List.of())) instanceof BytesValue b ? b.getValue() : null);
+        peer = (f, c) -> {
+            try {
+                c.write(RpcFrame.failure(f.id(), new NotLeaderException(RaftGroupMemberId.valueOf(PEER, RaftGroupId.randomId()),
+                        null, List.of())), System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        };
         ExecutionException e = assertThrows(ExecutionException.class, () -> call("x", 10_000).get(10, TimeUnit.SECONDS));
         assertInstanceOf(NotLeaderException.class, e.getCause());
     }
