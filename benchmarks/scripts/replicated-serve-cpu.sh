@@ -35,31 +35,9 @@ if [ -n "${BENCH_BUILD:-}" ]; then
     bcp="$bb/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$bb/app/target/lib/*:$bb/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
 fi
 bench() { java -cp "$bcp" io.pistore.app.cli.Main bench "$@"; }
-peers=n1=127.0.0.1:9981,n2=127.0.0.1:9982,n3=127.0.0.1:9983
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-    rm -rf "$data"
-}
-trap cleanup EXIT
-for i in 1 2 3; do
-    mkdir -p "$data/d$i"
-    pistore volume create rv --size 256MiB --format 4096+8 --data "$data/d$i" --replica-id n$i --replicas $peers > /dev/null 2>&1
-done
-for i in 1 2 3; do
-    java ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" --listen 127.0.0.1:544$i \
-        --replica-id n$i --replica-listen 127.0.0.1:998$i ${SERVE_ARGS:-} > "$data/serve$i.log" 2>&1 &
-    pids+=($!)
-done
-sleep 5
-leader=""
-for _ in $(seq 30); do
-    leader=$(pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/^volume rv: leader n\([123]\),.*/\1/p' || true)
-    [ -n "$leader" ] && break
-    sleep 1
-done
-[ -n "$leader" ] || { echo "no leader" >&2; exit 1; }
+. "$(dirname "$0")/lib-peers.sh"
+trap peers_cleanup EXIT
+peers_start
 if [ "${PREFILL:-0}" -gt 0 ]; then # reads then meet written blocks, not the unwritten ones' zero scans
     pistore bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw write --bs 128k --qd 32 \
         --seconds "$PREFILL" --ramp 0 --json > /dev/null 2>&1

@@ -11,38 +11,16 @@
 #
 # SERVE_OPTS adds JVM options to the peers, CLI_OPTS to the `pistore` commands that create the volume
 # and ask for the leader (an experiment build whose peers need them to talk, e.g. another Ratis RPC).
-# Uses ports 5441-5443 and 9981-9983 (as replicated-serve-cpu.sh: run one at a time).
+# Uses ports 5441-5443 and 9981-9983 (lib-peers.sh: run one at a time); SERVE_ARGS adds `serve` arguments.
 set -uo pipefail
 build="$(cd "${BUILD:-$(dirname "$0")/../..}" && pwd)"
 ramp="${RAMP:-60}"; win="${WIN:-20}"
 data=$(mktemp -d)
 cp="$build/app/target/pistore-app-0.1.0-SNAPSHOT.jar:$build/app/target/lib/*:$build/transport-tcp/target/pistore-transport-tcp-0.1.0-SNAPSHOT.jar"
 pistore() { java ${CLI_OPTS:-} -cp "$cp" io.pistore.app.cli.Main "$@"; }
-peers=n1=127.0.0.1:9981,n2=127.0.0.1:9982,n3=127.0.0.1:9983
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-    rm -rf "$data"
-}
-trap cleanup EXIT
-for i in 1 2 3; do
-    mkdir -p "$data/d$i"
-    pistore volume create rv --size 256MiB --format 4096+8 --data "$data/d$i" --replica-id n$i --replicas $peers > /dev/null 2>&1
-done
-for i in 1 2 3; do
-    java ${SERVE_OPTS:-} -cp "$cp" io.pistore.app.cli.Main serve --transport tcp --data "$data/d$i" --listen 127.0.0.1:544$i \
-        --replica-id n$i --replica-listen 127.0.0.1:998$i > "$data/serve$i.log" 2>&1 &
-    pids+=($!)
-done
-sleep 5
-leader=""
-for _ in $(seq 30); do
-    leader=$(pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/^volume rv: leader n\([123]\),.*/\1/p' || true)
-    [ -n "$leader" ] && break
-    sleep 1
-done
-[ -n "$leader" ] || { echo "no leader" >&2; exit 1; }
+. "$(dirname "$0")/lib-peers.sh"
+trap peers_cleanup EXIT
+peers_start
 pistore bench --transport tcp --target 127.0.0.1:544$leader --volume rv --rw "${RW:-randwrite}" --bs "${BS:-4k}" --qd "${QD:-32}" \
     --seconds $((win + 10)) --ramp "$ramp" --json > "$data/bench.json" 2> /dev/null &
 b=$!

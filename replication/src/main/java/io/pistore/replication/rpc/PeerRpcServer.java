@@ -163,20 +163,23 @@ final class PeerRpcServer implements RaftServerRpc {
 
     @Override
     public RaftServerAsynchronousProtocol async() {
-        return new RaftServerAsynchronousProtocol() {
-            @Override
-            public CompletableFuture<AppendEntriesReplyProto> appendEntriesAsync(AppendEntriesRequestProto r) {
-                return call(r.getServerRequest().getReplyId(), RpcFrame.APPEND, r)
-                        .thenApply(f -> PeerRpcDispatch.parse(f, AppendEntriesReplyProto.parser()));
-            }
-
-            @Override
-            public CompletableFuture<ReadIndexReplyProto> readIndexAsync(ReadIndexRequestProto r) {
-                return call(r.getServerRequest().getReplyId(), RpcFrame.READ_INDEX, r)
-                        .thenApply(f -> PeerRpcDispatch.parse(f, ReadIndexReplyProto.parser()));
-            }
-        };
+        return async;
     }
+
+    /** This peer's asynchronous calls to the others: appends and read-index questions. */
+    private final RaftServerAsynchronousProtocol async = new RaftServerAsynchronousProtocol() {
+        @Override
+        public CompletableFuture<AppendEntriesReplyProto> appendEntriesAsync(AppendEntriesRequestProto r) {
+            return call(r.getServerRequest().getReplyId(), RpcFrame.APPEND, r)
+                    .thenApply(f -> PeerRpcDispatch.parse(f, AppendEntriesReplyProto.parser()));
+        }
+
+        @Override
+        public CompletableFuture<ReadIndexReplyProto> readIndexAsync(ReadIndexRequestProto r) {
+            return call(r.getServerRequest().getReplyId(), RpcFrame.READ_INDEX, r)
+                    .thenApply(f -> PeerRpcDispatch.parse(f, ReadIndexReplyProto.parser()));
+        }
+    };
 
     private CompletableFuture<RpcFrame> call(org.apache.ratis.thirdparty.com.google.protobuf.ByteString to, byte kind,
             MessageLite body) {

@@ -22,9 +22,9 @@ import org.apache.ratis.server.ServerFactory;
 public final class PeerRpcType implements RpcType {
     /** The one instance; Ratis makes others by reflection, all alike. */
     public static final PeerRpcType INSTANCE = new PeerRpcType();
-    /** The properties naming where a peer listens. */
-    public static final String HOST_KEY = "pistore.rpc.host";
-    public static final String PORT_KEY = "pistore.rpc.port";
+    /** The properties naming where a peer listens ({@link #listen}). */
+    private static final String HOST_KEY = "pistore.rpc.host";
+    private static final String PORT_KEY = "pistore.rpc.port";
 
     @Override
     public String name() {
