@@ -6,7 +6,9 @@ import io.pistore.replication.raft.ReplicaCommand;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -19,6 +21,7 @@ import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 
 /**
@@ -95,6 +98,24 @@ final class GroupRead {
     }
 
     /**
+     * {@code to} (null: the client's leader), unless that peer answered an earlier attempt that it
+     * holds no such group ({@code gone}): then the member {@link #besideTarget} picks among those
+     * neither asked nor gone. A peer that left the group answers so: one removed by a change it never
+     * learnt still lists itself among the members, and its client may take itself for the leader.
+     */
+    static RaftPeerId notGone(RaftPeerId to, List<RaftPeerId> members, RaftPeerId hint, RaftPeerId clientLeader,
+            Collection<RaftPeerId> asked, Set<RaftPeerId> gone) {
+        if (gone.isEmpty() || !gone.contains(to != null ? to : clientLeader)) {
+            return to;
+        }
+        List<RaftPeerId> skip = new ArrayList<>(asked);
+        skip.addAll(gone);
+        RaftPeerId other = besideTarget(members, gone.contains(hint) ? null : hint,
+                gone.contains(clientLeader) ? null : clientLeader, skip);
+        return other != null ? other : to;
+    }
+
+    /**
      * The successful reply of {@code read} sent through {@code client}; started at {@code startNanos},
      * given up {@code timeoutMs} after it. {@code what} ({@code volume V: read lba=N}) names it in the
      * one-line failure; {@code group} are the group's peers; {@code leaderHint} gives the leader the
@@ -109,6 +130,7 @@ final class GroupRead {
         long attemptNanos = TimeUnit.MILLISECONDS.toNanos(attemptMs);
         List<CompletableFuture<RaftClientReply>> pending = new ArrayList<>(2);
         List<RaftPeerId> asked = new ArrayList<>(2); // where each pending attempt went (null: not known)
+        Set<RaftPeerId> gone = new HashSet<>(2); // members that answered they hold no such group
         Throwable last = null;
         long nextAttempt = startNanos;
         long lastSent = startNanos;
@@ -126,6 +148,7 @@ final class GroupRead {
                     RaftPeerId clientLeader = client.getLeaderId();
                     RaftPeerId to = pending.isEmpty() ? firstTarget(leaderHint.get(), clientLeader)
                             : besideTarget(members, leaderHint.get(), clientLeader, asked);
+                    to = notGone(to, members, leaderHint.get(), clientLeader, asked, gone);
                     pending.add(client.async().sendReadOnlyUnordered(read, to));
                     asked.add(to != null ? to : clientLeader);
                     nextAttempt = now + attemptNanos;
@@ -147,7 +170,7 @@ final class GroupRead {
                         continue;
                     }
                     pending.remove(i);
-                    asked.remove(i--);
+                    RaftPeerId went = asked.remove(i--);
                     RaftClientReply r = null;
                     try {
                         r = f.join();
@@ -159,6 +182,9 @@ final class GroupRead {
                     }
                     if (r != null) {
                         last = r.getException();
+                    }
+                    if (last instanceof GroupMismatchException && went != null) {
+                        gone.add(went);
                     }
                     if (last instanceof StateMachineException) {
                         throw new ReplicationException(what + " failed: " + ReplicationException.oneLine(last));

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,10 @@ class GroupReadTargetTest {
 
     private static List<RaftPeerId> asked(RaftPeerId... p) {
         return new ArrayList<>(Arrays.asList(p));
+    }
+
+    private static Set<RaftPeerId> gone(RaftPeerId... p) {
+        return new HashSet<>(Arrays.asList(p));
     }
 
     @Test
@@ -56,6 +62,22 @@ class GroupReadTargetTest {
         assertEquals(N3, GroupRead.besideTarget(MEMBERS, N2, N2, asked(N1, N2, N3)));
         assertEquals(N1, GroupRead.besideTarget(MEMBERS, null, null, asked(N1, N2, N3)));
         assertNull(GroupRead.besideTarget(List.of(), null, null, asked()));
+    }
+
+    /**
+     * A peer removed by a change it never learnt still lists itself, and its client took itself for
+     * the leader: every read went there and was refused ("group not found") until the operation
+     * timeout, although the remaining member led.
+     */
+    @Test
+    void anAttemptAvoidsAPeerThatSaidItHoldsNoSuchGroup() {
+        List<RaftPeerId> two = List.of(N2, N3);
+        assertEquals(N3, GroupRead.notGone(null, two, null, N2, asked(), gone(N2)), "the client's leader left");
+        assertEquals(N3, GroupRead.notGone(N2, two, N2, N2, asked(), gone(N2)), "so did the hint");
+        assertNull(GroupRead.notGone(null, two, null, N3, asked(), gone(N2)), "the client's leader is another");
+        assertEquals(N1, GroupRead.notGone(N2, MEMBERS, N2, N3, asked(N3), gone(N2)), "nor one asked");
+        assertEquals(N2, GroupRead.notGone(N2, MEMBERS, null, null, asked(), gone()), "none gone: as chosen");
+        assertEquals(N2, GroupRead.notGone(N2, two, null, null, asked(N3), gone(N2)), "none left: as chosen");
     }
 
     /** An attempt beside goes before the attempt time only to a leader this peer learned of since. */
