@@ -10,11 +10,14 @@ import org.apache.ratis.rpc.RpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerRpc;
 import org.apache.ratis.server.ServerFactory;
+import org.apache.ratis.server.leader.FollowerInfo;
+import org.apache.ratis.server.leader.LeaderState;
+import org.apache.ratis.server.leader.LogAppender;
 
 /**
  * The peers' RPC of pistore's own, as a Ratis RPC type (named by its class in {@code raft.rpc.type}):
  * one TCP connection per pair of ends, each message a frame of Ratis's own protocol messages
- * ({@link RpcFrame}), replies matched by id. A leader sends its appends with Ratis's default appender,
+ * ({@link RpcFrame}), replies matched by id. A leader sends its appends with {@link PeerLogAppender},
  * one request at a time to each follower on the appender's own thread (a volume has one entry in
  * flight anyway); a follower hands them to its server where they arrive. No gRPC layer, no event
  * loop between a thread and its socket.
@@ -59,6 +62,11 @@ public final class PeerRpcType implements RpcType {
         @Override
         public RaftServerRpc newRaftServerRpc(RaftServer server) {
             return new PeerRpcServer(server);
+        }
+
+        @Override
+        public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+            return new PeerLogAppender(server, state, follower);
         }
 
         @Override
