@@ -375,6 +375,10 @@ public final class ReplicationSettings {
         // Offered at a clean stop too; taken then only if enough data was applied since the last.
         RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 1); // each is a whole volume
+        // Told after three of the longest election timeouts without a leader: a peer removed while it
+        // was down then asks the members it knew whether a change left it out (the leader's answer to
+        // its election says so, but can lose the race against two other members' refusals).
+        RaftServerConfigKeys.Notification.setNoLeaderTimeout(p, td(electionMax.multipliedBy(3)));
         return withRatisOverrides(p, System.getProperties());
     }
 

@@ -20,7 +20,6 @@ import io.pistore.replication.volume.LocalLeader;
 import io.pistore.replication.volume.ReplicatedVolume;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -153,7 +152,7 @@ public final class ReplicaNode implements AutoCloseable {
         java.util.Set<RaftGroupId> held = new java.util.HashSet<>();
         server.getGroupIds().forEach(held::add);
         for (String name : volumeNames()) {
-            List<RaftPeer> peers = readPeers(groupsDir, name);
+            List<RaftPeer> peers = PeerListFiles.read(groupsDir, name);
             if (peers == null) {
                 continue;
             }
@@ -191,28 +190,6 @@ public final class ReplicaNode implements AutoCloseable {
         }
     }
 
-    private static Path peersFile(Path groupsDir, String name) {
-        return groupsDir.resolve(name + ".peers");
-    }
-
-    /** The peer list written for a replica, or null. */
-    private static List<RaftPeer> readPeers(Path groupsDir, String name) throws IOException {
-        Path f = peersFile(groupsDir, name);
-        if (!java.nio.file.Files.exists(f)) {
-            return null;
-        }
-        return ReplicaPeers.parse(java.nio.file.Files.readString(f, StandardCharsets.UTF_8).strip());
-    }
-
-    /** Writes a replica's peer list, atomically: the group a first start joins. */
-    private static void writePeers(Path groupsDir, String name, List<RaftPeer> peers) throws IOException {
-        PrivateFiles.createDirectories(groupsDir);
-        Path tmp = groupsDir.resolve(name + ".peers.tmp");
-        PrivateFiles.writeForced(tmp, (ReplicaPeers.describe(peers) + "\n").getBytes(StandardCharsets.UTF_8));
-        java.nio.file.Files.move(tmp, peersFile(groupsDir, name), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    }
-
     private static void checkMember(RaftPeerId id, String name, List<RaftPeer> peers) {
         if (peers.stream().noneMatch(p -> p.getId().equals(id))) {
             throw new IllegalArgumentException("peer " + id + " is not one of the peers of volume " + name);
@@ -231,7 +208,7 @@ public final class ReplicaNode implements AutoCloseable {
             java.nio.file.Files.deleteIfExists(ReplicaFiles.record(dir.resolve("groups"), name));
             s.create(name, format, blocks);
             try {
-                writePeers(dir.resolve("groups"), name, peers);
+                PeerListFiles.write(dir.resolve("groups"), name, peers);
             } catch (IOException | RuntimeException e) {
                 s.delete(name);
                 throw e;
@@ -278,7 +255,12 @@ public final class ReplicaNode implements AutoCloseable {
 
                     @Override
                     public void stoppedByRatis() {
-                        ReplicaNode.this.stoppedByRatis(gid, name);
+                        leftOut(gid, name, true);
+                    }
+
+                    @Override
+                    public void noLeaderForLong() {
+                        leftOut(gid, name, false);
                     }
 
                     @Override
@@ -344,7 +326,7 @@ public final class ReplicaNode implements AutoCloseable {
         opened.remove(name);
         lastKnown.remove(name);
         try {
-            java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));
+            java.nio.file.Files.deleteIfExists(PeerListFiles.file(groupsDir, name));
             java.nio.file.Files.deleteIfExists(ReplicaFiles.record(groupsDir, name));
             if (replicas.get(name) != null) {
                 replicas.delete(name);
@@ -373,44 +355,60 @@ public final class ReplicaNode implements AutoCloseable {
     }
 
     /**
-     * Ratis closed the group of volume {@code name} on this peer by itself: a member left out by a
-     * change it never heard of (it was down or cut off while the change committed) asks for votes
-     * once it is back, and the leader answers that it was removed. Ratis then holds the group closed
-     * (every request to it fails) without removing it. Once a member it knew confirms the change,
-     * this peer removes the group, and so its replica, as if told to leave; without that answer
-     * within the operation timeout the group stays closed and a line says what to do.
+     * Whether a change this peer never heard of (it was down or cut off while it committed) left it
+     * out of the group of volume {@code name}. Asked when Ratis closed the group by itself
+     * ({@code closedByRatis}: the leader answered this peer's election that it was removed; Ratis then holds
+     * the group closed without removing it), or when this peer has elected in vain for long (that
+     * answer lost the race against two members' refusals). Once a member it knew confirms the change,
+     * this peer removes the group, and so its replica, as if told to leave; a closed group without
+     * that answer within the operation timeout stays closed and a line says what to do. One question
+     * per group at a time.
      */
-    private void stoppedByRatis(RaftGroupId gid, String name) {
+    private void leftOut(RaftGroupId gid, String name, boolean closedByRatis) {
+        if (!asking.add(gid)) {
+            return;
+        }
         List<RaftPeer> known = knownPeers(name);
         try {
             removals.execute(() -> {
-                if (closed || !names.containsKey(gid)) {
-                    return; // stopping, or removed meanwhile
-                }
-                if (!new RemovalCause(name, id, known, settings).confirmedChange(() -> !closed && names.containsKey(gid))) {
-                    if (!closed && names.containsKey(gid)) {
-                        log.accept("volume " + name + ": replica " + id + " stopped its group (outside the group's "
-                                + "configuration, Ratis says), but no member confirmed a change that removed it; "
-                                + "'pistore replicas remove' removes it, a restart of this serve starts it again");
-                    }
-                    return;
-                }
-                leaving.add(name); // known: removed() tells the listener without asking again
-                log.accept("volume " + name + ": replica " + id + " was left out by a membership change it did not "
-                        + "hear of (down or cut off meanwhile); leaving the group");
                 try {
-                    reply(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid,
-                            true, false)), "leave the group of volume " + name);
-                } catch (IOException | RuntimeException e) {
-                    leaving.remove(name);
-                    if (!GroupDeletion.groupGone(gid, e)) { // gone: told to leave meanwhile, and left
-                        log.accept("volume " + name + ": replica " + id + " could not leave the group: "
-                                + e.getMessage());
-                    }
+                    leaveIfLeftOut(gid, name, known, closedByRatis);
+                } finally {
+                    asking.remove(gid);
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            // this node is closing: nothing to leave
+            asking.remove(gid); // this node is closing: nothing to leave
+        }
+    }
+
+    /** The groups a {@link #leftOut} question is on for. */
+    private final java.util.Set<RaftGroupId> asking = ConcurrentHashMap.newKeySet();
+
+    private void leaveIfLeftOut(RaftGroupId gid, String name, List<RaftPeer> known, boolean closedByRatis) {
+        if (closed || !names.containsKey(gid)) {
+            return; // stopping, or removed meanwhile
+        }
+        if (!new RemovalCause(name, id, known, settings).confirmedChange(() -> !closed && names.containsKey(gid))) {
+            if (closedByRatis && !closed && names.containsKey(gid)) {
+                log.accept("volume " + name + ": replica " + id + " stopped its group (outside the group's "
+                        + "configuration, Ratis says), but no member confirmed a change that removed it; "
+                        + "'pistore replicas remove' removes it, a restart of this serve starts it again");
+            }
+            return;
+        }
+        leaving.add(name); // known: removed() tells the listener without asking again
+        log.accept("volume " + name + ": replica " + id + " was left out by a membership change it did not "
+                + "hear of (down or cut off meanwhile); leaving the group");
+        try {
+            reply(server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), id, 0, gid,
+                    true, false)), "leave the group of volume " + name);
+        } catch (IOException | RuntimeException e) {
+            leaving.remove(name);
+            if (!GroupDeletion.groupGone(gid, e)) { // gone: told to leave meanwhile, and left
+                log.accept("volume " + name + ": replica " + id + " could not leave the group: "
+                        + e.getMessage());
+            }
         }
     }
 
@@ -421,7 +419,7 @@ public final class ReplicaNode implements AutoCloseable {
             return k;
         }
         try {
-            List<RaftPeer> declared = readPeers(groupsDir, name);
+            List<RaftPeer> declared = PeerListFiles.read(groupsDir, name);
             return declared != null ? declared : List.of();
         } catch (IOException | RuntimeException e) {
             return List.of();
@@ -489,7 +487,7 @@ public final class ReplicaNode implements AutoCloseable {
             long bytes = shape.blocks * (shape.format.dataSize() + shape.format.metadataSize());
             GroupMembership.Change c = m.change(List.of(peer()), replacing == null ? List.of() : List.of(replacing),
                     () -> catchUpProgress(gid), settings.membershipTimeout().toMillis() + 5 * bytes * 1000 / (32L << 20));
-            writePeers(groupsDir, name, c.after);
+            PeerListFiles.write(groupsDir, name, c.after);
             log.accept("volume " + name + ": replica " + id + " joined; members " + GroupMembership.describeIds(c.after));
             return c;
         } catch (IOException | RuntimeException e) {
@@ -550,7 +548,7 @@ public final class ReplicaNode implements AutoCloseable {
             // the replica without its group (a start that failed to join it): the declared peers below
         }
         if (known.isEmpty()) {
-            List<RaftPeer> declared = readPeers(groupsDir, name);
+            List<RaftPeer> declared = PeerListFiles.read(groupsDir, name);
             known.addAll(declared != null ? declared : List.of(peer()));
         }
         List<String> lines = new GroupDeletion(name, id, known, settings).delete(force);
@@ -593,13 +591,13 @@ public final class ReplicaNode implements AutoCloseable {
         replicas.create(name, format, blocks);
         names.put(gid, name);
         try {
-            writePeers(groupsDir, name, peers);
+            PeerListFiles.write(groupsDir, name, peers);
             reply(server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), id,
                     0, RaftGroup.valueOf(gid, peers), true)), "join the group of volume " + name);
             privateRaft();
         } catch (IOException | RuntimeException e) {
             names.remove(gid);
-            java.nio.file.Files.deleteIfExists(peersFile(groupsDir, name));
+            java.nio.file.Files.deleteIfExists(PeerListFiles.file(groupsDir, name));
             replicas.delete(name); // no replica without its group
             throw e;
         }
@@ -626,7 +624,7 @@ public final class ReplicaNode implements AutoCloseable {
         }
         RaftGroup group = server.getDivision(ReplicaPeers.groupId(name)).getGroup();
         if (group.getPeers().isEmpty()) {
-            List<RaftPeer> declared = readPeers(groupsDir, name);
+            List<RaftPeer> declared = PeerListFiles.read(groupsDir, name);
             if (declared != null) {
                 group = RaftGroup.valueOf(group.getGroupId(), declared);
             }

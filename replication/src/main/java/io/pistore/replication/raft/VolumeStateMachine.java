@@ -118,6 +118,15 @@ public final class VolumeStateMachine extends BaseStateMachine {
         default void stoppedByRatis() {
         }
 
+        /**
+         * This peer has known no leader for several election timeouts and starts another election: a
+         * peer removed while it was down or cut off elects in vain, and the leader's answer that a
+         * change left it out can lose the race against the other members' refusals. Called under the
+         * Raft server's lock: hand the work on.
+         */
+        default void noLeaderForLong() {
+        }
+
         /** This peer's Raft log of the group failed to write ({@code cause}); Ratis takes nothing more into it. */
         default void logFailed(Throwable cause) {
         }
@@ -623,6 +632,11 @@ public final class VolumeStateMachine extends BaseStateMachine {
     @Override
     public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
         events.logFailed(cause);
+    }
+
+    @Override
+    public void notifyExtendedNoLeader(RoleInfoProto roleInfo) {
+        events.noLeaderForLong();
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.pistore.replication.node;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -87,6 +88,35 @@ class RemovedPeerForwardsTest {
         try (ServedVolume m = new ServedVolume(peers.node(l), NAME)) {
             assertArrayEquals(block(2), read(m, 2), "the write forwarded by the removed peer, read on the leader");
         }
+    }
+
+    /**
+     * The leader's answer to a removed peer's election is what closes its group; with the leader
+     * down too, no election of the removed peer is ever answered so (and in a group of four, two
+     * members' refusals can come first every time). After several election timeouts without a leader
+     * it asks the members it knew, and the one left, holding the group without it, confirms.
+     */
+    @Test
+    void aPeerRemovedWhileDownLeavesByItselfWhenNoLeaderAnswersItsElection() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, 64);
+        int l = peers.leader();
+        int a = (l + 1) % 3;
+        GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
+        peers.stop(a);
+        assertEquals(2, g.change(List.of(), List.of(ThreePeers.id(a))).after.size());
+        peers.stop(l); // the one peer whose answer to an election says "removed"
+        peers.restart(a);
+        ReplicaNode removed = peers.node(a);
+        Map<String, Boolean> heard = new ConcurrentHashMap<>();
+        listen(removed, heard);
+        String key = ThreePeers.id(a) + " " + NAME;
+        ThreePeers.await(() -> heard.containsKey(key), "the removed peer to leave by itself, with no leader to tell it");
+        assertNull(removed.replica(NAME), "the removed peer holds no replica");
+        assertEquals(Boolean.TRUE, heard.get(key), "reported as a membership change: " + peers.log);
+        assertTrue(peers.log.contains("volume rv: replica " + ThreePeers.id(a) + " was left out by a membership "
+                + "change it did not hear of (down or cut off meanwhile); leaving the group"), peers.log.toString());
+        int b = (l + 2) % 3;
+        assertNotNull(peers.node(b).replica(NAME), "the member left keeps its replica, though it has no leader either");
     }
 
     @Test
