@@ -365,7 +365,7 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Log.StateMachineData.setSync(p, true);
         // Snapshots are copies of the volume (VolumeSnapshots); the log is purged up to each, even
         // while a follower still lacks some of it: that follower gets the snapshot's files shipped by
-        // the leader (in chunks, over the same gRPC) and continues from the log after it.
+        // the leader (in chunks, over the peers' RPC) and continues from the log after it.
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         RaftServerConfigKeys.Log.setPurgeGap(p, purgeGap);
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
@@ -413,10 +413,10 @@ public final class ReplicationSettings {
     }
 
     /**
-     * gRPC, not netty: Ratis's netty server answers a client request, and a leader's append, on the
-     * connection's I/O thread and blocks it until the entry is committed (or the follower's log is
-     * forced), so one client's writes would be committed one at a time. The gRPC server takes both
-     * asynchronously, so many writes in flight share each log fsync.
+     * pistore's own RPC by default, gRPC as the option; never Ratis's netty RPC: its server answers a
+     * client request, and a leader's append, on the connection's I/O thread and blocks it until the
+     * entry is committed (or the follower's log is forced), so one client's writes would be committed
+     * one at a time. The other two take both asynchronously, so many writes in flight share each log fsync.
      */
     private static RaftProperties common() {
         RaftProperties p = new RaftProperties();
@@ -432,15 +432,19 @@ public final class ReplicationSettings {
     /** The prefix of JVM system properties handed to Ratis as they are, without it ({@link #withRatisOverrides}). */
     public static final String RATIS_PROPERTY_PREFIX = "pistore.ratis.";
     /**
-     * Whether the peers talk over pistore's own RPC ({@link PeerRpcType}) rather than gRPC:
-     * {@code -Dpistore.replication.rpc=pistore}; every peer and client of a group must agree. Read each
-     * time a server or client is made.
+     * Whether the peers talk over pistore's own RPC ({@link PeerRpcType}, the default) rather than
+     * Ratis's gRPC ({@code -Dpistore.replication.rpc=grpc}); every peer and client of a group must
+     * agree. Read each time a server or client is made; any other value is refused, naming both.
      */
     static boolean peerRpc() {
-        return "pistore".equals(System.getProperty(PEER_RPC_PROPERTY, "grpc"));
+        String v = System.getProperty(PEER_RPC_PROPERTY, "pistore");
+        if (!v.equals("pistore") && !v.equals("grpc")) {
+            throw new IllegalArgumentException(PEER_RPC_PROPERTY + " is pistore (the default) or grpc, not '" + v + "'");
+        }
+        return v.equals("pistore");
     }
 
-    /** The system property that chooses the peers' RPC: {@code grpc} (the default) or {@code pistore}. */
+    /** The system property that chooses the peers' RPC: {@code pistore} (the default) or {@code grpc}. */
     public static final String PEER_RPC_PROPERTY = "pistore.replication.rpc";
 
     /**

@@ -28,6 +28,29 @@ class ReplicationSettingsTest {
     }
 
     @Test
+    void thePeersTalkOverPistoresOwnRpcByDefaultGrpcByChoiceAndAnUnknownOneIsRefusedByName() {
+        String before = System.getProperty(ReplicationSettings.PEER_RPC_PROPERTY);
+        try {
+            System.clearProperty(ReplicationSettings.PEER_RPC_PROPERTY);
+            assertEquals(io.pistore.replication.rpc.PeerRpcType.INSTANCE.name(),
+                    org.apache.ratis.RaftConfigKeys.Rpc.type(ReplicationSettings.defaults().client(), null).name());
+            System.setProperty(ReplicationSettings.PEER_RPC_PROPERTY, "grpc");
+            assertEquals(org.apache.ratis.rpc.SupportedRpcType.GRPC.name(),
+                    org.apache.ratis.RaftConfigKeys.Rpc.type(ReplicationSettings.defaults().client(), null).name());
+            System.setProperty(ReplicationSettings.PEER_RPC_PROPERTY, "netty");
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> ReplicationSettings.defaults().client());
+            assertEquals("pistore.replication.rpc is pistore (the default) or grpc, not 'netty'", e.getMessage());
+        } finally {
+            if (before == null) {
+                System.clearProperty(ReplicationSettings.PEER_RPC_PROPERTY);
+            } else {
+                System.setProperty(ReplicationSettings.PEER_RPC_PROPERTY, before);
+            }
+        }
+    }
+
+    @Test
     void whereTheDataGoesIsAutoByDefaultAndAnUnknownValueIsRefusedByName() {
         assertEquals(ReplicationSettings.DataBeside.AUTO, ReplicationSettings.defaults().dataBeside());
         assertEquals(ReplicationSettings.DataBeside.ALWAYS, ReplicationSettings.DataBeside.parse(" Always"));

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pistore.integrity.BlockFormat;
-import io.pistore.replication.PeerRpcOn;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.ReplicaPeers;
 import java.lang.reflect.Method;
@@ -20,7 +19,6 @@ import java.util.stream.Stream;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.leader.LogAppender;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,7 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
  * the server's lock on its own thread: a leader stepping down holds that lock while it waits for its
  * appenders to stop, and Ratis's default appender, waiting for the lock, never stopped.
  */
-@ExtendWith(PeerRpcOn.class)
 class PeerLogAppenderTest {
     @TempDir
     Path dir;
