@@ -51,16 +51,24 @@ class RemovedPeerForwardsTest {
         n.onReplicaRemoved((name, byChange) -> heard.put(n.id() + " " + name, byChange));
     }
 
+    /**
+     * A follower of leader {@code l}, stopped while a change removes it (so it misses the joint and
+     * the new configuration), left stopped; its index.
+     */
+    private int removedWhileDown(int l) throws Exception {
+        int a = (l + 1) % 3;
+        GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
+        peers.stop(a);
+        GroupMembership.Change down = g.change(List.of(), List.of(ThreePeers.id(a)));
+        assertEquals(2, down.after.size(), ReplicaPeers.describe(down.after));
+        return a;
+    }
+
     @Test
     void aPeerThatNeverLearntItsRemovalKeepsForwardingToTheMembers() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, 64);
         int l = peers.leader();
-        int a = (l + 1) % 3;
-        GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
-        // Cut off (stopped) while the change commits: it misses the joint and the new configuration.
-        peers.stop(a);
-        GroupMembership.Change down = g.change(List.of(), List.of(ThreePeers.id(a)));
-        assertEquals(2, down.after.size(), ReplicaPeers.describe(down.after));
+        int a = removedWhileDown(l);
         peers.restart(a);
         ReplicaNode removed = peers.node(a);
         Map<String, Boolean> heard = new ConcurrentHashMap<>();
@@ -100,10 +108,7 @@ class RemovedPeerForwardsTest {
     void aPeerRemovedWhileDownLeavesByItselfWhenNoLeaderAnswersItsElection() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, 64);
         int l = peers.leader();
-        int a = (l + 1) % 3;
-        GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
-        peers.stop(a);
-        assertEquals(2, g.change(List.of(), List.of(ThreePeers.id(a))).after.size());
+        int a = removedWhileDown(l);
         peers.stop(l); // the one peer whose answer to an election says "removed"
         peers.restart(a);
         ReplicaNode removed = peers.node(a);
