@@ -1,9 +1,10 @@
 # Sourced by the scripts that measure a 3-peer replicated volume on loopback (replicated-serve-cpu.sh,
-# replicated-threads.sh). Expects cp (the class path of the peers' build), data (a directory of its
-# own) and a `pistore` function (the CLI, for create and status). Ports 5441-5443 (tcp) and
-# 9981-9983 (replication): one such script at a time.
+# replicated-threads.sh, replicated-vs-tcp.sh). Expects cp (the class path of the peers' build), data
+# (a directory of its own) and a `pistore` function (the CLI, for create and status). peers_start uses
+# ports 5441-5443 (tcp) and 9981-9983 (replication): one such script at a time; a script that starts
+# its peers itself sets peers first and uses the rest.
 
-peers=n1=127.0.0.1:9981,n2=127.0.0.1:9982,n3=127.0.0.1:9983
+peers=${peers:-n1=127.0.0.1:9981,n2=127.0.0.1:9982,n3=127.0.0.1:9983}
 pids=()
 
 # For `trap peers_cleanup EXIT`: the peers stopped and waited for, $data removed.
@@ -27,11 +28,16 @@ peers_start() {
         pids+=($!)
     done
     sleep 5
+    peers_await_leader || { echo "no leader" >&2; exit 1; }
+}
+
+# Sets leader (1-3) to the peer of $peers that leads rv's group, asking for up to 30 s; fails without one.
+peers_await_leader() {
     leader=""
     for _ in $(seq 30); do
         leader=$(pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/^volume rv: leader n\([123]\),.*/\1/p' || true)
-        [ -n "$leader" ] && break
+        [ -n "$leader" ] && return 0
         sleep 1
     done
-    [ -n "$leader" ] || { echo "no leader" >&2; exit 1; }
+    return 1
 }

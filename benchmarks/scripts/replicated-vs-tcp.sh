@@ -51,13 +51,8 @@ for port in $(port 4441) $(port 4442) $(port 4443) $(port 4444) $(port 9881) $(p
         exit 2
     fi
 done
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-    rm -rf "$data"
-}
-trap cleanup EXIT
+. benchmarks/scripts/lib-peers.sh # the root is the working directory here
+trap peers_cleanup EXIT
 for i in 1 2 3; do
     mkdir -p "$data/d$i"
     pistore volume create rv --size 256MiB --format 4096+8 --data "$data/d$i" --replica-id n$i --replicas $peers > /dev/null
@@ -81,16 +76,7 @@ hz=$(getconf CLK_TCK)
 replicated=("${pids[@]:0:3}")
 plain=("${pids[3]}")
 # The bench talks to any peer; the leader avoids one forwarding hop and reads its own replica.
-leader=""
-for _ in $(seq 30); do
-    leader=$(pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/^volume rv: leader n\([123]\),.*/\1/p' || true)
-    [ -n "$leader" ] && break
-    sleep 1
-done
-if [ -z "$leader" ]; then
-    echo "no leader of rv's group within 30 s" >&2
-    exit 1
-fi
+peers_await_leader || { echo "no leader of rv's group within 30 s" >&2; exit 1; }
 rtarget=127.0.0.1:$(port 444$leader)
 ptarget=127.0.0.1:$(port 4444)
 echo "replicated: bench on n$leader (the leader)" | tee "$out"
