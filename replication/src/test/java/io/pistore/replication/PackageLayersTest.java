@@ -30,7 +30,7 @@ class PackageLayersTest {
             ROOT, Set.of(ROOT + ".rpc"),
             ROOT + ".rpc", Set.of(),
             ROOT + ".raft", Set.of(ROOT),
-            ROOT + ".volume", Set.of(ROOT, ROOT + ".raft"),
+            ROOT + ".volume", Set.of(ROOT, ROOT + ".raft", ROOT + ".rpc"),
             ROOT + ".group", Set.of(ROOT, ROOT + ".raft"),
             ROOT + ".node", Set.of(ROOT, ROOT + ".raft", ROOT + ".volume", ROOT + ".group"));
     private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);

@@ -193,7 +193,7 @@ public final class ApplyOutcome {
         if (count == 1) {
             return java.util.List.of(decode(bytes));
         }
-        ByteBuffer b = bytes.asReadOnlyByteBuffer();
+        ByteBuffer b = bytes.asReadOnlyByteBuffer().slice(); // positions from 0: the bytes may be a view into a larger array
         if (b.get() != 3 || b.getInt() != count) {
             throw new IllegalArgumentException("reply to a batch of " + count + " commands is not a batch of outcomes");
         }

@@ -122,7 +122,7 @@ final class EntryData implements Closeable {
      * returned future done once the record is durable.
      */
     CompletableFuture<?> write(long index, ByteString header, ByteString data) {
-        ByteBuffer h = header.asReadOnlyByteBuffer();
+        ByteBuffer h = header.asReadOnlyByteBuffer().slice(); // from 0: a parsed header may be a view into a larger array
         if (h.getInt(1) != data.size()) {
             return CompletableFuture.failedFuture(new IOException("the data of log entry " + index + " holds "
                     + data.size() + " bytes where its header says " + h.getInt(1)));

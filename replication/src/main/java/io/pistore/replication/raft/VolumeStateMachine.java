@@ -375,7 +375,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     /** Bytes of commands an entry carries, wherever they are. */
     private static long bytesOf(LogEntryProto entry) {
         ByteString d = entry.getStateMachineLogEntry().getLogData();
-        return EntryData.isHeader(d) ? d.asReadOnlyByteBuffer().getInt(1) : d.size();
+        return EntryData.isHeader(d) ? d.asReadOnlyByteBuffer().slice().getInt(1) : d.size();
     }
 
     /** Tests only: runs on each replica's applier thread, with its peer id, before an entry is applied. */

@@ -11,6 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 
 /**
@@ -30,6 +31,10 @@ final class FrameChannel implements Closeable {
     private final Selector readable;
     private final Thread reader;
     private volatile boolean closed;
+    /** Where {@link #write(long, byte, MessageLite, long)} puts a frame together; under {@link #writing}. */
+    private ByteBuffer encoding;
+    /** The largest encoding buffer a channel keeps: larger frames (a snapshot's chunks) get one of their own. */
+    private static final int KEPT_ENCODING = 8 << 20;
 
     /**
      * Takes {@code channel} (connected) with its reader thread, named {@code name}, which once {@link
@@ -57,6 +62,38 @@ final class FrameChannel implements Closeable {
 
     /** Writes one frame by {@code deadlineNanos} ({@link System#nanoTime}), or closes the connection and fails. */
     void write(ByteBuffer frame, long deadlineNanos) throws IOException {
+        lock(deadlineNanos);
+        try {
+            writeLocked(frame, deadlineNanos);
+        } finally {
+            writing.unlock();
+        }
+    }
+
+    /**
+     * Writes {@code body} as the frame of request {@code id} of {@code kind} by {@code deadlineNanos},
+     * or closes the connection and fails. The frame is put together in this channel's own direct
+     * buffer (the writers take turns): the socket takes its bytes from there as they are, where a
+     * frame in a heap array would be copied once more into a temporary direct buffer on every write.
+     */
+    void write(long id, byte kind, MessageLite body, long deadlineNanos) throws IOException {
+        lock(deadlineNanos);
+        try {
+            int size = RpcFrame.frameSize(body);
+            ByteBuffer b = encoding;
+            if (b == null || b.capacity() < size) {
+                b = ByteBuffer.allocateDirect(Math.max(size, Math.min(2 * (b == null ? 0 : b.capacity()), KEPT_ENCODING)));
+                encoding = b.capacity() <= KEPT_ENCODING ? b : null; // a rare larger frame leaves no large buffer behind
+            }
+            b.clear().limit(size);
+            RpcFrame.encode(id, kind, body, b);
+            writeLocked(b, deadlineNanos);
+        } finally {
+            writing.unlock();
+        }
+    }
+
+    private void lock(long deadlineNanos) throws IOException {
         try {
             if (!writing.tryLock(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 throw timedOut("waiting to write");
@@ -65,6 +102,10 @@ final class FrameChannel implements Closeable {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted writing to " + peer);
         }
+    }
+
+    /** Writes all of {@code frame}; the caller holds {@link #writing}. */
+    private void writeLocked(ByteBuffer frame, long deadlineNanos) throws IOException {
         try {
             while (frame.hasRemaining()) {
                 if (closed) {
@@ -87,8 +128,6 @@ final class FrameChannel implements Closeable {
             throw e;
         } catch (java.nio.channels.ClosedSelectorException | java.nio.channels.CancelledKeyException e) {
             throw new IOException("connection to " + peer + " closed");
-        } finally {
-            writing.unlock();
         }
     }
 

@@ -91,13 +91,13 @@ final class PeerChannels implements Closeable {
             if (!c.channel.isOpen()) {
                 throw new IOException("connection to " + to + " closed");
             }
-            c.channel.write(RpcFrame.encode(id, kind, body), deadline);
+            c.channel.write(id, kind, body, deadline);
         } catch (IOException e) {
             reply.completeExceptionally(e);
             return reply;
         }
         Connection sent = c;
-        return reply.orTimeout(Math.max(1, timeoutMs), TimeUnit.MILLISECONDS).handle((f, t) -> {
+        return CoarseTimeouts.shared().within(reply, Math.max(1, timeoutMs)).handle((f, t) -> {
             sent.calls.remove(id);
             if (t instanceof TimeoutException) {
                 throw new java.util.concurrent.CompletionException(new TimeoutIOException(

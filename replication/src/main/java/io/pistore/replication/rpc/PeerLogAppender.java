@@ -80,6 +80,20 @@ final class PeerLogAppender extends LogAppenderBase {
     }
 
     /**
+     * Wakes this appender only when it has something to send: entries, a heartbeat that is due or
+     * asked for (a read's). The leader notifies every appender each time any follower's commit index
+     * or its own moves, so at every answered append; an appender woken with nothing to send went
+     * back to sleep at once, a thread switch and its wake-up for nothing, about one per entry. A
+     * stop interrupts the appender's thread and needs no signal.
+     */
+    @Override
+    public void notifyLogAppender() {
+        if (shouldSendAppendEntries()) {
+            getEventAwaitForSignal().signal();
+        }
+    }
+
+    /**
      * Hands a follower's newer {@code term} to the leader on another thread and answers false (not
      * known yet); this appender, stopped by the step-down that follows, ends its loop meanwhile.
      */

@@ -8,6 +8,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.CodedInputStream;
 import org.apache.ratis.thirdparty.com.google.protobuf.CodedOutputStream;
 import org.apache.ratis.thirdparty.com.google.protobuf.MessageLite;
 import org.apache.ratis.thirdparty.com.google.protobuf.Parser;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.ProtoUtils;
 
 /**
@@ -42,18 +43,32 @@ record RpcFrame(long id, byte kind, byte[] frame) {
 
     /** The whole frame of {@code body} (length prefix included), ready to write. */
     static ByteBuffer encode(long id, byte kind, MessageLite body) {
-        int size = body.getSerializedSize();
-        byte[] a = new byte[4 + HEADER + size];
-        ByteBuffer b = ByteBuffer.wrap(a);
+        ByteBuffer b = ByteBuffer.allocate(frameSize(body));
+        encode(id, kind, body, b);
+        return b;
+    }
+
+    /** The bytes of {@code body}'s whole frame, length prefix included. */
+    static int frameSize(MessageLite body) {
+        return 4 + HEADER + body.getSerializedSize();
+    }
+
+    /**
+     * Puts {@code body}'s whole frame into {@code b} from its position, which must leave exactly
+     * {@link #frameSize} bytes to its limit; {@code b} is then flipped, ready to write.
+     */
+    static void encode(long id, byte kind, MessageLite body, ByteBuffer b) {
+        int size = b.remaining() - 4 - HEADER;
         b.putInt(HEADER + size).putLong(id).put(kind);
-        CodedOutputStream out = CodedOutputStream.newInstance(a, 4 + HEADER, size);
+        CodedOutputStream out = CodedOutputStream.newInstance(b);
         try {
             body.writeTo(out);
+            out.flush();
             out.checkNoSpaceLeft();
         } catch (IOException e) {
             throw new IllegalStateException("a message changed while it was serialized: " + e, e);
         }
-        return b.rewind();
+        b.flip();
     }
 
     /** The {@link #FAILED} reply to request {@code id}: {@code t} serialized, for the caller to throw as it was thrown. */
@@ -77,9 +92,13 @@ record RpcFrame(long id, byte kind, byte[] frame) {
         }
     }
 
-    /** The body, parsed by {@code parser}, its byte strings views of this frame's array. */
+    /**
+     * The body, parsed by {@code parser}, its byte strings views of this frame's array. The input
+     * comes from a byte string wrapping the array: protobuf aliases only input it was told is
+     * immutable, and a stream made from a bare array would copy every byte string out of it.
+     */
     <T> T body(Parser<T> parser) throws IOException {
-        CodedInputStream in = CodedInputStream.newInstance(frame, HEADER, frame.length - HEADER);
+        CodedInputStream in = UnsafeByteOperations.unsafeWrap(frame, HEADER, frame.length - HEADER).newCodedInput();
         in.enableAliasing(true);
         return parser.parseFrom(in);
     }

@@ -1,5 +1,6 @@
 package io.pistore.replication.volume;
 
+import io.pistore.replication.rpc.CoarseTimeouts;
 import io.pistore.replication.ReplicationException;
 import io.pistore.replication.raft.ApplyOutcome;
 import io.pistore.replication.raft.ReplicaCommand;
@@ -115,7 +116,7 @@ final class GroupSharedState implements SharedVolumeState {
 
     /** The outcome of shared-state command {@code m} once the group decided it, or the failure naming {@code what}. */
     private CompletableFuture<ApplyOutcome> decided(org.apache.ratis.protocol.Message m, String what) {
-        return batcher.submit(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
+        return CoarseTimeouts.shared().within(batcher.submit(m), timeoutMs).handle((o, t) -> {
             if (t != null) {
                 throw new CompletionException(commitFailure.apply(what, t));
             }

@@ -1,5 +1,6 @@
 package io.pistore.replication.volume;
 
+import io.pistore.replication.rpc.CoarseTimeouts;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiError;
 import io.pistore.integrity.ScatterList;
@@ -11,7 +12,6 @@ import io.pistore.spi.OrderedCompareAndWrite;
 import io.pistore.spi.WriteFence;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.ratis.protocol.Message;
@@ -85,7 +85,7 @@ final class LoggedCompareAndWrite implements OrderedCompareAndWrite {
         }
         Message m = ReplicaCommand.carrying(ReplicaCommand.Op.COMPARE_AND_WRITE, lba, blocks, ScatterList.of(both), meta,
                 fua, new WriteFence(n.key(), n.epoch(), n.seq(), fence == null ? 0 : fence.view()));
-        return entries.apply(m).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((r, t) -> {
+        return CoarseTimeouts.shared().within(entries.apply(m), timeoutMs).handle((r, t) -> {
             Throwable c = t != null ? ReplicationException.unwrap(t) : r.isSuccess() ? null : r.getException();
             if (c != null) {
                 throw new CompletionException(new ReplicationException(what + (c instanceof TimeoutException

@@ -1,5 +1,6 @@
 package io.pistore.replication.volume;
 
+import io.pistore.replication.rpc.CoarseTimeouts;
 import io.pistore.engine.volume.CheckingVolume;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.integrity.PiError;
@@ -458,7 +459,7 @@ public final class ReplicatedVolume implements CheckingVolume {
             return CompletableFuture.failedFuture(x);
         }
         String what = "write lba=" + lba;
-        return batcher.submit(m, true).orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((o, t) -> {
+        return CoarseTimeouts.shared().within(batcher.submit(m, true), timeoutMs).handle((o, t) -> {
             if (t != null) {
                 throw new java.util.concurrent.CompletionException(commitFailure(what, t));
             }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pistore.integrity.BlockFormat;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.ReplicaPeers;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.List;
@@ -69,6 +71,45 @@ class PeerLogAppenderTest {
                     "the leader to step down for the follower's newer term");
             assertTrue(d.getInfo().getCurrentTerm() > term);
         }
+    }
+
+    /**
+     * An appender with nothing to send is not woken by a notice: the leader notifies every appender
+     * each time a commit index moves, and each such wake-up was a thread switch for nothing. Counted
+     * as the times the appender's thread went back to waiting (the JVM's count of its waits).
+     */
+    @Test
+    void anAppenderWithNothingToSendIsNotWokenByANotice() throws Exception {
+        try (ThreePeers peers = ThreePeers.start(dir, "rv", BlockFormat.of(512, 8), 64)) {
+            RaftServer.Division d = peers.node(peers.readyLeader()).server().getDivision(ReplicaPeers.groupId("rv"));
+            LogAppender a = appenders(d).get(0);
+            Thread t = Thread.getAllStackTraces().keySet().stream()
+                    .filter(x -> x.getName().startsWith(a.toString())).findFirst().orElseThrow();
+            ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            awaitWaiting(t);
+            long before = mx.getThreadInfo(t.getId()).getWaitedCount();
+            int notices = 200;
+            for (int i = 0; i < notices; i++) {
+                long c = mx.getThreadInfo(t.getId()).getWaitedCount();
+                a.notifyLogAppender();
+                // a woken appender waits again within this window; one left asleep shows no new wait
+                long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3);
+                while (System.nanoTime() < end && mx.getThreadInfo(t.getId()).getWaitedCount() == c) {
+                    Thread.yield();
+                }
+                awaitWaiting(t);
+            }
+            long waits = mx.getThreadInfo(t.getId()).getWaitedCount() - before;
+            // a heartbeat or two may fall in the loop (each a wait for its answer and one for the next)
+            assertTrue(waits < notices / 4, "the appender woke and waited again " + waits + " times for "
+                    + notices + " notices with nothing to send");
+        }
+    }
+
+    /** Waits until {@code t} waits (the appender between sends). */
+    private static void awaitWaiting(Thread t) throws Exception {
+        ThreePeers.await(() -> t.getState() == Thread.State.TIMED_WAITING || t.getState() == Thread.State.WAITING,
+                "the appender to wait");
     }
 
     /** The leader's appenders (Ratis keeps them out of its public API). */
