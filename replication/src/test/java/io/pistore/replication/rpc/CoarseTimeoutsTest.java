@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pistore.testkit.Eventually;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -58,11 +59,7 @@ class CoarseTimeoutsTest {
     void aCallAddedAfterTheThreadWentToSleepStillTimesOut() throws Exception {
         CoarseTimeouts t = new CoarseTimeouts("test-timeouts");
         t.within(new CompletableFuture<>(), 1).handle((v, x) -> null).get(10, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!t.sleepingNow() && System.nanoTime() < deadline) {
-            Thread.onSpinWait(); // waits for the condition: the thread asleep after its idle second
-            Thread.yield();
-        }
+        Eventually.await("the thread asleep after its idle second", t::sleepingNow);
         assertTrue(t.sleepingNow(), "the thread never went to sleep");
         CompletableFuture<String> f = t.within(new CompletableFuture<>(), 20);
         assertInstanceOf(TimeoutException.class, failure(f));
