@@ -588,8 +588,18 @@ public final class VolumeStateMachine extends BaseStateMachine {
     @Override
     public void notifyLeaderChanged(org.apache.ratis.protocol.RaftGroupMemberId member,
             org.apache.ratis.protocol.RaftPeerId leader) {
+        if (!repliesOnLogWorker) { // the division is whole once it hears of a leader, before its first append
+            try {
+                repliesOnLogWorker = LogWorkerReplies.install(getServer().join().getDivision(getGroupId()));
+            } catch (IOException | RuntimeException e) {
+                // left as Ratis made it: appends are answered from its server executor
+            }
+        }
         events.leaderChanged(leader);
     }
+
+    /** Whether this division's follower appends are answered on its log worker ({@link LogWorkerReplies}). */
+    private volatile boolean repliesOnLogWorker;
 
     @Override
     public void notifyGroupRemove() {
