@@ -98,16 +98,31 @@ final class PeerRpcServer implements RaftServerRpc {
             } catch (IOException e) {
                 return; // closed
             }
-            try {
-                FrameChannel[] self = new FrameChannel[1];
-                String from = String.valueOf(c.getRemoteAddress());
-                self[0] = new FrameChannel(c, from, server.getId() + "-rpc-from-" + from,
-                        f -> dispatch.handle(f, reply -> answer(self[0], reply)), e -> accepted.remove(self[0]));
-                accepted.put(self[0], Boolean.TRUE);
-                self[0].start();
-            } catch (IOException e) {
-                IOUtils.cleanup(null, c);
+            adopt(c);
+        }
+    }
+
+    /**
+     * Serves connection {@code c}, accepted; one accepted as this server closes is closed here. Otherwise
+     * it would outlive the server: a peer's calls on it answered by a closed Raft server ("not in
+     * STARTING, RUNNING") and never sent anew, since that answer does not make a caller reconnect, even once
+     * a new server listens on the address.
+     */
+    void adopt(SocketChannel c) {
+        try {
+            FrameChannel[] self = new FrameChannel[1];
+            String from = String.valueOf(c.getRemoteAddress());
+            self[0] = new FrameChannel(c, from, server.getId() + "-rpc-from-" + from,
+                    f -> dispatch.handle(f, reply -> answer(self[0], reply)), e -> accepted.remove(self[0]));
+            accepted.put(self[0], Boolean.TRUE);
+            if (closed) { // close() set the flag before it closed what it found in accepted: one of the two closes it
+                self[0].close();
+                accepted.remove(self[0]);
+                return;
             }
+            self[0].start();
+        } catch (IOException e) {
+            IOUtils.cleanup(null, c);
         }
     }
 
