@@ -24,6 +24,7 @@ public final class LogWorkerReplies {
     /** The Ratis version whose server executor field and follower append this was checked against. */
     public static final String CHECKED_AGAINST = "3.2.0";
     static final String FIELD = "serverExecutor";
+    private static final Object INSTALLING = new Object();
 
     private LogWorkerReplies() {
     }
@@ -39,7 +40,7 @@ public final class LogWorkerReplies {
                 return false;
             }
             f.setAccessible(true);
-            synchronized (d) {
+            synchronized (INSTALLING) { // not the division's own monitor, which Ratis holds around its callbacks
                 Object current = f.get(d);
                 if (current instanceof OnLogWorker) {
                     return true;

@@ -117,10 +117,8 @@ final class PeerRpcServer implements RaftServerRpc {
             accepted.put(self[0], Boolean.TRUE);
             if (closed) { // close() set the flag before it closed what it found in accepted: one of the two closes it
                 self[0].close();
-                accepted.remove(self[0]);
-                return;
             }
-            self[0].start();
+            self[0].start(); // a closed one ends at once: its reader releases its selector and leaves accepted
         } catch (IOException e) {
             IOUtils.cleanup(null, c);
         }
