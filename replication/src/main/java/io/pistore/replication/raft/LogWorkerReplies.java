@@ -35,11 +35,10 @@ public final class LogWorkerReplies {
      */
     public static boolean install(RaftServer.Division d) {
         try {
-            Field f = d.getClass().getDeclaredField(FIELD);
-            if (!ExecutorService.class.equals(f.getType())) {
+            Field f = field(d);
+            if (f == null) {
                 return false;
             }
-            f.setAccessible(true);
             synchronized (INSTALLING) { // not the division's own monitor, which Ratis holds around its callbacks
                 Object current = f.get(d);
                 if (current instanceof OnLogWorker) {
@@ -59,13 +58,22 @@ public final class LogWorkerReplies {
     /** {@code d}'s wrapped server executor, or null when {@link #install} has not wrapped it. */
     static OnLogWorker wrapped(RaftServer.Division d) {
         try {
-            Field f = d.getClass().getDeclaredField(FIELD);
-            f.setAccessible(true);
-            Object current = f.get(d);
+            Field f = field(d);
+            Object current = f == null ? null : f.get(d);
             return current instanceof OnLogWorker ? (OnLogWorker) current : null;
         } catch (ReflectiveOperationException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** {@code d}'s server executor field, made accessible; null when {@code d} has none of that name and type. */
+    private static Field field(RaftServer.Division d) throws ReflectiveOperationException {
+        Field f = d.getClass().getDeclaredField(FIELD);
+        if (!ExecutorService.class.equals(f.getType())) {
+            return null;
+        }
+        f.setAccessible(true);
+        return f;
     }
 
     /** Ratis's executor, but what the log worker {@code workerName} hands it runs on that thread. */
