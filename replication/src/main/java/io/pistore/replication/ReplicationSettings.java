@@ -307,6 +307,11 @@ public final class ReplicationSettings {
         return electionMax.plus(rpcTimeout);
     }
 
+    /** How long a peer goes without a leader before it asks whether a change left it out: three of the longest election timeouts. */
+    public Duration noLeaderTimeout() {
+        return electionMax.multipliedBy(3);
+    }
+
     /** How long a read or write may wait for a quorum before it fails. */
     public Duration operationTimeout() {
         return operationTimeout;
@@ -378,7 +383,7 @@ public final class ReplicationSettings {
         // Told after three of the longest election timeouts without a leader: a peer removed while it
         // was down then asks the members it knew whether a change left it out (the leader's answer to
         // its election says so, but can lose the race against two other members' refusals).
-        RaftServerConfigKeys.Notification.setNoLeaderTimeout(p, td(electionMax.multipliedBy(3)));
+        RaftServerConfigKeys.Notification.setNoLeaderTimeout(p, td(noLeaderTimeout()));
         return withRatisOverrides(p, System.getProperties());
     }
 

@@ -65,6 +65,7 @@ public final class ReplicaNode implements AutoCloseable {
     private final java.util.Set<RaftGroupId> rejoining = ConcurrentHashMap.newKeySet();
     /** Restarts a group whose Raft log failed here; null until the server started. */
     private volatile StorageFailureRestarts restarts;
+    private final StrandedJoins stranded; // asks whether a change left out a group back in its own join
     /** The members of each volume's group as this peer last knew them: whom to ask why it was removed. */
     private final Map<String, List<RaftPeer>> lastKnown = new ConcurrentHashMap<>();
     /**
@@ -114,6 +115,7 @@ public final class ReplicaNode implements AutoCloseable {
             this.restarts = new StorageFailureRestarts(s, this.id, log, rejoining);
             joinDeclaredGroups();
             privateRaft();
+            this.stranded = new StrandedJoins(s, this.id, settings.noLeaderTimeout(), names, (g, n) -> leftOut(g, n, false)).watchAll();
         } catch (IOException | RuntimeException e) {
             if (s != null) {
                 s.close();
@@ -124,9 +126,8 @@ public final class ReplicaNode implements AutoCloseable {
     }
 
     static {
-        // Ratis ends the process (System.exit(1), its reason logged through slf4j, which pistore binds to
-        // nothing) when its gRPC server cannot bind: a serve must say why instead, and one that also
-        // serves other volumes must not vanish. With this Ratis throws, and startRaft reports the cause.
+        // Ratis ends the process (System.exit(1), its reason logged through slf4j, bound to nothing) when its gRPC
+        // server cannot bind: a serve must say why, and not vanish with its other volumes. So Ratis throws, and startRaft says why.
         ExitUtils.disableSystemExit();
         GrpcStreamErrorFilter.install();
     }
@@ -685,6 +686,7 @@ public final class ReplicaNode implements AutoCloseable {
     public void close() throws IOException {
         closed = true;
         removals.shutdownNow();
+        stranded.close();
         if (restarts != null) {
             restarts.close();
         }
