@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.server.RaftServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,7 +49,7 @@ class StrandedJoinTest {
                     }
                 }, "joining-" + name);
                 joining.start();
-                boolean caught = stopInJointConfiguration(n, gid, RaftPeerId.valueOf(name));
+                boolean caught = stopInJointConfiguration(n, gid, RaftPeerId.valueOf(name), joining);
                 joining.join(TimeUnit.SECONDS.toMillis(60));
                 GroupMembership g = GroupMembership.of(NAME, peers.peerList(), ThreePeers.SETTINGS);
                 if (g.members().stream().anyMatch(p -> p.getId().toString().equals(name))) {
@@ -58,8 +57,8 @@ class StrandedJoinTest {
                 }
                 ReplicaNode back = ReplicaNode.start(name, "127.0.0.1", port, home, ThreePeers.SETTINGS, peers.log::add);
                 try {
-                    if (!caught || !StrandedJoins.stranded(back.server().getDivision(gid), RaftPeerId.valueOf(name))) {
-                        continue; // the new configuration got there first: try again under another name
+                    if (!caught || !strandedOnStart(back, gid, RaftPeerId.valueOf(name))) {
+                        continue; // the new configuration got there first, or nothing of the join was durable: again
                     }
                     ThreePeers.await(() -> back.replica(NAME) == null, name + " to leave by itself once back");
                     assertTrue(peers.log.stream().anyMatch(l -> l.contains("replica " + name + " was left out")), peers.log.toString());
@@ -72,26 +71,32 @@ class StrandedJoinTest {
         }
     }
 
-    /** Waits for {@code n}'s log to hold the joint configuration adding {@code self}, and stops {@code n} at once; whether it did. */
-    private static boolean stopInJointConfiguration(ReplicaNode n, RaftGroupId gid, RaftPeerId self) throws IOException {
+    /** Whether {@code n}, just started, holds group {@code gid} in the state {@link StrandedJoins} looks for. */
+    private static boolean strandedOnStart(ReplicaNode n, RaftGroupId gid, RaftPeerId self) {
+        try {
+            return StrandedJoins.stranded(n.server().getDivision(gid), self);
+        } catch (IOException e) {
+            return false; // stopped before its group was written down: it came back without it
+        }
+    }
+
+    /**
+     * Waits, while {@code joining} runs (the join ends once its change committed or failed), for {@code n}'s
+     * log to hold the joint configuration adding {@code self}, and stops {@code n} at once; whether it did.
+     */
+    private static boolean stopInJointConfiguration(ReplicaNode n, RaftGroupId gid, RaftPeerId self, Thread joining)
+            throws IOException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         try {
-            while (System.nanoTime() < end) {
-                RaftServer.Division d;
+            while (joining.isAlive() && System.nanoTime() < end) {
                 try {
-                    d = n.server().getDivision(gid);
+                    var c = n.server().getDivision(gid).getRaftConf();
+                    if (c != null && !c.getPreviousPeers().isEmpty()
+                            && c.getPreviousPeers().stream().noneMatch(p -> p.getId().equals(self))) {
+                        return true; // closed below, at once
+                    }
                 } catch (IOException e) {
-                    Thread.onSpinWait(); // not created yet
-                    continue;
-                }
-                var c = d.getRaftConf();
-                if (c != null && !c.getPreviousPeers().isEmpty()
-                        && c.getPreviousPeers().stream().noneMatch(p -> p.getId().equals(self))) {
-                    return true; // closed below, at once
-                }
-                if (c != null && c.getPreviousPeers().isEmpty() && c.getCurrentPeers().size() == 4
-                        && d.getRaftLog().getLastCommittedIndex() >= c.getLogEntryIndex()) {
-                    return false; // the new configuration, committed: the window passed
+                    // not created yet
                 }
                 Thread.onSpinWait();
             }
