@@ -47,7 +47,7 @@ public final class LogWorkerReplies {
                 if (current == null) {
                     return false; // not built yet
                 }
-                f.set(d, new OnLogWorker((ExecutorService) current, d.getMemberId() + LogWorkerWakeup.THREAD_SUFFIX));
+                f.set(d, new OnLogWorker((ExecutorService) current, LogWorkerWakeup.threadName(d.getId(), d.getMemberId().getGroupId())));
                 return true;
             }
         } catch (ReflectiveOperationException | RuntimeException e) {
