@@ -44,6 +44,8 @@ public final class ReplicationSettings {
     private final int purgeGap;
     private final long segmentBytes;
     private final DataBeside dataBeside;
+    /** Whether a snapshot's copy of the volume is made only when shipped; null: as the peers' RPC allows. */
+    private final Boolean copyOnDemand;
 
     /**
      * Where a leader puts a command's data ({@code EntryData}): beside the Raft log, or inside its
@@ -82,8 +84,9 @@ public final class ReplicationSettings {
 
     private ReplicationSettings(Duration electionMin, Duration electionMax, Duration rpcTimeout,
             Duration operationTimeout, long snapshotEveryEntries, int entriesInFlight, Duration membershipTimeout,
-            double snapshotEveryVolumes, int purgeGap, long segmentBytes, DataBeside dataBeside) {
+            double snapshotEveryVolumes, int purgeGap, long segmentBytes, DataBeside dataBeside, Boolean copyOnDemand) {
         this.dataBeside = java.util.Objects.requireNonNull(dataBeside);
+        this.copyOnDemand = copyOnDemand;
         if (snapshotEveryEntries < 1) {
             throw new IllegalArgumentException("snapshot interval must be at least 1 entry");
         }
@@ -149,7 +152,7 @@ public final class ReplicationSettings {
                 Integer.getInteger("pistore.replication.entries.in.flight", 1),
                 Duration.ofSeconds(120), snapshotVolumesProperty(),
                 MIN_ENTRIES_PER_SNAPSHOT, 0,
-                DataBeside.parse(System.getProperty("pistore.replication.dataBeside", "auto")));
+                DataBeside.parse(System.getProperty("pistore.replication.dataBeside", "auto")), null);
     }
 
     private static double snapshotVolumesProperty() {
@@ -164,19 +167,19 @@ public final class ReplicationSettings {
     public ReplicationSettings withElectionTimeout(Duration min, Duration max) {
         return new ReplicationSettings(min, max, rpcTimeout, operationTimeout, snapshotEveryEntries, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes, dataBeside);
+                purgeGap, segmentBytes, dataBeside, copyOnDemand);
     }
 
     public ReplicationSettings withRpcTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, t, operationTimeout, snapshotEveryEntries, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes, dataBeside);
+                purgeGap, segmentBytes, dataBeside, copyOnDemand);
     }
 
     public ReplicationSettings withOperationTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, t, snapshotEveryEntries, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes, dataBeside);
+                purgeGap, segmentBytes, dataBeside, copyOnDemand);
     }
 
     /**
@@ -187,7 +190,7 @@ public final class ReplicationSettings {
     public ReplicationSettings withSnapshotEveryEntries(long n) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, n, entriesInFlight,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes, dataBeside);
+                purgeGap, segmentBytes, dataBeside, copyOnDemand);
     }
 
     /**
@@ -198,7 +201,24 @@ public final class ReplicationSettings {
      */
     public ReplicationSettings withSnapshotEveryVolumes(double ratio) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
-                entriesInFlight, membershipTimeout, ratio, purgeGap, segmentBytes, dataBeside);
+                entriesInFlight, membershipTimeout, ratio, purgeGap, segmentBytes, dataBeside, copyOnDemand);
+    }
+
+    /**
+     * Whether a snapshot copies the volume only when a follower needs it ({@code true}) or as it is
+     * taken ({@code false}). On demand, a snapshot is a checkpoint and a few small files, and a
+     * leader copies its volume only when a follower's log is gone (its appender keeps beating while
+     * the copy runs). Unset, on demand over pistore's peer RPC, at once over gRPC, whose appender
+     * would wait for the copy without a heartbeat.
+     */
+    public ReplicationSettings withSnapshotCopiedOnDemand(boolean onDemand) {
+        return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, segmentBytes, dataBeside, onDemand);
+    }
+
+    /** Whether a snapshot's copy is made only when shipped ({@link #withSnapshotCopiedOnDemand}). */
+    public boolean snapshotCopiedOnDemand() {
+        return copyOnDemand != null ? copyOnDemand : peerRpc();
     }
 
     /** The fewest entries between two snapshots (Ratis's trigger; with the purge gap, each snapshot can purge). */
@@ -218,7 +238,7 @@ public final class ReplicationSettings {
      */
     public ReplicationSettings withPurgeGap(int entries) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
-                entriesInFlight, membershipTimeout, snapshotEveryVolumes, entries, segmentBytes, dataBeside);
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, entries, segmentBytes, dataBeside, copyOnDemand);
     }
 
     /**
@@ -227,7 +247,7 @@ public final class ReplicationSettings {
      */
     public ReplicationSettings withLogSegmentBytes(long bytes) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
-                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, bytes, dataBeside);
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, bytes, dataBeside, copyOnDemand);
     }
 
     /**
@@ -238,7 +258,7 @@ public final class ReplicationSettings {
     public ReplicationSettings withEntriesInFlight(int n) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries, n,
                 membershipTimeout, snapshotEveryVolumes,
-                purgeGap, segmentBytes, dataBeside);
+                purgeGap, segmentBytes, dataBeside, copyOnDemand);
     }
 
     public int entriesInFlight() {
@@ -248,7 +268,7 @@ public final class ReplicationSettings {
     /** Where a leader puts a command's data; see {@link DataBeside}. */
     public ReplicationSettings withDataBeside(DataBeside d) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
-                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, segmentBytes, d);
+                entriesInFlight, membershipTimeout, snapshotEveryVolumes, purgeGap, segmentBytes, d, copyOnDemand);
     }
 
     public DataBeside dataBeside() {
@@ -281,7 +301,7 @@ public final class ReplicationSettings {
     public ReplicationSettings withMembershipTimeout(Duration t) {
         return new ReplicationSettings(electionMin, electionMax, rpcTimeout, operationTimeout, snapshotEveryEntries,
                 entriesInFlight, t, snapshotEveryVolumes,
-                purgeGap, segmentBytes, dataBeside);
+                purgeGap, segmentBytes, dataBeside, copyOnDemand);
     }
 
     /**
@@ -473,6 +493,7 @@ public final class ReplicationSettings {
                 + " ms, operation " + operationTimeout.toMillis() + " ms, snapshot every " + snapshotEveryEntries + " entries, "
                 + " with " + snapshotEveryVolumes + "x the volume's size of data, purge gap " + purgeGap + " entries, log segments "
                 + (segmentBytes > 0 ? segmentBytes + " bytes, " : "by where the data goes, ") + entriesInFlight + " entries in flight, membership change "
-                + membershipTimeout.toMillis() + " ms, data beside the log " + dataBeside.name().toLowerCase();
+                + membershipTimeout.toMillis() + " ms, data beside the log " + dataBeside.name().toLowerCase()
+                + ", snapshots copied " + (copyOnDemand == null ? "as the RPC allows" : copyOnDemand ? "on demand" : "at once");
     }
 }

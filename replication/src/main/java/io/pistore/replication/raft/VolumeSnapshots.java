@@ -33,6 +33,11 @@ import org.apache.ratis.util.FileUtils;
  * writes them there on the follower, with an {@code .md5} beside each, and replaces the whole
  * directory with them. A snapshot taken here is written to {@code tmp.snapshot.TERM_INDEX} and
  * renamed, so a directory of that name is complete.
+ *
+ * <p>A snapshot copied on demand ({@link OnDemandSnapshot}) starts as such a directory with the fence
+ * table, the shared state and the marker {@link #ON_DEMAND} only; its copy is written there when a
+ * follower needs it ({@link #copyInto}), and the marker goes last, so a directory that still holds it
+ * holds no complete copy (whatever a crash left of one is deleted by {@link #load}).
  */
 final class VolumeSnapshots implements StateMachineStorage {
     private static final Pattern NAME = Pattern.compile("snapshot\\.(\\d+)_(\\d+)");
@@ -40,6 +45,10 @@ final class VolumeSnapshots implements StateMachineStorage {
     static final String DATA = "data";
     static final String META = "meta";
     static final String SETTLED = "settled";
+    /** The marker of a snapshot whose copy is not made yet ({@link OnDemandSnapshot}). */
+    static final String ON_DEMAND = "copy-on-demand";
+    /** The suffix of a file of an on-demand copy being written. */
+    private static final String PART = ".part";
     /** Runs between the copies of the data and the metadata file: a test holds a copy there while entries apply. */
     static volatile java.util.function.Consumer<ReplicaFiles> betweenCopies = f -> { };
 
@@ -49,6 +58,15 @@ final class VolumeSnapshots implements StateMachineStorage {
     private volatile long cleanedAt = Long.MIN_VALUE;
     /** How many snapshots to keep: Ratis's retention policy as last seen (one, pistore's setting). */
     private volatile int keep = 1;
+    /** Makes the copy of an on-demand snapshot when it is first shipped; set by the state machine. */
+    private volatile java.util.function.Function<OnDemandSnapshot, FileListSnapshotInfo> copier = s -> {
+        throw new IllegalStateException("snapshot " + s.getTermIndex() + " is not copied yet, and nothing copies it here");
+    };
+
+    /** Sets what makes the copy of an on-demand snapshot when a leader ships it. */
+    void copyWith(java.util.function.Function<OnDemandSnapshot, FileListSnapshotInfo> c) {
+        this.copier = c;
+    }
 
     @Override
     public void init(RaftStorage raftStorage) throws IOException {
@@ -108,6 +126,9 @@ final class VolumeSnapshots implements StateMachineStorage {
                     FileUtils.deleteFully(p);
                 } else if (m.matches() && Files.isDirectory(p)) {
                     TermIndex ti = TermIndex.valueOf(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)));
+                    if (Files.exists(p.resolve(ON_DEMAND))) {
+                        dropPartCopy(p); // a copy a crash interrupted: made again when shipped
+                    }
                     if (found == null || ti.compareTo(found.getTermIndex()) > 0) {
                         found = info(p, ti);
                     }
@@ -118,7 +139,20 @@ final class VolumeSnapshots implements StateMachineStorage {
         return found;
     }
 
-    private static FileListSnapshotInfo info(Path snapshotDir, TermIndex ti) {
+    private FileListSnapshotInfo info(Path snapshotDir, TermIndex ti) {
+        if (Files.exists(snapshotDir.resolve(ON_DEMAND))) {
+            List<FileInfo> small = new ArrayList<>();
+            for (String n : List.of(WriteFences.FILE, ReplicaSharedState.FILE)) {
+                if (Files.exists(snapshotDir.resolve(n))) {
+                    small.add(new FileInfo(snapshotDir.resolve(n), null));
+                }
+            }
+            return new OnDemandSnapshot(snapshotDir, ti, small, c -> copier.apply(c));
+        }
+        return copied(snapshotDir, ti);
+    }
+
+    private static FileListSnapshotInfo copied(Path snapshotDir, TermIndex ti) {
         List<FileInfo> files = new ArrayList<>();
         files.add(new FileInfo(snapshotDir.resolve(DATA), null)); // the digest is computed as it ships
         Path meta = snapshotDir.resolve(META);
@@ -140,9 +174,9 @@ final class VolumeSnapshots implements StateMachineStorage {
         return new FileListSnapshotInfo(files, ti);
     }
 
-    /** The file of a snapshot named {@code name}, or null when it has none. */
+    /** The file of a snapshot named {@code name}, or null when it has none; an on-demand one is not copied for it. */
     private static Path file(FileListSnapshotInfo s, String name) {
-        for (FileInfo f : s.getFiles()) {
+        for (FileInfo f : s instanceof OnDemandSnapshot o ? o.small() : s.getFiles()) {
             if (f.getPath().getFileName().toString().equals(name)) {
                 return f.getPath();
             }
@@ -150,8 +184,11 @@ final class VolumeSnapshots implements StateMachineStorage {
         return null;
     }
 
-    /** The data file of a snapshot. */
-    static Path data(FileListSnapshotInfo s) {
+    /** The data file of a snapshot, which an on-demand one does not have. */
+    static Path data(FileListSnapshotInfo s) throws IOException {
+        if (s instanceof OnDemandSnapshot) {
+            throw new IOException("snapshot " + s.getTermIndex() + " holds no copy of the volume (it is made when shipped)");
+        }
         return s.getFiles().get(0).getPath();
     }
 
@@ -166,7 +203,7 @@ final class VolumeSnapshots implements StateMachineStorage {
      * file (taken before copies went on beside the applier) is whole at its own index.
      */
     static long settledIndex(FileListSnapshotInfo s) throws IOException {
-        Path p = file(s, SETTLED);
+        Path p = s instanceof OnDemandSnapshot ? null : file(s, SETTLED);
         if (p == null) {
             return s.getIndex();
         }
@@ -229,19 +266,101 @@ final class VolumeSnapshots implements StateMachineStorage {
             }
             throw e;
         }
-        synchronized (this) {
-            FileListSnapshotInfo newest = latest;
-            if (newest != null && newest.getIndex() >= ti.getIndex()) {
-                FileUtils.deleteFully(tmp);
-                return newest;
+        return rename(tmp, ti);
+    }
+
+    /**
+     * Renames a snapshot written to {@code tmp} into place, unless a newer snapshot is there by then;
+     * returns the newest snapshot.
+     */
+    private synchronized FileListSnapshotInfo rename(Path tmp, TermIndex ti) throws IOException {
+        FileListSnapshotInfo newest = latest;
+        if (newest != null && newest.getIndex() >= ti.getIndex()) {
+            FileUtils.deleteFully(tmp);
+            return newest;
+        }
+        Path d = dir.toPath();
+        Path done = d.resolve("snapshot." + ti.getTerm() + "_" + ti.getIndex());
+        Files.move(tmp, done, StandardCopyOption.ATOMIC_MOVE);
+        ReplicaFiles.forceDirectory(d);
+        FileListSnapshotInfo s = info(done, ti);
+        latest = s;
+        keepNewest(keep); // each may be a whole volume: the older go now, not when Ratis next asks
+        return s;
+    }
+
+    /**
+     * Takes a snapshot at {@code ti} to be copied on demand ({@link OnDemandSnapshot}): the replica's
+     * home files hold every entry up to it (a checkpoint, its index recorded), so only the fence table
+     * and shared state at {@code ti} and the marker are written, forced and renamed into place, and
+     * the older snapshots go. Returns the newest snapshot.
+     */
+    FileListSnapshotInfo takeOnDemand(TermIndex ti, byte[] fences, byte[] shared) throws IOException {
+        String name = "snapshot." + ti.getTerm() + "_" + ti.getIndex();
+        Path d = dir.toPath();
+        Path tmp = d.resolve(TMP_PREFIX + name);
+        if (Files.exists(tmp)) {
+            FileUtils.deleteFully(tmp);
+        }
+        PrivateFiles.createDirectories(tmp);
+        PrivateFiles.writeForced(tmp.resolve(WriteFences.FILE), fences);
+        PrivateFiles.writeForced(tmp.resolve(ReplicaSharedState.FILE), shared);
+        PrivateFiles.writeForced(tmp.resolve(ON_DEMAND), "made when shipped\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        ReplicaFiles.forceDirectory(tmp);
+        return rename(tmp, ti);
+    }
+
+    /**
+     * Makes the copy of on-demand snapshot {@code s} in its directory: the replica's home files copied
+     * as they are while entries go on being applied (each block as of an entry from the snapshot's
+     * index to the settled one, which {@code applying} gives after the copies), then the files
+     * renamed into place and the marker deleted, each step forced. Returns the copied snapshot, the
+     * newest from then on if {@code s} still was. A copy that fails or stops deletes what it wrote.
+     */
+    FileListSnapshotInfo copyInto(OnDemandSnapshot s, ReplicaFiles replica, java.util.function.LongSupplier applying)
+            throws IOException {
+        Path d = s.dir();
+        try {
+            dropPartCopy(d);
+            replica.copyHomeFile(false, d.resolve(DATA + PART));
+            betweenCopies.accept(replica);
+            if (replica.hasMetadata()) {
+                replica.copyHomeFile(true, d.resolve(META + PART));
             }
-            Path done = d.resolve(name);
-            Files.move(tmp, done, StandardCopyOption.ATOMIC_MOVE);
+            long settled = Math.max(s.getIndex(), applying.getAsLong()); // read after the copies, as in take
+            PrivateFiles.writeForced(d.resolve(SETTLED + PART), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            for (String n : List.of(DATA, META, SETTLED)) {
+                if (Files.exists(d.resolve(n + PART))) {
+                    Files.move(d.resolve(n + PART), d.resolve(n), StandardCopyOption.ATOMIC_MOVE);
+                }
+            }
             ReplicaFiles.forceDirectory(d);
-            FileListSnapshotInfo s = info(done, ti);
-            latest = s;
-            keepNewest(keep); // each is a whole volume: the older go now, not when Ratis next asks
-            return s;
+            synchronized (this) {
+                Files.delete(d.resolve(ON_DEMAND)); // NoSuchFileException: the snapshot was deleted meanwhile
+                ReplicaFiles.forceDirectory(d);
+                FileListSnapshotInfo c = copied(d, s.getTermIndex());
+                if (latest == s) {
+                    latest = c;
+                }
+                return c;
+            }
+        } catch (IOException | RuntimeException e) {
+            try {
+                if (Files.exists(d.resolve(ON_DEMAND))) {
+                    dropPartCopy(d); // a part copy holds up to a volume's size until the next start otherwise
+                }
+            } catch (IOException again) {
+                e.addSuppressed(again);
+            }
+            throw e;
+        }
+    }
+
+    /** Deletes what an unfinished copy of an on-demand snapshot wrote in its directory {@code d}. */
+    private static void dropPartCopy(Path d) throws IOException {
+        for (String n : List.of(DATA, META, SETTLED)) {
+            Files.deleteIfExists(d.resolve(n + PART));
+            Files.deleteIfExists(d.resolve(n));
         }
     }
 

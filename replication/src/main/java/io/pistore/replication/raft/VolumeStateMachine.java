@@ -92,8 +92,8 @@ public final class VolumeStateMachine extends BaseStateMachine {
     private volatile long applyingIndex = -1;
     /** The first entry whose apply failed on the replica's storage, or -1: the files hold no record or snapshot past it. */
     private volatile long firstFailedApply = -1;
-    /** The thread copying the snapshot being taken, or null (guarded by this). */
-    private Thread copying;
+    /** The snapshot copy under way, if any. */
+    private final SnapshotCopyThread copy = new SnapshotCopyThread();
 
     /** What the replica's peer hears of its group's membership. */
     public interface GroupEvents {
@@ -194,6 +194,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
+        storage.copyWith(this::copyOnDemand);
         Path root = raftStorage.getStorageDir().getRoot().toPath();
         entryData = EntryData.open(root.resolve(EntryDataLog.DIR), settings.besideSegmentBytes());
         besideWhenLeading = settings.dataBesideIn(root);
@@ -515,24 +516,28 @@ public final class VolumeStateMachine extends BaseStateMachine {
     }
 
     /** Whether a snapshot is being copied. */
-    public synchronized boolean isCopying() {
-        return copying != null && copying.isAlive();
+    public boolean isCopying() {
+        return copy.busy();
     }
 
     private synchronized boolean startCopy(TermIndex at, byte[] fences, byte[] shared) {
         if (getLifeCycleState() != LifeCycle.State.RUNNING) {
             return false; // paused for a snapshot from the leader, or closing
         }
-        Thread t = new Thread(() -> copy(at, fences, shared), "pistore-snapshot-" + files.name() + "-" + getId());
-        t.setDaemon(true);
-        copying = t;
-        t.start();
+        copy.start("pistore-snapshot-" + files.name() + "-" + getId(), () -> {
+            copy(at, fences, shared);
+            return null;
+        });
         return true;
     }
 
     private void copy(TermIndex at, byte[] fences, byte[] shared) {
         try {
-            storage.take(at, files, fences, shared, () -> applyingIndex);
+            if (settings.snapshotCopiedOnDemand()) {
+                storage.takeOnDemand(at, fences, shared);
+            } else {
+                storage.take(at, files, fences, shared, () -> applyingIndex);
+            }
         } catch (IOException | RuntimeException e) {
             if (!Thread.currentThread().isInterrupted() && !(e instanceof java.nio.channels.ClosedByInterruptException)) {
                 log.accept("volume " + files.name() + ": replica " + getId() + " could not take a snapshot at index "
@@ -542,32 +547,40 @@ public final class VolumeStateMachine extends BaseStateMachine {
     }
 
     /**
-     * Waits for the snapshot copy under way, if any, to end; {@code cancel} interrupts it first (it
-     * deletes its part copy).
+     * Makes the copy of on-demand snapshot {@code s} when a leader ships it, as a snapshot's copy is
+     * made (cancelled alike; no snapshot taken meanwhile), while the caller waits. Throws {@link
+     * IllegalStateException} when it cannot start (another copy under way, the replica not running)
+     * or fails; the caller tries again.
      */
-    private void endCopy(boolean cancel) {
-        Thread t;
+    private org.apache.ratis.statemachine.impl.FileListSnapshotInfo copyOnDemand(OnDemandSnapshot s) {
+        String what = "volume " + files.name() + ": replica " + getId() + " copy the snapshot at index " + s.getIndex();
+        java.util.concurrent.CompletableFuture<org.apache.ratis.statemachine.impl.FileListSnapshotInfo> done;
+        if (!leading()) { // only a leader ships; a follower that names its snapshot in an error copies nothing
+            throw new IllegalStateException("cannot " + what + ": it does not lead");
+        }
         synchronized (this) {
-            t = copying;
-            copying = null;
-        }
-        if (t == null) {
-            return;
-        }
-        if (cancel) {
-            t.interrupt();
-        }
-        boolean interrupted = false;
-        while (t.isAlive()) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
+            if (isCopying() || getLifeCycleState() != LifeCycle.State.RUNNING) {
+                throw new IllegalStateException("cannot " + what + " now: " + (isCopying() ? "a copy is under way" : getLifeCycleState()));
             }
+            done = copy.start("pistore-snapshot-" + files.name() + "-" + getId() + "-shipped",
+                    () -> storage.copyInto(s, files, () -> applyingIndex));
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        org.apache.ratis.statemachine.impl.FileListSnapshotInfo c = SnapshotCopyThread.await(done, what);
+        log.accept("volume " + files.name() + ": replica " + getId() + " copied the snapshot at index " + s.getIndex() + " to ship it");
+        return c;
+    }
+
+    private boolean leading() {
+        try {
+            return getServer().join().getDivision(getGroupId()).getInfo().isLeader();
+        } catch (IOException | RuntimeException e) {
+            return false; // the group left this server
         }
+    }
+
+    /** Waits for the snapshot copy under way, if any, to end; {@code cancel} interrupts it first (it deletes its part copy). */
+    private void endCopy(boolean cancel) {
+        copy.end(cancel);
     }
 
     /** Drops the entry data of entries Ratis purged from its log (whole files only). */

@@ -45,7 +45,17 @@ final class PeerLogAppender extends LogAppenderBase {
         return t;
     });
 
+    /** Where a snapshot's files are asked for before shipping: a state machine may make them then (a copy of a volume). */
+    private static final ExecutorService FILES = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "pistore-raft-snapshot-files");
+        t.setDaemon(true);
+        return t;
+    });
+
     private int failures;
+    /** The snapshot whose files were asked for, and that asking; null before the first. */
+    private org.apache.ratis.server.protocol.TermIndex filesOf;
+    private java.util.concurrent.CompletableFuture<?> files;
 
     PeerLogAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower) {
         super(server, leaderState, follower);
@@ -66,8 +76,14 @@ final class PeerLogAppender extends LogAppenderBase {
         while (isRunning()) {
             if (shouldSendAppendEntries()) {
                 SnapshotInfo snapshot = shouldInstallSnapshot();
-                if (snapshot != null) {
+                if (snapshot != null && filesReady(snapshot)) {
                     sendSnapshot(snapshot);
+                } else if (snapshot != null) {
+                    appendOnce(true); // the follower hears from its leader while the files are made
+                    if (failures == 0) {
+                        askFiles(snapshot); // it answers: worth a copy (not for a follower that is down)
+                    }
+                    awaitFiles(Math.max(1, getHeartbeatWaitTimeMs()));
                 } else {
                     appendOnce();
                 }
@@ -109,9 +125,56 @@ final class PeerLogAppender extends LogAppenderBase {
         return false;
     }
 
-    /** One append (entries, or a heartbeat when none are due) and its answer; a failure waits the retry pause. */
+    /**
+     * Asks for {@code snapshot}'s files on another thread, once per snapshot: a snapshot copied on
+     * demand makes its copy of the volume then, which may take seconds, and this thread goes on
+     * beating meanwhile, so the follower does not start an election (nor the leader, hearing from no
+     * majority, step down while every follower waits for a copy).
+     */
+    private void askFiles(SnapshotInfo snapshot) {
+        if (!snapshot.getTermIndex().equals(filesOf)) {
+            filesOf = snapshot.getTermIndex();
+            files = java.util.concurrent.CompletableFuture.runAsync(snapshot::getFiles, FILES);
+        }
+    }
+
+    /** Waits until the files asked for are there, or {@code ms} (the next heartbeat is due then). */
+    private void awaitFiles(long ms) throws InterruptedException {
+        if (filesOf == null) {
+            TimeUnit.MILLISECONDS.sleep(ms);
+            return;
+        }
+        try {
+            files.get(ms, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // looked at in the next round
+        }
+    }
+
+    /** Whether {@code snapshot}'s files, asked for, are there to ship; a failed asking is logged, to be asked again. */
+    private boolean filesReady(SnapshotInfo snapshot) throws InterruptedException {
+        if (!snapshot.getTermIndex().equals(filesOf) || !files.isDone()) {
+            return false;
+        }
+        if (files.isCompletedExceptionally()) {
+            filesOf = null;
+            try {
+                files.join();
+            } catch (RuntimeException e) {
+                failed("make the snapshot files for", e);
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /** One append (entries, or a heartbeat when none are due or {@code heartbeat}) and its answer; a failure waits the retry pause. */
     private void appendOnce() throws InterruptedException, InterruptedIOException, RaftLogIOException {
-        AppendEntriesRequestProto request = newAppendEntriesRequest(CallId.getAndIncrement(), false);
+        appendOnce(false);
+    }
+
+    private void appendOnce(boolean heartbeatOnly) throws InterruptedException, InterruptedIOException, RaftLogIOException {
+        AppendEntriesRequestProto request = newAppendEntriesRequest(CallId.getAndIncrement(), heartbeatOnly);
         if (request == null || !isRunning()) {
             return;
         }

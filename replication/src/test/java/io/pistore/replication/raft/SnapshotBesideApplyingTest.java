@@ -40,8 +40,11 @@ class SnapshotBesideApplyingTest {
     private static final String NAME = "rv";
     private static final long BLOCKS = 256;
     private static final int WRITE_BLOCKS = 16;
-    /** Snapshots every 8 entries, purged at once, as in {@link SnapshotCatchUpTest}. */
-    private static final ReplicationSettings SETTINGS = SnapshotCatchUpTest.SETTINGS;
+    /**
+     * Snapshots every 8 entries, purged at once, as in {@link SnapshotCatchUpTest}, each copied as it
+     * is taken (as over gRPC; a copy made on demand is copied the same way, {@link SnapshotOnDemandTest}).
+     */
+    private static final ReplicationSettings SETTINGS = SnapshotCatchUpTest.SETTINGS.withSnapshotCopiedOnDemand(false);
 
     @TempDir
     Path dir;

@@ -1,0 +1,244 @@
+package io.pistore.replication.raft;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pistore.engine.volume.VolumeStore;
+import io.pistore.integrity.BlockFormat;
+import io.pistore.replication.ReplicaPeers;
+import io.pistore.replication.ReplicationSettings;
+import io.pistore.replication.ServedVolume;
+import io.pistore.replication.ThreePeers;
+import io.pistore.replication.node.ReplicaNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.server.storage.StorageImplUtils;
+import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.util.SizeInBytes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Snapshots copied on demand (the default over pistore's peer RPC): a snapshot is a checkpoint and a
+ * few small files, a peer keeps no copy of its volume until a follower needs one; the leader then
+ * copies it while its appender goes on beating (the follower never loses its leader while it waits),
+ * and the follower is restored from that copy. A copy a crash interrupted is dropped at the next start.
+ */
+class SnapshotOnDemandTest {
+    private static final BlockFormat FORMAT = BlockFormat.of(512, 8);
+    private static final String NAME = "rv";
+    private static final long BLOCKS = 256;
+    private static final int WRITE_BLOCKS = 16;
+    private static final ReplicationSettings SETTINGS = SnapshotCatchUpTest.SETTINGS.withSnapshotCopiedOnDemand(true);
+
+    @TempDir
+    Path dir;
+
+    private ThreePeers peers;
+    private final Map<Long, byte[]> acked = new HashMap<>();
+    private final Random random = new Random(23);
+    private final CountDownLatch release = new CountDownLatch(1);
+
+    @AfterEach
+    void stop() throws Exception {
+        release.countDown();
+        VolumeSnapshots.betweenCopies = f -> { };
+        if (peers != null) {
+            peers.close();
+        }
+    }
+
+    /** The snapshot directories of a peer, newest last. */
+    private static List<Path> snapshots(Path peerDir) throws IOException {
+        try (Stream<Path> s = SnapshotListing.walk(peerDir)) {
+            return s.filter(p -> p.getFileName().toString().matches("snapshot\\.\\d+_\\d+") && Files.isDirectory(p))
+                    .sorted(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().replaceAll(".*_", ""))))
+                    .toList();
+        }
+    }
+
+    private static List<String> names(Path d) throws IOException {
+        try (Stream<Path> s = Files.list(d)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    void aSnapshotHoldsNoCopyUntilAFollowerNeedsOneWhichWaitsForItWithoutLosingItsLeader() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS, SETTINGS);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        ReplicaNode leader = peers.node(l);
+        try (ServedVolume s = new ServedVolume(leader, NAME)) {
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
+            peers.awaitConverged();
+            long had = peers.node(f).appliedIndex(NAME);
+            peers.stop(f);
+            ThreePeers.await(() -> {
+                try {
+                    AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
+                    return ReplicaCompare.logStart(leader, NAME) > had + 1;
+                } catch (Exception e) {
+                    return false;
+                }
+            }, "the leader to purge its log past index " + had);
+            for (int i = 0; i < 3; i++) {
+                if (i == f) {
+                    continue;
+                }
+                List<Path> kept = snapshots(peers.dir(i));
+                assertFalse(kept.isEmpty(), ThreePeers.id(i) + " took a snapshot");
+                for (Path k : kept) {
+                    assertEquals(List.of(VolumeSnapshots.ON_DEMAND, WriteFences.FILE, ReplicaSharedState.FILE), names(k),
+                            ThreePeers.id(i) + ": a snapshot of small files only, no copy of the volume: " + k);
+                }
+            }
+
+            AtomicInteger copies = new AtomicInteger();
+            VolumeSnapshots.betweenCopies = files -> {
+                copies.incrementAndGet();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException("copy held by the test ended", e);
+                }
+            };
+            String lid = leader.id();
+            peers.restart(f);
+            ThreePeers.await(() -> copies.get() == 1, "the leader to start copying its snapshot for " + ThreePeers.id(f));
+            // While the copy is held, the follower keeps hearing from its leader: it never starts an
+            // election (its leader stays known), for five of its longest election timeouts.
+            var division = peers.node(f).server().getDivision(ReplicaPeers.groupId(NAME));
+            long term = division.getInfo().getCurrentTerm();
+            long until = System.nanoTime() + 5 * java.time.Duration.ofMillis(600).toNanos(); // ThreePeers: 300-600 ms
+            int samples = 0;
+            while (System.nanoTime() < until) {
+                assertEquals(lid, String.valueOf(division.getInfo().getLeaderId()),
+                        "the waiting follower's leader, " + (samples * 10) + " ms into the copy");
+                assertEquals(term, division.getInfo().getCurrentTerm(), "no election while the copy is made");
+                samples++;
+                Thread.sleep(10); // sampling a window in which nothing may change
+            }
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 3, acked); // a quorum of two goes on
+            release.countDown();
+            String fid = ThreePeers.id(f);
+            ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid + " restored from the snapshot")),
+                    fid + " to be restored from the copy made for it");
+            assertTrue(peers.log.stream().anyMatch(x -> x.contains("replica " + lid + " copied the snapshot at index")),
+                    "the leader says it copied its snapshot to ship it");
+            assertEquals(1, copies.get(), "one copy made");
+            Path shipped = snapshots(peers.dir(l)).get(snapshots(peers.dir(l)).size() - 1);
+            assertTrue(names(shipped).contains(VolumeSnapshots.DATA) && !names(shipped).contains(VolumeSnapshots.ON_DEMAND),
+                    "the shipped snapshot holds its copy now: " + names(shipped));
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 5, acked);
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
+        }
+        ReplicaCompare.assertScrubClean(NAME, BLOCKS, peers.peerList(), SETTINGS, peers.log::add);
+    }
+
+    /**
+     * A volume grown after the snapshot the follower gets, before its copy is made: the copy holds
+     * the new size, the follower applies the growth again over it (nothing to do) and ends equal.
+     */
+    @Test
+    void aCopyMadeAfterAGrowthHoldsTheNewSizeAndTheFollowerEndsEqual() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS, SETTINGS);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        ReplicaNode leader = peers.node(l);
+        try (ServedVolume s = new ServedVolume(leader, NAME)) {
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
+            peers.awaitConverged();
+            long had = peers.node(f).appliedIndex(NAME);
+            peers.stop(f);
+            ThreePeers.await(() -> {
+                try {
+                    AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
+                    return ReplicaCompare.logStart(leader, NAME) > had + 1;
+                } catch (Exception e) {
+                    return false;
+                }
+            }, "the leader to purge its log past index " + had);
+            VolumeStateMachine sm = (VolumeStateMachine) leader.server().getDivision(ReplicaPeers.groupId(NAME)).getStateMachine();
+            long snapshotAt = sm.getLatestSnapshot().getIndex();
+            s.volume.grow(2 * BLOCKS); // no entry after it yet: the newest snapshot is from before the growth
+            assertEquals(snapshotAt, sm.getLatestSnapshot().getIndex(), "the newest snapshot is still the one before the growth");
+            peers.restart(f);
+            String fid = ThreePeers.id(f);
+            ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid + " restored from the snapshot")),
+                    fid + " to be restored");
+            ThreePeers.await(() -> peers.node(f).replica(NAME).blockCount() == 2 * BLOCKS, fid + " to hold the new size");
+            AcknowledgedRuns.write(s, random, FORMAT, 2 * BLOCKS, WRITE_BLOCKS, 6, acked);
+            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, 2 * BLOCKS, acked);
+        }
+        ReplicaCompare.assertScrubClean(NAME, 2 * BLOCKS, peers.peerList(), SETTINGS, peers.log::add);
+    }
+
+    /**
+     * What a crash leaves of an on-demand copy (parts, or whole files beside the marker) is deleted at
+     * the next start, where the snapshot is found without a copy again; a replica whose record says
+     * it holds less than such a snapshot cannot be restored from it and says so.
+     */
+    @Test
+    void aCopyACrashInterruptedIsDroppedAtTheNextStart() throws Exception {
+        RaftStorage raft = StorageImplUtils.newRaftStorage(dir.resolve("raft").toFile(), SizeInBytes.valueOf(0),
+                RaftStorage.StartupOption.FORMAT, RaftServerConfigKeys.Log.CorruptionPolicy.EXCEPTION);
+        raft.initialize();
+        try (VolumeStore store = VolumeStore.open(dir.resolve("replicas"))) {
+            store.create("v", FORMAT, 8);
+            VolumeSnapshots snapshots = new VolumeSnapshots();
+            snapshots.init(raft);
+            ReplicaFiles files = new ReplicaFiles(store, "v", dir.resolve("v.applied"));
+            FileListSnapshotInfo taken = snapshots.takeOnDemand(TermIndex.valueOf(1, 22), new byte[0], new byte[0]);
+            OnDemandSnapshot lazy = (OnDemandSnapshot) taken;
+            assertThrows(IOException.class, () -> VolumeSnapshots.data(lazy), "no copy to restore from");
+            assertEquals(22, VolumeSnapshots.settledIndex(lazy));
+            Path d = lazy.dir();
+            Files.write(d.resolve("data.part"), new byte[4096]);
+            Files.write(d.resolve(VolumeSnapshots.DATA), new byte[4096]); // renamed, the marker not yet gone
+            Files.write(d.resolve("settled.part"), "index 30\n".getBytes());
+
+            VolumeSnapshots found = new VolumeSnapshots(); // as a restarted peer finds it
+            found.init(raft);
+            FileListSnapshotInfo s = found.load();
+            assertTrue(s instanceof OnDemandSnapshot, "still made on demand: " + s);
+            assertEquals(List.of(VolumeSnapshots.ON_DEMAND, WriteFences.FILE, ReplicaSharedState.FILE), names(d),
+                    "the part copy is gone");
+
+            found.copyWith(o -> {
+                try {
+                    return found.copyInto(o, files, () -> 25);
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Path data = s.getFiles().get(0).getPath();
+            assertEquals(d.resolve(VolumeSnapshots.DATA), data, "shipping makes the copy, the data first");
+            assertEquals(8L * FORMAT.dataSize(), Files.size(data));
+            FileListSnapshotInfo now = found.getLatestSnapshot();
+            assertFalse(now instanceof OnDemandSnapshot, "the newest snapshot is the copied one");
+            assertEquals(25, VolumeSnapshots.settledIndex(now));
+            assertNotNull(VolumeSnapshots.meta(now));
+            assertFalse(Files.exists(d.resolve(VolumeSnapshots.ON_DEMAND)), "the marker goes last");
+        } finally {
+            raft.close();
+        }
+    }
+}
