@@ -133,7 +133,7 @@ class SnapshotOnDemandTest {
                         "the waiting follower's leader, " + (samples * 10) + " ms into the copy");
                 assertEquals(term, division.getInfo().getCurrentTerm(), "no election while the copy is made");
                 samples++;
-                Thread.sleep(10); // sampling a window in which nothing may change
+                Thread.sleep(10); // not a synchronisation: samples a window in which nothing may change
             }
             AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 3, acked); // a quorum of two goes on
             release.countDown();
