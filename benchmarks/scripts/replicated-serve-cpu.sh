@@ -3,7 +3,8 @@
 # built checkout: app/target and transport-tcp/target) on loopback, a 256 MiB replicated volume in
 # $TMPDIR (tmpfs: TMPDIR=/dev/shm), `pistore bench` at qd 32 on the leader for RAMP unmeasured and
 # WIN measured seconds. Prints IOPS, latency (p50, p99, p99.9, max), the three serve processes' CPU per request (from
-# /proc, over the measured window less 4 s), their voluntary context switches per request, and the
+# /proc, over the measured window less 4 s), their voluntary context switches per request, the bytes
+# they sent to storage per request (pages they dirtied, from /proc/PID/io; 0 on tmpfs), and the
 # requests per log entry (each entry is one batch): the leader's commit index read 3 s before the
 # measured window and after the bench, outside the window since each reading starts a JVM, the
 # requests over that span taken at the measured rate.
@@ -50,26 +51,29 @@ switches() {
     for p in "${pids[@]}"; do cat /proc/$p/task/*/status 2> /dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s}'; done \
         | awk '{s += $1} END {print s}'
 }
+# Bytes the peers sent to storage (pages they dirtied; 0 on tmpfs).
+written() { for p in "${pids[@]}"; do awk '/^write_bytes/ {print $2}' /proc/$p/io; done | awk '{s += $1} END {printf "%.0f\n", s}'; }
 committed() { pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/.*leader .*committed=\([0-9]*\).*/\1/p' | head -1; }
 start=$(date +%s.%N)
 sleep $((ramp - 3))
 i0=$(committed); at0=$(date +%s.%N)
 sleep "$(python3 -c "print(max(0, $start + $ramp + 2 - $(date +%s.%N)))")"
-t0=$(ticks); c0=$(switches)
+t0=$(ticks); c0=$(switches); w0=$(written)
 sleep $((win - 4))
-t1=$(ticks); c1=$(switches)
+t1=$(ticks); c1=$(switches); w1=$(written)
 wait $b
 i1=$(committed)
 started=$(for p in "${pids[@]}"; do jcmd "$p" PerfCounter.print 2> /dev/null | sed -n 's/^java.threads.started=//p'; done | paste -sd/)
 python3 - "$label" "$data/bench.json" $((t1 - t0)) $((win - 4)) $((c1 - c0)) "$(getconf CLK_TCK)" "${i0:-0}" "${i1:-0}" \
-    "$(python3 -c "print($start + $ramp + $win - $at0)")" "$started" <<'PY'
+    "$(python3 -c "print($start + $ramp + $win - $at0)")" "$started" $((w1 - w0)) <<'PY'
 import json, sys
 label, f, ticks, secs, cs, hz = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
 entries, span = int(sys.argv[8]) - int(sys.argv[7]), float(sys.argv[9])
 r = json.load(open(f))
 n = r["iops"] * secs
 print("%-12s iops %7.0f p50 %7.0f p99 %7.0f p99.9 %7.0f max %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f  req/entry %5.1f"
-      "  threads started %s  load %s"
+      "  threads started %s  load %s  storage KiB/req %.1f"
       % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], r["lat_us"]["p999"], r["lat_us"].get("max", float("nan")), ticks * 1e6 / hz / n, cs / n,
-         r["iops"] * span / entries if entries > 0 else float("nan"), sys.argv[10], open("/proc/loadavg").read().split()[0]))
+         r["iops"] * span / entries if entries > 0 else float("nan"), sys.argv[10], open("/proc/loadavg").read().split()[0],
+         int(sys.argv[11]) / 1024 / n))
 PY
