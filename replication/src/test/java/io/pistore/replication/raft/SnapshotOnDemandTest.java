@@ -154,6 +154,57 @@ class SnapshotOnDemandTest {
     }
 
     /**
+     * Peers restarted with their log purged up to a snapshot that holds no copy: each starts from its
+     * own files and the log after it (nothing restored), and whichever leads then copies the snapshot
+     * it found at start for a follower that was down all along.
+     */
+    @Test
+    void peersRestartedOnSnapshotsWithoutCopiesStartFromTheirFilesAndShipACopyLater() throws Exception {
+        peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS, SETTINGS);
+        int l = peers.leader();
+        int f = (l + 1) % 3;
+        int o = (l + 2) % 3;
+        try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
+            peers.awaitConverged();
+            long had = peers.node(f).appliedIndex(NAME);
+            peers.stop(f);
+            ReplicaNode leader = peers.node(l);
+            ThreePeers.await(() -> {
+                try {
+                    AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
+                    return ReplicaCompare.logStart(leader, NAME) > had + 1;
+                } catch (Exception e) {
+                    return false;
+                }
+            }, "the leader to purge its log past index " + had);
+        }
+        peers.awaitConverged();
+        peers.stop(l, o);
+        peers.restart(l);
+        peers.restart(o);
+        int n = peers.leader();
+        assertTrue(peers.log.stream().noneMatch(x -> x.contains("restored from the snapshot")), "nothing restored at start");
+        for (int i : new int[] {l, o}) {
+            assertTrue(names(snapshots(peers.dir(i)).get(snapshots(peers.dir(i)).size() - 1)).contains(VolumeSnapshots.ON_DEMAND),
+                    ThreePeers.id(i) + " started on a snapshot without a copy");
+        }
+        ReplicaNode now = peers.node(n);
+        try (ServedVolume s = new ServedVolume(now, NAME)) {
+            peers.restart(f);
+            String fid = ThreePeers.id(f);
+            ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid + " restored from the snapshot")),
+                    fid + " to be restored from a copy made after the restart");
+            assertTrue(peers.log.stream().anyMatch(x -> x.contains("replica " + now.id() + " copied the snapshot at index")),
+                    "the leader copied the snapshot it started on");
+            ReplicaCompare.assertSameAsLeader(now, peers.node(f), NAME, FORMAT, BLOCKS, acked);
+            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
+            ReplicaCompare.assertSameAsLeader(now, peers.node(f), NAME, FORMAT, BLOCKS, acked);
+        }
+        ReplicaCompare.assertScrubClean(NAME, BLOCKS, peers.peerList(), SETTINGS, peers.log::add);
+    }
+
+    /**
      * A volume grown after the snapshot the follower gets, before its copy is made: the copy holds
      * the new size, the follower applies the growth again over it (nothing to do) and ends equal.
      */
