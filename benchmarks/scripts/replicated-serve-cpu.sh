@@ -4,7 +4,7 @@
 # $TMPDIR (tmpfs: TMPDIR=/dev/shm), `pistore bench` at qd 32 on the leader for RAMP unmeasured and
 # WIN measured seconds. Prints IOPS, latency (p50, p99, p99.9, max), the three serve processes' CPU per request (from
 # /proc, over the measured window less 4 s), their voluntary context switches per request, the bytes
-# they sent to storage per request (pages they dirtied, from /proc/PID/io; 0 on tmpfs), and the
+# written to the block device under $TMPDIR per request (/proc/diskstats; 0 on tmpfs), and the
 # requests per log entry (each entry is one batch): the leader's commit index read 3 s before the
 # measured window and after the bench, outside the window since each reading starts a JVM, the
 # requests over that span taken at the measured rate.
@@ -51,8 +51,11 @@ switches() {
     for p in "${pids[@]}"; do cat /proc/$p/task/*/status 2> /dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s}'; done \
         | awk '{s += $1} END {print s}'
 }
-# Bytes the peers sent to storage (pages they dirtied; 0 on tmpfs).
-written() { for p in "${pids[@]}"; do awk '/^write_bytes/ {print $2}' /proc/$p/io; done | awk '{s += $1} END {printf "%.0f\n", s}'; }
+# Bytes written to the block device under $TMPDIR, whoever wrote them (0 on tmpfs). Not the
+# processes' write_bytes: that counts each folio dirtied again in full, and large folios made a
+# log re-dirtied at every forcing count megabytes per write.
+device=$(basename "$(df --output=source "$data" | tail -1)")
+written() { awk -v d="$device" '$3 == d {printf "%.0f\n", $10 * 512; f = 1} END {if (!f) print 0}' /proc/diskstats; }
 committed() { pistore replicas status rv --replicas $peers 2> /dev/null | sed -n 's/.*leader .*committed=\([0-9]*\).*/\1/p' | head -1; }
 start=$(date +%s.%N)
 sleep $((ramp - 3))
@@ -72,7 +75,7 @@ entries, span = int(sys.argv[8]) - int(sys.argv[7]), float(sys.argv[9])
 r = json.load(open(f))
 n = r["iops"] * secs
 print("%-12s iops %7.0f p50 %7.0f p99 %7.0f p99.9 %7.0f max %7.0f  serve cpu/req %7.1f us  voluntary switches/req %5.2f  req/entry %5.1f"
-      "  threads started %s  load %s  storage KiB/req %.1f"
+      "  threads started %s  load %s  device KiB/req %.1f"
       % (label, r["iops"], r["lat_us"]["p50"], r["lat_us"]["p99"], r["lat_us"]["p999"], r["lat_us"].get("max", float("nan")), ticks * 1e6 / hz / n, cs / n,
          r["iops"] * span / entries if entries > 0 else float("nan"), sys.argv[10], open("/proc/loadavg").read().split()[0],
          int(sys.argv[11]) / 1024 / n))
