@@ -38,15 +38,18 @@ final class SnapshotCopyThread {
         return done;
     }
 
-    /** What {@code done} made; a failure, or an interrupt of the waiting thread, as {@link IllegalStateException}. */
-    static <T> T await(CompletableFuture<T> done, String what) {
+    /**
+     * What {@code done} made; a failure, or an interrupt of the waiting thread, as {@link
+     * IllegalStateException} whose message starts with {@code failure}.
+     */
+    static <T> T await(CompletableFuture<T> done, String failure) {
         try {
             return done.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for " + what, e);
+            throw new IllegalStateException(failure + ": interrupted while waiting for it", e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("could not " + what + ": " + e.getCause(), e.getCause());
+            throw new IllegalStateException(failure + ": " + e.getCause(), e.getCause());
         }
     }
 

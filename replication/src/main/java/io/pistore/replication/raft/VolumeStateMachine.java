@@ -553,14 +553,14 @@ public final class VolumeStateMachine extends BaseStateMachine {
      * or fails; the caller tries again.
      */
     private org.apache.ratis.statemachine.impl.FileListSnapshotInfo copyOnDemand(OnDemandSnapshot s) {
-        String what = "volume " + files.name() + ": replica " + getId() + " copy the snapshot at index " + s.getIndex();
+        String what = "volume " + files.name() + ": replica " + getId() + " could not copy the snapshot at index " + s.getIndex();
         java.util.concurrent.CompletableFuture<org.apache.ratis.statemachine.impl.FileListSnapshotInfo> done;
         if (!leading()) { // only a leader ships; a follower that names its snapshot in an error copies nothing
-            throw new IllegalStateException("cannot " + what + ": it does not lead");
+            throw new IllegalStateException(what + ": it does not lead");
         }
         synchronized (this) {
             if (isCopying() || getLifeCycleState() != LifeCycle.State.RUNNING) {
-                throw new IllegalStateException("cannot " + what + " now: " + (isCopying() ? "a copy is under way" : getLifeCycleState()));
+                throw new IllegalStateException(what + " now: " + (isCopying() ? "a copy is under way" : getLifeCycleState()));
             }
             done = copy.start("pistore-snapshot-" + files.name() + "-" + getId() + "-shipped",
                     () -> storage.copyInto(s, files, () -> applyingIndex));

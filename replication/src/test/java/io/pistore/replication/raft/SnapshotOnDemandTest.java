@@ -205,11 +205,12 @@ class SnapshotOnDemandTest {
     }
 
     /**
-     * A volume grown after the snapshot the follower gets, before its copy is made: the copy holds
-     * the new size, the follower applies the growth again over it (nothing to do) and ends equal.
+     * A volume grown while the copy for a follower is under way: the growth cancels the copy (it
+     * never waits on it), the appender asks again, and the second copy, of the grown volume, restores
+     * the follower, which applies the growth again over it (nothing to do) and ends equal.
      */
     @Test
-    void aCopyMadeAfterAGrowthHoldsTheNewSizeAndTheFollowerEndsEqual() throws Exception {
+    void aGrowthCancelsACopyUnderWayAndTheNextCopyHoldsTheNewSize() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS, SETTINGS);
         int l = peers.leader();
         int f = (l + 1) % 3;
@@ -227,14 +228,26 @@ class SnapshotOnDemandTest {
                     return false;
                 }
             }, "the leader to purge its log past index " + had);
-            VolumeStateMachine sm = (VolumeStateMachine) leader.server().getDivision(ReplicaPeers.groupId(NAME)).getStateMachine();
-            long snapshotAt = sm.getLatestSnapshot().getIndex();
-            s.volume.grow(2 * BLOCKS); // no entry after it yet: the newest snapshot is from before the growth
-            assertEquals(snapshotAt, sm.getLatestSnapshot().getIndex(), "the newest snapshot is still the one before the growth");
+            AtomicInteger copies = new AtomicInteger();
+            AtomicInteger cancelled = new AtomicInteger();
+            VolumeSnapshots.betweenCopies = files -> {
+                if (copies.incrementAndGet() == 1) {
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        cancelled.incrementAndGet();
+                        throw new IllegalStateException("copy cancelled");
+                    }
+                }
+            };
             peers.restart(f);
             String fid = ThreePeers.id(f);
+            ThreePeers.await(() -> copies.get() == 1, "the leader to start copying its snapshot for " + fid);
+            s.volume.grow(2 * BLOCKS);
+            ThreePeers.await(() -> cancelled.get() == 1, "the growth to cancel the copy under way");
             ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid + " restored from the snapshot")),
-                    fid + " to be restored");
+                    fid + " to be restored from the next copy");
+            assertEquals(2, copies.get(), "copied again once");
             ThreePeers.await(() -> peers.node(f).replica(NAME).blockCount() == 2 * BLOCKS, fid + " to hold the new size");
             AcknowledgedRuns.write(s, random, FORMAT, 2 * BLOCKS, WRITE_BLOCKS, 6, acked);
             ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, 2 * BLOCKS, acked);
