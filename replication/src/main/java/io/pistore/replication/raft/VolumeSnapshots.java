@@ -239,13 +239,7 @@ final class VolumeSnapshots implements StateMachineStorage {
      */
     FileListSnapshotInfo take(TermIndex ti, ReplicaFiles replica, byte[] fences, byte[] shared,
             java.util.function.LongSupplier applying) throws IOException {
-        String name = "snapshot." + ti.getTerm() + "_" + ti.getIndex();
-        Path d = dir.toPath();
-        Path tmp = d.resolve(TMP_PREFIX + name);
-        if (Files.exists(tmp)) {
-            FileUtils.deleteFully(tmp);
-        }
-        PrivateFiles.createDirectories(tmp);
+        Path tmp = freshTmp(ti);
         try {
             replica.copyHomeFile(false, tmp.resolve(DATA));
             betweenCopies.accept(replica);
@@ -267,6 +261,16 @@ final class VolumeSnapshots implements StateMachineStorage {
             throw e;
         }
         return rename(tmp, ti);
+    }
+
+    /** An empty {@code tmp.} directory for the snapshot at {@code ti} (one left there is deleted first). */
+    private Path freshTmp(TermIndex ti) throws IOException {
+        Path tmp = dir.toPath().resolve(TMP_PREFIX + "snapshot." + ti.getTerm() + "_" + ti.getIndex());
+        if (Files.exists(tmp)) {
+            FileUtils.deleteFully(tmp);
+        }
+        PrivateFiles.createDirectories(tmp);
+        return tmp;
     }
 
     /**
@@ -296,13 +300,7 @@ final class VolumeSnapshots implements StateMachineStorage {
      * the older snapshots go. Returns the newest snapshot.
      */
     FileListSnapshotInfo takeOnDemand(TermIndex ti, byte[] fences, byte[] shared) throws IOException {
-        String name = "snapshot." + ti.getTerm() + "_" + ti.getIndex();
-        Path d = dir.toPath();
-        Path tmp = d.resolve(TMP_PREFIX + name);
-        if (Files.exists(tmp)) {
-            FileUtils.deleteFully(tmp);
-        }
-        PrivateFiles.createDirectories(tmp);
+        Path tmp = freshTmp(ti);
         PrivateFiles.writeForced(tmp.resolve(WriteFences.FILE), fences);
         PrivateFiles.writeForced(tmp.resolve(ReplicaSharedState.FILE), shared);
         PrivateFiles.writeForced(tmp.resolve(ON_DEMAND), "made when shipped\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));

@@ -79,6 +79,25 @@ class SnapshotOnDemandTest {
         }
     }
 
+    /**
+     * Writes through {@code leader}, then stops follower {@code f} and writes on until the leader
+     * purged its log past what {@code f} holds: it can only catch up from a snapshot.
+     */
+    private void stopPastThePurge(ServedVolume s, ReplicaNode leader, int f) throws Exception {
+        AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
+        peers.awaitConverged();
+        long had = peers.node(f).appliedIndex(NAME);
+        peers.stop(f);
+        ThreePeers.await(() -> {
+            try {
+                AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
+                return ReplicaCompare.logStart(leader, NAME) > had + 1;
+            } catch (Exception e) {
+                return false;
+            }
+        }, "the leader to purge its log past index " + had);
+    }
+
     @Test
     void aSnapshotHoldsNoCopyUntilAFollowerNeedsOneWhichWaitsForItWithoutLosingItsLeader() throws Exception {
         peers = ThreePeers.start(dir, NAME, FORMAT, BLOCKS, SETTINGS);
@@ -86,18 +105,7 @@ class SnapshotOnDemandTest {
         int f = (l + 1) % 3;
         ReplicaNode leader = peers.node(l);
         try (ServedVolume s = new ServedVolume(leader, NAME)) {
-            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
-            peers.awaitConverged();
-            long had = peers.node(f).appliedIndex(NAME);
-            peers.stop(f);
-            ThreePeers.await(() -> {
-                try {
-                    AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
-                    return ReplicaCompare.logStart(leader, NAME) > had + 1;
-                } catch (Exception e) {
-                    return false;
-                }
-            }, "the leader to purge its log past index " + had);
+            stopPastThePurge(s, leader, f);
             for (int i = 0; i < 3; i++) {
                 if (i == f) {
                     continue;
@@ -165,19 +173,7 @@ class SnapshotOnDemandTest {
         int f = (l + 1) % 3;
         int o = (l + 2) % 3;
         try (ServedVolume s = new ServedVolume(peers.node(l), NAME)) {
-            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
-            peers.awaitConverged();
-            long had = peers.node(f).appliedIndex(NAME);
-            peers.stop(f);
-            ReplicaNode leader = peers.node(l);
-            ThreePeers.await(() -> {
-                try {
-                    AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
-                    return ReplicaCompare.logStart(leader, NAME) > had + 1;
-                } catch (Exception e) {
-                    return false;
-                }
-            }, "the leader to purge its log past index " + had);
+            stopPastThePurge(s, peers.node(l), f);
         }
         peers.awaitConverged();
         peers.stop(l, o);
@@ -216,18 +212,7 @@ class SnapshotOnDemandTest {
         int f = (l + 1) % 3;
         ReplicaNode leader = peers.node(l);
         try (ServedVolume s = new ServedVolume(leader, NAME)) {
-            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
-            peers.awaitConverged();
-            long had = peers.node(f).appliedIndex(NAME);
-            peers.stop(f);
-            ThreePeers.await(() -> {
-                try {
-                    AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 1, acked);
-                    return ReplicaCompare.logStart(leader, NAME) > had + 1;
-                } catch (Exception e) {
-                    return false;
-                }
-            }, "the leader to purge its log past index " + had);
+            stopPastThePurge(s, leader, f);
             AtomicInteger copies = new AtomicInteger();
             AtomicInteger cancelled = new AtomicInteger();
             VolumeSnapshots.betweenCopies = files -> {
