@@ -13,6 +13,7 @@ import io.pistore.replication.ReplicationSettings;
 import io.pistore.replication.ServedVolume;
 import io.pistore.replication.ThreePeers;
 import io.pistore.replication.node.ReplicaNode;
+import io.pistore.testkit.Eventually;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,19 +131,16 @@ class SnapshotOnDemandTest {
             String lid = leader.id();
             peers.restart(f);
             ThreePeers.await(() -> copies.get() == 1, "the leader to start copying its snapshot for " + ThreePeers.id(f));
-            // While the copy is held, the follower keeps hearing from its leader: it never starts an
-            // election (its leader stays known), for five of its longest election timeouts.
-            var division = peers.node(f).server().getDivision(ReplicaPeers.groupId(NAME));
-            long term = division.getInfo().getCurrentTerm();
-            long until = System.nanoTime() + 5 * java.time.Duration.ofMillis(600).toNanos(); // ThreePeers: 300-600 ms
-            int samples = 0;
-            while (System.nanoTime() < until) {
-                assertEquals(lid, String.valueOf(division.getInfo().getLeaderId()),
-                        "the waiting follower's leader, " + (samples * 10) + " ms into the copy");
-                assertEquals(term, division.getInfo().getCurrentTerm(), "no election while the copy is made");
-                samples++;
-                Thread.sleep(10); // not a synchronisation: samples a window in which nothing may change
-            }
+            // While the copy is held, the follower keeps hearing from its leader: its leader and term
+            // stay as they are for five of its longest election timeouts (without heartbeats it has
+            // no leader, and would start elections).
+            var info = peers.node(f).server().getDivision(ReplicaPeers.groupId(NAME)).getInfo();
+            long term = peers.node(l).server().getDivision(ReplicaPeers.groupId(NAME)).getInfo().getCurrentTerm();
+            List<Object> held = Eventually.steady("the waiting follower's leader and term to stay for five election timeouts",
+                    java.time.Duration.ofMillis(5 * 600), java.time.Duration.ofSeconds(30), // ThreePeers: elections after 300-600 ms
+                    () -> List.of(String.valueOf(info.getLeaderId()), info.getCurrentTerm()));
+            assertEquals(List.of(lid, term), held, "the follower keeps its leader and term while the copy is made");
+            assertEquals(1, copies.get(), "the copy was held all along");
             AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 3, acked); // a quorum of two goes on
             release.countDown();
             String fid = ThreePeers.id(f);
