@@ -117,6 +117,9 @@ public final class ReplicationSettings {
         this.membershipTimeout = membershipTimeout;
     }
 
+    /** How far ahead a log segment is filled with zeros ({@code raft.server.log.preallocated.size}). */
+    static final SizeInBytes PREALLOCATED = SizeInBytes.valueOf("64KB");
+
     /**
      * The fewest entries between two snapshots, and the purge gap: every snapshot can purge. A snapshot
      * is led by the data applied, not by entries: one of 128 KiB writes can hold 2 MiB, so a count of
@@ -365,6 +368,11 @@ public final class ReplicationSettings {
         RaftServerConfigKeys.Log.setWriteBufferSize(p, WRITE_BUFFER);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(dataBesideIn(storage) ? besideSegmentBytes()
                 : segmentBytes > 0 ? segmentBytes : 2 * ENTRY_MAX.getSize()));
+        // A segment is extended by zeros at most 64 KiB ahead (Ratis's default is 4 MiB): on a disk the
+        // zeros reach it at the next forcing, before entries overwrite them, so a far preallocation
+        // writes the log twice; an entry larger than that is preallocated exactly, and one write at a
+        // time still finds its room filled (no size change to commit at each forcing).
+        RaftServerConfigKeys.Log.setPreallocatedSize(p, PREALLOCATED);
         // No commit-index records in the log: Ratis appends one to every peer's log each time the
         // commit index moves, which took half the log's entries under writes (each one more append,
         // flush and apply round on every peer). A restarted peer learns the commit index from its

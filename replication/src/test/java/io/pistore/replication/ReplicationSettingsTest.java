@@ -87,6 +87,13 @@ class ReplicationSettingsTest {
     }
 
     @Test
+    void aLogSegmentIsFilledWithZerosAtMost64KiBAhead() {
+        RaftProperties p = ReplicationSettings.defaults().server("127.0.0.1", 0, java.nio.file.Path.of("unused"));
+        assertEquals(64L << 10, RaftServerConfigKeys.Log.preallocatedSize(p).getSize(),
+                "Ratis's 4 MiB of zeros ahead reached a disk before the entries overwrote them");
+    }
+
+    @Test
     void theServersPropertiesCarryTheOverride() {
         String key = ReplicationSettings.RATIS_PROPERTY_PREFIX + "raft.server.log.force.sync.num";
         String before = System.getProperty(key);
