@@ -36,11 +36,6 @@ final class OnDemandSnapshot extends FileListSnapshotInfo {
         return super.getFiles();
     }
 
-    /** Whether the copy was made through this object. */
-    boolean copied() {
-        return copied != null;
-    }
-
     /**
      * The files to ship, the volume's copy first: made at the first call (which waits for the copy,
      * as does a call made meanwhile). A copy that fails or is cancelled throws {@link

@@ -1,5 +1,6 @@
 package io.pistore.replication.raft;
 
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -10,11 +11,6 @@ import java.util.concurrent.ExecutionException;
  * copy. The caller decides under its own lock whether a copy may start.
  */
 final class SnapshotCopyThread {
-    /** A copy's work: what it made, or a failure. */
-    interface Copy<T> {
-        T run() throws Exception;
-    }
-
     private Thread copying; // guarded by this
 
     /** Whether a copy is under way. */
@@ -23,11 +19,11 @@ final class SnapshotCopyThread {
     }
 
     /** Starts {@code copy} on a thread named {@code name}; what it makes or throws goes to the future. */
-    synchronized <T> CompletableFuture<T> start(String name, Copy<T> copy) {
+    synchronized <T> CompletableFuture<T> start(String name, Callable<T> copy) {
         CompletableFuture<T> done = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                done.complete(copy.run());
+                done.complete(copy.call());
             } catch (Exception | Error e) {
                 done.completeExceptionally(e);
             }

@@ -241,17 +241,8 @@ final class VolumeSnapshots implements StateMachineStorage {
             java.util.function.LongSupplier applying) throws IOException {
         Path tmp = freshTmp(ti);
         try {
-            replica.copyHomeFile(false, tmp.resolve(DATA));
-            betweenCopies.accept(replica);
-            if (replica.hasMetadata()) {
-                replica.copyHomeFile(true, tmp.resolve(META));
-            }
-            // Read after the copies: an entry whose writes the copies may hold had started by then.
-            long settled = Math.max(ti.getIndex(), applying.getAsLong());
-            PrivateFiles.writeForced(tmp.resolve(WriteFences.FILE), fences);
-            PrivateFiles.writeForced(tmp.resolve(ReplicaSharedState.FILE), shared);
-            PrivateFiles.writeForced(tmp.resolve(SETTLED), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            ReplicaFiles.forceDirectory(tmp);
+            copyHome(replica, tmp, "", ti.getIndex(), applying);
+            writeSmall(tmp, fences, shared);
         } catch (IOException | RuntimeException e) {
             try {
                 FileUtils.deleteFully(tmp); // a part copy holds up to a volume's size until the next start otherwise
@@ -301,11 +292,33 @@ final class VolumeSnapshots implements StateMachineStorage {
      */
     FileListSnapshotInfo takeOnDemand(TermIndex ti, byte[] fences, byte[] shared) throws IOException {
         Path tmp = freshTmp(ti);
-        PrivateFiles.writeForced(tmp.resolve(WriteFences.FILE), fences);
-        PrivateFiles.writeForced(tmp.resolve(ReplicaSharedState.FILE), shared);
         PrivateFiles.writeForced(tmp.resolve(ON_DEMAND), "made when shipped\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        ReplicaFiles.forceDirectory(tmp);
+        writeSmall(tmp, fences, shared);
         return rename(tmp, ti);
+    }
+
+    /**
+     * Copies the replica's home files into {@code into} as {@code data} and {@code meta} (each name with
+     * {@code suffix}) while entries go on being applied, then writes, forced, the index the copies are
+     * whole at: what {@code applying} gives once they are done (an entry whose writes they may hold had
+     * started by then), at least {@code index}.
+     */
+    private static void copyHome(ReplicaFiles replica, Path into, String suffix, long index,
+            java.util.function.LongSupplier applying) throws IOException {
+        replica.copyHomeFile(false, into.resolve(DATA + suffix));
+        betweenCopies.accept(replica);
+        if (replica.hasMetadata()) {
+            replica.copyHomeFile(true, into.resolve(META + suffix));
+        }
+        long settled = Math.max(index, applying.getAsLong());
+        PrivateFiles.writeForced(into.resolve(SETTLED + suffix), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** Writes, forced, a snapshot's fence table and shared state into {@code into}, and forces the directory. */
+    private static void writeSmall(Path into, byte[] fences, byte[] shared) throws IOException {
+        PrivateFiles.writeForced(into.resolve(WriteFences.FILE), fences);
+        PrivateFiles.writeForced(into.resolve(ReplicaSharedState.FILE), shared);
+        ReplicaFiles.forceDirectory(into);
     }
 
     /**
@@ -320,13 +333,7 @@ final class VolumeSnapshots implements StateMachineStorage {
         Path d = s.dir();
         try {
             dropPartCopy(d);
-            replica.copyHomeFile(false, d.resolve(DATA + PART));
-            betweenCopies.accept(replica);
-            if (replica.hasMetadata()) {
-                replica.copyHomeFile(true, d.resolve(META + PART));
-            }
-            long settled = Math.max(s.getIndex(), applying.getAsLong()); // read after the copies, as in take
-            PrivateFiles.writeForced(d.resolve(SETTLED + PART), ("index " + settled + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            copyHome(replica, d, PART, s.getIndex(), applying);
             for (String n : List.of(DATA, META, SETTLED)) {
                 if (Files.exists(d.resolve(n + PART))) {
                     Files.move(d.resolve(n + PART), d.resolve(n), StandardCopyOption.ATOMIC_MOVE);

@@ -206,7 +206,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     /** Ratis pauses the state machine while a snapshot from the leader is written beside it. */
     @Override
     public synchronized void pause() {
-        endCopy(true); // the files it copies are about to be replaced
+        copy.end(true); // the files it copies are about to be replaced
         restores.incrementAndGet();
         if (getLifeCycleState() == LifeCycle.State.RUNNING) {
             getLifeCycle().transition(LifeCycle.State.PAUSING);
@@ -217,7 +217,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
     /** A snapshot from the leader is installed: the replica is restored from it, then follows the log after it. */
     @Override
     public synchronized void reinitialize() throws IOException {
-        endCopy(true);
+        copy.end(true);
         restores.incrementAndGet();
         load();
         TermIndex at = getLastAppliedTermIndex();
@@ -397,7 +397,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
             boolean batch = checked ? ((CheckedOnEntry) trx.getStateMachineContext()).batch()
                     : ReplicaCommand.isBatch(data);
             if (entry.getIndex() > skipUpTo && commands.stream().anyMatch(c -> c.op == ReplicaCommand.Op.RESIZE)) {
-                endCopy(true); // a copy of files about to grow would hold parts of both sizes
+                copy.end(true); // a copy of files about to grow would hold parts of both sizes
             }
             if (entry.getIndex() <= skipUpTo) {
                 // In the replica's files before it restarted: done then, not again (a block that rotted
@@ -578,11 +578,6 @@ public final class VolumeStateMachine extends BaseStateMachine {
         }
     }
 
-    /** Waits for the snapshot copy under way, if any, to end; {@code cancel} interrupts it first (it deletes its part copy). */
-    private void endCopy(boolean cancel) {
-        copy.end(cancel);
-    }
-
     /** Drops the entry data of entries Ratis purged from its log (whole files only). */
     private void dropPurgedData() {
         try {
@@ -678,7 +673,7 @@ public final class VolumeStateMachine extends BaseStateMachine {
      */
     @Override
     public void close() throws IOException {
-        endCopy(true); // the record moved when it started: a stop loses only the copy
+        copy.end(true); // the record moved when it started: a stop loses only the copy
         try {
             TermIndex last = getLastAppliedTermIndex();
             if (!removed && firstFailedApply < 0 && last != null && last.getIndex() > files.heldIndex()) {

@@ -74,6 +74,31 @@ class SnapshotOnDemandTest {
         }
     }
 
+    /** A peer's newest snapshot directory. */
+    private static Path newest(Path peerDir) throws IOException {
+        List<Path> all = snapshots(peerDir);
+        return all.get(all.size() - 1);
+    }
+
+    /**
+     * Waits for follower {@code f} to be restored from a snapshot, and checks that {@code leader} said
+     * it copied one to ship it and that {@code f} equals it.
+     */
+    private void restoredFromACopy(ReplicaNode leader, int f) throws Exception {
+        String fid = ThreePeers.id(f);
+        ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid + " restored from the snapshot")),
+                fid + " to be restored from a copy made for it");
+        assertTrue(peers.log.stream().anyMatch(x -> x.contains("replica " + leader.id() + " copied the snapshot at index")),
+                "the leader says it copied its snapshot to ship it");
+        ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
+    }
+
+    /** {@code writes} more writes through {@code leader}, after which follower {@code f} still equals it. */
+    private void equalAfterMoreWrites(ServedVolume s, ReplicaNode leader, int f, int writes) throws Exception {
+        AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, writes, acked);
+        ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
+    }
+
     private static List<String> names(Path d) throws IOException {
         try (Stream<Path> s = Files.list(d)) {
             return s.map(p -> p.getFileName().toString()).sorted().toList();
@@ -143,18 +168,12 @@ class SnapshotOnDemandTest {
             assertEquals(1, copies.get(), "the copy was held all along");
             AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 3, acked); // a quorum of two goes on
             release.countDown();
-            String fid = ThreePeers.id(f);
-            ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid + " restored from the snapshot")),
-                    fid + " to be restored from the copy made for it");
-            assertTrue(peers.log.stream().anyMatch(x -> x.contains("replica " + lid + " copied the snapshot at index")),
-                    "the leader says it copied its snapshot to ship it");
+            restoredFromACopy(leader, f);
             assertEquals(1, copies.get(), "one copy made");
-            Path shipped = snapshots(peers.dir(l)).get(snapshots(peers.dir(l)).size() - 1);
+            Path shipped = newest(peers.dir(l));
             assertTrue(names(shipped).contains(VolumeSnapshots.DATA) && !names(shipped).contains(VolumeSnapshots.ON_DEMAND),
                     "the shipped snapshot holds its copy now: " + names(shipped));
-            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
-            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 5, acked);
-            ReplicaCompare.assertSameAsLeader(leader, peers.node(f), NAME, FORMAT, BLOCKS, acked);
+            equalAfterMoreWrites(s, leader, f, 5);
         }
         ReplicaCompare.assertScrubClean(NAME, BLOCKS, peers.peerList(), SETTINGS, peers.log::add);
     }
@@ -180,20 +199,14 @@ class SnapshotOnDemandTest {
         int n = peers.leader();
         assertTrue(peers.log.stream().noneMatch(x -> x.contains("restored from the snapshot")), "nothing restored at start");
         for (int i : new int[] {l, o}) {
-            assertTrue(names(snapshots(peers.dir(i)).get(snapshots(peers.dir(i)).size() - 1)).contains(VolumeSnapshots.ON_DEMAND),
+            assertTrue(names(newest(peers.dir(i))).contains(VolumeSnapshots.ON_DEMAND),
                     ThreePeers.id(i) + " started on a snapshot without a copy");
         }
         ReplicaNode now = peers.node(n);
         try (ServedVolume s = new ServedVolume(now, NAME)) {
             peers.restart(f);
-            String fid = ThreePeers.id(f);
-            ThreePeers.await(() -> peers.log.stream().anyMatch(x -> x.contains("replica " + fid + " restored from the snapshot")),
-                    fid + " to be restored from a copy made after the restart");
-            assertTrue(peers.log.stream().anyMatch(x -> x.contains("replica " + now.id() + " copied the snapshot at index")),
-                    "the leader copied the snapshot it started on");
-            ReplicaCompare.assertSameAsLeader(now, peers.node(f), NAME, FORMAT, BLOCKS, acked);
-            AcknowledgedRuns.write(s, random, FORMAT, BLOCKS, WRITE_BLOCKS, 4, acked);
-            ReplicaCompare.assertSameAsLeader(now, peers.node(f), NAME, FORMAT, BLOCKS, acked);
+            restoredFromACopy(now, f);
+            equalAfterMoreWrites(s, now, f, 4);
         }
         ReplicaCompare.assertScrubClean(NAME, BLOCKS, peers.peerList(), SETTINGS, peers.log::add);
     }
