@@ -22,7 +22,8 @@ probe="$(mktemp -d)"
 trap 'rm -rf "$probe"' EXIT
 for b in "${builds[@]}"; do "$b/pistore" --help > /dev/null; done
 javac -d "$probe" -cp "${builds[0]}/app/target/lib/*" \
-    "$root/engine/src/test/java/io/pistore/engine/volume/JournalCpuProbe.java"
+    "$root/engine/src/test/java/io/pistore/engine/volume/JournalCpuProbe.java" \
+    "$root/testkit/src/main/java/io/pistore/testkit/TestFiles.java" # the probe's clean-up
 for d in "${dirs[@]}"; do
   fs="$(df -T "$d" | awk 'NR == 2 { print $2 }')"
   for ((i = 0; i < rounds; i++)); do

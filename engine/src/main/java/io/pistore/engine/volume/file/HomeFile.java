@@ -13,8 +13,8 @@ import java.nio.MappedByteBuffer;
  * in that fault, which costs more than the system call it saves. So the first write to each page
  * since open is positional (the kernel allocates the page without a fault) and later ones go through
  * the mapping, whatever their size: a store into a hole of a full tmpfs faults with SIGBUS, which the
- * JVM may report later, past any handler. (Volumes on tmpfs write through, so only recovery and a
- * heal write home here.) Figures: docs/history.md#crash-atomic-file-volumes.
+ * JVM may report later, past any handler. (Volumes on tmpfs write through, {@link #writeShared}, so
+ * only recovery and a heal write home here.) Figures: docs/history.md#crash-atomic-file-volumes.
  * Only checkpoints and recovery call {@link #write}, one at a time (each checkpoint waits for the one
  * before it), so it is not thread-safe; {@link #writeShared} is, for volumes whose writers write
  * their home blocks themselves (FileVolume's write-through mode).
@@ -105,22 +105,23 @@ final class HomeFile {
     /**
      * As {@link #writePositional}, for the same writers, but only the first write to a page since
      * open is positional (the kernel allocates a page never written without a fault); later ones
-     * store through the mapping, whatever their size. For the metadata file: under random 4 KiB
-     * writes its few pages are all written within the first thousands of writes, and a store of 8
-     * bytes into its mapping costs far less than a {@code pwrite} of them. Not for the data file:
-     * there a random write's page was mostly written once before, if at all, and the fault that maps
-     * it in on the second write costs more than the {@code pwrite} it saves
-     * (docs/history.md#crash-atomic-file-volumes). A {@link #sync} there runs with every block lock held, so after them all; the page bits
-     * and mappings are set atomically, and a page marked by a writer whose positional write has not
-     * landed yet only takes a store of another block beside it through the mapping.
+     * store through the mapping, whatever their size: a store costs a copy, a {@code pwrite} a system
+     * call and a page-cache lookup as well, and each page's mapping faults in once, on its second
+     * write. Both home files: the metadata file's few pages are all written within the first
+     * thousands of random writes; the data file's over the volume's life. A {@link #sync} there runs
+     * with every block lock held, so after them all. A page is marked only once a positional write
+     * to it landed, so no store ever reaches a hole (a failed write may have left one); until then
+     * writers of other blocks in the page (blocks smaller than a page) write positionally too. The
+     * page bits and mappings are set atomically.
      */
     void writeShared(ByteBuffer src, long pos) throws IOException {
         if (coding != null) {
             src = coding.encoded(src, pos);
         }
         int len = src.remaining();
-        if (!mappable || len == 0 || !markPagesShared(pos, len)) {
+        if (!mappable || len == 0 || !pagesSharedWritten(pos, len)) {
             rawPositional(src, pos);
+            markPagesShared(pos, len); // only once it landed: a write that failed (tmpfs full) may have left a hole
             return;
         }
         while (src.hasRemaining()) {
@@ -157,18 +158,21 @@ final class HomeFile {
         return n;
     }
 
-    /** Whether every page of {@code [pos, pos + len)} was written since open; marks them written, atomically. */
-    private boolean markPagesShared(long pos, int len) {
-        boolean all = true;
+    /** {@link #pagesWritten}, for several writers at once. */
+    private boolean pagesSharedWritten(long pos, int len) {
         for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
-            int i = (int) (p >>> 6);
-            long bit = 1L << (p & 63);
-            if (((long) BITS.getAcquire(pagesWritten, i) & bit) == 0) {
-                BITS.getAndBitwiseOr(pagesWritten, i, bit);
-                all = false;
+            if (((long) BITS.getAcquire(pagesWritten, (int) (p >>> 6)) & (1L << (p & 63))) == 0) {
+                return false;
             }
         }
-        return all;
+        return true;
+    }
+
+    /** {@link #markPagesWritten}, for several writers at once (atomically). */
+    private void markPagesShared(long pos, int len) {
+        for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
+            BITS.getAndBitwiseOr(pagesWritten, (int) (p >>> 6), 1L << (p & 63));
+        }
     }
 
     /** {@link #map}, for several writers at once. */

@@ -62,14 +62,14 @@ final class HomeWriter {
         int mlen = blocks * ms;
         ByteBuffer p = journal.payloadView(a, dlen + mlen);
         if (p != null) {
-            homeData.writePositional(p.duplicate().limit(dlen), lba * ds);
+            homeData.writeShared(p.duplicate().limit(dlen), lba * ds);
             if (homeMeta != null) {
                 homeMeta.writeShared(p.duplicate().limit(dlen + mlen).position(dlen), lba * ms);
             }
         } else {
-            writeFrom(homeData, dataIn, dlen, lba * ds, false);
+            writeFrom(homeData, dataIn, dlen, lba * ds);
             if (homeMeta != null) {
-                writeFrom(homeMeta, metaIn, mlen, lba * ms, true);
+                writeFrom(homeMeta, metaIn, mlen, lba * ms);
             }
         }
     }
@@ -96,18 +96,13 @@ final class HomeWriter {
     }
 
     /** Writes {@code len} bytes of {@code src} at {@code pos} through this thread's direct scratch buffer. */
-    private static void writeFrom(HomeFile home, ScatterList src, int len, long pos, boolean shared)
-            throws IOException {
+    private static void writeFrom(HomeFile home, ScatterList src, int len, long pos) throws IOException {
         int done = 0;
         while (done < len) {
             int n = Math.min(len - done, ZERO_CHUNK);
             ByteBuffer b = VolumeReader.scratch(n);
             src.read(done, b, 0, n);
-            if (shared) {
-                home.writeShared(b.limit(n).position(0), pos + done);
-            } else {
-                home.writePositional(b.limit(n).position(0), pos + done);
-            }
+            home.writeShared(b.limit(n).position(0), pos + done);
             done += n;
         }
     }
