@@ -4,11 +4,13 @@ import io.pistore.engine.volume.PrivateFiles;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -28,12 +30,23 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * caller makes a record durable ({@link #force}) before the Raft log may name its entry, so a torn
  * record is never one the log holds.
  *
+ * <p>Where the directory is in memory (tmpfs, ramfs), a file whose records were all dropped is kept,
+ * renamed {@code spare-N} and mapped, for a new segment to take ({@link #MOST_SPARES} at most): its
+ * pages are there, so an append is a copy into the mapping, with no system call and no page to
+ * allocate. Its old records stay behind the new ones: a record counts only while the indexes rise
+ * from the one the file is named by, so the first old record ends the file at open. Into a mapping
+ * the record's bytes go first and its header last, so a record cut short by a crash has the header
+ * that was there (an old record's, or zeros) and ends the file there too.
+ *
  * <p>Thread-safe: every method holds this object's monitor (appends come from Ratis's appending
  * thread, reads from its appenders, truncation from its log worker; each is short).
  */
 final class EntryDataLog implements Closeable {
     static final String DIR = "entry-data";
     private static final String PREFIX = "data-";
+    private static final String SPARE = "spare-";
+    /** At most this many emptied files are kept for reuse (in memory: each holds a segment's pages). */
+    static final int MOST_SPARES = 16;
     private static final int MAGIC = 0x50494544; // "PIED"
     private static final int RECORD_HEADER = 20;
     /** A segment is closed and a new one started once it holds this many bytes. */
@@ -46,6 +59,22 @@ final class EntryDataLog implements Closeable {
     private static final int KEPT_BUFFER = 4 << 20;
     /** A file was created since the directory was last forced. */
     private boolean newFiles;
+    /** Whether emptied files are kept for reuse: the directory is in memory. */
+    private final boolean reuse;
+    /** Emptied files, mapped, for new segments to take (only where {@link #reuse}). */
+    private final ArrayDeque<Segment> spares = new ArrayDeque<>();
+    private long sparesMade;
+    private long sparesTaken;
+    /**
+     * Maps a new spare's pages in, on a daemon thread of its own: a store into a page not yet in a
+     * mapping faults, once per page, on the appending thread; touching the pages ahead maps them in
+     * sixteen at a time, off that path. Only reads: appends may store into the mapping meanwhile.
+     */
+    private static final java.util.concurrent.Executor PREFAULT = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "pistore-entry-data-prefault");
+        t.setDaemon(true);
+        return t;
+    });
 
     /** One file: its records' indexes and offsets, in order. */
     private static final class Segment {
@@ -56,6 +85,8 @@ final class EntryDataLog implements Closeable {
         int count;
         long end; // bytes of whole records
         boolean unforced;
+        /** The file's first bytes mapped (a segment's worth), or null: positional writes only. */
+        MappedByteBuffer map;
 
         Segment(Path path, FileChannel channel) {
             this.path = path;
@@ -80,15 +111,27 @@ final class EntryDataLog implements Closeable {
         }
     }
 
-    private EntryDataLog(Path dir, long segmentBytes) {
+    private EntryDataLog(Path dir, long segmentBytes, boolean reuse) {
         this.dir = dir;
         this.segmentBytes = segmentBytes;
+        this.reuse = reuse && segmentBytes <= Integer.MAX_VALUE;
     }
 
     /** Opens (creating it if needed) the directory's log, dropping a torn tail. */
     static EntryDataLog open(Path dir, long segmentBytes) throws IOException {
         PrivateFiles.createDirectories(dir);
-        EntryDataLog log = new EntryDataLog(dir, segmentBytes);
+        return open(dir, segmentBytes, io.pistore.engine.volume.file.FileVolume.inMemory(dir));
+    }
+
+    /** As above; {@code reuse}: emptied files are kept for new segments (tests choose). */
+    static EntryDataLog open(Path dir, long segmentBytes, boolean reuse) throws IOException {
+        PrivateFiles.createDirectories(dir);
+        EntryDataLog log = new EntryDataLog(dir, segmentBytes, reuse);
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, SPARE + "*")) {
+            for (Path f : ds) {
+                Files.delete(f); // kept by a run before for reuse: nothing in it counts
+            }
+        }
         List<Path> files = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, PREFIX + "*")) {
             ds.forEach(files::add);
@@ -102,7 +145,7 @@ final class EntryDataLog implements Closeable {
             }
             FileChannel c = PrivateFiles.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE);
             Segment s = new Segment(f, c);
-            torn = scan(s);
+            torn = scan(s, firstIndexOf(f));
             if (s.count == 0) {
                 c.close();
                 Files.delete(f);
@@ -118,11 +161,11 @@ final class EntryDataLog implements Closeable {
     }
 
     /** Reads a segment's records, truncating it at the first that does not hold; true if it did that. */
-    private static boolean scan(Segment s) throws IOException {
+    private static boolean scan(Segment s, long named) throws IOException {
         long size = s.channel.size();
         long pos = 0;
         ByteBuffer h = ByteBuffer.allocate(RECORD_HEADER);
-        long previous = Long.MIN_VALUE;
+        long previous = named - 1; // the file's first record is of the entry it is named by
         while (pos + RECORD_HEADER <= size) {
             h.clear();
             readFully(s.channel, h, pos);
@@ -211,37 +254,39 @@ final class EntryDataLog implements Closeable {
      */
     synchronized void append(long index, ByteString data, int crc) throws IOException {
         checkOpen();
-        // One contiguous direct buffer per record: a file channel copies each heap piece of a rope
-        // into a temporary direct buffer of its own, and the kernel then copies many small pieces.
-        int want = RECORD_HEADER + data.size();
-        ByteBuffer b = buffer;
-        if (b == null || b.capacity() < want) {
-            b = ByteBuffer.allocateDirect(Math.max(want, 64 << 10));
-        }
-        b.clear().position(RECORD_HEADER);
-        data.copyTo(b);
-        b.flip().position(RECORD_HEADER);
-        int actual = crcOf(b);
+        int actual = crcOf(data);
         if (actual != crc) {
             throw new IOException(String.format("the data of log entry %d fails its checksum (expected %08x,"
                     + " actual %08x)", index, crc, actual));
         }
-        b.position(0);
-        b.putInt(MAGIC).putLong(index).putInt(data.size()).putInt(crc).position(0);
-        buffer = b.capacity() <= KEPT_BUFFER ? b : null;
         if (lastIndex() >= index) {
             truncate(index);
         }
+        int want = RECORD_HEADER + data.size();
         Segment s = segments.isEmpty() ? null : segments.get(segments.size() - 1);
         boolean fresh = s == null || s.end >= segmentBytes;
+        if (fresh && s != null && s.map != null && s.channel.size() > s.end) {
+            // a reused file, full: its old records behind the new ones go, or an open would take
+            // them for a torn tail and drop every file after it (its mapping ends before s.end)
+            s.channel.truncate(s.end);
+        }
         if (fresh) {
             Path f = dir.resolve(PREFIX + index); // a file left by a failed append is started again
-            s = new Segment(f, PrivateFiles.open(f, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.READ, StandardOpenOption.WRITE));
+            s = takeSpare(f);
+            if (s == null) {
+                s = new Segment(f, PrivateFiles.open(f, StandardOpenOption.CREATE,
+                        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            }
         }
+        ByteBuffer header = ByteBuffer.allocate(RECORD_HEADER).putInt(MAGIC).putLong(index).putInt(data.size())
+                .putInt(crc).flip();
         try {
-            while (b.hasRemaining()) {
-                s.channel.write(b, s.end + b.position());
+            if (s.map != null && s.end + want <= s.map.capacity()) {
+                // the bytes, then the header: cut short, the record keeps the header that was there
+                data.copyTo(s.map.duplicate().limit((int) s.end + want).position((int) s.end + RECORD_HEADER));
+                s.map.put((int) s.end, header, 0, RECORD_HEADER);
+            } else {
+                writePositional(s, header, data);
             }
         } catch (IOException e) {
             if (fresh) {
@@ -256,6 +301,76 @@ final class EntryDataLog implements Closeable {
         s.add(index, s.end);
         s.end += want;
         s.unforced = true;
+    }
+
+    /**
+     * Writes a record at the end of {@code s} from one contiguous direct buffer: a file channel copies
+     * each heap piece of a rope into a temporary direct buffer of its own, and the kernel then copies
+     * many small pieces.
+     */
+    private void writePositional(Segment s, ByteBuffer header, ByteString data) throws IOException {
+        int want = RECORD_HEADER + data.size();
+        ByteBuffer b = buffer;
+        if (b == null || b.capacity() < want) {
+            b = ByteBuffer.allocateDirect(Math.max(want, 64 << 10));
+        }
+        b.clear();
+        b.put(header);
+        data.copyTo(b);
+        b.flip();
+        buffer = b.capacity() <= KEPT_BUFFER ? b : null;
+        while (b.hasRemaining()) {
+            s.channel.write(b, s.end + b.position());
+        }
+    }
+
+    /**
+     * A spare file renamed to {@code f}, its first record's header zeroed, or null where none is
+     * kept (or the rename failed: that spare is then deleted).
+     */
+    private Segment takeSpare(Path f) throws IOException {
+        Segment spare = spares.poll();
+        if (spare == null) {
+            return null;
+        }
+        try {
+            Files.move(spare.path, f);
+        } catch (IOException e) {
+            spare.channel.close();
+            Files.deleteIfExists(spare.path);
+            return null;
+        }
+        spare.map.put(0, new byte[RECORD_HEADER]);
+        sparesTaken++;
+        Segment s = new Segment(f, spare.channel);
+        s.map = spare.map;
+        return s;
+    }
+
+    /**
+     * Drops a file whose records are all dropped: where files are reused, a full one is kept as a
+     * spare (its pages [0, segment) were all written, so a store into its mapping allocates nothing
+     * and never meets a hole); otherwise deleted.
+     */
+    private void retire(Segment s) throws IOException {
+        if (reuse && s.end >= segmentBytes && spares.size() < MOST_SPARES) {
+            try {
+                MappedByteBuffer m = s.map != null ? s.map : s.channel.map(FileChannel.MapMode.READ_WRITE, 0, segmentBytes);
+                Path p = dir.resolve(SPARE + sparesMade++);
+                Files.move(s.path, p);
+                Segment spare = new Segment(p, s.channel);
+                spare.map = m;
+                spares.add(spare);
+                if (s.map == null) {
+                    PREFAULT.execute(m::load); // its pages into the mapping ahead of the appends that take it
+                }
+                return;
+            } catch (IOException | UnsupportedOperationException e) {
+                // not kept: deleted below
+            }
+        }
+        s.channel.close();
+        Files.delete(s.path);
     }
 
     /** Makes every record appended so far durable. */
@@ -319,7 +434,14 @@ final class EntryDataLog implements Closeable {
             if (keep < s.count) {
                 s.end = s.offsets[keep];
                 s.count = keep;
-                s.channel.truncate(s.end);
+                if (s.map == null) {
+                    s.channel.truncate(s.end);
+                } else { // a mapped file keeps its length (a store past its end faults): zeros end the records
+                    ByteBuffer zeros = ByteBuffer.allocate(RECORD_HEADER);
+                    while (zeros.hasRemaining()) {
+                        s.channel.write(zeros, s.end + zeros.position());
+                    }
+                }
                 s.unforced = true;
             }
             return;
@@ -331,9 +453,7 @@ final class EntryDataLog implements Closeable {
         checkOpen();
         // the last segment is kept: appends continue in it
         while (segments.size() > 1 && segments.get(0).last() < index) {
-            Segment s = segments.remove(0);
-            s.channel.close();
-            Files.delete(s.path);
+            retire(segments.remove(0));
         }
     }
 
@@ -357,6 +477,16 @@ final class EntryDataLog implements Closeable {
         return segments.size();
     }
 
+    /** How many emptied files are kept for reuse. */
+    synchronized int spares() {
+        return spares.size();
+    }
+
+    /** How many times a new segment took a spare file since open. */
+    synchronized long sparesTaken() {
+        return sparesTaken;
+    }
+
     private void checkOpen() throws IOException {
         if (closed) {
             throw new IOException("the entry data log in " + dir + " is closed");
@@ -378,6 +508,15 @@ final class EntryDataLog implements Closeable {
             }
         }
         segments.clear();
+        for (Segment s : spares) {
+            try {
+                s.channel.close();
+                Files.deleteIfExists(s.path);
+            } catch (IOException e) {
+                first = first == null ? e : first;
+            }
+        }
+        spares.clear();
         if (first != null) {
             throw first;
         }

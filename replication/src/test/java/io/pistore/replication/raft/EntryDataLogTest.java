@@ -23,6 +23,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The entry data log against a plain sorted map of what it must hold, through reopenings, torn tails
@@ -60,11 +62,17 @@ class EntryDataLogTest {
         assertEquals(model.isEmpty() ? -1 : model.lastKey(), log.lastIndex(), "the newest entry");
     }
 
-    @Test
-    void randomAppendsTruncationsDropsAndReopeningsKeepWhatAPlainMapKeeps() throws IOException {
+    /**
+     * Reusing: emptied files are kept mapped and taken by new segments, their old records behind the
+     * new ones; a crash (a second open while the first log still has its files) finds only the new.
+     */
+    @ParameterizedTest(name = "reuse={0}")
+    @ValueSource(booleans = {false, true})
+    void randomAppendsTruncationsDropsAndReopeningsKeepWhatAPlainMapKeeps(boolean reuse) throws IOException {
         Random r = new Random(11);
         TreeMap<Long, ByteString> model = new TreeMap<>();
-        EntryDataLog log = EntryDataLog.open(dir, SEGMENT);
+        EntryDataLog log = EntryDataLog.open(dir, SEGMENT, reuse);
+        long taken = 0;
         long next = 1;
         long dropped = 0; // entries before this may be gone from the log (whole files dropped)
         try {
@@ -99,14 +107,108 @@ class EntryDataLogTest {
                             + ": the oldest left is " + first);
                     model.headMap(first, false).clear(); // whole files go: some before the cut may stay
                 } else if (op < 88) {
-                    log.close();
-                    log = EntryDataLog.open(dir, SEGMENT);
+                    taken += log.sparesTaken();
+                    if (r.nextBoolean()) {
+                        log.close();
+                        log = EntryDataLog.open(dir, SEGMENT, reuse);
+                    } else { // a crash: the files as they are, opened again
+                        EntryDataLog crashed = log;
+                        log = EntryDataLog.open(dir, SEGMENT, reuse);
+                        crashed.close();
+                    }
                 }
                 if (step % 97 == 0) {
                     assertHolds(model, log, next + 2);
                 }
             }
             assertHolds(model, log, next + 2);
+            taken += log.sparesTaken();
+            assertEquals(reuse, taken > 0, "new segments took emptied files: " + taken);
+        } finally {
+            log.close();
+        }
+    }
+
+    /**
+     * A reused file filled with smaller records than it held before: once full, its old records
+     * behind the new ones go, so an open does not take them for a torn tail (which would drop every
+     * file after it).
+     */
+    @Test
+    void aReusedFileFilledWithSmallerRecordsKeepsTheFilesAfterItAtOpen() throws IOException {
+        Random r = new Random(4);
+        TreeMap<Long, ByteString> model = new TreeMap<>();
+        try (EntryDataLog log = EntryDataLog.open(dir, SEGMENT, true)) {
+            for (long i = 1; i <= 27; i++) { // 1 020 bytes a record, nine to a file: three files
+                append(log, i, bytes(r, 1000));
+            }
+            log.dropBefore(19);
+            assertEquals(2, log.spares());
+            for (long i = 28; i <= 50; i++) { // 520 bytes a record, sixteen to a file: two spares taken
+                ByteString d = bytes(r, 500);
+                append(log, i, d);
+                model.put(i, d);
+            }
+            assertEquals(2, log.sparesTaken());
+        }
+        try (EntryDataLog log = EntryDataLog.open(dir, SEGMENT, true)) {
+            assertEquals(50, log.lastIndex(), "the file after the reused one is still there");
+            for (long i = 28; i <= 50; i++) {
+                assertEquals(model.get(i), log.read(i), "entry " + i);
+            }
+        }
+    }
+
+    /**
+     * A record copied into a reused file whose header was not yet stored when the process died: the
+     * header there is an old record's, which ends the file at open; the records before it stay.
+     */
+    @Test
+    void inAReusedFileARecordWithoutItsHeaderEndsTheLogAtOpen() throws IOException {
+        Random r = new Random(9);
+        TreeMap<Long, ByteString> model = new TreeMap<>();
+        EntryDataLog log = EntryDataLog.open(dir, SEGMENT, true);
+        try {
+            for (long i = 1; i <= 30; i++) { // 1 020 bytes a record: nine to a file
+                append(log, i, bytes(r, 1000));
+            }
+            log.dropBefore(20); // the full files before entry 20 become spares
+            assertTrue(log.spares() > 0, "spares kept: " + log.spares());
+            long offset = 0;
+            long i = 31;
+            for (; i <= 45; i++) { // 31 to 36 end the current file; then one takes a spare
+                ByteString d = bytes(r, 1000);
+                append(log, i, d);
+                model.put(i, d);
+                if (log.sparesTaken() > 0) {
+                    offset += 1020;
+                }
+                if (offset == 3 * 1020) {
+                    break;
+                }
+            }
+            assertEquals(1, log.sparesTaken(), "a new file took a spare");
+            Path file = dir.resolve("data-" + (i - 2));
+            assertTrue(Files.exists(file), file + " holds the records since the spare was taken");
+            ByteBuffer old = ByteBuffer.allocate(20);
+            try (FileChannel c = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                ByteString d = bytes(r, 1000);
+                c.read(old, offset);
+                append(log, i + 1, d); // lands at offset: copy the old header back, as a crash would leave it
+                c.write(old.flip(), offset);
+            }
+            assertTrue(old.getInt(0) == 0x50494544, "an old record's header was there");
+        } finally {
+            EntryDataLog crashed = log;
+            log = EntryDataLog.open(dir, SEGMENT, true);
+            crashed.close();
+        }
+        try {
+            for (Long k : model.keySet()) { // 31 to 39: the file before and the reused one
+                assertEquals(model.get(k), log.read(k), "entry " + k);
+            }
+            assertEquals(model.lastKey(), log.lastIndex(), "the record without its header is gone");
+            assertNull(log.read(model.lastKey() + 1));
         } finally {
             log.close();
         }
