@@ -362,7 +362,13 @@ final class EntryDataLog implements Closeable {
                 spare.map = m;
                 spares.add(spare);
                 if (s.map == null) {
-                    PREFAULT.execute(m::load); // its pages into the mapping ahead of the appends that take it
+                    PREFAULT.execute(() -> { // its pages into the mapping ahead of the appends that take it
+                        try {
+                            m.load();
+                        } catch (InternalError e) {
+                            // the file was cut short under the mapping (a restart's open): nothing to map in
+                        }
+                    });
                 }
                 return;
             } catch (IOException | UnsupportedOperationException e) {
