@@ -14,7 +14,8 @@ import java.nio.MappedByteBuffer;
  * since open is positional (the kernel allocates the page without a fault) and later ones go through
  * the mapping, whatever their size: a store into a hole of a full tmpfs faults with SIGBUS, which the
  * JVM may report later, past any handler. (Volumes on tmpfs write through, {@link #writeShared}, so
- * only recovery and a heal write home here.) Figures: docs/history.md#crash-atomic-file-volumes.
+ * only recovery and a heal write home here.) Figures: docs/FORMAT.md#cpu-per-write-on-tmpfs and
+ * docs/history.md#crash-atomic-file-volumes.
  * Only checkpoints and recovery call {@link #write}, one at a time (each checkpoint waits for the one
  * before it), so it is not thread-safe; {@link #writeShared} is, for volumes whose writers write
  * their home blocks themselves (FileVolume's write-through mode).
