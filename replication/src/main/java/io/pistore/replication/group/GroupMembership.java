@@ -333,7 +333,7 @@ public final class GroupMembership {
      * mean that nothing changed: a leader that dies once the joint configuration is committed leaves
      * the change to its successor (which refuses the client's retry as a change in progress), and an
      * answer may come too late. So the change is asked again of whoever leads then, while that one
-     * answers it is still in progress (at most the operation timeout): Ratis answers a change to the
+     * answers it is still in progress, has moved or is not ready (at most the operation timeout): Ratis answers a change to the
      * members it has at once. If that succeeds, the line returned says so; else the first error stands.
      * (A group information answer cannot tell: Ratis 3.2.0 does not send its configuration to clients.)
      */
@@ -359,11 +359,21 @@ public final class GroupMembership {
                 return what + " took effect when asked again; the first request answered: "
                         + failed.getMessage().substring(what.length() + 1);
             }
-            if (!again.getMessage().contains("ReconfigurationInProgress") || System.nanoTime() - end > 0) {
+            if (!stillSettling(again.getMessage()) || System.nanoTime() - end > 0) {
                 throw failed;
             }
             sleep(200);
         }
+    }
+
+    /**
+     * Whether a change's answer leaves its outcome open: a change still in progress, or a leader that
+     * moved or is not ready yet (just elected, its first entry not committed). Asked again, each
+     * answers what the group holds once it settles.
+     */
+    private static boolean stillSettling(String answer) {
+        return answer.contains("ReconfigurationInProgress") || answer.contains("is not the leader")
+                || answer.contains("not ready yet");
     }
 
     /** One change request through leader {@code l}: null once it is committed, else why not. */
