@@ -371,7 +371,7 @@ final class EntryDataLog implements Closeable {
                     });
                 }
                 return;
-            } catch (IOException | UnsupportedOperationException e) {
+            } catch (IOException e) {
                 // not kept: deleted below
             }
         }

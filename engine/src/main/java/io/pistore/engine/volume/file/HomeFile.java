@@ -120,9 +120,9 @@ final class HomeFile {
             src = coding.encoded(src, pos);
         }
         int len = src.remaining();
-        if (!mappable || len == 0 || !pagesSharedWritten(pos, len)) {
+        if (!mappable || len == 0 || !pagesWritten(pos, len)) {
             rawPositional(src, pos);
-            markPagesShared(pos, len); // only once it landed: a write that failed (tmpfs full) may have left a hole
+            markPagesWritten(pos, len); // only once it landed: a write that failed (tmpfs full) may have left a hole
             return;
         }
         while (src.hasRemaining()) {
@@ -159,23 +159,6 @@ final class HomeFile {
         return n;
     }
 
-    /** {@link #pagesWritten}, for several writers at once. */
-    private boolean pagesSharedWritten(long pos, int len) {
-        for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
-            if (((long) BITS.getAcquire(pagesWritten, (int) (p >>> 6)) & (1L << (p & 63))) == 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** {@link #markPagesWritten}, for several writers at once (atomically). */
-    private void markPagesShared(long pos, int len) {
-        for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
-            BITS.getAndBitwiseOr(pagesWritten, (int) (p >>> 6), 1L << (p & 63));
-        }
-    }
-
     /** {@link #map}, for several writers at once. */
     private synchronized MappedByteBuffer mapShared(int seg) throws IOException {
         MappedByteBuffer m = (MappedByteBuffer) MAPS.getAcquire(maps, seg);
@@ -197,20 +180,23 @@ final class HomeFile {
     private static final java.lang.invoke.VarHandle MAPS =
             java.lang.invoke.MethodHandles.arrayElementVarHandle(MappedByteBuffer[].class);
 
-    /** Whether every page of {@code [pos, pos + len)} was written since open. */
+    /**
+     * Whether every page of {@code [pos, pos + len)} was written since open. The bits are read and set
+     * atomically: write-through writers ({@link #writeShared}) run several at once.
+     */
     private boolean pagesWritten(long pos, int len) {
         for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
-            if ((pagesWritten[(int) (p >>> 6)] & (1L << (p & 63))) == 0) {
+            if (((long) BITS.getAcquire(pagesWritten, (int) (p >>> 6)) & (1L << (p & 63))) == 0) {
                 return false;
             }
         }
         return true;
     }
 
-    /** Marks every page of {@code [pos, pos + len)} written. */
+    /** Marks every page of {@code [pos, pos + len)} written, atomically. */
     private void markPagesWritten(long pos, int len) {
         for (long p = pos / PAGE, last = (pos + len - 1) / PAGE; p <= last; p++) {
-            pagesWritten[(int) (p >>> 6)] |= 1L << (p & 63);
+            BITS.getAndBitwiseOr(pagesWritten, (int) (p >>> 6), 1L << (p & 63));
         }
     }
 
